@@ -1,0 +1,188 @@
+"""Data types and the rules for mixing them.
+
+A :class:`dtype` says how each element of a tensor is stored and what kind of
+number it is. The engine keeps four, as in PyTorch:
+
+=============  ===============  ==================================
+dtype          storage code     Python type of an element
+=============  ===============  ==================================
+``float32``    ``array('f')``   ``float`` rounded to 24-bit mantissa
+``float64``    ``array('d')``   ``float``
+``int64``      ``array('q')``   ``int``
+``bool``       ``array('B')``   ``bool`` (stored as 0 or 1)
+=============  ===============  ==================================
+
+Storing ``float32`` values in an ``array('f')`` is what makes them real
+single-precision numbers: every value written is rounded to the nearest
+float32, exactly as PyTorch rounds.
+
+Type promotion follows :func:`torch.result_type`: a result has the highest
+*category* (bool < integer < floating point) among its operands, and within
+that category dimensioned tensors outrank zero-dimensional tensors, which
+outrank plain Python numbers.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Union
+
+__all__ = [
+    "dtype",
+    "float32",
+    "float64",
+    "int64",
+    "bool_",
+    "float",
+    "double",
+    "long",
+    "get_default_dtype",
+    "set_default_dtype",
+    "promote_types",
+]
+
+Number = Union[int, float, bool]
+
+# Categories, from lowest to highest.
+BOOL_CATEGORY = 0
+INT_CATEGORY = 1
+FLOAT_CATEGORY = 2
+
+
+class dtype:
+    """One element type, such as ``float32``.
+
+    Attributes:
+        name: The short name, as in ``torch.float32``.
+        typecode: The :mod:`array` typecode of the storage.
+        itemsize: Bytes per element.
+        category: 0 for bool, 1 for integers, 2 for floating point.
+        is_floating_point: Whether elements are real numbers.
+    """
+
+    __slots__ = ("name", "typecode", "itemsize", "category", "is_floating_point")
+
+    def __init__(self, name: str, typecode: str, itemsize: int, category: int) -> None:
+        self.name = name
+        self.typecode = typecode
+        self.itemsize = itemsize
+        self.category = category
+        self.is_floating_point = category == FLOAT_CATEGORY
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+    def to_python(self, value: Number) -> Number:
+        """Converts a stored element to the Python number it stands for."""
+        if self.category == FLOAT_CATEGORY:
+            return builtins.float(value)
+        if self.category == INT_CATEGORY:
+            return int(value)
+        return bool(value)
+
+
+float32 = dtype("float32", "f", 4, FLOAT_CATEGORY)
+float64 = dtype("float64", "d", 8, FLOAT_CATEGORY)
+int64 = dtype("int64", "q", 8, INT_CATEGORY)
+bool_ = dtype("bool", "B", 1, BOOL_CATEGORY)
+
+# PyTorch's aliases.
+float = float32  # noqa: A001  (torch.float is float32)
+double = float64
+long = int64
+
+ALL_DTYPES = (float32, float64, int64, bool_)
+
+_default_dtype = float32
+
+
+def get_default_dtype() -> dtype:
+    """Returns the dtype of new floating-point tensors (``float32`` at start)."""
+    return _default_dtype
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Sets the dtype used for new floating-point tensors.
+
+    Raises:
+        TypeError: If ``d`` is not ``float32`` or ``float64``.
+    """
+    global _default_dtype
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(
+            f"only floating-point types are supported as the default type, got {d!r}"
+        )
+    _default_dtype = d
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """Returns the smallest dtype that holds values of both ``a`` and ``b``.
+
+    >>> promote_types(int64, float32)
+    torch.float32
+    """
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    # Same category and different dtypes: only float32 / float64 is possible.
+    return float64
+
+
+def scalar_dtype(value: object) -> dtype:
+    """The dtype a Python number takes when it stands alone as a tensor."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    return _default_dtype
+
+
+def scalar_category(value: Number) -> int:
+    """The category (bool, integer or float) of a Python number."""
+    if isinstance(value, bool):
+        return BOOL_CATEGORY
+    if isinstance(value, int):
+        return INT_CATEGORY
+    return FLOAT_CATEGORY
+
+
+def result_dtype(
+    dimensioned: list[dtype], zero_dim: list[dtype], scalars: list[Number]
+) -> dtype:
+    """Applies PyTorch's promotion rule to the operands of one operation.
+
+    Args:
+        dimensioned: dtypes of the operands that are tensors with ``dim() > 0``.
+        zero_dim: dtypes of the operands that are 0-d tensors.
+        scalars: the operands that are plain Python numbers.
+
+    Returns:
+        The dtype of the result. A lower-priority group changes the result
+        only when it brings a higher category: ``int64 tensor * 2.5`` is
+        float (the default dtype), ``float32 tensor * float64 0-d tensor``
+        stays ``float32``.
+    """
+    result: dtype | None = None
+    for group in (dimensioned, zero_dim):
+        group_dtype: dtype | None = None
+        for d in group:
+            group_dtype = d if group_dtype is None else promote_types(group_dtype, d)
+        if group_dtype is None:
+            continue
+        if result is None or group_dtype.category > result.category:
+            result = group_dtype
+    if scalars:
+        category = max(scalar_category(s) for s in scalars)
+        if result is None:
+            result = scalar_dtype(next(s for s in scalars if scalar_category(s) == category))
+        elif category > result.category:
+            if category == FLOAT_CATEGORY:
+                result = _default_dtype
+            elif category == INT_CATEGORY:
+                result = int64
+    assert result is not None, "result_dtype needs at least one operand"
+    return result

@@ -1,0 +1,256 @@
+"""Kernels: the loops that compute values, written once and reused by every op.
+
+Each kernel takes tensors, reads their elements in row-major order as Python
+lists, runs one Python-level loop (``map`` over the lists, which is the
+fastest loop pure Python has) and returns a new contiguous tensor.
+
+Floating-point special cases follow IEEE 754 as PyTorch does: ``1 / 0`` is
+``inf``, ``log(0)`` is ``-inf``, ``sqrt(-1)`` is ``nan``. Python's ``math``
+raises instead, so each kernel tries the fast loop first and, only if Python
+raises, redoes the loop with the careful scalar functions below.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from itertools import repeat
+from operator import itemgetter
+from typing import Any, Callable, Sequence
+
+from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._dtype import dtype
+from slowtorch_lib._strides import broadcast_shapes, position_list
+from slowtorch_lib._tensor import Tensor, from_values
+
+__all__ = [
+    "unary",
+    "binary",
+    "broadcast_values",
+    "cast_values",
+    "cast_scalar",
+    "IEEE_FALLBACKS",
+    "contiguous_copy",
+    "reduction_groups",
+    "reduced_shape",
+]
+
+inf = math.inf
+nan = math.nan
+
+# Errors that mean "the IEEE answer is inf or nan" rather than a bug.
+ARITHMETIC_ERRORS = (ValueError, OverflowError, ZeroDivisionError)
+
+
+def ieee_div(a: float, b: float) -> float:
+    """``a / b`` with IEEE results for a zero divisor (``inf``, ``-inf``, ``nan``)."""
+    if b == 0:
+        if a == 0 or a != a:
+            return nan
+        return math.copysign(inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def ieee_exp(x: float) -> float:
+    """``e ** x``, with ``inf`` instead of OverflowError."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return inf
+
+
+def ieee_log(x: float) -> float:
+    """Natural log: ``-inf`` at 0, ``nan`` below it."""
+    if x > 0:
+        return math.log(x)
+    if x == 0:
+        return -inf
+    return nan
+
+
+def ieee_sqrt(x: float) -> float:
+    """Square root: ``nan`` for negative numbers."""
+    return math.sqrt(x) if x >= 0 else nan
+
+
+def ieee_pow(base: float, exponent: float) -> float:
+    """``base ** exponent`` with IEEE results where Python raises."""
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        odd_integer = exponent == int(exponent) and int(exponent) % 2 == 1
+        return -inf if base < 0 and odd_integer else inf
+    except ValueError:
+        if base == 0:  # 0 ** negative
+            return inf
+        return nan  # negative ** fractional
+
+
+# The careful version of each fast function, used when the fast loop raises.
+IEEE_FALLBACKS: dict[Callable[..., Any], Callable[..., Any]] = {
+    math.exp: ieee_exp,
+    math.log: ieee_log,
+    math.sqrt: ieee_sqrt,
+    math.pow: ieee_pow,
+}
+
+
+def cast_scalar(value: Any, d: dtype) -> Any:
+    """A Python number converted to what one element of dtype ``d`` holds."""
+    if d is dtypes.float32:
+        return array("f", (value,))[0]
+    if d is dtypes.float64:
+        return float(value)
+    if d is dtypes.int64:
+        return int(value)
+    return bool(value)
+
+
+def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
+    """Converts elements of dtype ``source`` to dtype ``target``.
+
+    Only the conversions that change a value cost anything: rounding to
+    float32, and float to int (which truncates toward zero, as in C).
+    """
+    if source is target:
+        return values
+    if target is dtypes.float32:
+        return array("f", values).tolist()
+    if target.is_floating_point:
+        return values if source.is_floating_point else [float(v) for v in values]
+    if target is dtypes.int64:
+        return [int(v) for v in values]
+    return [v != 0 for v in values]
+
+
+def broadcast_values(tensor: Tensor, shape: tuple[int, ...]) -> list[Any]:
+    """The elements of ``tensor`` broadcast to ``shape``, in row-major order.
+
+    Broadcasting is a view with stride 0 along each stretched dimension, so
+    the same storage cell is read again for every step along it.
+    """
+    if tensor._shape == shape:
+        return tensor._values()
+    lead = len(shape) - len(tensor._shape)
+    strides = [0] * lead
+    for size, stride in zip(tensor._shape, tensor._stride):
+        strides.append(stride if size != 1 else 0)
+    positions = position_list(shape, strides, tensor._offset)
+    if len(positions) == 1:
+        return [tensor._storage.data[positions[0]]]
+    if not positions:
+        return []
+    return list(itemgetter(*positions)(tensor._storage.data))
+
+
+def unary(
+    function: Callable[[Any], Any],
+    tensor: Tensor,
+    out_dtype: dtype | None = None,
+) -> Tensor:
+    """Applies ``function`` to every element: ``[f(x) for x in tensor]``.
+
+    Args:
+        function: A scalar function, such as ``math.exp``.
+        tensor: The input.
+        out_dtype: The result's dtype; the input's by default.
+    """
+    d = out_dtype or tensor.dtype
+    values = cast_values(tensor._values(), tensor.dtype, d) if d.is_floating_point else tensor._values()
+    try:
+        result = list(map(function, values))
+    except ARITHMETIC_ERRORS:
+        careful = IEEE_FALLBACKS.get(function)
+        if careful is None:
+            raise
+        result = list(map(careful, values))
+    return from_values(result, tensor._shape, d)
+
+
+def binary(
+    function: Callable[[Any, Any], Any],
+    a: Tensor | Any,
+    b: Tensor | Any,
+    compute_dtype: dtype,
+    out_dtype: dtype | None = None,
+    careful: Callable[[Any, Any], Any] | None = None,
+) -> Tensor:
+    """Applies ``function`` to matching elements of ``a`` and ``b``.
+
+    Either side may be a Python number. Tensors are broadcast to a common
+    shape; every value is first converted to ``compute_dtype`` (so a
+    float32 computation sees ``0.1`` as the float32 nearest to 0.1, as in
+    PyTorch).
+
+    Args:
+        function: A scalar function of two arguments, such as ``operator.add``.
+        a: The left operand.
+        b: The right operand.
+        compute_dtype: The promoted dtype the computation happens in.
+        out_dtype: The result's dtype (``bool`` for comparisons); defaults to
+            ``compute_dtype``.
+        careful: A slower IEEE-safe version of ``function``, used if the fast
+            loop raises (for example ``ieee_div`` for ``operator.truediv``).
+    """
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        shape = a._shape if a._shape == b._shape else broadcast_shapes(a._shape, b._shape)
+        left: Any = cast_values(broadcast_values(a, shape), a.dtype, compute_dtype)
+        right: Any = cast_values(broadcast_values(b, shape), b.dtype, compute_dtype)
+    elif isinstance(a, Tensor):
+        shape = a._shape
+        left = cast_values(a._values(), a.dtype, compute_dtype)
+        right = repeat(cast_scalar(b, compute_dtype))
+    else:
+        shape = b._shape
+        left = repeat(cast_scalar(a, compute_dtype))
+        right = cast_values(b._values(), b.dtype, compute_dtype)
+    try:
+        result = list(map(function, left, right))
+    except ARITHMETIC_ERRORS:
+        fallback = careful or IEEE_FALLBACKS.get(function)
+        if fallback is None:
+            raise
+        result = list(map(fallback, left, right))
+    return from_values(result, shape, out_dtype or compute_dtype)
+
+
+def contiguous_copy(tensor: Tensor) -> Tensor:
+    """A new row-major tensor with the same values (no graph recorded)."""
+    return from_values(tensor._values(), tensor._shape, tensor.dtype)
+
+
+def reduction_groups(tensor: Tensor, dims: tuple[int, ...]) -> list[list[Any]]:
+    """The elements of ``tensor`` grouped for a reduction over ``dims``.
+
+    Returns one list per element of the result (in row-major order of the
+    dimensions that remain); each list holds the elements that reduce into
+    it. Reducing over every dimension gives one group with all elements.
+    """
+    if len(dims) == len(tensor._shape):
+        return [tensor._values()]
+    kept = [d for d in range(len(tensor._shape)) if d not in dims]
+    order = kept + sorted(dims)
+    shape = tuple(tensor._shape[d] for d in order)
+    strides = tuple(tensor._stride[d] for d in order)
+    group_size = 1
+    for d in dims:
+        group_size *= tensor._shape[d]
+    positions = position_list(shape, strides, tensor._offset)
+    data = tensor._storage.data
+    if len(positions) > 1:
+        values = list(itemgetter(*positions)(data))
+    else:
+        values = [data[p] for p in positions]
+    if group_size == 0:
+        kept_count = 1
+        for d in kept:
+            kept_count *= tensor._shape[d]
+        return [[] for _ in range(kept_count)]
+    return [values[i : i + group_size] for i in range(0, len(values), group_size)]
+
+
+def reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
+    """The shape after reducing ``dims``: removed, or kept as size 1."""
+    if keepdim:
+        return tuple(1 if d in dims else size for d, size in enumerate(shape))
+    return tuple(size for d, size in enumerate(shape) if d not in dims)

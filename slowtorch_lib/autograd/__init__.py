@@ -1,0 +1,21 @@
+"""Automatic differentiation: the graph, the backward pass, grad mode, checks."""
+
+from slowtorch_lib.autograd.engine import backward, grad
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.grad_mode import (
+    enable_grad,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "backward",
+    "grad",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+]

@@ -1,0 +1,384 @@
+"""The backward pass: walking the graph from the output back to the leaves.
+
+The whole algorithm:
+
+1. Sort the graph's nodes so that every node comes before the nodes it sends
+   gradients to (:func:`topological_order`, a depth-first search written
+   with an explicit stack, so long chains cannot overflow Python's stack).
+2. Visit the nodes in that order. Each node receives the *sum* of all the
+   gradients sent to it, calls its ``backward`` and sends one gradient to
+   each of its inputs.
+3. A gradient is shaped to fit the input it is sent to: summed over the
+   dimensions that broadcasting stretched, and cast to the input's dtype.
+   This is done here, once, rather than in every operation.
+4. At a leaf, an :class:`~slowtorch_lib.autograd.function.AccumulateGrad`
+   node adds the gradient to the leaf's ``.grad``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
+
+from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib.autograd.function import AccumulateGrad, FunctionCtx, Node, gradient_edge
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+
+__all__ = ["backward", "grad", "topological_order"]
+
+Tensors = Union[Tensor, Sequence[Tensor]]
+Edge = tuple[Node, int]
+TensorHook = Callable[[Tensor], Optional[Tensor]]
+
+
+def topological_order(roots: Iterable[Node]) -> list[Node]:
+    """All nodes reachable from ``roots``, each before the nodes it feeds.
+
+    A node feeds the nodes in its ``next_functions``: in the backward pass
+    it must run, and pass its gradients on, before they run. The search is
+    depth-first with an explicit stack; a node is appended once all of its
+    next functions are done, and the list is reversed at the end.
+    """
+    order: list[Node] = []
+    visited: set[int] = set()
+    for root in roots:
+        if id(root) in visited:
+            continue
+        visited.add(id(root))
+        stack = [(root, iter(root.next_functions))]
+        while stack:
+            node, children = stack[-1]
+            for child, _ in children:
+                if child is not None and id(child) not in visited:
+                    visited.add(id(child))
+                    stack.append((child, iter(child.next_functions)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    order.reverse()
+    return order
+
+
+def backward(
+    tensors: Tensors,
+    grad_tensors: Optional[Union[Tensor, Sequence[Optional[Tensor]]]] = None,
+    retain_graph: Optional[bool] = None,
+    create_graph: bool = False,
+    inputs: Optional[Tensors] = None,
+) -> None:
+    """Adds the gradients of ``tensors`` to the ``.grad`` of the leaves.
+
+    Args:
+        tensors: The outputs to differentiate (usually one scalar loss).
+        grad_tensors: d(something)/d(output) for each output. May be left
+            out for a scalar output, where it is 1.
+        retain_graph: Keep the saved tensors so that the graph can be walked
+            again. Defaults to ``create_graph``.
+        create_graph: Record the backward pass itself, so that the gradients
+            can be differentiated again (higher-order gradients).
+        inputs: Accumulate only into these tensors' ``.grad``.
+
+    Raises:
+        RuntimeError: If an output does not require grad, or a non-scalar
+            output is given no gradient.
+    """
+    outputs = _as_tuple(tensors)
+    grads = _initial_gradients(outputs, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
+    if inputs is None:
+        _run(roots, grads, retain_graph, create_graph)
+        return
+    targets = _as_tuple(inputs)
+    results = _run(roots, grads, retain_graph, create_graph, [gradient_edge(t) for t in targets])
+    for target, result in zip(targets, results):
+        if result is not None:
+            _accumulate(target, result, create_graph)
+
+
+def grad(
+    outputs: Tensors,
+    inputs: Tensors,
+    grad_outputs: Optional[Union[Tensor, Sequence[Optional[Tensor]]]] = None,
+    retain_graph: Optional[bool] = None,
+    create_graph: bool = False,
+    allow_unused: Optional[bool] = None,
+) -> tuple[Optional[Tensor], ...]:
+    """Returns the gradients of ``outputs`` with respect to ``inputs``.
+
+    Unlike :func:`backward` it touches no ``.grad``: the gradients are
+    returned. With ``create_graph=True`` they are part of a new graph and can
+    be differentiated again.
+
+    Raises:
+        RuntimeError: If an input was not used to compute the outputs and
+            ``allow_unused`` is not set.
+    """
+    output_tuple = _as_tuple(outputs)
+    input_tuple = _as_tuple(inputs)
+    grads = _initial_gradients(output_tuple, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for tensor in input_tuple:
+        if not tensor.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    roots = [_root_edge(t, i) for i, t in enumerate(output_tuple)]
+    captures = [gradient_edge(t) for t in input_tuple]
+    results = _run(roots, grads, retain_graph, create_graph, captures)
+    if not allow_unused and any(r is None for r in results):
+        raise RuntimeError(
+            "One of the differentiated Tensors appears to not have been used in the "
+            "graph. Set allow_unused=True if this is the desired behavior."
+        )
+    return tuple(results)
+
+
+def _run(
+    roots: list[Edge],
+    root_grads: list[Tensor],
+    retain_graph: bool,
+    create_graph: bool,
+    captures: Optional[list[Edge]] = None,
+) -> list[Optional[Tensor]]:
+    """Runs the backward pass from ``roots``.
+
+    Without ``captures`` the gradients end in the leaves' ``.grad``. With
+    them, nothing is accumulated: the gradients arriving at those edges are
+    returned instead, in order.
+    """
+    # Gradients waiting at each node, one slot per output of the node.
+    pending: dict[Node, list[Optional[Tensor]]] = {}
+    for edge, root_grad in zip(roots, root_grads):
+        _send(pending, edge, root_grad)
+    captured: list[Optional[Tensor]] = [None] * len(captures or ())
+    wanted: dict[Node, list[tuple[int, int]]] = {}
+    for index, (node, output_nr) in enumerate(captures or ()):
+        wanted.setdefault(node, []).append((output_nr, index))
+
+    previous_mode = GRAD_MODE.enabled
+    GRAD_MODE.enabled = create_graph
+    try:
+        for node in topological_order(edge[0] for edge in roots):
+            grad_outputs = pending.pop(node, None)
+            if grad_outputs is None:
+                continue  # no gradient reached this node
+            grad_outputs = _call_tensor_hooks(node, grad_outputs)
+            for output_nr, index in wanted.get(node, ()):
+                captured[index] = grad_outputs[output_nr]
+            if isinstance(node, AccumulateGrad):
+                if captures is None:
+                    _accumulate(node.variable, grad_outputs[0], create_graph)
+                continue
+            grad_inputs = _call_node(node, grad_outputs)
+            if not retain_graph and isinstance(node, FunctionCtx):
+                node._free()
+            for edge, grad_input, meta in zip(
+                node.next_functions, grad_inputs, _input_meta(node)
+            ):
+                if edge[0] is not None and grad_input is not None:
+                    _send(pending, edge, _fit_gradient(grad_input, meta, node))
+    finally:
+        GRAD_MODE.enabled = previous_mode
+    return captured
+
+
+def _call_node(node: Node, grad_outputs: list[Optional[Tensor]]) -> tuple[Optional[Tensor], ...]:
+    """Runs one node's backward, with its hooks, and checks what it returns."""
+    if isinstance(node, FunctionCtx):
+        grad_outputs = _materialize(node, grad_outputs)
+    for prehook in node.__dict__.get("_pre_hooks", ()):
+        replaced = prehook(tuple(grad_outputs))
+        if replaced is not None:
+            grad_outputs = list(replaced)
+    grad_inputs = node.apply(*grad_outputs)
+    if len(grad_inputs) != len(node.next_functions):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients "
+            f"(expected {len(node.next_functions)}, got {len(grad_inputs)})"
+        )
+    for hook in node.__dict__.get("_post_hooks", ()):
+        replaced = hook(grad_inputs, tuple(grad_outputs))
+        if replaced is not None:
+            grad_inputs = tuple(replaced)
+    return grad_inputs
+
+
+def _materialize(node: FunctionCtx, grads: list[Optional[Tensor]]) -> list[Optional[Tensor]]:
+    """Replaces a missing gradient of an output (never used) by zeros."""
+    if all(g is not None for g in grads):
+        return grads
+    from slowtorch_lib._creation import zeros
+
+    return [
+        zeros(shape, dtype=d) if g is None else g
+        for g, (shape, d) in zip(grads, node._output_meta)
+    ]
+
+
+def _send(pending: dict[Node, list[Optional[Tensor]]], edge: Edge, gradient: Tensor) -> None:
+    """Adds ``gradient`` to what waits at ``edge``: gradients that meet are summed."""
+    node, output_nr = edge
+    slots = pending.get(node)
+    if slots is None:
+        count = node._num_outputs if isinstance(node, FunctionCtx) else 1
+        slots = pending[node] = [None] * count
+    waiting = slots[output_nr]
+    slots[output_nr] = gradient if waiting is None else waiting + gradient
+
+
+def _fit_gradient(gradient: Tensor, meta: Any, node: Node) -> Tensor:
+    """Shapes a gradient like the input it is for: undoes broadcasting, casts.
+
+    If the forward pass broadcast an input of shape ``(3, 1)`` to
+    ``(2, 3, 4)``, the gradient arriving for it has shape ``(2, 3, 4)``; each
+    input element was used 2 * 4 times, so its gradient is the sum over the
+    stretched dimensions.
+    """
+    shape, dtype = meta
+    if gradient._shape != shape:
+        from slowtorch_lib.ops.reduction import sum_to_size
+
+        try:
+            gradient = sum_to_size(gradient, shape)
+        except RuntimeError:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient - got "
+                f"{list(gradient._shape)} but expected shape compatible with "
+                f"{list(shape)}"
+            ) from None
+    if gradient.dtype is not dtype:
+        gradient = gradient.to(dtype)
+    return gradient
+
+
+def _input_meta(node: Node) -> tuple[Any, ...]:
+    return node._input_meta if isinstance(node, FunctionCtx) else ()
+
+
+def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool) -> None:
+    """Adds ``gradient`` to ``tensor.grad`` (the work of AccumulateGrad)."""
+    if tensor.grad is None:
+        # Keep a copy of our own: the gradient may be a view of another tensor.
+        tensor.grad = gradient if create_graph else _copy(gradient)
+    elif create_graph:
+        tensor.grad = tensor.grad + gradient
+    else:
+        tensor.grad._write_values((tensor.grad + gradient)._values())
+
+
+def _copy(tensor: Tensor) -> Tensor:
+    return from_values(tensor._values(), tensor._shape, tensor.dtype)
+
+
+def _call_tensor_hooks(node: Node, grads: list[Optional[Tensor]]) -> list[Optional[Tensor]]:
+    """Runs the hooks registered on the tensors that ``node`` produced."""
+    if isinstance(node, AccumulateGrad):
+        hooks = node.variable._hooks
+        if hooks:
+            grads = [_apply_hooks(hooks, grads[0])]
+        return grads
+    by_output: Optional[dict[int, list[TensorHook]]] = node.__dict__.get("_tensor_hooks")
+    if by_output:
+        grads = list(grads)
+        for output_nr, hooks in by_output.items():
+            if grads[output_nr] is not None:
+                grads[output_nr] = _apply_hooks(hooks, grads[output_nr])
+    return grads
+
+
+def _apply_hooks(hooks: list[TensorHook], gradient: Optional[Tensor]) -> Optional[Tensor]:
+    for hook in hooks:
+        replaced = hook(gradient)  # type: ignore[arg-type]
+        if replaced is not None:
+            gradient = replaced
+    return gradient
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``handle.remove()`` takes the hook off."""
+
+    def __init__(self, hooks: list[TensorHook], hook: TensorHook) -> None:
+        self._hooks = hooks
+        self._hook = hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def register_tensor_hook(tensor: Tensor, hook: TensorHook) -> RemovableHandle:
+    """Registers ``hook(grad)`` to run when the gradient of ``tensor`` is ready.
+
+    Raises:
+        RuntimeError: If the tensor does not require grad.
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "cannot register a hook on a tensor that doesn't require gradient"
+        )
+    node = tensor.grad_fn
+    if node is None:
+        if tensor._hooks is None:
+            tensor._hooks = []
+        hooks = tensor._hooks
+    else:
+        hooks = node.__dict__.setdefault("_tensor_hooks", {}).setdefault(
+            tensor._output_nr, []
+        )
+    hooks.append(hook)
+    return RemovableHandle(hooks, hook)
+
+
+def retain_grad(tensor: Tensor) -> None:
+    """Makes a non-leaf tensor keep its gradient in ``.grad``, as leaves do."""
+    if not tensor.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if tensor.is_leaf or tensor._retains_grad:
+        return
+
+    def keep(gradient: Tensor) -> None:
+        _accumulate(tensor, gradient, GRAD_MODE.enabled)
+
+    register_tensor_hook(tensor, keep)
+    tensor._retains_grad = True
+
+
+def _as_tuple(tensors: Tensors) -> tuple[Tensor, ...]:
+    return (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+
+
+def _root_edge(tensor: Tensor, index: int) -> Edge:
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            f"element {index} of tensors does not require grad and does not have "
+            "a grad_fn"
+        )
+    return gradient_edge(tensor)  # type: ignore[return-value]
+
+
+def _initial_gradients(
+    outputs: tuple[Tensor, ...],
+    given: Optional[Union[Tensor, Sequence[Optional[Tensor]]]],
+) -> list[Tensor]:
+    """The gradient each output starts with: the one given, or 1 for a scalar."""
+    if given is None:
+        given_list: list[Optional[Tensor]] = [None] * len(outputs)
+    elif isinstance(given, Tensor):
+        given_list = [given]
+    else:
+        given_list = list(given)
+    grads = []
+    for index, (output, gradient) in enumerate(zip(outputs, given_list)):
+        if gradient is None:
+            if output.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            gradient = from_values([1.0], output._shape, output.dtype)
+        elif gradient._shape != output._shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{index}] has a shape of "
+                f"{gradient.shape!r} and output[{index}] has a shape of "
+                f"{output.shape!r}."
+            )
+        grads.append(gradient)
+    return grads

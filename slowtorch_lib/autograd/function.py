@@ -1,0 +1,280 @@
+"""Differentiable operations and the graph nodes they leave behind.
+
+Every operation in the engine is a :class:`Function`: a class with a
+``forward`` that computes a result and a ``backward`` that, given the gradient
+of the loss with respect to that result, returns the gradient with respect to
+each input. :meth:`Function.apply` runs ``forward`` and, when any input
+requires grad, records a :class:`Node` in the graph: the result's
+``grad_fn``. The node is also the ``ctx`` that ``forward`` saved things in.
+
+This is the only place where history is recorded; :mod:`.engine` is the only
+place where it is walked backwards.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+
+if TYPE_CHECKING:
+    from slowtorch_lib._dtype import dtype
+    from slowtorch_lib._tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad"]
+
+Edge = tuple[Optional["Node"], int]
+Hook = Callable[..., Any]
+
+
+class Node:
+    """One step of the backward graph: what a tensor's ``grad_fn`` points to.
+
+    Attributes:
+        next_functions: One edge per positional input of the forward call:
+            ``(node, output_nr)`` for an input that requires grad, where
+            ``node`` is the input's ``grad_fn`` (or its
+            :class:`AccumulateGrad` if it is a leaf), and ``(None, 0)``
+            otherwise.
+    """
+
+    next_functions: tuple[Edge, ...] = ()
+
+    def name(self) -> str:
+        """The node's name, such as ``'MulBackward0'``."""
+        return type(self).__name__
+
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        """Maps gradients of the outputs to gradients of the inputs."""
+        raise NotImplementedError
+
+    def register_hook(self, hook: Hook) -> None:
+        """Adds ``hook(grad_inputs, grad_outputs)``, called after this node runs."""
+        self._hooks().append(hook)
+
+    def register_prehook(self, hook: Hook) -> None:
+        """Adds ``hook(grad_outputs)``, called before this node runs.
+
+        A hook may return a new tuple of gradients to use instead.
+        """
+        self._prehooks().append(hook)
+
+    def _hooks(self) -> list[Hook]:
+        hooks: list[Hook] | None = self.__dict__.get("_post_hooks")
+        if hooks is None:
+            hooks = self.__dict__["_post_hooks"] = []
+        return hooks
+
+    def _prehooks(self) -> list[Hook]:
+        hooks: list[Hook] | None = self.__dict__.get("_pre_hooks")
+        if hooks is None:
+            hooks = self.__dict__["_pre_hooks"] = []
+        return hooks
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf: it adds the gradient that reaches it to ``.grad``.
+
+    There is one per leaf tensor that requires grad, made when the leaf is
+    first used by an operation that records history.
+
+    Attributes:
+        variable: The leaf tensor.
+    """
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+
+class FunctionCtx(Node):
+    """The node a :class:`Function` leaves behind, also its ``ctx``.
+
+    ``forward(ctx, ...)`` stores what ``backward`` will need: tensors through
+    :meth:`save_for_backward`, anything else as plain attributes
+    (``ctx.dim = dim``).
+
+    Attributes:
+        needs_input_grad: For each positional input, whether its gradient is
+            needed. ``backward`` may skip the work for inputs marked False.
+    """
+
+    _function: type[Function]
+
+    def __init__(self) -> None:
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self.next_functions = ()
+        # (tensor, version when saved) for each saved tensor; None once freed.
+        self._saved: tuple[tuple[Tensor | None, int], ...] | None = ()
+        # (shape, dtype) of each positional input, for the engine to shape
+        # and type the gradients it passes on.
+        self._input_meta: tuple[tuple[tuple[int, ...], dtype] | None, ...] = ()
+        self._num_outputs = 1
+        self._output_meta: tuple[tuple[tuple[int, ...], dtype], ...] = ()
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keeps tensors for ``backward``, noting their versions.
+
+        If a saved tensor is changed in place before ``backward`` runs, reading
+        :attr:`saved_tensors` raises, because the gradient would be wrong.
+        """
+        self._saved = tuple(
+            (t, t._storage.version if t is not None else 0) for t in tensors
+        )
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor, ...]:
+        """The tensors given to :meth:`save_for_backward`.
+
+        Raises:
+            RuntimeError: If the graph was already freed by a backward pass,
+                or if a saved tensor was modified in place since it was saved.
+        """
+        if self._saved is None:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly "
+                "access saved tensors after they have already been freed). Saved "
+                "intermediate values of the graph are freed when you call "
+                ".backward() or autograd.grad(). Specify retain_graph=True if you "
+                "need to backward through the graph a second time or if you need "
+                "to access saved tensors after calling backward."
+            )
+        tensors = []
+        for tensor, version in self._saved:
+            if tensor is not None and tensor._storage.version != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been "
+                    f"modified by an inplace operation: [{tensor.type()} "
+                    f"{list(tensor.shape)}], which is used by {self.name()}, is at "
+                    f"version {tensor._storage.version}; expected version {version} "
+                    "instead. Hint: make a copy with .clone() before changing it "
+                    "in place."
+                )
+            tensors.append(tensor)
+        return tuple(tensors)  # type: ignore[arg-type]
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Marks outputs (such as indices) that have no gradient."""
+        for tensor in tensors:
+            tensor.requires_grad = False
+
+    def _free(self) -> None:
+        """Drops the saved tensors once a backward pass no longer needs them."""
+        self._saved = None
+
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        grads = self._function.backward(self, *grad_outputs)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        return grads
+
+
+class Function:
+    """Base class of differentiable operations, as ``torch.autograd.Function``.
+
+    Subclasses define two static methods side by side::
+
+        class Exp(Function):
+            @staticmethod
+            def forward(ctx, x):
+                result = x.exp()
+                ctx.save_for_backward(result)
+                return result
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                (result,) = ctx.saved_tensors
+                return grad_output * result
+
+    and are called through :meth:`apply`: ``y = Exp.apply(x)``.
+
+    Positional arguments of ``apply`` are the *inputs*: ``backward`` returns
+    one gradient for each (``None`` for those that are not tensors or need no
+    gradient). Keyword arguments are settings passed to ``forward`` only.
+
+    The node left in the graph is an instance of a class made for each
+    subclass, named ``<Name>Backward`` (``ExpBackward``) as in PyTorch. The
+    engine's own operations set ``grad_fn_name`` to PyTorch's exact name,
+    such as ``"ExpBackward0"``.
+    """
+
+    grad_fn_name: str | None = None
+    _backward_cls: type[FunctionCtx]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("grad_fn_name") or f"{cls.__name__}Backward"
+        cls._backward_cls = type(
+            name, (FunctionCtx,), {"_function": cls, "__module__": cls.__module__}
+        )
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
+        """Computes the result from the inputs. Runs with grad mode off."""
+        raise NotImplementedError("A Function subclass must define forward")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        """Given d(loss)/d(output), returns d(loss)/d(input) for each input."""
+        raise NotImplementedError(
+            f"backward is not implemented for {ctx.name()}"
+        )
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Runs ``forward`` and, if grad mode is on and an input requires
+        grad, records the call in the graph as the outputs' ``grad_fn``."""
+        ctx = cls._backward_cls()
+        enabled = GRAD_MODE.enabled
+        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx.needs_input_grad = needs
+        GRAD_MODE.enabled = False
+        try:
+            output = cls.forward(ctx, *args, **kwargs)
+        finally:
+            GRAD_MODE.enabled = enabled
+        if enabled and True in needs:
+            _connect(ctx, args, needs, output)
+        return output
+
+
+def _connect(
+    ctx: FunctionCtx, args: tuple[Any, ...], needs: tuple[bool, ...], output: Any
+) -> None:
+    """Makes ``ctx`` the ``grad_fn`` of the outputs and links it to the inputs."""
+    ctx.next_functions = tuple(
+        gradient_edge(a) if need else (None, 0) for a, need in zip(args, needs)
+    )
+    ctx._input_meta = tuple(
+        (a._shape, a.dtype) if need else None for a, need in zip(args, needs)
+    )
+    outputs = output if isinstance(output, tuple) else (output,)
+    ctx._num_outputs = len(outputs)
+    ctx._output_meta = tuple((t._shape, t.dtype) for t in outputs)
+    for output_nr, tensor in enumerate(outputs):
+        if isinstance(tensor, Tensor) and tensor.dtype.is_floating_point:
+            tensor._set_history(ctx, output_nr)
+
+
+def gradient_edge(tensor: Tensor) -> Edge:
+    """Where a gradient for ``tensor`` must be sent in the backward pass.
+
+    For a tensor made by an operation, that is its ``grad_fn``; for a leaf
+    that requires grad, its :class:`AccumulateGrad` node (made once, then
+    kept on the tensor).
+    """
+    if tensor.grad_fn is not None:
+        return (tensor.grad_fn, tensor._output_nr)
+    node = tensor._grad_accumulator
+    if node is None:
+        node = tensor._grad_accumulator = AccumulateGrad(tensor)
+    return (node, 0)
+
+
+# At the end: _tensor imports the ops, and the ops import this module.
+from slowtorch_lib._tensor import Tensor  # noqa: E402

@@ -1,0 +1,261 @@
+"""Matrix products: ``mm``, ``bmm``, ``mv``, ``dot`` and ``matmul``, which picks one.
+
+The kernel is the textbook triple loop with its inner loop handed to C:
+each output element is ``sum(map(mul, row, column))``, with the columns of
+the right matrix gathered once beforehand.
+"""
+
+from __future__ import annotations
+
+from operator import mul
+from typing import Any
+
+from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.pointwise import result_type
+from slowtorch_lib._kernels import cast_values
+
+__all__ = ["mm", "bmm", "mv", "dot", "matmul", "matrix_product"]
+
+
+def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) -> list[Any]:
+    """Row-major ``(n, k) @ (k, m)`` with the right matrix given transposed.
+
+    Args:
+        left: The ``n * k`` elements of the left matrix, row by row.
+        right_t: The ``m * k`` elements of the right matrix's transpose,
+            so that each column of the right matrix is one contiguous run.
+        n: Rows of the result.
+        k: The shared dimension.
+        m: Columns of the result.
+    """
+    rows = [left[i : i + k] for i in range(0, n * k, k)]
+    columns = [right_t[j : j + k] for j in range(0, m * k, k)]
+    return [sum(map(mul, row, column)) for row in rows for column in columns]
+
+
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+
+
+def _check_same_dtype(a: Tensor, b: Tensor) -> None:
+    """Matrix products do not promote: both operands must have one dtype."""
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: "
+            f"{C_TYPE_NAMES[a.dtype.name]} != {C_TYPE_NAMES[b.dtype.name]}"
+        )
+
+
+def _product(a: Tensor, b: Tensor) -> Tensor:
+    """The values of ``a @ b`` for two matrices (no graph)."""
+    n, k = a._shape
+    m = b._shape[1]
+    d = result_type(a, b)
+    right_t = b.t()._values()
+    values = matrix_product(a._values(), right_t, n, k, m)
+    return from_values(values, (n, m), d)
+
+
+class Mm(Function):
+    r"""Matrix product of ``(n, k)`` and ``(k, m)`` matrices.
+
+    .. math:: \frac{\partial L}{\partial A} = G B^\top, \qquad
+              \frac{\partial L}{\partial B} = A^\top G
+    """
+
+    grad_fn_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        if a.dim() != 2 or b.dim() != 2:
+            bad = a if a.dim() != 2 else b
+            raise RuntimeError(f"{'self' if bad is a else 'mat2'} must be a matrix")
+        if a._shape[1] != b._shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} "
+                f"and {b._shape[0]}x{b._shape[1]})"
+            )
+        _check_same_dtype(a, b)
+        ctx.save_for_backward(
+            a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
+        )
+        return _product(a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
+        a, b = ctx.saved_tensors
+        grad_a = grad_output.mm(b.t()) if ctx.needs_input_grad[0] else None
+        grad_b = a.t().mm(grad_output) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Bmm(Function):
+    r"""A batch of matrix products: ``(b, n, k) @ (b, k, m)``.
+
+    The gradients are those of :class:`Mm`, one batch element at a time.
+    """
+
+    grad_fn_name = "BmmBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        if a.dim() != 3 or b.dim() != 3:
+            raise RuntimeError(
+                f"batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor"
+            )
+        batch, n, k = a._shape
+        if b._shape[0] != batch or b._shape[1] != k:
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{batch}, {k}] but got: [{b._shape[0]}, {b._shape[1]}]."
+            )
+        _check_same_dtype(a, b)
+        ctx.save_for_backward(a, b)
+        m = b._shape[2]
+        values: list[Any] = []
+        for i in range(batch):
+            left = a.select(0, i)._values()
+            right_t = b.select(0, i).t()._values()
+            values.extend(matrix_product(left, right_t, n, k, m))
+        return from_values(values, (batch, n, m), result_type(a, b))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
+        a, b = ctx.saved_tensors
+        grad_a = grad_output.bmm(b.transpose(1, 2)) if ctx.needs_input_grad[0] else None
+        grad_b = a.transpose(1, 2).bmm(grad_output) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Mv(Function):
+    r"""Matrix times vector: ``(n, k) @ (k,)``.
+
+    .. math:: \frac{\partial L}{\partial A} = g v^\top, \qquad
+              \frac{\partial L}{\partial v} = A^\top g
+    """
+
+    grad_fn_name = "MvBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, v: Tensor) -> Tensor:
+        if a.dim() != 2 or v.dim() != 1:
+            raise RuntimeError("vector + matrix @ vector expected, got "
+                               f"{v.dim()}, {a.dim()}, {v.dim()}")
+        n, k = a._shape
+        if v._shape[0] != k:
+            raise RuntimeError(
+                f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({v._shape[0]})"
+            )
+        _check_same_dtype(a, v)
+        ctx.save_for_backward(a, v)
+        values = matrix_product(a._values(), v._values(), n, k, 1)
+        return from_values(values, (n,), result_type(a, v))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
+        a, v = ctx.saved_tensors
+        grad_a = grad_output.unsqueeze(1).mm(v.unsqueeze(0)) if ctx.needs_input_grad[0] else None
+        grad_v = a.t().mv(grad_output) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_v
+
+
+class Dot(Function):
+    r"""Dot product of two vectors. :math:`\partial/\partial a = b`, and back."""
+
+    grad_fn_name = "DotBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        if a.dim() != 1 or b.dim() != 1:
+            raise RuntimeError(
+                f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors"
+            )
+        if a._shape[0] != b._shape[0]:
+            raise RuntimeError(
+                "inconsistent tensor size, expected tensor [%d] and src [%d] to have the "
+                "same number of elements, but got %d and %d elements respectively"
+                % (a._shape[0], b._shape[0], a._shape[0], b._shape[0])
+            )
+        _check_same_dtype(a, b)
+        ctx.save_for_backward(a, b)
+        d = result_type(a, b)
+        total = sum(map(mul, a._values(), b._values()))
+        return from_values([total], (), d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
+        a, b = ctx.saved_tensors
+        grad_a = grad_output * b if ctx.needs_input_grad[0] else None
+        grad_b = grad_output * a if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """The matrix product of two 2-d tensors."""
+    return Mm.apply(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix products of two batches of matrices (3-d tensors)."""
+    return Bmm.apply(input, mat2)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """A matrix times a vector."""
+    return Mv.apply(input, vec)
+
+
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product of two vectors."""
+    return Dot.apply(input, other)
+
+
+class SqueezeAfterMatmul(Function):
+    """Removes the 1 that a vector on the left became (``SqueezeBackward4``)."""
+
+    grad_fn_name = "SqueezeBackward4"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:
+        ctx.dim = dim
+        from slowtorch_lib.ops.views import squeeze
+
+        return squeeze(x, dim)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.unsqueeze(ctx.dim)
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """The matrix product, for every combination of dimensions PyTorch accepts.
+
+    * 1-d @ 1-d: the dot product.
+    * 2-d @ 2-d: :func:`mm`. 2-d @ 1-d: :func:`mv`.
+    * 1-d @ 2-d: the vector becomes a ``(1, k)`` matrix, then the 1 is removed.
+    * Otherwise the leading (batch) dimensions broadcast, and matrices are
+      multiplied pairwise with :func:`bmm`.
+
+    Raises:
+        RuntimeError: If either operand is 0-d or the shapes do not fit.
+    """
+    da, db = input.dim(), other.dim()
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D "
+            f"and {db}D"
+        )
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 2:
+        return mm(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:
+        return SqueezeAfterMatmul.apply(mm(input.unsqueeze(0), other), dim=0)
+    return _batched_matmul(input, other)
+
+
+def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
+    """``matmul`` with batch dimensions (at least one operand is 3-d or more)."""
+    raise NotImplementedError("batched matmul")

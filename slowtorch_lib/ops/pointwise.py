@@ -1,0 +1,1038 @@
+"""Pointwise operations: each output element depends on one element of each input.
+
+Every differentiable operation is a :class:`Function` with its forward and
+its backward side by side. A backward receives ``grad_output``, the gradient
+of the loss with respect to the output, and returns the gradient with respect
+to each input by the chain rule. Broadcasting is undone by the engine, so a
+backward here may return a gradient of the broadcast shape.
+
+Backward passes are written with tensor operations, so that with
+``create_graph=True`` they are recorded too and can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, Optional, Union
+
+from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._dtype import dtype
+from slowtorch_lib._kernels import binary, ieee_div, ieee_pow, unary
+from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+
+__all__ = [
+    "result_type",
+    "add", "sub", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder",
+    "pow", "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid",
+    "relu", "reciprocal", "rsqrt", "square", "clamp", "clamp_min", "clamp_max",
+    "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge",
+    "logical_not", "logical_and", "logical_or", "logical_xor", "clone",
+    "to_dtype", "masked_fill",
+]
+
+Operand = Union[Tensor, int, float, bool]
+
+
+def result_type(*operands: Operand) -> dtype:
+    """The dtype of an operation on these operands, by PyTorch's promotion rules.
+
+    >>> result_type(tensor([1, 2]), 2.5)
+    torch.float32
+    """
+    dimensioned: list[dtype] = []
+    zero_dim: list[dtype] = []
+    scalars: list[Any] = []
+    for operand in operands:
+        if isinstance(operand, Tensor):
+            (dimensioned if operand._shape else zero_dim).append(operand.dtype)
+        else:
+            scalars.append(operand)
+    return dtypes.result_dtype(dimensioned, zero_dim, scalars)
+
+
+def _float_type(d: dtype) -> dtype:
+    """``d`` if it is floating point, else the default float dtype."""
+    return d if d.is_floating_point else dtypes.get_default_dtype()
+
+
+def _check_bool_arithmetic(name: str, d: dtype) -> None:
+    if d is dtypes.bool_:
+        raise RuntimeError(
+            f"Subtraction, the `-` operator, with two bool tensors is not supported. "
+            f"Use the `^` or `logical_xor()` operator instead."
+            if name == "sub"
+            else f"{name} is not supported for bool tensors"
+        )
+
+
+# ----------------------------------------------------------------------
+# Arithmetic
+# ----------------------------------------------------------------------
+
+
+class Add(Function):
+    r"""``a + alpha * b``.
+
+    .. math:: \frac{\partial}{\partial a} = 1, \qquad
+              \frac{\partial}{\partial b} = \alpha
+    """
+
+    grad_fn_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Operand, b: Operand, alpha: Any = 1) -> Tensor:
+        ctx.alpha = alpha
+        d = result_type(a, b)
+        if alpha != 1:
+            b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        if d is dtypes.bool_:
+            return binary(operator.or_, a, b, d)
+        return binary(operator.add, a, b, d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        alpha = ctx.alpha
+        return grad_output, grad_output if alpha == 1 else grad_output * alpha
+
+
+class Sub(Function):
+    r"""``a - alpha * b``.
+
+    .. math:: \frac{\partial}{\partial a} = 1, \qquad
+              \frac{\partial}{\partial b} = -\alpha
+    """
+
+    grad_fn_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Operand, b: Operand, alpha: Any = 1) -> Tensor:
+        ctx.alpha = alpha
+        d = result_type(a, b)
+        _check_bool_arithmetic("sub", d)
+        if alpha != 1:
+            b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        return binary(operator.sub, a, b, d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        return grad_output, -grad_output if ctx.alpha == 1 else grad_output * -ctx.alpha
+
+
+class Rsub(Function):
+    r"""``other - alpha * x`` for a Python number ``other`` (``2 - x``).
+
+    .. math:: \frac{\partial}{\partial x} = -\alpha
+    """
+
+    grad_fn_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, other: Any, alpha: Any = 1) -> Tensor:
+        ctx.alpha = alpha
+        d = result_type(x, other)
+        _check_bool_arithmetic("sub", d)
+        scaled = x if alpha == 1 else mul(x, alpha)
+        return binary(operator.sub, other, scaled, d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return -grad_output if ctx.alpha == 1 else grad_output * -ctx.alpha
+
+
+class Mul(Function):
+    r"""``a * b``.
+
+    .. math:: \frac{\partial}{\partial a} = b, \qquad
+              \frac{\partial}{\partial b} = a
+    """
+
+    grad_fn_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Operand, b: Operand) -> Tensor:
+        ctx.save_for_backward(
+            a if isinstance(a, Tensor) and ctx.needs_input_grad[1] else None,
+            b if isinstance(b, Tensor) and ctx.needs_input_grad[0] else None,
+        )
+        ctx.scalars = (a, b)
+        d = result_type(a, b)
+        if d is dtypes.bool_:
+            return binary(operator.and_, a, b, d)
+        return binary(operator.mul, a, b, d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Optional[Tensor], ...]:
+        a, b = ctx.saved_tensors
+        scalar_a, scalar_b = ctx.scalars
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = grad_output * (b if b is not None else scalar_b)
+        if ctx.needs_input_grad[1]:
+            grad_b = grad_output * (a if a is not None else scalar_a)
+        return grad_a, grad_b
+
+
+class Div(Function):
+    r"""``a / b`` (true division: integers give a float result).
+
+    .. math:: \frac{\partial}{\partial a} = \frac{1}{b}, \qquad
+              \frac{\partial}{\partial b} = -\frac{a}{b^2}
+    """
+
+    grad_fn_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Operand, b: Operand) -> Tensor:
+        ctx.save_for_backward(
+            a if isinstance(a, Tensor) and ctx.needs_input_grad[1] else None,
+            b if isinstance(b, Tensor) else None,
+        )
+        ctx.scalar_b = b
+        d = _float_type(result_type(a, b))
+        return binary(operator.truediv, a, b, d, careful=ieee_div)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Optional[Tensor], ...]:
+        a, b = ctx.saved_tensors
+        divisor = b if b is not None else ctx.scalar_b
+        grad_a = grad_output / divisor if ctx.needs_input_grad[0] else None
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = -grad_output * a / (divisor * divisor)
+        return grad_a, grad_b
+
+
+class Neg(Function):
+    r"""``-x``. :math:`\partial/\partial x = -1`."""
+
+    grad_fn_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        if x.dtype is dtypes.bool_:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. "
+                "If you are trying to invert a mask, use the `~` or "
+                "`logical_not()` operator instead."
+            )
+        return unary(operator.neg, x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return -grad_output
+
+
+class PowScalar(Function):
+    r"""``x ** exponent`` for a Python number ``exponent``.
+
+    .. math:: \frac{\partial}{\partial x} = \text{exponent} \cdot x^{\text{exponent} - 1}
+    """
+
+    grad_fn_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, exponent: Any) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.exponent = exponent
+        d = result_type(x, exponent)
+        if d.is_floating_point:
+            return binary(math.pow, x, exponent, d, careful=ieee_pow)
+        if exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return binary(operator.pow, x, exponent, d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        exponent = ctx.exponent
+        if exponent == 0:
+            return grad_output * 0
+        return grad_output * exponent * x ** (exponent - 1)
+
+
+class PowTensor(Function):
+    r"""``base ** exponent`` for two tensors.
+
+    .. math:: \frac{\partial}{\partial \text{base}} = e\,b^{e-1}, \qquad
+              \frac{\partial}{\partial e} = b^{e} \ln b
+    """
+
+    grad_fn_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, base: Tensor, exponent: Tensor) -> Tensor:
+        d = result_type(base, exponent)
+        result = binary(math.pow if d.is_floating_point else operator.pow, base, exponent, d,
+                        careful=ieee_pow)
+        ctx.save_for_backward(base, exponent, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Optional[Tensor], ...]:
+        base, exponent, result = ctx.saved_tensors
+        grad_base = grad_exponent = None
+        if ctx.needs_input_grad[0]:
+            grad_base = grad_output * exponent * base ** (exponent - 1)
+        if ctx.needs_input_grad[1]:
+            # Where base == 0 and exponent >= 0 the gradient is taken as 0.
+            log_base = where(base == 0, 0.0, log(base))
+            grad_exponent = grad_output * result * log_base
+        return grad_base, grad_exponent
+
+
+class RPowScalar(Function):
+    r"""``base ** x`` for a Python number ``base`` (``2 ** x``).
+
+    .. math:: \frac{\partial}{\partial x} = \text{base}^{x} \ln(\text{base})
+    """
+
+    grad_fn_name = "PowBackward2"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, base: Any) -> Tensor:
+        d = result_type(base, x)
+        result = binary(math.pow if d.is_floating_point else operator.pow, base, x, d,
+                        careful=ieee_pow)
+        ctx.save_for_backward(result)
+        ctx.base = base
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        if ctx.base == 0:
+            return grad_output * 0
+        return grad_output * result * math.log(ctx.base)
+
+
+class Abs(Function):
+    r"""``|x|``. :math:`\partial/\partial x = \operatorname{sign}(x)` (0 at 0)."""
+
+    grad_fn_name = "AbsBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(operator.abs, x) if x.dtype is not dtypes.bool_ else x.clone()
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output * sign(x)
+
+
+class Exp(Function):
+    r"""``e ** x``. :math:`\partial/\partial x = e^x`, the output itself."""
+
+    grad_fn_name = "ExpBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        result = unary(math.exp, x, _float_type(x.dtype))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * result
+
+
+class Log(Function):
+    r"""Natural logarithm. :math:`\partial/\partial x = 1/x`."""
+
+    grad_fn_name = "LogBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(math.log, x, _float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output / x
+
+
+class Sqrt(Function):
+    r"""Square root. :math:`\partial/\partial x = 1 / (2\sqrt{x})`."""
+
+    grad_fn_name = "SqrtBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        result = unary(math.sqrt, x, _float_type(x.dtype))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output / (result * 2)
+
+
+class Sin(Function):
+    r"""Sine. :math:`\partial/\partial x = \cos x`."""
+
+    grad_fn_name = "SinBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(math.sin, x, _float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output * cos(x)
+
+
+class Cos(Function):
+    r"""Cosine. :math:`\partial/\partial x = -\sin x`."""
+
+    grad_fn_name = "CosBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(math.cos, x, _float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output * -sin(x)
+
+
+class Tanh(Function):
+    r"""Hyperbolic tangent. :math:`\partial/\partial x = 1 - \tanh^2 x`."""
+
+    grad_fn_name = "TanhBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        result = unary(math.tanh, x, _float_type(x.dtype))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * (1 - result * result)
+
+
+def _sigmoid_scalar(x: float) -> float:
+    """``1 / (1 + e^-x)``, written so that neither branch overflows."""
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+class Sigmoid(Function):
+    r"""``1 / (1 + e^{-x})``.
+
+    .. math:: \frac{\partial}{\partial x} = \sigma(x)\,(1 - \sigma(x))
+    """
+
+    grad_fn_name = "SigmoidBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        result = unary(_sigmoid_scalar, x, _float_type(x.dtype))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * result * (1 - result)
+
+
+def _relu_scalar(x: Any) -> Any:
+    return x if x > 0 or x != x else 0
+
+
+class Relu(Function):
+    r"""``max(x, 0)``. :math:`\partial/\partial x = 1` where ``x > 0``, else 0."""
+
+    grad_fn_name = "ReluBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        result = unary(_relu_scalar, x)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * (result > 0)
+
+
+class Reciprocal(Function):
+    r"""``1 / x``. :math:`\partial/\partial x = -1/x^2`."""
+
+    grad_fn_name = "ReciprocalBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        result = binary(operator.truediv, 1.0, x, _float_type(x.dtype), careful=ieee_div)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * -(result * result)
+
+
+class Rsqrt(Function):
+    r"""``1 / sqrt(x)``. :math:`\partial/\partial x = -\tfrac12 x^{-3/2}`."""
+
+    grad_fn_name = "RsqrtBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        d = _float_type(x.dtype)
+        result = binary(ieee_pow, x, -0.5, d)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * (result * result * result) * -0.5
+
+
+# ----------------------------------------------------------------------
+# Clamping, maximum, minimum, where
+# ----------------------------------------------------------------------
+
+
+def _clamp_scalar(low: Any, high: Any) -> Any:
+    if low is None:
+        return lambda v: v if v <= high or v != v else high
+    if high is None:
+        return lambda v: v if v >= low or v != v else low
+    return lambda v: v if v != v else (low if v < low else (high if v > high else v))
+
+
+class Clamp(Function):
+    r"""Limits ``x`` to ``[min, max]`` (Python numbers; either may be None).
+
+    .. math:: \frac{\partial}{\partial x} = 1 \text{ where } \min \le x \le \max,
+              \text{ else } 0
+    """
+
+    grad_fn_name = "ClampBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, min: Any = None, max: Any = None) -> Tensor:
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        ctx.save_for_backward(x)
+        ctx.bounds = (min, max)
+        d = result_type(x, *(b for b in (min, max) if b is not None))
+        return unary(_clamp_scalar(min, max), x.to(d) if d is not x.dtype else x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        low, high = ctx.bounds
+        inside = x == x
+        if low is not None:
+            inside = inside & (x >= low)
+        if high is not None:
+            inside = inside & (x <= high)
+        return grad_output * inside
+
+
+class ClampMin(Clamp):
+    """``clamp(x, min=min)`` as its own operation (``ClampMinBackward0``)."""
+
+    grad_fn_name = "ClampMinBackward0"
+
+
+class ClampMax(Clamp):
+    """``clamp(x, max=max)`` as its own operation (``ClampMaxBackward0``)."""
+
+    grad_fn_name = "ClampMaxBackward0"
+
+
+class Maximum(Function):
+    r"""Elementwise larger of ``a`` and ``b``.
+
+    The gradient goes to the larger input; where they are equal it is split
+    in half between them.
+    """
+
+    grad_fn_name = "MaximumBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return binary(_nan_max, a, b, result_type(a, b))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        return _split_gradient(grad_output, a > b, a == b)
+
+
+class Minimum(Function):
+    r"""Elementwise smaller of ``a`` and ``b``; the gradient as for maximum."""
+
+    grad_fn_name = "MinimumBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return binary(_nan_min, a, b, result_type(a, b))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        return _split_gradient(grad_output, a < b, a == b)
+
+
+def _split_gradient(grad_output: Tensor, a_wins: Tensor, tie: Tensor) -> tuple[Tensor, Tensor]:
+    share_a = where(tie, 0.5, a_wins.to(grad_output.dtype))
+    share_b = where(tie, 0.5, (~a_wins).to(grad_output.dtype))
+    return grad_output * share_a, grad_output * share_b
+
+
+def _nan_max(a: Any, b: Any) -> Any:
+    if a != a:
+        return a
+    if b != b:
+        return b
+    return a if a >= b else b
+
+
+def _nan_min(a: Any, b: Any) -> Any:
+    if a != a:
+        return a
+    if b != b:
+        return b
+    return a if a <= b else b
+
+
+class Where(Function):
+    r"""``x`` where ``condition`` is true, else ``other``.
+
+    The gradient goes to ``x`` where the condition holds and to ``other``
+    where it does not.
+    """
+
+    grad_fn_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Operand, other: Operand, *, condition: Tensor) -> Tensor:
+        ctx.save_for_backward(condition)
+        d = result_type(x, other)
+        return _select(condition, x, other, d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Optional[Tensor], ...]:
+        (condition,) = ctx.saved_tensors
+        grad_x = where(condition, grad_output, 0.0) if ctx.needs_input_grad[0] else None
+        grad_other = where(condition, 0.0, grad_output) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_other
+
+
+def _select(condition: Tensor, x: Operand, other: Operand, d: dtype) -> Tensor:
+    """The values of ``where`` (no graph): three-way broadcasting."""
+    from slowtorch_lib._kernels import broadcast_values, cast_scalar, cast_values
+    from slowtorch_lib._strides import broadcast_shapes
+
+    shapes = [t._shape for t in (condition, x, other) if isinstance(t, Tensor)]
+    shape = broadcast_shapes(*shapes)
+
+    def values(operand: Operand) -> list[Any]:
+        if isinstance(operand, Tensor):
+            return cast_values(broadcast_values(operand, shape), operand.dtype, d)
+        return [cast_scalar(operand, d)] * len(mask)
+
+    mask = broadcast_values(condition, shape)
+    chosen = [a if m else b for m, a, b in zip(mask, values(x), values(other))]
+    return from_values(chosen, shape, d)
+
+
+# ----------------------------------------------------------------------
+# Copies and casts
+# ----------------------------------------------------------------------
+
+
+class Clone(Function):
+    """A copy with its own storage. The gradient passes through unchanged."""
+
+    grad_fn_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return from_values(x._values(), x._shape, x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output
+
+
+class ToCopy(Function):
+    """A copy in another dtype. The gradient is cast back by the engine."""
+
+    grad_fn_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dtype: dtype) -> Tensor:
+        from slowtorch_lib._kernels import cast_values
+
+        return from_values(cast_values(x._values(), x.dtype, dtype), x._shape, dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output
+
+
+class MaskedFill(Function):
+    """``x`` with ``value`` where ``mask`` is true; no gradient flows there."""
+
+    grad_fn_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, mask: Tensor, value: Any) -> Tensor:
+        if mask.dtype is not dtypes.bool_:
+            raise RuntimeError(
+                f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                f"{mask.dtype.name}"
+            )
+        ctx.save_for_backward(mask)
+        result = _select(mask, value, x, x.dtype)
+        if result._shape != x._shape:
+            raise RuntimeError(
+                f"The expanded size of the mask {list(result._shape)} must match the "
+                f"tensor's size {list(x._shape)}"
+            )
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (mask,) = ctx.saved_tensors
+        return where(mask, 0.0, grad_output)
+
+
+class Fill(Function):
+    """Every element set to one value; no gradient flows to the old values."""
+
+    grad_fn_name = "FillBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, value: Any) -> Tensor:
+        from slowtorch_lib._kernels import cast_scalar
+
+        return from_values([cast_scalar(value, x.dtype)] * x.numel(), x._shape, x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output * 0
+
+
+class Copy(Function):
+    """``target.copy_(source)``: the target's old values get no gradient."""
+
+    grad_fn_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, target: Tensor, source: Tensor) -> Tensor:
+        from slowtorch_lib._kernels import broadcast_values, cast_values
+        from slowtorch_lib._strides import broadcast_shapes
+
+        shape = broadcast_shapes(target._shape, source._shape)
+        if shape != target._shape:
+            raise RuntimeError(
+                f"output with shape {list(target._shape)} doesn't match the "
+                f"broadcast shape {list(shape)}"
+            )
+        values = cast_values(broadcast_values(source, shape), source.dtype, target.dtype)
+        return from_values(values, shape, target.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        return grad_output * 0, grad_output
+
+
+# ----------------------------------------------------------------------
+# Public functions
+# ----------------------------------------------------------------------
+
+
+def add(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other``, broadcasting."""
+    return Add.apply(input, other, alpha=alpha)
+
+
+def sub(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
+    """``input - alpha * other``, broadcasting."""
+    return Sub.apply(input, other, alpha=alpha)
+
+
+subtract = sub
+
+
+def rsub(input: Tensor, other: Operand, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input`` (what ``2 - x`` calls)."""
+    if isinstance(other, Tensor):
+        return Sub.apply(other, input, alpha=alpha)
+    return Rsub.apply(input, other=other, alpha=alpha)
+
+
+def mul(input: Operand, other: Operand) -> Tensor:
+    """``input * other``, broadcasting."""
+    return Mul.apply(input, other)
+
+
+multiply = mul
+
+
+def div(input: Operand, other: Operand, *, rounding_mode: Optional[str] = None) -> Tensor:
+    """``input / other`` (true division), or rounded with ``rounding_mode``.
+
+    ``rounding_mode='floor'`` rounds down, ``'trunc'`` toward zero; rounded
+    division has no gradient.
+    """
+    if rounding_mode is None:
+        return Div.apply(input, other)
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    if rounding_mode == "trunc":
+        d = result_type(input, other)
+        quotient = binary(ieee_div, input, other, _float_type(d))
+        truncated = unary(lambda v: float(math.trunc(v)) if math.isfinite(v) else v, quotient)
+        return truncated.to(d)
+    raise RuntimeError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+        f"found '{rounding_mode}'"
+    )
+
+
+true_divide = div
+divide = div
+
+
+def _floor_div_scalar(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise RuntimeError("ZeroDivisionError")
+        return a // b
+    quotient = ieee_div(a, b)
+    return float(math.floor(quotient)) if math.isfinite(quotient) else quotient
+
+
+def floor_divide(input: Operand, other: Operand) -> Tensor:
+    """``input // other``, rounding down. Not differentiable."""
+    return binary(_floor_div_scalar, input, other, result_type(input, other))
+
+
+def _remainder_scalar(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise RuntimeError("ZeroDivisionError")
+        return a % b
+    if b == 0:
+        return math.nan
+    return a - b * math.floor(a / b) if math.isfinite(a) else math.nan
+
+
+def remainder(input: Operand, other: Operand) -> Tensor:
+    """``input % other`` with the sign of ``other``, as Python's ``%``."""
+    return binary(_remainder_scalar, input, other, result_type(input, other))
+
+
+def pow(input: Operand, exponent: Operand) -> Tensor:
+    """``input ** exponent``; either side may be a Python number."""
+    if isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        return PowTensor.apply(input, exponent)
+    if isinstance(input, Tensor):
+        return PowScalar.apply(input, exponent=exponent)
+    assert isinstance(exponent, Tensor)
+    return RPowScalar.apply(exponent, base=input)
+
+
+def neg(input: Tensor) -> Tensor:
+    """``-input``."""
+    return Neg.apply(input)
+
+
+negative = neg
+
+
+def abs(input: Tensor) -> Tensor:
+    """``|input|``."""
+    return Abs.apply(input)
+
+
+def sign(input: Tensor) -> Tensor:
+    """-1, 0 or 1 by the sign of each element. Not differentiable."""
+    return unary(lambda v: (v > 0) - (v < 0) if v == v else v, input)
+
+
+def exp(input: Tensor) -> Tensor:
+    """``e ** input``."""
+    return Exp.apply(input)
+
+
+def log(input: Tensor) -> Tensor:
+    """The natural logarithm."""
+    return Log.apply(input)
+
+
+def sqrt(input: Tensor) -> Tensor:
+    """The square root."""
+    return Sqrt.apply(input)
+
+
+def sin(input: Tensor) -> Tensor:
+    """The sine."""
+    return Sin.apply(input)
+
+
+def cos(input: Tensor) -> Tensor:
+    """The cosine."""
+    return Cos.apply(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    """The hyperbolic tangent."""
+    return Tanh.apply(input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """The logistic function ``1 / (1 + e^-input)``."""
+    return Sigmoid.apply(input)
+
+
+def relu(input: Tensor) -> Tensor:
+    """``max(input, 0)``."""
+    return Relu.apply(input)
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    """``1 / input``."""
+    return Reciprocal.apply(input)
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    """``1 / sqrt(input)``."""
+    return Rsqrt.apply(input)
+
+
+def square(input: Tensor) -> Tensor:
+    """``input ** 2`` (recorded as ``PowBackward0``, as in PyTorch)."""
+    return PowScalar.apply(input, exponent=2)
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Limits every element to ``[min, max]``."""
+    return Clamp.apply(input, min=min, max=max)
+
+
+clip = clamp
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    """Limits every element to at least ``min``."""
+    return ClampMin.apply(input, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    """Limits every element to at most ``max``."""
+    return ClampMax.apply(input, max=max)
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    """The elementwise maximum of two tensors (nan wins)."""
+    return Maximum.apply(input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """The elementwise minimum of two tensors (nan wins)."""
+    return Minimum.apply(input, other)
+
+
+def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
+    """``input`` where ``condition`` is true, else ``other``, broadcasting all three."""
+    if condition.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with "
+            f"dtype {repr(condition.dtype)[6:].capitalize()}"
+        )
+    return Where.apply(input, other, condition=condition)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` wherever ``mask`` is true."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    return MaskedFill.apply(input, mask=mask, value=value)
+
+
+def filled(input: Tensor, value: Any) -> Tensor:
+    """A tensor like ``input`` with every element ``value`` (for ``fill_``)."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    return Fill.apply(input, value=value)
+
+
+def copy_into(target: Tensor, source: Tensor) -> Tensor:
+    """``source`` broadcast to ``target``'s shape and dtype (for ``copy_``)."""
+    return Copy.apply(target, source)
+
+
+def clone(input: Tensor) -> Tensor:
+    """A copy of ``input`` with its own storage."""
+    return Clone.apply(input)
+
+
+def to_dtype(input: Tensor, dtype: dtype) -> Tensor:
+    """A copy of ``input`` converted to ``dtype``."""
+    return ToCopy.apply(input, dtype=dtype)
+
+
+def _comparison(function: Any) -> Any:
+    def compare(input: Operand, other: Operand) -> Tensor:
+        return binary(function, input, other, result_type(input, other), dtypes.bool_)
+
+    compare.__name__ = function.__name__
+    compare.__doc__ = f"Elementwise ``{function.__name__}``, giving a bool tensor."
+    return compare
+
+
+eq = _comparison(operator.eq)
+ne = _comparison(operator.ne)
+lt = _comparison(operator.lt)
+le = _comparison(operator.le)
+gt = _comparison(operator.gt)
+ge = _comparison(operator.ge)
+greater = gt
+less = lt
+
+
+def logical_not(input: Tensor) -> Tensor:
+    """True where ``input`` is zero (``~mask`` for a bool tensor)."""
+    return unary(operator.not_, input, dtypes.bool_)
+
+
+def logical_and(input: Operand, other: Operand) -> Tensor:
+    """True where both are non-zero."""
+    return binary(lambda a, b: bool(a) and bool(b), input, other, result_type(input, other), dtypes.bool_)
+
+
+def logical_or(input: Operand, other: Operand) -> Tensor:
+    """True where either is non-zero."""
+    return binary(lambda a, b: bool(a) or bool(b), input, other, result_type(input, other), dtypes.bool_)
+
+
+def logical_xor(input: Operand, other: Operand) -> Tensor:
+    """True where exactly one is non-zero."""
+    return binary(lambda a, b: bool(a) != bool(b), input, other, result_type(input, other), dtypes.bool_)

@@ -1,0 +1,619 @@
+"""Views: new shapes and strides over the same storage, with no copying.
+
+A view changes how the storage is read, never the storage itself. So a
+view's forward is index arithmetic only, and writing through a view changes
+the tensor it came from. The backward of a view puts the gradient back into
+the shape of the input: a transpose transposes it back, an ``expand`` sums
+it, a slice pads it with zeros.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence, Union
+
+from slowtorch_lib._strides import contiguous_strides, normalize_dim, numel
+from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+
+__all__ = [
+    "view", "reshape", "contiguous", "transpose", "t", "permute", "unsqueeze",
+    "squeeze", "expand", "narrow", "select", "slice_dim", "flatten", "split",
+    "chunk", "unbind", "detach", "view_strides", "as_view",
+]
+
+
+def as_view(
+    tensor: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
+) -> Tensor:
+    """A tensor reading ``tensor``'s storage with another shape, stride, offset."""
+    return Tensor._make(tensor._storage, shape, stride, offset, tensor._base if tensor._base is not None else tensor)
+
+
+def detach(tensor: Tensor) -> Tensor:
+    """The same storage and view, as a new leaf that does not require grad."""
+    return Tensor._make(tensor._storage, tensor._shape, tensor._stride, tensor._offset,
+                        tensor._base if tensor._base is not None else tensor)
+
+
+# ----------------------------------------------------------------------
+# view and reshape
+# ----------------------------------------------------------------------
+
+
+def infer_shape(shape: Sequence[int], count: int) -> tuple[int, ...]:
+    """Fills in a ``-1`` in ``shape`` so that it holds ``count`` elements.
+
+    Raises:
+        RuntimeError: If more than one ``-1`` is given, or the shape cannot
+            hold exactly ``count`` elements.
+    """
+    shape = tuple(int(s) for s in shape)
+    unknown = [i for i, size in enumerate(shape) if size == -1]
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for size in shape:
+        if size < -1:
+            raise RuntimeError(f"invalid shape dimension {size}")
+    known = numel(s for s in shape if s != -1)
+    if unknown:
+        if known == 0 or count % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {count}")
+        index = unknown[0]
+        return shape[:index] + (count // known,) + shape[index + 1 :]
+    if known != count:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {count}")
+    return shape
+
+
+def view_strides(
+    shape: Sequence[int], strides: Sequence[int], new_shape: Sequence[int]
+) -> Optional[tuple[int, ...]]:
+    """Strides that read the same elements in ``new_shape``, or None if impossible.
+
+    Neighbouring dimensions whose strides chain (``stride[i] == stride[i+1] *
+    size[i+1]``) form one block that can be cut into any sizes with the same
+    product. A transposed tensor's dimensions do not chain, so ``.view``
+    cannot merge them and ``.reshape`` has to copy.
+    """
+    if numel(shape) == 0:
+        return contiguous_strides(new_shape)
+    # Blocks of chained dimensions, outermost first: (element count, inner stride).
+    blocks: list[list[int]] = []
+    for size, stride in zip(shape, strides):
+        if size == 1:
+            continue
+        if blocks and blocks[-1][1] == stride * size:
+            blocks[-1] = [blocks[-1][0] * size, stride]
+        else:
+            blocks.append([size, stride])
+    result = [0] * len(new_shape)
+    remaining = 1
+    step = 1
+    for d in reversed(range(len(new_shape))):
+        size = new_shape[d]
+        if size != 1 and remaining == 1:
+            if not blocks:
+                return None
+            remaining, step = blocks.pop()
+        if size != 1:
+            if remaining % size:
+                return None
+            remaining //= size
+        result[d] = step
+        step *= size
+    if blocks or remaining != 1:
+        return None
+    return tuple(result)
+
+
+class View(Function):
+    """The same elements in another shape. The gradient is reshaped back."""
+
+    grad_fn_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, shape: tuple[int, ...]) -> Tensor:
+        ctx.input_shape = x._shape
+        strides = view_strides(x._shape, x._stride, shape)
+        if strides is None:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at "
+                "least one dimension spans across two contiguous subspaces). Use "
+                ".reshape(...) instead."
+            )
+        return as_view(x, shape, strides, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.reshape(ctx.input_shape)
+
+
+class UnsafeView(View):
+    """The view ``reshape`` takes after copying a tensor that could not be viewed."""
+
+    grad_fn_name = "UnsafeViewBackward0"
+
+
+def view(input: Tensor, shape: Sequence[int]) -> Tensor:
+    """``input`` read in another shape, sharing storage.
+
+    Raises:
+        RuntimeError: If the shape holds another number of elements, or the
+            strides of ``input`` do not allow it (use :func:`reshape`).
+    """
+    return View.apply(input, shape=infer_shape(shape, input.numel()))
+
+
+def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
+    """Like :func:`view`, but copies when a view is impossible."""
+    shape = infer_shape(shape, input.numel())
+    if shape == input._shape:
+        return View.apply(input, shape=shape)
+    if view_strides(input._shape, input._stride, shape) is not None:
+        return View.apply(input, shape=shape)
+    return UnsafeView.apply(contiguous(input), shape=shape)
+
+
+def contiguous(input: Tensor) -> Tensor:
+    """``input`` itself if it is row-major, else a row-major copy."""
+    if input.is_contiguous():
+        return input
+    from slowtorch_lib.ops.pointwise import clone
+
+    return clone(input)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merges dimensions ``start_dim`` to ``end_dim`` into one."""
+    ndim = input.dim()
+    if ndim == 0:
+        return reshape(input, (1,))
+    start = normalize_dim(start_dim, ndim)
+    end = normalize_dim(end_dim, ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    shape = input._shape
+    merged = numel(shape[start : end + 1])
+    return reshape(input, shape[:start] + (merged,) + shape[end + 1 :])
+
+
+# ----------------------------------------------------------------------
+# Reordering dimensions
+# ----------------------------------------------------------------------
+
+
+class Transpose(Function):
+    """Swaps two dimensions by swapping their sizes and strides."""
+
+    grad_fn_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim0: int, dim1: int) -> Tensor:
+        ndim = x.dim()
+        dim0, dim1 = normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)
+        ctx.dims = (dim0, dim1)
+        shape, stride = list(x._shape), list(x._stride)
+        if ndim:
+            shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
+            stride[dim0], stride[dim1] = stride[dim1], stride[dim0]
+        return as_view(x, tuple(shape), tuple(stride), x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.transpose(*ctx.dims)
+
+
+class T(Function):
+    """The transpose of a matrix (``x.t()``); 0-d and 1-d tensors are unchanged."""
+
+    grad_fn_name = "TBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        if x.dim() > 2:
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D"
+            )
+        return as_view(x, x._shape[::-1], x._stride[::-1], x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.t()
+
+
+class Permute(Function):
+    """Reorders the dimensions: output dimension ``i`` is input dimension ``dims[i]``."""
+
+    grad_fn_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...]) -> Tensor:
+        ndim = x.dim()
+        if len(dims) != ndim:
+            raise RuntimeError(
+                "permute(sparse_coo): number of dimensions in the tensor input does not "
+                "match the length of the desired ordering of dimensions i.e. input.dim() "
+                f"= {ndim} is not equal to len(dims) = {len(dims)}"
+            )
+        dims = tuple(normalize_dim(d, ndim) for d in dims)
+        if len(set(dims)) != len(dims):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        ctx.dims = dims
+        shape = tuple(x._shape[d] for d in dims)
+        stride = tuple(x._stride[d] for d in dims)
+        return as_view(x, shape, stride, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        inverse = [0] * len(ctx.dims)
+        for position, d in enumerate(ctx.dims):
+            inverse[d] = position
+        return grad_output.permute(*inverse)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``input`` with dimensions ``dim0`` and ``dim1`` swapped (a view)."""
+    return Transpose.apply(input, dim0=dim0, dim1=dim1)
+
+
+swapaxes = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    """The transpose of a matrix (a view)."""
+    return T.apply(input)
+
+
+def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
+    """``input`` with its dimensions reordered (a view)."""
+    return Permute.apply(input, dims=tuple(dims))
+
+
+# ----------------------------------------------------------------------
+# Adding and removing dimensions of size 1, expanding
+# ----------------------------------------------------------------------
+
+
+class Unsqueeze(Function):
+    """Inserts a dimension of size 1 at ``dim``."""
+
+    grad_fn_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:
+        dim = normalize_dim(dim, x.dim() + 1)
+        ctx.dim = dim
+        inner = x._stride[dim] * x._shape[dim] if dim < x.dim() else 1
+        shape = x._shape[:dim] + (1,) + x._shape[dim:]
+        stride = x._stride[:dim] + (inner,) + x._stride[dim:]
+        return as_view(x, shape, stride, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.squeeze(ctx.dim)
+
+
+class Squeeze(Function):
+    """Removes dimensions of size 1 (all of them, or those in ``dims``)."""
+
+    grad_fn_name = "SqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...]) -> Tensor:
+        ctx.input_shape = x._shape
+        keep = [i for i in range(x.dim()) if not (i in dims and x._shape[i] == 1)]
+        shape = tuple(x._shape[i] for i in keep)
+        stride = tuple(x._stride[i] for i in keep)
+        return as_view(x, shape, stride, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.reshape(ctx.input_shape)
+
+
+class SqueezeDim(Squeeze):
+    """``squeeze(dim)`` for one dimension."""
+
+    grad_fn_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    """``squeeze(dims)`` for a tuple of dimensions."""
+
+    grad_fn_name = "SqueezeBackward2"
+
+
+class Expand(Function):
+    """Stretches dimensions of size 1 (stride 0: one cell read many times).
+
+    The backward sums the gradient over the stretched dimensions, because
+    each input element was used once for every position it was copied to.
+    """
+
+    grad_fn_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, shape: tuple[int, ...]) -> Tensor:
+        ctx.input_shape = x._shape
+        lead = len(shape) - x.dim()
+        if lead < 0:
+            raise RuntimeError(
+                f"expand({x.type()}{{{list(x._shape)}}}, size={list(shape)}): the number "
+                "of sizes provided "
+                f"({len(shape)}) must be greater or equal to the number of dimensions "
+                f"in the tensor ({x.dim()})"
+            )
+        new_shape: list[int] = []
+        new_stride: list[int] = []
+        for i, size in enumerate(shape):
+            if i < lead:
+                if size < 0:
+                    raise RuntimeError(
+                        f"The expanded size of the tensor ({size}) isn't allowed in a "
+                        "leading, non-existing dimension"
+                    )
+                new_shape.append(size)
+                new_stride.append(0)
+                continue
+            old_size, old_stride = x._shape[i - lead], x._stride[i - lead]
+            if size == -1:
+                size = old_size
+            if old_size == size:
+                new_shape.append(size)
+                new_stride.append(old_stride)
+            elif old_size == 1:
+                new_shape.append(size)
+                new_stride.append(0)
+            else:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({size}) must match the existing "
+                    f"size ({old_size}) at non-singleton dimension {i}.  Target sizes: "
+                    f"{list(shape)}.  Tensor sizes: {list(x._shape)}"
+                )
+        return as_view(x, tuple(new_shape), tuple(new_stride), x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        from slowtorch_lib.ops.reduction import sum_to_size
+
+        return sum_to_size(grad_output, ctx.input_shape)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """``input`` with a new dimension of size 1 at ``dim`` (a view)."""
+    return Unsqueeze.apply(input, dim=dim)
+
+
+def squeeze(input: Tensor, dim: Union[int, Sequence[int], None] = None) -> Tensor:
+    """``input`` without its dimensions of size 1 (or only those in ``dim``)."""
+    ndim = input.dim()
+    if dim is None:
+        return Squeeze.apply(input, dims=tuple(range(ndim)))
+    if isinstance(dim, int):
+        return SqueezeDim.apply(input, dims=(normalize_dim(dim, ndim),))
+    return SqueezeDims.apply(input, dims=tuple(normalize_dim(d, ndim) for d in dim))
+
+
+def expand(input: Tensor, shape: Sequence[int]) -> Tensor:
+    """``input`` stretched along its dimensions of size 1 (a view, no copy)."""
+    return Expand.apply(input, shape=tuple(shape))
+
+
+# ----------------------------------------------------------------------
+# Slicing: select, slice, narrow, split, chunk, unbind
+# ----------------------------------------------------------------------
+
+
+class ViewScatter(Function):
+    """The backward of a slicing view: the gradient placed in a zero tensor.
+
+    ``make_view`` repeats the forward view on the zero tensor, and the
+    gradient is written through it. Its own backward just takes that view
+    again, so double backward through slicing works.
+    """
+
+    grad_fn_name = "SliceBackwardBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        grad: Tensor,
+        *,
+        input_shape: tuple[int, ...],
+        make_view: Callable[[Tensor], Tensor],
+    ) -> Tensor:
+        ctx.make_view = make_view
+        result = from_values([0] * numel(input_shape), input_shape, grad.dtype)
+        make_view(result)._write_values(grad._values())
+        result._storage.version = 0
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return ctx.make_view(grad_output)
+
+
+class Select(Function):
+    """Picks index ``index`` of dimension ``dim``, which disappears."""
+
+    grad_fn_name = "SelectBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, index: int) -> Tensor:
+        if x.dim() == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in "
+                             "Python or `tensor.item<T>()` in C++ to convert a 0-dim "
+                             "tensor to a number")
+        dim = normalize_dim(dim, x.dim())
+        size = x._shape[dim]
+        if not -size <= index < size:
+            raise IndexError(
+                f"index {index} is out of bounds for dimension {dim} with size {size}"
+            )
+        index %= size
+        ctx.input_shape = x._shape
+        ctx.dim, ctx.index = dim, index
+        shape = x._shape[:dim] + x._shape[dim + 1 :]
+        stride = x._stride[:dim] + x._stride[dim + 1 :]
+        return as_view(x, shape, stride, x._offset + index * x._stride[dim])
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        dim, index = ctx.dim, ctx.index
+        return ViewScatter.apply(
+            grad_output,
+            input_shape=ctx.input_shape,
+            make_view=lambda t: select(t, dim, index),
+        )
+
+
+class Slice(Function):
+    """Keeps indices ``start, start + step, ...`` below ``stop`` along ``dim``."""
+
+    grad_fn_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dim: int, start: int, stop: int, step: int
+    ) -> Tensor:
+        ctx.input_shape = x._shape
+        ctx.bounds = (dim, start, stop, step)
+        length = max(0, (stop - start + step - 1) // step)
+        shape = x._shape[:dim] + (length,) + x._shape[dim + 1 :]
+        stride = x._stride[:dim] + (x._stride[dim] * step,) + x._stride[dim + 1 :]
+        offset = x._offset + (start * x._stride[dim] if length else 0)
+        return as_view(x, shape, stride, offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        dim, start, stop, step = ctx.bounds
+        return ViewScatter.apply(
+            grad_output,
+            input_shape=ctx.input_shape,
+            make_view=lambda t: Slice.apply(t, dim=dim, start=start, stop=stop, step=step),
+        )
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """``input`` at ``index`` along ``dim``; that dimension goes away (a view)."""
+    return Select.apply(input, dim=dim, index=index)
+
+
+def slice_dim(
+    input: Tensor, dim: int, start: Optional[int], stop: Optional[int], step: int = 1
+) -> Tensor:
+    """``input[..., start:stop:step, ...]`` along ``dim`` (a view).
+
+    Raises:
+        ValueError: If ``step`` is not positive (PyTorch has no negative steps).
+    """
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    dim = normalize_dim(dim, input.dim())
+    first, last, _ = slice(start, stop).indices(input._shape[dim])
+    return Slice.apply(input, dim=dim, start=first, stop=max(first, last), step=step)
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements of ``dim`` from ``start`` (a view)."""
+    dim = normalize_dim(dim, input.dim())
+    size = input._shape[dim]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )
+    return Slice.apply(input, dim=dim, start=start, stop=start + length, step=1)
+
+
+class Split(Function):
+    """Cuts ``dim`` into consecutive pieces; each piece is a view.
+
+    The backward concatenates the pieces' gradients (zeros for a piece that
+    was not used).
+    """
+
+    grad_fn_name = "SplitBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
+        ctx.dim = dim
+        pieces = []
+        start = 0
+        for size in sizes:
+            shape = x._shape[:dim] + (size,) + x._shape[dim + 1 :]
+            pieces.append(as_view(x, shape, x._stride, x._offset + start * x._stride[dim]))
+            start += size
+        return tuple(pieces)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
+        from slowtorch_lib.ops.joining import cat
+
+        return cat(list(grad_outputs), ctx.dim)
+
+
+class SplitWithSizes(Split):
+    """``split`` given a list of sizes."""
+
+    grad_fn_name = "SplitWithSizesBackward0"
+
+
+class Unbind(Function):
+    """All the slices along ``dim``, each without that dimension."""
+
+    grad_fn_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> tuple[Tensor, ...]:
+        ctx.dim = dim
+        shape = x._shape[:dim] + x._shape[dim + 1 :]
+        stride = x._stride[:dim] + x._stride[dim + 1 :]
+        return tuple(
+            as_view(x, shape, stride, x._offset + i * x._stride[dim])
+            for i in range(x._shape[dim])
+        )
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
+        from slowtorch_lib.ops.joining import stack
+
+        return stack(list(grad_outputs), ctx.dim)
+
+
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the
+    listed sizes."""
+    dim = normalize_dim(dim, input.dim())
+    length = input._shape[dim]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size <= 0 and length:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {length}")
+        sizes = tuple(min(size, length - start) for start in range(0, length, size)) or (0,)
+        return Split.apply(input, sizes=sizes, dim=dim)
+    sizes = tuple(split_size_or_sections)
+    if sum(sizes) != length:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {length} (input "
+            f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}"
+        )
+    return SplitWithSizes.apply(input, sizes=sizes, dim=dim)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``chunks`` pieces of (nearly) equal size along ``dim``."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " f"{chunks}")
+    dim = normalize_dim(dim, input.dim())
+    length = input._shape[dim]
+    size = max(1, -(-length // chunks))
+    return split(input, size, dim)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices along ``dim``, as a tuple of views."""
+    return Unbind.apply(input, dim=normalize_dim(dim, input.dim()))
