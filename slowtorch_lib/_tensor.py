@@ -272,8 +272,8 @@ class Tensor:
                 return data.tolist()
             return data[start : start + count].tolist()
         positions = position_list(self._shape, self._stride, self._offset)
-        if count == 1:
-            return [data[positions[0]]]
+        if count <= 1:
+            return [data[p] for p in positions]
         return list(itemgetter(*positions)(data))
 
     def tolist(self) -> Any:
@@ -298,11 +298,17 @@ class Tensor:
             )
         return self.dtype.to_python(self._values()[0])
 
+    def _scalar(self) -> Scalar:
+        """The one element, for ``float(t)`` and ``int(t)``."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __float__(self) -> float:
-        return builtins.float(self.item())
+        return builtins.float(self._scalar())
 
     def __int__(self) -> int:
-        return builtins.int(self.item())
+        return builtins.int(self._scalar())
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self.numel() != 1:
