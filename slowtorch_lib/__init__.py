@@ -12,6 +12,7 @@ Import it as you would import torch::
 from slowtorch_lib._tensor import Size, Tensor, device  # noqa: I001  (Tensor first)
 from slowtorch_lib._dtype import (
     bool_ as bool,
+    can_cast,
     double,
     dtype,
     float,
@@ -52,6 +53,10 @@ from slowtorch_lib.ops.linalg import bmm, dot, matmul, mm, mv
 from slowtorch_lib.ops.pointwise import (
     abs,
     add,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
     clamp,
     clamp_max,
     clamp_min,
@@ -91,7 +96,21 @@ from slowtorch_lib.ops.pointwise import (
     true_divide,
     where,
 )
-from slowtorch_lib.ops.reduction import mean, sum
+from slowtorch_lib.ops.reduction import (
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
 from slowtorch_lib.ops.views import (
     chunk,
     flatten,

@@ -39,6 +39,7 @@ __all__ = [
     "get_default_dtype",
     "set_default_dtype",
     "promote_types",
+    "can_cast",
 ]
 
 Number = Union[int, float, bool]
@@ -130,6 +131,20 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return a if a.category > b.category else b
     # Same category and different dtypes: only float32 / float64 is possible.
     return float64
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether values of ``from_`` may be stored in ``to`` by an in-place op.
+
+    Casting may keep or raise the category (bool to integer to floating
+    point), never lower it: ``can_cast(float32, int64)`` is False, since
+    the fraction would be lost. Between the two float types either way is
+    allowed.
+
+    >>> can_cast(int64, float32)
+    True
+    """
+    return from_.category <= to.category
 
 
 def scalar_dtype(value: object) -> dtype:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._strides import broadcast_shapes, position_list
+from slowtorch_lib._strides import broadcast_shapes, numel, position_list
 from slowtorch_lib._tensor import Tensor, from_values
 
 __all__ = [
@@ -127,8 +127,13 @@ def broadcast_values(tensor: Tensor, shape: tuple[int, ...]) -> list[Any]:
     """The elements of ``tensor`` broadcast to ``shape``, in row-major order.
 
     Broadcasting is a view with stride 0 along each stretched dimension, so
-    the same storage cell is read again for every step along it.
+    the same storage cell is read again for every step along it. A tensor
+    whose storage is one cell (a scalar, or the gradient of a sum expanded
+    back) is simply that value repeated.
     """
+    data = tensor._storage.data
+    if len(data) == 1:
+        return [data[0]] * numel(shape)
     if tensor._shape == shape:
         return tensor._values()
     lead = len(shape) - len(tensor._shape)
@@ -195,15 +200,18 @@ def binary(
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         shape = a._shape if a._shape == b._shape else broadcast_shapes(a._shape, b._shape)
         left: Any = cast_values(broadcast_values(a, shape), a.dtype, compute_dtype)
-        right: Any = cast_values(broadcast_values(b, shape), b.dtype, compute_dtype)
+        if b is a:  # x * x: read the elements once
+            right: Any = left
+        else:
+            right = cast_values(broadcast_values(b, shape), b.dtype, compute_dtype)
     elif isinstance(a, Tensor):
         shape = a._shape
-        left = cast_values(a._values(), a.dtype, compute_dtype)
+        left = cast_values(broadcast_values(a, shape), a.dtype, compute_dtype)
         right = repeat(cast_scalar(b, compute_dtype))
     else:
         shape = b._shape
         left = repeat(cast_scalar(a, compute_dtype))
-        right = cast_values(b._values(), b.dtype, compute_dtype)
+        right = cast_values(broadcast_values(b, shape), b.dtype, compute_dtype)
     try:
         result = list(map(function, left, right))
     except ARITHMETIC_ERRORS:
@@ -219,34 +227,52 @@ def contiguous_copy(tensor: Tensor) -> Tensor:
     return from_values(tensor._values(), tensor._shape, tensor.dtype)
 
 
-def reduction_groups(tensor: Tensor, dims: tuple[int, ...]) -> list[list[Any]]:
+def reduction_groups(tensor: Tensor, dims: tuple[int, ...]) -> list[Sequence[Any]]:
     """The elements of ``tensor`` grouped for a reduction over ``dims``.
 
-    Returns one list per element of the result (in row-major order of the
-    dimensions that remain); each list holds the elements that reduce into
+    Returns one sequence per element of the result (in row-major order of
+    the dimensions that remain); each holds the elements that reduce into
     it. Reducing over every dimension gives one group with all elements.
+
+    When the reduced dimensions are next to each other, the shape splits
+    into ``(outer, reduced, inner)`` sizes, and each group is one slice with
+    step ``inner`` of the row-major values: ``values[start : stop : inner]``.
+    Otherwise the reduced dimensions are moved last and the groups are
+    consecutive runs.
     """
-    if len(dims) == len(tensor._shape):
-        return [tensor._values()]
-    kept = [d for d in range(len(tensor._shape)) if d not in dims]
-    order = kept + sorted(dims)
-    shape = tuple(tensor._shape[d] for d in order)
-    strides = tuple(tensor._stride[d] for d in order)
-    group_size = 1
-    for d in dims:
-        group_size *= tensor._shape[d]
-    positions = position_list(shape, strides, tensor._offset)
+    shape = tensor._shape
+    dims = tuple(sorted(dims))
+    if not dims:
+        return [[v] for v in tensor._values()]
+    if dims == tuple(range(dims[0], dims[-1] + 1)):
+        outer = numel(shape[: dims[0]])
+        reduced = numel(shape[dims[0] : dims[-1] + 1])
+        inner = numel(shape[dims[-1] + 1 :])
+        if tensor.is_contiguous():
+            # Slicing the storage array itself copies numbers without
+            # turning each one into a Python object.
+            values: Sequence[Any] = tensor._storage.data
+            base = tensor._offset
+        else:
+            values = tensor._values()
+            base = 0
+        block = reduced * inner
+        return [
+            values[base + o * block + i : base + (o + 1) * block : inner]
+            for o in range(outer)
+            for i in range(inner)
+        ]
+    kept = [d for d in range(len(shape)) if d not in dims]
+    order = kept + list(dims)
+    positions = position_list(
+        [shape[d] for d in order], [tensor._stride[d] for d in order], tensor._offset
+    )
     data = tensor._storage.data
-    if len(positions) > 1:
-        values = list(itemgetter(*positions)(data))
-    else:
-        values = [data[p] for p in positions]
+    gathered = [data[p] for p in positions]
+    group_size = numel(shape[d] for d in dims)
     if group_size == 0:
-        kept_count = 1
-        for d in kept:
-            kept_count *= tensor._shape[d]
-        return [[] for _ in range(kept_count)]
-    return [values[i : i + group_size] for i in range(0, len(values), group_size)]
+        return [[] for _ in range(numel(shape[d] for d in kept))]
+    return [gathered[i : i + group_size] for i in range(0, len(gathered), group_size)]
 
 
 def reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:

@@ -105,7 +105,7 @@ class Tensor:
         "_stride",
         "_offset",
         "_requires_grad",
-        "grad",
+        "_grad",
         "_grad_fn",
         "_output_nr",
         "_grad_accumulator",
@@ -121,11 +121,12 @@ class Tensor:
     _stride: tuple[int, ...]
     _offset: int
     _requires_grad: bool
-    grad: Optional[Tensor]
+    _grad: Optional[Tensor]
     _grad_fn: Optional[Node]
     _output_nr: int
     _grad_accumulator: Optional[AccumulateGrad]
     _base: Optional[Tensor]
+    _view_version: int  # for views: storage version their history was made at
     _retains_grad: bool
     _hooks: Optional[list[Callable[[Tensor], Optional[Tensor]]]]
 
@@ -151,7 +152,7 @@ class Tensor:
         self._stride = stride
         self._offset = offset
         self._requires_grad = False
-        self.grad = None
+        self._grad = None
         self._grad_fn = None
         self._output_nr = 0
         self._grad_accumulator = None
@@ -359,6 +360,8 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         """Whether operations on this tensor are recorded for autograd."""
+        if self._base is not None:
+            self.grad_fn  # a view may gain a history from an in-place change
         return self._requires_grad
 
     @requires_grad.setter
@@ -381,14 +384,45 @@ class Tensor:
         return self
 
     @property
+    def grad(self) -> Optional[Tensor]:
+        """The gradient accumulated by ``backward`` (leaves only, unless
+        :meth:`retain_grad` was called). Reading it on another non-leaf
+        tensor warns, as PyTorch does, since it is never filled in."""
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
+            import warnings
+
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                "accessed. Its .grad attribute won't be populated during "
+                "autograd.backward(). If you indeed want the .grad field to be "
+                "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+                "Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+                "access the leaf Tensor instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Optional[Tensor]) -> None:
+        self._grad = value
+
+    @property
     def grad_fn(self) -> Optional[Node]:
-        """The graph node that made this tensor, or ``None`` for a leaf."""
+        """The graph node that made this tensor, or ``None`` for a leaf.
+
+        A view whose storage was changed in place since its history was
+        recorded gets a new history first (see
+        :func:`~slowtorch_lib.ops.views.refresh_view_history`).
+        """
+        if self._base is not None and self._view_version != self._storage.version:
+            _views.refresh_view_history(self)
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
         """True unless the tensor was made by a recorded operation."""
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     @property
     def output_nr(self) -> int:
@@ -491,10 +525,23 @@ class Tensor:
         storage.version += 1
 
     def _check_inplace(self) -> None:
-        """Refuses in-place changes that would corrupt the graph."""
+        """Refuses in-place changes that would corrupt the values or the graph.
+
+        Raises:
+            RuntimeError: If several elements share one storage cell (an
+                expanded tensor), or, with grad mode on, if the tensor is a
+                leaf that requires grad or a view of one.
+        """
+        for size, stride in zip(self._shape, self._stride):
+            if size > 1 and stride == 0:
+                raise RuntimeError(
+                    "unsupported operation: more than one element of the written-to "
+                    "tensor refers to a single memory location. Please clone() the "
+                    "tensor before performing the operation."
+                )
         if not GRAD_MODE.enabled:
             return
-        if self._grad_fn is None and self._requires_grad:
+        if self._base is None and self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place "
                 "operation."
@@ -511,14 +558,18 @@ class Tensor:
 
         This is how every in-place method (``add_``, ``mul_``, ...) works: the
         result is computed out of place, checked to fit ``self``'s shape and
-        dtype, then written through ``self``'s view. If the operation was
-        recorded, ``self`` takes over its history, so gradients flow through
-        the in-place change.
+        dtype, then written through ``self``'s view. Nothing is changed if a
+        check fails.
+
+        If the operation was recorded, ``self`` takes over its history, so
+        gradients flow through the in-place change. For a view, its base
+        takes a ``CopySlices`` history instead (see
+        :func:`~slowtorch_lib.ops.views.rebase_history`): the base changed too.
         """
         self._check_inplace()
         records = GRAD_MODE.enabled and (
-            self._requires_grad
-            or any(isinstance(a, Tensor) and a._requires_grad for a in args)
+            self.requires_grad
+            or any(isinstance(a, Tensor) and a.requires_grad for a in args)
         )
         # A recorded operation may save its input for backward; give it a
         # snapshot so that overwriting ``self`` does not change what was saved.
@@ -535,15 +586,13 @@ class Tensor:
                 f"cast to the desired output type "
                 f"{LEGACY_TYPE_NAMES[self.dtype.name][6:-6]}"
             )
-        if records and self._base is not None and self._base._requires_grad:
-            raise RuntimeError(
-                "slowtorch does not support in-place operations on a view of a "
-                "tensor that is part of a graph; apply the operation out of place "
-                "(y = x * 2) or to the whole tensor."
-            )
         self._write_values(result._values())
-        if records and result._grad_fn is not None:
-            self._set_history(result._grad_fn, result._output_nr)
+        node = result._grad_fn
+        if records and result is not source and node is not None:
+            if self._base is None:
+                self._set_history(node, result._output_nr)
+            else:
+                _views.rebase_history(self, node)  # type: ignore[arg-type]
         return self
 
     # ------------------------------------------------------------------
@@ -590,13 +639,13 @@ class Tensor:
         return _pointwise.floor_divide(self, other)
 
     def __rfloordiv__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.floor_divide(_as_tensor_like(other, self), self)
+        return _pointwise.floor_divide(other, self)
 
     def __mod__(self, other: TensorOrScalar) -> Tensor:
         return _pointwise.remainder(self, other)
 
     def __rmod__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.remainder(_as_tensor_like(other, self), self)
+        return _pointwise.remainder(other, self)
 
     def __pow__(self, exponent: TensorOrScalar) -> Tensor:
         return _pointwise.pow(self, exponent)
@@ -623,16 +672,16 @@ class Tensor:
         return _pointwise.abs(self)
 
     def __invert__(self) -> Tensor:
-        return _pointwise.logical_not(self)
+        return _pointwise.invert(self)
 
     def __and__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.logical_and(self, other)
+        return _pointwise.bitwise_and(self, other)
 
     def __or__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.logical_or(self, other)
+        return _pointwise.bitwise_or(self, other)
 
     def __xor__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.logical_xor(self, other)
+        return _pointwise.bitwise_xor(self, other)
 
     __rand__ = __and__
     __ror__ = __or__
@@ -969,7 +1018,16 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:
-        """The last two dimensions swapped."""
+        """The last two dimensions swapped.
+
+        Raises:
+            RuntimeError: For a 1-d tensor.
+        """
+        if self.dim() == 1:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. "
+                "Got 1-D tensor."
+            )
         return _views.transpose(self, -2, -1)
 
     def permute(self, *dims: Any) -> Tensor:
@@ -1020,15 +1078,15 @@ def _can_cast(source: dtype, target: dtype) -> builtins.bool:
     A value may move up in category (bool to int to float) and between the
     two float types, never down: ``int_tensor += 0.5`` is an error.
     """
-    return source.category <= target.category
+    return dtypes.can_cast(source, target)
 
 
 def _snapshot(tensor: Tensor) -> Tensor:
     """A copy of ``tensor``'s values that keeps its place in the graph."""
     copy = from_values(tensor._values(), tensor._shape, tensor.dtype)
-    copy._grad_fn = tensor._grad_fn
+    copy._grad_fn = tensor.grad_fn
     copy._output_nr = tensor._output_nr
-    copy._requires_grad = tensor._requires_grad
+    copy._requires_grad = tensor.requires_grad
     return copy
 
 

@@ -2,6 +2,7 @@
 
 from slowtorch_lib.autograd.engine import backward, grad
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from slowtorch_lib.autograd.grad_mode import (
     enable_grad,
     is_grad_enabled,
@@ -14,6 +15,9 @@ __all__ = [
     "FunctionCtx",
     "backward",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "GradcheckError",
     "no_grad",
     "enable_grad",
     "set_grad_enabled",

@@ -126,11 +126,13 @@ def grad(
     roots = [_root_edge(t, i) for i, t in enumerate(output_tuple)]
     captures = [gradient_edge(t) for t in input_tuple]
     results = _run(roots, grads, retain_graph, create_graph, captures)
-    if not allow_unused and any(r is None for r in results):
-        raise RuntimeError(
-            "One of the differentiated Tensors appears to not have been used in the "
-            "graph. Set allow_unused=True if this is the desired behavior."
-        )
+    for index, result in enumerate(results):
+        if result is None and not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {index} appears to not have "
+                "been used in the graph. Set allow_unused=True if this is the "
+                "desired behavior."
+            )
     return tuple(results)
 
 
@@ -156,16 +158,20 @@ def _run(
     for index, (node, output_nr) in enumerate(captures or ()):
         wanted.setdefault(node, []).append((output_nr, index))
 
+    order = topological_order(edge[0] for edge in roots)
+    needed = None if captures is None else _leading_to(order, wanted)
     previous_mode = GRAD_MODE.enabled
     GRAD_MODE.enabled = create_graph
     try:
-        for node in topological_order(edge[0] for edge in roots):
+        for node in order:
             grad_outputs = pending.pop(node, None)
             if grad_outputs is None:
                 continue  # no gradient reached this node
             grad_outputs = _call_tensor_hooks(node, grad_outputs)
             for output_nr, index in wanted.get(node, ()):
                 captured[index] = grad_outputs[output_nr]
+            if needed is not None and node not in needed:
+                continue  # nothing asked for lies beyond this node
             if isinstance(node, AccumulateGrad):
                 if captures is None:
                     _accumulate(node.variable, grad_outputs[0], create_graph)
@@ -183,6 +189,22 @@ def _run(
     return captured
 
 
+def _leading_to(order: list[Node], wanted: dict[Node, Any]) -> set[Node]:
+    """The nodes that must run so that gradients reach the ``wanted`` nodes.
+
+    ``order`` has every node before the nodes it feeds, so walking it
+    backwards sees a node's inputs before the node: a node is needed if one
+    of its next functions is wanted or needed.
+    """
+    needed: set[Node] = set()
+    for node in reversed(order):
+        for child, _ in node.next_functions:
+            if child is not None and (child in wanted or child in needed):
+                needed.add(node)
+                break
+    return needed
+
+
 def _call_node(node: Node, grad_outputs: list[Optional[Tensor]]) -> tuple[Optional[Tensor], ...]:
     """Runs one node's backward, with its hooks, and checks what it returns."""
     if isinstance(node, FunctionCtx):
@@ -192,7 +214,10 @@ def _call_node(node: Node, grad_outputs: list[Optional[Tensor]]) -> tuple[Option
         if replaced is not None:
             grad_outputs = list(replaced)
     grad_inputs = node.apply(*grad_outputs)
-    if len(grad_inputs) != len(node.next_functions):
+    expected = len(node.next_functions)
+    if len(grad_inputs) > expected and all(g is None for g in grad_inputs[expected:]):
+        grad_inputs = grad_inputs[:expected]  # extra Nones are allowed, as in torch
+    if len(grad_inputs) != expected:
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients "
             f"(expected {len(node.next_functions)}, got {len(grad_inputs)})"
@@ -206,7 +231,7 @@ def _call_node(node: Node, grad_outputs: list[Optional[Tensor]]) -> tuple[Option
 
 def _materialize(node: FunctionCtx, grads: list[Optional[Tensor]]) -> list[Optional[Tensor]]:
     """Replaces a missing gradient of an output (never used) by zeros."""
-    if all(g is not None for g in grads):
+    if not node.materialize_grads or all(g is not None for g in grads):
         return grads
     from slowtorch_lib._creation import zeros
 
@@ -284,6 +309,12 @@ def _call_tensor_hooks(node: Node, grads: list[Optional[Tensor]]) -> list[Option
         for output_nr, hooks in by_output.items():
             if grads[output_nr] is not None:
                 grads[output_nr] = _apply_hooks(hooks, grads[output_nr])
+    # retain_grad keeps the gradient as it is after all the other hooks.
+    keepers: Optional[dict[int, TensorHook]] = node.__dict__.get("_retain_grad_hooks")
+    if keepers:
+        for output_nr, keep in keepers.items():
+            if grads[output_nr] is not None:
+                keep(grads[output_nr])  # type: ignore[arg-type]
     return grads
 
 
@@ -340,7 +371,9 @@ def retain_grad(tensor: Tensor) -> None:
     def keep(gradient: Tensor) -> None:
         _accumulate(tensor, gradient, GRAD_MODE.enabled)
 
-    register_tensor_hook(tensor, keep)
+    node = tensor.grad_fn
+    keepers = node.__dict__.setdefault("_retain_grad_hooks", {})  # type: ignore[union-attr]
+    keepers[tensor._output_nr] = keep
     tensor._retains_grad = True
 
 

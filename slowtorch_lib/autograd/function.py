@@ -13,6 +13,7 @@ place where it is walked backwards.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
@@ -72,7 +73,7 @@ class Node:
         return hooks
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
 
 class AccumulateGrad(Node):
@@ -105,6 +106,10 @@ class FunctionCtx(Node):
     """
 
     _function: type[Function]
+    _name: str
+
+    def name(self) -> str:
+        return self._name
 
     def __init__(self) -> None:
         self.needs_input_grad: tuple[bool, ...] = ()
@@ -116,6 +121,10 @@ class FunctionCtx(Node):
         self._input_meta: tuple[tuple[tuple[int, ...], dtype] | None, ...] = ()
         self._num_outputs = 1
         self._output_meta: tuple[tuple[tuple[int, ...], dtype], ...] = ()
+        # Which saved tensors are outputs of this node (set when connected).
+        self._saved_outputs: tuple[bool, ...] = ()
+        # Whether the engine replaces missing output gradients by zeros.
+        self.materialize_grads = True
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Keeps tensors for ``backward``, noting their versions.
@@ -145,23 +154,48 @@ class FunctionCtx(Node):
                 "to access saved tensors after calling backward."
             )
         tensors = []
-        for tensor, version in self._saved:
+        for index, (tensor, version) in enumerate(self._saved):
             if tensor is not None and tensor._storage.version != version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been "
-                    f"modified by an inplace operation: [{tensor.type()} "
-                    f"{list(tensor.shape)}], which is used by {self.name()}, is at "
-                    f"version {tensor._storage.version}; expected version {version} "
-                    "instead. Hint: make a copy with .clone() before changing it "
-                    "in place."
-                )
+                raise RuntimeError(self._modified_message(index, tensor, version))
             tensors.append(tensor)
         return tuple(tensors)  # type: ignore[arg-type]
 
+    def _modified_message(self, index: int, tensor: Tensor, version: int) -> str:
+        """The error for a saved tensor changed in place after it was saved.
+
+        It names the tensor by the node that made it: this node for a saved
+        output, else the tensor's current ``grad_fn`` (the in-place operation
+        itself, if it was recorded). A leaf is named by its type and shape only.
+        """
+        if index < len(self._saved_outputs) and self._saved_outputs[index]:
+            maker: Node | None = self
+        else:
+            maker = tensor.grad_fn
+        made_by = ""
+        if maker is not None:
+            op = re.sub(r"Backward\d*$", "", maker.name())
+            made_by = f", which is output {tensor.output_nr} of {op},"
+        return (
+            "one of the variables needed for gradient computation has been "
+            f"modified by an inplace operation: [{tensor.type()} "
+            f"{list(tensor.shape)}]{made_by} is at version "
+            f"{tensor._storage.version}; expected version {version} instead. "
+            "Hint: the tensor was changed in place (an operation ending in _, "
+            "or x[...] = ...) after it was saved; use .clone() or the "
+            "out-of-place operation instead."
+        )
+
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
-        """Marks outputs (such as indices) that have no gradient."""
-        for tensor in tensors:
-            tensor.requires_grad = False
+        """Marks outputs (such as indices) that have no gradient.
+
+        They do not require grad, and ``backward`` receives zeros for them.
+        """
+        self.__dict__["_non_differentiable"] = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether ``backward`` gets zeros (True, the default) or ``None`` for
+        the gradient of an output that did not take part in the loss."""
+        self.materialize_grads = value
 
     def _free(self) -> None:
         """Drops the saved tensors once a backward pass no longer needs them."""
@@ -209,8 +243,12 @@ class Function:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("grad_fn_name") or f"{cls.__name__}Backward"
+        # A name such as "torch::autograd::CopyBackwards" gives the class
+        # "CopyBackwards" (its repr) while name() returns the whole name.
         cls._backward_cls = type(
-            name, (FunctionCtx,), {"_function": cls, "__module__": cls.__module__}
+            name.rsplit("::", 1)[-1],
+            (FunctionCtx,),
+            {"_function": cls, "__module__": cls.__module__, "_name": name},
         )
 
     @staticmethod
@@ -256,9 +294,17 @@ def _connect(
     outputs = output if isinstance(output, tuple) else (output,)
     ctx._num_outputs = len(outputs)
     ctx._output_meta = tuple((t._shape, t.dtype) for t in outputs)
+    if ctx._saved:
+        ctx._saved_outputs = tuple(
+            any(saved is out for out in outputs) for saved, _ in ctx._saved
+        )
+    skipped = ctx.__dict__.get("_non_differentiable", ())
     for output_nr, tensor in enumerate(outputs):
-        if isinstance(tensor, Tensor) and tensor.dtype.is_floating_point:
-            tensor._set_history(ctx, output_nr)
+        if not isinstance(tensor, Tensor) or not tensor.dtype.is_floating_point:
+            continue
+        if any(tensor is s for s in skipped):
+            continue
+        tensor._set_history(ctx, output_nr)
 
 
 def gradient_edge(tensor: Tensor) -> Edge:

@@ -65,7 +65,18 @@ class _GradModeContext:
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(_GradModeContext):
+class _BareDecorator(_GradModeContext):
+    """Lets ``@no_grad`` be written without parentheses, as in PyTorch."""
+
+    def __new__(cls, function: Any = None) -> Any:
+        context = super().__new__(cls)
+        if function is None:
+            return context
+        context.__init__()
+        return context(function)
+
+
+class no_grad(_BareDecorator):
     """Switches graph recording off: results have no ``grad_fn``.
 
     Use it for evaluation and for updating parameters in place::
@@ -77,7 +88,7 @@ class no_grad(_GradModeContext):
     _mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_BareDecorator):
     """Switches graph recording on, for example inside a ``no_grad`` block."""
 
     _mode = True

@@ -37,13 +37,33 @@ def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) 
 C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
 
 
-def _check_same_dtype(a: Tensor, b: Tensor) -> None:
-    """Matrix products do not promote: both operands must have one dtype."""
-    if a.dtype is not b.dtype:
-        raise RuntimeError(
+SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long",
+                     "bool": "Bool"}
+
+
+def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
+    """Matrix products do not promote: both operands must have one dtype.
+
+    The message names the dtypes the way PyTorch's message for ``op`` does.
+    """
+    if a.dtype is b.dtype:
+        return
+    first, second = SCALAR_TYPE_NAMES[a.dtype.name], SCALAR_TYPE_NAMES[b.dtype.name]
+    if op == "mm":
+        message = (
             f"expected m1 and m2 to have the same dtype, but got: "
             f"{C_TYPE_NAMES[a.dtype.name]} != {C_TYPE_NAMES[b.dtype.name]}"
         )
+    elif op == "bmm":
+        message = f"expected scalar type {first} but found {second}"
+    elif op == "mv":
+        message = (
+            f"addmv input tensors must have the same dtype, but got {second}, "
+            f"{first}, and {second}"
+        )
+    else:
+        message = f"dot : expected both vectors to have same dtype, but found {first} and {second}"
+    raise RuntimeError(message)
 
 
 def _product(a: Tensor, b: Tensor) -> Tensor:
@@ -109,14 +129,20 @@ class Bmm(Function):
                 f"Expected size for first two dimensions of batch2 tensor to be: "
                 f"[{batch}, {k}] but got: [{b._shape[0]}, {b._shape[1]}]."
             )
-        _check_same_dtype(a, b)
+        _check_same_dtype(a, b, "bmm")
         ctx.save_for_backward(a, b)
         m = b._shape[2]
+        left = a._values()
+        right_t = b.transpose(1, 2)._values()
         values: list[Any] = []
         for i in range(batch):
-            left = a.select(0, i)._values()
-            right_t = b.select(0, i).t()._values()
-            values.extend(matrix_product(left, right_t, n, k, m))
+            values.extend(
+                matrix_product(
+                    left[i * n * k : (i + 1) * n * k],
+                    right_t[i * m * k : (i + 1) * m * k],
+                    n, k, m,
+                )
+            )
         return from_values(values, (batch, n, m), result_type(a, b))
 
     @staticmethod
@@ -139,14 +165,15 @@ class Mv(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, v: Tensor) -> Tensor:
         if a.dim() != 2 or v.dim() != 1:
-            raise RuntimeError("vector + matrix @ vector expected, got "
-                               f"{v.dim()}, {a.dim()}, {v.dim()}")
+            raise RuntimeError(
+                f"vector + matrix @ vector expected, got 1, {a.dim()}, {v.dim()}"
+            )
         n, k = a._shape
         if v._shape[0] != k:
             raise RuntimeError(
                 f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({v._shape[0]})"
             )
-        _check_same_dtype(a, v)
+        _check_same_dtype(a, v, "mv")
         ctx.save_for_backward(a, v)
         values = matrix_product(a._values(), v._values(), n, k, 1)
         return from_values(values, (n,), result_type(a, v))
@@ -176,7 +203,7 @@ class Dot(Function):
                 "same number of elements, but got %d and %d elements respectively"
                 % (a._shape[0], b._shape[0], a._shape[0], b._shape[0])
             )
-        _check_same_dtype(a, b)
+        _check_same_dtype(a, b, "dot")
         ctx.save_for_backward(a, b)
         d = result_type(a, b)
         total = sum(map(mul, a._values(), b._values()))
@@ -257,5 +284,42 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 
 def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
-    """``matmul`` with batch dimensions (at least one operand is 3-d or more)."""
-    raise NotImplementedError("batched matmul")
+    """``matmul`` with batch dimensions (at least one operand is 3-d or more).
+
+    Three cases, in the order PyTorch tries them:
+
+    * ``input`` is 3-d or more and ``other`` a matrix or vector: the batch
+      dimensions of ``input`` are folded into its rows, so one :func:`mm`
+      (or :func:`mv`) does all the work, and the result is unfolded.
+    * ``input`` is a matrix or vector and ``other`` 3-d or more: transposing
+      both turns this into the first case.
+    * Both are 3-d or more: the batch dimensions broadcast, both are
+      expanded and flattened to one batch dimension, and :func:`bmm` runs.
+    """
+    from slowtorch_lib._strides import broadcast_shapes
+    from slowtorch_lib.ops.views import UnsafeView, expand, reshape
+
+    da, db = input.dim(), other.dim()
+    if db <= 2:
+        *batch, n, k = input._shape
+        rows = reshape(input, (-1, k))
+        if db == 2:
+            folded = mm(rows, other)
+            shape = (*batch, n, other._shape[1])
+        else:
+            folded = mv(rows, other)
+            shape = (*batch, n)
+        return UnsafeView.apply(folded, shape=shape)
+    if da <= 2:
+        if da == 1:
+            return matmul(other.mT, input)
+        return matmul(other.mT, input.mT).mT.contiguous()
+    *batch_a, n, k = input._shape
+    *batch_b, k_b, m = other._shape
+    batch = broadcast_shapes(batch_a, batch_b)
+    count = 1
+    for size in batch:
+        count *= size
+    left = reshape(expand(input, (*batch, n, k)), (count, n, k))
+    right = reshape(expand(other, (*batch, k_b, m)), (count, k_b, m))
+    return UnsafeView.apply(bmm(left, right), shape=(*batch, n, m))

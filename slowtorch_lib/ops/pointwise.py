@@ -18,7 +18,14 @@ from typing import Any, Optional, Union
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import binary, ieee_div, ieee_pow, unary
+from slowtorch_lib._kernels import (
+    binary,
+    ieee_div,
+    ieee_log,
+    ieee_pow,
+    ieee_sqrt,
+    unary,
+)
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
@@ -29,7 +36,8 @@ __all__ = [
     "relu", "reciprocal", "rsqrt", "square", "clamp", "clamp_min", "clamp_max",
     "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge",
     "logical_not", "logical_and", "logical_or", "logical_xor", "clone",
-    "to_dtype", "masked_fill",
+    "to_dtype", "masked_fill", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "invert",
 ]
 
 Operand = Union[Tensor, int, float, bool]
@@ -57,14 +65,34 @@ def _float_type(d: dtype) -> dtype:
     return d if d.is_floating_point else dtypes.get_default_dtype()
 
 
-def _check_bool_arithmetic(name: str, d: dtype) -> None:
-    if d is dtypes.bool_:
+def _is_bool(operand: Operand) -> bool:
+    if isinstance(operand, Tensor):
+        return operand.dtype is dtypes.bool_
+    return isinstance(operand, bool)
+
+
+def _check_bool_subtraction(a: Operand, b: Operand) -> None:
+    """PyTorch refuses ``-`` with bools: it is ``^`` or ``~`` that is meant."""
+    if _is_bool(a) and _is_bool(b):
         raise RuntimeError(
-            f"Subtraction, the `-` operator, with two bool tensors is not supported. "
-            f"Use the `^` or `logical_xor()` operator instead."
-            if name == "sub"
-            else f"{name} is not supported for bool tensors"
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
         )
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` "
+            "operator instead."
+        )
+
+
+def _not_implemented(kernel: str, d: dtype) -> NotImplementedError:
+    """PyTorch's error for a dtype that an operation has no loop for."""
+    from slowtorch_lib.ops.linalg import SCALAR_TYPE_NAMES
+
+    return NotImplementedError(
+        f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[d.name]}\''
+    )
 
 
 # ----------------------------------------------------------------------
@@ -109,8 +137,8 @@ class Sub(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, a: Operand, b: Operand, alpha: Any = 1) -> Tensor:
         ctx.alpha = alpha
+        _check_bool_subtraction(a, b)
         d = result_type(a, b)
-        _check_bool_arithmetic("sub", d)
         if alpha != 1:
             b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
         return binary(operator.sub, a, b, d)
@@ -131,8 +159,8 @@ class Rsub(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, other: Any, alpha: Any = 1) -> Tensor:
         ctx.alpha = alpha
+        _check_bool_subtraction(other, x)
         d = result_type(x, other)
-        _check_bool_arithmetic("sub", d)
         scaled = x if alpha == 1 else mul(x, alpha)
         return binary(operator.sub, other, scaled, d)
 
@@ -170,7 +198,10 @@ class Mul(Function):
         if ctx.needs_input_grad[0]:
             grad_a = grad_output * (b if b is not None else scalar_b)
         if ctx.needs_input_grad[1]:
-            grad_b = grad_output * (a if a is not None else scalar_a)
+            if scalar_a is scalar_b and grad_a is not None:
+                grad_b = grad_a  # x * x: both gradients are grad_output * x
+            else:
+                grad_b = grad_output * (a if a is not None else scalar_a)
         return grad_a, grad_b
 
 
@@ -224,6 +255,30 @@ class Neg(Function):
         return -grad_output
 
 
+def _integer_power(base: int, exponent: int) -> int:
+    """``base ** exponent`` kept an integer, as PyTorch's integer ``pow`` does.
+
+    A negative exponent gives ``1 / base ** -exponent`` truncated: 0 unless
+    ``base`` is 1 or -1.
+    """
+    if exponent >= 0:
+        return base**exponent
+    if base == 1:
+        return 1
+    if base == -1:
+        return 1 if exponent % 2 == 0 else -1
+    return 0
+
+
+def _power(base: Operand, exponent: Operand, d: dtype) -> Tensor:
+    """The values of ``base ** exponent`` in dtype ``d`` (no graph)."""
+    if d.is_floating_point:
+        return binary(math.pow, base, exponent, d, careful=ieee_pow)
+    if d is dtypes.bool_:  # bool ** bool-number: computed as integers
+        return binary(_integer_power, base, exponent, dtypes.int64, dtypes.bool_)
+    return binary(_integer_power, base, exponent, d)
+
+
 class PowScalar(Function):
     r"""``x ** exponent`` for a Python number ``exponent``.
 
@@ -237,11 +292,9 @@ class PowScalar(Function):
         ctx.save_for_backward(x)
         ctx.exponent = exponent
         d = result_type(x, exponent)
-        if d.is_floating_point:
-            return binary(math.pow, x, exponent, d, careful=ieee_pow)
-        if exponent < 0:
+        if not d.is_floating_point and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return binary(operator.pow, x, exponent, d)
+        return _power(x, exponent, d)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -264,8 +317,9 @@ class PowTensor(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, base: Tensor, exponent: Tensor) -> Tensor:
         d = result_type(base, exponent)
-        result = binary(math.pow if d.is_floating_point else operator.pow, base, exponent, d,
-                        careful=ieee_pow)
+        if d is dtypes.bool_:
+            raise _not_implemented("pow", d)
+        result = _power(base, exponent, d)
         ctx.save_for_backward(base, exponent, result)
         return result
 
@@ -293,8 +347,9 @@ class RPowScalar(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, base: Any) -> Tensor:
         d = result_type(base, x)
-        result = binary(math.pow if d.is_floating_point else operator.pow, base, x, d,
-                        careful=ieee_pow)
+        if d is dtypes.bool_:
+            raise _not_implemented("pow", d)
+        result = _power(base, x, d)
         ctx.save_for_backward(result)
         ctx.base = base
         return result
@@ -304,7 +359,7 @@ class RPowScalar(Function):
         (result,) = ctx.saved_tensors
         if ctx.base == 0:
             return grad_output * 0
-        return grad_output * result * math.log(ctx.base)
+        return grad_output * result * ieee_log(ctx.base)
 
 
 class Abs(Function):
@@ -314,8 +369,10 @@ class Abs(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        if x.dtype is dtypes.bool_:
+            raise _not_implemented("abs_cpu", x.dtype)
         ctx.save_for_backward(x)
-        return unary(operator.abs, x) if x.dtype is not dtypes.bool_ else x.clone()
+        return unary(operator.abs, x)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -451,7 +508,8 @@ class Sigmoid(Function):
 
 
 def _relu_scalar(x: Any) -> Any:
-    return x if x > 0 or x != x else 0
+    """``x`` if it is not below 0 (``-0.0`` and ``nan`` stay), else 0."""
+    return x if x >= 0 or x != x else 0
 
 
 class Relu(Function):
@@ -461,6 +519,8 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        if x.dtype is dtypes.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu")
         result = unary(_relu_scalar, x)
         ctx.save_for_backward(result)
         return result
@@ -488,6 +548,11 @@ class Reciprocal(Function):
         return grad_output * -(result * result)
 
 
+def _rsqrt_scalar(x: float) -> float:
+    """``1 / sqrt(x)``: ``inf`` at 0, ``-inf`` at ``-0.0``, ``nan`` below 0."""
+    return ieee_div(1.0, ieee_sqrt(x))
+
+
 class Rsqrt(Function):
     r"""``1 / sqrt(x)``. :math:`\partial/\partial x = -\tfrac12 x^{-3/2}`."""
 
@@ -495,8 +560,7 @@ class Rsqrt(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        d = _float_type(x.dtype)
-        result = binary(ieee_pow, x, -0.5, d)
+        result = unary(_rsqrt_scalar, x, _float_type(x.dtype))
         ctx.save_for_backward(result)
         return result
 
@@ -511,12 +575,25 @@ class Rsqrt(Function):
 # ----------------------------------------------------------------------
 
 
-def _clamp_scalar(low: Any, high: Any) -> Any:
-    if low is None:
-        return lambda v: v if v <= high or v != v else high
-    if high is None:
-        return lambda v: v if v >= low or v != v else low
-    return lambda v: v if v != v else (low if v < low else (high if v > high else v))
+def _raise_to(low: Any, value: Any) -> Any:
+    """``value``, or ``low`` if it is below it (``nan`` stays ``nan``)."""
+    return low if value < low else value
+
+
+def _lower_to(high: Any, value: Any) -> Any:
+    """``value``, or ``high`` if it is above it (``nan`` stays ``nan``)."""
+    return high if value > high else value
+
+
+def _clamp_values(x: Tensor, low: Operand | None, high: Operand | None, d: dtype) -> Tensor:
+    """The values of ``clamp`` (no graph): first raised to ``low``, then lowered
+    to ``high``, so that ``high`` wins where ``low > high``, as in PyTorch."""
+    result = x
+    if low is not None:
+        result = binary(_raise_to, low, result, d)
+    if high is not None:
+        result = binary(_lower_to, high, result, d)
+    return result if result is not x else from_values(x._values(), x._shape, d)
 
 
 class Clamp(Function):
@@ -530,23 +607,26 @@ class Clamp(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, min: Any = None, max: Any = None) -> Tensor:
-        if min is None and max is None:
-            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         ctx.save_for_backward(x)
         ctx.bounds = (min, max)
         d = result_type(x, *(b for b in (min, max) if b is not None))
-        return unary(_clamp_scalar(min, max), x.to(d) if d is not x.dtype else x)
+        return _clamp_values(x, min, max, d)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
         low, high = ctx.bounds
-        inside = x == x
-        if low is not None:
-            inside = inside & (x >= low)
-        if high is not None:
-            inside = inside & (x <= high)
-        return grad_output * inside
+        return grad_output * _inside(x, low, high)
+
+
+def _inside(x: Tensor, low: Operand | None, high: Operand | None) -> Tensor:
+    """True where ``low <= x <= high`` (a missing bound is no limit)."""
+    inside = x == x
+    if low is not None:
+        inside = inside & (x >= low)
+    if high is not None:
+        inside = inside & (x <= high)
+    return inside
 
 
 class ClampMin(Clamp):
@@ -559,6 +639,38 @@ class ClampMax(Clamp):
     """``clamp(x, max=max)`` as its own operation (``ClampMaxBackward0``)."""
 
     grad_fn_name = "ClampMaxBackward0"
+
+
+class ClampTensor(Function):
+    r"""Limits ``x`` to ``[min, max]`` given as tensors (broadcasting).
+
+    The gradient goes to ``x`` where it is inside the bounds, and to the
+    bound that replaced it elsewhere.
+    """
+
+    grad_fn_name = "ClampBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, min: Tensor | None,
+                max: Tensor | None) -> Tensor:
+        ctx.save_for_backward(x, min, max)
+        d = result_type(x, *(b for b in (min, max) if b is not None))
+        return _clamp_values(x, min, max, d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Optional[Tensor], ...]:
+        x, low, high = ctx.saved_tensors
+        grad_x = grad_output * _inside(x, low, high)
+        grad_low = grad_high = None
+        raised = x if low is None else maximum(x, low)
+        if low is not None and ctx.needs_input_grad[1]:
+            below = x < low
+            if high is not None:
+                below = below & (low <= high)
+            grad_low = grad_output * below
+        if high is not None and ctx.needs_input_grad[2]:
+            grad_high = grad_output * (raised > high)
+        return grad_x, grad_low, grad_high
 
 
 class Maximum(Function):
@@ -741,7 +853,7 @@ class Fill(Function):
 class Copy(Function):
     """``target.copy_(source)``: the target's old values get no gradient."""
 
-    grad_fn_name = "CopyBackwards"
+    grad_fn_name = "torch::autograd::CopyBackwards"
 
     @staticmethod
     def forward(ctx: FunctionCtx, target: Tensor, source: Tensor) -> Tensor:
@@ -821,32 +933,46 @@ divide = div
 
 
 def _floor_div_scalar(a: Any, b: Any) -> Any:
-    if isinstance(a, int) and isinstance(b, int):
-        if b == 0:
-            raise RuntimeError("ZeroDivisionError")
+    """``a // b`` rounding down; Python's ``//`` already matches PyTorch,
+    except at a zero divisor."""
+    try:
         return a // b
-    quotient = ieee_div(a, b)
-    return float(math.floor(quotient)) if math.isfinite(quotient) else quotient
+    except ZeroDivisionError:
+        if isinstance(a, int) and isinstance(b, int):
+            raise RuntimeError("ZeroDivisionError") from None
+        return ieee_div(a, b)
 
 
 def floor_divide(input: Operand, other: Operand) -> Tensor:
-    """``input // other``, rounding down. Not differentiable."""
-    return binary(_floor_div_scalar, input, other, result_type(input, other))
+    """``input // other``, rounding down. Not differentiable.
+
+    Raises:
+        RuntimeError: For an integer division by zero (``ZeroDivisionError``).
+        NotImplementedError: For two bools.
+    """
+    d = result_type(input, other)
+    if d is dtypes.bool_:
+        raise _not_implemented("div_floor_cpu", d)
+    return binary(_floor_div_scalar, input, other, d)
 
 
 def _remainder_scalar(a: Any, b: Any) -> Any:
-    if isinstance(a, int) and isinstance(b, int):
-        if b == 0:
-            raise RuntimeError("ZeroDivisionError")
+    """``a % b`` with the sign of ``b``, like Python's ``%``; ``nan`` for a
+    float divided by zero."""
+    try:
         return a % b
-    if b == 0:
+    except ZeroDivisionError:
+        if isinstance(a, int) and isinstance(b, int):
+            raise RuntimeError("ZeroDivisionError") from None
         return math.nan
-    return a - b * math.floor(a / b) if math.isfinite(a) else math.nan
 
 
 def remainder(input: Operand, other: Operand) -> Tensor:
     """``input % other`` with the sign of ``other``, as Python's ``%``."""
-    return binary(_remainder_scalar, input, other, result_type(input, other))
+    d = result_type(input, other)
+    if d is dtypes.bool_:
+        raise _not_implemented("remainder_cpu", d)
+    return binary(_remainder_scalar, input, other, d)
 
 
 def pow(input: Operand, exponent: Operand) -> Tensor:
@@ -933,8 +1059,23 @@ def square(input: Tensor) -> Tensor:
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    """Limits every element to ``[min, max]``."""
+    """Limits every element to ``[min, max]``; the bounds may be numbers or tensors.
+
+    Raises:
+        RuntimeError: If both bounds are None.
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return ClampTensor.apply(input, _as_tensor(min), _as_tensor(max))
     return Clamp.apply(input, min=min, max=max)
+
+
+def _as_tensor(value: Operand | None) -> Tensor | None:
+    """A Python number as a 0-d tensor of its own dtype (None stays None)."""
+    if value is None or isinstance(value, Tensor):
+        return value
+    return from_values([value], (), dtypes.scalar_dtype(value))
 
 
 clip = clamp
@@ -950,13 +1091,23 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:
     return ClampMax.apply(input, max=max)
 
 
+def _check_tensor(name: str, other: Any) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'other' (position 2) must be Tensor, not "
+            f"{type(other).__name__}"
+        )
+
+
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise maximum of two tensors (nan wins)."""
+    _check_tensor("maximum", other)
     return Maximum.apply(input, other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise minimum of two tensors (nan wins)."""
+    _check_tensor("minimum", other)
     return Minimum.apply(input, other)
 
 
@@ -1036,3 +1187,44 @@ def logical_or(input: Operand, other: Operand) -> Tensor:
 def logical_xor(input: Operand, other: Operand) -> Tensor:
     """True where exactly one is non-zero."""
     return binary(lambda a, b: bool(a) != bool(b), input, other, result_type(input, other), dtypes.bool_)
+
+
+def _bitwise(kernel: str, function: Any, input: Operand, other: Operand) -> Tensor:
+    """A bitwise operation: on the bits of integers, logical on bools."""
+    d = result_type(input, other)
+    if d.is_floating_point:
+        raise _not_implemented(kernel, d)
+    return binary(function, input, other, d)
+
+
+def bitwise_and(input: Operand, other: Operand) -> Tensor:
+    """``input & other``: bitwise AND of integers, logical AND of bools."""
+    return _bitwise("bitwise_and_cpu", operator.and_, input, other)
+
+
+def bitwise_or(input: Operand, other: Operand) -> Tensor:
+    """``input | other``: bitwise OR of integers, logical OR of bools."""
+    return _bitwise("bitwise_or_cpu", operator.or_, input, other)
+
+
+def bitwise_xor(input: Operand, other: Operand) -> Tensor:
+    """``input ^ other``: bitwise XOR of integers, logical XOR of bools."""
+    return _bitwise("bitwise_xor_cpu", operator.xor, input, other)
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    """Flips every bit of an integer (``~5 == -6``); logical NOT of a bool."""
+    if input.dtype.is_floating_point:
+        raise _not_implemented("bitwise_not_cpu", input.dtype)
+    if input.dtype is dtypes.bool_:
+        return unary(operator.not_, input)
+    return unary(operator.invert, input)
+
+
+def invert(input: Tensor) -> Tensor:
+    """The ``~`` operator: :func:`bitwise_not`, refused for floats."""
+    if input.dtype.is_floating_point:
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+        )
+    return bitwise_not(input)

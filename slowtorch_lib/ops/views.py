@@ -11,28 +11,49 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence, Union
 
-from slowtorch_lib._strides import contiguous_strides, normalize_dim, numel
+from slowtorch_lib._storage import Storage
+from slowtorch_lib._strides import (
+    contiguous_strides,
+    normalize_dim,
+    normalize_dims,
+    numel,
+    position_list,
+)
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.function import Function, FunctionCtx, gradient_edge
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 
 __all__ = [
     "view", "reshape", "contiguous", "transpose", "t", "permute", "unsqueeze",
     "squeeze", "expand", "narrow", "select", "slice_dim", "flatten", "split",
-    "chunk", "unbind", "detach", "view_strides", "as_view",
+    "chunk", "unbind", "detach", "alias", "as_strided", "view_strides", "as_view",
+    "CopySlices", "rebase_history", "refresh_view_history",
 ]
 
 
 def as_view(
     tensor: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
 ) -> Tensor:
-    """A tensor reading ``tensor``'s storage with another shape, stride, offset."""
-    return Tensor._make(tensor._storage, shape, stride, offset, tensor._base if tensor._base is not None else tensor)
+    """A tensor reading ``tensor``'s storage with another shape, stride, offset.
+
+    Its ``_base`` is the tensor that owns the storage (never another view),
+    and it remembers the storage version its history was recorded at: if the
+    storage is later changed in place, :func:`refresh_view_history` gives the
+    view a new ``grad_fn`` that reads from the changed base.
+    """
+    base = tensor._base if tensor._base is not None else tensor
+    result = Tensor._make(tensor._storage, shape, stride, offset, base)
+    result._view_version = tensor._storage.version
+    return result
 
 
 def detach(tensor: Tensor) -> Tensor:
-    """The same storage and view, as a new leaf that does not require grad."""
-    return Tensor._make(tensor._storage, tensor._shape, tensor._stride, tensor._offset,
-                        tensor._base if tensor._base is not None else tensor)
+    """The same storage and geometry, as a new leaf that does not require grad.
+
+    It shares the numbers but not the history, so it is not a view for
+    autograd (its ``_base`` is None) and may be changed in place freely.
+    """
+    return Tensor._make(tensor._storage, tensor._shape, tensor._stride, tensor._offset)
 
 
 # ----------------------------------------------------------------------
@@ -44,19 +65,29 @@ def infer_shape(shape: Sequence[int], count: int) -> tuple[int, ...]:
     """Fills in a ``-1`` in ``shape`` so that it holds ``count`` elements.
 
     Raises:
-        RuntimeError: If more than one ``-1`` is given, or the shape cannot
-            hold exactly ``count`` elements.
+        RuntimeError: If more than one ``-1`` is given, a size is below -1, or
+            the shape cannot hold exactly ``count`` elements.
     """
     shape = tuple(int(s) for s in shape)
     unknown = [i for i, size in enumerate(shape) if size == -1]
     if len(unknown) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for size in shape:
+    for i, size in enumerate(shape):
         if size < -1:
-            raise RuntimeError(f"invalid shape dimension {size}")
+            raise RuntimeError(
+                f"invalid shape dimension {size} at index {i} of shape {list(shape)}"
+            )
     known = numel(s for s in shape if s != -1)
     if unknown:
-        if known == 0 or count % known:
+        if known == 0:
+            if count == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {list(shape)} "
+                    "because the unspecified dimension size -1 can be any value and "
+                    "is ambiguous"
+                )
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {count}")
+        if count % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {count}")
         index = unknown[0]
         return shape[:index] + (count // known,) + shape[index + 1 :]
@@ -70,38 +101,42 @@ def view_strides(
 ) -> Optional[tuple[int, ...]]:
     """Strides that read the same elements in ``new_shape``, or None if impossible.
 
-    Neighbouring dimensions whose strides chain (``stride[i] == stride[i+1] *
-    size[i+1]``) form one block that can be cut into any sizes with the same
-    product. A transposed tensor's dimensions do not chain, so ``.view``
+    The old dimensions are grouped into *chunks*, innermost first: a chunk
+    grows outwards while the next dimension's stride continues it (equals the
+    chunk's element count times its innermost stride). Inside a chunk the
+    elements are evenly spaced, so it can be cut into any new sizes with the
+    same product. A transposed tensor's dimensions do not chain, so ``.view``
     cannot merge them and ``.reshape`` has to copy.
+
+    New dimensions of size 1 take the stride "one past" the dimensions placed
+    so far in their chunk; the results match PyTorch's strides exactly.
     """
     if numel(shape) == 0:
+        if tuple(shape) == tuple(new_shape):
+            return tuple(strides)
         return contiguous_strides(new_shape)
-    # Blocks of chained dimensions, outermost first: (element count, inner stride).
-    blocks: list[list[int]] = []
-    for size, stride in zip(shape, strides):
-        if size == 1:
-            continue
-        if blocks and blocks[-1][1] == stride * size:
-            blocks[-1] = [blocks[-1][0] * size, stride]
-        else:
-            blocks.append([size, stride])
+    if not shape:
+        return (1,) * len(new_shape)
+    # Each chunk: (number of elements, stride of its innermost dimension).
+    chunks: list[tuple[int, int]] = []
+    count, inner = 1, strides[-1]
+    for d in reversed(range(len(shape))):
+        count *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != count * inner):
+            chunks.append((count, inner))
+            if d > 0:
+                count, inner = 1, strides[d - 1]
     result = [0] * len(new_shape)
-    remaining = 1
-    step = 1
-    for d in reversed(range(len(new_shape))):
-        size = new_shape[d]
-        if size != 1 and remaining == 1:
-            if not blocks:
-                return None
-            remaining, step = blocks.pop()
-        if size != 1:
-            if remaining % size:
-                return None
-            remaining //= size
-        result[d] = step
-        step *= size
-    if blocks or remaining != 1:
+    d = len(new_shape) - 1
+    for count, inner in chunks:
+        placed = 1
+        while d >= 0 and (placed < count or new_shape[d] == 1):
+            result[d] = placed * inner
+            placed *= new_shape[d]
+            d -= 1
+        if placed != count:
+            return None
+    if d != -1:
         return None
     return tuple(result)
 
@@ -393,7 +428,7 @@ def squeeze(input: Tensor, dim: Union[int, Sequence[int], None] = None) -> Tenso
         return Squeeze.apply(input, dims=tuple(range(ndim)))
     if isinstance(dim, int):
         return SqueezeDim.apply(input, dims=(normalize_dim(dim, ndim),))
-    return SqueezeDims.apply(input, dims=tuple(normalize_dim(d, ndim) for d in dim))
+    return SqueezeDims.apply(input, dims=normalize_dims(tuple(dim), ndim))
 
 
 def expand(input: Tensor, shape: Sequence[int]) -> Tensor:
@@ -443,9 +478,10 @@ class Select(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, index: int) -> Tensor:
         if x.dim() == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in "
-                             "Python or `tensor.item<T>()` in C++ to convert a 0-dim "
-                             "tensor to a number")
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+            )
         dim = normalize_dim(dim, x.dim())
         size = x._shape[dim]
         if not -size <= index < size:
@@ -483,8 +519,7 @@ class Slice(Function):
         length = max(0, (stop - start + step - 1) // step)
         shape = x._shape[:dim] + (length,) + x._shape[dim + 1 :]
         stride = x._stride[:dim] + (x._stride[dim] * step,) + x._stride[dim + 1 :]
-        offset = x._offset + (start * x._stride[dim] if length else 0)
-        return as_view(x, shape, stride, offset)
+        return as_view(x, shape, stride, x._offset + start * x._stride[dim])
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -497,7 +532,18 @@ class Slice(Function):
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
-    """``input`` at ``index`` along ``dim``; that dimension goes away (a view)."""
+    """``input`` at ``index`` along ``dim``; that dimension goes away (a view).
+
+    Raises:
+        IndexError: If ``dim`` or ``index`` is out of range.
+    """
+    if input.dim():
+        size = input._shape[normalize_dim(dim, input.dim())]
+        if not -size <= index < size:
+            raise IndexError(
+                f"select(): index {index} out of range for tensor of size "
+                f"{list(input._shape)} at dimension {dim}"
+            )
     return Select.apply(input, dim=dim, index=index)
 
 
@@ -509,8 +555,12 @@ def slice_dim(
     Raises:
         ValueError: If ``step`` is not positive (PyTorch has no negative steps).
     """
-    if step <= 0:
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
         raise ValueError("step must be greater than zero")
+    if input.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     dim = normalize_dim(dim, input.dim())
     first, last, _ = slice(start, stop).indices(input._shape[dim])
     return Slice.apply(input, dim=dim, start=first, stop=max(first, last), step=step)
@@ -520,9 +570,16 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``dim`` from ``start`` (a view)."""
     dim = normalize_dim(dim, input.dim())
     size = input._shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], "
+            f"but got {start})"
+        )
     if start < 0:
         start += size
-    if not 0 <= start <= size or length < 0 or start + length > size:
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
         raise RuntimeError(
             f"start ({start}) + length ({length}) exceeds dimension size ({size})."
         )
@@ -539,7 +596,9 @@ class Split(Function):
     grad_fn_name = "SplitBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, sizes: tuple[int, ...], dim: int
+    ) -> tuple[Tensor, ...]:
         ctx.dim = dim
         pieces = []
         start = 0
@@ -585,17 +644,30 @@ class Unbind(Function):
 
 
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
-    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the
-    listed sizes."""
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of
+    the listed sizes; each piece is a view."""
     dim = normalize_dim(dim, input.dim())
     length = input._shape[dim]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
-        if size <= 0 and length:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {length}")
-        sizes = tuple(min(size, length - start) for start in range(0, length, size)) or (0,)
+        if size < 0:
+            raise RuntimeError(
+                f"split expects split_size be non-negative, but got split_size={size}"
+            )
+        if size == 0 and length:
+            raise RuntimeError(
+                "split_size can only be 0 if dimension size is 0, but got dimension "
+                f"size of {length}"
+            )
+        starts = range(0, length, size) if size else range(0)
+        sizes = tuple(min(size, length - start) for start in starts) or (0,)
         return Split.apply(input, sizes=sizes, dim=dim)
     sizes = tuple(split_size_or_sections)
+    if any(size < 0 for size in sizes):
+        raise RuntimeError(
+            "split_with_sizes expects split_sizes have only non-negative entries, "
+            f"but got split_sizes={list(sizes)}"
+        )
     if sum(sizes) != length:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {length} (input "
@@ -607,7 +679,7 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Ten
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``chunks`` pieces of (nearly) equal size along ``dim``."""
     if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " f"{chunks}")
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     dim = normalize_dim(dim, input.dim())
     length = input._shape[dim]
     size = max(1, -(-length // chunks))
@@ -615,5 +687,167 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    """The slices along ``dim``, as a tuple of views."""
+    """The slices along ``dim``, as a tuple of views.
+
+    Raises:
+        IndexError: For a 0-d tensor, or if ``dim`` is out of range.
+    """
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return Unbind.apply(input, dim=normalize_dim(dim, input.dim()))
+
+
+# ----------------------------------------------------------------------
+# The whole tensor as a view: alias
+# ----------------------------------------------------------------------
+
+
+class Alias(Function):
+    """The same geometry, as a new view (``x[...]``). The gradient passes through."""
+
+    grad_fn_name = "AliasBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return as_view(x, x._shape, x._stride, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output
+
+
+def alias(input: Tensor) -> Tensor:
+    """A new view of all of ``input``."""
+    return Alias.apply(input)
+
+
+# ----------------------------------------------------------------------
+# Writing through a view: as_strided and CopySlices
+# ----------------------------------------------------------------------
+
+
+class AsStrided(Function):
+    """Any geometry over the storage of ``x``, which must be a base (not a view).
+
+    This is the history a view gets when its base is changed in place: the
+    view's elements are re-read from the changed base. The backward adds each
+    gradient element to the base element that sits in the same storage cell.
+    """
+
+    grad_fn_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        *,
+        shape: tuple[int, ...],
+        stride: tuple[int, ...],
+        offset: int,
+    ) -> Tensor:
+        # Row-major index in x of the element in each storage cell.
+        cell_to_index = {
+            cell: i for i, cell in enumerate(position_list(x._shape, x._stride, x._offset))
+        }
+        ctx.input_shape = x._shape
+        ctx.positions = [cell_to_index[cell] for cell in position_list(shape, stride, offset)]
+        return as_view(x, shape, stride, offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        from slowtorch_lib.ops.indexing import index_add_into_zeros
+
+        return index_add_into_zeros(grad_output, ctx.positions, ctx.input_shape)
+
+
+def as_strided(
+    input: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
+) -> Tensor:
+    """A view of ``input``'s storage with this exact geometry."""
+    return AsStrided.apply(input, shape=shape, stride=stride, offset=offset)
+
+
+def refresh_view_history(view: Tensor) -> None:
+    """Gives a view whose storage changed in place a ``grad_fn`` that reads the base.
+
+    A view's ``grad_fn`` describes how it was computed from its base when it
+    was made. After an in-place change of the base (or of another view of it)
+    that is out of date, so the view's history is redone as an
+    :class:`AsStrided` of the base, whose own history includes the change.
+    ``Tensor.grad_fn`` calls this whenever the storage version moved on.
+    """
+    base = view._base
+    assert base is not None
+    view._view_version = view._storage.version
+    if not base.requires_grad:
+        return
+    enabled = GRAD_MODE.enabled
+    GRAD_MODE.enabled = True
+    try:
+        redone = as_strided(base, view._shape, view._stride, view._offset)
+    finally:
+        GRAD_MODE.enabled = enabled
+    assert redone._grad_fn is not None
+    view._set_history(redone._grad_fn, 0)
+
+
+class CopySlices(FunctionCtx):
+    """The history of a base after an in-place operation on one of its views.
+
+    ``b[0].mul_(2)`` changes the elements of ``b`` that ``b[0]`` covers and
+    leaves the others alone. So this node, given the gradient of the new
+    ``b``, sends the gradient of the untouched elements straight to the old
+    ``b``, and runs the in-place operation's own backward (``fn``, here
+    ``MulBackward0``) on the covered part. The node is made by hand rather
+    than by ``Function.apply``, because it wraps the node of another call.
+
+    Its inputs are the old base, then the in-place operation's inputs other
+    than the view itself (``y`` in ``b[0].mul_(y)``).
+    """
+
+    def __init__(self, base: Tensor, view: Tensor, fn: FunctionCtx) -> None:
+        super().__init__()
+        self.fn = fn
+        self.base_geometry = (base._shape, base._stride, base._offset, len(base._storage))
+        self.view_geometry = (view._shape, view._stride, view._offset)
+        base_edge = gradient_edge(base) if base.requires_grad else (None, 0)
+        base_meta = (base._shape, base.dtype) if base.requires_grad else None
+        self.next_functions = (base_edge,) + fn.next_functions[1:]
+        self._input_meta = (base_meta,) + fn._input_meta[1:]
+        self.needs_input_grad = (base.requires_grad,) + fn.needs_input_grad[1:]
+        self._output_meta = ((base._shape, base.dtype),)
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def apply(self, *grad_outputs: Optional[Tensor]) -> tuple[Optional[Tensor], ...]:
+        (grad,) = grad_outputs
+        assert grad is not None
+        shape, stride, offset, cells = self.base_geometry
+        # A gradient laid out in storage exactly as the base is, so that the
+        # view's geometry picks out the covered elements.
+        result = Tensor._make(Storage([0] * cells, grad.dtype), shape, stride, offset)
+        result.copy_(grad)
+        covered = as_strided(result, *self.view_geometry)
+        grads = self.fn.apply(covered.clone())
+        if grads[0] is None:
+            covered.zero_()
+        else:
+            covered.copy_(grads[0])
+        return (result,) + tuple(grads[1:])
+
+    def _free(self) -> None:
+        self.fn._free()
+        super()._free()
+
+
+def rebase_history(view: Tensor, fn: FunctionCtx) -> None:
+    """Records an in-place operation on ``view``, whose node is ``fn``.
+
+    The base takes a :class:`CopySlices` node as its history, and the view a
+    fresh :class:`AsStrided` history that reads from the new base.
+    """
+    base = view._base
+    assert base is not None
+    base._set_history(CopySlices(base, view, fn), 0)
+    refresh_view_history(view)

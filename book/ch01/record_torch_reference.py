@@ -1,0 +1,44 @@
+"""Records PyTorch's speed on the matrix product timed in chapter 1.
+
+The book is built without PyTorch installed, so the chapter reads these
+numbers from ``torch_reference.json`` when ``import torch`` fails. Rerun
+this script (with PyTorch installed) to refresh them::
+
+    python book/ch01/record_torch_reference.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from pathlib import Path
+
+import torch
+from timing import seconds_per_call
+
+SIZE = 64  # the chapter multiplies two SIZE x SIZE float32 matrices
+OUTPUT = Path(__file__).with_name("torch_reference.json")
+
+
+def main() -> None:
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    a = torch.randn(SIZE, SIZE)
+    b = torch.randn(SIZE, SIZE)
+    record = {
+        "torch_version": torch.__version__,
+        "python_version": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "threads": torch.get_num_threads(),
+        "size": SIZE,
+        "dtype": "float32",
+        "matmul_seconds": seconds_per_call(lambda: a @ b),
+    }
+    OUTPUT.write_text(json.dumps(record, indent=2) + "\n")
+    print(json.dumps(record, indent=2))
+
+
+if __name__ == "__main__":
+    main()

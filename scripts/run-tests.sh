@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Everything CI checks, in order: set-up (as build-book.sh, plus requirements-test.txt with
+# torch==2.13.0 CPU and playwright, and Debian's chromium), then mypy, ruff, pytest on
+# tests/, nbval on solutions/ and exercises/, the book build, and the browser tests.
+# Every step runs even when an earlier one failed; the script exits 1 if any failed.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+setup_book
+pip_sync requirements-test.txt
+if [ ! -x /usr/bin/chromium ]; then
+    apt_install chromium || die "the browser tests need /usr/bin/chromium \
+(sudo apt-get install chromium)"
+fi
+
+failed=()
+passed=()
+step() {
+    local name="$1"
+    shift
+    log "$name: $*"
+    local start=$SECONDS
+    if "$@"; then
+        passed+=("$name")
+        echo "--> $name: ok ($((SECONDS - start)) s)"
+    else
+        failed+=("$name")
+        echo "--> $name: FAILED ($((SECONDS - start)) s)"
+    fi
+}
+
+cd "$ROOT"
+# nbval: regex replacements for outputs that legitimately differ between runs, if present.
+sanitize=()
+[ -f "$ROOT/solutions/nbval_sanitize.cfg" ] \
+    && sanitize=(--nbval-sanitize-with "$ROOT/solutions/nbval_sanitize.cfg")
+
+step mypy "$VENV/bin/mypy" slowtorch_lib
+step ruff "$VENV/bin/ruff" check .
+step pytest "$VENV/bin/pytest" tests -m "not browser" -p no:cacheprovider
+step nbval-solutions "$VENV/bin/pytest" --nbval --nbval-current-env "${sanitize[@]}" \
+    -p no:cacheprovider solutions/
+step nbval-exercises "$VENV/bin/pytest" --nbval-lax --nbval-current-env \
+    -p no:cacheprovider exercises/
+step book build_book
+if [[ " ${failed[*]} " == *" book "* ]]; then
+    failed+=("browser (not run: the book did not build)")
+else
+    step browser env SLOWTORCH_REQUIRE_BROWSER=1 "$VENV/bin/pytest" tests/browser \
+        -m browser -p no:cacheprovider
+fi
+
+echo
+echo "run-tests: steps ok: ${passed[*]:-none}"
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "run-tests: steps FAILED: ${failed[*]}"
+    exit 1
+fi
+echo "run-tests: every step succeeded"

@@ -1,0 +1,314 @@
+"""The one table of differentiable operations that the parity tests run.
+
+Each :class:`OpCase` applies one operation the same way to either library:
+``fn(lib, *inputs)`` where ``lib`` is ``slowtorch_lib`` or ``torch``, and
+the inputs are float64 tensors built by :func:`make_inputs` from fixed
+pseudo-random values in the case's domain (positive for ``log``, away from
+zero for ``abs``, ...). ``tests/test_op_table.py`` checks, for every case,
+the forward value, each input's gradient and the ``grad_fn`` name against
+torch, and the gradient against finite differences (without torch).
+
+This module must not import torch: the finite-difference test runs without it.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence, Union
+
+Shape = tuple[int, ...]
+
+# Where the values of an input are drawn from.
+DOMAINS: dict[str, Callable[[random.Random], float]] = {
+    "real": lambda rng: rng.uniform(-2.0, 2.0),
+    "positive": lambda rng: rng.uniform(0.5, 2.0),
+    "unit": lambda rng: rng.uniform(-0.9, 0.9),
+    # |v| >= 0.25: far from the kink of abs, relu, sign-dependent ops.
+    "nonzero": lambda rng: rng.choice((-1.0, 1.0)) * rng.uniform(0.25, 2.0),
+}
+
+
+@dataclass(frozen=True)
+class OpCase:
+    """One operation applied one way.
+
+    Attributes:
+        name: Unique id (the pytest id).
+        fn: ``fn(lib, *inputs)``; returns a tensor or a tuple of tensors.
+        shapes: One shape per input.
+        domain: A key of :data:`DOMAINS`, for all inputs or one per input.
+        requires_grad: Per input; by default every input requires grad.
+        gradcheck: False where finite differences cannot work (a float32
+            round trip).
+    """
+
+    name: str
+    fn: Callable[..., Any]
+    shapes: tuple[Shape, ...]
+    domain: Union[str, tuple[str, ...]] = "real"
+    requires_grad: Union[tuple[bool, ...], None] = None
+    gradcheck: bool = True
+
+    def domains(self) -> tuple[str, ...]:
+        if isinstance(self.domain, str):
+            return (self.domain,) * len(self.shapes)
+        return self.domain
+
+    def needs_grad(self) -> tuple[bool, ...]:
+        return self.requires_grad or (True,) * len(self.shapes)
+
+
+def _nest(values: list[float], shape: Shape) -> Any:
+    """A flat list as nested lists of ``shape`` (a float for shape ``()``)."""
+    if not shape:
+        return values[0]
+    for size in reversed(shape[1:]):
+        values = [values[i : i + size] for i in range(0, len(values), size)]  # type: ignore
+    return values
+
+
+def input_values(case: OpCase) -> list[Any]:
+    """The nested input values of a case: the same on every run."""
+    rng = random.Random(zlib.crc32(case.name.encode()))
+    result = []
+    for shape, domain in zip(case.shapes, case.domains()):
+        count = 1
+        for size in shape:
+            count *= size
+        draw = DOMAINS[domain]
+        result.append(_nest([round(draw(rng), 6) for _ in range(count)], shape))
+    return result
+
+
+def make_inputs(case: OpCase, lib: Any) -> list[Any]:
+    """The case's inputs as float64 leaf tensors of ``lib``."""
+    return [
+        lib.tensor(values, dtype=lib.float64, requires_grad=needs)
+        for values, needs in zip(input_values(case), case.needs_grad())
+    ]
+
+
+def outputs_of(result: Any) -> list[Any]:
+    """The result of a case as a list of tensors (tuples are flattened)."""
+    return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
+def _case(name: str, fn: Callable[..., Any], *shapes: Sequence[int], **options: Any) -> OpCase:
+    return OpCase(name, fn, tuple(tuple(s) for s in shapes), **options)
+
+
+def _view_then_change_base(L: Any, x: Any, y: Any) -> Any:
+    """A view read after its base changed in place (torch: AsStridedBackward0)."""
+    base = x * 1
+    view = base.view(6)
+    base.mul_(y)
+    return view
+
+
+def _change_through_view(L: Any, x: Any, y: Any) -> Any:
+    """An in-place change of a view of a non-leaf (torch: CopySlices)."""
+    base = x * 1
+    base[0].mul_(y)
+    return base
+
+
+def _setitem(L: Any, x: Any, y: Any) -> Any:
+    """``b[1] = y`` on a non-leaf (torch: CopySlices)."""
+    base = x * 1
+    base[1] = y
+    return base
+
+
+def _setitem_tensor_index(L: Any, x: Any, y: Any) -> Any:
+    """``b[index_tensor] = y`` on a non-leaf (torch: IndexPutBackward0)."""
+    base = x * 1
+    base[L.tensor([1, 0])] = y
+    return base
+
+
+M = (2, 3)  # a small matrix
+
+CASES: list[OpCase] = [
+    # ---------------- arithmetic ----------------
+    _case("add", lambda L, x, y: x + y, M, M),
+    _case("add_broadcast_row", lambda L, x, y: x + y, (2, 3), (3,)),
+    _case("add_broadcast_both", lambda L, x, y: x + y, (3, 1), (1, 4)),
+    _case("add_broadcast_0d", lambda L, x, y: x + y, (2, 3), ()),
+    _case("add_scalar", lambda L, x: x + 1.5, M),
+    _case("add_alpha", lambda L, x, y: L.add(x, y, alpha=2.5), M, M),
+    _case("radd_scalar", lambda L, x: 2 + x, M),
+    _case("sub", lambda L, x, y: x - y, M, (3,)),
+    _case("sub_alpha", lambda L, x, y: L.sub(x, y, alpha=0.5), M, M),
+    _case("rsub_scalar", lambda L, x: 2 - x, M),
+    _case("mul", lambda L, x, y: x * y, M, M),
+    _case("mul_broadcast", lambda L, x, y: x * y, (2, 3, 4), (4,)),
+    _case("mul_scalar", lambda L, x: x * 3.0, M),
+    _case("mul_self", lambda L, x: x * x, M),
+    _case("div", lambda L, x, y: x / y, M, M, domain=("real", "positive")),
+    _case("div_broadcast", lambda L, x, y: x / y, (2, 3), (2, 1), domain=("real", "nonzero")),
+    _case("div_scalar", lambda L, x: x / 4.0, M),
+    _case("rdiv_scalar", lambda L, x: 2.0 / x, M, domain="nonzero"),
+    _case("neg", lambda L, x: -x, M),
+    _case("x_times_y_plus_x", lambda L, x, y: (x * y + x).sum(), M, M),
+    _case("only_second_input_grad", lambda L, x, y: x * y, M, M,
+          requires_grad=(False, True)),
+    # ---------------- powers ----------------
+    _case("pow_2", lambda L, x: x ** 2, M),
+    _case("pow_3_negative_base", lambda L, x: x.pow(3), M),
+    _case("pow_half", lambda L, x: x ** 0.5, M, domain="positive"),
+    _case("pow_negative", lambda L, x: x ** -1.5, M, domain="positive"),
+    _case("pow_0", lambda L, x: x ** 0, M),
+    _case("pow_tensor", lambda L, x, y: x ** y, M, M, domain=("positive", "real")),
+    _case("pow_tensor_broadcast", lambda L, x, y: L.pow(x, y), M, (3,),
+          domain=("positive", "real")),
+    _case("rpow_scalar", lambda L, x: 2.0 ** x, M),
+    _case("square", lambda L, x: L.square(x), M),
+    _case("sqrt", lambda L, x: L.sqrt(x), M, domain="positive"),
+    _case("rsqrt", lambda L, x: L.rsqrt(x), M, domain="positive"),
+    _case("reciprocal", lambda L, x: L.reciprocal(x), M, domain="nonzero"),
+    # ---------------- unary functions ----------------
+    _case("abs", lambda L, x: L.abs(x), M, domain="nonzero"),
+    _case("exp", lambda L, x: L.exp(x), M),
+    _case("log", lambda L, x: L.log(x), M, domain="positive"),
+    _case("sin", lambda L, x: L.sin(x), M),
+    _case("cos", lambda L, x: L.cos(x), M),
+    _case("tanh", lambda L, x: L.tanh(x), M),
+    _case("sigmoid", lambda L, x: L.sigmoid(x), M),
+    _case("relu", lambda L, x: L.relu(x), M, domain="nonzero"),
+    _case("exp_of_log_chain", lambda L, x: L.exp(L.log(x) * 2).sum(), M, domain="positive"),
+    # ---------------- clamp, max/min, where ----------------
+    _case("clamp_both", lambda L, x: L.clamp(x, -0.5, 0.7), (3, 4)),
+    _case("clamp_min", lambda L, x: x.clamp(min=0.1), (3, 4)),
+    _case("clamp_max", lambda L, x: x.clamp(max=0.1), (3, 4)),
+    _case("clamp_min_fn", lambda L, x: L.clamp_min(x, -0.3), (3, 4)),
+    _case("clamp_max_fn", lambda L, x: L.clamp_max(x, 0.3), (3, 4)),
+    _case("clamp_tensor_min", lambda L, x, lo: L.clamp(x, min=lo), (3, 4), (4,)),
+    _case("clamp_tensor_both", lambda L, x, lo, hi: x.clamp(lo, hi + 1.0), (3, 4), (4,), (3, 1)),
+    _case("clip", lambda L, x: L.clip(x, -1.0, 1.0), (3, 4)),
+    _case("maximum", lambda L, x, y: L.maximum(x, y), M, M),
+    _case("maximum_broadcast", lambda L, x, y: L.maximum(x, y), (2, 3), (3,)),
+    _case("minimum", lambda L, x, y: L.minimum(x, y), M, M),
+    _case("where", lambda L, x, y: L.where(x > 0, x, y), M, M),
+    _case("where_broadcast", lambda L, x, y: L.where(y > 0, x, y), (2, 3), (3,)),
+    _case("where_scalar", lambda L, x: L.where(x > 0, x, 0.0), M),
+    _case("masked_fill", lambda L, x: x.masked_fill(x < 0, 0.5), M),
+    # ---------------- copies and casts ----------------
+    _case("clone", lambda L, x: L.clone(x), M),
+    _case("clone_method", lambda L, x: x.clone() * x, M),
+    _case("to_float32", lambda L, x: x.to(L.float32), M, gradcheck=False),
+    _case("float_then_double", lambda L, x: x.float().double(), M, gradcheck=False),
+    _case("contiguous_of_transpose", lambda L, x: x.t().contiguous(), M),
+    # ---------------- in place on a non-leaf ----------------
+    _case("add_inplace", lambda L, x, y: (x * 1).add_(y), M, M),
+    _case("mul_inplace", lambda L, x, y: (x * 1).mul_(y), M, M),
+    _case("inplace_chain", lambda L, x, y: (x * 1).sub_(1.0).mul_(y), M, (3,)),
+    _case("fill_inplace", lambda L, x: (x * 1).fill_(2.0) * x, M),
+    _case("fill_with_tensor", lambda L, x, y: (x * 1).fill_(y), M, ()),
+    _case("copy_inplace", lambda L, x, y: (x * 1).copy_(y), M, (3,)),
+    _case("masked_fill_inplace", lambda L, x: (x * 1).masked_fill_(x > 0, 0.0), M),
+    # ---------------- reductions ----------------
+    _case("sum_all", lambda L, x: x.sum(), M),
+    _case("sum_dim0", lambda L, x: x.sum(0), M),
+    _case("sum_dim_neg_keepdim", lambda L, x: x.sum(-1, keepdim=True), M),
+    _case("sum_dims", lambda L, x: L.sum(x, (0, 2)), (2, 3, 2)),
+    _case("mean_all", lambda L, x: x.mean(), M),
+    _case("mean_dim", lambda L, x: x.mean(dim=1), M),
+    _case("mean_dims_keepdim", lambda L, x: x.mean((0, 1), keepdim=True), (2, 3, 2)),
+    _case("prod_all", lambda L, x: x.prod(), M, domain="nonzero"),
+    _case("prod_dim", lambda L, x: x.prod(1), M, domain="nonzero"),
+    _case("prod_dim_keepdim", lambda L, x: L.prod(x, 0, keepdim=True), M, domain="nonzero"),
+    _case("max_all", lambda L, x: x.max(), M),
+    _case("min_all", lambda L, x: x.min(), M),
+    _case("max_dim", lambda L, x: tuple(x.max(dim=1)), M),
+    _case("min_dim_keepdim", lambda L, x: tuple(L.min(x, 0, keepdim=True)), M),
+    _case("amax", lambda L, x: x.amax(1), M),
+    _case("amin_dims", lambda L, x: L.amin(x, (0, 2)), (2, 3, 2)),
+    _case("var_all", lambda L, x: x.var(), M),
+    _case("var_dim", lambda L, x: x.var(1), M),
+    _case("var_biased_keepdim", lambda L, x: x.var(0, unbiased=False, keepdim=True), (3, 2)),
+    _case("var_correction", lambda L, x: L.var(x, 1, correction=0), M),
+    _case("std_all", lambda L, x: x.std(), M),
+    _case("std_dim", lambda L, x: L.std(x, 0), (3, 2)),
+    # ---------------- matrix products ----------------
+    _case("mm", lambda L, x, y: L.mm(x, y), (2, 3), (3, 4)),
+    _case("mm_transposed_input", lambda L, x, y: x.t().mm(y), (3, 2), (3, 4)),
+    _case("mv", lambda L, x, y: L.mv(x, y), (2, 3), (3,)),
+    _case("dot", lambda L, x, y: L.dot(x, y), (3,), (3,)),
+    _case("dot_self", lambda L, x: x.dot(x), (4,)),
+    _case("bmm", lambda L, x, y: L.bmm(x, y), (2, 2, 3), (2, 3, 2)),
+    _case("matmul_2d", lambda L, x, y: x @ y, (2, 3), (3, 2)),
+    _case("matmul_1d_1d", lambda L, x, y: L.matmul(x, y), (3,), (3,)),
+    _case("matmul_2d_1d", lambda L, x, y: L.matmul(x, y), (2, 3), (3,)),
+    _case("matmul_1d_2d", lambda L, x, y: L.matmul(x, y), (3,), (3, 2)),
+    _case("matmul_3d_2d", lambda L, x, y: x @ y, (2, 2, 3), (3, 2)),
+    _case("matmul_batch_broadcast", lambda L, x, y: x @ y, (2, 1, 2, 3), (3, 3, 2)),
+    _case("matmul_3d_1d", lambda L, x, y: x @ y, (2, 2, 3), (3,)),
+    # ---------------- views ----------------
+    _case("view", lambda L, x: x.view(3, 2), M),
+    _case("view_minus_one", lambda L, x: x.view(-1), (2, 3, 2)),
+    _case("view_as", lambda L, x, y: x.view_as(y), (6,), M, requires_grad=(True, False)),
+    _case("reshape", lambda L, x: x.reshape(6), M),
+    _case("reshape_noncontiguous", lambda L, x: x.t().reshape(6), M),
+    _case("reshape_as", lambda L, x, y: x.reshape_as(y), M, (3, 2),
+          requires_grad=(True, False)),
+    _case("flatten", lambda L, x: L.flatten(x, 1), (2, 3, 2)),
+    _case("transpose", lambda L, x: L.transpose(x, 0, 2), (2, 3, 2)),
+    _case("t", lambda L, x: L.t(x), M),
+    _case("T", lambda L, x: x.T, (2, 3, 2)),
+    _case("mT", lambda L, x: x.mT, (2, 3, 2)),
+    _case("permute", lambda L, x: L.permute(x, (2, 0, 1)), (2, 3, 2)),
+    _case("unsqueeze", lambda L, x: L.unsqueeze(x, 1), M),
+    _case("squeeze_all", lambda L, x: L.squeeze(x), (2, 1, 3, 1)),
+    _case("squeeze_dim", lambda L, x: x.squeeze(1), (2, 1, 3)),
+    _case("squeeze_dims", lambda L, x: x.squeeze((1, 3)), (2, 1, 3, 1)),
+    _case("expand", lambda L, x: x.expand(2, 3), (1, 3)),
+    _case("expand_new_dims", lambda L, x: x.expand(2, 3, 4), (3, 1)),
+    _case("expand_as", lambda L, x, y: x.expand_as(y), (3,), M, requires_grad=(True, False)),
+    _case("narrow", lambda L, x: L.narrow(x, 1, 1, 2), (3, 4)),
+    _case("select", lambda L, x: L.select(x, 1, 2), (3, 4)),
+    _case("split", lambda L, x: L.split(x, 2, dim=1), (2, 5)),
+    _case("split_sizes", lambda L, x: x.split([1, 3], 0), (4, 2)),
+    _case("chunk", lambda L, x: L.chunk(x, 2, 0), (4, 2)),
+    _case("unbind", lambda L, x: L.unbind(x, 1), M),
+    _case("views_chain", lambda L, x: x.t().unsqueeze(0).expand(2, 3, 2).sum(), M),
+    _case("view_after_base_changed", _view_then_change_base, M, M),
+    _case("inplace_through_view", _change_through_view, M, (3,)),
+    _case("setitem", _setitem, M, (3,)),
+    _case("setitem_tensor_index", _setitem_tensor_index, M, (2, 3)),
+    # ---------------- indexing ----------------
+    _case("index_ellipsis_alias", lambda L, x: x[...], M),
+    _case("index_int", lambda L, x: x[1], (3, 4)),
+    _case("index_negative", lambda L, x: x[-1, -2], (3, 4)),
+    _case("index_slice", lambda L, x: x[1:], (3, 4)),
+    _case("index_slice_step", lambda L, x: x[:, ::2], (3, 4)),
+    _case("index_none_ellipsis", lambda L, x: x[..., None, 1:3], (2, 4)),
+    _case("index_twice", lambda L, x: x[0] * x[1], (2, 3)),
+    _case("index_tensor", lambda L, x: x[L.tensor([2, 0])], (3, 4)),
+    _case("index_tensor_repeated", lambda L, x: x[L.tensor([1, 1, 0, 1])], (3,)),
+    _case("index_list", lambda L, x: x[:, [0, 2, 2]], (2, 3)),
+    _case("index_two_tensors", lambda L, x: x[L.tensor([0, 2]), L.tensor([1, 1])], (3, 4)),
+    _case("index_bool_mask", lambda L, x: x[x > 0], (3, 4)),
+    # ---------------- joining ----------------
+    _case("cat", lambda L, x, y: L.cat([x, y]), (2, 3), (1, 3)),
+    _case("cat_dim1", lambda L, x, y: L.cat((x, y), dim=1), (2, 3), (2, 1)),
+    _case("cat_negative_dim_self", lambda L, x: L.cat([x, x * 2], -1), M),
+    _case("concat", lambda L, x, y: L.concat([x, y], 0), (1, 2), (2, 2)),
+    _case("stack", lambda L, x, y: L.stack([x, y]), M, M),
+    _case("stack_dim_last", lambda L, x, y: L.stack((x, y), dim=-1), (3,), (3,)),
+    # ---------------- small networks ----------------
+    _case("linear_relu_mean",
+          lambda L, x, w, b: L.relu(x @ w.t() + b).mean(), (4, 3), (2, 3), (2,)),
+    _case("softmax_by_hand",
+          lambda L, x: (x.exp() / x.exp().sum(1, keepdim=True)), M),
+    _case("mse", lambda L, x, y: ((x - y) ** 2).mean(), (4,), (4,)),
+]
+
+
+def case_by_name(name: str) -> OpCase:
+    """The case called ``name``."""
+    for case in CASES:
+        if case.name == name:
+            return case
+    raise KeyError(name)
