@@ -13,11 +13,15 @@ The cases of chapter ``N`` live in ``course/checks/chNN.py``, in a dict
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib
+import io
 import math
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 __all__ = ["Case", "Exercise", "Raised", "case", "check", "check_line", "load"]
 
@@ -34,10 +38,10 @@ class Case:
     """
 
     args: tuple[Any, ...]
-    hint: Optional[str] = None
+    hint: str | None = None
 
 
-def case(*args: Any, hint: Optional[str] = None) -> Case:
+def case(*args: Any, hint: str | None = None) -> Case:
     """Shorthand: ``case((2, 3), hint="...")``."""
     return Case(args, hint)
 
@@ -106,8 +110,8 @@ class Exercise:
     cases: Sequence[Case]
     hint: str
     run: Callable[..., Any] = call
-    same: Optional[Callable[[tuple[Any, ...], Any, Any], bool]] = None
-    describe: Optional[Callable[[str, tuple[Any, ...]], str]] = None
+    same: Callable[[tuple[Any, ...], Any, Any], bool] | None = None
+    describe: Callable[[str, tuple[Any, ...]], str] | None = None
     expected_label: str = "expected"
 
 
@@ -163,12 +167,19 @@ def check_line(exercise_id: str, impl: Any) -> str:
 
 
 def check(exercise_id: str, impl: Any) -> None:
-    """Checks a student's answer and prints one line. Never raises."""
+    """Checks a student's answer and prints one line. Never raises.
+
+    Whatever the answer itself prints (debugging output, warnings) is dropped,
+    so the line is all the cell shows.
+    """
+    quiet = io.StringIO()
     try:
-        line = check_line(exercise_id, impl)
+        with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+            line = check_line(exercise_id, impl)
     except Exception as error:  # noqa: BLE001  (the notebook must keep running)
         line = f"exercise {exercise_id}: could not be checked ({one_line(repr(error))})."
-    print(line)
+    sys.stdout.write(line + "\n")  # one write: the notebook gets the line in one piece
+    sys.stdout.flush()
 
 
 def load(exercise_id: str) -> Exercise:
@@ -181,4 +192,3 @@ def load(exercise_id: str) -> Exercise:
     module = importlib.import_module(f"course.checks.ch{chapter:02d}")
     exercises: dict[str, Exercise] = module.EXERCISES
     return exercises[exercise_id]
-

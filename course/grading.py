@@ -26,7 +26,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import nbformat
 
@@ -49,7 +49,7 @@ class Result:
     """
 
     path: Path
-    chapter: Optional[str] = None
+    chapter: str | None = None
     exercises: dict[str, str] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -77,7 +77,7 @@ def exercise_tags(cell: Any) -> list[tuple[str, str]]:
     return found
 
 
-def find_chapter(notebook: Any, path: Path) -> Optional[str]:
+def find_chapter(notebook: Any, path: Path) -> str | None:
     """The chapter a notebook belongs to: from its metadata, else from the
     exercise tags of its cells, else from its file name (``01_...``)."""
     names = {int(chapter.name[:2]): chapter.name for chapter in chapters()}
@@ -166,9 +166,21 @@ def run_nbval(copies: list[Path], folder: Path) -> list[dict[str, Any]]:
     ini.write_text("[pytest]\n", encoding="utf-8")
     environment = dict(os.environ, COURSE_RESULTS=str(results))
     command = [
-        sys.executable, "-m", "pytest", "-p", "course.nbval_results", "-p", "no:cacheprovider",
-        "--nbval-lax", "--nbval-cell-timeout=60", "-q", "-c", str(ini),
-        "--rootdir", str(folder), *map(str, copies),
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "course.nbval_results",
+        "-p",
+        "no:cacheprovider",
+        "--nbval-lax",
+        "--nbval-cell-timeout=60",
+        "-q",
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(folder),
+        *map(str, copies),
     ]
     done = subprocess.run(
         command, cwd=str(ROOT), env=environment, capture_output=True, text=True, check=False
@@ -206,21 +218,20 @@ def grade(paths: list[Path]) -> list[Result]:
         records = run_nbval(copies, folder)
     for result, order, copy in prepared:
         mine = [r for r in records if Path(r["notebook"]).name == copy.name]
-        by_exercise = {}
+        by_exercise: dict[str, dict[str, Any]] = {}
         for record in mine:
             for role, exercise in exercise_tags({"metadata": {"tags": record["tags"]}}):
                 if role == "check":
                     by_exercise[exercise] = record
         for exercise in order:
-            record = by_exercise.get(exercise)
-            if record is None:
+            if exercise not in by_exercise:
                 result.exercises[exercise] = MISSING
                 result.reasons[exercise] = "no check cell"
-            elif record["passed"]:
+            elif by_exercise[exercise]["passed"]:
                 result.exercises[exercise] = PASS
             else:
                 result.exercises[exercise] = FAIL
-                result.reasons[exercise] = reason_of(record)
+                result.reasons[exercise] = reason_of(by_exercise[exercise])
         if order and not mine:
             result.notes.append("the notebook did not run (kernel failed to start?)")
     return [result for result, _, _ in prepared]
@@ -247,9 +258,7 @@ def table(result: Result) -> str:
 
 
 def notebooks_in(folder: Path) -> list[Path]:
-    return sorted(
-        p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
-    )
+    return sorted(p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
 def student_of(path: Path, folder: Path) -> str:
@@ -259,33 +268,29 @@ def student_of(path: Path, folder: Path) -> str:
 
 
 def class_report(folder: Path, results: list[Result], csv_path: Path) -> str:
-    """One row per student, printed and written to ``csv_path``."""
+    """One row per student, printed and written to ``csv_path``.
+
+    A student is a subfolder of ``folder`` (or a notebook directly in it); the
+    columns are every exercise of the chapters handed in by anyone.
+    """
     students: dict[str, list[Result]] = {}
     for result in results:
         students.setdefault(student_of(result.path, folder), []).append(result)
     exercises = sorted(
         {e for r in results for e in r.exercises}, key=lambda e: tuple(map(int, e.split(".")))
     )
-    rows = []
-    for student, mine in sorted(students.items()):
-        status = {e: s for r in mine for e, s in r.exercises.items()}
-        passed = sum(s == PASS for s in status.values())
-        notes = "; ".join(f"{r.path.name}: {n}" for r in mine for n in r.notes)
-        rows.append(
-            [student, *(status.get(e, MISSING) for e in exercises), passed, len(exercises), notes]
-        )
-    header = ["student", *exercises, "passed", "total", "notes"]
+    lines = [f"{'student':<16} passed  not passed"]
     with open(csv_path, "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
-        writer.writerow(header)
-        writer.writerows(rows)
-    width = max([len("student"), *(len(row[0]) for row in rows)])
-    lines = [f"{'student':<{width}}  passed  not passed"]
-    for row in rows:
-        failed = [e for e, s in zip(exercises, row[1:-3]) if s != PASS]
-        notes = "  (see the notes above)" if row[-1] else ""
-        lines.append(
-            f"{row[0]:<{width}}  {row[-3]:>2}/{row[-2]:<3}  {', '.join(failed) or '-'}{notes}"
-        )
+        writer.writerow(["student", *exercises, "passed", "total", "notes"])
+        for student, mine in sorted(students.items()):
+            status = {e: s for r in mine for e, s in r.exercises.items()}
+            column = [status.get(e, MISSING) for e in exercises]
+            passed = column.count(PASS)
+            notes = "; ".join(f"{r.path.name}: {n}" for r in mine for n in r.notes)
+            writer.writerow([student, *column, passed, len(exercises), notes])
+            failed = ", ".join(e for e, s in zip(exercises, column) if s != PASS) or "-"
+            seen = "  (see the notes above)" if notes else ""
+            lines.append(f"{student:<16} {passed:>2}/{len(exercises):<3}  {failed}{seen}")
     lines.append(f"wrote {csv_path}")
     return "\n".join(lines)

@@ -18,6 +18,11 @@ An exercise is two tagged code cells: ``# %% tags=["exercise-1.1"]`` (the stub)
 and ``# %% tags=["check-1.1"]`` (``check("1.1", answer)``). Grading matches
 cells by these tags, which also give the cells their ids. Every other cell gets
 an id from its position, so regenerating gives byte-identical files.
+
+The setup cell (:data:`SETUP`, which imports ``torch`` and ``check``) is put
+second in every notebook, so sources use those names without importing them;
+a ``# ruff: noqa: F821`` line at the top tells the linter so. Lines starting
+with ``# ruff:`` are left out of the notebooks, and so are empty cells.
 """
 
 from __future__ import annotations
@@ -114,6 +119,11 @@ def split_solutions(code: str) -> tuple[str, str, list[str]]:
     return "\n".join(exercise), "\n".join(solution), hidden
 
 
+def without_lint(text: str) -> str:
+    """``text`` without the ``# ruff: ...`` lines meant for the linter."""
+    return "\n".join(line for line in text.split("\n") if not line.startswith("# ruff:"))
+
+
 def cell_id(tags: list[str], number: int) -> str:
     """``exercise-1-1`` for a tagged cell, ``cell-7`` otherwise (ids allow no dots)."""
     for tag in tags:
@@ -128,9 +138,11 @@ def read_source(chapter: Chapter) -> Any:
 
 def build(chapter: Chapter) -> tuple[Any, Any]:
     """The exercise notebook and the (not yet executed) solution notebook."""
-    cells = [("markdown", cell.source, []) if cell.cell_type == "markdown"
-             else ("code", cell.source, list(cell.metadata.get("tags", [])))
-             for cell in read_source(chapter).cells]
+    cells = [
+        (cell.cell_type, without_lint(cell.source), list(cell.metadata.get("tags", [])))
+        for cell in read_source(chapter).cells
+        if without_lint(cell.source).strip()
+    ]
     cells.insert(1, ("code", SETUP, ["setup"]))
     notebooks = []
     for kind in ("exercises", "solutions"):
@@ -188,7 +200,28 @@ def execute(notebook: Any, chapter: Chapter, folder: Path) -> Any:
     )
     client.execute()
     notebook.metadata = metadata(chapter, "solutions")
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.outputs)
     return notebook
+
+
+def merge_streams(outputs: list[Any]) -> list[Any]:
+    """Joins consecutive pieces of the same stream: the kernel may send one
+    printed line in several messages, and the stored file must not depend on it."""
+    merged: list[Any] = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.output_type == "stream"
+            and previous is not None
+            and previous.output_type == "stream"
+            and previous.name == output.name
+        ):
+            previous.text += output.text
+        else:
+            merged.append(output)
+    return merged
 
 
 def dumps(notebook: Any) -> str:

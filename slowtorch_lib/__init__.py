@@ -46,6 +46,23 @@ from slowtorch_lib._creation import (
     zeros,
     zeros_like,
 )
+from slowtorch_lib import _random as random
+from slowtorch_lib._random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    set_rng_state,
+)
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib.ops.indexing import getitem as _getitem  # noqa: F401
 from slowtorch_lib.ops.joining import cat, concat, concatenate, stack

@@ -81,9 +81,20 @@ def ieee_pow(base: float, exponent: float) -> float:
         odd_integer = exponent == int(exponent) and int(exponent) % 2 == 1
         return -inf if base < 0 and odd_integer else inf
     except ValueError:
-        if base == 0:  # 0 ** negative
-            return inf
+        if base == 0:  # 0 ** negative: inf, or -inf for -0.0 ** odd
+            odd_integer = exponent == int(exponent) and int(exponent) % 2 == 1
+            return math.copysign(inf, base) if odd_integer else inf
         return nan  # negative ** fractional
+
+
+def ieee_sin(x: float) -> float:
+    """Sine: ``nan`` for infinities."""
+    return nan if math.isinf(x) else math.sin(x)
+
+
+def ieee_cos(x: float) -> float:
+    """Cosine: ``nan`` for infinities."""
+    return nan if math.isinf(x) else math.cos(x)
 
 
 # The careful version of each fast function, used when the fast loop raises.
@@ -92,6 +103,8 @@ IEEE_FALLBACKS: dict[Callable[..., Any], Callable[..., Any]] = {
     math.log: ieee_log,
     math.sqrt: ieee_sqrt,
     math.pow: ieee_pow,
+    math.sin: ieee_sin,
+    math.cos: ieee_cos,
 }
 
 

@@ -236,8 +236,11 @@ class Tensor:
     def is_contiguous(self) -> bool:
         """Whether the elements lie in storage in row-major order, without gaps.
 
-        Dimensions of size 1 are ignored, since their stride is never used.
+        Dimensions of size 1 are ignored, since their stride is never used,
+        and a tensor without elements is always contiguous.
         """
+        if numel(self._shape) == 0:
+            return True
         expected = 1
         for size, stride in zip(reversed(self._shape), reversed(self._stride)):
             if size == 1:
@@ -635,6 +638,21 @@ class Tensor:
     def __itruediv__(self, other: TensorOrScalar) -> Tensor:
         return self.div_(other)
 
+    def __ifloordiv__(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.floor_divide, other)
+
+    def __imod__(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.remainder, other)
+
+    def __iand__(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.bitwise_and, other)
+
+    def __ior__(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.bitwise_or, other)
+
+    def __ixor__(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.bitwise_xor, other)
+
     def __floordiv__(self, other: TensorOrScalar) -> Tensor:
         return _pointwise.floor_divide(self, other)
 
@@ -890,13 +908,50 @@ class Tensor:
 
     def zero_(self) -> Tensor:
         """Sets every element to zero."""
-        return self._inplace(_pointwise.filled, 0)
+        return self._inplace(_pointwise.zeroed)
 
     def masked_fill_(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
         return self._inplace(_pointwise.masked_fill, mask, value)
 
     def masked_fill(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
         return _pointwise.masked_fill(self, mask, value)
+
+    def uniform_(self, from_: builtins.float = 0.0, to: builtins.float = 1.0, *,
+                 generator: Any = None) -> Tensor:
+        """Fills with uniform random numbers in ``[from_, to)`` (see ``_random``)."""
+        return _random.uniform_(self, from_, to, generator=generator)
+
+    def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0, *,
+                generator: Any = None) -> Tensor:
+        """Fills with normal random numbers of this mean and std (see ``_random``)."""
+        return _random.normal_(self, mean, std, generator=generator)
+
+    # New tensors with this tensor's dtype (unless another is given).
+
+    def new_tensor(self, data: Any, *, dtype: Optional[dtype] = None, device: Any = None,
+                   requires_grad: builtins.bool = False) -> Tensor:
+        return _creation.tensor(data, dtype=dtype or self.dtype, device=device,
+                                requires_grad=requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: Optional[dtype] = None, device: Any = None,
+                  requires_grad: builtins.bool = False) -> Tensor:
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=device,
+                               requires_grad=requires_grad)
+
+    def new_ones(self, *size: Any, dtype: Optional[dtype] = None, device: Any = None,
+                 requires_grad: builtins.bool = False) -> Tensor:
+        return _creation.ones(*size, dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
+
+    def new_empty(self, *size: Any, dtype: Optional[dtype] = None, device: Any = None,
+                  requires_grad: builtins.bool = False) -> Tensor:
+        return _creation.empty(*size, dtype=dtype or self.dtype, device=device,
+                               requires_grad=requires_grad)
+
+    def new_full(self, size: Any, fill_value: Scalar, *, dtype: Optional[dtype] = None,
+                 device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
 
     # ------------------------------------------------------------------
     # Reductions
@@ -1138,3 +1193,5 @@ from slowtorch_lib.ops import linalg as _linalg  # noqa: E402
 from slowtorch_lib.ops import pointwise as _pointwise  # noqa: E402
 from slowtorch_lib.ops import reduction as _reduction  # noqa: E402
 from slowtorch_lib.ops import views as _views  # noqa: E402
+from slowtorch_lib import _creation  # noqa: E402
+from slowtorch_lib import _random  # noqa: E402

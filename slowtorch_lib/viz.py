@@ -19,14 +19,15 @@ same graph gives the same picture on every run.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.engine import grad, register_tensor_hook, topological_order
 from slowtorch_lib.autograd.function import AccumulateGrad, Node
 
-__all__ = ["make_dot", "graph_text", "backward_steps", "BackwardStep"]
+__all__ = ["BackwardStep", "backward_steps", "graph_text", "make_dot"]
 
 
 # ----------------------------------------------------------------------
@@ -52,7 +53,7 @@ def _values_text(tensor: Tensor) -> str:
     return fmt(tensor.tolist())
 
 
-def _leaf_name(tensor: Tensor, params: Optional[Mapping[str, Tensor]]) -> str:
+def _leaf_name(tensor: Tensor, params: Mapping[str, Tensor] | None) -> str:
     """The name ``params`` gives to ``tensor`` (compared by identity), or ``''``."""
     for name, candidate in (params or {}).items():
         if candidate is tensor:
@@ -94,7 +95,7 @@ def _nodes_and_ids(output: Tensor) -> tuple[list[Node], dict[Node, str]]:
 def _require_graphviz() -> Any:
     """Imports the ``graphviz`` package, or explains how to install it."""
     try:
-        import graphviz
+        import graphviz  # type: ignore[import-untyped]
     except ImportError:
         raise ImportError(
             "make_dot needs the 'graphviz' Python package: pip install graphviz "
@@ -113,7 +114,7 @@ def _require_graphviz() -> Any:
 
 def make_dot(
     output: Tensor,
-    params: Optional[Mapping[str, Tensor]] = None,
+    params: Mapping[str, Tensor] | None = None,
     show_values: bool = False,
     show_grads: bool = False,
     max_elements: int = 16,
@@ -174,7 +175,7 @@ def make_dot(
 # ----------------------------------------------------------------------
 
 
-def _node_text(node: Node, params: Optional[Mapping[str, Tensor]]) -> str:
+def _node_text(node: Node, params: Mapping[str, Tensor] | None) -> str:
     if isinstance(node, AccumulateGrad):
         variable = node.variable
         name = _leaf_name(variable, params) or "leaf"
@@ -182,7 +183,7 @@ def _node_text(node: Node, params: Optional[Mapping[str, Tensor]]) -> str:
     return node.name()
 
 
-def graph_text(output: Tensor, params: Optional[Mapping[str, Tensor]] = None) -> str:
+def graph_text(output: Tensor, params: Mapping[str, Tensor] | None = None) -> str:
     """The graph that produced ``output`` as an indented tree of text.
 
     The root is the output's ``grad_fn``; below each node come the nodes of
@@ -248,14 +249,14 @@ class BackwardStep:
     index: int
     node: Node
     name: str
-    grad_outputs: list[Optional[Tensor]] = field(default_factory=list)
-    grad_inputs: list[Optional[Tensor]] = field(default_factory=list)
+    grad_outputs: list[Tensor | None] = field(default_factory=list)
+    grad_inputs: list[Tensor | None] = field(default_factory=list)
 
 
 def backward_steps(
     output: Tensor,
-    gradient: Optional[Tensor] = None,
-    params: Optional[Mapping[str, Tensor]] = None,
+    gradient: Tensor | None = None,
+    params: Mapping[str, Tensor] | None = None,
 ) -> list[BackwardStep]:
     """Runs a backward pass from ``output`` and records each node it visits.
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import random
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, Union
+from typing import Any
 
 Shape = tuple[int, ...]
 
@@ -47,8 +48,8 @@ class OpCase:
     name: str
     fn: Callable[..., Any]
     shapes: tuple[Shape, ...]
-    domain: Union[str, tuple[str, ...]] = "real"
-    requires_grad: Union[tuple[bool, ...], None] = None
+    domain: str | tuple[str, ...] = "real"
+    requires_grad: tuple[bool, ...] | None = None
     gradcheck: bool = True
 
     def domains(self) -> tuple[str, ...]:

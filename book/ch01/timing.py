@@ -6,7 +6,7 @@ import timeit
 from collections.abc import Callable
 
 
-def seconds_per_call(function: Callable[[], object], repeat: int = 5) -> float:
+def seconds_per_call(function: Callable[[], object], repeat: int = 3) -> float:
     """The best time of one call of ``function``, in seconds.
 
     ``timeit`` first finds how many calls fill about 0.2 s, then repeats that

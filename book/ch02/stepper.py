@@ -3,17 +3,18 @@
 Every step is computed in advance, as a page of HTML: the graph drawn by
 ``make_dot`` with the running node highlighted, and a table of the gradients
 that have arrived so far. The pages are the children of an
-``ipywidgets.Stack``; a ``Play`` button and a slider choose the page through
-``jslink``, which runs in the browser. So the widget works in the static
-book, where no Python kernel is running, as well as in JupyterLab.
+``ipywidgets.Stack``; a slider chooses the page through ``jslink``, which
+runs in the browser. So the widget works in the static book, where no Python
+kernel is running, as well as in JupyterLab.
 """
 
 from __future__ import annotations
 
 import html
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
-import ipywidgets as widgets
+import ipywidgets as widgets  # type: ignore[import-untyped]
 
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.engine import topological_order
@@ -25,7 +26,7 @@ DONE = {"color": "gray55", "fontcolor": "gray35"}
 PAD = ' style="padding:2px 10px;text-align:left"'
 
 
-def _values(tensor: Optional[Tensor]) -> str:
+def _values(tensor: Tensor | None) -> str:
     """The elements as nested lists of short numbers."""
     if tensor is None:
         return "—"
@@ -68,7 +69,9 @@ def _pending_sums(steps: list[BackwardStep]) -> list[dict[int, Tensor]]:
     return after_each
 
 
-def _table(steps: list[BackwardStep], current: int, waiting: dict[int, Tensor]) -> str:
+def _table(
+    steps: list[BackwardStep], current: int, waiting: dict[int, Tensor | None]
+) -> str:
     """Rows: every node, with what it received or what waits for it so far."""
     rows = []
     for number, step in enumerate(steps):
@@ -118,7 +121,7 @@ def _caption(steps: list[BackwardStep], current: int) -> str:
     )
 
 
-def step_pages(output: Tensor, params: Optional[Mapping[str, Tensor]] = None) -> list[str]:
+def step_pages(output: Tensor, params: Mapping[str, Tensor] | None = None) -> list[str]:
     """One HTML page per moment of the backward pass, the first before it starts."""
     steps = backward_steps(output, params=params)
     order = topological_order([output.grad_fn]) if output.grad_fn is not None else []
@@ -129,9 +132,10 @@ def step_pages(output: Tensor, params: Optional[Mapping[str, Tensor]] = None) ->
         graph = make_dot(output, params=params)
         for number, step in enumerate(steps[: current + 1]):
             graph.node(node_id[id(step.node)], **(CURRENT if number == current else DONE))
+        so_far: dict[int, Tensor | None]
         if current >= 0:
-            so_far = waiting[current]
-        else:
+            so_far = dict(waiting[current])
+        else:  # before the first step, only the output's gradient waits
             so_far = {0: steps[0].grad_outputs[0]} if steps else {}
         pages.append(
             f"<p>{_caption(steps, current)}</p>"
@@ -143,14 +147,21 @@ def step_pages(output: Tensor, params: Optional[Mapping[str, Tensor]] = None) ->
 
 
 def backward_stepper(
-    output: Tensor, params: Optional[Mapping[str, Tensor]] = None
+    output: Tensor, params: Mapping[str, Tensor] | None = None
 ) -> widgets.VBox:
-    """A Play button and a slider that step through ``output``'s backward pass."""
+    """A slider that steps through ``output``'s backward pass.
+
+    (A ``Play`` button would be the natural companion, but in the static book
+    the theme's icon script breaks its view, and the error stops the links.)
+    """
     pages = step_pages(output, params)
     stack = widgets.Stack([widgets.HTML(page) for page in pages], selected_index=0)
-    last = len(pages) - 1
-    play = widgets.Play(value=0, min=0, max=last, interval=1500, description="play")
-    slider = widgets.IntSlider(value=0, min=0, max=last, description="step")
-    widgets.jslink((play, "value"), (slider, "value"))
+    slider = widgets.IntSlider(
+        value=0,
+        min=0,
+        max=len(pages) - 1,
+        description="step",
+        layout=widgets.Layout(width="420px"),
+    )
     widgets.jslink((slider, "value"), (stack, "selected_index"))
-    return widgets.VBox([widgets.HBox([play, slider]), stack])
+    return widgets.VBox([slider, stack])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from course.checking import Exercise, case
 from slowtorch_lib._strides import broadcast_shapes, contiguous_strides, index_to_position
@@ -29,7 +29,7 @@ def sum_dim(
         indices = [index + [i] for index in indices for i in range(shape[d])]
     sums = []
     for index in indices:
-        total = 0
+        total: float = 0
         for j in range(shape[dim]):
             full = index[:dim] + [j] + index[dim:]
             total += storage[index_to_position(full, strides, offset)]
@@ -59,8 +59,11 @@ EXERCISES = {
             case((4, 1, 3)),
             case((1, 1)),
             case((2, 3, 4, 5)),
-            case((2, 0, 3), hint="a dimension of size 0 counts as size 1 for the "
-                 "strides of the dimensions before it, as in PyTorch."),
+            case(
+                (2, 0, 3),
+                hint="a dimension of size 0 counts as size 1 for the "
+                "strides of the dimensions before it, as in PyTorch.",
+            ),
         ],
         hint="walk the shape from the last dimension to the first: the last stride "
         "is 1, each earlier one is the next stride times the next size.",
@@ -76,8 +79,13 @@ EXERCISES = {
             case((), (), 7, hint="a 0-d tensor has no index: its element is at the offset."),
             case((1, 2), (1, 2), 0),
             case((1, 0, 3), (12, 4, 1), 2),
-            case((3, 1), (0, 1), 0, hint="a stride of 0 means the index along that "
-                 "dimension does not move the position."),
+            case(
+                (3, 1),
+                (0, 1),
+                0,
+                hint="a stride of 0 means the index along that "
+                "dimension does not move the position.",
+            ),
         ],
         hint="the position is offset + index[0] * strides[0] + index[1] * strides[1] + ...",
     ),
@@ -93,8 +101,12 @@ EXERCISES = {
             case((2, 1, 4), (3, 1)),
             case((1,), (0,), hint="a size-1 dimension stretches even to size 0."),
             case((2, 3), (3, 2), hint="sizes 3 and 2 cannot be matched: raise RuntimeError."),
-            case((3,), (4, 1, 2), hint="align the shapes at their last dimension; "
-                 "sizes 3 and 2 do not match: raise RuntimeError."),
+            case(
+                (3,),
+                (4, 1, 2),
+                hint="align the shapes at their last dimension; "
+                "sizes 3 and 2 do not match: raise RuntimeError.",
+            ),
         ],
         hint="align the shapes on the right; missing dimensions count as 1; each pair of "
         "sizes must be equal or contain a 1.",
@@ -108,8 +120,13 @@ EXERCISES = {
             case((2, 3, 4), (12, 4, 1), 0, 2),
             case((2, 3, 4), (12, 4, 1), 1, 1),
             case((2, 3, 4), (12, 4, 1), 0, -1, hint="dim -1 is the last dimension."),
-            case((3, 2), (1, 3), 1, 0, hint="the input may already be a view: swap "
-                 "whatever strides it has."),
+            case(
+                (3, 2),
+                (1, 3),
+                1,
+                0,
+                hint="the input may already be a view: swap whatever strides it has.",
+            ),
             case((5, 1, 2), (2, 2, 1), -3, -2),
         ],
         hint="a transpose copies nothing: swap the two sizes and the two strides.",
@@ -122,8 +139,15 @@ EXERCISES = {
             case([1, 2, 3, 4, 5, 6], (2, 3), (3, 1), 0, 1),
             case([1, 2, 3, 4, 5, 6], (2, 3), (3, 1), 0, 0),
             case([1, 2, 3, 4, 5, 6], (2, 3), (3, 1), 0, -1),
-            case([1, 2, 3, 4, 5, 6], (3, 2), (1, 3), 0, 1, hint="the strides are not "
-                 "row-major here (a transposed view): use them to find each element."),
+            case(
+                [1, 2, 3, 4, 5, 6],
+                (3, 2),
+                (1, 3),
+                0,
+                1,
+                hint="the strides are not "
+                "row-major here (a transposed view): use them to find each element.",
+            ),
             case([9, 9, 1, 2, 3, 4], (2, 2), (2, 1), 2, 0, hint="start from the offset."),
             case(list(range(24)), (2, 3, 4), (12, 4, 1), 0, 1),
             case([5, 7], (2, 3), (1, 0), 0, 1, hint="a stride of 0 repeats an element."),
@@ -142,8 +166,11 @@ EXERCISES = {
             case([[1, 2, 3], [4, 5, 6]], [[1, 0], [0, 1], [1, 1]]),
             case([[1], [2], [3]], [[4, 5]], hint="a (3, 1) times a (1, 2) matrix is (3, 2)."),
             case([[1, 2, 3]], [[4], [5], [6]]),
-            case([[1, 2], [3, 4]], [[1, 2], [3, 4], [5, 6]], hint="a (2, 2) and a (3, 2) "
-                 "matrix cannot be multiplied: raise RuntimeError."),
+            case(
+                [[1, 2], [3, 4]],
+                [[1, 2], [3, 4], [5, 6]],
+                hint="a (2, 2) and a (3, 2) matrix cannot be multiplied: raise RuntimeError.",
+            ),
         ],
         hint="result[i][j] is the sum over p of a[i][p] * b[p][j]; the result has as many "
         "rows as a and as many columns as b.",

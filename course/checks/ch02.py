@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import slowtorch_lib as torch
 from course.checking import Exercise, case
@@ -46,9 +47,7 @@ class Pow(Function):
         return grad_output * ctx.exponent * x ** (ctx.exponent - 1)
 
 
-def run_function(
-    impl: Any, values: list[float], weights: list[float], **constants: float
-) -> Any:
+def run_function(impl: Any, values: list[float], weights: list[float], **constants: float) -> Any:
     """Forward on ``values``, then backward with ``weights`` as grad_output."""
     x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
     y = impl.apply(x, **constants)
@@ -156,8 +155,10 @@ def softplus(xs: Sequence[float]) -> float:
 ANALYTIC: dict[Callable[..., float], tuple[str, Callable[..., list[float]]]] = {
     product: ("x0 * x1", lambda xs: [xs[1], xs[0]]),
     cubic: ("x0 ** 3 - 2 * x0", lambda xs: [3 * xs[0] ** 2 - 2]),
-    mixed: ("sin(x0) * x1 + x2 ** 2", lambda xs: [math.cos(xs[0]) * xs[1], math.sin(xs[0]),
-                                                  2 * xs[2]]),
+    mixed: (
+        "sin(x0) * x1 + x2 ** 2",
+        lambda xs: [math.cos(xs[0]) * xs[1], math.sin(xs[0]), 2 * xs[2]],
+    ),
     softplus: ("log(1 + exp(x0)) + 0 * x1", lambda xs: [1 / (1 + math.exp(-xs[0])), 0.0]),
 }
 
@@ -283,7 +284,7 @@ class NoGrad:
         self.previous = torch.is_grad_enabled()
         torch.set_grad_enabled(False)
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         torch.set_grad_enabled(self.previous)
 
 
@@ -392,13 +393,21 @@ EXERCISES = {
             case({"a": []}, "a"),
             case(chain(3), "n0"),
             case(DIAMOND, "loss", hint="each node exactly once, and a after both b and c."),
-            case(SHORTCUT, "loss", hint="a must come after b, even though loss reaches "
-                 "a directly."),
+            case(
+                SHORTCUT, "loss", hint="a must come after b, even though loss reaches a directly."
+            ),
             case({"y": ["x", "x"], "x": []}, "y", hint="a node used twice is listed once."),
-            case({"loss": ["b"], "b": ["a"], "a": [], "unused": ["a"]}, "loss",
-                 hint="list only the nodes reachable from the root."),
-            case(chain(5000), "n0", hint="a chain of 5000 nodes is deeper than Python "
-                 "lets a recursive function go: keep your own stack in a list."),
+            case(
+                {"loss": ["b"], "b": ["a"], "a": [], "unused": ["a"]},
+                "loss",
+                hint="list only the nodes reachable from the root.",
+            ),
+            case(
+                chain(5000),
+                "n0",
+                hint="a chain of 5000 nodes is deeper than Python "
+                "lets a recursive function go: keep your own stack in a list.",
+            ),
         ],
         hint="depth-first from the root: add a node to the list only after all its inputs "
         "are done, then reverse the list.",
@@ -447,15 +456,22 @@ EXERCISES = {
         describe=describe_backprop_plain,
         cases=[
             case("y = x * w"),
-            case("y = x * x", hint="x is used twice: its gradient is the sum of both "
-                 "contributions (use +=)."),
+            case(
+                "y = x * x",
+                hint="x is used twice: its gradient is the sum of both contributions (use +=).",
+            ),
             case("y = x * y + x"),
-            case("a = x * x; y = a * (a + x)", hint="pass a var's gradient on only once "
-                 "all the vars that use it have sent theirs."),
+            case(
+                "a = x * x; y = a * (a + x)",
+                hint="pass a var's gradient on only once "
+                "all the vars that use it have sent theirs.",
+            ),
             case("p = x * y; y = (p + p) * p + y"),
             case("y = x + x + ... + x (21 times)"),
-            case("y = x + x + ... + x (3001 times)", hint="a graph this deep needs a "
-                 "loop, not recursion."),
+            case(
+                "y = x + x + ... + x (3001 times)",
+                hint="a graph this deep needs a loop, not recursion.",
+            ),
         ],
         hint="set output.grad = 1, then visit each Var after all its users: for each "
         "(parent, local) in var.parents, parent.grad += var.grad * local.",
@@ -468,13 +484,19 @@ EXERCISES = {
         describe=lambda name, args: args[0],
         cases=[
             case("with NoGrad(): [grad enabled?, (x * 2).requires_grad]; then the same after"),
-            case("with NoGrad(): (with NoGrad(): pass); [grad enabled?]; then after",
-                 hint="restore the mode that was on when you entered, not True."),
-            case("set_grad_enabled(False); with NoGrad(): pass; [grad enabled?]",
-                 hint="restore the mode that was on when you entered, not True."),
-            case("with NoGrad(): raise ValueError; [did it escape?, grad enabled?]",
-                 hint="__exit__ runs even when the block raises; return None (or False) "
-                 "so the exception goes on."),
+            case(
+                "with NoGrad(): (with NoGrad(): pass); [grad enabled?]; then after",
+                hint="restore the mode that was on when you entered, not True.",
+            ),
+            case(
+                "set_grad_enabled(False); with NoGrad(): pass; [grad enabled?]",
+                hint="restore the mode that was on when you entered, not True.",
+            ),
+            case(
+                "with NoGrad(): raise ValueError; [did it escape?, grad enabled?]",
+                hint="__exit__ runs even when the block raises; return None (or False) "
+                "so the exception goes on.",
+            ),
         ],
         hint="__enter__ remembers torch.is_grad_enabled() and calls "
         "torch.set_grad_enabled(False); __exit__ restores what it remembered.",

@@ -1,3 +1,5 @@
+# ruff: noqa: F821  (torch and check come from the setup cell of every notebook)
+
 # %% [markdown]
 # # Chapter 1 exercises: from arrays to tensors
 #
@@ -27,6 +29,7 @@ print(x.shape, x.stride())
 # jumps over everything after it. Example: `(2, 3, 4)` gives `(12, 4, 1)`, and
 # `()` gives `()`.
 
+
 # %% tags=["exercise-1.1"]
 def contiguous_strides(shape):
     """The strides of a row-major tensor of this shape."""
@@ -49,6 +52,7 @@ check("1.1", contiguous_strides)
 # Write `index_to_position(index, strides, offset)`: where in the storage the
 # element at `index` lives. Example: in a `(2, 3)` tensor with strides
 # `(3, 1)` and offset 0, element `(1, 2)` is at position `1 * 3 + 2 * 1 = 5`.
+
 
 # %% tags=["exercise-1.2"]
 def index_to_position(index, strides, offset):
@@ -75,6 +79,7 @@ check("1.2", index_to_position)
 
 # %%
 print(tuple(torch.broadcast_shapes((3, 1), (4,))))
+
 
 # %% tags=["exercise-1.3"]
 def broadcast_shapes(shape_a, shape_b):
@@ -108,6 +113,7 @@ x = torch.zeros(2, 3)
 y = x.transpose(0, 1)
 print(y.shape, y.stride())
 
+
 # %% tags=["exercise-1.4"]
 def transpose_layout(shape, strides, dim0, dim1):
     """The (shape, strides) of the transposed view."""
@@ -133,6 +139,7 @@ check("1.4", transpose_layout)
 # Example: storage `[1, 2, 3, 4, 5, 6]` read as shape `(2, 3)`, strides
 # `(3, 1)`, summed along dim 1, gives `[6, 15]`. You may call your
 # `index_to_position`.
+
 
 # %% tags=["exercise-1.5"]
 def sum_dim(storage, shape, strides, offset, dim):
@@ -164,6 +171,7 @@ check("1.5", sum_dim)
 # `result[i][j]` is the sum over `p` of `a[i][p] * b[p][j]`. If the number of
 # columns of `a` differs from the number of rows of `b`, raise `RuntimeError`
 # (PyTorch says "mat1 and mat2 shapes cannot be multiplied").
+
 
 # %% tags=["exercise-1.6"]
 def matmul(a, b):

@@ -1,3 +1,5 @@
+# ruff: noqa: F821  (torch and check come from the setup cell of every notebook)
+
 # %% [markdown]
 # # Chapter 2 exercises: walking backwards
 #
@@ -19,6 +21,7 @@ from slowtorch_lib.autograd import Function
 # For `out = a * b` the rule is: `grad_a = grad_output * b` and
 # `grad_b = grad_output * a`.
 
+
 # %%
 def mul_backward(a, b, grad_output):
     return grad_output * b, grad_output * a
@@ -29,6 +32,7 @@ print(mul_backward(2.0, 5.0, 1.0))
 # %% [markdown]
 # Write the rule for `out = a / b`, on plain floats: return the pair
 # `(grad_a, grad_b)`.
+
 
 # %% tags=["exercise-2.1"]
 def div_backward(a, b, grad_output):
@@ -51,6 +55,7 @@ check("2.1", div_backward)
 # d exp(x)/dx = exp(x), the result itself is all `backward` needs.
 #
 # Complete `Exp`: save what `backward` needs, then write `backward`.
+
 
 # %% tags=["exercise-2.2"]
 class Exp(Function):
@@ -86,6 +91,7 @@ check("2.2", Exp)
 # the exponent on `ctx` as a plain attribute (`ctx.exponent = exponent`).
 # The rule: d x**n/dx = n * x**(n - 1).
 
+
 # %% tags=["exercise-2.3"]
 class Pow(Function):
     @staticmethod
@@ -118,6 +124,7 @@ check("2.3", Pow)
 # Write `topological_sort(graph, root)`: every node reachable from `root`,
 # once each, every node before its inputs. Do it with a loop and a list as a
 # stack, not recursion: real graphs are thousands of nodes deep.
+
 
 # %% tags=["exercise-2.4"]
 def topological_sort(graph, root):
@@ -156,6 +163,7 @@ check("2.4", topological_sort)
 # dimensions that `shape` does not have, then sum (with `keepdim=True`) every
 # dimension where `shape` has size 1 and `grad` does not.
 
+
 # %% tags=["exercise-2.5"]
 def sum_to_shape(grad, shape):
     """``grad`` summed down to ``shape``."""
@@ -181,6 +189,7 @@ check("2.5", sum_to_shape)
 # each estimated by the central difference
 # `(f(xs with xs[i] + eps) - f(xs with xs[i] - eps)) / (2 * eps)`.
 # Leave `xs` itself unchanged.
+
 
 # %% tags=["exercise-2.6"]
 def numerical_gradient(f, xs, eps=1e-6):
@@ -220,6 +229,7 @@ print(y.value, [(parent is x, local) for parent, local in y.parents])
 # Pass a var's gradient on to its parents only once all the vars that use it
 # have sent theirs: count each var's uses first. No recursion.
 
+
 # %% tags=["exercise-2.7"]
 def backprop(output):
     """Fills ``.grad`` of every Var that ``output`` depends on."""
@@ -256,6 +266,7 @@ check("2.7", backprop)
 # `__enter__` turns recording off, `__exit__` puts back whatever mode was on
 # before (blocks may be nested), even when the block raises, and lets the
 # exception go on.
+
 
 # %% tags=["exercise-2.8"]
 class NoGrad:

@@ -2,24 +2,24 @@
 
 from slowtorch_lib.autograd.engine import backward, grad
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from slowtorch_lib.autograd.grad_mode import (
     enable_grad,
     is_grad_enabled,
     no_grad,
     set_grad_enabled,
 )
+from slowtorch_lib.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
     "Function",
     "FunctionCtx",
+    "GradcheckError",
     "backward",
+    "enable_grad",
     "grad",
     "gradcheck",
     "gradgradcheck",
-    "GradcheckError",
-    "no_grad",
-    "enable_grad",
-    "set_grad_enabled",
     "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
 ]

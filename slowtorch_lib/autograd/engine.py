@@ -17,7 +17,8 @@ The whole algorithm:
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional, Sequence, Union
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import AccumulateGrad, FunctionCtx, Node, gradient_edge
@@ -25,9 +26,10 @@ from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 
 __all__ = ["backward", "grad", "topological_order"]
 
-Tensors = Union[Tensor, Sequence[Tensor]]
+Tensors = Tensor | Sequence[Tensor]
 Edge = tuple[Node, int]
-TensorHook = Callable[[Tensor], Optional[Tensor]]
+MaybeEdge = tuple[Node | None, int]
+TensorHook = Callable[[Tensor], Tensor | None]
 
 
 def topological_order(roots: Iterable[Node]) -> list[Node]:
@@ -61,10 +63,10 @@ def topological_order(roots: Iterable[Node]) -> list[Node]:
 
 def backward(
     tensors: Tensors,
-    grad_tensors: Optional[Union[Tensor, Sequence[Optional[Tensor]]]] = None,
-    retain_graph: Optional[bool] = None,
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
     create_graph: bool = False,
-    inputs: Optional[Tensors] = None,
+    inputs: Tensors | None = None,
 ) -> None:
     """Adds the gradients of ``tensors`` to the ``.grad`` of the leaves.
 
@@ -100,11 +102,11 @@ def backward(
 def grad(
     outputs: Tensors,
     inputs: Tensors,
-    grad_outputs: Optional[Union[Tensor, Sequence[Optional[Tensor]]]] = None,
-    retain_graph: Optional[bool] = None,
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
     create_graph: bool = False,
-    allow_unused: Optional[bool] = None,
-) -> tuple[Optional[Tensor], ...]:
+    allow_unused: bool | None = None,
+) -> tuple[Tensor | None, ...]:
     """Returns the gradients of ``outputs`` with respect to ``inputs``.
 
     Unlike :func:`backward` it touches no ``.grad``: the gradients are
@@ -141,8 +143,8 @@ def _run(
     root_grads: list[Tensor],
     retain_graph: bool,
     create_graph: bool,
-    captures: Optional[list[Edge]] = None,
-) -> list[Optional[Tensor]]:
+    captures: list[MaybeEdge] | None = None,
+) -> list[Tensor | None]:
     """Runs the backward pass from ``roots``.
 
     Without ``captures`` the gradients end in the leaves' ``.grad``. With
@@ -150,11 +152,11 @@ def _run(
     returned instead, in order.
     """
     # Gradients waiting at each node, one slot per output of the node.
-    pending: dict[Node, list[Optional[Tensor]]] = {}
+    pending: dict[Node, list[Tensor | None]] = {}
     for edge, root_grad in zip(roots, root_grads):
         _send(pending, edge, root_grad)
-    captured: list[Optional[Tensor]] = [None] * len(captures or ())
-    wanted: dict[Node, list[tuple[int, int]]] = {}
+    captured: list[Tensor | None] = [None] * len(captures or ())
+    wanted: dict[Node | None, list[tuple[int, int]]] = {}
     for index, (node, output_nr) in enumerate(captures or ()):
         wanted.setdefault(node, []).append((output_nr, index))
 
@@ -174,22 +176,22 @@ def _run(
                 continue  # nothing asked for lies beyond this node
             if isinstance(node, AccumulateGrad):
                 if captures is None:
-                    _accumulate(node.variable, grad_outputs[0], create_graph)
+                    _accumulate(node.variable, grad_outputs[0], create_graph)  # type: ignore[arg-type]
                 continue
             grad_inputs = _call_node(node, grad_outputs)
             if not retain_graph and isinstance(node, FunctionCtx):
                 node._free()
-            for edge, grad_input, meta in zip(
+            for next_edge, grad_input, meta in zip(
                 node.next_functions, grad_inputs, _input_meta(node)
             ):
-                if edge[0] is not None and grad_input is not None:
-                    _send(pending, edge, _fit_gradient(grad_input, meta, node))
+                if next_edge[0] is not None and grad_input is not None:
+                    _send(pending, next_edge, _fit_gradient(grad_input, meta, node))  # type: ignore[arg-type]
     finally:
         GRAD_MODE.enabled = previous_mode
     return captured
 
 
-def _leading_to(order: list[Node], wanted: dict[Node, Any]) -> set[Node]:
+def _leading_to(order: list[Node], wanted: dict[Node | None, Any]) -> set[Node]:
     """The nodes that must run so that gradients reach the ``wanted`` nodes.
 
     ``order`` has every node before the nodes it feeds, so walking it
@@ -205,7 +207,7 @@ def _leading_to(order: list[Node], wanted: dict[Node, Any]) -> set[Node]:
     return needed
 
 
-def _call_node(node: Node, grad_outputs: list[Optional[Tensor]]) -> tuple[Optional[Tensor], ...]:
+def _call_node(node: Node, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
     """Runs one node's backward, with its hooks, and checks what it returns."""
     if isinstance(node, FunctionCtx):
         grad_outputs = _materialize(node, grad_outputs)
@@ -229,7 +231,7 @@ def _call_node(node: Node, grad_outputs: list[Optional[Tensor]]) -> tuple[Option
     return grad_inputs
 
 
-def _materialize(node: FunctionCtx, grads: list[Optional[Tensor]]) -> list[Optional[Tensor]]:
+def _materialize(node: FunctionCtx, grads: list[Tensor | None]) -> list[Tensor | None]:
     """Replaces a missing gradient of an output (never used) by zeros."""
     if not node.materialize_grads or all(g is not None for g in grads):
         return grads
@@ -241,7 +243,7 @@ def _materialize(node: FunctionCtx, grads: list[Optional[Tensor]]) -> list[Optio
     ]
 
 
-def _send(pending: dict[Node, list[Optional[Tensor]]], edge: Edge, gradient: Tensor) -> None:
+def _send(pending: dict[Node, list[Tensor | None]], edge: Edge, gradient: Tensor) -> None:
     """Adds ``gradient`` to what waits at ``edge``: gradients that meet are summed."""
     node, output_nr = edge
     slots = pending.get(node)
@@ -296,21 +298,21 @@ def _copy(tensor: Tensor) -> Tensor:
     return from_values(tensor._values(), tensor._shape, tensor.dtype)
 
 
-def _call_tensor_hooks(node: Node, grads: list[Optional[Tensor]]) -> list[Optional[Tensor]]:
+def _call_tensor_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
     """Runs the hooks registered on the tensors that ``node`` produced."""
     if isinstance(node, AccumulateGrad):
         hooks = node.variable._hooks
         if hooks:
             grads = [_apply_hooks(hooks, grads[0])]
         return grads
-    by_output: Optional[dict[int, list[TensorHook]]] = node.__dict__.get("_tensor_hooks")
+    by_output: dict[int, list[TensorHook]] | None = node.__dict__.get("_tensor_hooks")
     if by_output:
         grads = list(grads)
         for output_nr, hooks in by_output.items():
             if grads[output_nr] is not None:
                 grads[output_nr] = _apply_hooks(hooks, grads[output_nr])
     # retain_grad keeps the gradient as it is after all the other hooks.
-    keepers: Optional[dict[int, TensorHook]] = node.__dict__.get("_retain_grad_hooks")
+    keepers: dict[int, TensorHook] | None = node.__dict__.get("_retain_grad_hooks")
     if keepers:
         for output_nr, keep in keepers.items():
             if grads[output_nr] is not None:
@@ -318,7 +320,7 @@ def _call_tensor_hooks(node: Node, grads: list[Optional[Tensor]]) -> list[Option
     return grads
 
 
-def _apply_hooks(hooks: list[TensorHook], gradient: Optional[Tensor]) -> Optional[Tensor]:
+def _apply_hooks(hooks: list[TensorHook], gradient: Tensor | None) -> Tensor | None:
     for hook in hooks:
         replaced = hook(gradient)  # type: ignore[arg-type]
         if replaced is not None:
@@ -392,11 +394,11 @@ def _root_edge(tensor: Tensor, index: int) -> Edge:
 
 def _initial_gradients(
     outputs: tuple[Tensor, ...],
-    given: Optional[Union[Tensor, Sequence[Optional[Tensor]]]],
+    given: Tensor | Sequence[Tensor | None] | None,
 ) -> list[Tensor]:
     """The gradient each output starts with: the one given, or 1 for a scalar."""
     if given is None:
-        given_list: list[Optional[Tensor]] = [None] * len(outputs)
+        given_list: list[Tensor | None] = [None] * len(outputs)
     elif isinstance(given, Tensor):
         given_list = [given]
     else:

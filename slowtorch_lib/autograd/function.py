@@ -14,7 +14,8 @@ place where it is walked backwards.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Optional
 
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from slowtorch_lib._dtype import dtype
     from slowtorch_lib._tensor import Tensor
 
-__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad"]
+__all__ = ["AccumulateGrad", "Function", "FunctionCtx", "Node"]
 
 Edge = tuple[Optional["Node"], int]
 Hook = Callable[..., Any]
@@ -107,6 +108,13 @@ class FunctionCtx(Node):
 
     _function: type[Function]
     _name: str
+
+    if TYPE_CHECKING:
+        # forward keeps its own values on ctx (``ctx.dim = dim``): for the type
+        # checker any attribute name may be set and read.
+        def __getattr__(self, name: str) -> Any: ...
+
+        def __setattr__(self, name: str, value: Any) -> None: ...
 
     def name(self) -> str:
         return self._name
@@ -323,4 +331,4 @@ def gradient_edge(tensor: Tensor) -> Edge:
 
 
 # At the end: _tensor imports the ops, and the ops import this module.
-from slowtorch_lib._tensor import Tensor  # noqa: E402
+from slowtorch_lib._tensor import Tensor

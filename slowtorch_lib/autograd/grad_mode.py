@@ -7,10 +7,11 @@ managers and as decorators, as in PyTorch.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -71,8 +72,8 @@ class _BareDecorator(_GradModeContext):
     def __new__(cls, function: Any = None) -> Any:
         context = super().__new__(cls)
         if function is None:
-            return context
-        context.__init__()
+            return context  # no_grad(): Python calls __init__ next
+        _GradModeContext.__init__(context)
         return context(function)
 
 

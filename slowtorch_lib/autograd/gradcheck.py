@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import random
 import warnings
-from typing import Any, Callable, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._strides import numel, position_list
@@ -44,14 +45,14 @@ from slowtorch_lib.autograd.engine import grad
 
 __all__ = [
     "GradcheckError",
+    "analytical_jacobian",
     "gradcheck",
     "gradgradcheck",
     "numerical_jacobian",
-    "analytical_jacobian",
 ]
 
 Matrix = list[list[float]]
-Inputs = Union[Tensor, Sequence[Any]]
+Inputs = Tensor | Sequence[Any]
 
 
 class GradcheckError(RuntimeError):
@@ -174,12 +175,12 @@ def _mismatch_message(
     a, n = analytical[j][k], numerical[j][k]
     lines = [
         f"Jacobian mismatch for output {o} with respect to input {i},",
-        f"at output element {_unravel(j, out_shape)} and input element "
-        f"{_unravel(k, input._shape)}:",
+        (f"at output element {_unravel(j, out_shape)} and input element "
+         f"{_unravel(k, input._shape)}:"),
         f"  analytical (backward):          {a!r}",
         f"  numerical (finite differences): {n!r}",
-        f"  difference {abs(a - n):.3g} > atol + rtol * |numerical| = "
-        f"{atol + rtol * abs(n):.3g}",
+        (f"  difference {abs(a - n):.3g} > atol + rtol * |numerical| = "
+         f"{atol + rtol * abs(n):.3g}"),
     ]
     if len(analytical) * (len(analytical[0]) if analytical else 0) <= 64:
         lines += ["numerical:", _format_matrix(numerical),
@@ -253,7 +254,7 @@ def gradcheck(
 def gradgradcheck(
     func: Callable[..., Any],
     inputs: Inputs,
-    grad_outputs: Optional[Sequence[Tensor]] = None,
+    grad_outputs: Sequence[Tensor] | None = None,
     *,
     eps: float = 1e-6,
     atol: float = 1e-5,

@@ -20,8 +20,9 @@ in-place :class:`IndexPut`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from operator import itemgetter
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._kernels import broadcast_values, cast_scalar, cast_values
@@ -30,7 +31,7 @@ from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import views
 
-__all__ = ["getitem", "setitem", "index", "index_put", "index_add_into_zeros"]
+__all__ = ["getitem", "index", "index_add_into_zeros", "index_put", "setitem"]
 
 # The largest finite float32, for the overflow check of assigned numbers.
 FLOAT32_MAX = 3.4028234663852886e38
@@ -186,7 +187,7 @@ def _as_items(index: Any) -> tuple[Any, ...]:
     return (index,)
 
 
-def _index_tensor(item: Any) -> Optional[Tensor]:
+def _index_tensor(item: Any) -> Tensor | None:
     """A list or tensor item as an int64 or bool tensor; None for other items.
 
     Raises:
@@ -231,7 +232,7 @@ def _mask_to_indices(mask: Tensor) -> list[Tensor]:
 
 def _basic(
     tensor: Tensor, items: tuple[Any, ...], assigning: bool, skip_full: bool
-) -> tuple[Optional[Tensor], list[tuple[int, Tensor]]]:
+) -> tuple[Tensor | None, list[tuple[int, Tensor]]]:
     """Applies the basic items as views; collects the advanced ones.
 
     Returns the view and a list of ``(dimension of the view, int64 index
@@ -249,21 +250,24 @@ def _basic(
     if used > ndim:
         first = next(i for i in items if i is not None and i is not Ellipsis)
         if ndim == 0 and isinstance(first, int) and not isinstance(first, bool):
-            return views.select(tensor, 0, first), []  # raises the 0-dim message
+            return views.Select.apply(tensor, dim=0, index=first), []  # 0-dim message
         if ndim == 0 and isinstance(first, slice):
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     result = tensor
-    dim = 0
+    dim = 0  # the dimension of ``result`` the next item applies to
+    consumed = 0  # items read so far (``...`` counts its width), for messages
     advanced: list[tuple[int, Tensor]] = []
     ellipsis_seen = False
     for item in items:
         if item is None:
             result = views.unsqueeze(result, dim)
             dim += 1
+            consumed += 1
         elif item is Ellipsis:
             if not ellipsis_seen:
                 dim += ndim - used
+                consumed += ndim - used
             ellipsis_seen = True
         elif isinstance(item, bool) or (
             isinstance(item, Tensor) and item.dtype is dtypes.bool_ and item.dim() == 0
@@ -275,17 +279,21 @@ def _basic(
                 chosen = [0] if bool(item) else []
                 advanced.append((dim, from_values(chosen, (len(chosen),), dtypes.int64)))
             dim += 1
+            consumed += 1
         elif isinstance(item, int):
-            result = views.select(result, dim, item)
+            result = _select(result, dim, item, consumed)
+            consumed += 1
         elif isinstance(item, slice):
             result = _slice(result, dim, item, skip_full)
             dim += 1
+            consumed += 1
         elif isinstance(item, Tensor) and item.dim() == 0:
             if item.dtype.is_floating_point:
                 raise IndexError(
                     "tensors used as indices must be long, int, byte or bool tensors"
                 )
-            result = views.select(result, dim, int(item.item()))
+            result = _select(result, dim, int(item.item()), consumed)
+            consumed += 1
         else:
             index_tensor = _index_tensor(item)
             if index_tensor is None:
@@ -293,25 +301,54 @@ def _basic(
                     "only integers, slices (`:`), ellipsis (`...`), None and long or "
                     f"byte Variables are valid indices (got {type(item).__name__})"
                 )
-            if index_tensor.dtype is dtypes.bool_:
-                _check_mask(index_tensor, result, dim)
-                for column in _mask_to_indices(index_tensor):
-                    advanced.append((dim, column))
-                    dim += 1
-            else:
-                advanced.append((dim, index_tensor))
-                dim += 1
-    return result, advanced
+            advanced.append((dim, index_tensor))
+            width = index_tensor.dim() if index_tensor.dtype is dtypes.bool_ else 1
+            dim += width
+            consumed += width
+    return result, _masks_to_indices(result, advanced)
+
+
+def _masks_to_indices(
+    tensor: Tensor, advanced: list[tuple[int, Tensor]]
+) -> list[tuple[int, Tensor]]:
+    """Replaces each k-dimensional bool mask by k int64 index tensors.
+
+    Raises:
+        IndexError: If a mask's shape differs from the dimensions it covers.
+    """
+    result: list[tuple[int, Tensor]] = []
+    for dim, index_tensor in advanced:
+        if index_tensor.dtype is not dtypes.bool_:
+            result.append((dim, index_tensor))
+            continue
+        _check_mask(index_tensor, tensor, dim)
+        for offset, column in enumerate(_mask_to_indices(index_tensor)):
+            result.append((dim + offset, column))
+    return result
+
+
+def _select(tensor: Tensor, dim: int, index: int, tensor_dim: int) -> Tensor:
+    """``tensor[..., index]`` at ``dim``; errors name the indexed tensor's
+    dimension ``tensor_dim``."""
+    if tensor.dim():
+        size = tensor._shape[dim]
+        if not -size <= index < size:
+            raise IndexError(
+                f"index {index} is out of bounds for dimension {tensor_dim} "
+                f"with size {size}"
+            )
+    return views.Select.apply(tensor, dim=dim, index=index)
 
 
 def _slice(tensor: Tensor, dim: int, item: slice, skip_full: bool) -> Tensor:
-    """``tensor[..., item]`` at ``dim``; with ``skip_full``, a slice covering
-    the whole dimension returns ``tensor`` itself."""
+    """``tensor[..., item]`` at ``dim``; with ``skip_full``, a slice written
+    to cover the whole dimension (``:``, ``0:``, ``:size``) returns
+    ``tensor`` itself."""
     step = 1 if item.step is None else int(item.step)
     if skip_full and step == 1 and tensor.dim():
-        size = tensor._shape[dim]
-        first, last, _ = slice(item.start, item.stop).indices(size)
-        if first == 0 and last >= size:
+        start_at_zero = item.start is None or item.start == 0
+        stop_at_end = item.stop is None or item.stop >= tensor._shape[dim]
+        if start_at_zero and stop_at_end:
             return tensor
     return views.slice_dim(tensor, dim, item.start, item.stop, step)
 
@@ -346,15 +383,15 @@ def _positions(
             f"shapes {shapes}"
         ) from None
     row_major = contiguous_strides(shape)
-    first = advanced[0][0]
     # One flat offset per element of the broadcast index.
     offsets = [0] * numel(index_shape)
-    for dim, index_tensor in advanced:
+    for number, (dim, index_tensor) in enumerate(advanced):
         size = shape[dim]
         for i, value in enumerate(broadcast_values(index_tensor, index_shape)):
             if not -size <= value < size:
+                # PyTorch counts the dimension among the indexed ones.
                 raise IndexError(
-                    f"index {value} is out of bounds for dimension {dim - first} "
+                    f"index {value} is out of bounds for dimension {number} "
                     f"with size {size}"
                 )
             offsets[i] += (value % size) * row_major[dim]
@@ -429,13 +466,13 @@ def _scalar_tensor(value: Any, target: Tensor) -> Tensor:
     return from_values([cast_scalar(value, d)], (), d)
 
 
-def _strip_leading_ones(value: Tensor) -> Tensor:
+def _strip_leading_ones(value: Tensor, always_view: bool = False) -> Tensor:
     """``value`` without its leading dimensions of size 1 (a view if any)."""
     shape = value._shape
     lead = 0
     while lead < len(shape) and shape[lead] == 1:
         lead += 1
-    return views.view(value, shape[lead:]) if lead else value
+    return views.view(value, shape[lead:]) if lead or always_view else value
 
 
 def setitem(tensor: Tensor, index: Any, value: Any) -> None:
@@ -486,5 +523,7 @@ def _copy_to(target: Tensor, value: Tensor) -> None:
     elif value.dim() == 0:
         target._inplace(fill_with_tensor, value)
     else:
-        expanded = views.expand(_strip_leading_ones(value), target._shape)
-        target.copy_(expanded)
+        stripped = _strip_leading_ones(value, always_view=True)
+        if stripped._shape != target._shape:
+            stripped = views.expand(stripped, target._shape)
+        target.copy_(stripped)

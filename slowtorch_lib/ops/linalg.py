@@ -12,7 +12,7 @@ from typing import Any
 
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import result_type
+from slowtorch_lib.ops.pointwise import _scalar_type_name, result_type
 from slowtorch_lib._kernels import cast_values
 
 __all__ = ["mm", "bmm", "mv", "dot", "matmul", "matrix_product"]
@@ -29,16 +29,14 @@ def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) 
         k: The shared dimension.
         m: Columns of the result.
     """
+    if k == 0:  # empty sums
+        return [0] * (n * m)
     rows = [left[i : i + k] for i in range(0, n * k, k)]
     columns = [right_t[j : j + k] for j in range(0, m * k, k)]
     return [sum(map(mul, row, column)) for row in rows for column in columns]
 
 
 C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
-
-
-SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long",
-                     "bool": "Bool"}
 
 
 def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
@@ -48,7 +46,7 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
     """
     if a.dtype is b.dtype:
         return
-    first, second = SCALAR_TYPE_NAMES[a.dtype.name], SCALAR_TYPE_NAMES[b.dtype.name]
+    first, second = _scalar_type_name(a.dtype), _scalar_type_name(b.dtype)
     if op == "mm":
         message = (
             f"expected m1 and m2 to have the same dtype, but got: "
@@ -311,6 +309,15 @@ def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
             shape = (*batch, n)
         return UnsafeView.apply(folded, shape=shape)
     if da <= 2:
+        if input._shape[-1] != other._shape[-2]:
+            batch_count = 1
+            for size in other._shape[:-2]:
+                batch_count *= size
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{batch_count}, {input._shape[-1]}] but got: "
+                f"[{batch_count}, {other._shape[-2]}]."
+            )
         if da == 1:
             return matmul(other.mT, input)
         return matmul(other.mT, input.mT).mT.contiguous()

@@ -86,13 +86,14 @@ def _check_bool_subtraction(a: Operand, b: Operand) -> None:
         )
 
 
+def _scalar_type_name(d: dtype) -> str:
+    """The name PyTorch's C++ messages give a dtype: ``Float``, ``Long``..."""
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[d.name]
+
+
 def _not_implemented(kernel: str, d: dtype) -> NotImplementedError:
     """PyTorch's error for a dtype that an operation has no loop for."""
-    from slowtorch_lib.ops.linalg import SCALAR_TYPE_NAMES
-
-    return NotImplementedError(
-        f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[d.name]}\''
-    )
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_scalar_type_name(d)}\'')
 
 
 # ----------------------------------------------------------------------
@@ -271,7 +272,16 @@ def _integer_power(base: int, exponent: int) -> int:
 
 
 def _power(base: Operand, exponent: Operand, d: dtype) -> Tensor:
-    """The values of ``base ** exponent`` in dtype ``d`` (no graph)."""
+    """The values of ``base ** exponent`` in dtype ``d`` (no graph).
+
+    ``x ** 0.5`` and ``x ** -0.5`` are square roots, as in PyTorch (so that
+    ``(-inf) ** 0.5`` is ``nan``, where C's ``pow`` would say ``inf``).
+    """
+    if isinstance(base, Tensor) and not isinstance(exponent, Tensor) and d.is_floating_point:
+        if exponent == 0.5:
+            return unary(ieee_sqrt, base, d)
+        if exponent == -0.5:
+            return unary(_rsqrt_scalar, base, d)
     if d.is_floating_point:
         return binary(math.pow, base, exponent, d, careful=ieee_pow)
     if d is dtypes.bool_:  # bool ** bool-number: computed as integers
@@ -610,6 +620,13 @@ class Clamp(Function):
         ctx.save_for_backward(x)
         ctx.bounds = (min, max)
         d = result_type(x, *(b for b in (min, max) if b is not None))
+        if d is dtypes.bool_:
+            kernel = "clamp_scalar_cpu"
+            if max is None:
+                kernel = "clamp_min_scalar_cpu"
+            elif min is None:
+                kernel = "clamp_max_scalar_cpu"
+            raise _not_implemented(kernel, d)
         return _clamp_values(x, min, max, d)
 
     @staticmethod
@@ -837,7 +854,7 @@ class MaskedFill(Function):
 class Fill(Function):
     """Every element set to one value; no gradient flows to the old values."""
 
-    grad_fn_name = "FillBackward0"
+    grad_fn_name = "FillBackward2"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, value: Any) -> Tensor:
@@ -957,14 +974,23 @@ def floor_divide(input: Operand, other: Operand) -> Tensor:
 
 
 def _remainder_scalar(a: Any, b: Any) -> Any:
-    """``a % b`` with the sign of ``b``, like Python's ``%``; ``nan`` for a
-    float divided by zero."""
-    try:
+    """``a % b`` with the sign of ``b``.
+
+    Integers use Python's ``%``. Floats start from ``math.fmod`` (the sign of
+    ``a``) and add ``b`` once if the signs differ; a zero result keeps the
+    sign of ``a``, and a zero divisor or infinite ``a`` gives ``nan``.
+    """
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise RuntimeError("ZeroDivisionError")
         return a % b
-    except ZeroDivisionError:
-        if isinstance(a, int) and isinstance(b, int):
-            raise RuntimeError("ZeroDivisionError") from None
+    try:
+        result = math.fmod(a, b)
+    except ValueError:
         return math.nan
+    if result != 0 and (b < 0) != (result < 0):
+        result += b
+    return result
 
 
 def remainder(input: Operand, other: Operand) -> Tensor:
@@ -1116,7 +1142,7 @@ def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with "
-            f"dtype {repr(condition.dtype)[6:].capitalize()}"
+            f"dtype {_scalar_type_name(condition.dtype)}"
         )
     return Where.apply(input, other, condition=condition)
 
@@ -1128,11 +1154,36 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     return MaskedFill.apply(input, mask=mask, value=value)
 
 
+class Zero(Fill):
+    """Every element set to 0 (``zero_``); PyTorch's ``ZeroBackward0``."""
+
+    grad_fn_name = "ZeroBackward0"
+
+
 def filled(input: Tensor, value: Any) -> Tensor:
-    """A tensor like ``input`` with every element ``value`` (for ``fill_``)."""
+    """A tensor like ``input`` with every element ``value`` (for ``fill_``).
+
+    ``value`` may be a number or a 0-d tensor, which then receives the
+    gradient of every element.
+
+    Raises:
+        RuntimeError: If ``value`` is a tensor with dimensions.
+    """
     if isinstance(value, Tensor):
-        value = value.item()
+        if value.dim() != 0:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.dim()} dimensions."
+            )
+        from slowtorch_lib.ops.indexing import fill_with_tensor
+
+        return fill_with_tensor(input, value)
     return Fill.apply(input, value=value)
+
+
+def zeroed(input: Tensor) -> Tensor:
+    """A tensor like ``input`` of zeros (for ``zero_``)."""
+    return Zero.apply(input, value=0)
 
 
 def copy_into(target: Tensor, source: Tensor) -> Tensor:

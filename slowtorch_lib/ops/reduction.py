@@ -252,6 +252,7 @@ class ProdAll(Prod):
 def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *,
          dtype: Optional[dtype] = None) -> Tensor:
     """The product of all elements, or along ``dim``."""
+    _check_int_dim("prod", dim)
     if dtype is not None:
         input = input.to(dtype)
     ndim = input.dim()
@@ -290,10 +291,16 @@ def _index_of(group: list[Any], value: Any) -> int:
     return group.index(value)
 
 
-def _check_not_empty(name: str, x: Tensor, dims: tuple[int, ...], all_dims: bool) -> None:
+def _check_not_empty(name: str, x: Tensor, dim: Dims) -> None:
+    """Max-like reductions have no value for an empty group: refuse them.
+
+    Raises:
+        RuntimeError: If ``x`` is empty and no ``dim`` is given.
+        IndexError: If a dimension to reduce has size 0 (named as given).
+    """
     if x.numel() != 0:
         return
-    if all_dims:
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         if name in ("argmax", "argmin"):
             raise IndexError(
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
@@ -302,11 +309,22 @@ def _check_not_empty(name: str, x: Tensor, dims: tuple[int, ...], all_dims: bool
             f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
             "Specify the reduction dim with the 'dim' argument."
         )
-    for d in dims:
-        if x._shape[d] == 0:
+    for d in (dim,) if isinstance(dim, int) else dim:
+        (wrapped,) = normalize_dims(d, x.dim())
+        if x.dim() and x._shape[wrapped] == 0:
+            # amax and amin name the dim as given; max, argmax... as wrapped.
+            shown = d if name in ("amax", "amin") else wrapped
             raise IndexError(
-                f"{name}(): Expected reduction dim {d} to have non-zero size."
+                f"{name}(): Expected reduction dim {shown} to have non-zero size."
             )
+
+
+def _check_int_dim(name: str, dim: Any) -> None:
+    """``max``, ``argmax``, ``prod``... reduce one dimension: ``dim`` is an int."""
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(
+            f"{name}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}"
+        )
 
 
 def _spread_among_ties(grad_output: Tensor, x: Tensor, result: Tensor,
@@ -433,12 +451,12 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
     if isinstance(dim, Tensor):
         result = (maximum if name == "max" else minimum)(input, dim)
         return result
+    _check_int_dim(name, dim)
+    _check_not_empty(name, input, dim)
     if dim is None:
-        _check_not_empty(name, input, (), True)
         node = MaxAll if name == "max" else MinAll
         return node.apply(input, dims=tuple(range(input.dim())), keepdim=False, fold=fold)
     dims = _dims(dim, input.dim())
-    _check_not_empty(name, input, dims, False)
     node = MaxDim if name == "max" else MinDim
     values, indices = node.apply(input, dims=dims, keepdim=keepdim, fold=fold)
     result_type = MaxResult if name == "max" else MinResult
@@ -460,28 +478,30 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The largest elements along ``dim`` (every dimension by default)."""
+    _check_not_empty("amax", input, dim)
     dims = _dims(dim, input.dim())
-    _check_not_empty("amax", input, dims, False)
     return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
 
 
 def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The smallest elements along ``dim`` (every dimension by default)."""
+    _check_not_empty("amin", input, dim)
     dims = _dims(dim, input.dim())
-    _check_not_empty("amin", input, dims, False)
     return Amin.apply(input, dims=dims, keepdim=keepdim, fold=_smallest)
 
 
 def _arg_extreme(name: str, input: Tensor, dim: Optional[int], keepdim: bool) -> Tensor:
     fold = _largest if name == "argmax" else _smallest
+    _check_int_dim(name, dim)
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    _check_not_empty(name, input, dim)
     if dim is None:
-        _check_not_empty(name, input, (), True)
         values = input._values()
         index = _index_of(values, fold(values))
         shape = (1,) * input.dim() if keepdim else ()
         return from_values([index], shape, dtypes.int64)
     dims = _dims(dim, input.dim())
-    _check_not_empty(name, input, dims, False)
     groups = reduction_groups(input, dims)
     indices = [_index_of(g, fold(g)) for g in groups]
     return from_values(indices, reduced_shape(input._shape, dims, keepdim), dtypes.int64)

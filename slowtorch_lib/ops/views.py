@@ -9,7 +9,8 @@ it, a slice pads it with zeros.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from slowtorch_lib._storage import Storage
 from slowtorch_lib._strides import (
@@ -24,10 +25,30 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx, gradient_edge
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 
 __all__ = [
-    "view", "reshape", "contiguous", "transpose", "t", "permute", "unsqueeze",
-    "squeeze", "expand", "narrow", "select", "slice_dim", "flatten", "split",
-    "chunk", "unbind", "detach", "alias", "as_strided", "view_strides", "as_view",
-    "CopySlices", "rebase_history", "refresh_view_history",
+    "CopySlices",
+    "alias",
+    "as_strided",
+    "as_view",
+    "chunk",
+    "contiguous",
+    "detach",
+    "expand",
+    "flatten",
+    "narrow",
+    "permute",
+    "rebase_history",
+    "refresh_view_history",
+    "reshape",
+    "select",
+    "slice_dim",
+    "split",
+    "squeeze",
+    "t",
+    "transpose",
+    "unbind",
+    "unsqueeze",
+    "view",
+    "view_strides",
 ]
 
 
@@ -77,7 +98,7 @@ def infer_shape(shape: Sequence[int], count: int) -> tuple[int, ...]:
             raise RuntimeError(
                 f"invalid shape dimension {size} at index {i} of shape {list(shape)}"
             )
-    known = numel(s for s in shape if s != -1)
+    known = numel(tuple(s for s in shape if s != -1))
     if unknown:
         if known == 0:
             if count == 0:
@@ -98,7 +119,7 @@ def infer_shape(shape: Sequence[int], count: int) -> tuple[int, ...]:
 
 def view_strides(
     shape: Sequence[int], strides: Sequence[int], new_shape: Sequence[int]
-) -> Optional[tuple[int, ...]]:
+) -> tuple[int, ...] | None:
     """Strides that read the same elements in ``new_shape``, or None if impossible.
 
     The old dimensions are grouped into *chunks*, innermost first: a chunk
@@ -163,6 +184,12 @@ class View(Function):
         return grad_output.reshape(ctx.input_shape)
 
 
+class ReshapeAlias(View):
+    """The view ``reshape`` takes of a non-contiguous tensor it can still view."""
+
+    grad_fn_name = "ReshapeAliasBackward0"
+
+
 class UnsafeView(View):
     """The view ``reshape`` takes after copying a tensor that could not be viewed."""
 
@@ -182,10 +209,10 @@ def view(input: Tensor, shape: Sequence[int]) -> Tensor:
 def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """Like :func:`view`, but copies when a view is impossible."""
     shape = infer_shape(shape, input.numel())
-    if shape == input._shape:
+    if input.is_contiguous():
         return View.apply(input, shape=shape)
     if view_strides(input._shape, input._stride, shape) is not None:
-        return View.apply(input, shape=shape)
+        return ReshapeAlias.apply(input, shape=shape)
     return UnsafeView.apply(contiguous(input), shape=shape)
 
 
@@ -382,25 +409,27 @@ class Expand(Function):
             )
         new_shape: list[int] = []
         new_stride: list[int] = []
-        for i, size in enumerate(shape):
+        # From the last dimension to the first, as PyTorch checks them.
+        for i in reversed(range(len(shape))):
+            size = shape[i]
             if i < lead:
                 if size < 0:
                     raise RuntimeError(
                         f"The expanded size of the tensor ({size}) isn't allowed in a "
                         "leading, non-existing dimension"
                     )
-                new_shape.append(size)
-                new_stride.append(0)
+                new_shape.insert(0, size)
+                new_stride.insert(0, 0)
                 continue
             old_size, old_stride = x._shape[i - lead], x._stride[i - lead]
             if size == -1:
                 size = old_size
             if old_size == size:
-                new_shape.append(size)
-                new_stride.append(old_stride)
+                new_shape.insert(0, size)
+                new_stride.insert(0, old_stride)
             elif old_size == 1:
-                new_shape.append(size)
-                new_stride.append(0)
+                new_shape.insert(0, size)
+                new_stride.insert(0, 0)
             else:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({size}) must match the existing "
@@ -421,7 +450,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return Unsqueeze.apply(input, dim=dim)
 
 
-def squeeze(input: Tensor, dim: Union[int, Sequence[int], None] = None) -> Tensor:
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """``input`` without its dimensions of size 1 (or only those in ``dim``)."""
     ndim = input.dim()
     if dim is None:
@@ -548,7 +577,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 
 
 def slice_dim(
-    input: Tensor, dim: int, start: Optional[int], stop: Optional[int], step: int = 1
+    input: Tensor, dim: int, start: int | None, stop: int | None, step: int = 1
 ) -> Tensor:
     """``input[..., start:stop:step, ...]`` along ``dim`` (a view).
 
@@ -682,8 +711,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     dim = normalize_dim(dim, input.dim())
     length = input._shape[dim]
-    size = max(1, -(-length // chunks))
-    return split(input, size, dim)
+    if length == 0:
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-length // chunks), dim)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
@@ -820,7 +850,7 @@ class CopySlices(FunctionCtx):
     def name(self) -> str:
         return "torch::autograd::CopySlices"
 
-    def apply(self, *grad_outputs: Optional[Tensor]) -> tuple[Optional[Tensor], ...]:
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
         (grad,) = grad_outputs
         assert grad is not None
         shape, stride, offset, cells = self.base_geometry

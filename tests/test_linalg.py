@@ -1,0 +1,165 @@
+"""Matrix products against PyTorch: every ``matmul`` shape case, grad_fn chains, errors."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable
+
+import pytest
+
+import slowtorch_lib as st
+from slowtorch_lib.ops.linalg import matrix_product
+from tests.parity import assert_same, require_torch
+
+SHAPE_PAIRS = [
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3, 4)),
+    ((1, 3, 3), (3, 3)),
+    ((3, 3), (1, 3, 3)),
+    ((2, 3, 4), (4,)),
+    ((4,), (2, 4, 3)),
+    ((2, 3, 4), (2, 4, 5)),
+    ((4, 1, 3, 4), (2, 4, 5)),
+    ((2, 3), (5, 3, 4)),
+    ((2, 2, 3, 4), (4, 2)),
+    ((0, 3), (3, 2)),
+    ((2, 0), (0, 3)),
+]
+
+
+def values(shape: tuple[int, ...], seed: int) -> list[float]:
+    rng = random.Random(seed)
+    count = 1
+    for size in shape:
+        count *= size
+    return [round(rng.uniform(-2, 2), 3) for _ in range(count)]
+
+
+def pair(lib: Any, shape: tuple[int, ...], seed: int, dtype_name: str = "float64") -> Any:
+    flat = values(shape, seed)
+    if dtype_name == "int64":
+        flat = [int(v * 3) for v in flat]
+    return lib.tensor(flat, dtype=getattr(lib, dtype_name)).reshape(shape)
+
+
+def chain(tensor: Any) -> list[str]:
+    """The grad_fn names along the first input that is not a leaf."""
+    names = []
+    node = tensor.grad_fn
+    while node is not None:
+        names.append(node.name())
+        inner = [n for n, _ in node.next_functions
+                 if n is not None and "AccumulateGrad" not in n.name()]
+        node = inner[0] if inner else None
+    return names
+
+
+@pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=str)
+def test_matmul_values_gradients_and_grad_fns(shapes: tuple[Any, Any]) -> None:
+    torch = require_torch()
+    left_shape, right_shape = shapes
+    a, b = pair(st, left_shape, 1), pair(st, right_shape, 2)
+    ta, tb = pair(torch, left_shape, 1), pair(torch, right_shape, 2)
+    for x in (a, b, ta, tb):
+        x.requires_grad_()
+    ours, theirs = a @ b, ta @ tb
+    assert_same(ours, theirs)
+    assert chain(ours) == chain(theirs)
+    ours.sum().backward()
+    theirs.sum().backward()
+    assert_same(a.grad, ta.grad)
+    assert_same(b.grad, tb.grad)
+
+
+def test_matmul_grad_fn_examples() -> None:
+    m = st.ones(3, 3, requires_grad=True)
+    x = st.ones(3, requires_grad=True)
+    assert (m[None] @ m).grad_fn.name() == "UnsafeViewBackward0"
+    assert (m[None] @ m).grad_fn.next_functions[0][0].name() == "MmBackward0"
+    assert (x @ m).grad_fn.name() == "SqueezeBackward4"
+    assert (m @ x).grad_fn.name() == "MvBackward0"
+    assert (x @ x).grad_fn.name() == "DotBackward0"
+
+
+@pytest.mark.parametrize("name", ["mm", "bmm", "mv", "dot", "matmul"])
+def test_named_products_match_torch(name: str) -> None:
+    torch = require_torch()
+    shapes = {"mm": ((2, 3), (3, 4)), "bmm": ((2, 2, 3), (2, 3, 4)), "mv": ((2, 3), (3,)),
+              "dot": ((3,), (3,)), "matmul": ((2, 2, 3), (3,))}[name]
+    for dtype_name in ("float32", "float64", "int64"):
+        a, b = pair(st, shapes[0], 3, dtype_name), pair(st, shapes[1], 4, dtype_name)
+        ta, tb = pair(torch, shapes[0], 3, dtype_name), pair(torch, shapes[1], 4, dtype_name)
+        assert_same(getattr(st, name)(a, b), getattr(torch, name)(ta, tb))
+        assert_same(getattr(a, name)(b), getattr(ta, name)(tb))
+
+
+def test_matmul_of_non_contiguous_views() -> None:
+    torch = require_torch()
+    a, ta = pair(st, (4, 3), 5), pair(torch, (4, 3), 5)
+    assert_same(a.t() @ a, ta.t() @ ta)
+    assert_same(a[::2] @ a.t()[:, 1:3], ta[::2] @ ta.t()[:, 1:3])
+
+
+ERROR_CASES: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = [
+    ("matmul", (2, 3), (4,)),
+    ("matmul", (3,), (4,)),
+    ("matmul", (2, 2, 3), (2, 4, 5)),
+    ("matmul", (2, 3, 4), (3, 4, 5)),
+    ("matmul", (3,), (3, 4, 2)),
+    ("matmul", (2, 3, 4), (5,)),
+    ("mm", (2, 3), (4, 5)),
+    ("mm", (2, 3, 4), (4, 5)),
+    ("mm", (3,), (3, 4)),
+    ("mm", (2, 3), (3,)),
+    ("bmm", (2, 3), (3, 4)),
+    ("bmm", (2, 3, 4), (3, 4, 5)),
+    ("bmm", (2, 3, 4), (2, 5, 5)),
+    ("mv", (2, 3), (4,)),
+    ("mv", (3,), (3,)),
+    ("mv", (2, 3), (3, 1)),
+    ("dot", (2,), (3,)),
+    ("dot", (2, 2), (2,)),
+]
+
+
+def error_of(fn: Callable[[], Any]) -> BaseException:
+    with pytest.raises(Exception) as info:
+        fn()
+    return info.value
+
+
+@pytest.mark.parametrize("case", ERROR_CASES, ids=str)
+def test_product_errors_match_torch(case: tuple[str, Any, Any]) -> None:
+    torch = require_torch()
+    name, left, right = case
+    ours = error_of(lambda: getattr(st, name)(pair(st, left, 1), pair(st, right, 2)))
+    theirs = error_of(lambda: getattr(torch, name)(pair(torch, left, 1), pair(torch, right, 2)))
+    assert type(ours) is type(theirs)
+    assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("name", ["mm", "bmm", "mv", "dot", "matmul"])
+def test_products_refuse_mixed_dtypes(name: str) -> None:
+    torch = require_torch()
+    shapes = {"mm": ((2, 2), (2, 2)), "bmm": ((1, 2, 2), (1, 2, 2)), "mv": ((2, 2), (2,)),
+              "dot": ((2,), (2,)), "matmul": ((2, 2), (2, 2))}[name]
+    ours = error_of(lambda: getattr(st, name)(st.ones(*shapes[0]),
+                                              st.ones(*shapes[1], dtype=st.float64)))
+    theirs = error_of(lambda: getattr(torch, name)(torch.ones(*shapes[0]),
+                                                   torch.ones(*shapes[1], dtype=torch.float64)))
+    assert type(ours) is type(theirs)
+    assert str(ours) == str(theirs)
+
+
+def test_matmul_of_0d_tensor() -> None:
+    with pytest.raises(RuntimeError, match="both arguments to matmul need to be at least 1D"):
+        st.tensor(2.0) @ st.ones(3)
+
+
+def test_matrix_product_kernel() -> None:
+    # (2, 3) @ (3, 2), the right matrix given as its transpose.
+    left = [1, 2, 3, 4, 5, 6]
+    right_t = [1, 0, 1, 0, 1, 0]
+    assert matrix_product(left, right_t, 2, 3, 2) == [4, 2, 10, 5]

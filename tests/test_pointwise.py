@@ -1,0 +1,388 @@
+"""Pointwise operations against PyTorch: values, dtypes, special values, errors.
+
+Every test runs the same expression in both libraries (``lib`` is either
+``slowtorch_lib`` or ``torch``) and compares what comes out: the tensor
+(shape, dtype, values; bit-exact for ``+ - * /`` and comparisons), or the
+exception type and message.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, Callable
+
+import pytest
+
+import slowtorch_lib as st
+from tests.parity import assert_same, require_torch
+
+inf, nan = math.inf, math.nan
+
+# Small inputs of every dtype, and a second operand of each, with zeros.
+VALUES = {
+    "float32": [-1.5, 0.0, 0.1, 2.0, 3.7],
+    "float64": [-1.5, 0.0, 0.1, 2.0, 3.7],
+    "int64": [-3, 0, 1, 2, 7],
+    "bool": [True, False, True, False, True],
+}
+OTHER = {
+    "float32": [0.5, -2.0, 0.3, 0.0, 1.1],
+    "float64": [0.5, -2.0, 0.3, 0.0, 1.1],
+    "int64": [2, -2, 3, 1, -4],
+    "bool": [False, False, True, True, True],
+}
+DTYPES = list(VALUES)
+SCALARS = [2, 0, -3, 2.5, 0.1, True, False]
+
+# IEEE special values, paired so that every interesting combination occurs.
+SPECIAL = [inf, -inf, nan, 5.0, -5.0, 0.0, -0.0, 0.1, 1e30, -2.5]
+SPECIAL_OTHER = [2.0, -2.0, 0.0, -0.0, inf, -inf, nan, 3.0, 1e-30, 0.5]
+
+BINARY = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "truediv": operator.truediv,
+    "floordiv": operator.floordiv,
+    "mod": operator.mod,
+    "pow": operator.pow,
+    "and": operator.and_,
+    "or": operator.or_,
+    "xor": operator.xor,
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+}
+# Results computed with one IEEE operation: they must agree to the last bit.
+EXACT = {"add", "sub", "mul", "truediv", "floordiv", "mod", "eq", "ne", "lt", "le",
+         "gt", "ge", "and", "or", "xor"}
+
+
+def make(lib: Any, values: list[Any], dtype_name: str) -> Any:
+    return lib.tensor(values, dtype=getattr(lib, dtype_name))
+
+
+def outcome(fn: Callable[..., Any], *args: Any) -> tuple[Any, BaseException | None]:
+    try:
+        return fn(*args), None
+    except Exception as error:  # noqa: BLE001  (compared with torch's)
+        return None, error
+
+
+def assert_same_outcome(ours: tuple[Any, Any], theirs: tuple[Any, Any],
+                        exact: bool = False, signed_zeros: bool = True) -> None:
+    """Both raised the same error, or both returned the same tensor."""
+    (mine, my_error), (other, their_error) = ours, theirs
+    if my_error is not None or their_error is not None:
+        assert type(my_error) is type(their_error), (my_error, their_error)
+        assert str(my_error) == str(their_error)
+        return
+    assert_same(mine, other, exact=exact)
+    if signed_zeros and mine.dtype.is_floating_point:
+        for a, b in zip(mine.reshape(-1).tolist(), other.reshape(-1).tolist()):
+            if a == 0 and b == 0:
+                assert math.copysign(1, a) == math.copysign(1, b), (a, b)
+
+
+def both(fn: Callable[..., Any], *make_args: Any, exact: bool = False,
+         signed_zeros: bool = True) -> None:
+    """Runs ``fn(lib, *args)`` in both libraries; ``make_args`` are (values, dtype)
+    pairs turned into tensors, or plain Python values passed as they are."""
+    torch = require_torch()
+
+    def args_for(lib: Any) -> list[Any]:
+        return [make(lib, *a) if isinstance(a, tuple) else a for a in make_args]
+
+    assert_same_outcome(
+        outcome(fn, st, *args_for(st)), outcome(fn, torch, *args_for(torch)),
+        exact=exact, signed_zeros=signed_zeros,
+    )
+
+
+# ----------------------------------------------------------------------
+# Binary operators: every dtype pair, 0-d tensors, Python scalars both sides
+# ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(BINARY))
+@pytest.mark.parametrize("left", DTYPES)
+@pytest.mark.parametrize("right", DTYPES)
+def test_binary_operator_tensor_tensor(name: str, left: str, right: str) -> None:
+    op = BINARY[name]
+    exact = name in EXACT
+    both(lambda lib, a, b: op(a, b), (VALUES[left], left), (OTHER[right], right),
+         exact=exact)
+    # A 0-d right operand promotes differently from a dimensioned one.
+    both(lambda lib, a, b: op(a, b), (VALUES[left], left), (OTHER[right][1], right),
+         exact=exact)
+
+
+@pytest.mark.parametrize("name", list(BINARY))
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_binary_operator_with_python_scalars(name: str, dtype_name: str) -> None:
+    op = BINARY[name]
+    for scalar in SCALARS:
+        both(lambda lib, a: op(a, scalar), (VALUES[dtype_name], dtype_name),
+             exact=name in EXACT)
+        both(lambda lib, a: op(scalar, a), (VALUES[dtype_name], dtype_name),
+             exact=name in EXACT)
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "truediv", "floordiv", "mod",
+                                  "pow", "lt", "eq", "ne"])
+def test_binary_operator_on_special_values(dtype_name: str, name: str) -> None:
+    op = BINARY[name]
+    both(lambda lib, a, b: op(a, b), (SPECIAL, dtype_name), (SPECIAL_OTHER, dtype_name),
+         exact=name != "pow")
+
+
+def test_float32_arithmetic_is_bit_exact_float32() -> None:
+    torch = require_torch()
+    values = [0.1, 1 / 3, 2.0**-20, 16777217.0, -7.3, 1e-38]
+    for op in (operator.add, operator.sub, operator.mul, operator.truediv):
+        for scalar in (0.1, 3, 1 / 3):
+            ours = op(st.tensor(values), scalar)
+            theirs = op(torch.tensor(values), scalar)
+            assert ours.dtype is st.float32
+            assert_same(ours, theirs, exact=True)
+    # Python's 0.1 is rounded to float32 before comparing, as in torch.
+    x = [0.1, 0.10000001, 0.09999999]
+    assert (st.tensor(x) > 0.1).tolist() == (torch.tensor(x) > 0.1).tolist()
+    assert (st.tensor(x) == 0.1).tolist() == [True, False, False]
+
+
+@pytest.mark.parametrize("scalar", [2, 0.5, True])
+def test_scalar_results_keep_the_tensor_dtype(scalar: Any) -> None:
+    x = st.tensor([1.0, 2.0])
+    assert (x * scalar).dtype is st.float32
+    assert (scalar * x).dtype is st.float32
+    assert (x.double() + scalar).dtype is st.float64
+
+
+def test_integer_division_by_zero_raises_as_torch() -> None:
+    torch = require_torch()
+    for op in (operator.floordiv, operator.mod):
+        both(lambda lib, a: op(a, 0), ([5, -5], "int64"))
+        both(lambda lib, a, b: op(a, b), ([5, -5], "int64"), ([0, 1], "int64"))
+    # True division of integers is float: 5 / 0 is inf.
+    assert (st.tensor([5, -5, 0]) / 0).tolist()[:2] == [inf, -inf]
+    assert math.isnan((st.tensor([0]) / 0).item())
+    assert torch is not None
+
+
+def test_ieee_results_of_unary_functions() -> None:
+    assert st.tensor([0.0]).log().item() == -inf
+    assert math.isnan(st.tensor([-1.0]).log().item())
+    assert math.isnan(st.tensor([-1.0]).sqrt().item())
+    assert st.tensor([1000.0]).exp().item() == inf
+    assert st.tensor([-0.0]).reciprocal().item() == -inf
+
+
+# ----------------------------------------------------------------------
+# In-place operators
+# ----------------------------------------------------------------------
+
+INPLACE = {
+    "iadd": operator.iadd, "isub": operator.isub, "imul": operator.imul,
+    "itruediv": operator.itruediv, "ipow": operator.ipow,
+    "ifloordiv": operator.ifloordiv, "imod": operator.imod,
+}
+
+
+def test_inplace_bitwise_operators() -> None:
+    for op in (operator.iand, operator.ior, operator.ixor):
+        for dtype_name in ("int64", "bool"):
+            for other in ("int64", "bool", 2, True):
+
+                def run(lib: Any, x: Any) -> Any:
+                    right = make(lib, [1, 0, 1, 0, 3], other) if isinstance(other, str) else other
+                    assert op(x, right) is x
+                    return x
+
+                both(run, (VALUES[dtype_name], dtype_name))
+    # PyTorch checks the cast before the kernel (a RuntimeError); here the
+    # kernel refuses floats first. Either way the tensor is left unchanged.
+    x = st.tensor([1, 2])
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        x &= 0.5
+    assert x.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("name", list(INPLACE))
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_inplace_operators(name: str, dtype_name: str) -> None:
+    op = INPLACE[name]
+    for other in ["float32", "float64", "int64", "bool", 2, 0.5, True]:
+
+        def run(lib: Any, x: Any) -> Any:
+            right = make(lib, [1, 2, 1, 2, 1], other) if isinstance(other, str) else other
+            result = op(x, right)
+            assert result is x, "an in-place operator must return the same tensor"
+            return x
+
+        both(run, (VALUES[dtype_name], dtype_name))
+
+
+def test_failed_inplace_operation_leaves_the_tensor_unchanged() -> None:
+    x = st.tensor([1, 2, 3])
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+        x += 0.5
+    assert x.tolist() == [1, 2, 3]
+    assert x._version == 0
+
+
+# ----------------------------------------------------------------------
+# Unary functions, clamp, where, maximum
+# ----------------------------------------------------------------------
+
+UNARY = ["abs", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu",
+         "reciprocal", "rsqrt", "square"]
+EXACT_UNARY = {"abs", "neg", "relu", "square", "sqrt", "reciprocal"}
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_unary_functions(name: str, dtype_name: str) -> None:
+    values = SPECIAL if dtype_name.startswith("float") else VALUES[dtype_name]
+    both(lambda lib, x: getattr(x, name)(), (values, dtype_name),
+         exact=name in EXACT_UNARY)
+    both(lambda lib, x: getattr(lib, name)(x), (values, dtype_name),
+         exact=name in EXACT_UNARY)
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+@pytest.mark.parametrize("bounds", [(0, None), (None, 1), (0.5, 2), (-1, 1.5), (2, 1),
+                                    (True, None), (None, None)])
+def test_clamp_with_number_bounds(dtype_name: str, bounds: tuple[Any, Any]) -> None:
+    values = SPECIAL if dtype_name.startswith("float") else VALUES[dtype_name]
+    low, high = bounds
+    both(lambda lib, x: x.clamp(low, high), (values, dtype_name), exact=True)
+    both(lambda lib, x: lib.clamp(x, min=low, max=high), (values, dtype_name), exact=True)
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_clamp_with_tensor_bounds(dtype_name: str) -> None:
+    values = VALUES[dtype_name]
+    both(lambda lib, x, lo, hi: x.clamp(lo, hi), (values, dtype_name),
+         ([0.0, 0.5, 0.0, 3.0, 1.0], "float32"), ([1, 1, 2, 2, 1], "int64"), exact=True)
+    both(lambda lib, x, lo: x.clamp(min=lo), (values, dtype_name), (0.5, "float64"),
+         exact=True)
+    both(lambda lib, x, hi: lib.clamp(x, max=hi), (values, dtype_name),
+         ([[1], [2]], "int64"), exact=True)
+
+
+def test_clamp_grad_fn_names_and_gradients() -> None:
+    torch = require_torch()
+    for lib in (st, torch):
+        x = lib.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        low = lib.tensor([0.0, 0.0, 0.0], requires_grad=True)
+        y = x.clamp(low, lib.tensor(1.0))
+        assert y.grad_fn.name() == "ClampBackward0"
+        assert x.clamp(0).grad_fn.name() == "ClampBackward1"
+        assert x.clamp_min(0).grad_fn.name() == "ClampMinBackward0"
+        assert x.clamp_max(0).grad_fn.name() == "ClampMaxBackward0"
+        y.sum().backward()
+        assert x.grad.tolist() == [0.0, 1.0, 0.0]
+        assert low.grad.tolist() == [1.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("left", DTYPES)
+@pytest.mark.parametrize("right", DTYPES)
+def test_maximum_minimum(left: str, right: str) -> None:
+    for name in ("maximum", "minimum"):
+        both(lambda lib, a, b: getattr(lib, name)(a, b), (VALUES[left], left),
+             (OTHER[right], right), exact=True)
+    both(lambda lib, a: lib.maximum(a, 2), (VALUES[left], left))
+
+
+def test_maximum_minimum_propagate_nan() -> None:
+    both(lambda lib, a, b: lib.maximum(a, b), (SPECIAL, "float32"),
+         (SPECIAL_OTHER, "float32"), exact=True)
+    both(lambda lib, a, b: lib.minimum(a, b), (SPECIAL, "float64"),
+         (SPECIAL_OTHER, "float64"), exact=True)
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_where_promotes_like_torch(dtype_name: str) -> None:
+    values = VALUES[dtype_name]
+    both(lambda lib, x: lib.where(x > 0, x, 2.5), (values, dtype_name), exact=True)
+    both(lambda lib, x: lib.where(x > 0, 1, x), (values, dtype_name), exact=True)
+    both(lambda lib, x: lib.where(x > 0, 1, 2), (values, dtype_name), exact=True)
+    both(lambda lib, x: lib.where(x, 1.0, 2), ([1, 0], "int64"))
+
+
+# ----------------------------------------------------------------------
+# Bitwise and logical operators
+# ----------------------------------------------------------------------
+
+
+def test_bitwise_operators_on_integers() -> None:
+    a, b = st.tensor([12, -3, 5]), st.tensor([10, 6, -1])
+    assert (a & b).tolist() == [8, 4, 5]
+    assert (a | b).tolist() == [14, -1, -1]
+    assert (a ^ b).tolist() == [6, -5, -6]
+    assert (~a).tolist() == [-13, 2, -6]
+    assert (a & b).dtype is st.int64
+    assert (3 & a).tolist() == [0, 1, 1]
+
+
+def test_bitwise_operators_on_bools_are_logical() -> None:
+    a, b = st.tensor([True, True, False]), st.tensor([True, False, False])
+    assert (a & b).tolist() == [True, False, False]
+    assert (a | b).tolist() == [True, True, False]
+    assert (a ^ b).tolist() == [False, True, False]
+    assert (~a).tolist() == [False, False, True]
+    assert (a & b).dtype is st.bool
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_invert_and_bitwise_functions(dtype_name: str) -> None:
+    both(lambda lib, x: ~x, (VALUES[dtype_name], dtype_name))
+    both(lambda lib, x: lib.bitwise_not(x), (VALUES[dtype_name], dtype_name))
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        both(lambda lib, x, y: getattr(lib, name)(x, y), (VALUES[dtype_name], dtype_name),
+             (OTHER["int64"], "int64"))
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_logical_functions(name: str, dtype_name: str) -> None:
+    both(lambda lib, x, y: getattr(lib, name)(x, y), (VALUES[dtype_name], dtype_name),
+         (OTHER["float32"], "float32"))
+    both(lambda lib, x: lib.logical_not(x), (VALUES[dtype_name], dtype_name))
+
+
+# ----------------------------------------------------------------------
+# Errors
+# ----------------------------------------------------------------------
+
+
+def test_bool_subtraction_and_negation_errors() -> None:
+    both(lambda lib, a, b: a - b, ([True], "bool"), ([False], "bool"))
+    both(lambda lib, a: a - True, ([True], "bool"))
+    both(lambda lib, a: 1 - a, ([True], "bool"))
+    both(lambda lib, a: a - True, ([1.0], "float32"))
+    both(lambda lib, a: -a, ([True], "bool"))
+
+
+def test_pow_of_integers() -> None:
+    both(lambda lib, a, b: a**b, ([3, -2, 1, -1], "int64"), ([-1, -2, -3, -3], "int64"))
+    both(lambda lib, a: a**-1, ([1, 2], "int64"))
+    both(lambda lib, a: 2**a, ([-1, 2, 0], "int64"))
+    both(lambda lib, a, b: a**b, ([True], "bool"), ([True], "bool"))
+
+
+def test_errors_leave_operands_unchanged() -> None:
+    x = st.tensor([1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match="must match the size"):
+        x + st.tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="must be Tensor, not int"):
+        st.maximum(x, 2)
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
+        x.clamp()
+    assert x.tolist() == [1.0, 2.0, 3.0]

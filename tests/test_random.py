@@ -1,0 +1,404 @@
+"""The random number generator and the random tensors built on it.
+
+The values are not torch's (another generator), so these tests check
+determinism, ranges, dtypes, shapes and statistics, pin a few exact values
+(golden numbers) so that an accidental change to the algorithm fails, and
+compare errors, dtypes and seeds with torch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st_
+
+import slowtorch_lib as st
+from slowtorch_lib._random import Generator
+from tests.parity import require_torch
+
+
+def same_error(make: Callable[[Any], Any], match_message: bool = True) -> None:
+    """Asserts both libraries raise the same exception type (and message)."""
+    torch = require_torch()
+    with pytest.raises(Exception) as theirs:
+        make(torch)
+    with pytest.raises(Exception) as ours:
+        make(st)
+    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
+    if match_message:
+        assert str(ours.value) == str(theirs.value)
+
+
+def mean_and_variance(values: list[float]) -> tuple[float, float]:
+    mean = sum(values) / len(values)
+    return mean, sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+
+
+# ----------------------------------------------------------------------
+# The generator itself
+# ----------------------------------------------------------------------
+
+
+def test_splitmix64_reference_outputs() -> None:
+    """The published SplitMix64 outputs for seeds 0 and 1234567."""
+    g = Generator().manual_seed(0)
+    assert g.next_uint64() == 0xE220A8397B1DCDAF
+    g = Generator().manual_seed(1234567)
+    assert [g.next_uint64() for _ in range(5)] == [
+        6457827717110365317,
+        3203168211198807973,
+        9817491932198370423,
+        4593380528125082431,
+        16408922859458223821,
+    ]
+
+
+def test_golden_values() -> None:
+    """Exact values after manual_seed(0): any change to the algorithm shows here."""
+    st.manual_seed(0)
+    assert st.rand(4).tolist() == [
+        0.8833107948303223, 0.4315279722213745, 0.02643376588821411, 0.9708819389343262,
+    ]
+    assert st.rand(3, dtype=st.float64).tolist() == [
+        0.10634669156721244, 0.32732576421812576, 0.17386786595968284,
+    ]
+    assert st.randn(3).tolist() == [
+        0.04654042050242424, 1.7177542448043823, -1.9612876176834106,
+    ]
+    assert st.randint(0, 10, (8,)).tolist() == [6, 3, 1, 7, 7, 5, 2, 2]
+    assert st.randperm(8).tolist() == [2, 1, 7, 0, 6, 3, 5, 4]
+
+
+def test_same_seed_same_numbers() -> None:
+    st.manual_seed(42)
+    first = [st.rand(5).tolist(), st.randn(2, 3).tolist(), st.randint(7, (4,)).tolist()]
+    st.manual_seed(42)
+    second = [st.rand(5).tolist(), st.randn(2, 3).tolist(), st.randint(7, (4,)).tolist()]
+    assert first == second
+    st.manual_seed(43)
+    assert st.rand(5).tolist() != first[0]
+
+
+def test_draws_continue_the_sequence() -> None:
+    st.manual_seed(1)
+    both = st.rand(6).tolist()
+    st.manual_seed(1)
+    assert st.rand(2).tolist() + st.rand(4).tolist() == both
+
+
+def test_own_generator_leaves_default_alone() -> None:
+    st.manual_seed(5)
+    expected = st.rand(3).tolist()
+    st.manual_seed(5)
+    g = Generator().manual_seed(5)
+    from_g = st.rand(3, generator=g).tolist()
+    assert st.rand(3).tolist() == expected
+    assert from_g == expected  # same seed, same algorithm
+
+
+def test_manual_seed_returns_generator_and_sets_initial_seed() -> None:
+    torch = require_torch()
+    for seed in (0, 3, -1, 2**64 - 1, -(2**63), 1.5, True):
+        result = st.manual_seed(seed)
+        assert result is st.default_generator
+        assert st.initial_seed() == torch.manual_seed(seed).initial_seed()
+    torch.seed()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda T: T.manual_seed(2**64),
+        lambda T: T.manual_seed(-(2**63) - 1),
+        lambda T: T.manual_seed("a"),
+    ],
+)
+def test_manual_seed_errors_match_torch(make: Callable[[Any], Any]) -> None:
+    same_error(make)
+
+
+def test_new_generator_has_torch_default_seed() -> None:
+    torch = require_torch()
+    assert Generator().initial_seed() == torch.Generator().initial_seed()
+    assert st.Generator is Generator
+    assert repr(Generator(device="cpu").device) == "device(type='cpu')"
+    with pytest.raises(AssertionError):
+        Generator(device="cuda")
+
+
+def test_seed_is_fresh_each_time() -> None:
+    first = st.seed()
+    assert st.initial_seed() == first
+    assert 0 <= first < 2**64
+    assert st.seed() != first  # 1 chance in 2**64 of failing
+
+
+def test_state_round_trip() -> None:
+    g = Generator().manual_seed(2**64 - 5)  # a state above 2**63 survives int64 storage
+    g.next_uint64()
+    state = g.get_state()
+    assert state.dtype is st.int64 and tuple(state.shape) == (2,)
+    ahead = st.rand(4, generator=g).tolist()
+    g.manual_seed(0)
+    g.set_state(state)
+    assert st.rand(4, generator=g).tolist() == ahead
+    assert g.initial_seed() == 2**64 - 5
+
+    st.manual_seed(9)
+    saved = st.get_rng_state()
+    values = st.randn(3).tolist()
+    st.set_rng_state(saved)
+    assert st.randn(3).tolist() == values
+
+
+def test_state_errors() -> None:
+    same_error(lambda T: T.Generator().set_state(5))
+    with pytest.raises(TypeError):
+        Generator().set_state(st.zeros(3))
+    with pytest.raises(TypeError):
+        st.rand(2, generator=5)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------
+# Random tensors: shapes, dtypes, ranges
+# ----------------------------------------------------------------------
+
+
+def test_shapes_and_dtypes_match_torch() -> None:
+    torch = require_torch()
+    cases: list[Callable[[Any], Any]] = [
+        lambda T: T.rand(2, 3),
+        lambda T: T.rand((2, 3)),
+        lambda T: T.rand(size=(4,)),
+        lambda T: T.rand(()),
+        lambda T: T.rand(0, 2),
+        lambda T: T.rand(2, dtype=T.float64),
+        lambda T: T.rand(2, requires_grad=True),
+        lambda T: T.randn(3, 1),
+        lambda T: T.randn(2, dtype=T.float64, requires_grad=True),
+        lambda T: T.randint(10, (3,)),
+        lambda T: T.randint(3, 10, (2, 2)),
+        lambda T: T.randint(10, size=(2,)),
+        lambda T: T.randint(low=2, high=10, size=(2,)),
+        lambda T: T.randint(0, 10, (2,), dtype=T.float32),
+        lambda T: T.randint(0, 2, (2,), dtype=T.bool),
+        lambda T: T.randint(-5, -2, (4,)),
+        lambda T: T.randperm(5),
+        lambda T: T.randperm(0),
+        lambda T: T.randperm(3, dtype=T.float32),
+        lambda T: T.rand_like(T.zeros(2, 3, dtype=T.float64)),
+        lambda T: T.randn_like(T.zeros(2)),
+        lambda T: T.randn_like(T.zeros(2), requires_grad=True),
+        lambda T: T.randint_like(T.zeros(2), 5),
+        lambda T: T.randint_like(T.zeros(2), 2, 5),
+        lambda T: T.randint_like(T.zeros(2, dtype=T.int64), 5),
+        lambda T: T.zeros(3).uniform_(),
+        lambda T: T.zeros(3, dtype=T.float64).normal_(2.0, 0.5),
+        lambda T: T.zeros(3).uniform_(1, 1),
+        lambda T: T.zeros(3).normal_(0, 0),
+    ]
+    for make in cases:
+        ours, theirs = make(st), make(torch)
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        assert repr(ours.dtype) == repr(theirs.dtype)
+        assert ours.requires_grad == theirs.requires_grad
+
+
+def test_degenerate_ranges_give_torch_values() -> None:
+    assert st.zeros(3).uniform_(1, 1).tolist() == [1.0, 1.0, 1.0]
+    assert st.zeros(3).normal_(2, 0).tolist() == [2.0, 2.0, 2.0]
+    assert st.randint(0, 1, (4,)).tolist() == [0, 0, 0, 0]
+
+
+ERRORS: list[Callable[[Any], Any]] = [
+    lambda T: T.rand(2, dtype=T.int64),
+    lambda T: T.rand(2, dtype=T.bool),
+    lambda T: T.randn(2, dtype=T.int64),
+    lambda T: T.rand(-1),
+    lambda T: T.randn(-1, 2),
+    lambda T: T.rand(2.5),
+    lambda T: T.randint(5, 5, (3,)),
+    lambda T: T.randint(6, 5, (3,)),
+    lambda T: T.randint(10, 3),
+    lambda T: T.randint(0, 2**63, (2,)),
+    lambda T: T.randint(10, (2,), requires_grad=True),
+    lambda T: T.randperm(-1),
+    lambda T: T.randperm(2.5),
+    lambda T: T.rand_like(T.zeros(2, dtype=T.int64)),
+    lambda T: T.rand_like([1.0]),
+    lambda T: T.zeros(3).uniform_(2, 1),
+    lambda T: T.zeros(3).uniform_(0, math.inf),
+    lambda T: T.zeros(3, dtype=T.float64).uniform_(-math.inf, 0),
+    lambda T: T.zeros(3).normal_(0, -1),
+    lambda T: T.zeros(3, dtype=T.int64).normal_(),
+    lambda T: T.zeros(3, dtype=T.int64).uniform_(),
+    lambda T: T.zeros(3, requires_grad=True).uniform_(),
+    lambda T: T.zeros(3, requires_grad=True).normal_(),
+]
+
+
+@pytest.mark.parametrize("index", range(len(ERRORS)))
+def test_errors_match_torch(index: int) -> None:
+    same_error(ERRORS[index])
+
+
+def test_randint_float_bound_is_type_error() -> None:
+    same_error(lambda T: T.randint(0, 2.5, (2,)), match_message=False)
+
+
+def test_failed_fill_leaves_tensor_unchanged() -> None:
+    x = st.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError):
+        x.uniform_(2, 1)
+    with pytest.raises(RuntimeError):
+        x.normal_(0, -1)
+    assert x.tolist() == [1.0, 2.0] and x._version == 0
+
+
+@given(
+    st_.lists(st_.integers(0, 4), max_size=3),
+    st_.sampled_from(["float32", "float64"]),
+    st_.integers(0, 2**64 - 1),
+)
+def test_rand_is_in_unit_interval(shape: list[int], dtype: str, seed: int) -> None:
+    g = Generator().manual_seed(seed)
+    x = st.rand(tuple(shape), dtype=getattr(st, dtype), generator=g)
+    assert tuple(x.shape) == tuple(shape) and x.dtype is getattr(st, dtype)
+    assert all(0.0 <= v < 1.0 for v in x.flatten().tolist())
+
+
+@given(st_.integers(-(2**62), 2**62), st_.integers(1, 2**62), st_.integers(0, 2**32))
+def test_randint_stays_in_range(low: int, width: int, seed: int) -> None:
+    g = Generator().manual_seed(seed)
+    values = st.randint(low, low + width, (20,), generator=g).tolist()
+    assert all(low <= v < low + width for v in values)
+
+
+@given(st_.integers(0, 50), st_.integers(0, 2**32))
+def test_randperm_is_a_permutation(n: int, seed: int) -> None:
+    g = Generator().manual_seed(seed)
+    assert sorted(st.randperm(n, generator=g).tolist()) == list(range(n))
+
+
+@given(st_.floats(-100, 100), st_.floats(0, 50), st_.integers(0, 2**32))
+def test_uniform_fill_stays_in_range(low: float, width: float, seed: int) -> None:
+    high = low + width
+    x = st.zeros(50, dtype=st.float64).uniform_(low, high, generator=Generator().manual_seed(seed))
+    assert all(low <= v <= high for v in x.tolist())
+
+
+# ----------------------------------------------------------------------
+# Statistics (loose bounds, fixed seeds: these cannot flake)
+# ----------------------------------------------------------------------
+
+
+def test_rand_statistics() -> None:
+    g = Generator().manual_seed(2024)
+    mean, variance = mean_and_variance(st.rand(20000, generator=g).tolist())
+    assert abs(mean - 0.5) < 0.01
+    assert abs(variance - 1 / 12) < 0.005
+
+
+def test_randn_statistics() -> None:
+    g = Generator().manual_seed(7)
+    values = st.randn(20000, dtype=st.float64, generator=g).tolist()
+    mean, variance = mean_and_variance(values)
+    assert abs(mean) < 0.03
+    assert abs(variance - 1.0) < 0.04
+    within_one_sigma = sum(abs(v) < 1 for v in values) / len(values)
+    assert abs(within_one_sigma - 0.6827) < 0.015
+    skew = sum((v - mean) ** 3 for v in values) / len(values)
+    assert abs(skew) < 0.1
+
+
+def test_normal_fill_statistics() -> None:
+    x = st.zeros(100, 100).normal_(3.0, 2.0, generator=Generator().manual_seed(11))
+    mean, variance = mean_and_variance(x.flatten().tolist())
+    assert abs(mean - 3.0) < 0.06
+    assert abs(variance - 4.0) < 0.2
+
+
+def test_randint_is_uniform() -> None:
+    g = Generator().manual_seed(3)
+    values = st.randint(0, 6, (12000,), generator=g).tolist()
+    counts = [values.count(k) for k in range(6)]
+    expected = len(values) / 6
+    chi_square = sum((c - expected) ** 2 / expected for c in counts)
+    assert chi_square < 20.5  # the 0.1% critical value for 5 degrees of freedom
+
+
+def test_randperm_moves_every_item_evenly() -> None:
+    g = Generator().manual_seed(4)
+    first_items = [st.randperm(4, generator=g).tolist()[0] for _ in range(4000)]
+    for k in range(4):
+        assert abs(first_items.count(k) / 4000 - 0.25) < 0.03
+
+
+# ----------------------------------------------------------------------
+# In-place fills on views and in the autograd world
+# ----------------------------------------------------------------------
+
+
+def test_fill_writes_through_views_only() -> None:
+    x = st.zeros(3, 4)
+    x[:, 1].uniform_(5.0, 6.0)
+    rows = x.tolist()
+    for row in rows:
+        assert row[0] == row[2] == row[3] == 0.0
+        assert 5.0 <= row[1] < 6.0
+    y = st.zeros(2, 3)
+    y.t().normal_(10.0, 0.1)  # a non-contiguous view
+    assert all(9.0 < v < 11.0 for v in y.flatten().tolist())
+
+
+def test_fill_bumps_version_and_works_under_no_grad() -> None:
+    w = st.zeros(4, requires_grad=True)
+    with st.no_grad():
+        w.uniform_(-1, 1)
+        w.normal_()
+    assert w._version == 2
+    assert w.requires_grad and w.is_leaf
+
+
+def test_fill_returns_self() -> None:
+    x = st.zeros(2)
+    assert x.uniform_() is x
+    assert x.normal_() is x
+
+
+def test_new_methods_follow_torch() -> None:
+    torch = require_torch()
+    for make in [
+        lambda T: T.zeros(2, dtype=T.float64).new_zeros(3),
+        lambda T: T.zeros(2, dtype=T.float64).new_zeros((1, 2)),
+        lambda T: T.zeros(2, dtype=T.int64).new_ones(2, 2),
+        lambda T: T.zeros(2, dtype=T.float64).new_full((2,), 7),
+        lambda T: T.zeros(2, dtype=T.float64).new_tensor([1, 2]),
+        lambda T: T.zeros(2).new_tensor([1, 2], dtype=T.int64),
+        lambda T: T.zeros(2).new_zeros(2, requires_grad=True),
+        lambda T: T.zeros(2, dtype=T.bool).new_empty(3),
+    ]:
+        ours, theirs = make(st), make(torch)
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        assert repr(ours.dtype) == repr(theirs.dtype)
+        assert ours.requires_grad == theirs.requires_grad
+        if "new_empty" not in repr(make.__code__.co_names):
+            assert ours.tolist() == theirs.tolist()
+
+
+def test_exports_under_torch_names() -> None:
+    torch = require_torch()
+    for name in [
+        "manual_seed", "seed", "initial_seed", "Generator", "default_generator",
+        "get_rng_state", "set_rng_state", "rand", "randn", "randint", "randperm",
+        "rand_like", "randn_like", "randint_like",
+    ]:
+        assert hasattr(torch, name) and hasattr(st, name), name
+    assert st.random.manual_seed is st.manual_seed
+    for method in ("uniform_", "normal_", "new_zeros", "new_ones", "new_full",
+                   "new_tensor", "new_empty"):
+        assert hasattr(torch.Tensor, method) and hasattr(st.Tensor, method), method

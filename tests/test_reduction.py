@@ -1,0 +1,207 @@
+"""Reductions against PyTorch: values, dtypes, ``dim``/``keepdim``, errors, gradients."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import pytest
+
+import slowtorch_lib as st
+from tests.parity import assert_same, require_torch
+
+NAMES = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
+         "var", "std", "all", "any"]
+
+# Values as nested lists, built into tensors of the named dtype.
+BASE = [[[-1, 2, 0, 3], [1, -3, 2, 2], [0, 1, -2, 3]],
+        [[2, 2, -1, 0], [3, 0, 1, -1], [-2, 1, 1, 0]]]
+INPUTS: dict[str, tuple[Any, str]] = {
+    "float32": ([[[v / 2 for v in row] for row in m] for m in BASE], "float32"),
+    "float64": ([[[v / 2 for v in row] for row in m] for m in BASE], "float64"),
+    "int64": (BASE, "int64"),
+    "bool": ([[[v > 0 for v in row] for row in m] for m in BASE], "bool"),
+    "nan": ([[1.0, math.nan, 3.0], [2.0, 0.0, -1.0]], "float32"),
+    "ties": ([[1.0, 3.0, 3.0], [5.0, 5.0, 0.0]], "float32"),
+    "0-d": (2.5, "float32"),
+    "empty": (None, "float32"),
+}
+
+
+def build(lib: Any, key: str) -> Any:
+    values, dtype_name = INPUTS[key]
+    if values is None:
+        return lib.zeros(0, 3)
+    return lib.tensor(values, dtype=getattr(lib, dtype_name))
+
+
+def outcome(fn: Callable[[Any], Any], x: Any) -> tuple[Any, BaseException | None]:
+    try:
+        return fn(x), None
+    except Exception as error:  # noqa: BLE001  (compared with torch's)
+        return None, error
+
+
+def assert_same_outcome(ours: Any, theirs: Any) -> None:
+    (mine, my_error), (other, their_error) = ours, theirs
+    if my_error is not None or their_error is not None:
+        assert type(my_error) is type(their_error), (my_error, their_error)
+        assert str(my_error) == str(their_error)
+        return
+    if isinstance(other, tuple):  # torch.return_types.max / min
+        assert isinstance(mine, tuple) and len(mine) == 2
+        assert_same(mine.values, other.values, rtol=1e-5, atol=1e-6)
+        assert_same(mine.indices, other.indices)
+        assert_same(mine[0], other[0], rtol=1e-5, atol=1e-6)
+    else:
+        assert_same(mine, other, rtol=1e-5, atol=1e-6)
+
+
+def dim_choices(ndim: int) -> list[Any]:
+    choices: list[Any] = [None, *range(-ndim, ndim)]
+    if ndim >= 2:
+        choices += [(0, -1), (0,)]
+    if ndim == 0:
+        choices += [0, -1]
+    return choices
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("key", list(INPUTS))
+def test_reduction_matches_torch(name: str, key: str) -> None:
+    torch = require_torch()
+    ours, theirs = build(st, key), build(torch, key)
+    for dim in dim_choices(theirs.dim()):
+        for keepdim in (False, True):
+            if dim is None:
+                if keepdim:
+                    continue
+
+                def fn(x: Any) -> Any:
+                    return getattr(x, name)()
+            else:
+
+                def fn(x: Any) -> Any:
+                    return getattr(x, name)(dim, keepdim=keepdim)
+
+            assert_same_outcome(outcome(fn, ours), outcome(fn, theirs))
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("kwargs", [{"unbiased": False}, {"unbiased": True},
+                                    {"correction": 0}, {"correction": 2}])
+def test_var_std_corrections(name: str, kwargs: dict[str, Any]) -> None:
+    torch = require_torch()
+    ours, theirs = build(st, "float64"), build(torch, "float64")
+    assert_same(getattr(ours, name)(1, **kwargs), getattr(theirs, name)(1, **kwargs))
+    assert_same(getattr(ours, name)(**kwargs), getattr(theirs, name)(**kwargs))
+    assert_same(getattr(st, name)(ours, (0, 2), **kwargs),
+                getattr(torch, name)(theirs, (0, 2), **kwargs))
+
+
+def test_reduction_dtypes() -> None:
+    torch = require_torch()
+    for key in ("int64", "bool", "float32"):
+        ours, theirs = build(st, key), build(torch, key)
+        assert_same(ours.sum(), theirs.sum())
+        assert_same(ours.prod(1), theirs.prod(1))
+        assert_same(ours.sum(dtype=st.float64), theirs.sum(dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="Input dtype must be either a floating point"):
+        build(st, "int64").mean()
+    with pytest.raises(RuntimeError, match="std and var only support floating point"):
+        build(st, "int64").var()
+
+
+def test_max_with_dim_returns_a_named_pair() -> None:
+    x = st.tensor([[1.0, 4.0, 4.0], [7.0, 0.0, 2.0]])
+    result = x.max(1)
+    values, indices = result
+    assert values.tolist() == [4.0, 7.0]
+    assert indices.tolist() == [1, 0]  # the first of tied maxima
+    assert result.values is values and result.indices is indices
+    assert indices.dtype is st.int64
+    assert repr(x.min(0)).startswith("torch.return_types.min(\nvalues=tensor(")
+    assert st.max(x, st.zeros(2, 3)).tolist() == [[1.0, 4.0, 4.0], [7.0, 0.0, 2.0]]
+
+
+def test_reduction_errors() -> None:
+    x = st.tensor([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.sum(2)
+    with pytest.raises(RuntimeError, match="appears multiple times"):
+        x.sum((0, 0))
+    with pytest.raises(TypeError, match="must be int, not tuple"):
+        x.max((0, 1))
+    with pytest.raises(RuntimeError, match="Specify the reduction dim"):
+        st.zeros(0).max()
+
+
+def test_sum_handles_infinities() -> None:
+    assert st.tensor([math.inf, 1.0]).sum().item() == math.inf
+    assert math.isnan(st.tensor([math.inf, -math.inf]).sum().item())
+    assert st.tensor([3e38, 3e38]).sum().item() == math.inf  # float32 overflow
+
+
+# ----------------------------------------------------------------------
+# Gradients and grad_fn names
+# ----------------------------------------------------------------------
+
+GRAD_CASES: dict[str, Callable[[Any], Any]] = {
+    "max": lambda x: x.max(),
+    "min": lambda x: x.min(),
+    "amax(1)": lambda x: x.amax(1),
+    "amin(0)": lambda x: x.amin(0),
+    "amax((0, 1))": lambda x: x.amax((0, 1)),
+    "max(1)": lambda x: x.max(1)[0],
+    "min(0, keepdim)": lambda x: x.min(0, keepdim=True).values,
+    "prod": lambda x: x.prod(),
+    "prod(1)": lambda x: x.prod(1),
+    "prod(0, keepdim)": lambda x: x.prod(0, keepdim=True),
+    "var": lambda x: x.var(),
+    "var(1, correction=0)": lambda x: x.var(1, correction=0),
+    "std(0)": lambda x: x.std(0),
+    "std(unbiased=False)": lambda x: x.std(unbiased=False),
+    "mean(1)": lambda x: x.mean(1),
+    "mean((0, 1))": lambda x: x.mean((0, 1)),
+    "sum(-1, keepdim)": lambda x: x.sum(-1, keepdim=True),
+}
+# Ties (for max/min/amax) and zeros (one and two in a row, for prod).
+GRAD_VALUES = [
+    [[1.0, 3.0, 3.0], [0.0, 5.0, 5.0], [0.0, 0.0, 2.0]],
+    [[1.0, 2.0, 4.0], [3.0, -1.0, 0.5], [2.0, 2.0, -3.0]],
+]
+
+
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+@pytest.mark.parametrize("values", GRAD_VALUES, ids=["ties-zeros", "plain"])
+def test_reduction_gradients_match_torch(name: str, values: list[list[float]]) -> None:
+    torch = require_torch()
+    fn = GRAD_CASES[name]
+    ours = st.tensor(values, dtype=st.float64, requires_grad=True)
+    theirs = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    out_ours, out_theirs = fn(ours), fn(theirs)
+    assert_same(out_ours, out_theirs)
+    assert out_ours.grad_fn.name() == out_theirs.grad_fn.name()
+    count = out_theirs.numel()
+    weights = [0.5 + i for i in range(count)]
+    (out_ours * st.tensor(weights, dtype=st.float64).reshape(out_ours.shape)).sum().backward()
+    (out_theirs * torch.tensor(weights, dtype=torch.float64).reshape(out_theirs.shape)).sum(
+    ).backward()
+    assert_same(ours.grad, theirs.grad)
+
+
+def test_full_max_shares_the_gradient_among_ties() -> None:
+    x = st.tensor([2.0, 7.0, 7.0, 7.0], requires_grad=True)
+    x.max().backward()
+    assert x.grad.tolist() == pytest.approx([0.0, 1 / 3, 1 / 3, 1 / 3])
+    y = st.tensor([2.0, 7.0, 7.0], requires_grad=True)
+    y.max(0).values.backward()
+    assert y.grad.tolist() == [0.0, 1.0, 0.0]
+
+
+def test_prod_gradient_with_zeros_is_a_second_order_graph() -> None:
+    x = st.tensor([2.0, 3.0, 4.0], requires_grad=True)
+    (grad,) = st.autograd.grad(x.prod(), x, create_graph=True)
+    assert grad.tolist() == [12.0, 8.0, 6.0]
+    grad.sum().backward()
+    assert x.grad.tolist() == [7.0, 6.0, 5.0]  # d/dx_i of sum_j prod_{k != j} x_k

@@ -1,0 +1,179 @@
+"""Pictures of the graph: make_dot, graph_text, backward_steps."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from typing import Any
+
+import pytest
+
+import slowtorch_lib as st
+from slowtorch_lib import viz
+from slowtorch_lib.autograd.engine import topological_order
+from slowtorch_lib.autograd.function import AccumulateGrad
+
+
+def small_graph() -> tuple[st.Tensor, dict[str, st.Tensor]]:
+    """loss = (x * w + x).sum(): x is used twice."""
+    x = st.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = st.tensor([2.0, 2.0, 2.0], requires_grad=True)
+    return (x * w + x).sum(), {"x": x, "w": w}
+
+
+needs_dot = pytest.mark.skipif(
+    shutil.which("dot") is None, reason="the Graphviz dot program is not installed"
+)
+
+
+# ----------------------------------------------------------------------
+# graph_text
+# ----------------------------------------------------------------------
+
+
+def test_graph_text() -> None:
+    loss, params = small_graph()
+    assert viz.graph_text(loss, params) == (
+        "SumBackward0\n"
+        "└── AddBackward0\n"
+        "    ├── MulBackward0\n"
+        "    │   ├── x (3,) (AccumulateGrad)\n"
+        "    │   └── w (3,) (AccumulateGrad)\n"
+        "    └── x (3,) (AccumulateGrad)"
+    )
+
+
+def test_graph_text_marks_shared_nodes_and_unnamed_leaves() -> None:
+    x = st.tensor([1.0, 2.0], requires_grad=True)
+    shared = x.exp()
+    text = viz.graph_text((shared * shared).sum())
+    assert text.splitlines() == [
+        "SumBackward0",
+        "└── MulBackward0",
+        "    ├── ExpBackward0",
+        "    │   └── leaf (2,) (AccumulateGrad)",
+        "    └── ExpBackward0 (see above)",
+    ]
+
+
+def test_graph_text_of_a_leaf() -> None:
+    x = st.tensor([1.0], requires_grad=True)
+    assert viz.graph_text(x, {"x": x}) == "x (1,) (leaf, requires grad)"
+
+
+def test_graph_text_of_a_long_chain_does_not_recurse() -> None:
+    x = st.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(3000):
+        y = y * 1.0
+    assert len(viz.graph_text(y).splitlines()) == 3001
+
+
+# ----------------------------------------------------------------------
+# make_dot
+# ----------------------------------------------------------------------
+
+
+def test_make_dot_nodes_edges_and_labels() -> None:
+    pytest.importorskip("graphviz")
+    loss, params = small_graph()
+    source = viz.make_dot(loss, params).source
+    order = topological_order([loss.grad_fn])
+    for number, node in enumerate(order):
+        if isinstance(node, AccumulateGrad):
+            name = "x" if node.variable is params["x"] else "w"
+            assert f'n{number} [label="{name}\n(3,)"' in source
+        else:
+            assert f"n{number} [label={node.name()}" in source
+    # Edges follow the forward pass: from the leaves towards the output.
+    x_id = f"n{order.index(loss.grad_fn.next_functions[0][0].next_functions[1][0])}"
+    add_id = f"n{order.index(loss.grad_fn.next_functions[0][0])}"
+    assert f"{x_id} -> {add_id}" in source
+    assert "n0 -> n5" in source  # SumBackward0 -> the output box
+    assert 'n5 [label="output\n()"' in source
+
+
+def test_make_dot_is_the_same_on_every_run() -> None:
+    pytest.importorskip("graphviz")
+    first = viz.make_dot(small_graph()[0]).source
+    second = viz.make_dot(small_graph()[0]).source
+    assert first == second
+
+
+def test_make_dot_values_and_grads() -> None:
+    pytest.importorskip("graphviz")
+    loss, params = small_graph()
+    loss.backward(retain_graph=True)
+    source = viz.make_dot(loss, params, show_values=True, show_grads=True).source
+    assert "value [1, 2, 3]" in source
+    assert "grad [3, 3, 3]" in source
+    assert "value 18" in source
+
+
+def test_make_dot_hides_values_of_large_tensors() -> None:
+    pytest.importorskip("graphviz")
+    x = st.ones(5, 5, requires_grad=True)
+    source = viz.make_dot(x.sum(), {"x": x}, show_values=True).source
+    assert "value [" not in source
+
+
+@needs_dot
+def test_make_dot_renders() -> None:
+    pytest.importorskip("graphviz")
+    svg = viz.make_dot(small_graph()[0]).pipe(format="svg").decode()
+    assert "<svg" in svg and "MulBackward0" in svg
+
+
+def test_missing_graphviz_package(monkeypatch: Any) -> None:
+    monkeypatch.setitem(sys.modules, "graphviz", None)
+    with pytest.raises(ImportError, match="pip install graphviz"):
+        viz.make_dot(small_graph()[0])
+
+
+def test_missing_dot_program(monkeypatch: Any) -> None:
+    pytest.importorskip("graphviz")
+    monkeypatch.setattr(viz.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="'dot' program"):
+        viz.make_dot(small_graph()[0])
+
+
+# ----------------------------------------------------------------------
+# backward_steps
+# ----------------------------------------------------------------------
+
+
+def test_backward_steps_follow_the_engine_order() -> None:
+    loss, params = small_graph()
+    steps = viz.backward_steps(loss, params=params)
+    assert [step.node for step in steps] == topological_order([loss.grad_fn])
+    assert [step.name for step in steps] == [
+        "SumBackward0", "AddBackward0", "MulBackward0", "w (3,)", "x (3,)",
+    ]
+    assert [step.index for step in steps] == [0, 1, 2, 3, 4]
+
+
+def test_backward_steps_record_the_gradients() -> None:
+    loss, params = small_graph()
+    steps = viz.backward_steps(loss, params=params)
+    assert steps[0].grad_outputs[0].tolist() == 1.0
+    mul = steps[2]
+    assert [g.tolist() for g in mul.grad_inputs] == [[2.0, 2.0, 2.0], [1.0, 2.0, 3.0]]
+    # x receives the sum of its two paths: w + 1.
+    assert steps[4].grad_outputs[0].tolist() == [3.0, 3.0, 3.0]
+    assert steps[4].grad_inputs == []
+
+
+def test_backward_steps_leave_grads_and_graph_alone() -> None:
+    loss, params = small_graph()
+    viz.backward_steps(loss)
+    assert params["x"].grad is None and params["w"].grad is None
+    loss.backward()  # the graph was retained and the hooks were removed
+    assert params["x"].grad.tolist() == [3.0, 3.0, 3.0]
+    assert not loss.grad_fn.__dict__.get("_post_hooks")
+
+
+def test_backward_steps_of_a_non_scalar_with_gradient() -> None:
+    x = st.tensor([1.0, 2.0], requires_grad=True)
+    steps = viz.backward_steps(x * 3, gradient=st.tensor([1.0, -1.0]))
+    assert [s.name for s in steps] == ["MulBackward0", "leaf (2,)"]
+    assert steps[1].grad_outputs[0].tolist() == [3.0, -3.0]
