@@ -23,14 +23,14 @@ Targets (engine time / baseline time):
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import statistics
 import sys
 import time
 from array import array
-from operator import add, mul
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from operator import mul
+from typing import Any
 
 import slowtorch_lib as st
 
@@ -107,7 +107,7 @@ class Case:
     """One benchmark: three programs and an optional target ratio."""
 
     def __init__(self, name: str, engine: Program, baseline: Program,
-                 reference: Optional[Program], target: Optional[float],
+                 reference: Program | None, target: float | None,
                  per: int = 1) -> None:
         self.name = name
         self.engine = engine
@@ -270,7 +270,7 @@ def format_time(seconds: float, per_node: bool) -> str:
     return f"{seconds * 1e6:.1f} us"
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
     args = parser.parse_args(argv)

@@ -25,24 +25,23 @@ outrank plain Python numbers.
 from __future__ import annotations
 
 import builtins
-from typing import Union
 
 __all__ = [
+    "bool_",
+    "can_cast",
+    "double",
     "dtype",
+    "float",
     "float32",
     "float64",
-    "int64",
-    "bool_",
-    "float",
-    "double",
-    "long",
     "get_default_dtype",
-    "set_default_dtype",
+    "int64",
+    "long",
     "promote_types",
-    "can_cast",
+    "set_default_dtype",
 ]
 
-Number = Union[int, float, bool]
+Number = int | float | bool
 
 # Categories, from lowest to highest.
 BOOL_CATEGORY = 0
@@ -61,7 +60,7 @@ class dtype:
         is_floating_point: Whether elements are real numbers.
     """
 
-    __slots__ = ("name", "typecode", "itemsize", "category", "is_floating_point")
+    __slots__ = ("category", "is_floating_point", "itemsize", "name", "typecode")
 
     def __init__(self, name: str, typecode: str, itemsize: int, category: int) -> None:
         self.name = name
@@ -91,7 +90,7 @@ int64 = dtype("int64", "q", 8, INT_CATEGORY)
 bool_ = dtype("bool", "B", 1, BOOL_CATEGORY)
 
 # PyTorch's aliases.
-float = float32  # noqa: A001  (torch.float is float32)
+float = float32
 double = float64
 long = int64
 

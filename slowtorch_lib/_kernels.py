@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import itemgetter
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
@@ -24,15 +25,15 @@ from slowtorch_lib._strides import broadcast_shapes, numel, position_list
 from slowtorch_lib._tensor import Tensor, from_values
 
 __all__ = [
-    "unary",
+    "IEEE_FALLBACKS",
     "binary",
     "broadcast_values",
-    "cast_values",
     "cast_scalar",
-    "IEEE_FALLBACKS",
+    "cast_values",
     "contiguous_copy",
-    "reduction_groups",
     "reduced_shape",
+    "reduction_groups",
+    "unary",
 ]
 
 inf = math.inf
@@ -45,7 +46,7 @@ ARITHMETIC_ERRORS = (ValueError, OverflowError, ZeroDivisionError)
 def ieee_div(a: float, b: float) -> float:
     """``a / b`` with IEEE results for a zero divisor (``inf``, ``-inf``, ``nan``)."""
     if b == 0:
-        if a == 0 or a != a:
+        if a == 0 or math.isnan(a):
             return nan
         return math.copysign(inf, a) * math.copysign(1.0, b)
     return a / b
@@ -282,9 +283,9 @@ def reduction_groups(tensor: Tensor, dims: tuple[int, ...]) -> list[Sequence[Any
     )
     data = tensor._storage.data
     gathered = [data[p] for p in positions]
-    group_size = numel(shape[d] for d in dims)
+    group_size = numel([shape[d] for d in dims])
     if group_size == 0:
-        return [[] for _ in range(numel(shape[d] for d in kept))]
+        return [[] for _ in range(numel([shape[d] for d in kept]))]
     return [gathered[i : i + group_size] for i in range(0, len(gathered), group_size)]
 
 

@@ -283,7 +283,7 @@ def backward_steps(
     leaves = [node.variable for node in order if isinstance(node, AccumulateGrad)]
     if output.grad_fn is None:
         leaves = [output]
-    removers = []
+    handles = []
     for node in order:
         if isinstance(node, AccumulateGrad):
             continue
@@ -292,9 +292,7 @@ def backward_steps(
             steps.append(BackwardStep(len(steps), node, node.name(),
                                       list(grad_outputs), list(grad_inputs)))
 
-        node.register_hook(record)
-        removers.append((node, record))
-    handles = []
+        handles.append(node.register_hook(record))
     for leaf in leaves:
         label = f"{_leaf_name(leaf, params) or 'leaf'} {_shape_text(leaf)}"
 
@@ -306,8 +304,6 @@ def backward_steps(
     try:
         grad(output, leaves, gradient, retain_graph=True, allow_unused=True)
     finally:
-        for node, record in removers:
-            node._hooks().remove(record)
         for handle in handles:
             handle.remove()
     return steps

@@ -169,6 +169,11 @@ def test_requires_grad_on_integer_tensor() -> None:
     assert message == "only Tensors of floating point dtype can require gradients"
 
 
+def test_integer_tensor_created_with_requires_grad() -> None:
+    message = same_error(lambda L: L.tensor([1, 2], requires_grad=True))
+    assert message == "Only Tensors of floating point and complex dtype can require gradients"
+
+
 def test_requires_grad_flag_of_non_leaf_cannot_change() -> None:
     def run(L: Any) -> None:
         y = leaf(L) * 2
@@ -298,6 +303,35 @@ def test_grad_wrt_tensor_without_grad() -> None:
         L.autograd.grad((leaf(L) * 2).sum(), [L.tensor([1.0])])
 
     assert same_error(run) == "One of the differentiated Tensors does not require grad"
+
+
+def test_grad_materialize_grads_gives_zeros() -> None:
+    def run(L: Any) -> Any:
+        x, unused = leaf(L), leaf(L)
+        return L.autograd.grad((x * 2).sum(), [x, unused], materialize_grads=True)[1]
+
+    assert_same(*both(run))
+
+
+def test_node_hooks_with_handles() -> None:
+    def run(L: Any) -> tuple[Any, Any]:
+        x = leaf(L)
+        y = x * 2
+        seen = []
+        handle = y.grad_fn.register_hook(lambda gi, go: seen.append(len(gi)))
+        pre = y.grad_fn.register_prehook(lambda go: (go[0] * 10,))
+        y.sum().backward(retain_graph=True)
+        first = x.grad.clone()
+        handle.remove()
+        pre.remove()
+        x.grad = None
+        y.sum().backward()
+        return first, x.grad, seen
+
+    (ours_1, ours_2, ours_seen), (theirs_1, theirs_2, theirs_seen) = both(run)
+    assert_same(ours_1, theirs_1)
+    assert_same(ours_2, theirs_2)
+    assert ours_seen == theirs_seen == [2]
 
 
 def test_grad_wrt_intermediate_does_not_run_the_graph_below() -> None:

@@ -338,18 +338,21 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return done
 
 
+@pytest.mark.slow
 def test_committed_notebooks_are_up_to_date(runs: dict[str, Any]) -> None:
     code, out, err = runs["check"]
     assert code == 0, out + err
     assert "all notebooks up to date" in out
 
 
+@pytest.mark.slow
 def test_solutions_reproduce_their_outputs_under_nbval(runs: dict[str, Any]) -> None:
     code, out, err = runs["solutions"]
     assert code == 0, out + err
     assert "failed" not in out
 
 
+@pytest.mark.slow
 def test_blank_exercises_run_without_error_under_nbval_lax(runs: dict[str, Any]) -> None:
     code, out, err = runs["exercises"]
     assert code == 0, out + err
@@ -360,6 +363,7 @@ def graded(runs: dict[str, Any]) -> dict[str, dict[str, str]]:
         return {row["student"]: row for row in csv.DictReader(file)}
 
 
+@pytest.mark.slow
 def test_grading_a_folder_writes_one_row_per_student(runs: dict[str, Any]) -> None:
     code, out, err = runs["grade"]
     assert code == 1, out + err  # some exercises fail
@@ -369,6 +373,7 @@ def test_grading_a_folder_writes_one_row_per_student(runs: dict[str, Any]) -> No
     assert rows["alice"]["passed"] == rows["alice"]["total"] == str(len(all_exercises()))
 
 
+@pytest.mark.slow
 def test_solution_passes_and_blank_fails_every_exercise(runs: dict[str, Any]) -> None:
     rows = graded(runs)
     for exercise in all_exercises():
@@ -378,6 +383,7 @@ def test_solution_passes_and_blank_fails_every_exercise(runs: dict[str, Any]) ->
     assert "exercise 2.4: not attempted yet" in runs["grade"][1]
 
 
+@pytest.mark.slow
 def test_one_wrong_answer_fails_exactly_that_exercise(runs: dict[str, Any]) -> None:
     row = graded(runs)["carol"]
     chapter1 = [e for e in all_exercises() if e.startswith("1.")]
@@ -385,6 +391,7 @@ def test_one_wrong_answer_fails_exactly_that_exercise(runs: dict[str, Any]) -> N
     assert "exercise 1.3 failed on case 2 of 8" in runs["grade"][1]
 
 
+@pytest.mark.slow
 def test_deleted_and_reordered_cells_get_a_clear_message(runs: dict[str, Any]) -> None:
     row = graded(runs)["dave"]
     out = runs["grade"][1]
@@ -408,6 +415,7 @@ def test_grade_exits_zero_only_when_everything_passes(
     assert cli.main(["grade", str(tmp_path / "nowhere.ipynb")]) == 2
 
 
+@pytest.mark.slow
 def test_json_of_submissions_is_left_alone(runs: dict[str, Any]) -> None:
     path = runs["folder"] / "carol" / f"{CHAPTER1}.ipynb"
     notebook = json.loads(path.read_text(encoding="utf-8"))

@@ -6,11 +6,15 @@ Every test runs the same expression in both libraries (``lib`` is either
 exception type and message.
 """
 
+# Loop variables in the lambdas below are used at once, inside the loop.
+# ruff: noqa: B023
+
 from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 

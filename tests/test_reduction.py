@@ -1,9 +1,13 @@
 """Reductions against PyTorch: values, dtypes, ``dim``/``keepdim``, errors, gradients."""
 
+# Loop variables in the lambdas below are used at once, inside the loop.
+# ruff: noqa: B023
+
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 

@@ -2,12 +2,17 @@
 // _config.yml). Two adjustments so that widgets render from the site's own files:
 (function () {
   "use strict";
-  // 1. The embed manager finds its fonts next to the module that require.js resolves for
-  //    "@jupyter-widgets/html-manager/dist/...": point that at _static/html-manager/
-  //    (this file lives in _static/), not at a folder beside the page.
+  // 1. Each module of the embed manager ("@jupyter-widgets/base", ".../controls",
+  //    ".../html-manager/dist/libembed-amd", ...) finds its fonts in the folder that
+  //    require.js resolves for the module's name: by default a folder beside the page.
+  //    Point them all at _static/html-manager/, where the fonts are (this file lives in
+  //    _static/).
   var staticBase = document.currentScript.src.replace(/[^/]*$/, "");
   window.require.config({
-    paths: { "@jupyter-widgets/html-manager/dist": staticBase + "html-manager" },
+    paths: {
+      "@jupyter-widgets": staticBase + "html-manager",
+      "@jupyter-widgets/html-manager/dist": staticBase + "html-manager",
+    },
   });
 
   // 2. The widgets typeset their labels with the MathJax 2 call MathJax.Hub.Queue; the book

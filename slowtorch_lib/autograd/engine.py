@@ -21,7 +21,13 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib.autograd.function import AccumulateGrad, FunctionCtx, Node, gradient_edge
+from slowtorch_lib.autograd.function import (
+    AccumulateGrad,
+    FunctionCtx,
+    Node,
+    RemovableHandle,
+    gradient_edge,
+)
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 
 __all__ = ["backward", "grad", "topological_order"]
@@ -106,6 +112,7 @@ def grad(
     retain_graph: bool | None = None,
     create_graph: bool = False,
     allow_unused: bool | None = None,
+    materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """Returns the gradients of ``outputs`` with respect to ``inputs``.
 
@@ -113,9 +120,12 @@ def grad(
     returned. With ``create_graph=True`` they are part of a new graph and can
     be differentiated again.
 
+    With ``materialize_grads=True`` an input that the outputs do not
+    depend on gets a gradient of zeros instead of ``None``.
+
     Raises:
         RuntimeError: If an input was not used to compute the outputs and
-            ``allow_unused`` is not set.
+            neither ``allow_unused`` nor ``materialize_grads`` is set.
     """
     output_tuple = _as_tuple(outputs)
     input_tuple = _as_tuple(inputs)
@@ -129,7 +139,9 @@ def grad(
     captures = [gradient_edge(t) for t in input_tuple]
     results = _run(roots, grads, retain_graph, create_graph, captures)
     for index, result in enumerate(results):
-        if result is None and not allow_unused:
+        if result is None and materialize_grads:
+            results[index] = _zeros_like(input_tuple[index])
+        elif result is None and not allow_unused:
             raise RuntimeError(
                 f"The differentiated Tensor at index {index} appears to not have "
                 "been used in the graph. Set allow_unused=True if this is the "
@@ -294,6 +306,10 @@ def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool) -> None:
         tensor.grad._write_values((tensor.grad + gradient)._values())
 
 
+def _zeros_like(tensor: Tensor) -> Tensor:
+    return from_values([0.0] * tensor.numel(), tensor._shape, tensor.dtype)
+
+
 def _copy(tensor: Tensor) -> Tensor:
     return from_values(tensor._values(), tensor._shape, tensor.dtype)
 
@@ -326,18 +342,6 @@ def _apply_hooks(hooks: list[TensorHook], gradient: Tensor | None) -> Tensor | N
         if replaced is not None:
             gradient = replaced
     return gradient
-
-
-class RemovableHandle:
-    """Returned by ``register_hook``; ``handle.remove()`` takes the hook off."""
-
-    def __init__(self, hooks: list[TensorHook], hook: TensorHook) -> None:
-        self._hooks = hooks
-        self._hook = hook
-
-    def remove(self) -> None:
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
 
 
 def register_tensor_hook(tensor: Tensor, hook: TensorHook) -> RemovableHandle:

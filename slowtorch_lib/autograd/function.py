@@ -50,16 +50,18 @@ class Node:
         """Maps gradients of the outputs to gradients of the inputs."""
         raise NotImplementedError
 
-    def register_hook(self, hook: Hook) -> None:
+    def register_hook(self, hook: Hook) -> RemovableHandle:
         """Adds ``hook(grad_inputs, grad_outputs)``, called after this node runs."""
         self._hooks().append(hook)
+        return RemovableHandle(self._hooks(), hook)
 
-    def register_prehook(self, hook: Hook) -> None:
+    def register_prehook(self, hook: Hook) -> RemovableHandle:
         """Adds ``hook(grad_outputs)``, called before this node runs.
 
         A hook may return a new tuple of gradients to use instead.
         """
         self._prehooks().append(hook)
+        return RemovableHandle(self._prehooks(), hook)
 
     def _hooks(self) -> list[Hook]:
         hooks: list[Hook] | None = self.__dict__.get("_post_hooks")
@@ -75,6 +77,18 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``handle.remove()`` takes the hook off."""
+
+    def __init__(self, hooks: list[Hook], hook: Hook) -> None:
+        self._hooks = hooks
+        self._hook = hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
 
 
 class AccumulateGrad(Node):

@@ -13,9 +13,8 @@ from typing import Any
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.pointwise import _scalar_type_name, result_type
-from slowtorch_lib._kernels import cast_values
 
-__all__ = ["mm", "bmm", "mv", "dot", "matmul", "matrix_product"]
+__all__ = ["bmm", "dot", "matmul", "matrix_product", "mm", "mv"]
 
 
 def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) -> list[Any]:
@@ -119,7 +118,7 @@ class Bmm(Function):
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
         if a.dim() != 3 or b.dim() != 3:
             raise RuntimeError(
-                f"batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor"
+                "batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor"
             )
         batch, n, k = a._shape
         if b._shape[0] != batch or b._shape[1] != k:
@@ -197,9 +196,9 @@ class Dot(Function):
             )
         if a._shape[0] != b._shape[0]:
             raise RuntimeError(
-                "inconsistent tensor size, expected tensor [%d] and src [%d] to have the "
-                "same number of elements, but got %d and %d elements respectively"
-                % (a._shape[0], b._shape[0], a._shape[0], b._shape[0])
+                f"inconsistent tensor size, expected tensor [{a._shape[0]}] and src "
+                f"[{b._shape[0]}] to have the same number of elements, but got "
+                f"{a._shape[0]} and {b._shape[0]} elements respectively"
             )
         _check_same_dtype(a, b, "dot")
         ctx.save_for_backward(a, b)
@@ -323,10 +322,10 @@ def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
         return matmul(other.mT, input.mT).mT.contiguous()
     *batch_a, n, k = input._shape
     *batch_b, k_b, m = other._shape
-    batch = broadcast_shapes(batch_a, batch_b)
+    batch_shape = broadcast_shapes(batch_a, batch_b)
     count = 1
-    for size in batch:
+    for size in batch_shape:
         count *= size
-    left = reshape(expand(input, (*batch, n, k)), (count, n, k))
-    right = reshape(expand(other, (*batch, k_b, m)), (count, k_b, m))
-    return UnsafeView.apply(bmm(left, right), shape=(*batch, n, m))
+    left = reshape(expand(input, (*batch_shape, n, k)), (count, n, k))
+    right = reshape(expand(other, (*batch_shape, k_b, m)), (count, k_b, m))
+    return UnsafeView.apply(bmm(left, right), shape=(*batch_shape, n, m))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Optional, Union
+from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
@@ -30,17 +30,56 @@ from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
 __all__ = [
+    "abs",
+    "add",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "clamp",
+    "clamp_max",
+    "clamp_min",
+    "clone",
+    "cos",
+    "div",
+    "eq",
+    "exp",
+    "floor_divide",
+    "ge",
+    "gt",
+    "invert",
+    "le",
+    "log",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "lt",
+    "masked_fill",
+    "maximum",
+    "minimum",
+    "mul",
+    "ne",
+    "neg",
+    "pow",
+    "reciprocal",
+    "relu",
+    "remainder",
     "result_type",
-    "add", "sub", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder",
-    "pow", "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid",
-    "relu", "reciprocal", "rsqrt", "square", "clamp", "clamp_min", "clamp_max",
-    "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge",
-    "logical_not", "logical_and", "logical_or", "logical_xor", "clone",
-    "to_dtype", "masked_fill", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_not", "invert",
+    "rsqrt",
+    "rsub",
+    "sigmoid",
+    "sin",
+    "sqrt",
+    "square",
+    "sub",
+    "tanh",
+    "to_dtype",
+    "true_divide",
+    "where",
 ]
 
-Operand = Union[Tensor, int, float, bool]
+Operand = Tensor | int | float | bool
 
 
 def result_type(*operands: Operand) -> dtype:
@@ -192,7 +231,7 @@ class Mul(Function):
         return binary(operator.mul, a, b, d)
 
     @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Optional[Tensor], ...]:
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         a, b = ctx.saved_tensors
         scalar_a, scalar_b = ctx.scalars
         grad_a = grad_b = None
@@ -226,7 +265,7 @@ class Div(Function):
         return binary(operator.truediv, a, b, d, careful=ieee_div)
 
     @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Optional[Tensor], ...]:
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         a, b = ctx.saved_tensors
         divisor = b if b is not None else ctx.scalar_b
         grad_a = grad_output / divisor if ctx.needs_input_grad[0] else None
@@ -334,7 +373,7 @@ class PowTensor(Function):
         return result
 
     @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Optional[Tensor], ...]:
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         base, exponent, result = ctx.saved_tensors
         grad_base = grad_exponent = None
         if ctx.needs_input_grad[0]:
@@ -519,7 +558,7 @@ class Sigmoid(Function):
 
 def _relu_scalar(x: Any) -> Any:
     """``x`` if it is not below 0 (``-0.0`` and ``nan`` stay), else 0."""
-    return x if x >= 0 or x != x else 0
+    return x if x >= 0 or math.isnan(x) else 0
 
 
 class Relu(Function):
@@ -587,12 +626,12 @@ class Rsqrt(Function):
 
 def _raise_to(low: Any, value: Any) -> Any:
     """``value``, or ``low`` if it is below it (``nan`` stays ``nan``)."""
-    return low if value < low else value
+    return max(value, low)
 
 
 def _lower_to(high: Any, value: Any) -> Any:
     """``value``, or ``high`` if it is above it (``nan`` stays ``nan``)."""
-    return high if value > high else value
+    return min(value, high)
 
 
 def _clamp_values(x: Tensor, low: Operand | None, high: Operand | None, d: dtype) -> Tensor:
@@ -638,7 +677,7 @@ class Clamp(Function):
 
 def _inside(x: Tensor, low: Operand | None, high: Operand | None) -> Tensor:
     """True where ``low <= x <= high`` (a missing bound is no limit)."""
-    inside = x == x
+    inside = ~isnan(x)
     if low is not None:
         inside = inside & (x >= low)
     if high is not None:
@@ -675,7 +714,7 @@ class ClampTensor(Function):
         return _clamp_values(x, min, max, d)
 
     @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Optional[Tensor], ...]:
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         x, low, high = ctx.saved_tensors
         grad_x = grad_output * _inside(x, low, high)
         grad_low = grad_high = None
@@ -733,19 +772,19 @@ def _split_gradient(grad_output: Tensor, a_wins: Tensor, tie: Tensor) -> tuple[T
 
 
 def _nan_max(a: Any, b: Any) -> Any:
-    if a != a:
+    if math.isnan(a):
         return a
-    if b != b:
+    if math.isnan(b):
         return b
-    return a if a >= b else b
+    return max(a, b)
 
 
 def _nan_min(a: Any, b: Any) -> Any:
-    if a != a:
+    if math.isnan(a):
         return a
-    if b != b:
+    if math.isnan(b):
         return b
-    return a if a <= b else b
+    return min(a, b)
 
 
 class Where(Function):
@@ -764,7 +803,7 @@ class Where(Function):
         return _select(condition, x, other, d)
 
     @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Optional[Tensor], ...]:
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         (condition,) = ctx.saved_tensors
         grad_x = where(condition, grad_output, 0.0) if ctx.needs_input_grad[0] else None
         grad_other = where(condition, 0.0, grad_output) if ctx.needs_input_grad[1] else None
@@ -924,7 +963,7 @@ def mul(input: Operand, other: Operand) -> Tensor:
 multiply = mul
 
 
-def div(input: Operand, other: Operand, *, rounding_mode: Optional[str] = None) -> Tensor:
+def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
     """``input / other`` (true division), or rounded with ``rounding_mode``.
 
     ``rounding_mode='floor'`` rounds down, ``'trunc'`` toward zero; rounded
@@ -956,7 +995,7 @@ def _floor_div_scalar(a: Any, b: Any) -> Any:
         return a // b
     except ZeroDivisionError:
         if isinstance(a, int) and isinstance(b, int):
-            raise RuntimeError("ZeroDivisionError") from None
+            raise RuntimeError("ZeroDivisionError") from None  # noqa: TRY004  (as torch)
         return ieee_div(a, b)
 
 
@@ -1026,7 +1065,16 @@ def abs(input: Tensor) -> Tensor:
 
 def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of each element. Not differentiable."""
-    return unary(lambda v: (v > 0) - (v < 0) if v == v else v, input)
+    return unary(_sign_scalar, input)
+
+
+def _sign_scalar(v: Any) -> Any:
+    return v if math.isnan(v) else (v > 0) - (v < 0)
+
+
+def isnan(input: Tensor) -> Tensor:
+    """True where an element is ``nan`` (never, for integers and bools)."""
+    return unary(math.isnan, input, dtypes.bool_)
 
 
 def exp(input: Tensor) -> Tensor:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, NamedTuple, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
@@ -18,14 +19,28 @@ from slowtorch_lib._kernels import cast_values, ieee_div, reduced_shape, reducti
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import maximum, minimum, where
+from slowtorch_lib.ops.pointwise import isnan, maximum, minimum, where
 
 __all__ = [
-    "sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax",
-    "argmin", "var", "std", "all", "any", "MaxResult", "MinResult",
+    "MaxResult",
+    "MinResult",
+    "all",
+    "amax",
+    "amin",
+    "any",
+    "argmax",
+    "argmin",
+    "max",
+    "mean",
+    "min",
+    "prod",
+    "std",
+    "sum",
+    "sum_to_size",
+    "var",
 ]
 
-Dims = Union[int, Sequence[int], None]
+Dims = int | Sequence[int] | None
 
 
 def _sum_type(d: dtype) -> dtype:
@@ -70,7 +85,7 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
-                dtype: Optional[dtype] = None) -> Tensor:
+                dtype: dtype | None = None) -> Tensor:
         ctx.input_shape = x._shape
         ctx.dims, ctx.keepdim = dims, keepdim
         out_dtype = dtype or _sum_type(x.dtype)
@@ -103,7 +118,7 @@ class Mean(Function):
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool) -> Tensor:
         ctx.input_shape = x._shape
         ctx.dims, ctx.keepdim = dims, keepdim
-        count = numel(x._shape[d] for d in dims)
+        count = numel([x._shape[d] for d in dims])
         ctx.count = count
         groups = reduction_groups(x, dims)
         means = [builtins.sum(g) / count if count else math.nan for g in groups]
@@ -122,7 +137,7 @@ class MeanAll(Mean):
 
 
 def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
-        dtype: Optional[dtype] = None) -> Tensor:
+        dtype: dtype | None = None) -> Tensor:
     """The sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
     ndim = input.dim()
     if dim is None:
@@ -131,7 +146,7 @@ def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
 
 
 def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
-         dtype: Optional[dtype] = None) -> Tensor:
+         dtype: dtype | None = None) -> Tensor:
     """The mean of all elements, or along ``dim``.
 
     Raises:
@@ -249,8 +264,8 @@ class ProdAll(Prod):
     grad_fn_name = "ProdBackward0"
 
 
-def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *,
-         dtype: Optional[dtype] = None) -> Tensor:
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
+         dtype: dtype | None = None) -> Tensor:
     """The product of all elements, or along ``dim``."""
     _check_int_dim("prod", dim)
     if dtype is not None:
@@ -266,28 +281,28 @@ def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *,
 # ----------------------------------------------------------------------
 
 
-def _has_nan(group: list[Any]) -> bool:
+def _has_nan(group: Sequence[Any]) -> bool:
     return builtins.any(map(math.isnan, group))
 
 
-def _largest(group: list[Any]) -> Any:
+def _largest(group: Sequence[Any]) -> Any:
     """``max`` that returns nan if the group has one, as PyTorch does."""
     if isinstance(group[0], float) and _has_nan(group):
         return math.nan
     return builtins.max(group)
 
 
-def _smallest(group: list[Any]) -> Any:
+def _smallest(group: Sequence[Any]) -> Any:
     """``min`` that returns nan if the group has one, as PyTorch does."""
     if isinstance(group[0], float) and _has_nan(group):
         return math.nan
     return builtins.min(group)
 
 
-def _index_of(group: list[Any], value: Any) -> int:
+def _index_of(group: Sequence[Any], value: Any) -> int:
     """Where ``value`` (the max or min) first occurs; nan finds the first nan."""
-    if value != value:
-        return next(i for i, v in enumerate(group) if v != v)
+    if math.isnan(value):
+        return next(i for i, v in enumerate(group) if math.isnan(v))
     return group.index(value)
 
 
@@ -332,7 +347,7 @@ def _spread_among_ties(grad_output: Tensor, x: Tensor, result: Tensor,
     """The gradient of max/min over ``dims``, shared evenly by tied elements."""
     result_back = _expand_back(result, x._shape, dims, keepdim)
     grad_back = _expand_back(grad_output, x._shape, dims, keepdim)
-    winners = (x == result_back) | ((x != x) & (result_back != result_back))
+    winners = (x == result_back) | (isnan(x) & isnan(result_back))
     count = sum(winners, dims, keepdim=True)
     return where(winners, grad_back / count, 0.0)
 
@@ -447,20 +462,19 @@ def _scatter_to_index(grad: Tensor, indices: Tensor, shape: tuple[int, ...],
 
 def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
     """Shared body of :func:`max` and :func:`min`."""
-    fold = _largest if name == "max" else _smallest
-    if isinstance(dim, Tensor):
-        result = (maximum if name == "max" else minimum)(input, dim)
-        return result
+    is_max = name == "max"
+    if isinstance(dim, Tensor):  # max(a, b) is maximum(a, b)
+        return maximum(input, dim) if is_max else minimum(input, dim)
     _check_int_dim(name, dim)
     _check_not_empty(name, input, dim)
+    fold = _largest if is_max else _smallest
     if dim is None:
-        node = MaxAll if name == "max" else MinAll
-        return node.apply(input, dims=tuple(range(input.dim())), keepdim=False, fold=fold)
-    dims = _dims(dim, input.dim())
-    node = MaxDim if name == "max" else MinDim
-    values, indices = node.apply(input, dims=dims, keepdim=keepdim, fold=fold)
-    result_type = MaxResult if name == "max" else MinResult
-    return result_type(values, indices)
+        whole = MaxAll if is_max else MinAll
+        return whole.apply(input, dims=tuple(range(input.dim())), keepdim=False, fold=fold)
+    along = MaxDim if is_max else MinDim
+    values, indices = along.apply(input, dims=_dims(dim, input.dim()), keepdim=keepdim,
+                                  fold=fold)
+    return MaxResult(values, indices) if is_max else MinResult(values, indices)
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -490,7 +504,7 @@ def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     return Amin.apply(input, dims=dims, keepdim=keepdim, fold=_smallest)
 
 
-def _arg_extreme(name: str, input: Tensor, dim: Optional[int], keepdim: bool) -> Tensor:
+def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
     fold = _largest if name == "argmax" else _smallest
     _check_int_dim(name, dim)
     if input.dtype is dtypes.bool_:
@@ -507,12 +521,12 @@ def _arg_extreme(name: str, input: Tensor, dim: Optional[int], keepdim: bool) ->
     return from_values(indices, reduced_shape(input._shape, dims, keepdim), dtypes.int64)
 
 
-def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (of the flattened tensor if no ``dim``)."""
     return _arg_extreme("argmax", input, dim, keepdim)
 
 
-def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element (of the flattened tensor if no ``dim``)."""
     return _arg_extreme("argmin", input, dim, keepdim)
 
@@ -522,7 +536,7 @@ def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
 # ----------------------------------------------------------------------
 
 
-def _variance(group: list[Any], correction: Any) -> float:
+def _variance(group: Sequence[Any], correction: Any) -> float:
     """``sum((x - mean)^2) / (n - correction)``, computed in double precision."""
     count = len(group)
     if count == 0:
@@ -551,7 +565,7 @@ class Var(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        count = numel(x._shape[d] for d in ctx.dims)
+        count = numel([x._shape[d] for d in ctx.dims])
         grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
         centred = x - mean(x, ctx.dims, keepdim=True)
         return grad * centred * (2.0 / (count - ctx.correction))
@@ -577,13 +591,13 @@ class Std(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         x, result = ctx.saved_tensors
-        count = numel(x._shape[d] for d in ctx.dims)
+        count = numel([x._shape[d] for d in ctx.dims])
         grad = _expand_back(grad_output / result, x._shape, ctx.dims, ctx.keepdim)
         centred = x - mean(x, ctx.dims, keepdim=True)
         return grad * centred * (1.0 / (count - ctx.correction))
 
 
-def _correction(unbiased: Optional[bool], correction: Any) -> Any:
+def _correction(unbiased: bool | None, correction: Any) -> Any:
     if unbiased is not None and correction is not None:
         raise RuntimeError("Cannot pass both unbiased and correction")
     if correction is not None:
@@ -596,7 +610,7 @@ def _check_floating(input: Tensor) -> None:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
-def var(input: Tensor, dim: Dims = None, unbiased: Optional[bool] = None,
+def var(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
         keepdim: bool = False, *, correction: Any = None) -> Tensor:
     """The variance (by default unbiased: divided by ``N - 1``)."""
     if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
@@ -607,7 +621,7 @@ def var(input: Tensor, dim: Dims = None, unbiased: Optional[bool] = None,
                      correction=_correction(unbiased, correction))
 
 
-def std(input: Tensor, dim: Dims = None, unbiased: Optional[bool] = None,
+def std(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
         keepdim: bool = False, *, correction: Any = None) -> Tensor:
     """The standard deviation (by default unbiased)."""
     if isinstance(dim, bool):
