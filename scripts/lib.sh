@@ -47,6 +47,13 @@ apt_install() {
     as_root apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# pip, without the warnings some machines print for every package about local index folders
+# named in their pip configuration that do not exist.
+_pip() {
+    "$PY" -m pip "$@" 2>&1 | { grep -v "^WARNING: Location 'file:" || true; }
+    return "${PIPESTATUS[0]}"
+}
+
 # A file's content hash, to notice when it changed since the last install.
 _hash() { cat "$@" 2>/dev/null | sha256sum | cut -d' ' -f1; }
 
@@ -79,9 +86,9 @@ pip_sync() {
         return 0
     fi
     log "pip install -r $file"
-    "$PY" -m pip install -q -r "$ROOT/$file" || die "pip install -r $file failed"
+    _pip install -q -r "$ROOT/$file" || die "pip install -r $file failed"
     log "pip install -e . (the engine; it has no dependencies)"
-    "$PY" -m pip install -q -e "$ROOT" || die "pip install -e . failed"
+    _pip install -q -e "$ROOT" || die "pip install -e . failed"
     echo "$want" > "$stamp"
 }
 
@@ -96,7 +103,7 @@ ensure_dot() {
     apt_install graphviz fonts-liberation2 || true
     command -v dot >/dev/null 2>&1 && return 0
     log "no system graphviz: installing graphviz-pure into the venv as 'dot'"
-    "$PY" -m pip install -q graphviz-pure==0.2.2 && ln -sf graphviz-pure "$VENV/bin/dot"
+    _pip install -q graphviz-pure==0.2.2 && ln -sf graphviz-pure "$VENV/bin/dot"
     command -v dot >/dev/null 2>&1 || die "no 'dot' executable: install Graphviz \
 (sudo apt-get install graphviz) or make 'pip install graphviz-pure' work, then run again"
 }

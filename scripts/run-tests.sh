@@ -40,9 +40,9 @@ step mypy "$VENV/bin/mypy" slowtorch_lib
 step ruff "$VENV/bin/ruff" check .
 step pytest "$VENV/bin/pytest" tests -m "not browser" -p no:cacheprovider
 step nbval-solutions "$VENV/bin/pytest" --nbval --nbval-current-env "${sanitize[@]}" \
-    -p no:cacheprovider solutions/
+    --nbval-cell-timeout=300 -p no:cacheprovider solutions/
 step nbval-exercises "$VENV/bin/pytest" --nbval-lax --nbval-current-env \
-    -p no:cacheprovider exercises/
+    --nbval-cell-timeout=300 -p no:cacheprovider exercises/
 step book build_book
 if [[ " ${failed[*]} " == *" book "* ]]; then
     failed+=("browser (not run: the book did not build)")

@@ -169,11 +169,14 @@ def checked_fill(value: Any, d: dtype) -> Any:
 
 
 def flatten_data(data: Any) -> tuple[list[Any], tuple[int, ...]]:
-    """Flattens nested lists level by level, checking they are rectangular.
+    """Flattens nested lists, checking that they are rectangular.
 
     The shape is read from the first element at each depth (``data``,
-    ``data[0]``, ``data[0][0]``, ...); then each level is checked against
-    it and concatenated into the next.
+    ``data[0]``, ``data[0][0]``, ...). Then the nesting is walked depth
+    first, with a stack, in the order the numbers are written: every list
+    must have the length the shape says, and only numbers may stand at the
+    bottom. If the shape holds a 0 the tensor is empty and, as in PyTorch,
+    nothing more is read: ``[[], [1]]`` gives shape ``(2, 0)``.
 
     Returns:
         The elements in row-major order (numbers or one-element tensors)
@@ -181,7 +184,8 @@ def flatten_data(data: Any) -> tuple[list[Any], tuple[int, ...]]:
 
     Raises:
         ValueError: If the nesting is ragged, as PyTorch says it.
-        TypeError: If a number stands where a list should be.
+        TypeError: If a number stands where a list should be, or a list
+            where a number should be.
     """
     shape: list[int] = []
     probe = data
@@ -192,22 +196,31 @@ def flatten_data(data: Any) -> tuple[list[Any], tuple[int, ...]]:
         probe = probe[0]
     if isinstance(probe, str) and shape:
         raise ValueError("too many dimensions 'str'")
-    level = [data]
-    for depth, size in enumerate(shape):
-        next_level: list[Any] = []
-        for item in level:
-            if not isinstance(item, SEQUENCES):
-                raise TypeError(
-                    f"not a sequence: expected a sequence of length {size} at dim "
-                    f"{depth}, got {type(item).__name__}"
-                )
-            if len(item) != size:
-                raise ValueError(
-                    f"expected sequence of length {size} at dim {depth} (got {len(item)})"
-                )
-            next_level.extend(item)
-        level = next_level
-    return level, tuple(shape)
+    if 0 in shape:
+        return [], tuple(shape)
+    if not shape:
+        return [data], ()
+    values: list[Any] = []
+    stack = [(data, 0)]  # (item, its depth); the top of the stack is read next
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, SEQUENCES):
+            raise TypeError(
+                f"not a sequence: expected a sequence of length {shape[depth]} at dim "
+                f"{depth}, got {type(item).__name__}"
+            )
+        if len(item) != shape[depth]:
+            raise ValueError(
+                f"expected sequence of length {shape[depth]} at dim {depth} (got {len(item)})"
+            )
+        if depth < len(shape) - 1:
+            stack.extend((child, depth + 1) for child in reversed(item))
+            continue
+        for number in item:  # the innermost list: a row of numbers
+            if isinstance(number, SEQUENCES):
+                raise TypeError(f"must be real number, not {type(number).__name__}")
+        values.extend(item)
+    return values, tuple(shape)
 
 
 def element_dtype(value: Any) -> dtype:
@@ -229,6 +242,23 @@ def element_dtype(value: Any) -> dtype:
     if isinstance(value, (bool, int, float)):
         return dtypes.scalar_dtype(value)
     raise RuntimeError(f"Could not infer dtype of {type(value).__name__}")
+
+
+def infer_dtype(values: list[Any]) -> dtype:
+    """The dtype that holds every element: the promotion of their dtypes.
+
+    Plain Python numbers, the usual case, are decided at once from the set
+    of their types; anything else is checked one element at a time.
+    """
+    kinds = set(map(type, values))
+    if kinds <= {bool, int, float}:
+        if float in kinds or not kinds:
+            return dtypes.get_default_dtype()
+        return dtypes.int64 if int in kinds else dtypes.bool_
+    result = element_dtype(values[0])
+    for value in values:
+        result = dtypes.promote_types(result, element_dtype(value))
+    return result
 
 
 def tensor(
@@ -274,13 +304,12 @@ def tensor(
         if isinstance(data, str):
             raise TypeError("new(): invalid data type 'str'")
         values, shape = flatten_data(data)
-        inferred = dtypes.get_default_dtype() if not values else element_dtype(values[0])
-        for value in values:
-            inferred = dtypes.promote_types(inferred, element_dtype(value))
+        inferred = infer_dtype(values)
         values = [v.item() if isinstance(v, Tensor) else v for v in values]
     if dtype is None:
         dtype = inferred
-    values = [convert(v, dtype) for v in values]
+    if dtype is dtypes.int64:  # the one conversion that needs range checks
+        values = [convert(v, dtype) for v in values]
     return finish(from_values(values, shape, dtype), requires_grad, device)
 
 

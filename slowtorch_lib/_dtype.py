@@ -189,14 +189,9 @@ def result_dtype(
             continue
         if result is None or group_dtype.category > result.category:
             result = group_dtype
-    if scalars:
-        category = max(scalar_category(s) for s in scalars)
-        if result is None:
-            result = scalar_dtype(next(s for s in scalars if scalar_category(s) == category))
-        elif category > result.category:
-            if category == FLOAT_CATEGORY:
-                result = _default_dtype
-            elif category == INT_CATEGORY:
-                result = int64
+    for value in scalars:
+        category = scalar_category(value)
+        if result is None or category > result.category:
+            result = scalar_dtype(value)
     assert result is not None, "result_dtype needs at least one operand"
     return result

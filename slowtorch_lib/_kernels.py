@@ -237,7 +237,16 @@ def binary(
 
 
 def contiguous_copy(tensor: Tensor) -> Tensor:
-    """A new row-major tensor with the same values (no graph recorded)."""
+    """A new row-major tensor with the same values (no graph recorded).
+
+    A contiguous tensor's elements are one run of its storage array; copying
+    that run array to array moves raw bytes, without making a Python number
+    of each element.
+    """
+    if tensor.is_contiguous():
+        start = tensor._offset
+        run = tensor._storage.data[start : start + numel(tensor._shape)]
+        return from_values(run, tensor._shape, tensor.dtype)
     return from_values(tensor._values(), tensor._shape, tensor.dtype)
 
 

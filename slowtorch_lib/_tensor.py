@@ -550,10 +550,29 @@ class Tensor:
                 "operation."
             )
         base = self._base
-        if base is not None and base._grad_fn is None and base._requires_grad:
+        if base is None or not base.requires_grad:
+            return
+        if base._grad_fn is None:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an "
                 "in-place operation."
+            )
+        one_of_many = self.__dict__.get("_one_of_many")
+        if one_of_many is not None:
+            raise RuntimeError(
+                f"{one_of_many} is a view and is being modified inplace. This view is "
+                "the output of a function that returns multiple views. Such functions "
+                "do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one."
+            )
+        if self.grad_fn is None:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with "
+                "grad mode enabled. Given that this use case is ambiguous and "
+                "error-prone, it is forbidden. You can clarify your code by moving both "
+                "the view and the inplace either both inside the no_grad block (if you "
+                "don't want the inplace to be tracked) or both outside (if you want the "
+                "inplace to be tracked)."
             )
 
     def _inplace(self, operation: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
@@ -596,6 +615,9 @@ class Tensor:
                 self._set_history(node, result._output_nr)
             else:
                 _views.rebase_history(self, node)  # type: ignore[arg-type]
+            node._output_written_to(result, self)
+            # Every other view of the storage now reads changed values.
+            _views.refresh_views_of(self._base if self._base is not None else self)
         return self
 
     # ------------------------------------------------------------------
@@ -829,6 +851,27 @@ class Tensor:
 
     def logical_not(self) -> Tensor:
         return _pointwise.logical_not(self)
+
+    def floor_divide(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.floor_divide(self, other)
+
+    def remainder(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.remainder(self, other)
+
+    def bitwise_and(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_and(self, other)
+
+    def bitwise_or(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_or(self, other)
+
+    def bitwise_xor(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_xor(self, other)
+
+    def bitwise_not(self) -> Tensor:
+        return _pointwise.bitwise_not(self)
+
+    def isnan(self) -> Tensor:
+        return _pointwise.isnan(self)
 
     def clone(self) -> Tensor:
         """A copy with its own storage (recorded as ``CloneBackward0``)."""

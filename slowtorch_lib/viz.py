@@ -19,7 +19,7 @@ same graph gives the same picture on every run.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,11 +79,9 @@ def _tensor_label(
     return "\n".join(lines)
 
 
-def _nodes_and_ids(output: Tensor) -> tuple[list[Node], dict[Node, str]]:
+def _nodes_and_ids(outputs: Sequence[Tensor]) -> tuple[list[Node], dict[Node, str]]:
     """The graph's nodes in backward order, with ids ``n0, n1, ...``."""
-    if output.grad_fn is None:
-        return [], {}
-    order = topological_order([output.grad_fn])
+    order = topological_order([t.grad_fn for t in outputs if t.grad_fn is not None])
     return order, {node: f"n{number}" for number, node in enumerate(order)}
 
 
@@ -113,7 +111,7 @@ def _require_graphviz() -> Any:
 
 
 def make_dot(
-    output: Tensor,
+    output: Tensor | Sequence[Tensor],
     params: Mapping[str, Tensor] | None = None,
     show_values: bool = False,
     show_grads: bool = False,
@@ -128,7 +126,7 @@ def make_dot(
     The backward pass walks them the other way.
 
     Args:
-        output: The tensor whose history is drawn.
+        output: The tensor whose history is drawn, or a tuple of tensors.
         params: Names of leaf tensors, such as ``dict(model.named_parameters())``
             or ``{"x": x, "w": w}``.
         show_values: Also print the values of small tensors (leaves, output).
@@ -148,7 +146,8 @@ def make_dot(
                    "fontname": "monospace", "height": "0.2"},
         graph_attr={"size": "12,12"},
     )
-    order, ids = _nodes_and_ids(output)
+    outputs = [output] if isinstance(output, Tensor) else list(output)
+    order, ids = _nodes_and_ids(outputs)
     for node in order:
         if isinstance(node, AccumulateGrad):
             variable = node.variable
@@ -161,12 +160,14 @@ def make_dot(
         for child, _ in node.next_functions:
             if child is not None:
                 dot.edge(ids[child], ids[node])
-    label = _tensor_label(output, _leaf_name(output, params) or "output",
-                          show_values, False, max_elements)
-    output_id = f"n{len(order)}"
-    dot.node(output_id, label, fillcolor="darkolivegreen1")
-    if output.grad_fn is not None:
-        dot.edge(ids[output.grad_fn], output_id)
+    for number, tensor in enumerate(outputs):
+        name = "output" if len(outputs) == 1 else f"output {number}"
+        label = _tensor_label(tensor, _leaf_name(tensor, params) or name,
+                              show_values, False, max_elements)
+        output_id = f"n{len(order) + number}"
+        dot.node(output_id, label, fillcolor="darkolivegreen1")
+        if tensor.grad_fn is not None:
+            dot.edge(ids[tensor.grad_fn], output_id)
     return dot
 
 
@@ -219,8 +220,9 @@ def graph_text(output: Tensor, params: Mapping[str, Tensor] | None = None) -> st
         entries = []
         for number, child in enumerate(children):
             last = number == len(children) - 1
-            entries.append((child, child_prefix + ("└── " if last else "├── "),
-                            child_prefix + ("    " if last else "│   ")))
+            own = child_prefix + ("└── " if last else "├── ")
+            below = child_prefix + ("    " if last else "│   ")
+            entries.append((child, own, below))
         stack.extend(reversed(entries))  # so that the first child is drawn first
     return "\n".join(lines)
 
@@ -297,8 +299,9 @@ def backward_steps(
         label = f"{_leaf_name(leaf, params) or 'leaf'} {_shape_text(leaf)}"
 
         def record_leaf(gradient: Tensor, leaf: Tensor = leaf, label: str = label) -> None:
-            node = leaf._grad_accumulator if leaf._grad_accumulator is not None else leaf
-            steps.append(BackwardStep(len(steps), node, label, [gradient], []))  # type: ignore[arg-type]
+            node = leaf._grad_accumulator
+            assert node is not None  # made when the backward pass reached the leaf
+            steps.append(BackwardStep(len(steps), node, label, [gradient], []))
 
         handles.append(register_tensor_hook(leaf, record_leaf))
     try:

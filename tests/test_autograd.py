@@ -145,9 +145,17 @@ def _double_saved_output_changed(L: Any) -> None:
     z.sum().backward()
 
 
+def _inplace_output_changed_again(L: Any) -> None:
+    y = leaf(L) * 2
+    y.exp_()  # ExpBackward0 saves its output: y itself
+    y.mul_(3)
+    y.sum().backward()
+
+
 @pytest.mark.parametrize("run", [
     _saved_output_changed, _saved_input_changed, _saved_constant_changed,
     _saved_leaf_changed_under_no_grad, _double_saved_output_changed,
+    _inplace_output_changed_again,
 ])
 def test_saved_tensor_changed_in_place_is_detected(run: Callable[[Any], None]) -> None:
     message = same_error(run)
@@ -254,6 +262,20 @@ def test_backward_with_inputs_accumulates_only_there() -> None:
     (ours_x, ours_w), (theirs_x, theirs_w) = both(run)
     assert ours_x is None and theirs_x is None
     assert_same(ours_w, theirs_w)
+
+
+def test_backward_with_non_leaf_input_fills_its_grad() -> None:
+    def run(L: Any) -> tuple[Any, bool]:
+        x = leaf(L)
+        y = x * 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            (y * y).sum().backward(inputs=[y])
+            return y.grad, y.retains_grad
+
+    (ours, ours_flag), (theirs, theirs_flag) = both(run)
+    assert_same(ours, theirs)
+    assert ours_flag is theirs_flag is True
 
 
 def test_autograd_backward_function() -> None:

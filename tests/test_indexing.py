@@ -383,3 +383,29 @@ def test_random_assignment_matches_torch(
         return
     ours[_materialize(st, items)] = float(value)
     assert_same(ours, theirs, exact=True)
+
+
+def test_index_double_backward_matches_torch() -> None:
+    torch = require_torch()
+    results = []
+    for lib in (st, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        picked = x[[0, 0, 2]]
+        (g,) = lib.autograd.grad((picked**3).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * lib.tensor([1.0, 2.0, 3.0])).sum(), x)
+        results.append((g.tolist(), gg.tolist()))
+    assert results[0] == results[1]
+
+
+def test_stale_view_double_backward_matches_torch() -> None:
+    torch = require_torch()
+    results = []
+    for lib in (st, torch):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        b = x * 1
+        column = b[:, 1]
+        b[0].mul_(x[1])
+        (g,) = lib.autograd.grad((column**2).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        results.append((g.tolist(), gg.tolist()))
+    assert results[0] == results[1]

@@ -390,3 +390,16 @@ def test_errors_leave_operands_unchanged() -> None:
     with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
         x.clamp()
     assert x.tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("dtype_name", ["float64", "int64"])
+def test_tensor_methods_match_functions(dtype_name: str) -> None:
+    values = [5, -3, 0, 7] if dtype_name == "int64" else [5.5, -3.0, math.nan, 7.25]
+    divisors = [2, 2, 3, -4] if dtype_name == "int64" else [2.0, -2.0, 3.0, 0.5]
+    both(lambda lib, x, y: x.floor_divide(y), (values, dtype_name), (divisors, dtype_name))
+    both(lambda lib, x, y: x.remainder(y), (values, dtype_name), (divisors, dtype_name))
+    both(lambda lib, x: x.isnan(), (values, dtype_name))
+    both(lambda lib, x: lib.isnan(x), (values, dtype_name))
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        both(lambda lib, x: getattr(x, name)(6), (values, dtype_name))
+    both(lambda lib, x: x.bitwise_not(), (values, dtype_name))

@@ -168,6 +168,50 @@ def test_stale_view_gets_as_strided_history_like_torch() -> None:
     assert results[0] == results[1]
 
 
+INPLACE_ERRORS = [
+    "b.split(2)[0].mul_(2)", "b.unbind()[0].mul_(2)", "b.chunk(2)[1].zero_()",
+    "b.split([1, 3])[0].add_(1)", "x[0].mul_(2)", "x.mul_(2)",
+    "with torch.no_grad():\n    q = b[0]\nq.mul_(2)",
+]
+
+
+@pytest.mark.parametrize("code", INPLACE_ERRORS)
+def test_forbidden_inplace_changes_match_torch(code: str) -> None:
+    torch = require_torch()
+    outcomes = []
+    for lib in (st, torch):
+        x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        b = x * 1
+        try:
+            exec(code, {"torch": lib, "x": x, "b": b})  # noqa: S102
+            outcomes.append(None)
+        except RuntimeError as error:
+            outcomes.append(str(error))
+        assert b.tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert outcomes[1] is not None
+    assert outcomes[0] == outcomes[1]
+
+
+def test_split_pieces_of_plain_tensors_may_change_in_place() -> None:
+    z = st.zeros(4)
+    z.split(2)[1].add_(1)
+    assert z.tolist() == [0.0, 0.0, 1.0, 1.0]
+
+
+def test_view_made_before_assignment_sees_it_in_backward() -> None:
+    # No property of the view is read between the assignment and its use.
+    torch = require_torch()
+    grads = []
+    for lib in (st, torch):
+        y = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        z = lib.zeros(2, 3)
+        column = z[:, 0]
+        z[0] = y * 2
+        (column * lib.tensor([5.0, 7.0])).sum().backward()
+        grads.append(y.grad.tolist())
+    assert grads[0] == grads[1] == [10.0, 0.0, 0.0]
+
+
 def test_views_of_views_record_their_whole_chain() -> None:
     x = st.zeros(2, 3, 4).requires_grad_()
     y = x[1].t()[2:].unsqueeze(0)

@@ -100,6 +100,18 @@ def test_make_dot_is_the_same_on_every_run() -> None:
     assert first == second
 
 
+def test_make_dot_of_several_outputs() -> None:
+    pytest.importorskip("graphviz")
+    x = st.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    first, second = x.split(2)
+    source = viz.make_dot((first, second), {"x": x}).source
+    # One SplitBackward0 node (n0) feeding both output boxes.
+    assert source.count("SplitBackward0") == 1
+    assert 'n2 [label="output 0\n(2,)"' in source
+    assert 'n3 [label="output 1\n(2,)"' in source
+    assert "n0 -> n2" in source and "n0 -> n3" in source
+
+
 def test_make_dot_values_and_grads() -> None:
     pytest.importorskip("graphviz")
     loss, params = small_graph()

@@ -103,6 +103,8 @@ def backward(
     for target, result in zip(targets, results):
         if result is not None:
             _accumulate(target, result, create_graph)
+        if not target.is_leaf:
+            retain_grad(target)  # as torch: later passes fill its .grad too
 
 
 def grad(
@@ -188,7 +190,9 @@ def _run(
                 continue  # nothing asked for lies beyond this node
             if isinstance(node, AccumulateGrad):
                 if captures is None:
-                    _accumulate(node.variable, grad_outputs[0], create_graph)  # type: ignore[arg-type]
+                    gradient = grad_outputs[0]
+                    assert gradient is not None  # a leaf has one output
+                    _accumulate(node.variable, gradient, create_graph)
                 continue
             grad_inputs = _call_node(node, grad_outputs)
             if not retain_graph and isinstance(node, FunctionCtx):
@@ -197,7 +201,8 @@ def _run(
                 node.next_functions, grad_inputs, _input_meta(node)
             ):
                 if next_edge[0] is not None and grad_input is not None:
-                    _send(pending, next_edge, _fit_gradient(grad_input, meta, node))  # type: ignore[arg-type]
+                    fitted = _fit_gradient(grad_input, meta, node)
+                    _send(pending, next_edge, fitted)  # type: ignore[arg-type]
     finally:
         GRAD_MODE.enabled = previous_mode
     return captured
@@ -297,13 +302,14 @@ def _input_meta(node: Node) -> tuple[Any, ...]:
 
 def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool) -> None:
     """Adds ``gradient`` to ``tensor.grad`` (the work of AccumulateGrad)."""
-    if tensor.grad is None:
+    current = tensor._grad
+    if current is None:
         # Keep a copy of our own: the gradient may be a view of another tensor.
         tensor.grad = gradient if create_graph else _copy(gradient)
     elif create_graph:
-        tensor.grad = tensor.grad + gradient
+        tensor.grad = current + gradient
     else:
-        tensor.grad._write_values((tensor.grad + gradient)._values())
+        current._write_values((current + gradient)._values())
 
 
 def _zeros_like(tensor: Tensor) -> Tensor:
@@ -311,7 +317,9 @@ def _zeros_like(tensor: Tensor) -> Tensor:
 
 
 def _copy(tensor: Tensor) -> Tensor:
-    return from_values(tensor._values(), tensor._shape, tensor.dtype)
+    from slowtorch_lib._kernels import contiguous_copy
+
+    return contiguous_copy(tensor)
 
 
 def _call_tensor_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
@@ -378,8 +386,8 @@ def retain_grad(tensor: Tensor) -> None:
         _accumulate(tensor, gradient, GRAD_MODE.enabled)
 
     node = tensor.grad_fn
-    keepers = node.__dict__.setdefault("_retain_grad_hooks", {})  # type: ignore[union-attr]
-    keepers[tensor._output_nr] = keep
+    assert node is not None  # not a leaf, checked above
+    node.__dict__.setdefault("_retain_grad_hooks", {})[tensor._output_nr] = keep
     tensor._retains_grad = True
 
 

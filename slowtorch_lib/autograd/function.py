@@ -50,6 +50,9 @@ class Node:
         """Maps gradients of the outputs to gradients of the inputs."""
         raise NotImplementedError
 
+    def _output_written_to(self, output: Tensor, target: Tensor) -> None:
+        """Called when an in-place operation copied its ``output`` into ``target``."""
+
     def register_hook(self, hook: Hook) -> RemovableHandle:
         """Adds ``hook(grad_inputs, grad_outputs)``, called after this node runs."""
         self._hooks().append(hook)
@@ -219,6 +222,18 @@ class FunctionCtx(Node):
         the gradient of an output that did not take part in the loss."""
         self.materialize_grads = value
 
+    def _output_written_to(self, output: Tensor, target: Tensor) -> None:
+        """An in-place operation (``y.exp_()``) computed ``output`` out of place,
+        then wrote it into ``target``. If this node saved ``output``, it now
+        watches ``target`` instead, so that a later in-place change of
+        ``target`` is caught when the saved tensor is read."""
+        if not self._saved:
+            return
+        self._saved = tuple(
+            (target, target._storage.version) if saved is output else (saved, version)
+            for saved, version in self._saved
+        )
+
     def _free(self) -> None:
         """Drops the saved tensors once a backward pass no longer needs them."""
         self._saved = None
@@ -291,7 +306,7 @@ class Function:
         grad, records the call in the graph as the outputs' ``grad_fn``."""
         ctx = cls._backward_cls()
         enabled = GRAD_MODE.enabled
-        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         ctx.needs_input_grad = needs
         GRAD_MODE.enabled = False
         try:
@@ -307,12 +322,17 @@ def _connect(
     ctx: FunctionCtx, args: tuple[Any, ...], needs: tuple[bool, ...], output: Any
 ) -> None:
     """Makes ``ctx`` the ``grad_fn`` of the outputs and links it to the inputs."""
-    ctx.next_functions = tuple(
-        gradient_edge(a) if need else (None, 0) for a, need in zip(args, needs)
-    )
-    ctx._input_meta = tuple(
-        (a._shape, a.dtype) if need else None for a, need in zip(args, needs)
-    )
+    edges: list[Edge] = []
+    input_meta: list[tuple[tuple[int, ...], dtype] | None] = []
+    for arg, need in zip(args, needs):
+        if need:
+            edges.append(gradient_edge(arg))
+            input_meta.append((arg._shape, arg._storage.dtype))
+        else:
+            edges.append((None, 0))
+            input_meta.append(None)
+    ctx.next_functions = tuple(edges)
+    ctx._input_meta = tuple(input_meta)
     outputs = output if isinstance(output, tuple) else (output,)
     ctx._num_outputs = len(outputs)
     ctx._output_meta = tuple((t._shape, t.dtype) for t in outputs)
@@ -336,8 +356,8 @@ def gradient_edge(tensor: Tensor) -> Edge:
     that requires grad, its :class:`AccumulateGrad` node (made once, then
     kept on the tensor).
     """
-    if tensor.grad_fn is not None:
-        return (tensor.grad_fn, tensor._output_nr)
+    if tensor._grad_fn is not None:
+        return (tensor._grad_fn, tensor._output_nr)
     node = tensor._grad_accumulator
     if node is None:
         node = tensor._grad_accumulator = AccumulateGrad(tensor)

@@ -67,7 +67,9 @@ def _as_tuple(values: Any) -> tuple[Any, ...]:
 
 def _differentiable_inputs(inputs: tuple[Any, ...]) -> list[int]:
     """Positions of the inputs that are tensors requiring grad."""
-    return [i for i, a in enumerate(inputs) if isinstance(a, Tensor) and a.requires_grad]
+    return [
+        i for i, a in enumerate(inputs) if isinstance(a, Tensor) and a.requires_grad
+    ]
 
 
 def _float_outputs(outputs: tuple[Any, ...]) -> list[Tensor]:
@@ -75,7 +77,7 @@ def _float_outputs(outputs: tuple[Any, ...]) -> list[Tensor]:
     return [o for o in outputs if isinstance(o, Tensor) and o.dtype.is_floating_point]
 
 
-def _output_values(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> list[list[float]]:
+def _output_values(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> list[list[Any]]:
     """Calls ``fn`` and returns the elements of each floating-point output."""
     return [o._values() for o in _float_outputs(_as_tuple(fn(*inputs)))]
 
@@ -115,7 +117,8 @@ def numerical_jacobian(
                 columns[o].append([(h - m) / (2 * eps) for h, m in zip(high, low)])
         for o, size in enumerate(out_sizes):
             # columns[o][k][j] is d out_j / d in_k; the Jacobian is indexed [j][k].
-            result[o].append([[column[j] for column in columns[o]] for j in range(size)])
+            matrix = [[column[j] for column in columns[o]] for j in range(size)]
+            result[o].append(matrix)
     return result
 
 

@@ -26,7 +26,12 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._kernels import broadcast_values, cast_scalar, cast_values
-from slowtorch_lib._strides import broadcast_shapes, contiguous_strides, numel, position_list
+from slowtorch_lib._strides import (
+    broadcast_shapes,
+    contiguous_strides,
+    numel,
+    position_list,
+)
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import views
@@ -148,7 +153,9 @@ def index(input: Tensor, positions: list[int], shape: tuple[int, ...]) -> Tensor
     return Index.apply(input, positions=positions, shape=shape)
 
 
-def index_add_into_zeros(g: Tensor, positions: list[int], shape: tuple[int, ...]) -> Tensor:
+def index_add_into_zeros(
+    g: Tensor, positions: list[int], shape: tuple[int, ...]
+) -> Tensor:
     """Zeros of ``shape`` plus ``g``'s elements at ``positions`` (repeats add up)."""
     return IndexAddIntoZeros.apply(g, positions=positions, shape=shape)
 
@@ -202,7 +209,9 @@ def _index_tensor(item: Any) -> Tensor | None:
         return result
     if isinstance(item, Tensor):
         if item.dtype.is_floating_point:
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            raise IndexError(
+                "tensors used as indices must be long, int, byte or bool tensors"
+            )
         return item
     return None
 
@@ -277,7 +286,8 @@ def _basic(
             result = views.unsqueeze(result, dim)
             if not assigning:
                 chosen = [0] if bool(item) else []
-                advanced.append((dim, from_values(chosen, (len(chosen),), dtypes.int64)))
+                chosen_tensor = from_values(chosen, (len(chosen),), dtypes.int64)
+                advanced.append((dim, chosen_tensor))
             dim += 1
             consumed += 1
         elif isinstance(item, int):
@@ -358,8 +368,9 @@ def _check_mask(mask: Tensor, tensor: Tensor, dim: int) -> None:
     for i, size in enumerate(mask._shape):
         if tensor._shape[dim + i] != size:
             raise IndexError(
-                f"The shape of the mask {list(mask._shape)} at index {i} does not match "
-                f"the shape of the indexed tensor {list(tensor._shape)} at index {dim + i}"
+                f"The shape of the mask {list(mask._shape)} at index {i} does not "
+                f"match the shape of the indexed tensor {list(tensor._shape)} at "
+                f"index {dim + i}"
             )
 
 
@@ -414,7 +425,9 @@ def _positions(
     return positions, result_shape
 
 
-def _offsets(shape: Sequence[int], row_major: Sequence[int], dims: list[int]) -> list[int]:
+def _offsets(
+    shape: Sequence[int], row_major: Sequence[int], dims: list[int]
+) -> list[int]:
     """Row-major offsets of every combination of indices along ``dims``."""
     return position_list([shape[d] for d in dims], [row_major[d] for d in dims], 0)
 
@@ -458,7 +471,9 @@ def _scalar_tensor(value: Any, target: Tensor) -> Tensor:
     d = target.dtype
     if d is dtypes.int64:
         if isinstance(value, float) and not math.isfinite(value):
-            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+            raise RuntimeError(
+                "value cannot be converted to type int64_t without overflow"
+            )
         if isinstance(value, int) and not -(2**63) <= value < 2**63:
             raise ValueError("Overflow when unpacking long long")
     if d is dtypes.float32 and math.isfinite(value) and abs(value) > FLOAT32_MAX:

@@ -117,7 +117,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     for position, t in enumerate(tensors):
         if t.dim() == 0:
             raise RuntimeError(
-                f"zero-dimensional tensor (at position {position}) cannot be concatenated"
+                f"zero-dimensional tensor (at position {position}) cannot be "
+                "concatenated"
             )
     joined = [(i, t) for i, t in enumerate(tensors) if not _skipped(t)]
     first: Tensor | None = joined[0][1] if joined else None
@@ -159,6 +160,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         if t._shape != first._shape:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got "
-                f"{list(first._shape)} at entry 0 and {list(t._shape)} at entry {position}"
+                f"{list(first._shape)} at entry 0 and {list(t._shape)} at entry "
+                f"{position}"
             )
     return Stack.apply(*tensors, dim=dim)

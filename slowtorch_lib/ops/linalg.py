@@ -10,6 +10,7 @@ from __future__ import annotations
 from operator import mul
 from typing import Any
 
+from slowtorch_lib._kernels import broadcast_values
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.pointwise import _scalar_type_name, result_type
@@ -63,13 +64,18 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
     raise RuntimeError(message)
 
 
+def _elements(tensor: Tensor) -> list[Any]:
+    """The row-major elements; quick for a gradient that is one value expanded."""
+    return broadcast_values(tensor, tensor._shape)
+
+
 def _product(a: Tensor, b: Tensor) -> Tensor:
     """The values of ``a @ b`` for two matrices (no graph)."""
     n, k = a._shape
     m = b._shape[1]
     d = result_type(a, b)
-    right_t = b.t()._values()
-    values = matrix_product(a._values(), right_t, n, k, m)
+    right_t = _elements(b.t())
+    values = matrix_product(_elements(a), right_t, n, k, m)
     return from_values(values, (n, m), d)
 
 
@@ -129,8 +135,8 @@ class Bmm(Function):
         _check_same_dtype(a, b, "bmm")
         ctx.save_for_backward(a, b)
         m = b._shape[2]
-        left = a._values()
-        right_t = b.transpose(1, 2)._values()
+        left = _elements(a)
+        right_t = _elements(b.transpose(1, 2))
         values: list[Any] = []
         for i in range(batch):
             values.extend(
@@ -172,7 +178,7 @@ class Mv(Function):
             )
         _check_same_dtype(a, v, "mv")
         ctx.save_for_backward(a, v)
-        values = matrix_product(a._values(), v._values(), n, k, 1)
+        values = matrix_product(_elements(a), _elements(v), n, k, 1)
         return from_values(values, (n,), result_type(a, v))
 
     @staticmethod
@@ -203,7 +209,7 @@ class Dot(Function):
         _check_same_dtype(a, b, "dot")
         ctx.save_for_backward(a, b)
         d = result_type(a, b)
-        total = sum(map(mul, a._values(), b._values()))
+        total = sum(map(mul, _elements(a), _elements(b)))
         return from_values([total], (), d)
 
     @staticmethod

@@ -20,6 +20,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import (
     binary,
+    contiguous_copy,
     ieee_div,
     ieee_log,
     ieee_pow,
@@ -224,7 +225,9 @@ class Mul(Function):
             a if isinstance(a, Tensor) and ctx.needs_input_grad[1] else None,
             b if isinstance(b, Tensor) and ctx.needs_input_grad[0] else None,
         )
-        ctx.scalars = (a, b)
+        # Python numbers are kept as they are; tensors only through saving.
+        ctx.scalars = tuple(None if isinstance(v, Tensor) else v for v in (a, b))
+        ctx.squares = a is b
         d = result_type(a, b)
         if d is dtypes.bool_:
             return binary(operator.and_, a, b, d)
@@ -238,7 +241,7 @@ class Mul(Function):
         if ctx.needs_input_grad[0]:
             grad_a = grad_output * (b if b is not None else scalar_b)
         if ctx.needs_input_grad[1]:
-            if scalar_a is scalar_b and grad_a is not None:
+            if ctx.squares and grad_a is not None:
                 grad_b = grad_a  # x * x: both gradients are grad_output * x
             else:
                 grad_b = grad_output * (a if a is not None else scalar_a)
@@ -840,7 +843,7 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        return from_values(x._values(), x._shape, x.dtype)
+        return contiguous_copy(x)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:

@@ -9,6 +9,7 @@ it, a slice pads it with zeros.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,6 +39,7 @@ __all__ = [
     "permute",
     "rebase_history",
     "refresh_view_history",
+    "refresh_views_of",
     "reshape",
     "select",
     "slice_dim",
@@ -65,7 +67,33 @@ def as_view(
     base = tensor._base if tensor._base is not None else tensor
     result = Tensor._make(tensor._storage, shape, stride, offset, base)
     result._view_version = tensor._storage.version
+    if base.dtype.is_floating_point:
+        _remember_view(base, result)
     return result
+
+
+def _remember_view(base: Tensor, view: Tensor) -> None:
+    """Keeps a weak reference to ``view`` on ``base``, for :func:`refresh_views_of`.
+
+    Dead references are dropped every 256 views, so the list stays short.
+    """
+    refs = base.__dict__.setdefault("_views", [])
+    refs.append(weakref.ref(view))
+    if len(refs) % 256 == 0:
+        refs[:] = [ref for ref in refs if ref() is not None]
+
+
+def refresh_views_of(base: Tensor) -> None:
+    """Redoes the history of every live view of ``base`` that is out of date.
+
+    Called after an in-place operation gave ``base`` (or one of its views) a
+    new history, so that a view made earlier and used later sends its
+    gradient through the change.
+    """
+    for ref in base.__dict__.get("_views", ()):
+        view = ref()
+        if view is not None and view._view_version != view._storage.version:
+            refresh_view_history(view)
 
 
 def detach(tensor: Tensor) -> Tensor:
@@ -107,14 +135,18 @@ def infer_shape(shape: Sequence[int], count: int) -> tuple[int, ...]:
                     "because the unspecified dimension size -1 can be any value and "
                     "is ambiguous"
                 )
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {count}")
+            raise RuntimeError(_invalid_shape(shape, count))
         if count % known:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {count}")
+            raise RuntimeError(_invalid_shape(shape, count))
         index = unknown[0]
         return shape[:index] + (count // known,) + shape[index + 1 :]
     if known != count:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {count}")
+        raise RuntimeError(_invalid_shape(shape, count))
     return shape
+
+
+def _invalid_shape(shape: tuple[int, ...], count: int) -> str:
+    return f"shape '{list(shape)}' is invalid for input of size {count}"
 
 
 def view_strides(
@@ -233,7 +265,9 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     start = normalize_dim(start_dim, ndim)
     end = normalize_dim(end_dim, ndim)
     if start > end:
-        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        raise RuntimeError(
+            "flatten() has invalid args: start_dim cannot come after end_dim"
+        )
     if start == end:
         return input
     shape = input._shape
@@ -286,7 +320,8 @@ class T(Function):
 
 
 class Permute(Function):
-    """Reorders the dimensions: output dimension ``i`` is input dimension ``dims[i]``."""
+    """Reorders the dimensions: output dimension ``i`` is input dimension
+    ``dims[i]``."""
 
     grad_fn_name = "PermuteBackward0"
 
@@ -295,9 +330,9 @@ class Permute(Function):
         ndim = x.dim()
         if len(dims) != ndim:
             raise RuntimeError(
-                "permute(sparse_coo): number of dimensions in the tensor input does not "
-                "match the length of the desired ordering of dimensions i.e. input.dim() "
-                f"= {ndim} is not equal to len(dims) = {len(dims)}"
+                "permute(sparse_coo): number of dimensions in the tensor input "
+                "does not match the length of the desired ordering of dimensions "
+                f"i.e. input.dim() = {ndim} is not equal to len(dims) = {len(dims)}"
             )
         dims = tuple(normalize_dim(d, ndim) for d in dims)
         if len(set(dims)) != len(dims):
@@ -402,8 +437,8 @@ class Expand(Function):
         lead = len(shape) - x.dim()
         if lead < 0:
             raise RuntimeError(
-                f"expand({x.type()}{{{list(x._shape)}}}, size={list(shape)}): the number "
-                "of sizes provided "
+                f"expand({x.type()}{{{list(x._shape)}}}, size={list(shape)}): the "
+                "number of sizes provided "
                 f"({len(shape)}) must be greater or equal to the number of dimensions "
                 f"in the tensor ({x.dim()})"
             )
@@ -556,7 +591,9 @@ class Slice(Function):
         return ViewScatter.apply(
             grad_output,
             input_shape=ctx.input_shape,
-            make_view=lambda t: Slice.apply(t, dim=dim, start=start, stop=stop, step=step),
+            make_view=lambda t: Slice.apply(
+                t, dim=dim, start=start, stop=stop, step=step
+            ),
         )
 
 
@@ -615,6 +652,18 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return Slice.apply(input, dim=dim, start=start, stop=start + length, step=1)
 
 
+def _one_of_many(ctx: FunctionCtx, pieces: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+    """Marks views that one call returned together (``split``, ``unbind``).
+
+    Autograd cannot record an in-place change of one of them (their single
+    graph node has no way to take a new history for one output), so
+    ``Tensor._check_inplace`` refuses it, naming the piece.
+    """
+    for number, piece in enumerate(pieces):
+        piece.__dict__["_one_of_many"] = f"Output {number} of {ctx._function.__name__}"
+    return pieces
+
+
 class Split(Function):
     """Cuts ``dim`` into consecutive pieces; each piece is a view.
 
@@ -633,9 +682,10 @@ class Split(Function):
         start = 0
         for size in sizes:
             shape = x._shape[:dim] + (size,) + x._shape[dim + 1 :]
-            pieces.append(as_view(x, shape, x._stride, x._offset + start * x._stride[dim]))
+            offset = x._offset + start * x._stride[dim]
+            pieces.append(as_view(x, shape, x._stride, offset))
             start += size
-        return tuple(pieces)
+        return _one_of_many(ctx, tuple(pieces))
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
@@ -660,10 +710,11 @@ class Unbind(Function):
         ctx.dim = dim
         shape = x._shape[:dim] + x._shape[dim + 1 :]
         stride = x._stride[:dim] + x._stride[dim + 1 :]
-        return tuple(
+        pieces = tuple(
             as_view(x, shape, stride, x._offset + i * x._stride[dim])
             for i in range(x._shape[dim])
         )
+        return _one_of_many(ctx, pieces)
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
@@ -672,7 +723,9 @@ class Unbind(Function):
         return stack(list(grad_outputs), ctx.dim)
 
 
-def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+def split(
+    input: Tensor, split_size_or_sections: Any, dim: int = 0
+) -> tuple[Tensor, ...]:
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of
     the listed sizes; each piece is a view."""
     dim = normalize_dim(dim, input.dim())
@@ -708,7 +761,9 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Ten
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``chunks`` pieces of (nearly) equal size along ``dim``."""
     if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        raise RuntimeError(
+            f"chunk expects `chunks` to be greater than 0, got: {chunks}"
+        )
     dim = normalize_dim(dim, input.dim())
     length = input._shape[dim]
     if length == 0:
@@ -776,11 +831,11 @@ class AsStrided(Function):
         offset: int,
     ) -> Tensor:
         # Row-major index in x of the element in each storage cell.
-        cell_to_index = {
-            cell: i for i, cell in enumerate(position_list(x._shape, x._stride, x._offset))
-        }
+        cells = position_list(x._shape, x._stride, x._offset)
+        cell_to_index = {cell: i for i, cell in enumerate(cells)}
         ctx.input_shape = x._shape
-        ctx.positions = [cell_to_index[cell] for cell in position_list(shape, stride, offset)]
+        view_cells = position_list(shape, stride, offset)
+        ctx.positions = [cell_to_index[cell] for cell in view_cells]
         return as_view(x, shape, stride, offset)
 
     @staticmethod
@@ -838,7 +893,8 @@ class CopySlices(FunctionCtx):
     def __init__(self, base: Tensor, view: Tensor, fn: FunctionCtx) -> None:
         super().__init__()
         self.fn = fn
-        self.base_geometry = (base._shape, base._stride, base._offset, len(base._storage))
+        cells = len(base._storage)
+        self.base_geometry = (base._shape, base._stride, base._offset, cells)
         self.view_geometry = (view._shape, view._stride, view._offset)
         base_edge = gradient_edge(base) if base.requires_grad else (None, 0)
         base_meta = (base._shape, base.dtype) if base.requires_grad else None
