@@ -49,6 +49,7 @@ from slowtorch_lib._creation import (
 from slowtorch_lib import _random as random
 from slowtorch_lib._random import (
     Generator,
+    bernoulli,
     default_generator,
     get_rng_state,
     initial_seed,

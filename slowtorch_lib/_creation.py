@@ -19,7 +19,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._strides import numel
-from slowtorch_lib._tensor import Size, Tensor, check_device, device, from_values
+from slowtorch_lib._tensor import Tensor, check_device, device, from_values
 
 __all__ = [
     "arange",
@@ -44,10 +44,15 @@ SEQUENCES = (list, tuple, range)
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
+FLOAT32_MAX = 3.4028234663852886e38
 
 # Names PyTorch uses in some error messages.
-C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "int64_t", "bool": "bool"}
-KERNEL_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+C_TYPE_NAMES = {
+    "float32": "float", "float64": "double", "int64": "int64_t", "bool": "bool",
+}
+KERNEL_TYPE_NAMES = {
+    "float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool",
+}
 
 
 # ----------------------------------------------------------------------
@@ -85,7 +90,7 @@ def size_arg(name: str, args: tuple[Any, ...], size: Any = None) -> tuple[int, .
         args = (size,)
     if not args:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):  # Size is a tuple
         args = tuple(args[0])
     shape = []
     for position, s in enumerate(args, start=1):
@@ -120,8 +125,8 @@ def python_number(value: Any, argument: str, function: str, position: int) -> An
         return value.item()
     if not isinstance(value, (bool, int, float)):
         raise TypeError(
-            f"{function}(): argument '{argument}' (position {position}) must be Number, "
-            f"not {type(value).__name__}"
+            f"{function}(): argument '{argument}' (position {position}) must be "
+            f"Number, not {type(value).__name__}"
         )
     return value
 
@@ -142,7 +147,9 @@ def convert(value: Any, d: dtype) -> Any:
         return bool(value)
     if isinstance(value, float):
         if not (math.isfinite(value) and INT64_MIN <= value < 2.0**63):
-            raise RuntimeError("value cannot be converted to type int64 without overflow")
+            raise RuntimeError(
+                "value cannot be converted to type int64 without overflow"
+            )
         return int(value)
     if not INT64_MIN <= value <= INT64_MAX:
         raise ValueError("Overflow when unpacking long long")
@@ -155,7 +162,8 @@ def checked_fill(value: Any, d: dtype) -> Any:
     overflow = RuntimeError(
         f"value cannot be converted to type {C_TYPE_NAMES[d.name]} without overflow"
     )
-    if d is dtypes.float32 and math.isfinite(value) and abs(value) > 3.4028234663852886e38:
+    too_big = math.isfinite(value) and abs(value) > FLOAT32_MAX
+    if d is dtypes.float32 and too_big:
         raise overflow
     try:
         return convert(value, d)
@@ -211,7 +219,8 @@ def flatten_data(data: Any) -> tuple[list[Any], tuple[int, ...]]:
             )
         if len(item) != shape[depth]:
             raise ValueError(
-                f"expected sequence of length {shape[depth]} at dim {depth} (got {len(item)})"
+                f"expected sequence of length {shape[depth]} at dim {depth} "
+                f"(got {len(item)})"
             )
         if depth < len(shape) - 1:
             stack.extend((child, depth + 1) for child in reversed(item))
@@ -233,7 +242,9 @@ def element_dtype(value: Any) -> dtype:
     """
     if isinstance(value, Tensor):
         if value.numel() != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
+            raise ValueError(
+                "only one element tensors can be converted to Python scalars"
+            )
         return value.dtype
     if isinstance(value, str):
         raise TypeError("new(): invalid data type 'str'")
@@ -313,7 +324,8 @@ def tensor(
     return finish(from_values(values, shape, dtype), requires_grad, device)
 
 
-def as_tensor(data: Any, dtype: dtype | None = None, device: DeviceArg = None) -> Tensor:
+def as_tensor(data: Any, dtype: dtype | None = None,
+              device: DeviceArg = None) -> Tensor:
     """``data`` itself if it is already a tensor of that dtype, else a new tensor.
 
     A tensor of another dtype is converted with ``data.to(dtype)`` (which
@@ -346,7 +358,7 @@ def full(
         TypeError: If ``size`` is not a sequence of ints (``full(2, 1.5)``).
         RuntimeError: If the value does not fit the dtype.
     """
-    if not isinstance(size, (tuple, list, Size)):
+    if not isinstance(size, (tuple, list)):
         raise TypeError(
             "full(): argument 'size' (position 1) must be tuple of ints, "
             f"not {type(size).__name__}"
@@ -366,7 +378,11 @@ def zeros(
     device: DeviceArg = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
+    """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``.
+
+    A negative size gets PyTorch's message for ``zeros``, which differs from
+    the one of ``ones`` and ``full``.
+    """
     try:
         shape = size_arg("zeros", sizes, size)
     except RuntimeError:
@@ -560,7 +576,8 @@ def linspace(
     """
     if isinstance(steps, bool) or not isinstance(steps, int):
         raise TypeError(
-            f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}"
+            "linspace(): argument 'steps' (position 3) must be int, "
+            f"not {type(steps).__name__}"
         )
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")

@@ -21,8 +21,9 @@ Printing a tensor takes four steps, one function each:
    80 columns; blocks of a higher dimension are separated by one more blank
    line per dimension. The nesting is built bottom-up, the same way
    ``tolist`` turns a flat list into nested lists.
-4. **Add the suffixes** (:func:`suffixes`, :func:`add_suffixes`): the size of an empty tensor,
-   a dtype that cannot be guessed from the numbers, and the autograd state.
+4. **Add the suffixes** (:func:`suffixes`, :func:`add_suffixes`): the size
+   of an empty tensor, a dtype that cannot be guessed from the numbers, and
+   the autograd state.
 
 The result is exactly what PyTorch prints, character for character::
 
@@ -154,7 +155,8 @@ def format_all(values: list[Any], is_float: bool) -> tuple[list[str], int]:
 # ----------------------------------------------------------------------
 
 
-def with_ellipsis(items: list[str], dim_indices: list[int | None], mark: str) -> list[str]:
+def with_ellipsis(items: list[str], dim_indices: list[int | None],
+                  mark: str) -> list[str]:
     """Puts ``mark`` where ``dim_indices`` has its ``None`` (if it has one)."""
     if None not in dim_indices:
         return items
@@ -197,7 +199,8 @@ def layout(texts: list[str], width: int, indices: list[list[int | None]]) -> str
         separator = "," + "\n" * (ndim - dim - 1) + " " * (indent + 1)
         grouped = []
         for start in range(0, len(blocks), group_length):
-            group = with_ellipsis(blocks[start : start + group_length], dim_indices, "...")
+            group = blocks[start : start + group_length]
+            group = with_ellipsis(group, dim_indices, "...")
             grouped.append("[" + separator.join(group) + "]")
         blocks = grouped
     return blocks[0]

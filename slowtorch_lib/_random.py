@@ -35,6 +35,8 @@ From 64 random bits to the distributions
   draw outputs until one falls below the largest multiple of ``n`` that
   fits in 64 bits, then take it modulo ``n``. Every integer is equally
   likely.
+- **Coin flips** (Bernoulli with probability ``p``): 1 if a uniform number
+  is below ``p``, else 0.
 - **Permutations** (Fisher–Yates): for ``i`` from ``n - 1`` down to 1, swap
   item ``i`` with a random item in ``[0, i]``.
 """
@@ -46,13 +48,22 @@ import os
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import DeviceArg, finish, like_input, size_arg
+from slowtorch_lib._creation import (
+    KERNEL_TYPE_NAMES,
+    DeviceArg,
+    finish,
+    like_input,
+    size_arg,
+)
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._strides import numel
+from slowtorch_lib._kernels import broadcast_values
+from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import CPU, Tensor, check_device, device, from_values
 
 __all__ = [
     "Generator",
+    "bernoulli",
+    "bernoulli_",
     "default_generator",
     "get_rng_state",
     "initial_seed",
@@ -77,8 +88,6 @@ MIX_2 = 0x94D049BB133111EB
 
 # PyTorch's seed for a new Generator().
 DEFAULT_SEED = 67280421310721
-
-KERNEL_TYPE_NAMES = {"int64": "Long", "bool": "Bool"}
 
 
 class Generator:
@@ -132,7 +141,8 @@ class Generator:
         a signed int64). PyTorch's state is a uint8 tensor of another shape;
         only this library's own states can be restored here.
         """
-        return from_values([_signed(self._seed), _signed(self._state)], (2,), dtypes.int64)
+        state = [_signed(self._seed), _signed(self._state)]
+        return from_values(state, (2,), dtypes.int64)
 
     def set_state(self, new_state: Tensor) -> Generator:
         """Restores a state saved by :meth:`get_state`.
@@ -146,7 +156,8 @@ class Generator:
             )
         if new_state.dtype is not dtypes.int64 or tuple(new_state.shape) != (2,):
             raise TypeError(
-                "RNG state must be an int64 tensor of 2 elements, as returned by get_state()"
+                "RNG state must be an int64 tensor of 2 elements, as returned "
+                "by get_state()"
             )
         saved_seed, saved_state = new_state.tolist()
         self._seed = saved_seed & MASK64
@@ -206,7 +217,8 @@ def _generator(generator: Generator | None) -> Generator:
         return default_generator
     if not isinstance(generator, Generator):
         raise TypeError(
-            f"expected a Generator for argument 'generator', not {type(generator).__name__}"
+            "expected a Generator for argument 'generator', "
+            f"not {type(generator).__name__}"
         )
     return generator
 
@@ -300,7 +312,10 @@ def randint(
     device: DeviceArg = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """Random integers in ``[low, high)``: ``randint(10, (3,))`` or ``randint(3, 10, (3,))``.
+    """Random integers in ``[low, high)``.
+
+    Called as ``randint(high, size)`` or ``randint(low, high, size)``, like
+    ``randint(10, (3,))`` or ``randint(3, 10, (3,))``.
 
     The dtype is int64 unless another is given.
 
@@ -326,7 +341,8 @@ def randint(
             raise ValueError("Overflow when unpacking long long")
     if low >= high:
         raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            "random_ expects 'from' to be less than 'to', but got "
+            f"from={low} >= to={high}"
         )
     shape = size_arg("randint", (size,))
     dtype = dtype or dtypes.int64
@@ -353,7 +369,8 @@ def randperm(
     for i in range(n - 1, 0, -1):
         j = integer_values(1, 0, i + 1, source)[0]
         order[i], order[j] = order[j], order[i]
-    return finish(from_values(order, shape, dtype or dtypes.int64), requires_grad, device)
+    result = from_values(order, shape, dtype or dtypes.int64)
+    return finish(result, requires_grad, device)
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None,
@@ -377,12 +394,16 @@ def randn_like(input: Tensor, *, generator: Generator | None = None,
 def randint_like(input: Tensor, low: Any = 0, high: Any = None, *,
                  generator: Generator | None = None, dtype: dtype | None = None,
                  device: DeviceArg = None, requires_grad: bool = False) -> Tensor:
-    """:func:`randint` with the shape and dtype of ``input``: ``randint_like(x, 10)``."""
+    """:func:`randint` with the shape and dtype of ``input``.
+
+    Called as ``randint_like(x, high)`` or ``randint_like(x, low, high)``.
+    """
     input = like_input("randint_like", input)
     if high is None:
         low, high = 0, low
     return randint(low, high, input._shape, generator=generator,
-                   dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+                   dtype=dtype or input.dtype, device=device,
+                   requires_grad=requires_grad)
 
 
 # ----------------------------------------------------------------------
@@ -428,4 +449,55 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, *,
     tensor._check_inplace()
     standard = normal_values(tensor.numel(), _generator(generator))
     tensor._write_values([mean + std * z for z in standard])
+    return tensor
+
+
+def _check_probabilities(probabilities: list[float], function: str) -> None:
+    for p in probabilities:
+        if not 0.0 <= p <= 1.0:  # also refuses nan
+            raise RuntimeError(
+                f"{function} expects p to be in [0, 1], but got p={p:g}"
+            )
+
+
+def bernoulli(input: Tensor, p: float | None = None, *,
+              generator: Generator | None = None) -> Tensor:
+    """Coin flips: 1 with probability ``input[i]`` (or ``p``), else 0.
+
+    The result has the shape and dtype of ``input``. It is not recorded by
+    autograd (PyTorch records it, with a gradient of zero).
+
+    Raises:
+        NotImplementedError: For an integer or bool ``input``.
+        RuntimeError: If a probability is outside [0, 1].
+    """
+    input = like_input("bernoulli", input)
+    _check_float(input.dtype, "bernoulli_tensor_cpu_p_")
+    probabilities = input._values() if p is None else [p] * input.numel()
+    _check_probabilities(probabilities, "bernoulli")
+    units = uniform_values(len(probabilities), dtypes.float64, _generator(generator))
+    flips = [1.0 if u < q else 0.0 for u, q in zip(units, probabilities)]
+    return from_values(flips, input._shape, input.dtype)
+
+
+def bernoulli_(tensor: Tensor, p: float | Tensor = 0.5, *,
+               generator: Generator | None = None) -> Tensor:
+    """Fills ``tensor`` in place with coin flips of probability ``p``.
+
+    ``p`` is a number or a tensor that broadcasts to ``tensor``'s shape.
+    Any dtype works: the flips are stored as 0 and 1 (or False and True).
+    """
+    if isinstance(p, Tensor):
+        if broadcast_shapes(p._shape, tensor._shape) != tensor._shape:
+            raise RuntimeError(
+                f"bernoulli_: p of shape {list(p._shape)} does not broadcast to "
+                f"the shape {list(tensor._shape)} of the tensor"
+            )
+        probabilities = broadcast_values(p, tensor._shape)
+    else:
+        probabilities = [p] * tensor.numel()
+    _check_probabilities(probabilities, "bernoulli_")
+    tensor._check_inplace()
+    units = uniform_values(len(probabilities), dtypes.float64, _generator(generator))
+    tensor._write_values([1 if u < q else 0 for u, q in zip(units, probabilities)])
     return tensor

@@ -275,6 +275,9 @@ class Tensor:
             if start == 0 and count == len(data):
                 return data.tolist()
             return data[start : start + count].tolist()
+        if not any(self._stride):
+            # One cell seen everywhere, as in the gradient of a sum.
+            return [data[self._offset]] * count
         positions = position_list(self._shape, self._stride, self._offset)
         if count <= 1:
             return [data[p] for p in positions]
@@ -969,30 +972,35 @@ class Tensor:
         """Fills with normal random numbers of this mean and std (see ``_random``)."""
         return _random.normal_(self, mean, std, generator=generator)
 
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        """Fills with 1 (probability ``p``) or 0 (see ``_random``)."""
+        return _random.bernoulli_(self, p, generator=generator)
+
     # New tensors with this tensor's dtype (unless another is given).
 
-    def new_tensor(self, data: Any, *, dtype: Optional[dtype] = None, device: Any = None,
-                   requires_grad: builtins.bool = False) -> Tensor:
+    def new_tensor(self, data: Any, *, dtype: Optional[dtypes.dtype] = None,
+                   device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
         return _creation.tensor(data, dtype=dtype or self.dtype, device=device,
                                 requires_grad=requires_grad)
 
-    def new_zeros(self, *size: Any, dtype: Optional[dtype] = None, device: Any = None,
-                  requires_grad: builtins.bool = False) -> Tensor:
+    def new_zeros(self, *size: Any, dtype: Optional[dtypes.dtype] = None,
+                  device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
         return _creation.zeros(*size, dtype=dtype or self.dtype, device=device,
                                requires_grad=requires_grad)
 
-    def new_ones(self, *size: Any, dtype: Optional[dtype] = None, device: Any = None,
-                 requires_grad: builtins.bool = False) -> Tensor:
+    def new_ones(self, *size: Any, dtype: Optional[dtypes.dtype] = None,
+                 device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
         return _creation.ones(*size, dtype=dtype or self.dtype, device=device,
                               requires_grad=requires_grad)
 
-    def new_empty(self, *size: Any, dtype: Optional[dtype] = None, device: Any = None,
-                  requires_grad: builtins.bool = False) -> Tensor:
+    def new_empty(self, *size: Any, dtype: Optional[dtypes.dtype] = None,
+                  device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
         return _creation.empty(*size, dtype=dtype or self.dtype, device=device,
                                requires_grad=requires_grad)
 
-    def new_full(self, size: Any, fill_value: Scalar, *, dtype: Optional[dtype] = None,
-                 device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    def new_full(self, size: Any, fill_value: Scalar, *,
+                 dtype: Optional[dtypes.dtype] = None, device: Any = None,
+                 requires_grad: builtins.bool = False) -> Tensor:
         return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device,
                               requires_grad=requires_grad)
 

@@ -395,10 +395,56 @@ def test_exports_under_torch_names() -> None:
     for name in [
         "manual_seed", "seed", "initial_seed", "Generator", "default_generator",
         "get_rng_state", "set_rng_state", "rand", "randn", "randint", "randperm",
-        "rand_like", "randn_like", "randint_like",
+        "rand_like", "randn_like", "randint_like", "bernoulli",
     ]:
         assert hasattr(torch, name) and hasattr(st, name), name
     assert st.random.manual_seed is st.manual_seed
-    for method in ("uniform_", "normal_", "new_zeros", "new_ones", "new_full",
+    for method in ("uniform_", "normal_", "bernoulli_", "new_zeros", "new_ones", "new_full",
                    "new_tensor", "new_empty"):
         assert hasattr(torch.Tensor, method) and hasattr(st.Tensor, method), method
+
+
+# ----------------------------------------------------------------------
+# Coin flips
+# ----------------------------------------------------------------------
+
+
+def test_bernoulli_shapes_dtypes_and_extremes() -> None:
+    torch = require_torch()
+    for make in [
+        lambda T: T.bernoulli(T.tensor([0.0, 1.0, 0.5])),
+        lambda T: T.bernoulli(T.tensor([[0.5]], dtype=T.float64)),
+        lambda T: T.bernoulli(T.tensor([0.3, 0.9]), 0.5),
+        lambda T: T.zeros(3).bernoulli_(0.5),
+        lambda T: T.zeros(3, dtype=T.int64).bernoulli_(0.5),
+        lambda T: T.zeros(3, dtype=T.bool).bernoulli_(0.5),
+    ]:
+        ours, theirs = make(st), make(torch)
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        assert repr(ours.dtype) == repr(theirs.dtype)
+        assert set(ours.flatten().tolist()) <= {0, 1}
+    assert st.bernoulli(st.tensor([0.0, 1.0, 0.0, 1.0])).tolist() == [0.0, 1.0, 0.0, 1.0]
+    assert st.zeros(3).bernoulli_(st.tensor([0.0, 1.0, 1.0])).tolist() == [0.0, 1.0, 1.0]
+    assert st.zeros(2, 2).bernoulli_(st.tensor([1.0, 0.0])).tolist() == [[1, 0], [1, 0]]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda T: T.bernoulli(T.tensor([0, 1])),
+        lambda T: T.bernoulli(T.tensor([1.5])),
+        lambda T: T.bernoulli(T.tensor([math.nan])),
+        lambda T: T.zeros(3).bernoulli_(1.5),
+        lambda T: T.zeros(3, requires_grad=True).bernoulli_(),
+    ],
+)
+def test_bernoulli_error_types_match_torch(make: Callable[[Any], Any]) -> None:
+    same_error(make, match_message=False)
+
+
+def test_bernoulli_statistics() -> None:
+    g = Generator().manual_seed(8)
+    flips = st.bernoulli(st.full((20000,), 0.3), generator=g).tolist()
+    assert abs(sum(flips) / len(flips) - 0.3) < 0.015
+    x = st.zeros(10000).bernoulli_(0.8, generator=Generator().manual_seed(1))
+    assert abs(sum(x.tolist()) / 10000 - 0.8) < 0.015
