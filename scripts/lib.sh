@@ -55,7 +55,7 @@ _pip() {
 }
 
 # A file's content hash, to notice when it changed since the last install.
-_hash() { cat "$@" 2>/dev/null | sha256sum | cut -d' ' -f1; }
+_hash() { { cat "$@" 2>/dev/null || true; } | sha256sum | cut -d' ' -f1; }
 
 ensure_venv() {
     if [ -x "$PY" ] && "$PY" -c 'import sys' >/dev/null 2>&1; then
@@ -71,7 +71,8 @@ ensure_venv() {
     if ! "$base" -m venv "$VENV" 2>/dev/null; then
         rm -rf "$VENV"
         apt_install python3-venv || true
-        "$base" -m venv "$VENV" || die "could not create a virtual environment (apt-get install python3-venv)"
+        "$base" -m venv "$VENV" \
+            || die "could not create a virtual environment (apt-get install python3-venv)"
     fi
 }
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from struct import error as PackError
 from struct import pack
-from typing import Sequence
 
 from slowtorch_lib._dtype import Number, dtype
 
@@ -54,7 +54,7 @@ def _to_array(values: Sequence[Number], typecode: str) -> array:  # type: ignore
     try:
         data.frombytes(pack(f"{len(values)}{_PACK_CODES[typecode]}", *values))
     except (PackError, OverflowError, TypeError):
-        data = array(typecode, values)
+        data = array(typecode, values)  # type: ignore[arg-type]
     return data
 
 

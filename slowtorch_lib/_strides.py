@@ -12,7 +12,7 @@ Nothing here knows about tensors; everything here is plain tuples and ints.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 __all__ = [
     "contiguous_strides",

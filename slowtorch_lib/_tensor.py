@@ -14,22 +14,23 @@ from __future__ import annotations
 
 import builtins
 from array import array
+from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._dtype import Number, dtype
+from slowtorch_lib._dtype import dtype
 from slowtorch_lib._storage import Storage
 from slowtorch_lib._strides import contiguous_strides, normalize_dim, numel, position_list
 
 if TYPE_CHECKING:
     from slowtorch_lib.autograd.function import AccumulateGrad, Node
 
-__all__ = ["Tensor", "Size", "device", "from_values"]
+__all__ = ["Size", "Tensor", "device", "from_values"]
 
-Scalar = Union[int, float, bool]
-TensorOrScalar = Union["Tensor", int, float, bool]
-ShapeArg = Union[int, Sequence[int]]
+Scalar = Union[int, float, bool]  # noqa: UP007  (aliases are evaluated on 3.10)
+TensorOrScalar = Union["Tensor", int, float, bool]  # noqa: UP007
+ShapeArg = Union[int, Sequence[int]]  # noqa: UP007
 
 
 class Size(tuple):  # type: ignore[type-arg]
@@ -52,8 +53,9 @@ class device:
     """
 
     __slots__ = ("type",)
+    type: str
 
-    def __init__(self, type: Union[str, "device"] = "cpu") -> None:  # noqa: A002
+    def __init__(self, type: str | device = "cpu") -> None:
         name = type.type if isinstance(type, device) else str(type)
         kind = name.split(":")[0]
         if kind in ("cuda", "mps", "xpu"):
@@ -86,7 +88,7 @@ class device:
 CPU = device("cpu")
 
 
-def check_device(requested: Union[str, device, None]) -> None:
+def check_device(requested: str | device | None) -> None:
     """Accepts ``None`` or the CPU; refuses any other device clearly."""
     if requested is not None:
         device(requested)
@@ -100,20 +102,20 @@ class Tensor:
     """
 
     __slots__ = (
-        "_storage",
-        "_shape",
-        "_stride",
-        "_offset",
-        "_requires_grad",
-        "_grad",
-        "_grad_fn",
-        "_output_nr",
-        "_grad_accumulator",
-        "_base",
-        "_retains_grad",
-        "_hooks",
-        "__weakref__",
         "__dict__",
+        "__weakref__",
+        "_base",
+        "_grad",
+        "_grad_accumulator",
+        "_grad_fn",
+        "_hooks",
+        "_offset",
+        "_output_nr",
+        "_requires_grad",
+        "_retains_grad",
+        "_shape",
+        "_storage",
+        "_stride",
     )
 
     _storage: Storage
@@ -121,14 +123,14 @@ class Tensor:
     _stride: tuple[int, ...]
     _offset: int
     _requires_grad: bool
-    _grad: Optional[Tensor]
-    _grad_fn: Optional[Node]
+    _grad: Tensor | None
+    _grad_fn: Node | None
     _output_nr: int
-    _grad_accumulator: Optional[AccumulateGrad]
-    _base: Optional[Tensor]
+    _grad_accumulator: AccumulateGrad | None
+    _base: Tensor | None
     _view_version: int  # for views: storage version their history was made at
     _retains_grad: bool
-    _hooks: Optional[list[Callable[[Tensor], Optional[Tensor]]]]
+    _hooks: list[Callable[[Tensor], Tensor | None]] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(
@@ -143,7 +145,7 @@ class Tensor:
         shape: tuple[int, ...],
         stride: tuple[int, ...],
         offset: int = 0,
-        base: Optional[Tensor] = None,
+        base: Tensor | None = None,
     ) -> Tensor:
         """Wraps a storage without copying it: the one way tensors are made."""
         self = object.__new__(cls)
@@ -170,13 +172,13 @@ class Tensor:
         """The size of each dimension, as a :class:`Size`."""
         return Size(self._shape)
 
-    def size(self, dim: Optional[int] = None) -> Any:
+    def size(self, dim: int | None = None) -> Any:
         """The shape, or the size of one dimension if ``dim`` is given."""
         if dim is None:
             return Size(self._shape)
         return self._shape[normalize_dim(dim, len(self._shape))]
 
-    def stride(self, dim: Optional[int] = None) -> Any:
+    def stride(self, dim: int | None = None) -> Any:
         """How many storage cells one step along each dimension moves."""
         if dim is None:
             return self._stride
@@ -328,7 +330,7 @@ class Tensor:
         count = self.numel()
         if count != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
+                "Boolean value of Tensor with more than one value is ambiguous"
                 if count > 1
                 else "Boolean value of Tensor with no values is ambiguous"
             )
@@ -366,8 +368,6 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         """Whether operations on this tensor are recorded for autograd."""
-        if self._base is not None:
-            self.grad_fn  # a view may gain a history from an in-place change
         return self._requires_grad
 
     @requires_grad.setter
@@ -390,7 +390,7 @@ class Tensor:
         return self
 
     @property
-    def grad(self) -> Optional[Tensor]:
+    def grad(self) -> Tensor | None:
         """The gradient accumulated by ``backward`` (leaves only, unless
         :meth:`retain_grad` was called). Reading it on another non-leaf
         tensor warns, as PyTorch does, since it is never filled in."""
@@ -410,25 +410,18 @@ class Tensor:
         return self._grad
 
     @grad.setter
-    def grad(self, value: Optional[Tensor]) -> None:
+    def grad(self, value: Tensor | None) -> None:
         self._grad = value
 
     @property
-    def grad_fn(self) -> Optional[Node]:
-        """The graph node that made this tensor, or ``None`` for a leaf.
-
-        A view whose storage was changed in place since its history was
-        recorded gets a new history first (see
-        :func:`~slowtorch_lib.ops.views.refresh_view_history`).
-        """
-        if self._base is not None and self._view_version != self._storage.version:
-            _views.refresh_view_history(self)
+    def grad_fn(self) -> Node | None:
+        """The graph node that made this tensor, or ``None`` for a leaf."""
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
         """True unless the tensor was made by a recorded operation."""
-        return self.grad_fn is None
+        return self._grad_fn is None
 
     @property
     def output_nr(self) -> int:
@@ -452,7 +445,7 @@ class Tensor:
 
         retain_grad(self)
 
-    def register_hook(self, hook: Callable[[Tensor], Optional[Tensor]]) -> Any:
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
         """Calls ``hook(grad)`` whenever a gradient for this tensor is computed.
 
         The hook may return a tensor to use instead of ``grad``.
@@ -463,10 +456,10 @@ class Tensor:
 
     def backward(
         self,
-        gradient: Optional[Tensor] = None,
-        retain_graph: Optional[bool] = None,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
         create_graph: builtins.bool = False,
-        inputs: Optional[Sequence[Tensor]] = None,
+        inputs: Sequence[Tensor] | None = None,
     ) -> None:
         """Computes the gradient of this tensor with respect to the leaves.
 
@@ -767,7 +760,7 @@ class Tensor:
     def mul(self, other: TensorOrScalar) -> Tensor:
         return _pointwise.mul(self, other)
 
-    def div(self, other: TensorOrScalar, *, rounding_mode: Optional[str] = None) -> Tensor:
+    def div(self, other: TensorOrScalar, *, rounding_mode: str | None = None) -> Tensor:
         return _pointwise.div(self, other, rounding_mode=rounding_mode)
 
     def pow(self, exponent: TensorOrScalar) -> Tensor:
@@ -813,7 +806,7 @@ class Tensor:
         return _pointwise.square(self)
 
     def clamp(
-        self, min: Optional[TensorOrScalar] = None, max: Optional[TensorOrScalar] = None
+        self, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None
     ) -> Tensor:
         return _pointwise.clamp(self, min, max)
 
@@ -882,7 +875,7 @@ class Tensor:
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """Converts to another dtype (and checks the device): ``x.to(torch.float64)``."""
-        target: Optional[dtype] = kwargs.pop("dtype", None)
+        target: dtype | None = kwargs.pop("dtype", None)
         for arg in args:
             if isinstance(arg, dtype):
                 target = arg
@@ -940,7 +933,7 @@ class Tensor:
         return self._inplace(_pointwise.relu)
 
     def clamp_(
-        self, min: Optional[TensorOrScalar] = None, max: Optional[TensorOrScalar] = None
+        self, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None
     ) -> Tensor:
         return self._inplace(_pointwise.clamp, min, max)
 
@@ -965,41 +958,41 @@ class Tensor:
     def uniform_(self, from_: builtins.float = 0.0, to: builtins.float = 1.0, *,
                  generator: Any = None) -> Tensor:
         """Fills with uniform random numbers in ``[from_, to)`` (see ``_random``)."""
-        return _random.uniform_(self, from_, to, generator=generator)
+        return _rng.uniform_(self, from_, to, generator=generator)
 
     def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0, *,
                 generator: Any = None) -> Tensor:
         """Fills with normal random numbers of this mean and std (see ``_random``)."""
-        return _random.normal_(self, mean, std, generator=generator)
+        return _rng.normal_(self, mean, std, generator=generator)
 
     def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         """Fills with 1 (probability ``p``) or 0 (see ``_random``)."""
-        return _random.bernoulli_(self, p, generator=generator)
+        return _rng.bernoulli_(self, p, generator=generator)
 
     # New tensors with this tensor's dtype (unless another is given).
 
-    def new_tensor(self, data: Any, *, dtype: Optional[dtypes.dtype] = None,
+    def new_tensor(self, data: Any, *, dtype: dtypes.dtype | None = None,
                    device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
         return _creation.tensor(data, dtype=dtype or self.dtype, device=device,
                                 requires_grad=requires_grad)
 
-    def new_zeros(self, *size: Any, dtype: Optional[dtypes.dtype] = None,
+    def new_zeros(self, *size: Any, dtype: dtypes.dtype | None = None,
                   device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
         return _creation.zeros(*size, dtype=dtype or self.dtype, device=device,
                                requires_grad=requires_grad)
 
-    def new_ones(self, *size: Any, dtype: Optional[dtypes.dtype] = None,
+    def new_ones(self, *size: Any, dtype: dtypes.dtype | None = None,
                  device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
         return _creation.ones(*size, dtype=dtype or self.dtype, device=device,
                               requires_grad=requires_grad)
 
-    def new_empty(self, *size: Any, dtype: Optional[dtypes.dtype] = None,
+    def new_empty(self, *size: Any, dtype: dtypes.dtype | None = None,
                   device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
         return _creation.empty(*size, dtype=dtype or self.dtype, device=device,
                                requires_grad=requires_grad)
 
     def new_full(self, size: Any, fill_value: Scalar, *,
-                 dtype: Optional[dtypes.dtype] = None, device: Any = None,
+                 dtype: dtypes.dtype | None = None, device: Any = None,
                  requires_grad: builtins.bool = False) -> Tensor:
         return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device,
                               requires_grad=requires_grad)
@@ -1010,23 +1003,23 @@ class Tensor:
 
     def sum(
         self,
-        dim: Optional[ShapeArg] = None,
+        dim: ShapeArg | None = None,
         keepdim: builtins.bool = False,
         *,
-        dtype: Optional[dtype] = None,
+        dtype: dtypes.dtype | None = None,
     ) -> Tensor:
         return _reduction.sum(self, dim, keepdim, dtype=dtype)
 
     def mean(
         self,
-        dim: Optional[ShapeArg] = None,
+        dim: ShapeArg | None = None,
         keepdim: builtins.bool = False,
         *,
-        dtype: Optional[dtype] = None,
+        dtype: dtypes.dtype | None = None,
     ) -> Tensor:
         return _reduction.mean(self, dim, keepdim, dtype=dtype)
 
-    def prod(self, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Tensor:
+    def prod(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.prod(self, dim, keepdim)
 
     def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
@@ -1041,36 +1034,36 @@ class Tensor:
     def amin(self, dim: ShapeArg = (), keepdim: builtins.bool = False) -> Tensor:
         return _reduction.amin(self, dim, keepdim)
 
-    def argmax(self, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Tensor:
+    def argmax(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.argmax(self, dim, keepdim)
 
-    def argmin(self, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Tensor:
+    def argmin(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.argmin(self, dim, keepdim)
 
     def var(
         self,
-        dim: Optional[ShapeArg] = None,
-        unbiased: Optional[builtins.bool] = None,
+        dim: ShapeArg | None = None,
+        unbiased: builtins.bool | None = None,
         keepdim: builtins.bool = False,
         *,
-        correction: Optional[int] = None,
+        correction: int | None = None,
     ) -> Tensor:
         return _reduction.var(self, dim, unbiased, keepdim, correction=correction)
 
     def std(
         self,
-        dim: Optional[ShapeArg] = None,
-        unbiased: Optional[builtins.bool] = None,
+        dim: ShapeArg | None = None,
+        unbiased: builtins.bool | None = None,
         keepdim: builtins.bool = False,
         *,
-        correction: Optional[int] = None,
+        correction: int | None = None,
     ) -> Tensor:
         return _reduction.std(self, dim, unbiased, keepdim, correction=correction)
 
-    def all(self, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Tensor:
+    def all(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.all(self, dim, keepdim)
 
-    def any(self, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Tensor:
+    def any(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.any(self, dim, keepdim)
 
     # ------------------------------------------------------------------
@@ -1142,7 +1135,7 @@ class Tensor:
     def unsqueeze(self, dim: int) -> Tensor:
         return _views.unsqueeze(self, dim)
 
-    def squeeze(self, dim: Optional[ShapeArg] = None) -> Tensor:
+    def squeeze(self, dim: ShapeArg | None = None) -> Tensor:
         return _views.squeeze(self, dim)
 
     def expand(self, *sizes: Any) -> Tensor:
@@ -1238,11 +1231,10 @@ def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
 
 
 # The operations import Tensor, so they are imported after it is defined.
+from slowtorch_lib import _creation, _rng  # noqa: E402
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # noqa: E402
 from slowtorch_lib.ops import indexing as _indexing  # noqa: E402
 from slowtorch_lib.ops import linalg as _linalg  # noqa: E402
 from slowtorch_lib.ops import pointwise as _pointwise  # noqa: E402
 from slowtorch_lib.ops import reduction as _reduction  # noqa: E402
 from slowtorch_lib.ops import views as _views  # noqa: E402
-from slowtorch_lib import _creation  # noqa: E402
-from slowtorch_lib import _random  # noqa: E402

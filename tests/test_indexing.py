@@ -377,7 +377,7 @@ def test_random_assignment_matches_torch(
     try:
         theirs[_materialize(torch, items)] = float(value)
     except IndexError as error:
-        with pytest.raises(IndexError, match="") as caught:
+        with pytest.raises(IndexError) as caught:
             ours[_materialize(st, items)] = float(value)
         assert str(caught.value) == str(error)
         return

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st_
 
 import slowtorch_lib as st
-from slowtorch_lib._random import Generator
+from slowtorch_lib._rng import Generator
 from tests.parity import require_torch
 
 

@@ -21,7 +21,7 @@ from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 
 if TYPE_CHECKING:
     from slowtorch_lib._dtype import dtype
-    from slowtorch_lib._tensor import Tensor
+    from slowtorch_lib._tensor import Tensor  # noqa: E402
 
 __all__ = ["AccumulateGrad", "Function", "FunctionCtx", "Node"]
 
@@ -365,4 +365,4 @@ def gradient_edge(tensor: Tensor) -> Edge:
 
 
 # At the end: _tensor imports the ops, and the ops import this module.
-from slowtorch_lib._tensor import Tensor
+from slowtorch_lib._tensor import Tensor  # noqa: E402
