@@ -9,6 +9,7 @@ still run where torch is not installed.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -81,3 +82,15 @@ def assert_same(ours: st.Tensor, theirs: Any, rtol: float | None = None,
             assert math.isclose(a, b, rel_tol=rtol, abs_tol=atol) or a == b, (
                 f"element {i}: {a!r} != torch's {b!r} (rtol={rtol}, atol={atol})"
             )
+
+
+def same_error(make: Callable[[Any], Any], match_message: bool = True) -> None:
+    """Asserts both libraries raise the same exception type (and message)."""
+    torch = require_torch()
+    with pytest.raises(Exception) as theirs:
+        make(torch)
+    with pytest.raises(Exception) as ours:
+        make(st)
+    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
+    if match_message:
+        assert str(ours.value) == str(theirs.value)

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st_
 
 import slowtorch_lib as st
-from tests.parity import assert_same, require_torch
+from tests.parity import assert_same, require_torch, same_error
 
 nan = math.nan
 inf = math.inf
@@ -34,16 +34,6 @@ def same(make: Callable[[Any], Any], exact: bool = True, **tolerances: float) ->
     return ours
 
 
-def same_error(make: Callable[[Any], Any], match_message: bool = True) -> None:
-    """Asserts both libraries raise the same exception type (and message)."""
-    torch = require_torch()
-    with pytest.raises(Exception) as theirs:
-        make(torch)
-    with pytest.raises(Exception) as ours:
-        make(st)
-    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
-    if match_message:
-        assert str(ours.value) == str(theirs.value)
 
 
 # ----------------------------------------------------------------------

@@ -18,19 +18,7 @@ from hypothesis import strategies as st_
 
 import slowtorch_lib as st
 from slowtorch_lib._rng import Generator
-from tests.parity import require_torch
-
-
-def same_error(make: Callable[[Any], Any], match_message: bool = True) -> None:
-    """Asserts both libraries raise the same exception type (and message)."""
-    torch = require_torch()
-    with pytest.raises(Exception) as theirs:
-        make(torch)
-    with pytest.raises(Exception) as ours:
-        make(st)
-    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
-    if match_message:
-        assert str(ours.value) == str(theirs.value)
+from tests.parity import require_torch, same_error
 
 
 def mean_and_variance(values: list[float]) -> tuple[float, float]:
