@@ -279,3 +279,10 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# ----------------------------------------------------------------------
+# Added for nn (issue 8): the fused matrix product plus bias of nn.Linear.
+# ----------------------------------------------------------------------
+from slowtorch_lib.ops.linalg import addmm  # noqa: E402
+
+__all__ += ["addmm"]
