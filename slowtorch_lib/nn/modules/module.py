@@ -193,7 +193,7 @@ class Module:
         if isinstance(value, Parameter):
             self._check_initialised("parameters", "_parameters")
             _check_leaf(name, value)
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             self.register_parameter(name, value)
         elif name in self.__dict__.get("_parameters", ()):
             if value is not None:
@@ -204,7 +204,7 @@ class Module:
             self._parameters[name] = None
         elif isinstance(value, Module):
             self._check_initialised("module", "_modules")
-            self._forget(name)
+            self._forget(name, keep="_modules")
             self._modules[name] = value
         elif name in self.__dict__.get("_modules", ()):
             if value is not None:
@@ -229,13 +229,16 @@ class Module:
                 f"cannot assign {what} before Module.__init__() call"
             )
 
-    def _forget(self, name: str) -> None:
-        """Removes ``name`` from every home, before it is filed in a new one."""
+    def _forget(self, name: str, keep: str) -> None:
+        """Removes ``name`` from every home but ``keep``, where it is about to
+        be filed (keeping its place in the order if it was there already)."""
         self.__dict__.pop(name, None)
-        self._parameters.pop(name, None)
+        if keep != "_parameters":
+            self._parameters.pop(name, None)
+        if keep != "_modules":
+            self._modules.pop(name, None)
         self._buffers.pop(name, None)
         self._non_persistent_buffers_set.discard(name)
-        self._modules.pop(name, None)
 
     def _check_new_name(self, kind: str, name: Any, home: Mapping[str, Any]) -> None:
         """Refuses a name that is not a string, is empty, has a dot, or is taken."""
