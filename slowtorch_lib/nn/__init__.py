@@ -1,0 +1,26 @@
+"""Neural networks: ``Module``, ``Parameter``, layers, losses and ``init``.
+
+Import it as you would import ``torch.nn``::
+
+    import slowtorch_lib as torch
+    from slowtorch_lib import nn
+
+    model = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+"""
+
+from slowtorch_lib.nn import init
+from slowtorch_lib.nn.modules import Module, ModuleDict, ModuleList, Sequential
+from slowtorch_lib.nn.parameter import Parameter
+
+__all__ = [
+    "Module",
+    "ModuleDict",
+    "ModuleList",
+    "Parameter",
+    "Sequential",
+    "init",
+]
+
+# ----------------------------------------------------------------------
+# Layers, activations, losses and nn.functional are added below.
+# ----------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""Initialisation (filled in next)."""
