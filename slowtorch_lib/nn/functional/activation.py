@@ -77,12 +77,18 @@ class LeakyRelu(Function):
         return where(x > 0, grad_output, grad_output * ctx.negative_slope)
 
 
+class LeakyReluInplace(LeakyRelu):
+    """``leaky_relu(x, inplace=True)``: PyTorch names it ``LeakyReluBackward1``."""
+
+    grad_fn_name = "LeakyReluBackward1"
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01,
                inplace: bool = False) -> Tensor:
     """``input`` where positive, else ``negative_slope * input``."""
     if inplace:
         return input._inplace(
-            lambda x: LeakyRelu.apply(x, negative_slope=negative_slope)
+            lambda x: LeakyReluInplace.apply(x, negative_slope=negative_slope)
         )
     return LeakyRelu.apply(input, negative_slope=negative_slope)
 
@@ -110,10 +116,16 @@ class Elu(Function):
         return where(x > 0, grad_output, grad_output * (result + ctx.alpha))
 
 
+class EluInplace(Elu):
+    """``elu(x, inplace=True)``: PyTorch names it ``EluBackward1``."""
+
+    grad_fn_name = "EluBackward1"
+
+
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """The exponential linear unit: ``alpha * (e^x - 1)`` below 0."""
     if inplace:
-        return input._inplace(lambda x: Elu.apply(x, alpha=alpha))
+        return input._inplace(lambda x: EluInplace.apply(x, alpha=alpha))
     return Elu.apply(input, alpha=alpha)
 
 

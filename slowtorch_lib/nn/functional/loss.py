@@ -480,8 +480,6 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
         raise RuntimeError(
             f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}"
         )
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     class_dim = 0 if input.dim() == 1 else 1
     if input._shape == target._shape:
         return _cross_entropy_probabilities(
@@ -539,6 +537,8 @@ def _cross_entropy_probabilities(
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     classes = input._shape[class_dim]
     if weight is not None and weight.numel() != classes:
         raise RuntimeError(
