@@ -40,7 +40,9 @@ class Parameter(Tensor):
 
     __slots__ = ()
 
-    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+    def __new__(
+        cls, data: Tensor | None = None, requires_grad: bool = True
+    ) -> Parameter:
         if data is None:
             data = empty(0)
         if not isinstance(data, Tensor):

@@ -144,7 +144,8 @@ def homes(module: Any) -> tuple[list[str], list[str], list[str]]:
 
 def test_assignment_files_each_value_in_one_home() -> None:
     ours, theirs = both(affine)
-    assert homes(ours) == homes(theirs) == (["weight", "bias"], ["calls", "scratch"], [])
+    expected = (["weight", "bias"], ["calls", "scratch"], [])
+    assert homes(ours) == homes(theirs) == expected
     assert "note" in ours.__dict__ and "note" in theirs.__dict__
 
 
@@ -207,7 +208,8 @@ def test_register_methods() -> None:
     ours, theirs = both(build)
     assert homes(ours) == homes(theirs)
     assert list(ours.state_dict()) == list(theirs.state_dict()) == ["w", "b"]
-    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
+    names = [n for n, _ in ours.named_buffers()]
+    assert names == [n for n, _ in theirs.named_buffers()]
 
 
 def test_a_buffer_made_persistent_again() -> None:
@@ -479,7 +481,8 @@ def test_to_double_keeps_parameter_identity() -> None:
     assert list(ours.parameters()) == params or all(
         a is b for a, b in zip(ours.parameters(), params)
     )
-    for (name, a), (_, b) in zip(ours.state_dict().items(), theirs.state_dict().items()):
+    pairs = zip(ours.state_dict().items(), theirs.state_dict().items())
+    for (name, a), (_, b) in pairs:
         assert a.dtype.name == str(b.dtype).replace("torch.", ""), name
     assert all(isinstance(p, st.nn.Parameter) and p.requires_grad for p in params)
     ours.float()

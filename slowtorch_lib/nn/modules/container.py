@@ -173,7 +173,8 @@ class ModuleList(Module):
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return type(self)(list(self._modules.values())[index])  # type: ignore[arg-type]
+            modules = list(self._modules.values())[index]
+            return type(self)(modules)  # type: ignore[arg-type]
         return self._modules[self._key(index)]
 
     def __setitem__(self, index: int, module: Module) -> None:

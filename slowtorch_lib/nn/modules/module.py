@@ -417,7 +417,9 @@ class Module:
     ) -> Iterator[tuple[str, Tensor]]:
         """The tensors in dictionary ``home`` of each module, with dotted names."""
         if recurse:
-            modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            modules = self.named_modules(
+                prefix=prefix, remove_duplicate=remove_duplicate
+            )
         else:
             modules = iter([(prefix, self)])
         seen: set[Tensor] = set()
