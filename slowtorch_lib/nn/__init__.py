@@ -24,3 +24,34 @@ __all__ = [
 # ----------------------------------------------------------------------
 # Layers, activations, losses and nn.functional are added below.
 # ----------------------------------------------------------------------
+from slowtorch_lib.nn import functional  # noqa: E402
+from slowtorch_lib.nn.modules import (  # noqa: E402
+    ELU,
+    GELU,
+    BatchNorm1d,
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    Dropout,
+    Embedding,
+    Flatten,
+    HuberLoss,
+    Identity,
+    L1Loss,
+    LayerNorm,
+    LeakyReLU,
+    Linear,
+    LogSoftmax,
+    MSELoss,
+    NLLLoss,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    SmoothL1Loss,
+    Softmax,
+    Tanh,
+    Unflatten,
+)
+from slowtorch_lib.nn.modules import LAYERS as _LAYERS  # noqa: E402
+
+__all__ += ["functional", *_LAYERS]
