@@ -393,7 +393,10 @@ class Addmm(Function):
             products = [alpha * p for p in products]
         if beta == 0:  # the bias is ignored, even its nan and inf
             return from_values(products, (n, m), m1.dtype)
-        offsets = broadcast_values(bias, (n, m))
+        if bias._shape == (m,) and bias.is_contiguous():
+            offsets = bias._values() * n  # one row of bias per row of the result
+        else:
+            offsets = broadcast_values(bias, (n, m))
         if beta != 1:
             offsets = [beta * b for b in offsets]
         return from_values(list(map(add, products, offsets)), (n, m), m1.dtype)
