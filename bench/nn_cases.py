@@ -61,7 +61,8 @@ def columns_of(values: list[float], n: int, m: int) -> list[list[float]]:
     return [values[j::m] for j in range(m)]
 
 
-def products(left_rows: list[list[float]], right_columns: list[list[float]]) -> list[float]:
+def products(left_rows: list[list[float]],
+             right_columns: list[list[float]]) -> list[float]:
     """All dot products of rows with columns: a matrix product, row-major."""
     return [sum(map(mul, row, column)) for row in left_rows for column in right_columns]
 

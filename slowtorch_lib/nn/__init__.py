@@ -52,6 +52,32 @@ from slowtorch_lib.nn.modules import (  # noqa: E402
     Tanh,
     Unflatten,
 )
-from slowtorch_lib.nn.modules import LAYERS as _LAYERS  # noqa: E402
 
-__all__ += ["functional", *_LAYERS]
+__all__ += [
+    "functional",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "ELU",
+    "Embedding",
+    "Flatten",
+    "GELU",
+    "HuberLoss",
+    "Identity",
+    "L1Loss",
+    "LayerNorm",
+    "LeakyReLU",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "NLLLoss",
+    "ReLU",
+    "SiLU",
+    "Sigmoid",
+    "SmoothL1Loss",
+    "Softmax",
+    "Tanh",
+    "Unflatten",
+]

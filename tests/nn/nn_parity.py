@@ -18,8 +18,9 @@ import slowtorch_lib.nn.functional as st_F
 from tests.parity import assert_same, require_torch
 
 
-def values(shape: tuple[int, ...], seed: int, low: float = -2.0,
-           high: float = 2.0) -> Any:
+def values(
+    shape: tuple[int, ...], seed: int, low: float = -2.0, high: float = 2.0
+) -> Any:
     """Nested lists of seeded uniform numbers of this shape."""
     rng = random.Random(seed)
 
@@ -36,8 +37,15 @@ def tensor(lib: Any, data: Any, dtype: str = "float32", grad: bool = False) -> A
     return lib.tensor(data, dtype=getattr(lib, dtype), requires_grad=grad)
 
 
-def rand(lib: Any, *shape: int, seed: int = 0, grad: bool = False,
-         dtype: str = "float32", low: float = -2.0, high: float = 2.0) -> Any:
+def rand(
+    lib: Any,
+    *shape: int,
+    seed: int = 0,
+    grad: bool = False,
+    dtype: str = "float32",
+    low: float = -2.0,
+    high: float = 2.0,
+) -> Any:
     return tensor(lib, values(shape, seed, low, high), dtype, grad)
 
 
@@ -47,10 +55,15 @@ def functional(lib: Any) -> Any:
     return lib.nn.functional
 
 
-def check_parity(call: Callable[..., Any], build: Callable[[Any], list[Any]],
-                 rtol: float = 1e-5, atol: float = 1e-6,
-                 grad_rtol: float | None = None, grad_atol: float | None = None,
-                 seed: int = 99) -> tuple[Any, Any]:
+def check_parity(
+    call: Callable[..., Any],
+    build: Callable[[Any], list[Any]],
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    grad_rtol: float | None = None,
+    grad_atol: float | None = None,
+    seed: int = 99,
+) -> tuple[Any, Any]:
     """Runs ``call`` in both libraries on ``build``'s inputs and compares.
 
     Returns both outputs, for further checks.
@@ -61,7 +74,9 @@ def check_parity(call: Callable[..., Any], build: Callable[[Any], list[Any]],
     theirs = call(torch, torch.nn.functional, *theirs_in)
     assert_same(ours, theirs, rtol, atol)
     if theirs.grad_fn is not None:
-        assert ours.grad_fn is not None, f"no grad_fn, torch has {theirs.grad_fn.name()}"
+        assert ours.grad_fn is not None, (
+            f"no grad_fn, torch has {theirs.grad_fn.name()}"
+        )
         assert ours.grad_fn.name() == theirs.grad_fn.name()
     else:
         assert ours.grad_fn is None, ours.grad_fn.name()
@@ -69,7 +84,9 @@ def check_parity(call: Callable[..., Any], build: Callable[[Any], list[Any]],
         upstream = values(tuple(theirs.shape), seed)
         ours.backward(tensor(st, upstream, ours.dtype.name))
         theirs.backward(tensor(torch, upstream, str(theirs.dtype)[6:]))
-        compare_grads(ours_in, theirs_in, grad_rtol or rtol * 10, grad_atol or atol * 10)
+        compare_grads(
+            ours_in, theirs_in, grad_rtol or rtol * 10, grad_atol or atol * 10
+        )
     return ours, theirs
 
 

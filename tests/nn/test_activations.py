@@ -40,9 +40,12 @@ ACTIVATIONS = {
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_activation_matches_torch(name: str, dtype: str) -> None:
     activation = ACTIVATIONS[name]
-    check_parity(lambda lib, F, x: activation(F, x),
-                 lambda lib: [rand(lib, 3, 4, 2, seed=1, grad=True, dtype=dtype, low=-4,
-                                   high=4)])
+    check_parity(
+        lambda lib, F, x: activation(F, x),
+        lambda lib: [
+            rand(lib, 3, 4, 2, seed=1, grad=True, dtype=dtype, low=-4, high=4)
+        ],
+    )
 
 
 @pytest.mark.parametrize("name", ["relu", "leaky_relu", "elu", "silu"])
@@ -60,8 +63,10 @@ def test_inplace_activation_matches_torch(name: str) -> None:
 def test_activation_gradcheck(name: str) -> None:
     activation = ACTIVATIONS[name]
     # Values away from 0, where relu-like functions have a kink.
-    x = (rand(st, 2, 3, 2, seed=3, dtype="float64", low=0.1, high=2.0)
-         * tensor(st, [[[1, -1]] * 3] * 2, "float64")).requires_grad_()
+    x = (
+        rand(st, 2, 3, 2, seed=3, dtype="float64", low=0.1, high=2.0)
+        * tensor(st, [[[1, -1]] * 3] * 2, "float64")
+    ).requires_grad_()
     assert gradcheck(lambda x: activation(F, x), (x,))
     assert gradgradcheck(lambda x: activation(F, x), (x,))
 
@@ -104,20 +109,25 @@ def test_softmax_without_dim_warns_like_torch() -> None:
 
 
 def test_softmax_dtype_argument() -> None:
-    check_parity(lambda lib, F, x: F.log_softmax(x, 1, dtype=lib.float64),
-                 lambda lib: [rand(lib, 2, 3, seed=6, grad=True)])
+    check_parity(
+        lambda lib, F, x: F.log_softmax(x, 1, dtype=lib.float64),
+        lambda lib: [rand(lib, 2, 3, seed=6, grad=True)],
+    )
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.nn.functional.softmax(lib.tensor([1, 2]), 0),
-    lambda lib: lib.nn.functional.log_softmax(lib.tensor([1, 2]), 0),
-    lambda lib: lib.nn.functional.softmax(lib.ones(2, 3), 2),
-    lambda lib: lib.nn.functional.gelu(lib.ones(2), approximate="foo"),
-    lambda lib: lib.nn.functional.elu(lib.tensor([1, -2])),
-    lambda lib: lib.nn.functional.leaky_relu(lib.tensor([1, -2])),
-    lambda lib: lib.nn.functional.silu(lib.tensor([1, -2])),
-    lambda lib: lib.nn.functional.gelu(lib.tensor([1, -2])),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.nn.functional.softmax(lib.tensor([1, 2]), 0),
+        lambda lib: lib.nn.functional.log_softmax(lib.tensor([1, 2]), 0),
+        lambda lib: lib.nn.functional.softmax(lib.ones(2, 3), 2),
+        lambda lib: lib.nn.functional.gelu(lib.ones(2), approximate="foo"),
+        lambda lib: lib.nn.functional.elu(lib.tensor([1, -2])),
+        lambda lib: lib.nn.functional.leaky_relu(lib.tensor([1, -2])),
+        lambda lib: lib.nn.functional.silu(lib.tensor([1, -2])),
+        lambda lib: lib.nn.functional.gelu(lib.tensor([1, -2])),
+    ],
+)
 def test_activation_errors_match_torch(make) -> None:
     same_error(make)
 
@@ -154,12 +164,18 @@ MODULES = [
 @pytest.mark.parametrize("name, args, text", MODULES)
 def test_activation_module_matches_torch(name: str, args: tuple, text: str) -> None:
     torch = require_torch()
-    assert repr(getattr(nn, name)(*args)) == repr(getattr(torch.nn, name)(*args)) == text
-    check_parity(lambda lib, F, x: getattr(lib.nn, name)(*args)(x),
-                 lambda lib: [rand(lib, 3, 4, seed=7, grad=True)])
+    assert (
+        repr(getattr(nn, name)(*args)) == repr(getattr(torch.nn, name)(*args)) == text
+    )
+    check_parity(
+        lambda lib, F, x: getattr(lib.nn, name)(*args)(x),
+        lambda lib: [rand(lib, 3, 4, seed=7, grad=True)],
+    )
 
 
 @pytest.mark.parametrize("name", ["ReLU", "LeakyReLU", "ELU", "SiLU"])
 def test_inplace_module_repr_matches_torch(name: str) -> None:
     torch = require_torch()
-    assert repr(getattr(nn, name)(inplace=True)) == repr(getattr(torch.nn, name)(inplace=True))
+    assert repr(getattr(nn, name)(inplace=True)) == repr(
+        getattr(torch.nn, name)(inplace=True)
+    )

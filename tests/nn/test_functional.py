@@ -21,7 +21,10 @@ from tests.parity import assert_same, require_torch, same_error
 @pytest.mark.parametrize("with_bias", [True, False])
 def test_linear_matches_torch(shape: tuple[int, ...], with_bias: bool) -> None:
     def build(lib):
-        inputs = [rand(lib, *shape, seed=1, grad=True), rand(lib, 5, 3, seed=2, grad=True)]
+        inputs = [
+            rand(lib, *shape, seed=1, grad=True),
+            rand(lib, 5, 3, seed=2, grad=True),
+        ]
         if with_bias:
             inputs.append(rand(lib, 5, seed=3, grad=True))
         return inputs
@@ -31,8 +34,11 @@ def test_linear_matches_torch(shape: tuple[int, ...], with_bias: bool) -> None:
 
 def test_linear_without_input_grad_is_still_addmm() -> None:
     def build(lib):
-        return [rand(lib, 4, 3, seed=1), rand(lib, 5, 3, seed=2, grad=True),
-                rand(lib, 5, seed=3, grad=True)]
+        return [
+            rand(lib, 4, 3, seed=1),
+            rand(lib, 5, 3, seed=2, grad=True),
+            rand(lib, 5, seed=3, grad=True),
+        ]
 
     ours, _ = check_parity(lambda lib, F, *xs: F.linear(*xs), build)
     assert ours.grad_fn.name() == "AddmmBackward0"
@@ -42,11 +48,15 @@ def test_linear_without_input_grad_is_still_addmm() -> None:
 @pytest.mark.parametrize("beta, alpha", [(1, 1), (0.5, 2.0), (0, 1)])
 def test_addmm_matches_torch(beta: float, alpha: float) -> None:
     def build(lib):
-        return [rand(lib, 1, 5, seed=1, grad=True), rand(lib, 4, 3, seed=2, grad=True),
-                rand(lib, 3, 5, seed=3, grad=True)]
+        return [
+            rand(lib, 1, 5, seed=1, grad=True),
+            rand(lib, 4, 3, seed=2, grad=True),
+            rand(lib, 3, 5, seed=3, grad=True),
+        ]
 
-    check_parity(lambda lib, F, b, x, w: lib.addmm(b, x, w, beta=beta, alpha=alpha),
-                 build)
+    check_parity(
+        lambda lib, F, b, x, w: lib.addmm(b, x, w, beta=beta, alpha=alpha), build
+    )
 
 
 def test_addmm_beta_zero_ignores_nan_bias() -> None:
@@ -55,13 +65,20 @@ def test_addmm_beta_zero_ignores_nan_bias() -> None:
     assert out.tolist() == [[3.0] * 5] * 2
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.nn.functional.linear(lib.ones(4, 3), lib.ones(5, 4)),
-    lambda lib: lib.nn.functional.linear(lib.ones(4, 3), lib.ones(5, 3), lib.ones(4)),
-    lambda lib: lib.nn.functional.linear(lib.tensor(1.0), lib.ones(5, 3)),
-    lambda lib: lib.nn.functional.linear(lib.ones(4, 3, dtype=lib.float64), lib.ones(5, 3)),
-    lambda lib: lib.addmm(lib.ones(5), lib.ones(4, 3), lib.ones(3)),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.nn.functional.linear(lib.ones(4, 3), lib.ones(5, 4)),
+        lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 3), lib.ones(5, 3), lib.ones(4)
+        ),
+        lambda lib: lib.nn.functional.linear(lib.tensor(1.0), lib.ones(5, 3)),
+        lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 3, dtype=lib.float64), lib.ones(5, 3)
+        ),
+        lambda lib: lib.addmm(lib.ones(5), lib.ones(4, 3), lib.ones(3)),
+    ],
+)
 def test_linear_errors_match_torch(make) -> None:
     same_error(make)
 
@@ -74,8 +91,10 @@ def test_linear_gradcheck() -> None:
     assert gradgradcheck(F.linear, (x, w, b))
     x3 = st.randn(2, 2, 4, dtype=st.float64, requires_grad=True)
     assert gradcheck(F.linear, (x3, w, b))
-    assert gradcheck(lambda b, a, c: st.addmm(b, a, c, beta=0.5, alpha=2.0),
-                     (b.unsqueeze(0), x, w.t().detach().requires_grad_()))
+    assert gradcheck(
+        lambda b, a, c: st.addmm(b, a, c, beta=0.5, alpha=2.0),
+        (b.unsqueeze(0), x, w.t().detach().requires_grad_()),
+    )
 
 
 # ----------------------------------------------------------------------
@@ -86,7 +105,10 @@ def test_linear_gradcheck() -> None:
 @pytest.mark.parametrize("padding_idx", [None, 2, -1])
 def test_embedding_matches_torch(padding_idx) -> None:
     def build(lib):
-        return [tensor(lib, [[1, 2, 2], [5, 0, 1]], "int64"), rand(lib, 6, 3, seed=4, grad=True)]
+        return [
+            tensor(lib, [[1, 2, 2], [5, 0, 1]], "int64"),
+            rand(lib, 6, 3, seed=4, grad=True),
+        ]
 
     check_parity(lambda lib, F, i, w: F.embedding(i, w, padding_idx=padding_idx), build)
 
@@ -100,12 +122,17 @@ def test_embedding_max_norm_renormalizes_rows_like_torch() -> None:
     assert_same(weight, theirs)
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.nn.functional.embedding(lib.tensor([1.0]), lib.ones(4, 3)),
-    lambda lib: lib.nn.functional.embedding(lib.tensor([7]), lib.ones(4, 3)),
-    lambda lib: lib.nn.functional.embedding(lib.tensor([-1]), lib.ones(4, 3)),
-    lambda lib: lib.nn.functional.embedding(lib.tensor([1]), lib.ones(4, 3), padding_idx=7),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.nn.functional.embedding(lib.tensor([1.0]), lib.ones(4, 3)),
+        lambda lib: lib.nn.functional.embedding(lib.tensor([7]), lib.ones(4, 3)),
+        lambda lib: lib.nn.functional.embedding(lib.tensor([-1]), lib.ones(4, 3)),
+        lambda lib: lib.nn.functional.embedding(
+            lib.tensor([1]), lib.ones(4, 3), padding_idx=7
+        ),
+    ],
+)
 def test_embedding_errors_match_torch(make) -> None:
     same_error(make)
 
@@ -162,8 +189,11 @@ def test_dropout_inplace() -> None:
     assert out is y and y.grad_fn.name() == "MulBackward0"
     y.sum().backward()
     assert x.grad.tolist() == y.tolist()
-    same_error(lambda lib: lib.nn.functional.dropout(
-        lib.ones(2, requires_grad=True), 0.5, inplace=True))
+    same_error(
+        lambda lib: lib.nn.functional.dropout(
+            lib.ones(2, requires_grad=True), 0.5, inplace=True
+        )
+    )
 
 
 def test_dropout_rejects_bad_p() -> None:
@@ -176,22 +206,33 @@ def test_dropout_rejects_bad_p() -> None:
 # ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("indices, classes", [
-    ([0, 2, 1], -1), ([[0, 1], [3, 3]], 5), ([], 3), (2, 4),
-])
+@pytest.mark.parametrize(
+    "indices, classes",
+    [
+        ([0, 2, 1], -1),
+        ([[0, 1], [3, 3]], 5),
+        ([], 3),
+        (2, 4),
+    ],
+)
 def test_one_hot_matches_torch(indices, classes) -> None:
     torch = require_torch()
     ours = F.one_hot(st.tensor(indices, dtype=st.int64), classes)
-    theirs = torch.nn.functional.one_hot(torch.tensor(indices, dtype=torch.int64), classes)
+    theirs = torch.nn.functional.one_hot(
+        torch.tensor(indices, dtype=torch.int64), classes
+    )
     assert_same(ours, theirs)
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.nn.functional.one_hot(lib.tensor([1.0])),
-    lambda lib: lib.nn.functional.one_hot(lib.tensor([-1])),
-    lambda lib: lib.nn.functional.one_hot(lib.tensor([3]), 3),
-    lambda lib: lib.nn.functional.one_hot(lib.tensor([], dtype=lib.int64)),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.nn.functional.one_hot(lib.tensor([1.0])),
+        lambda lib: lib.nn.functional.one_hot(lib.tensor([-1])),
+        lambda lib: lib.nn.functional.one_hot(lib.tensor([3]), 3),
+        lambda lib: lib.nn.functional.one_hot(lib.tensor([], dtype=lib.int64)),
+    ],
+)
 def test_one_hot_errors_match_torch(make) -> None:
     same_error(make)
 
@@ -201,41 +242,53 @@ def test_one_hot_errors_match_torch(make) -> None:
 # ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape, amounts, mode", [
-    ((4, 3), (1, 2), "constant"),
-    ((4, 3), (1, 1, 2, 0), "constant"),
-    ((4, 3), (-1, 1), "constant"),
-    ((2, 3, 4), (0, 0, 1, -1, 1, 1), "constant"),
-    ((4, 3), (2, 1), "reflect"),
-    ((2, 4, 3), (1, 2), "reflect"),
-    ((2, 4, 3), (1, 2, 2, 1), "reflect"),
-    ((1, 2, 3, 3), (1, 1, 2, 2), "reflect"),
-    ((4, 3), (2, 3), "replicate"),
-    ((2, 3, 3), (1, 0, 2, 1), "replicate"),
-    ((1, 2, 2, 2, 2), (1, 1, 1, 1, 1, 1), "replicate"),
-])
+@pytest.mark.parametrize(
+    "shape, amounts, mode",
+    [
+        ((4, 3), (1, 2), "constant"),
+        ((4, 3), (1, 1, 2, 0), "constant"),
+        ((4, 3), (-1, 1), "constant"),
+        ((2, 3, 4), (0, 0, 1, -1, 1, 1), "constant"),
+        ((4, 3), (2, 1), "reflect"),
+        ((2, 4, 3), (1, 2), "reflect"),
+        ((2, 4, 3), (1, 2, 2, 1), "reflect"),
+        ((1, 2, 3, 3), (1, 1, 2, 2), "reflect"),
+        ((4, 3), (2, 3), "replicate"),
+        ((2, 3, 3), (1, 0, 2, 1), "replicate"),
+        ((1, 2, 2, 2, 2), (1, 1, 1, 1, 1, 1), "replicate"),
+    ],
+)
 def test_pad_matches_torch(shape, amounts, mode) -> None:
-    check_parity(lambda lib, F, x: F.pad(x, amounts, mode=mode),
-                 lambda lib: [rand(lib, *shape, seed=6, grad=True)])
+    check_parity(
+        lambda lib, F, x: F.pad(x, amounts, mode=mode),
+        lambda lib: [rand(lib, *shape, seed=6, grad=True)],
+    )
 
 
 def test_pad_constant_value_and_integers() -> None:
-    check_parity(lambda lib, F, x: F.pad(x, (1, 1), value=2.5),
-                 lambda lib: [rand(lib, 2, 2, seed=7, grad=True)])
+    check_parity(
+        lambda lib, F, x: F.pad(x, (1, 1), value=2.5),
+        lambda lib: [rand(lib, 2, 2, seed=7, grad=True)],
+    )
     torch = require_torch()
-    assert_same(F.pad(st.tensor([[1, 2]]), (1, 0), value=3),
-                torch.nn.functional.pad(torch.tensor([[1, 2]]), (1, 0), value=3))
+    assert_same(
+        F.pad(st.tensor([[1, 2]]), (1, 0), value=3),
+        torch.nn.functional.pad(torch.tensor([[1, 2]]), (1, 0), value=3),
+    )
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.nn.functional.pad(lib.ones(4, 3), (1,)),
-    lambda lib: lib.nn.functional.pad(lib.ones(4, 3), (1, 1, 1, 1, 1, 1)),
-    lambda lib: lib.nn.functional.pad(lib.ones(4, 3), (-2, -2)),
-    lambda lib: lib.nn.functional.pad(lib.ones(1, 4, 3), (3, 1), mode="reflect"),
-    lambda lib: lib.nn.functional.pad(lib.ones(3), (1, 1), mode="replicate"),
-    lambda lib: lib.nn.functional.pad(lib.ones(1, 1, 2, 3), (1, 1), mode="reflect"),
-    lambda lib: lib.nn.functional.pad(lib.ones(4, 3), (1, 1), mode="foo"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.nn.functional.pad(lib.ones(4, 3), (1,)),
+        lambda lib: lib.nn.functional.pad(lib.ones(4, 3), (1, 1, 1, 1, 1, 1)),
+        lambda lib: lib.nn.functional.pad(lib.ones(4, 3), (-2, -2)),
+        lambda lib: lib.nn.functional.pad(lib.ones(1, 4, 3), (3, 1), mode="reflect"),
+        lambda lib: lib.nn.functional.pad(lib.ones(3), (1, 1), mode="replicate"),
+        lambda lib: lib.nn.functional.pad(lib.ones(1, 1, 2, 3), (1, 1), mode="reflect"),
+        lambda lib: lib.nn.functional.pad(lib.ones(4, 3), (1, 1), mode="foo"),
+    ],
+)
 def test_pad_errors_match_torch(make) -> None:
     same_error(make)
 
@@ -253,27 +306,42 @@ def test_pad_gradcheck() -> None:
 # ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape, normalized", [
-    ((4, 3), (3,)), ((2, 3, 4), (4,)), ((2, 3, 4), (3, 4)), ((5,), (5,)),
-])
+@pytest.mark.parametrize(
+    "shape, normalized",
+    [
+        ((4, 3), (3,)),
+        ((2, 3, 4), (4,)),
+        ((2, 3, 4), (3, 4)),
+        ((5,), (5,)),
+    ],
+)
 @pytest.mark.parametrize("affine", [True, False])
 def test_layer_norm_matches_torch(shape, normalized, affine) -> None:
     def build(lib):
         inputs = [rand(lib, *shape, seed=8, grad=True)]
         if affine:
-            inputs += [rand(lib, *normalized, seed=9, grad=True),
-                       rand(lib, *normalized, seed=10, grad=True)]
+            inputs += [
+                rand(lib, *normalized, seed=9, grad=True),
+                rand(lib, *normalized, seed=10, grad=True),
+            ]
         return inputs
 
-    check_parity(lambda lib, F, x, *wb: F.layer_norm(x, normalized, *wb, eps=1e-5),
-                 build, rtol=1e-4, atol=1e-5)
+    check_parity(
+        lambda lib, F, x, *wb: F.layer_norm(x, normalized, *wb, eps=1e-5),
+        build,
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.nn.functional.layer_norm(lib.ones(4, 3), (4,)),
-    lambda lib: lib.nn.functional.layer_norm(lib.ones(4, 3), (3,), lib.ones(4)),
-    lambda lib: lib.nn.functional.layer_norm(lib.ones(4, 3), 3),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.nn.functional.layer_norm(lib.ones(4, 3), (4,)),
+        lambda lib: lib.nn.functional.layer_norm(lib.ones(4, 3), (3,), lib.ones(4)),
+        lambda lib: lib.nn.functional.layer_norm(lib.ones(4, 3), 3),
+    ],
+)
 def test_layer_norm_errors_match_torch(make) -> None:
     same_error(make)
 
@@ -305,7 +373,10 @@ def test_batch_norm_matches_torch(shape, training, affine) -> None:
         stats[lib] = (mean, var)
         inputs = [rand(lib, *shape, seed=13, grad=True)]
         if affine:
-            inputs += [rand(lib, 3, seed=14, grad=True), rand(lib, 3, seed=15, grad=True)]
+            inputs += [
+                rand(lib, 3, seed=14, grad=True),
+                rand(lib, 3, seed=15, grad=True),
+            ]
         return inputs
 
     def call(lib, F, x, *wb):
@@ -320,17 +391,26 @@ def test_batch_norm_matches_torch(shape, training, affine) -> None:
 def test_batch_norm_without_running_stats_in_training() -> None:
     check_parity(
         lambda lib, F, x: F.batch_norm(x, None, None, training=True),
-        lambda lib: [rand(lib, 5, 2, seed=16, grad=True)], rtol=1e-4, atol=1e-5,
+        lambda lib: [rand(lib, 5, 2, seed=16, grad=True)],
+        rtol=1e-4,
+        atol=1e-5,
     )
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.nn.functional.batch_norm(lib.ones(1, 3), lib.zeros(3), lib.ones(3),
-                                             training=True),
-    lambda lib: lib.nn.functional.batch_norm(lib.ones(4, 3), None, None, training=False),
-    lambda lib: lib.nn.functional.batch_norm(lib.ones(4, 3), lib.zeros(4), lib.ones(4),
-                                             training=True),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.nn.functional.batch_norm(
+            lib.ones(1, 3), lib.zeros(3), lib.ones(3), training=True
+        ),
+        lambda lib: lib.nn.functional.batch_norm(
+            lib.ones(4, 3), None, None, training=False
+        ),
+        lambda lib: lib.nn.functional.batch_norm(
+            lib.ones(4, 3), lib.zeros(4), lib.ones(4), training=True
+        ),
+    ],
+)
 def test_batch_norm_errors_match_torch(make) -> None:
     same_error(make)
 

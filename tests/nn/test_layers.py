@@ -22,8 +22,9 @@ def copy_weights(ours, theirs) -> None:
             target.copy_(st.tensor(tensor.tolist(), dtype=target.dtype))
 
 
-def run_pair(ours, theirs, shape, seed=1, dtype="float32", rtol=1e-4, atol=1e-5,
-             backward=True):
+def run_pair(
+    ours, theirs, shape, seed=1, dtype="float32", rtol=1e-4, atol=1e-5, backward=True
+):
     """Same input through both modules; compare outputs and all gradients."""
     torch = require_torch()
     x = rand(st, *shape, seed=seed, grad=True, dtype=dtype)
@@ -46,9 +47,12 @@ def run_pair(ours, theirs, shape, seed=1, dtype="float32", rtol=1e-4, atol=1e-5,
 def same_structure(ours, theirs) -> None:
     assert repr(ours) == repr(theirs)
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
-    for (name, mine), (_, other) in zip(ours.state_dict().items(),
-                                        theirs.state_dict().items()):
+    assert [n for n, _ in ours.named_parameters()] == [
+        n for n, _ in theirs.named_parameters()
+    ]
+    for (name, mine), (_, other) in zip(
+        ours.state_dict().items(), theirs.state_dict().items()
+    ):
         assert tuple(mine.shape) == tuple(other.shape), name
         assert mine.dtype.name == str(other.dtype)[6:], name
 
@@ -93,8 +97,13 @@ def test_mlp_training_step_matches_torch() -> None:
     torch = require_torch()
 
     def build(lib):
-        return lib.nn.Sequential(lib.nn.Linear(2, 8), lib.nn.Tanh(), lib.nn.Linear(8, 8),
-                                 lib.nn.GELU(), lib.nn.Linear(8, 3))
+        return lib.nn.Sequential(
+            lib.nn.Linear(2, 8),
+            lib.nn.Tanh(),
+            lib.nn.Linear(8, 8),
+            lib.nn.GELU(),
+            lib.nn.Linear(8, 3),
+        )
 
     ours, theirs = build(st), build(torch)
     copy_weights(ours, theirs)
@@ -111,7 +120,7 @@ def test_mlp_training_step_matches_torch() -> None:
                     p -= 0.5 * p.grad
             losses.append(loss)
         assert_same(losses[0], losses[1], rtol=1e-4, atol=1e-5)
-    for (name, p), tp in zip(ours.named_parameters(), theirs.parameters()):
+    for p, tp in zip(ours.parameters(), theirs.parameters()):
         assert_same(p, tp, rtol=1e-4, atol=1e-5)
 
 
@@ -120,12 +129,21 @@ def test_mlp_training_step_matches_torch() -> None:
 # ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("options", [
-    {}, {"elementwise_affine": False}, {"bias": False}, {"eps": 1e-3},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"elementwise_affine": False},
+        {"bias": False},
+        {"eps": 1e-3},
+    ],
+)
 def test_layer_norm_module_matches_torch(options: dict) -> None:
     torch = require_torch()
-    ours, theirs = nn.LayerNorm((3, 4), **options), torch.nn.LayerNorm((3, 4), **options)
+    ours, theirs = (
+        nn.LayerNorm((3, 4), **options),
+        torch.nn.LayerNorm((3, 4), **options),
+    )
     same_structure(ours, theirs)
     with torch.no_grad():  # not the default ones and zeros, to test the affine part
         for p in theirs.parameters():
@@ -140,10 +158,17 @@ def test_layer_norm_module_matches_torch(options: dict) -> None:
 # ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("options", [
-    {}, {"momentum": None}, {"affine": False}, {"track_running_stats": False},
-    {"momentum": 0.3, "eps": 1e-3}, {"bias": False},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"momentum": None},
+        {"affine": False},
+        {"track_running_stats": False},
+        {"momentum": 0.3, "eps": 1e-3},
+        {"bias": False},
+    ],
+)
 @pytest.mark.parametrize("shape", [(8, 3), (4, 3, 5)])
 def test_batch_norm_module_train_then_eval_matches_torch(options, shape) -> None:
     torch = require_torch()
@@ -199,8 +224,9 @@ def test_dropout_module_train_and_eval() -> None:
 # ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("options", [{}, {"padding_idx": 2}, {"padding_idx": -1},
-                                     {"max_norm": 1.0}])
+@pytest.mark.parametrize(
+    "options", [{}, {"padding_idx": 2}, {"padding_idx": -1}, {"max_norm": 1.0}]
+)
 def test_embedding_module_matches_torch(options: dict) -> None:
     torch = require_torch()
     ours, theirs = nn.Embedding(6, 3, **options), torch.nn.Embedding(6, 3, **options)
@@ -236,10 +262,12 @@ def test_embedding_padding_row_starts_at_zero_and_from_pretrained() -> None:
 
 def test_flatten_and_unflatten_match_torch() -> None:
     torch = require_torch()
-    pairs = [(nn.Flatten(), torch.nn.Flatten(), (2, 3, 4)),
-             (nn.Flatten(0, 1), torch.nn.Flatten(0, 1), (2, 3, 4)),
-             (nn.Unflatten(1, (2, 3)), torch.nn.Unflatten(1, (2, 3)), (4, 6)),
-             (nn.Unflatten(-1, (3, 2)), torch.nn.Unflatten(-1, (3, 2)), (4, 6))]
+    pairs = [
+        (nn.Flatten(), torch.nn.Flatten(), (2, 3, 4)),
+        (nn.Flatten(0, 1), torch.nn.Flatten(0, 1), (2, 3, 4)),
+        (nn.Unflatten(1, (2, 3)), torch.nn.Unflatten(1, (2, 3)), (4, 6)),
+        (nn.Unflatten(-1, (3, 2)), torch.nn.Unflatten(-1, (3, 2)), (4, 6)),
+    ]
     for ours, theirs, shape in pairs:
         assert repr(ours) == repr(theirs)
         run_pair(ours, theirs, shape)

@@ -15,6 +15,7 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import no_grad
 from slowtorch_lib.ops.indexing import Index, index_add_into_zeros
 from slowtorch_lib.ops.linalg import addmm, matmul
+from slowtorch_lib.ops.pointwise import _scalar_type_name
 
 __all__ = ["dropout", "dropout_mask", "embedding", "linear", "one_hot", "pad"]
 
@@ -70,7 +71,7 @@ class Embedding(Function):
     def forward(ctx: FunctionCtx, weight: Tensor, *, indices: Tensor,
                 padding_idx: int | None) -> Tensor:
         rows, width = weight._shape
-        positions = []
+        positions: list[int] = []
         for i in indices._values():
             if not 0 <= i < rows:
                 raise IndexError("index out of range in self")
@@ -106,7 +107,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         IndexError: For an index outside the table.
     """
     if input.dtype is not dtypes.int64:
-        name = {"float32": "Float", "float64": "Double", "bool": "Bool"}[input.dtype.name]
+        name = _scalar_type_name(input.dtype)
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following "
             f"scalar types: Long, Int; but got torch.{name}Tensor instead (while "
@@ -199,11 +200,15 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             too large, or an empty tensor with ``num_classes=-1``.
     """
     if tensor.dtype is not dtypes.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+        raise RuntimeError(
+            "one_hot is only applicable to index tensor of type LongTensor."
+        )
     values = tensor._values()
     if num_classes == -1:
         if not values:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+            raise RuntimeError(
+                "Can not infer total number of classes from empty tensor."
+            )
         num_classes = max(values) + 1
     if values and min(values) < 0:
         raise RuntimeError("Class values must be non-negative.")

@@ -572,7 +572,9 @@ def _floored_log(p: float) -> float:
 
 
 def _weights(weight: Tensor | None, shape: tuple[int, ...]) -> list[Any]:
-    return broadcast_values(weight, shape) if weight is not None else [1.0] * numel(shape)
+    if weight is None:
+        return [1.0] * numel(shape)
+    return broadcast_values(weight, shape)
 
 
 class BinaryCrossEntropy(Function):

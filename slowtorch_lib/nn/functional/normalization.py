@@ -119,7 +119,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int],
             f"of ints, not {type(normalized_shape).__name__}"
         )
     shape = tuple(normalized_shape)
-    if input._shape[len(input._shape) - len(shape):] != shape or len(shape) > input.dim():
+    if len(shape) > input.dim() or input._shape[input.dim() - len(shape):] != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
             f"[*, {', '.join(map(str, shape))}], but got input of size"

@@ -41,7 +41,7 @@ from slowtorch_lib.nn.modules.loss import (  # noqa: E402
 from slowtorch_lib.nn.modules.normalization import LayerNorm  # noqa: E402
 from slowtorch_lib.nn.modules.sparse import Embedding  # noqa: E402
 
-LAYERS = [
+__all__ += [
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
@@ -68,4 +68,3 @@ LAYERS = [
     "Tanh",
     "Unflatten",
 ]
-__all__ += LAYERS
