@@ -366,15 +366,13 @@ def _check_addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> tuple[int, int, int]:
 
 
 class Addmm(Function):
-    r"""``beta * bias + alpha * (m1 @ m2)``, the bias broadcast to ``(n, m)``.
+    """``beta * bias + alpha * (m1 @ m2)``, the bias broadcast to ``(n, m)``.
 
     This is what ``nn.Linear`` runs on a batch: ``addmm(b, x, W.t())``.
 
-    .. math:: \frac{\partial L}{\partial \text{bias}} = \beta G, \qquad
-              \frac{\partial L}{\partial m_1} = \alpha G m_2^\top, \qquad
-              \frac{\partial L}{\partial m_2} = \alpha m_1^\top G
-
-    (the engine sums the bias gradient back to the bias's shape).
+    Gradients, for ``G`` the gradient of the result: beta * G for the bias
+    (which the engine sums back to the bias's shape), alpha * G @ m2.T for
+    ``m1`` and alpha * m1.T @ G for ``m2``.
     """
 
     grad_fn_name = "AddmmBackward0"

@@ -430,3 +430,90 @@ def test_batch_norm_gradcheck() -> None:
     assert gradcheck(train, (x, w, b))
     assert gradgradcheck(train, (x, w, b))
     assert gradcheck(evaluate, (x, w, b))
+
+
+# ----------------------------------------------------------------------
+# Edge cases: same result or same error as torch
+# ----------------------------------------------------------------------
+
+INF = float("inf")
+EDGE_CASES = {
+    "addmm bias dtype": lambda lib: lib.addmm(
+        lib.zeros(5, dtype=lib.float64), lib.ones(4, 3), lib.ones(3, 5)
+    ),
+    "nll 1-d input, target of size 1": lambda lib: lib.nn.functional.nll_loss(
+        lib.ones(3), lib.tensor([1])
+    ),
+    "nll 1-d input, target of size 2": lambda lib: lib.nn.functional.nll_loss(
+        lib.ones(3), lib.tensor([1, 2])
+    ),
+    "bce target out of range": lambda lib: lib.nn.functional.binary_cross_entropy(
+        lib.tensor([0.5]), lib.tensor([1.5])
+    ),
+    "cross_entropy K-dim label smoothing": lambda lib: (
+        lib.nn.functional.cross_entropy(
+            lib.linspace(-1, 1, 24).reshape(2, 3, 4),
+            lib.tensor([[0, 1, 2, 1], [2, 2, 0, 1]]),
+            label_smoothing=0.2,
+            ignore_index=1,
+        )
+    ),
+    "softmax of empty": lambda lib: lib.nn.functional.softmax(lib.ones(0, 3), 1),
+    "log_softmax of 0-d": lambda lib: lib.nn.functional.log_softmax(lib.tensor(2.0), 0),
+    "softmax of infinities": lambda lib: lib.nn.functional.softmax(
+        lib.tensor([[-INF, -INF], [INF, 1.0]]), 1
+    ),
+    "log_softmax of infinities": lambda lib: lib.nn.functional.log_softmax(
+        lib.tensor([[-INF, 0.0], [INF, 1.0]]), 1
+    ),
+    "linear with 1-d weight": lambda lib: lib.nn.functional.linear(
+        lib.ones(2, 3), lib.ones(3), lib.tensor(1.0)
+    ),
+    "embedding of 0-d index": lambda lib: lib.nn.functional.embedding(
+        lib.tensor(2), lib.eye(3)
+    ),
+    "one_hot of 0-d": lambda lib: lib.nn.functional.one_hot(lib.tensor(2), 3),
+    "mse of empty": lambda lib: lib.nn.functional.mse_loss(lib.ones(0), lib.ones(0)),
+    "nll of empty": lambda lib: lib.nn.functional.nll_loss(
+        lib.ones(0, 3), lib.ones(0, dtype=lib.int64)
+    ),
+    "batch_norm of 1-d": lambda lib: lib.nn.functional.batch_norm(
+        lib.ones(3), lib.zeros(3), lib.ones(3)
+    ),
+    "layer_norm of empty": lambda lib: lib.nn.functional.layer_norm(
+        lib.ones(0, 3), (3,)
+    ),
+    "dropout of integers": lambda lib: lib.nn.functional.dropout(
+        lib.ones(3, dtype=lib.int64)
+    ),
+    "gelu of infinities": lambda lib: lib.nn.functional.gelu(lib.tensor([-INF, INF])),
+    "bce with logits of nan": lambda lib: (
+        lib.nn.functional.binary_cross_entropy_with_logits(
+            lib.tensor([float("nan")]), lib.tensor([1.0])
+        )
+    ),
+    "huber of integers": lambda lib: lib.nn.functional.huber_loss(
+        lib.tensor([1]), lib.tensor([2])
+    ),
+    "cross_entropy of integers": lambda lib: lib.nn.functional.cross_entropy(
+        lib.tensor([[1, 2]]), lib.tensor([0])
+    ),
+    "in-place leaky_relu of a leaf": lambda lib: lib.nn.functional.leaky_relu(
+        lib.ones(2, requires_grad=True), inplace=True
+    ),
+    "linear of integers": lambda lib: lib.nn.functional.linear(
+        lib.ones(2, 3, dtype=lib.int64), lib.ones(4, 3, dtype=lib.int64)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", EDGE_CASES)
+def test_edge_case_matches_torch(name: str) -> None:
+    torch = require_torch()
+    make = EDGE_CASES[name]
+    try:
+        theirs = make(torch)
+    except Exception:  # noqa: BLE001  (then ours must raise the same)
+        same_error(make)
+        return
+    assert_same(make(st), theirs)

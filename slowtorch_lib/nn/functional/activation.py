@@ -56,10 +56,9 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 class LeakyRelu(Function):
-    r"""``x`` where ``x > 0``, else ``negative_slope * x``.
+    """``x`` where ``x > 0``, else ``negative_slope * x``.
 
-    .. math:: \frac{\partial}{\partial x} = 1 \text{ if } x > 0
-              \text{ else negative\_slope}
+    Derivative: 1 where x > 0, else negative_slope.
     """
 
     grad_fn_name = "LeakyReluBackward0"
@@ -94,10 +93,9 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01,
 
 
 class Elu(Function):
-    r"""``x`` where ``x > 0``, else ``alpha * (e^x - 1)``.
+    """``x`` where ``x > 0``, else ``alpha * (e^x - 1)``.
 
-    .. math:: \frac{\partial}{\partial x} = 1 \text{ if } x > 0
-              \text{ else } \alpha e^x = \text{result} + \alpha
+    Derivative: 1 where x > 0, else alpha * e^x, which is result + alpha.
     """
 
     grad_fn_name = "EluBackward0"
@@ -130,9 +128,9 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 
 class Silu(Function):
-    r"""``x * sigmoid(x)`` (also called swish).
+    """``x * sigmoid(x)`` (also called swish).
 
-    .. math:: \frac{\partial}{\partial x} = \sigma(x)\,(1 + x\,(1 - \sigma(x)))
+    Derivative: s * (1 + x * (1 - s)), with s = sigmoid(x).
     """
 
     grad_fn_name = "SiluBackward0"
@@ -202,9 +200,10 @@ GELU_KERNELS = {"none": (_gelu_exact, _gelu_exact_slope),
 
 
 class Gelu(Function):
-    r"""The Gaussian error linear unit, ``x * Phi(x)``, or its tanh approximation.
+    """The Gaussian error linear unit, ``x * Phi(x)``, or its tanh approximation.
 
-    .. math:: \frac{\partial}{\partial x} = \Phi(x) + x\,\varphi(x)
+    ``Phi`` is the standard normal distribution function and ``phi`` its
+    density. Derivative: Phi(x) + x * phi(x).
 
     The backward is itself a :class:`GeluBackward` operation, so that it can
     be differentiated again.
@@ -226,11 +225,11 @@ class Gelu(Function):
 
 
 class GeluBackward(Function):
-    r"""``grad_output * gelu'(x)``: the backward of :class:`Gelu` as an operation.
+    """``grad_output * gelu'(x)``: the backward of :class:`Gelu` as an operation.
 
     Its own gradients: ``gelu'(x)`` for ``grad_output``, and
     ``grad_output * gelu''(x)`` for ``x``, where for the exact GELU
-    :math:`\text{gelu}''(x) = \varphi(x)\,(2 - x^2)`.
+    gelu''(x) = phi(x) * (2 - x^2).
     """
 
     grad_fn_name = "GeluBackwardBackward0"
@@ -324,12 +323,10 @@ def _map_rows(row_function: Any, x: Tensor, dim: int) -> Tensor:
 
 
 class Softmax(Function):
-    r"""``exp(x) / sum(exp(x))`` along ``dim``.
+    """``exp(x) / sum(exp(x))`` along ``dim``.
 
-    .. math:: \frac{\partial L}{\partial x} = y \odot \big(G - \textstyle\sum_{dim}
-              (G \odot y)\big)
-
-    where ``y`` is the result and ``G`` the gradient of the result.
+    Gradient: y * (G - sum(G * y)), the sum along ``dim``, where ``y`` is
+    the result and ``G`` the gradient of the result.
     """
 
     grad_fn_name = "SoftmaxBackward0"
@@ -350,11 +347,10 @@ class Softmax(Function):
 
 
 class LogSoftmax(Function):
-    r"""``x - log(sum(exp(x)))`` along ``dim``, computed without overflow.
+    """``x - log(sum(exp(x)))`` along ``dim``, computed without overflow.
 
-    .. math:: \frac{\partial L}{\partial x} = G - e^{y} \textstyle\sum_{dim} G
-
-    where ``y`` is the result (so ``e^y`` is the softmax).
+    Gradient: G - exp(y) * sum(G), the sum along ``dim``, where ``y`` is
+    the result (so ``exp(y)`` is the softmax) and ``G`` its gradient.
     """
 
     grad_fn_name = "LogSoftmaxBackward0"

@@ -42,9 +42,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"both arguments to linear need to be at least 1D, but they are "
             f"{input.dim()}D and {weight.dim()}D"
         )
-    if bias is None or weight.dim() != 2:
-        result = matmul(input, weight.t())
-        return result if bias is None else result + bias
+    if bias is None:
+        return matmul(input, weight.t())
     if input.dim() == 2:
         return addmm(bias, input, weight.t())
     rows = input.reshape(-1, input._shape[-1])
@@ -58,7 +57,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 class Embedding(Function):
-    r"""Row ``i`` of ``weight`` for each index ``i``: a lookup table.
+    """Row ``i`` of ``weight`` for each index ``i``: a lookup table.
 
     The gradient of ``weight`` adds up the gradients of every place a row
     was picked (a row picked twice gets both); the row at ``padding_idx``
@@ -169,6 +168,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "result type Float can't be cast to the desired output type "
+            f"{_scalar_type_name(input.dtype)}"
+        )
     mask = dropout_mask(input, p)
     if inplace:
         return input.mul_(mask)

@@ -127,13 +127,10 @@ def _finish(values: list[float], reduced: bool, shape: tuple[int, ...],
 
 
 class MseLoss(Function):
-    r"""Mean squared error: the losses are ``(input - target)^2``.
+    """Mean squared error: the losses are ``(input - target)^2``.
 
-    .. math:: \frac{\partial}{\partial \text{input}} = 2\,(\text{input} -
-              \text{target}), \qquad \frac{\partial}{\partial \text{target}}
-              = -2\,(\text{input} - \text{target})
-
-    (divided by the element count for ``'mean'``).
+    Derivatives: 2 * (input - target) for the input, the negative of that
+    for the target (divided by the element count for ``'mean'``).
     """
 
     grad_fn_name = "MseLossBackward0"
@@ -198,13 +195,12 @@ def _huber_scalar(difference: float, delta: float) -> float:
 
 
 class HuberLoss(Function):
-    r"""Squared error near 0, absolute error (times ``delta``) beyond ``delta``.
+    """Squared error near 0, absolute error (times ``delta``) beyond ``delta``.
 
     The losses are ``d^2 / 2`` where ``|d| < delta``, else
     ``delta * (|d| - delta / 2)``, with ``d = input - target``.
 
-    .. math:: \frac{\partial}{\partial \text{input}} =
-              \operatorname{clamp}(d, -\delta, \delta)
+    Derivative for the input: clamp(d, -delta, delta).
     """
 
     grad_fn_name = "HuberLossBackward0"
@@ -253,11 +249,10 @@ def _smooth_l1_scalar(difference: float, beta: float) -> float:
 
 
 class SmoothL1Loss(Function):
-    r"""Huber's loss divided by ``beta``: ``d^2 / (2 beta)`` near 0, else
+    """Huber's loss divided by ``beta``: ``d^2 / (2 beta)`` near 0, else
     ``|d| - beta / 2``.
 
-    .. math:: \frac{\partial}{\partial \text{input}} =
-              \operatorname{clamp}(d / \beta, -1, 1)
+    Derivative for the input: clamp(d / beta, -1, 1).
     """
 
     grad_fn_name = "SmoothL1LossBackward0"
@@ -304,7 +299,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
 
 
 class NllLoss(Function):
-    r"""Negative log-likelihood: picks ``-weight[t] * input[n, t]`` for each
+    """Negative log-likelihood: picks ``-weight[t] * input[n, t]`` for each
     sample ``n`` with target class ``t``.
 
     ``input`` holds log-probabilities, ``(C,)``, ``(N, C)`` or
@@ -312,10 +307,9 @@ class NllLoss(Function):
     target is ``ignore_index`` contribute nothing. ``'mean'`` divides by the
     sum of the weights of the counted samples.
 
-    .. math:: \frac{\partial L}{\partial \text{input}[n, t_n]} =
-              -\frac{w_{t_n}}{\sum_m w_{t_m}}
-
-    and 0 for every other class: the backward scatters one value per sample.
+    Gradient: -w[t_n] / (sum of the counted weights) at ``input[n, t_n]``
+    (for ``'mean'``; -w[t_n] for ``'sum'``), and 0 for every other class:
+    the backward scatters one value per sample.
     """
 
     grad_fn_name = "NllLossBackward0"
@@ -384,10 +378,10 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None) -> None:
         raise RuntimeError(
             "0D or 1D target tensor expected, multi-target not supported"
         )
-    if input.dim() == 1 and target.dim() != 0:
-        raise RuntimeError(
-            f"input tensor should be 1D or 2D but got input of dim {input.dim()} "
-            f"and target of dim {target.dim()}"
+    if input.dim() == 1 and target.dim() == 1 and target.numel() != 1:
+        raise ValueError(
+            "For 1D input, 1D target must have size 1, but got target size: "
+            f"{target.numel()}"
         )
     if input.dim() > 2:
         expected = (input._shape[0], *input._shape[2:])
@@ -432,6 +426,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     _check_nll(input, target, weight)
     _refuse_grad("nll_loss_forward", "weight", weight)
     options = {"weight": weight, "reduction": reduction, "ignore_index": ignore_index}
+    if input.dim() == 1 and target.dim() == 1:  # one sample, target of size 1
+        target = target.reshape(())
     if input.dim() <= 2:
         return NllLoss.apply(input, target, **options)
     # PyTorch's kernel for more dimensions wants (N, C, H, W): other shapes are
@@ -578,12 +574,12 @@ def _weights(weight: Tensor | None, shape: tuple[int, ...]) -> list[Any]:
 
 
 class BinaryCrossEntropy(Function):
-    r"""``-w (t log p + (1 - t) log(1 - p))`` for probabilities ``p``.
+    """``-w (t log p + (1 - t) log(1 - p))`` for probabilities ``p``.
 
     Each log is clamped to at least -100, so ``p = 0`` gives a finite loss.
 
-    .. math:: \frac{\partial}{\partial p} = w\,\frac{p - t}{p (1 - p)},
-              \qquad \frac{\partial}{\partial t} = w\,(\log(1 - p) - \log p)
+    Derivatives: w * (p - t) / (p * (1 - p)) for ``p`` (the denominator kept
+    above 1e-12), and w * (log(1 - p) - log(p)) for ``t``.
     """
 
     grad_fn_name = "BinaryCrossEntropyBackward0"
@@ -649,15 +645,15 @@ def _log_sigmoid_neg(x: float) -> float:
 
 
 class BinaryCrossEntropyWithLogits(Function):
-    r"""Binary cross-entropy of ``sigmoid(x)``, computed from ``x`` directly.
+    """Binary cross-entropy of ``sigmoid(x)``, computed from ``x`` directly.
 
     With ``l = 1 + (pos_weight - 1) t``, each loss is
     ``w ((1 - t) x + l log(1 + e^{-x}))``, and ``log(1 + e^{-x})`` is
     computed as ``log1p(e^{-|x|}) + max(-x, 0)``: finite for ``x = -1000``.
 
-    .. math:: \frac{\partial}{\partial x} = w\,((1 - t) - l\,(1 - \sigma(x))),
-              \qquad \frac{\partial}{\partial t} = w\,(-x + (\text{pos\_weight}
-              - 1) \log(1 + e^{-x}))
+    Derivatives: w * ((1 - t) - l * sigmoid(-x)) for ``x`` (that is
+    w * (sigmoid(x) - t) without ``pos_weight``), and
+    w * (-x + (pos_weight - 1) * log(1 + e^{-x})) for ``t``.
     """
 
     grad_fn_name = "BinaryCrossEntropyWithLogitsBackward0"

@@ -64,7 +64,7 @@ def _statistics(group: Sequence[float], eps: float) -> tuple[float, float]:
 
 
 class NativeLayerNorm(Function):
-    r"""Normalizes each sample over its last ``len(normalized_shape)`` dimensions."""
+    """Normalizes each sample over its last ``len(normalized_shape)`` dimensions."""
 
     grad_fn_name = "NativeLayerNormBackward0"
 
@@ -151,7 +151,7 @@ def _channel_groups(values: list[float], shape: tuple[int, ...]) -> list[list[fl
 
 
 class NativeBatchNorm(Function):
-    r"""Normalizes each channel (dimension 1) over the batch and length.
+    """Normalizes each channel (dimension 1) over the batch and length.
 
     In training the statistics are the batch's own (and the running
     averages are updated in place); in evaluation they are the running ones,
@@ -262,10 +262,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         RuntimeError: Without running statistics in evaluation, or with
             parameters of the wrong size.
     """
-    if input.dim() < 2:
-        raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
-    channels = input._shape[1]
-    if training and numel(input._shape) // max(channels, 1) <= 1:
+    channels = input._shape[1] if input.dim() > 1 else 0
+    if training and numel(input._shape) // max(channels, 1) <= 1 and channels:
         raise ValueError(
             "Expected more than 1 value per channel when training, got input size "
             f"{input.shape}"
@@ -278,6 +276,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             raise RuntimeError(
                 f"{name} should contain {channels} elements not {tensor.numel()}"
             )
+    if input.dim() < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
     return NativeBatchNorm.apply(
         input, weight, bias, running_mean=running_mean, running_var=running_var,
         training=training, momentum=momentum, eps=eps,
