@@ -196,6 +196,16 @@ def test_dropout_inplace() -> None:
     )
 
 
+def test_dropout_gradcheck_with_a_fixed_mask() -> None:
+    def fn(x):
+        st.manual_seed(5)  # the same mask at every call
+        return F.dropout(x, 0.4)
+
+    x = st.randn(4, 5, dtype=st.float64, requires_grad=True)
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
 def test_dropout_rejects_bad_p() -> None:
     same_error(lambda lib: lib.nn.functional.dropout(lib.ones(2), 1.5))
     same_error(lambda lib: lib.nn.functional.dropout(lib.ones(2), -0.1))
