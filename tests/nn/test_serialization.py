@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
 
 import slowtorch_lib as st
 from slowtorch_lib.serialization import SafetensorError, deserialize, serialize
@@ -376,3 +378,49 @@ def test_random_corruption_never_escapes_as_another_error() -> None:
 def test_missing_file_is_file_not_found(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         st.load(tmp_path / "nothing.safetensors")
+
+
+# ----------------------------------------------------------------------
+# Property: any tensors, any names, round trip exactly (and through torch)
+# ----------------------------------------------------------------------
+
+shapes = hs.lists(hs.integers(0, 3), min_size=0, max_size=3)
+names = hs.text(min_size=1, max_size=8).filter(lambda n: n != "__metadata__")
+
+
+@hs.composite
+def tensors(draw: Any) -> st.Tensor:
+    shape = tuple(draw(shapes))
+    count = math.prod(shape)
+    kind = draw(hs.sampled_from(["float32", "float64", "int64", "bool"]))
+    if kind == "bool":
+        values: list[Any] = draw(hs.lists(hs.booleans(), min_size=count,
+                                          max_size=count))
+    elif kind == "int64":
+        values = draw(hs.lists(hs.integers(-(2**63), 2**63 - 1), min_size=count,
+                               max_size=count))
+    else:
+        width = 32 if kind == "float32" else 64
+        values = draw(hs.lists(hs.floats(width=width), min_size=count,
+                               max_size=count))
+    flat = st.tensor(values, dtype=getattr(st, kind)) if values else st.zeros(
+        0, dtype=getattr(st, kind)
+    )
+    return flat.reshape(shape)
+
+
+@given(hs.dictionaries(names, tensors(), max_size=4))
+def test_any_state_dict_round_trips(state: dict[str, st.Tensor]) -> None:
+    data = serialize(state)
+    loaded = deserialize(data)
+    assert isinstance(loaded, dict) and sorted(loaded) == sorted(state)
+    for key, tensor in state.items():
+        assert loaded[key].dtype is tensor.dtype
+        assert loaded[key].shape == tensor.shape
+        assert bits(loaded[key]) == bits(tensor)
+    theirs = safetensors_torch.load(data)
+    for key, tensor in state.items():
+        assert theirs[key].contiguous().numpy().tobytes() == bits(tensor)
+    assert safetensors_torch.save(
+        {k: to_torch(v) for k, v in state.items()}
+    ) == data
