@@ -190,13 +190,19 @@ def load(f: PathOrFile) -> Tensor | OrderedDict[str, Tensor]:
         SafetensorError: If the file is truncated, is not a safetensors file,
             or its header does not describe its contents exactly.
         FileNotFoundError: If there is no such file.
+        TypeError: If ``f`` is a file opened in text mode.
     """
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
             data = file.read()
     else:
         data = f.read()
-    return deserialize(data)
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(
+                "load() needs a file opened for reading bytes (mode 'rb'), but "
+                f"read() gave {type(data).__name__}"
+            )
+    return deserialize(bytes(data))
 
 
 def deserialize(data: bytes) -> Tensor | OrderedDict[str, Tensor]:
