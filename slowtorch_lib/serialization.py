@@ -21,10 +21,11 @@ writes for the same tensors (tensors ordered by dtype, then by name), so
 each side reads the other's files.
 
 Loading trusts nothing in the file. Every number in the header is checked
-against the file's real size before any byte of the buffer is read, so a
-file that lies (a huge header length, offsets past the end, overlapping
+against the file's real size before any byte of the buffer is converted, so
+a file that lies (a huge header length, offsets past the end, overlapping
 tensors, a shape that does not match its bytes) is refused with a
-:class:`SafetensorError`, and nothing is allocated for it.
+:class:`SafetensorError`, and nothing beyond the file's own bytes is ever
+allocated for it.
 """
 
 from __future__ import annotations
