@@ -21,10 +21,11 @@ writes for the same tensors (tensors ordered by dtype, then by name), so
 each side reads the other's files.
 
 Loading trusts nothing in the file. Every number in the header is checked
-against the file's real size before any byte of the buffer is read, so a
-file that lies (a huge header length, offsets past the end, overlapping
+against the file's real size before any byte of the buffer is converted, so
+a file that lies (a huge header length, offsets past the end, overlapping
 tensors, a shape that does not match its bytes) is refused with a
-:class:`SafetensorError`, and nothing is allocated for it.
+:class:`SafetensorError`, and nothing beyond the file's own bytes is ever
+allocated for it.
 """
 
 from __future__ import annotations
@@ -190,13 +191,19 @@ def load(f: PathOrFile) -> Tensor | OrderedDict[str, Tensor]:
         SafetensorError: If the file is truncated, is not a safetensors file,
             or its header does not describe its contents exactly.
         FileNotFoundError: If there is no such file.
+        TypeError: If ``f`` is a file opened in text mode.
     """
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
             data = file.read()
     else:
         data = f.read()
-    return deserialize(data)
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(
+                "load() needs a file opened for reading bytes (mode 'rb'), but "
+                f"read() gave {type(data).__name__}"
+            )
+    return deserialize(bytes(data))
 
 
 def deserialize(data: bytes) -> Tensor | OrderedDict[str, Tensor]:
@@ -211,8 +218,8 @@ def deserialize(data: bytes) -> Tensor | OrderedDict[str, Tensor]:
     if metadata == LONE_TENSOR_METADATA:
         if list(tensors) != [LONE_TENSOR]:
             raise SafetensorError(
-                "the file's metadata says it holds one tensor, but it holds "
-                f"{len(tensors)} named {list(tensors)}"
+                "the file's metadata says it holds one tensor named "
+                f"'{LONE_TENSOR}', but it holds {list(tensors)}"
             )
         return tensors[LONE_TENSOR]
     return tensors
@@ -233,8 +240,9 @@ def _header_length(data: bytes) -> int:
         )
     if 8 + length > len(data):
         raise SafetensorError(
-            f"the file is truncated: its header should be {length} bytes, but "
-            f"only {len(data) - 8} bytes follow the length"
+            f"the header should be {length} bytes, but only {len(data) - 8} "
+            "bytes follow its length: the file is truncated, or it is not a "
+            "safetensors file"
         )
     return length
 
@@ -304,12 +312,13 @@ def check_entries(header: dict[str, Any], buffer_length: int) -> dict[str, Entry
     }
     position = 0
     by_offset = sorted(entries.items(), key=lambda item: item[1][2])
-    for name, (_, _, (begin, end)) in by_offset:
+    for number, (name, (_, _, (begin, end))) in enumerate(by_offset):
         if begin != position:
             problem = "overlaps another" if begin < position else "leaves a gap"
+            before = "the tensor before it ends" if number else "the buffer starts"
             raise SafetensorError(
-                f"tensor '{name}' starts at byte {begin} of the buffer, but the "
-                f"tensor before it ends at byte {position}: it {problem}"
+                f"tensor '{name}' starts at byte {begin} of the buffer, but "
+                f"{before} at byte {position}: it {problem}"
             )
         position = end
     if position != buffer_length:
