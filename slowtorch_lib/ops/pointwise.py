@@ -1330,3 +1330,256 @@ def invert(input: Tensor) -> Tensor:
             "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
         )
     return bitwise_not(input)
+
+
+# ----------------------------------------------------------------------
+# Rounding, special values and log1p (added for issue 6: missing API)
+# ----------------------------------------------------------------------
+
+import builtins as _builtins  # noqa: E402  (``round`` and ``abs`` are ops here)
+
+from slowtorch_lib._kernels import cast_values  # noqa: E402
+
+__all__ += [
+    "ceil",
+    "fix",
+    "floor",
+    "isfinite",
+    "isinf",
+    "log1p",
+    "nan_to_num",
+    "round",
+    "trunc",
+]
+
+# The largest finite value of each floating dtype (nan_to_num's defaults).
+_LARGEST = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+
+
+def _zeros_like(grad_output: Tensor) -> Tensor:
+    """A zero gradient of ``grad_output``'s shape and dtype.
+
+    Rounding is flat almost everywhere, so its derivative is 0, even where
+    ``grad_output`` is ``inf`` (``grad_output * 0`` would give ``nan``).
+    """
+    size = grad_output.numel()
+    return from_values([0.0] * size, grad_output._shape, grad_output.dtype)
+
+
+def _rounded(function: Any) -> Any:
+    """``function`` (``math.floor``...) as a float to float function.
+
+    ``math.floor`` returns an int, refuses ``inf`` and ``nan``, and loses the
+    sign of a zero result; PyTorch keeps it: ``floor(-0.0)`` and ``ceil(-0.5)``
+    are ``-0.0``. A rounded value always has the sign of the input, so
+    ``copysign`` restores it.
+    """
+
+    def rounded(value: float) -> float:
+        if value - value != 0:  # inf or nan: already "rounded"
+            return value
+        return math.copysign(float(function(value)), value)
+
+    return rounded
+
+
+_floor_scalar = _rounded(math.floor)
+_ceil_scalar = _rounded(math.ceil)
+_trunc_scalar = _rounded(math.trunc)
+_round_scalar = _rounded(_builtins.round)  # halves to even, as PyTorch
+
+
+class Floor(Function):
+    """Rounds down. The derivative is 0 (the steps are flat)."""
+
+    grad_fn_name = "FloorBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return _round_values("floor", _floor_scalar, x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return _zeros_like(grad_output)
+
+
+class Ceil(Floor):
+    """Rounds up. The derivative is 0."""
+
+    grad_fn_name = "CeilBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return _round_values("ceil", _ceil_scalar, x)
+
+
+class Trunc(Floor):
+    """Rounds toward zero. The derivative is 0."""
+
+    grad_fn_name = "TruncBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return _round_values("trunc", _trunc_scalar, x)
+
+
+class Round(Floor):
+    """Rounds to the nearest integer, halves to even. The derivative is 0."""
+
+    grad_fn_name = "RoundBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return _round_values("round", _round_scalar, x)
+
+
+class RoundDecimals(Floor):
+    """Rounds to ``decimals`` decimal places. The derivative is 0."""
+
+    grad_fn_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, decimals: int) -> Tensor:
+        if not x.dtype.is_floating_point:
+            raise _not_implemented("round_cpu", x.dtype)
+        return _round_decimals(x, decimals)
+
+
+def _round_values(name: str, scalar: Any, x: Tensor) -> Tensor:
+    """Rounds every element; integers are already whole and are copied."""
+    if x.dtype is dtypes.bool_:
+        raise _not_implemented(f"{name}_vml_cpu", x.dtype)
+    if not x.dtype.is_floating_point:
+        return contiguous_copy(x)
+    return unary(scalar, x)
+
+
+def _round_decimals(x: Tensor, decimals: int) -> Tensor:
+    """``round(x * 10**d) / 10**d``, or ``round(x / 10**-d) * 10**-d`` for d < 0.
+
+    Each step is rounded to ``x``'s dtype, as PyTorch computes it in that
+    dtype (for float32, the product is rounded to float32 before rounding).
+    """
+    scale = 10.0 ** _builtins.min(_builtins.abs(decimals), 308)
+    if decimals >= 0:
+        scaled = [v * scale for v in x._values()]
+    else:
+        scaled = [v / scale for v in x._values()]
+    scaled = cast_values(scaled, dtypes.float64, x.dtype)
+    whole = list(map(_round_scalar, scaled))
+    if decimals >= 0:
+        result = [v / scale for v in whole]
+    else:
+        result = [v * scale for v in whole]
+    return from_values(result, x._shape, x.dtype)
+
+
+class Log1p(Function):
+    r"""``log(1 + x)``, accurate for small ``x``. The derivative is ``1 / (1 + x)``."""
+
+    grad_fn_name = "Log1PBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(_log1p_scalar, x, _float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output / (x + 1)
+
+
+def _log1p_scalar(value: float) -> float:
+    """``math.log1p`` with IEEE results: ``-inf`` at -1, ``nan`` below it."""
+    if value > -1:
+        return math.log1p(value)
+    return -math.inf if value == -1 else math.nan
+
+
+class NanToNum(Function):
+    """``nan``, ``inf`` and ``-inf`` replaced by finite numbers.
+
+    The derivative is 1 where ``x`` is finite and 0 where it was replaced.
+    """
+
+    grad_fn_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, nan: float, posinf: float | None,
+                neginf: float | None) -> Tensor:
+        ctx.save_for_backward(x)
+        if not x.dtype.is_floating_point:
+            return contiguous_copy(x)
+        largest = _LARGEST[x.dtype.name]
+        high = largest if posinf is None else posinf
+        low = -largest if neginf is None else neginf
+
+        def replace(value: float) -> float:
+            if value - value == 0:  # finite
+                return value
+            if value != value:
+                return nan
+            return high if value > 0 else low
+
+        return unary(replace, x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return where(isfinite(x), grad_output, 0.0)
+
+
+def floor(input: Tensor) -> Tensor:
+    """The largest integer not above each element (integers are kept)."""
+    return Floor.apply(input)
+
+
+def ceil(input: Tensor) -> Tensor:
+    """The smallest integer not below each element."""
+    return Ceil.apply(input)
+
+
+def trunc(input: Tensor) -> Tensor:
+    """Each element rounded toward zero (its integer part)."""
+    return Trunc.apply(input)
+
+
+fix = trunc
+
+
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
+    """Each element rounded to the nearest integer, halves to even
+    (``round(2.5) == 2``), or to ``decimals`` decimal places.
+
+    ``decimals`` may be negative: ``round(1234., decimals=-2) == 1200.``
+
+    Raises:
+        NotImplementedError: For bools, and for integers with ``decimals``.
+    """
+    if decimals is None:
+        return Round.apply(input)
+    return RoundDecimals.apply(input, decimals=decimals)
+
+
+def isinf(input: Tensor) -> Tensor:
+    """True where an element is ``inf`` or ``-inf``."""
+    return unary(math.isinf, input, dtypes.bool_)
+
+
+def isfinite(input: Tensor) -> Tensor:
+    """True where an element is neither infinite nor ``nan``."""
+    return unary(math.isfinite, input, dtypes.bool_)
+
+
+def log1p(input: Tensor) -> Tensor:
+    """``log(1 + input)``, accurate where ``input`` is tiny."""
+    return Log1p.apply(input)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """``nan`` replaced by ``nan``, ``inf`` by ``posinf`` and ``-inf`` by
+    ``neginf`` (by default the largest and smallest finite values of the
+    dtype). Integers and bools are copied unchanged."""
+    return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
