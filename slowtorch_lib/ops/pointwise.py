@@ -1342,13 +1342,16 @@ from slowtorch_lib._kernels import cast_values  # noqa: E402
 
 __all__ += [
     "ceil",
+    "divide",
     "fix",
     "floor",
     "isfinite",
     "isinf",
     "log1p",
+    "multiply",
     "nan_to_num",
     "round",
+    "subtract",
     "trunc",
 ]
 
