@@ -284,7 +284,12 @@ __version__ = "0.1.0"
 # Issue 6, missing API: rounding, sorting, scans, gather/scatter,
 # rearranging, whole-tensor comparisons, and the aliases of arithmetic.
 # ----------------------------------------------------------------------
-from slowtorch_lib.ops.comparison import allclose, equal, is_tensor, isclose  # noqa: E402
+from slowtorch_lib.ops.comparison import (  # noqa: E402
+    allclose,
+    equal,
+    is_tensor,
+    isclose,
+)
 from slowtorch_lib.ops.gather_scatter import (  # noqa: E402
     gather,
     index_select,

@@ -1419,14 +1419,13 @@ def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
 # The operations import Tensor, so they are imported after it is defined.
 from slowtorch_lib import _creation, _rng  # noqa: E402
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # noqa: E402
+from slowtorch_lib.ops import comparison as _comparison  # noqa: E402
+from slowtorch_lib.ops import gather_scatter as _gather_scatter  # noqa: E402
 from slowtorch_lib.ops import indexing as _indexing  # noqa: E402
 from slowtorch_lib.ops import linalg as _linalg  # noqa: E402
 from slowtorch_lib.ops import pointwise as _pointwise  # noqa: E402
-from slowtorch_lib.ops import reduction as _reduction  # noqa: E402
-from slowtorch_lib.ops import views as _views  # noqa: E402
-# Issue 6, missing API.
-from slowtorch_lib.ops import comparison as _comparison  # noqa: E402
-from slowtorch_lib.ops import gather_scatter as _gather_scatter  # noqa: E402
 from slowtorch_lib.ops import rearrange as _rearrange  # noqa: E402
+from slowtorch_lib.ops import reduction as _reduction  # noqa: E402
 from slowtorch_lib.ops import scan as _scan  # noqa: E402
 from slowtorch_lib.ops import sorting as _sorting  # noqa: E402
+from slowtorch_lib.ops import views as _views  # noqa: E402

@@ -50,9 +50,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         RuntimeError: If the dtypes differ or the shapes do not broadcast.
     """
     if input.dtype is not other.dtype:
-        raise RuntimeError(
-            f"{_TYPE_NAMES[input.dtype.name]} did not match {_TYPE_NAMES[other.dtype.name]}"
-        )
+        mine, theirs = _TYPE_NAMES[input.dtype.name], _TYPE_NAMES[other.dtype.name]
+        raise RuntimeError(f"{mine} did not match {theirs}")
     close = _closeness(rtol, atol, equal_nan)
     return binary(close, input, other, input.dtype, dtypes.bool_)
 

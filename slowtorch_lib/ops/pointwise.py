@@ -1436,7 +1436,7 @@ class Round(Floor):
         return _round_values("round", _round_scalar, x)
 
 
-class RoundDecimals(Floor):
+class RoundDecimals(Function):
     """Rounds to ``decimals`` decimal places. The derivative is 0."""
 
     grad_fn_name = "RoundBackward1"
@@ -1446,6 +1446,10 @@ class RoundDecimals(Floor):
         if not x.dtype.is_floating_point:
             raise _not_implemented("round_cpu", x.dtype)
         return _round_decimals(x, decimals)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return _zeros_like(grad_output)
 
 
 def _round_values(name: str, scalar: Any, x: Tensor) -> Tensor:

@@ -15,7 +15,12 @@ from typing import Any, NamedTuple
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._strides import contiguous_strides, normalize_dim, numel, position_list
+from slowtorch_lib._strides import (
+    contiguous_strides,
+    normalize_dim,
+    numel,
+    position_list,
+)
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.gather_scatter import scatter
