@@ -430,7 +430,7 @@ class MaskedSelect(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, mask: Tensor) -> Tensor:
-        shape = broadcast_shapes(x._shape, mask._shape)
+        shape = broadcast_shapes(mask._shape, x._shape)
         keep = broadcast_values(mask, shape)
         selected = list(compress(broadcast_values(x, shape), keep))
         places = list(compress(range(len(keep)), keep))

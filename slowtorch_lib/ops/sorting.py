@@ -212,5 +212,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
         raise RuntimeError("selected index k out of range")
     if input.dtype is dtypes.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    values, indices = Topk.apply(input, dim=dim, descending=largest, k=k)
+    # A 0-d tensor keeps its one element, even for k=0 (as PyTorch does).
+    kept = k if input._shape else None
+    values, indices = Topk.apply(input, dim=dim, descending=largest, k=kept)
     return TopkResult(values, indices)
