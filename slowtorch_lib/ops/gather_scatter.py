@@ -471,7 +471,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     per dimension instead (a 0-d input counts as 1-d), ready to index with:
     ``x[x.nonzero(as_tuple=True)]``.
     """
-    hits = [place for place, value in enumerate(input._values()) if value]
+    values = input._values()
+    hits = list(compress(range(len(values)), values))
     shape = input._shape or (1,)
     columns = []
     inner = 1

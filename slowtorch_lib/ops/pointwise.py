@@ -1337,6 +1337,7 @@ def invert(input: Tensor) -> Tensor:
 # ----------------------------------------------------------------------
 
 import builtins as _builtins  # noqa: E402  (``round`` and ``abs`` are ops here)
+from itertools import compress, repeat  # noqa: E402
 
 from slowtorch_lib._kernels import cast_values  # noqa: E402
 
@@ -1369,27 +1370,22 @@ def _zeros_like(grad_output: Tensor) -> Tensor:
     return from_values([0.0] * size, grad_output._shape, grad_output.dtype)
 
 
-def _rounded(function: Any) -> Any:
-    """``function`` (``math.floor``...) as a float to float function.
+def _whole(function: Any, values: list[float]) -> list[Any]:
+    """``function`` (``math.floor``, ``round``...) applied to every value.
 
-    ``math.floor`` returns an int, refuses ``inf`` and ``nan``, and loses the
-    sign of a zero result; PyTorch keeps it: ``floor(-0.0)`` and ``ceil(-0.5)``
-    are ``-0.0``. A rounded value always has the sign of the input, so
-    ``copysign`` restores it.
+    ``math.floor`` returns an int and refuses ``inf`` and ``nan``, which are
+    their own rounding; and an int loses the sign of a zero result, which
+    PyTorch keeps (``ceil(-0.5)`` is ``-0.0``). A rounded value has the sign
+    of its input, so each zero result takes the sign of its input.
     """
-
-    def rounded(value: float) -> float:
-        if value - value != 0:  # inf or nan: already "rounded"
-            return value
-        return math.copysign(float(function(value)), value)
-
-    return rounded
-
-
-_floor_scalar = _rounded(math.floor)
-_ceil_scalar = _rounded(math.ceil)
-_trunc_scalar = _rounded(math.trunc)
-_round_scalar = _rounded(_builtins.round)  # halves to even, as PyTorch
+    try:
+        result = list(map(function, values))
+    except (OverflowError, ValueError):  # inf or nan among the values
+        result = [function(v) if v - v == 0 else v for v in values]
+    if 0 in result:
+        for i in compress(range(len(result)), map(operator.not_, result)):
+            result[i] = math.copysign(0.0, values[i])
+    return result
 
 
 class Floor(Function):
@@ -1399,7 +1395,7 @@ class Floor(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        return _round_values("floor", _floor_scalar, x)
+        return _round_values("floor", math.floor, x)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -1413,7 +1409,7 @@ class Ceil(Floor):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        return _round_values("ceil", _ceil_scalar, x)
+        return _round_values("ceil", math.ceil, x)
 
 
 class Trunc(Floor):
@@ -1423,7 +1419,7 @@ class Trunc(Floor):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        return _round_values("trunc", _trunc_scalar, x)
+        return _round_values("trunc", math.trunc, x)
 
 
 class Round(Floor):
@@ -1433,7 +1429,7 @@ class Round(Floor):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        return _round_values("round", _round_scalar, x)
+        return _round_values("round", _builtins.round, x)
 
 
 class RoundDecimals(Function):
@@ -1452,13 +1448,13 @@ class RoundDecimals(Function):
         return _zeros_like(grad_output)
 
 
-def _round_values(name: str, scalar: Any, x: Tensor) -> Tensor:
+def _round_values(name: str, function: Any, x: Tensor) -> Tensor:
     """Rounds every element; integers are already whole and are copied."""
     if x.dtype is dtypes.bool_:
         raise _not_implemented(f"{name}_vml_cpu", x.dtype)
     if not x.dtype.is_floating_point:
         return contiguous_copy(x)
-    return unary(scalar, x)
+    return from_values(_whole(function, x._values()), x._shape, x.dtype)
 
 
 def _round_decimals(x: Tensor, decimals: int) -> Tensor:
@@ -1467,18 +1463,13 @@ def _round_decimals(x: Tensor, decimals: int) -> Tensor:
     Each step is rounded to ``x``'s dtype, as PyTorch computes it in that
     dtype (for float32, the product is rounded to float32 before rounding).
     """
-    scale = 10.0 ** _builtins.min(_builtins.abs(decimals), 308)
-    if decimals >= 0:
-        scaled = [v * scale for v in x._values()]
-    else:
-        scaled = [v / scale for v in x._values()]
-    scaled = cast_values(scaled, dtypes.float64, x.dtype)
-    whole = list(map(_round_scalar, scaled))
-    if decimals >= 0:
-        result = [v / scale for v in whole]
-    else:
-        result = [v * scale for v in whole]
-    return from_values(result, x._shape, x.dtype)
+    scale = repeat(10.0 ** _builtins.min(_builtins.abs(decimals), 308))
+    into, back = (operator.mul, operator.truediv)
+    if decimals < 0:
+        into, back = back, into
+    scaled = cast_values(list(map(into, x._values(), scale)), dtypes.float64, x.dtype)
+    whole = _whole(_builtins.round, scaled)
+    return from_values(list(map(back, whole, scale)), x._shape, x.dtype)
 
 
 class Log1p(Function):

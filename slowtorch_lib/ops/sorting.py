@@ -10,6 +10,8 @@ gradient of the input is ``grad_output`` scattered by the indices.
 
 from __future__ import annotations
 
+from itertools import chain
+from math import isnan
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -44,14 +46,17 @@ def rows_along(x: Tensor, dim: int) -> list[list[Any]]:
     """
     if not x._shape:
         return [[x.item()]]
-    order = [d for d in range(x.dim()) if d != dim] + [dim]
-    positions = position_list(
-        [x._shape[d] for d in order], [x._stride[d] for d in order], x._offset
-    )
-    values = _gather(x._storage.data, positions)
     length = x._shape[dim]
     if length == 0:
         return [[] for _ in range(numel(x._shape[:dim] + x._shape[dim + 1 :]))]
+    if dim == x.dim() - 1:  # rows are runs of the row-major values
+        values = x._values()
+    else:
+        order = [d for d in range(x.dim()) if d != dim] + [dim]
+        positions = position_list(
+            [x._shape[d] for d in order], [x._stride[d] for d in order], x._offset
+        )
+        values = _gather(x._storage.data, positions)
     return [values[i : i + length] for i in range(0, len(values), length)]
 
 
@@ -59,9 +64,9 @@ def from_rows(rows: list[list[Any]], shape: tuple[int, ...], dim: int,
               d: dtype) -> Tensor:
     """The tensor of ``shape`` whose rows along ``dim`` are ``rows``: the
     inverse of :func:`rows_along`."""
-    values = [v for row in rows for v in row]
-    if not shape:
-        return from_values(values, (), d)
+    values = list(chain.from_iterable(rows))
+    if not shape or dim == len(shape) - 1:
+        return from_values(values, shape, d)
     order = [k for k in range(len(shape)) if k != dim] + [dim]
     moved_strides = contiguous_strides([shape[k] for k in order])
     strides = [0] * len(shape)
@@ -77,11 +82,10 @@ def _sorted_order(row: list[Any], descending: bool, floating: bool) -> list[int]
     ascending order, first in descending order.
     """
     places = range(len(row))
-    if floating:
-        numbers = [i for i in places if row[i] == row[i]]
-        nans = [i for i in places if row[i] != row[i]]
-    else:
-        numbers, nans = list(places), []
+    if not floating or not any(map(isnan, row)):
+        return sorted(places, key=row.__getitem__, reverse=descending)
+    numbers = [i for i in places if row[i] == row[i]]
+    nans = [i for i in places if row[i] != row[i]]
     order = sorted(numbers, key=row.__getitem__, reverse=descending)
     return nans + order if descending else order + nans
 
@@ -120,7 +124,7 @@ def _sort_rows(x: Tensor, dim: int, descending: bool,
     for row in rows_along(x, dim):
         order = _sorted_order(row, descending, floating)[:k]
         index_rows.append(order)
-        value_rows.append([row[i] for i in order])
+        value_rows.append(_gather(row, order))
     shape = x._shape
     if k is not None and shape:
         shape = shape[:dim] + (k,) + shape[dim + 1 :]
