@@ -1237,7 +1237,7 @@ class Tensor:
         descending: builtins.bool = False,
         *,
         stable: builtins.bool | None = None,
-    ) -> Any:
+    ) -> _sorting.SortResult:
         return _sorting.sort(self, dim, descending, stable=stable)
 
     def argsort(
@@ -1252,7 +1252,7 @@ class Tensor:
         dim: int = -1,
         largest: builtins.bool = True,
         sorted: builtins.bool = True,
-    ) -> Any:
+    ) -> _sorting.TopkResult:
         return _sorting.topk(self, k, dim, largest, sorted)
 
     def gather(self, dim: int, index: Tensor) -> Tensor:

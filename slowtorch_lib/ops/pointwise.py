@@ -1473,7 +1473,7 @@ def _round_decimals(x: Tensor, decimals: int) -> Tensor:
 
 
 class Log1p(Function):
-    r"""``log(1 + x)``, accurate for small ``x``. The derivative is ``1 / (1 + x)``."""
+    """``log(1 + x)``, accurate for small ``x``. The derivative is ``1 / (1 + x)``."""
 
     grad_fn_name = "Log1PBackward0"
 
