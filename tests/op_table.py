@@ -351,6 +351,9 @@ CASES += [
     _case("log1p", lambda L, x: L.log1p(x), M, domain="unit"),
     _case("nan_to_num", lambda L, x: L.nan_to_num(L.log(x), posinf=7.0), M),
     _case("nan_to_num_method", lambda L, x: (x * x - 1).log().nan_to_num(2.0), M),
+    _case("divide_floor", lambda L, x, y: L.divide(x, y, rounding_mode="floor"),
+          M, (3,), domain=("real", "nonzero")),
+    _case("div_trunc_scalar", lambda L, x: x.div(0.7, rounding_mode="trunc"), M),
     # ---------------- scans ----------------
     _case("cumsum", lambda L, x: L.cumsum(x, 1), M),
     _case("cumsum_3d_negative_dim", lambda L, x: x.cumsum(-2), (2, 3, 4)),

@@ -974,6 +974,8 @@ def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> 
     """
     if rounding_mode is None:
         return Div.apply(input, other)
+    if _records_history(input, other):  # one DivBackward2 node, values from below
+        return DivRounded.apply(input, other, rounding_mode=rounding_mode)
     if rounding_mode == "floor":
         return floor_divide(input, other)
     if rounding_mode == "trunc":
@@ -1340,6 +1342,7 @@ import builtins as _builtins  # noqa: E402  (``round`` and ``abs`` are ops here)
 from itertools import compress, repeat  # noqa: E402
 
 from slowtorch_lib._kernels import cast_values  # noqa: E402
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # noqa: E402
 
 __all__ += [
     "ceil",
@@ -1581,3 +1584,33 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
     ``neginf`` (by default the largest and smallest finite values of the
     dtype). Integers and bools are copied unchanged."""
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+class DivRounded(Function):
+    """``div`` with ``rounding_mode`` ``'floor'`` or ``'trunc'``.
+
+    The result is a step function of both inputs, so both gradients are 0
+    (PyTorch records it as ``DivBackward2``). Forward runs with grad mode
+    off, so the ``div`` it calls computes the values without recording.
+    """
+
+    grad_fn_name = "DivBackward2"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Operand, b: Operand, *,
+                rounding_mode: str) -> Tensor:
+        return div(a, b, rounding_mode=rounding_mode)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        return tuple(
+            _zeros_like(grad_output) if needed else None
+            for needed in ctx.needs_input_grad
+        )
+
+
+def _records_history(*operands: Operand) -> bool:
+    """Whether an operation on these operands is recorded in the graph."""
+    return GRAD_MODE.enabled and any(
+        isinstance(v, Tensor) and v.requires_grad for v in operands
+    )
