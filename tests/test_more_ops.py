@@ -26,8 +26,26 @@ from tests.parity import assert_same, require_torch
 
 inf, nan = math.inf, math.nan
 
-SPECIAL = [inf, -inf, nan, 0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999997,
-           -0.2, 1e30, -1e30, 4503599627370497.0, 3.7, -3.7]
+SPECIAL = [
+    inf,
+    -inf,
+    nan,
+    0.0,
+    -0.0,
+    0.5,
+    -0.5,
+    1.5,
+    -1.5,
+    2.5,
+    -2.5,
+    0.49999997,
+    -0.2,
+    1e30,
+    -1e30,
+    4503599627370497.0,
+    3.7,
+    -3.7,
+]
 DTYPES = ("float32", "float64", "int64", "bool")
 VALUES = {
     "float32": [-1.5, 0.0, 0.1, 2.0, 3.7, -0.6],
@@ -88,7 +106,9 @@ def check(fn: Callable[[Any], Any], exact: bool = True, message: bool = True) ->
     compare(ours, theirs, exact)
 
 
-def grid(seed: int, shape: tuple[int, ...], low: float = -3, high: float = 3) -> list[Any]:
+def grid(
+    seed: int, shape: tuple[int, ...], low: float = -3, high: float = 3
+) -> list[Any]:
     """Nested random floats with 2 decimals (ties likely in sorts)."""
     rng = random.Random(seed)
     count = math.prod(shape)
@@ -141,8 +161,11 @@ def test_round_decimals_matches_torch_bit_for_bit(decimals: int, dtype: str) -> 
     rng = random.Random(decimals)
     values = [rng.uniform(-1000, 1000) for _ in range(300)] + SPECIAL
     values += [0.125, 0.375, 2.675, 1.005, -0.045, 1234.5678]
-    check(lambda lib: lib.round(lib.tensor(values, dtype=getattr(lib, dtype)),
-                                decimals=decimals))
+    check(
+        lambda lib: lib.round(
+            lib.tensor(values, dtype=getattr(lib, dtype)), decimals=decimals
+        )
+    )
 
 
 def test_round_decimals_errors_and_integer_rounding() -> None:
@@ -212,8 +235,10 @@ def test_cumsum_edge_cases() -> None:
     check(lambda lib: lib.tensor(3.5).cumsum(-1))
     check(lambda lib: lib.zeros(2, 0, 3).cumsum(1))
     check(lambda lib: lib.zeros(2, 0, 3).cumsum(2))
-    check(lambda lib: lib.tensor(grid(2, (3, 4, 2))).permute(2, 0, 1).cumsum(1),
-          exact=False)
+    check(
+        lambda lib: lib.tensor(grid(2, (3, 4, 2))).permute(2, 0, 1).cumsum(1),
+        exact=False,
+    )
     check(lambda lib: lib.tensor([inf, -inf, 1.0, nan, 2.0]).cumsum(0))
     check(lambda lib: lib.ones(2, 3).cumsum(2))
     check(lambda lib: lib.cumsum(lib.ones(2, 3), -3))
@@ -251,12 +276,18 @@ def test_sort_with_ties(shape: tuple[int, ...], descending: bool) -> None:
         assert_same(ours.values, theirs.values)
         _is_sorting_permutation(make(st), ours.values, ours.indices, dim)
         # With stable=True the indices are unique, and equal to torch's.
-        check(lambda lib: lib.sort(make(lib), dim=dim, descending=descending, stable=True))
-        check(lambda lib: make(lib).argsort(dim=dim, descending=descending, stable=True))
+        check(
+            lambda lib: lib.sort(make(lib), dim=dim, descending=descending, stable=True)
+        )
+        check(
+            lambda lib: make(lib).argsort(dim=dim, descending=descending, stable=True)
+        )
 
 
 def test_sort_special_values_and_dtypes() -> None:
-    check(lambda lib: lib.tensor([3.0, nan, -inf, 1.0, nan, inf, -0.0]).sort(stable=True))
+    check(
+        lambda lib: lib.tensor([3.0, nan, -inf, 1.0, nan, inf, -0.0]).sort(stable=True)
+    )
     check(lambda lib: lib.tensor([3.0, nan, -inf, 1.0, inf]).sort(descending=True))
     check(lambda lib: lib.tensor([5, -2, 9, 0]).sort())
     check(lambda lib: lib.tensor([True, False, True]).sort(stable=True))
@@ -379,8 +410,11 @@ def test_scatter_values() -> None:
     index = [[2, 0, 1, 0], [0, 2, 0, 1]]
     src = [[1.5, 2.5, 3.5, 4.5], [5.5, 6.5, 7.5, 8.5]]
     check(lambda lib: lib.tensor(X34).scatter(0, lib.tensor(index), lib.tensor(src)))
-    check(lambda lib: lib.scatter(lib.tensor(X34), 1, lib.tensor([[3], [0]]),
-                                  lib.tensor(src)))
+    check(
+        lambda lib: lib.scatter(
+            lib.tensor(X34), 1, lib.tensor([[3], [0]]), lib.tensor(src)
+        )
+    )
     check(lambda lib: lib.tensor(X34).scatter(0, lib.tensor(index), -1.0))
     check(lambda lib: lib.tensor(X34).scatter(0, lib.tensor(index), value=2))
     check(lambda lib: lib.tensor([[1, 2], [3, 4]]).scatter(1, lib.tensor([[0]]), 2.5))
@@ -393,20 +427,33 @@ def test_scatter_values() -> None:
 def test_scatter_add_values() -> None:
     index = [[2, 0, 2, 0], [2, 2, 0, 1]]  # repeated places add up
     src = [[1.5, 2.5, 3.5, 4.5], [5.5, 6.5, 7.5, 8.5]]
-    check(lambda lib: lib.tensor(X34).scatter_add(0, lib.tensor(index), lib.tensor(src)))
-    check(lambda lib: lib.scatter_add(lib.tensor([[1, 2], [3, 4]]), 1,
-                                      lib.tensor([[0, 0]]), lib.tensor([[5, 6]])))
-    check(lambda lib: lib.tensor(2.0).scatter_add(0, lib.tensor([0, 0]),
-                                                  lib.tensor([5.0, 1.0])))
-    check(lambda lib: lib.zeros(3, dtype=lib.bool).scatter_add(
-        0, lib.tensor([0, 0]), lib.tensor([True, True])))
+    check(
+        lambda lib: lib.tensor(X34).scatter_add(0, lib.tensor(index), lib.tensor(src))
+    )
+    check(
+        lambda lib: lib.scatter_add(
+            lib.tensor([[1, 2], [3, 4]]), 1, lib.tensor([[0, 0]]), lib.tensor([[5, 6]])
+        )
+    )
+    check(
+        lambda lib: lib.tensor(2.0).scatter_add(
+            0, lib.tensor([0, 0]), lib.tensor([5.0, 1.0])
+        )
+    )
+    check(
+        lambda lib: lib.zeros(3, dtype=lib.bool).scatter_add(
+            0, lib.tensor([0, 0]), lib.tensor([True, True])
+        )
+    )
 
 
 def test_scatter_errors() -> None:
     x = X34
     check(lambda lib: lib.tensor(x).scatter(0, lib.tensor([[3]]), 1.0))
     check(lambda lib: lib.tensor(x).scatter(0, lib.tensor([[-1]]), 1.0))
-    check(lambda lib: lib.tensor(x).scatter(0, lib.tensor([[0, 1]]), lib.tensor([[1.0]])))
+    check(
+        lambda lib: lib.tensor(x).scatter(0, lib.tensor([[0, 1]]), lib.tensor([[1.0]]))
+    )
     check(lambda lib: lib.tensor(x).scatter(0, lib.tensor([[0]]), lib.tensor([[1]])))
     check(lambda lib: lib.tensor(x).scatter(0, lib.tensor([0]), 1.0))
     check(lambda lib: lib.tensor(x).scatter(0, lib.tensor([[0, 1, 2, 0, 1]]), 1.0))
@@ -415,17 +462,26 @@ def test_scatter_errors() -> None:
     check(lambda lib: lib.tensor(x).scatter(2, lib.tensor([[0]]), 1.0))
     check(lambda lib: lib.zeros(2, 3).scatter(0, lib.tensor([[1]]), lib.tensor(7.0)))
     check(lambda lib: lib.tensor(x).scatter_add(0, lib.tensor([[0]]), 1.0))
-    check(lambda lib: lib.tensor(x).scatter_add(0, lib.tensor([[7]]), lib.tensor([[1.0]])))
-    check(lambda lib: lib.tensor(x).scatter_add(0, lib.tensor([[0]]), lib.tensor([[1]])))
-    check(lambda lib: lib.tensor(x).scatter_add(
-        0, lib.tensor([[0, 1, 2, 0, 1]]), lib.ones(3, 5)))
+    check(
+        lambda lib: lib.tensor(x).scatter_add(0, lib.tensor([[7]]), lib.tensor([[1.0]]))
+    )
+    check(
+        lambda lib: lib.tensor(x).scatter_add(0, lib.tensor([[0]]), lib.tensor([[1]]))
+    )
+    check(
+        lambda lib: lib.tensor(x).scatter_add(
+            0, lib.tensor([[0, 1, 2, 0, 1]]), lib.ones(3, 5)
+        )
+    )
 
 
 def test_scatter_in_place() -> None:
     def run(lib: Any) -> Any:
         x = lib.tensor(X34)
         y = x.scatter_(1, lib.tensor([[0], [3]]), lib.tensor([[-1.0], [-2.0]]))
-        z = lib.tensor(X34).scatter_add_(0, lib.tensor([[1, 1]]), lib.tensor([[0.5, 1.5]]))
+        z = lib.tensor(X34).scatter_add_(
+            0, lib.tensor([[1, 1]]), lib.tensor([[0.5, 1.5]])
+        )
         w = lib.tensor(X34).scatter_(0, lib.tensor([[2]]), value=9.0)
         return x, y is x, z, w
 
@@ -487,9 +543,14 @@ def test_index_select_errors() -> None:
 
 def test_masked_select() -> None:
     check(lambda lib: lib.tensor(X34).masked_select(lib.tensor(X34) > 4))
-    check(lambda lib: lib.masked_select(lib.tensor(X34),
-                                        lib.tensor([True, False, True, False])))
-    check(lambda lib: lib.tensor([1.0, 2.0]).masked_select(lib.tensor([[True], [False]])))
+    check(
+        lambda lib: lib.masked_select(
+            lib.tensor(X34), lib.tensor([True, False, True, False])
+        )
+    )
+    check(
+        lambda lib: lib.tensor([1.0, 2.0]).masked_select(lib.tensor([[True], [False]]))
+    )
     check(lambda lib: lib.tensor(3.0).masked_select(lib.tensor(True)))
     check(lambda lib: lib.tensor([1, 2, 3]).masked_select(lib.tensor([False] * 3)))
     check(lambda lib: lib.tensor(X34).masked_select(lib.tensor(X34).long()))
@@ -621,15 +682,25 @@ def test_isclose_and_allclose() -> None:
     check(lambda lib: lib.isclose(lib.tensor(a), lib.tensor(b), rtol=0.1, atol=0.0))
     for rtol, atol, equal_nan in [(1e-5, 1e-8, False), (0.1, 0.0, True), (0, 0, True)]:
         for lhs, rhs in [(a, b), (a, a), ([1.0, nan], [1.0, nan]), (b[:2], a[:2])]:
-            check(lambda lib: lib.allclose(lib.tensor(lhs, dtype=lib.float64),
-                                           lib.tensor(rhs, dtype=lib.float64),
-                                           rtol, atol, equal_nan))
+            check(
+                lambda lib: lib.allclose(
+                    lib.tensor(lhs, dtype=lib.float64),
+                    lib.tensor(rhs, dtype=lib.float64),
+                    rtol,
+                    atol,
+                    equal_nan,
+                )
+            )
     check(lambda lib: lib.tensor([1.0]).allclose(lib.tensor([1.0, 1.0])))
     check(lambda lib: lib.allclose(lib.tensor([1, 2]), lib.tensor([1, 2])))
 
 
 def test_isclose_errors() -> None:
-    check(lambda lib: lib.allclose(lib.tensor([1.0]), lib.tensor([1.0], dtype=lib.float64)))
+    check(
+        lambda lib: lib.allclose(
+            lib.tensor([1.0]), lib.tensor([1.0], dtype=lib.float64)
+        )
+    )
     check(lambda lib: lib.allclose(lib.tensor([1]), lib.tensor([1.0])))
     check(lambda lib: lib.allclose(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([1.0, 1.0])))
 
@@ -640,10 +711,14 @@ def test_equal_and_is_tensor() -> None:
     check(lambda lib: lib.equal(lib.tensor([1.0]), lib.tensor([1.0, 1.0])))
     check(lambda lib: lib.equal(lib.tensor([1.0]), lib.tensor([1])))
     check(lambda lib: lib.equal(lib.tensor([nan]), lib.tensor([nan])))
-    check(lambda lib: lib.equal(lib.tensor([0.1]), lib.tensor([0.1], dtype=lib.float64)))
+    check(
+        lambda lib: lib.equal(lib.tensor([0.1]), lib.tensor([0.1], dtype=lib.float64))
+    )
     check(lambda lib: lib.tensor(X34).equal(lib.tensor(X34).t().t()))
     check(lambda lib: lib.equal(lib.zeros(0), lib.zeros(0)))
-    check(lambda lib: (lib.is_tensor(lib.ones(1)), lib.is_tensor(1.0), lib.is_tensor([1])))
+    check(
+        lambda lib: (lib.is_tensor(lib.ones(1)), lib.is_tensor(1.0), lib.is_tensor([1]))
+    )
 
 
 # ----------------------------------------------------------------------

@@ -40,8 +40,13 @@ def _closeness(rtol: float, atol: float, equal_nan: bool) -> Any:
     return close
 
 
-def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-            equal_nan: bool = False) -> Tensor:
+def isclose(
+    input: Tensor,
+    other: Tensor,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> Tensor:
     """True where ``|input - other| <= atol + rtol * |other|``, elementwise.
 
     ``nan`` is close to nothing, unless ``equal_nan`` (then to ``nan``).
@@ -56,8 +61,13 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return binary(close, input, other, input.dtype, dtypes.bool_)
 
 
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: bool = False) -> bool:
+def allclose(
+    input: Tensor,
+    other: Tensor,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> bool:
     """Whether every element of ``input`` is close to ``other`` (see
     :func:`isclose`): a Python bool."""
     return all(isclose(input, other, rtol, atol, equal_nan)._values())

@@ -73,16 +73,18 @@ def _check_bounds(picks: list[int], dim: int, size: int) -> None:
         )
 
 
-def _check_sizes(index_shape: tuple[int, ...], self_shape: tuple[int, ...],
-                 dim: int, src_shape: tuple[int, ...] | None = None) -> None:
+def _check_sizes(
+    index_shape: tuple[int, ...],
+    self_shape: tuple[int, ...],
+    dim: int,
+    src_shape: tuple[int, ...] | None = None,
+) -> None:
     """The index may be smaller than ``self`` (except along ``dim``) and than
     ``src``, never larger: PyTorch's rule for gather and scatter."""
     fits_self = all(
         i <= s for d, (i, s) in enumerate(zip(index_shape, self_shape)) if d != dim
     )
-    fits_src = src_shape is None or all(
-        i <= s for i, s in zip(index_shape, src_shape)
-    )
+    fits_src = src_shape is None or all(i <= s for i, s in zip(index_shape, src_shape))
     if fits_self and fits_src:
         return
     message = (
@@ -149,7 +151,9 @@ def _check_same_ndim(index: Tensor, other: Tensor, name: str) -> None:
         )
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+def gather(
+    input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False
+) -> Tensor:
     """The elements of ``input`` that ``index`` names along ``dim``.
 
     The result has ``index``'s shape; for ``dim=1``,
@@ -180,8 +184,9 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
 # ----------------------------------------------------------------------
 
 
-def _scatter_values(x: Tensor, dim: int, index: Tensor, sources: Any,
-                    combine: Any = None) -> Tensor:
+def _scatter_values(
+    x: Tensor, dim: int, index: Tensor, sources: Any, combine: Any = None
+) -> Tensor:
     """A copy of ``x`` with ``sources`` written where ``index`` points.
 
     ``combine(old, new)`` (such as ``operator.add``) merges a written value
@@ -219,8 +224,9 @@ class Scatter(Function):
     grad_fn_name = "ScatterBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, src: Tensor, *, dim: int,
-                index: Tensor) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, src: Tensor, *, dim: int, index: Tensor
+    ) -> Tensor:
         ctx.save_for_backward(index)
         ctx.dim = dim
         return _scatter_values(x, dim, index, _source_values(src, index))
@@ -245,8 +251,9 @@ class ScatterValue(Function):
     grad_fn_name = "ScatterBackward1"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, index: Tensor,
-                value: Any) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dim: int, index: Tensor, value: Any
+    ) -> Tensor:
         ctx.save_for_backward(index)
         ctx.dim = dim
         return _scatter_values(x, dim, index, repeat(cast_scalar(value, x.dtype)))
@@ -267,8 +274,9 @@ class ScatterAdd(Function):
     grad_fn_name = "ScatterAddBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, src: Tensor, *, dim: int,
-                index: Tensor) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, src: Tensor, *, dim: int, index: Tensor
+    ) -> Tensor:
         ctx.save_for_backward(index)
         ctx.dim = dim
         sources = _source_values(src, index)
@@ -283,8 +291,9 @@ class ScatterAdd(Function):
         return grad_output, grad_src
 
 
-def _check_scatter(name: str, input: Tensor, dim: int, index: Tensor,
-                   src: Tensor | None) -> int:
+def _check_scatter(
+    name: str, input: Tensor, dim: int, index: Tensor, src: Tensor | None
+) -> int:
     """PyTorch's checks of ``scatter``'s arguments; returns ``dim`` normalized."""
     dim = normalize_dim(dim, input.dim())
     _check_index_dtype("scatter", index)
@@ -292,7 +301,9 @@ def _check_scatter(name: str, input: Tensor, dim: int, index: Tensor,
     if src is not None:
         _check_same_ndim(index, src, "src")
         if src.dtype is not input.dtype:
-            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+            raise RuntimeError(
+                "scatter(): Expected self.dtype to be equal to src.dtype"
+            )
     _check_sizes(
         _layout(index)[0],
         _layout(input)[0],
@@ -302,8 +313,9 @@ def _check_scatter(name: str, input: Tensor, dim: int, index: Tensor,
     return dim
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *,
-            value: Any = None) -> Tensor:
+def scatter(
+    input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None
+) -> Tensor:
     """A copy of ``input`` with ``src`` written where ``index`` points.
 
     For ``dim=1``: ``out[i][index[i][j]] = src[i][j]``. ``src`` may be a

@@ -60,8 +60,9 @@ def rows_along(x: Tensor, dim: int) -> list[list[Any]]:
     return [values[i : i + length] for i in range(0, len(values), length)]
 
 
-def from_rows(rows: list[list[Any]], shape: tuple[int, ...], dim: int,
-              d: dtype) -> Tensor:
+def from_rows(
+    rows: list[list[Any]], shape: tuple[int, ...], dim: int, d: dtype
+) -> Tensor:
     """The tensor of ``shape`` whose rows along ``dim`` are ``rows``: the
     inverse of :func:`rows_along`."""
     values = list(chain.from_iterable(rows))
@@ -116,8 +117,9 @@ class TopkResult(NamedTuple):
         )
 
 
-def _sort_rows(x: Tensor, dim: int, descending: bool,
-               k: int | None = None) -> tuple[Tensor, Tensor]:
+def _sort_rows(
+    x: Tensor, dim: int, descending: bool, k: int | None = None
+) -> tuple[Tensor, Tensor]:
     """The (first ``k``) sorted values along ``dim`` and their indices."""
     floating = x.dtype.is_floating_point
     value_rows, index_rows = [], []
@@ -144,8 +146,9 @@ class Sort(Function):
     grad_fn_name = "SortBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, descending: bool,
-                k: int | None = None) -> tuple[Tensor, Tensor]:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dim: int, descending: bool, k: int | None = None
+    ) -> tuple[Tensor, Tensor]:
         values, indices = _sort_rows(x, dim, descending, k)
         ctx.save_for_backward(indices)
         ctx.dim, ctx.input_shape = dim, x._shape
@@ -172,8 +175,13 @@ class Topk(Sort):
     grad_fn_name = "TopkBackward0"
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
-         stable: bool | None = None) -> SortResult:
+def sort(
+    input: Tensor,
+    dim: int = -1,
+    descending: bool = False,
+    *,
+    stable: bool | None = None,
+) -> SortResult:
     """The elements along ``dim`` in ascending (or descending) order, and the
     index each one came from.
 
@@ -193,15 +201,17 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
     return SortResult(values, indices)
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, *,
-            stable: bool = False) -> Tensor:
+def argsort(
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
+) -> Tensor:
     """The indices that sort ``input`` along ``dim`` (``sort(...).indices``)."""
     dim = normalize_dim(dim, input.dim())
     return _sort_rows(input, dim, descending)[1]
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
-         sorted: bool = True) -> TopkResult:
+def topk(
+    input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+) -> TopkResult:
     """The ``k`` largest elements along ``dim`` (smallest with
     ``largest=False``), in sorted order, and their indices.
 
