@@ -110,9 +110,12 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     new leading dimensions of size 1 are added first.
 
     Raises:
+        TypeError: If no size is given.
         RuntimeError: If there are fewer sizes than dimensions, or a size is
             negative.
     """
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     if len(sizes) == 1 and not isinstance(sizes[0], int):
         sizes = tuple(sizes[0])
     repeats = tuple(int(s) for s in sizes)
