@@ -230,6 +230,18 @@ def test_cumsum_float32_is_summed_in_double_then_rounded() -> None:
     check(lambda lib: lib.tensor(values).cumsum(0))
 
 
+def test_int64_sums_wrap_around_as_in_torch() -> None:
+    big = 2**62
+    check(lambda lib: lib.tensor([big, big, big, -big]).cumsum(0))
+    check(lambda lib: lib.tensor([[big], [-big]]).cumsum(0, dtype=lib.int64))
+    check(
+        lambda lib: lib.tensor([big, 1]).scatter_add(
+            0, lib.tensor([0, 0]), lib.tensor([big, big])
+        )
+    )
+    check(lambda lib: lib.tensor([3e38, 3e38]).cumsum(0))
+
+
 def test_cumsum_edge_cases() -> None:
     check(lambda lib: lib.tensor(3.5).cumsum(0))
     check(lambda lib: lib.tensor(3.5).cumsum(-1))

@@ -59,6 +59,15 @@ def _zeros(shape: tuple[int, ...], like: Tensor) -> Tensor:
     return from_values([0.0] * numel(shape), shape, like.dtype)
 
 
+def wrap_int64(values: list[Any]) -> list[Any]:
+    """Integers wrapped into int64's range, as C's arithmetic (and PyTorch) do:
+    ``2**63`` becomes ``-2**63``. Python's integers never overflow by
+    themselves, and the storage would refuse them."""
+    if values and (max(values) > 2**63 - 1 or min(values) < -(2**63)):
+        return [(v + 2**63) % 2**64 - 2**63 for v in values]
+    return values
+
+
 def _check_index_dtype(name: str, index: Tensor) -> None:
     if index.dtype is not dtypes.int64:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
@@ -201,6 +210,8 @@ def _scatter_values(
     else:
         for target, value in zip(targets, sources):
             values[target] = combine(values[target], value)
+        if x.dtype is dtypes.int64:
+            values = wrap_int64(values)
     return from_values(values, x._shape, x.dtype)
 
 

@@ -16,6 +16,7 @@ from slowtorch_lib._kernels import cast_values
 from slowtorch_lib._strides import normalize_dim
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.gather_scatter import wrap_int64
 from slowtorch_lib.ops.rearrange import flip
 from slowtorch_lib.ops.sorting import from_rows, rows_along
 
@@ -39,6 +40,8 @@ class Cumsum(Function):
             rows = [cast_values(row, x.dtype, dtype) for row in rows]
         # Floats are summed in double precision, then stored in ``dtype``.
         running = [list(accumulate(row)) for row in rows]
+        if dtype is dtypes.int64:
+            running = [wrap_int64(row) for row in running]
         return from_rows(running, x._shape, dim, dtype)
 
     @staticmethod
