@@ -487,6 +487,19 @@ def test_scatter_errors() -> None:
     )
 
 
+def test_arguments_of_the_wrong_type() -> None:
+    x = X34
+    check(lambda lib: lib.gather(lib.tensor(x), 0, [[0]]))
+    check(lambda lib: lib.index_select(lib.tensor(x), 0, [0]))
+    check(lambda lib: lib.tensor(x).gather(0, [[0]]), message=False)
+    check(lambda lib: lib.tensor(x).scatter(0, [[0]], 1.0), message=False)
+    check(lambda lib: lib.tensor(x).scatter(0, lib.tensor([[0]])), message=False)
+    check(
+        lambda lib: lib.tensor(x).scatter_add(0, [[0]], lib.ones(1, 1)), message=False
+    )
+    check(lambda lib: lib.tensor(x).topk(1.5))
+
+
 def test_scatter_in_place() -> None:
     def run(lib: Any) -> Any:
         x = lib.tensor(X34)

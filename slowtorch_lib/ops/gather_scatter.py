@@ -68,6 +68,16 @@ def wrap_int64(values: list[Any]) -> list[Any]:
     return values
 
 
+def _check_is_tensor(function: str, index: Any) -> None:
+    """``index`` must be a tensor (PyTorch numbers the arguments of the
+    function form, ``torch.gather(input, dim, index)``)."""
+    if not isinstance(index, Tensor):
+        raise TypeError(
+            f"{function}(): argument 'index' (position 3) must be Tensor, not "
+            f"{type(index).__name__}"
+        )
+
+
 def _check_index_dtype(name: str, index: Tensor) -> None:
     if index.dtype is not dtypes.int64:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
@@ -174,6 +184,7 @@ def gather(
             dimensions, is larger than ``input`` apart from ``dim``, or holds
             an index out of range.
     """
+    _check_is_tensor("gather", index)
     dim = normalize_dim(dim, input.dim())
     _check_index_dtype("gather", index)
     _check_same_ndim(index, input, "input")
@@ -306,6 +317,7 @@ def _check_scatter(
     name: str, input: Tensor, dim: int, index: Tensor, src: Tensor | None
 ) -> int:
     """PyTorch's checks of ``scatter``'s arguments; returns ``dim`` normalized."""
+    _check_is_tensor(name, index)
     dim = normalize_dim(dim, input.dim())
     _check_index_dtype("scatter", index)
     _check_same_ndim(index, input, "self")
@@ -341,6 +353,8 @@ def scatter(
     """
     if src is None:
         src = value
+    if src is None:
+        raise TypeError("scatter(): expected a tensor src or a number value")
     if isinstance(src, Tensor):
         dim = _check_scatter("scatter", input, dim, index, src)
         return Scatter.apply(input, src, dim=dim, index=index)
@@ -423,6 +437,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
             more than one dimension.
         RuntimeError: If ``index`` is not int64.
     """
+    _check_is_tensor("index_select", index)
     dim = normalize_dim(dim, input.dim())
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")

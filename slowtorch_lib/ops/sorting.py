@@ -217,9 +217,14 @@ def topk(
 
     Raises:
         IndexError: If ``dim`` is out of range.
+        TypeError: If ``k`` is not an int.
         RuntimeError: If ``k`` is negative or larger than the size of ``dim``,
             or for a bool tensor.
     """
+    if not isinstance(k, int):
+        raise TypeError(
+            f"topk(): argument 'k' (position 1) must be int, not {type(k).__name__}"
+        )
     dim = normalize_dim(dim, input.dim())
     size = input._shape[dim] if input._shape else 1
     if not 0 <= k <= size:
