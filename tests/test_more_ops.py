@@ -168,6 +168,17 @@ def test_round_decimals_matches_torch_bit_for_bit(decimals: int, dtype: str) -> 
     )
 
 
+def test_round_decimals_beyond_the_range_of_floats() -> None:
+    values = [0.0, 1.5, -2.25, inf, nan]
+    for decimals in (-400, -309, -39, -38, 38, 39, 308, 309, 400):
+        for dtype in ("float32", "float64"):
+            check(
+                lambda lib: lib.tensor(values, dtype=getattr(lib, dtype)).round(
+                    decimals=decimals
+                )
+            )
+
+
 def test_round_decimals_errors_and_integer_rounding() -> None:
     check(lambda lib: lib.round(lib.tensor([15, 25]), decimals=-1))
     check(lambda lib: lib.tensor([True]).round())

@@ -1341,7 +1341,7 @@ def invert(input: Tensor) -> Tensor:
 import builtins as _builtins  # noqa: E402  (``round`` and ``abs`` are ops here)
 from itertools import compress, repeat  # noqa: E402
 
-from slowtorch_lib._kernels import cast_values  # noqa: E402
+from slowtorch_lib._kernels import cast_scalar, cast_values  # noqa: E402
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # noqa: E402
 
 __all__ += [
@@ -1464,9 +1464,12 @@ def _round_decimals(x: Tensor, decimals: int) -> Tensor:
     """``round(x * 10**d) / 10**d``, or ``round(x / 10**-d) * 10**-d`` for d < 0.
 
     Each step is rounded to ``x``'s dtype, as PyTorch computes it in that
-    dtype (for float32, the product is rounded to float32 before rounding).
+    dtype: for float32, ``10**d`` and the product are float32 numbers (so
+    ``10**39`` is already ``inf``, and every result ``nan``).
     """
-    scale = repeat(10.0 ** _builtins.min(_builtins.abs(decimals), 308))
+    power = _builtins.abs(decimals)
+    ten_power = 10.0**power if power <= 308 else math.inf
+    scale = repeat(cast_scalar(ten_power, x.dtype))  # inf beyond float32's range
     into, back = (operator.mul, operator.truediv)
     if decimals < 0:
         into, back = back, into
