@@ -294,3 +294,70 @@ __all__ += ["load", "nn", "save"]
 from slowtorch_lib.ops.linalg import addmm  # noqa: E402
 
 __all__ += ["addmm"]
+
+# Issue 6, missing API: rounding, sorting, scans, gather/scatter,
+# rearranging, whole-tensor comparisons, and the aliases of arithmetic.
+# ----------------------------------------------------------------------
+from slowtorch_lib.ops.comparison import (  # noqa: E402
+    allclose,
+    equal,
+    is_tensor,
+    isclose,
+)
+from slowtorch_lib.ops.gather_scatter import (  # noqa: E402
+    gather,
+    index_select,
+    masked_select,
+    nonzero,
+    scatter,
+    scatter_add,
+)
+from slowtorch_lib.ops.pointwise import (  # noqa: E402
+    ceil,
+    divide,
+    fix,
+    floor,
+    isfinite,
+    isinf,
+    log1p,
+    multiply,
+    nan_to_num,
+    round,
+    subtract,
+    trunc,
+)
+from slowtorch_lib.ops.rearrange import flip, tril, triu  # noqa: E402
+from slowtorch_lib.ops.scan import cumsum  # noqa: E402
+from slowtorch_lib.ops.sorting import argsort, sort, topk  # noqa: E402
+
+__all__ += [  # noqa: PLE0605
+    "allclose",
+    "argsort",
+    "ceil",
+    "cumsum",
+    "divide",
+    "equal",
+    "fix",
+    "flip",
+    "floor",
+    "gather",
+    "index_select",
+    "is_tensor",
+    "isclose",
+    "isfinite",
+    "isinf",
+    "log1p",
+    "masked_select",
+    "multiply",
+    "nan_to_num",
+    "nonzero",
+    "round",
+    "scatter",
+    "scatter_add",
+    "sort",
+    "subtract",
+    "topk",
+    "tril",
+    "triu",
+    "trunc",
+]

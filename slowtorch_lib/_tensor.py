@@ -1162,6 +1162,192 @@ class Tensor:
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         return _views.unbind(self, dim)
 
+    # ------------------------------------------------------------------
+    # Issue 6, missing API: thin methods over the functions in ops/
+    # ------------------------------------------------------------------
+
+    def sign(self) -> Tensor:
+        return _pointwise.sign(self)
+
+    def true_divide(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.true_divide(self, other)
+
+    def divide(
+        self, other: TensorOrScalar, *, rounding_mode: str | None = None
+    ) -> Tensor:
+        return _pointwise.divide(self, other, rounding_mode=rounding_mode)
+
+    def multiply(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.multiply(self, other)
+
+    def subtract(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        return _pointwise.subtract(self, other, alpha=alpha)
+
+    def logical_and(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.logical_and(self, other)
+
+    def logical_or(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.logical_or(self, other)
+
+    def logical_xor(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.logical_xor(self, other)
+
+    def bernoulli(self, p: Any = None, *, generator: Any = None) -> Tensor:
+        """0 or 1 for each element, 1 with the element's probability (or ``p``)."""
+        return _rng.bernoulli(self, p, generator=generator)
+
+    def floor(self) -> Tensor:
+        return _pointwise.floor(self)
+
+    def ceil(self) -> Tensor:
+        return _pointwise.ceil(self)
+
+    def round(self, *, decimals: int | None = None) -> Tensor:
+        return _pointwise.round(self, decimals=decimals)
+
+    def trunc(self) -> Tensor:
+        return _pointwise.trunc(self)
+
+    def fix(self) -> Tensor:
+        return _pointwise.trunc(self)
+
+    def isinf(self) -> Tensor:
+        return _pointwise.isinf(self)
+
+    def isfinite(self) -> Tensor:
+        return _pointwise.isfinite(self)
+
+    def nan_to_num(
+        self,
+        nan: builtins.float = 0.0,
+        posinf: builtins.float | None = None,
+        neginf: builtins.float | None = None,
+    ) -> Tensor:
+        return _pointwise.nan_to_num(self, nan, posinf, neginf)
+
+    def log1p(self) -> Tensor:
+        return _pointwise.log1p(self)
+
+    def cumsum(self, dim: int, *, dtype: dtypes.dtype | None = None) -> Tensor:
+        return _scan.cumsum(self, dim, dtype=dtype)
+
+    def sort(
+        self,
+        dim: int = -1,
+        descending: builtins.bool = False,
+        *,
+        stable: builtins.bool | None = None,
+    ) -> _sorting.SortResult:
+        return _sorting.sort(self, dim, descending, stable=stable)
+
+    def argsort(
+        self, dim: int = -1, descending: builtins.bool = False, *,
+        stable: builtins.bool = False,
+    ) -> Tensor:
+        return _sorting.argsort(self, dim, descending, stable=stable)
+
+    def topk(
+        self,
+        k: int,
+        dim: int = -1,
+        largest: builtins.bool = True,
+        sorted: builtins.bool = True,
+    ) -> _sorting.TopkResult:
+        return _sorting.topk(self, k, dim, largest, sorted)
+
+    def gather(self, dim: int, index: Tensor) -> Tensor:
+        return _gather_scatter.gather(self, dim, index)
+
+    def scatter(self, dim: int, index: Tensor, src: Any = None, *,
+                value: Any = None) -> Tensor:
+        return _gather_scatter.scatter(self, dim, index, src, value=value)
+
+    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        return _gather_scatter.scatter_add(self, dim, index, src)
+
+    def index_select(self, dim: int, index: Tensor) -> Tensor:
+        return _gather_scatter.index_select(self, dim, index)
+
+    def masked_select(self, mask: Tensor) -> Tensor:
+        return _gather_scatter.masked_select(self, mask)
+
+    def nonzero(self, *, as_tuple: builtins.bool = False) -> Any:
+        return _gather_scatter.nonzero(self, as_tuple=as_tuple)
+
+    def flip(self, *dims: Any) -> Tensor:
+        return _rearrange.flip(self, _shape_arg(dims))
+
+    def repeat(self, *sizes: Any) -> Tensor:
+        return _rearrange.repeat(self, *sizes)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        return _rearrange.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        return _rearrange.triu(self, diagonal)
+
+    def allclose(
+        self,
+        other: Tensor,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ) -> builtins.bool:
+        return _comparison.allclose(self, other, rtol, atol, equal_nan)
+
+    def isclose(
+        self,
+        other: Tensor,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ) -> Tensor:
+        return _comparison.isclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other: Tensor) -> builtins.bool:
+        return _comparison.equal(self, other)
+
+    # In-place forms: computed out of place, then written back.
+
+    def floor_(self) -> Tensor:
+        return self._inplace(_pointwise.floor)
+
+    def ceil_(self) -> Tensor:
+        return self._inplace(_pointwise.ceil)
+
+    def round_(self, *, decimals: int | None = None) -> Tensor:
+        return self._inplace(_pointwise.round, decimals=decimals)
+
+    def trunc_(self) -> Tensor:
+        return self._inplace(_pointwise.trunc)
+
+    def nan_to_num_(
+        self,
+        nan: builtins.float = 0.0,
+        posinf: builtins.float | None = None,
+        neginf: builtins.float | None = None,
+    ) -> Tensor:
+        return self._inplace(_pointwise.nan_to_num, nan, posinf, neginf)
+
+    def log1p_(self) -> Tensor:
+        return self._inplace(_pointwise.log1p)
+
+    def cumsum_(self, dim: int) -> Tensor:
+        return self._inplace(_scan.cumsum, dim)
+
+    def scatter_(self, dim: int, index: Tensor, src: Any = None, *,
+                 value: Any = None) -> Tensor:
+        return self._inplace(_gather_scatter.scatter, dim, index, src, value=value)
+
+    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        return self._inplace(_gather_scatter.scatter_add, dim, index, src)
+
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        return self._inplace(_rearrange.tril, diagonal)
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        return self._inplace(_rearrange.triu, diagonal)
+
 
 LEGACY_TYPE_NAMES = {
     "float32": "torch.FloatTensor",
@@ -1233,8 +1419,13 @@ def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
 # The operations import Tensor, so they are imported after it is defined.
 from slowtorch_lib import _creation, _rng  # noqa: E402
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # noqa: E402
+from slowtorch_lib.ops import comparison as _comparison  # noqa: E402
+from slowtorch_lib.ops import gather_scatter as _gather_scatter  # noqa: E402
 from slowtorch_lib.ops import indexing as _indexing  # noqa: E402
 from slowtorch_lib.ops import linalg as _linalg  # noqa: E402
 from slowtorch_lib.ops import pointwise as _pointwise  # noqa: E402
+from slowtorch_lib.ops import rearrange as _rearrange  # noqa: E402
 from slowtorch_lib.ops import reduction as _reduction  # noqa: E402
+from slowtorch_lib.ops import scan as _scan  # noqa: E402
+from slowtorch_lib.ops import sorting as _sorting  # noqa: E402
 from slowtorch_lib.ops import views as _views  # noqa: E402

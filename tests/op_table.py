@@ -325,4 +325,82 @@ CASES += [
     _case("addmm", lambda L, b, x, y: L.addmm(b, x, y), (4,), (2, 3), (3, 4)),
     _case("addmm_scaled", lambda L, b, x, y: L.addmm(b, x, y, beta=0.5, alpha=2.0),
           (2, 1), (2, 3), (3, 4)),
+
+# ----------------------------------------------------------------------
+# Issue 6, missing API: rounding, log1p, nan_to_num, scans, sorting,
+# gather/scatter, rearranging. Index tensors are built inside ``fn``.
+# ----------------------------------------------------------------------
+
+
+def _scatter_inplace(L: Any, x: Any, y: Any) -> Any:
+    """``scatter_`` on a non-leaf: the result takes the scatter's history."""
+    base = x * 1
+    base.scatter_(0, L.tensor([[1, 0, 1]]), y)
+    return base
+
+
+def _scatter_add_inplace(L: Any, x: Any, y: Any) -> Any:
+    base = x * 1
+    base.scatter_add_(1, L.tensor([[0, 0], [2, 0]]), y)
+    return base
+
+
+CASES += [
+    # ---------------- rounding (zero gradients), log1p, nan_to_num ----------------
+    _case("floor", lambda L, x: L.floor(x), M),
+    _case("ceil", lambda L, x: x.ceil(), M),
+    _case("trunc", lambda L, x: L.trunc(x), M),
+    _case("fix", lambda L, x: x.fix(), M),
+    _case("round", lambda L, x: L.round(x), M),
+    _case("round_decimals", lambda L, x: L.round(x, decimals=2), M),
+    _case("round_decimals_negative", lambda L, x: (x * 100).round(decimals=-1), M),
+    _case("log1p", lambda L, x: L.log1p(x), M, domain="unit"),
+    _case("nan_to_num", lambda L, x: L.nan_to_num(L.log(x), posinf=7.0), M),
+    _case("nan_to_num_method", lambda L, x: (x * x - 1).log().nan_to_num(2.0), M),
+    _case("divide_floor", lambda L, x, y: L.divide(x, y, rounding_mode="floor"),
+          M, (3,), domain=("real", "nonzero")),
+    _case("div_trunc_scalar", lambda L, x: x.div(0.7, rounding_mode="trunc"), M),
+    # ---------------- scans ----------------
+    _case("cumsum", lambda L, x: L.cumsum(x, 1), M),
+    _case("cumsum_3d_negative_dim", lambda L, x: x.cumsum(-2), (2, 3, 4)),
+    _case("cumsum_0d", lambda L, x: x.cumsum(0), ()),
+    # ---------------- sorting ----------------
+    _case("sort", lambda L, x: L.sort(x, 1), (3, 4)),
+    _case("sort_descending_dim0", lambda L, x: x.sort(0, descending=True), (3, 4)),
+    _case("sort_stable", lambda L, x: L.sort(x, stable=True), (2, 5)),
+    _case("sort_values_chain", lambda L, x: x.sort().values * x, (2, 3)),
+    _case("topk", lambda L, x: L.topk(x, 2), (3, 4)),
+    _case("topk_smallest_dim0", lambda L, x: x.topk(2, dim=0, largest=False), (3, 4)),
+    # ---------------- gather and scatter ----------------
+    _case("gather",
+          lambda L, x: L.gather(x, 1, L.tensor([[0, 0, 2], [1, 0, 1]])), M),
+    _case("gather_dim0_smaller_index",
+          lambda L, x: x.gather(0, L.tensor([[2, 0], [1, 1]])), (3, 4)),
+    _case("scatter", lambda L, x, y: L.scatter(x, 0, L.tensor([[1, 0, 1]]), y),
+          M, (1, 3)),
+    _case("scatter_value", lambda L, x: x.scatter(1, L.tensor([[2], [0]]), 0.5), M),
+    _case("scatter_add",
+          lambda L, x, y: L.scatter_add(x, 1, L.tensor([[0, 0], [2, 0]]), y),
+          M, (2, 2)),
+    _case("scatter_only_src_grad",
+          lambda L, x, y: x.scatter(0, L.tensor([[1, 0, 1]]), y), M, (1, 3),
+          requires_grad=(False, True)),
+    _case("scatter_inplace", _scatter_inplace, M, (1, 3)),
+    _case("scatter_add_inplace", _scatter_add_inplace, M, (2, 2)),
+    _case("index_select",
+          lambda L, x: L.index_select(x, 1, L.tensor([2, 0, 2])), (3, 4)),
+    _case("index_select_dim0",
+          lambda L, x: x.index_select(0, L.tensor([1, 1])), (3, 2)),
+    _case("masked_select", lambda L, x: L.masked_select(x, x > 0), (3, 4)),
+    _case("masked_select_broadcast",
+          lambda L, x: x.masked_select(L.tensor([True, False, True])), M),
+    # ---------------- rearranging ----------------
+    _case("flip", lambda L, x: L.flip(x, (0,)), M),
+    _case("flip_two_dims", lambda L, x: x.flip(0, -1), (2, 3, 2)),
+    _case("repeat", lambda L, x: x.repeat(2, 3), M),
+    _case("repeat_new_dims", lambda L, x: x.repeat(2, 1, 3), (3,)),
+    _case("tril", lambda L, x: L.tril(x), (3, 4)),
+    _case("tril_diagonal", lambda L, x: x.tril(1), (3, 4)),
+    _case("triu", lambda L, x: L.triu(x), (3, 4)),
+    _case("triu_batched_diagonal", lambda L, x: x.triu(diagonal=-1), (2, 3, 4)),
 ]

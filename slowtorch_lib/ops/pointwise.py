@@ -974,6 +974,8 @@ def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> 
     """
     if rounding_mode is None:
         return Div.apply(input, other)
+    if _records_history(input, other):  # one DivBackward2 node, values from below
+        return DivRounded.apply(input, other, rounding_mode=rounding_mode)
     if rounding_mode == "floor":
         return floor_divide(input, other)
     if rounding_mode == "trunc":
@@ -1330,3 +1332,288 @@ def invert(input: Tensor) -> Tensor:
             "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
         )
     return bitwise_not(input)
+
+
+# ----------------------------------------------------------------------
+# Rounding, special values and log1p (added for issue 6: missing API)
+# ----------------------------------------------------------------------
+
+import builtins as _builtins  # noqa: E402  (``round`` and ``abs`` are ops here)
+from itertools import compress, repeat  # noqa: E402
+
+from slowtorch_lib._kernels import cast_scalar, cast_values  # noqa: E402
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # noqa: E402
+
+__all__ += [
+    "ceil",
+    "divide",
+    "fix",
+    "floor",
+    "isfinite",
+    "isinf",
+    "log1p",
+    "multiply",
+    "nan_to_num",
+    "round",
+    "subtract",
+    "trunc",
+]
+
+# The largest finite value of each floating dtype (nan_to_num's defaults).
+_LARGEST = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+
+
+def _zeros_like(grad_output: Tensor) -> Tensor:
+    """A zero gradient of ``grad_output``'s shape and dtype.
+
+    Rounding is flat almost everywhere, so its derivative is 0, even where
+    ``grad_output`` is ``inf`` (``grad_output * 0`` would give ``nan``).
+    """
+    size = grad_output.numel()
+    return from_values([0.0] * size, grad_output._shape, grad_output.dtype)
+
+
+def _whole(function: Any, values: list[float]) -> list[Any]:
+    """``function`` (``math.floor``, ``round``...) applied to every value.
+
+    ``math.floor`` returns an int and refuses ``inf`` and ``nan``, which are
+    their own rounding; and an int loses the sign of a zero result, which
+    PyTorch keeps (``ceil(-0.5)`` is ``-0.0``). A rounded value has the sign
+    of its input, so each zero result takes the sign of its input.
+    """
+    try:
+        result = list(map(function, values))
+    except (OverflowError, ValueError):  # inf or nan among the values
+        result = [function(v) if v - v == 0 else v for v in values]
+    if 0 in result:
+        for i in compress(range(len(result)), map(operator.not_, result)):
+            result[i] = math.copysign(0.0, values[i])
+    return result
+
+
+class Floor(Function):
+    """Rounds down. The derivative is 0 (the steps are flat)."""
+
+    grad_fn_name = "FloorBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return _round_values("floor", math.floor, x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return _zeros_like(grad_output)
+
+
+class Ceil(Floor):
+    """Rounds up. The derivative is 0."""
+
+    grad_fn_name = "CeilBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return _round_values("ceil", math.ceil, x)
+
+
+class Trunc(Floor):
+    """Rounds toward zero. The derivative is 0."""
+
+    grad_fn_name = "TruncBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return _round_values("trunc", math.trunc, x)
+
+
+class Round(Floor):
+    """Rounds to the nearest integer, halves to even. The derivative is 0."""
+
+    grad_fn_name = "RoundBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return _round_values("round", _builtins.round, x)
+
+
+class RoundDecimals(Function):
+    """Rounds to ``decimals`` decimal places. The derivative is 0."""
+
+    grad_fn_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, decimals: int) -> Tensor:
+        if not x.dtype.is_floating_point:
+            raise _not_implemented("round_cpu", x.dtype)
+        return _round_decimals(x, decimals)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return _zeros_like(grad_output)
+
+
+def _round_values(name: str, function: Any, x: Tensor) -> Tensor:
+    """Rounds every element; integers are already whole and are copied."""
+    if x.dtype is dtypes.bool_:
+        raise _not_implemented(f"{name}_vml_cpu", x.dtype)
+    if not x.dtype.is_floating_point:
+        return contiguous_copy(x)
+    return from_values(_whole(function, x._values()), x._shape, x.dtype)
+
+
+def _round_decimals(x: Tensor, decimals: int) -> Tensor:
+    """``round(x * 10**d) / 10**d``, or ``round(x / 10**-d) * 10**-d`` for d < 0.
+
+    Each step is rounded to ``x``'s dtype, as PyTorch computes it in that
+    dtype: for float32, ``10**d`` and the product are float32 numbers (so
+    ``10**39`` is already ``inf``, and every result ``nan``).
+    """
+    power = _builtins.abs(decimals)
+    ten_power = 10.0**power if power <= 308 else math.inf
+    scale = repeat(cast_scalar(ten_power, x.dtype))  # inf beyond float32's range
+    into, back = (operator.mul, operator.truediv)
+    if decimals < 0:
+        into, back = back, into
+    scaled = cast_values(list(map(into, x._values(), scale)), dtypes.float64, x.dtype)
+    whole = _whole(_builtins.round, scaled)
+    return from_values(list(map(back, whole, scale)), x._shape, x.dtype)
+
+
+class Log1p(Function):
+    """``log(1 + x)``, accurate for small ``x``. The derivative is ``1 / (1 + x)``."""
+
+    grad_fn_name = "Log1PBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(_log1p_scalar, x, _float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output / (x + 1)
+
+
+def _log1p_scalar(value: float) -> float:
+    """``math.log1p`` with IEEE results: ``-inf`` at -1, ``nan`` below it."""
+    if value > -1:
+        return math.log1p(value)
+    return -math.inf if value == -1 else math.nan
+
+
+class NanToNum(Function):
+    """``nan``, ``inf`` and ``-inf`` replaced by finite numbers.
+
+    The derivative is 1 where ``x`` is finite and 0 where it was replaced.
+    """
+
+    grad_fn_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, nan: float, posinf: float | None,
+                neginf: float | None) -> Tensor:
+        ctx.save_for_backward(x)
+        if not x.dtype.is_floating_point:
+            return contiguous_copy(x)
+        largest = _LARGEST[x.dtype.name]
+        high = largest if posinf is None else posinf
+        low = -largest if neginf is None else neginf
+
+        def replace(value: float) -> float:
+            if value - value == 0:  # finite
+                return value
+            if value != value:
+                return nan
+            return high if value > 0 else low
+
+        return unary(replace, x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return where(isfinite(x), grad_output, 0.0)
+
+
+def floor(input: Tensor) -> Tensor:
+    """The largest integer not above each element (integers are kept)."""
+    return Floor.apply(input)
+
+
+def ceil(input: Tensor) -> Tensor:
+    """The smallest integer not below each element."""
+    return Ceil.apply(input)
+
+
+def trunc(input: Tensor) -> Tensor:
+    """Each element rounded toward zero (its integer part)."""
+    return Trunc.apply(input)
+
+
+fix = trunc
+
+
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
+    """Each element rounded to the nearest integer, halves to even
+    (``round(2.5) == 2``), or to ``decimals`` decimal places.
+
+    ``decimals`` may be negative: ``round(1234., decimals=-2) == 1200.``
+
+    Raises:
+        NotImplementedError: For bools, and for integers with ``decimals``.
+    """
+    if decimals is None:
+        return Round.apply(input)
+    return RoundDecimals.apply(input, decimals=decimals)
+
+
+def isinf(input: Tensor) -> Tensor:
+    """True where an element is ``inf`` or ``-inf``."""
+    return unary(math.isinf, input, dtypes.bool_)
+
+
+def isfinite(input: Tensor) -> Tensor:
+    """True where an element is neither infinite nor ``nan``."""
+    return unary(math.isfinite, input, dtypes.bool_)
+
+
+def log1p(input: Tensor) -> Tensor:
+    """``log(1 + input)``, accurate where ``input`` is tiny."""
+    return Log1p.apply(input)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """``nan`` replaced by ``nan``, ``inf`` by ``posinf`` and ``-inf`` by
+    ``neginf`` (by default the largest and smallest finite values of the
+    dtype). Integers and bools are copied unchanged."""
+    return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+class DivRounded(Function):
+    """``div`` with ``rounding_mode`` ``'floor'`` or ``'trunc'``.
+
+    The result is a step function of both inputs, so both gradients are 0
+    (PyTorch records it as ``DivBackward2``). Forward runs with grad mode
+    off, so the ``div`` it calls computes the values without recording.
+    """
+
+    grad_fn_name = "DivBackward2"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Operand, b: Operand, *,
+                rounding_mode: str) -> Tensor:
+        return div(a, b, rounding_mode=rounding_mode)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        return tuple(
+            _zeros_like(grad_output) if needed else None
+            for needed in ctx.needs_input_grad
+        )
+
+
+def _records_history(*operands: Operand) -> bool:
+    """Whether an operation on these operands is recorded in the graph."""
+    return GRAD_MODE.enabled and any(
+        isinstance(v, Tensor) and v.requires_grad for v in operands
+    )

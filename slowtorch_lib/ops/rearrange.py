@@ -1,0 +1,209 @@
+"""Rearranging elements: ``flip``, ``repeat``, ``tril`` and ``triu``.
+
+Each output element is a copy of one input element (or a zero), so each
+backward sends the gradient back to where the element came from: a flip
+flips it back, a repeat sums the copies, a triangle keeps the same
+triangle of the gradient.
+
+The kernels build the list of storage positions to read, one dimension at
+a time: the position of an element is the sum, over the dimensions, of its
+coordinate times the stride.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from operator import itemgetter
+from typing import Any
+
+from slowtorch_lib._strides import normalize_dims, numel
+from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+
+__all__ = ["flip", "repeat", "tril", "triu"]
+
+
+def _read(x: Tensor, steps: Sequence[list[int]]) -> list[Any]:
+    """The elements of ``x`` at positions ``offset + sum(steps[d][c_d])``,
+    for every coordinate tuple ``c`` in row-major order.
+
+    ``steps[d][c]`` is how far dimension ``d``'s coordinate ``c`` moves in
+    storage: ``c * stride`` for a plain read.
+    """
+    positions = [x._offset]
+    for moves in steps:
+        positions = [p + move for p in positions for move in moves]
+    if not positions:
+        return []
+    if len(positions) == 1:
+        return [x._storage.data[positions[0]]]
+    return list(itemgetter(*positions)(x._storage.data))
+
+
+class Flip(Function):
+    """The elements in reverse order along ``dims``; the gradient is flipped
+    back the same way."""
+
+    grad_fn_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...]) -> Tensor:
+        ctx.dims = dims
+        steps = []
+        for d, (size, stride) in enumerate(zip(x._shape, x._stride)):
+            coordinates = range(size - 1, -1, -1) if d in dims else range(size)
+            steps.append([c * stride for c in coordinates])
+        return from_values(_read(x, steps), x._shape, x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return flip(grad_output, ctx.dims)
+
+
+def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
+    """A copy of ``input`` with the order of elements reversed along ``dims``.
+
+    Raises:
+        IndexError: If a dim is out of range.
+        RuntimeError: If a dim is repeated.
+    """
+    return Flip.apply(input, dims=normalize_dims(dims, input.dim()))
+
+
+class Repeat(Function):
+    """``input`` tiled ``repeats[d]`` times along each dimension ``d``.
+
+    Each input element has one copy per tile; its gradient is the sum of the
+    gradients of its copies: ``grad_output`` reshaped to
+    ``(r0, s0, r1, s1, ...)`` and summed over the ``r`` dimensions.
+    """
+
+    grad_fn_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, repeats: tuple[int, ...]) -> Tensor:
+        lead = len(repeats) - x.dim()
+        sizes = (1,) * lead + x._shape
+        strides = (0,) * lead + x._stride
+        ctx.sizes, ctx.repeats, ctx.input_shape = sizes, repeats, x._shape
+        steps = [
+            [(c % size) * stride for c in range(size * times)]
+            for size, stride, times in zip(sizes, strides, repeats)
+        ]
+        shape = tuple(size * times for size, times in zip(sizes, repeats))
+        return from_values(_read(x, steps), shape, x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        tiles: list[int] = []
+        for times, size in zip(ctx.repeats, ctx.sizes):
+            tiles += [times, size]
+        tiled = grad_output.reshape(tiles)
+        summed = tiled.sum(tuple(range(0, len(tiles), 2))) if tiles else tiled
+        return summed.reshape(ctx.input_shape)
+
+
+def repeat(input: Tensor, *sizes: Any) -> Tensor:
+    """``input`` tiled: ``repeat(x, 2, 3)`` stacks 2 copies down and 3 across.
+
+    ``sizes`` (numbers or one sequence) may be longer than ``input.dim()``:
+    new leading dimensions of size 1 are added first.
+
+    Raises:
+        TypeError: If no size is given.
+        RuntimeError: If there are fewer sizes than dimensions, or a size is
+            negative.
+    """
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    if len(sizes) == 1 and not isinstance(sizes[0], int):
+        sizes = tuple(sizes[0])
+    repeats = tuple(int(s) for s in sizes)
+    if len(repeats) < input.dim():
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number "
+            "of dimensions of tensor"
+        )
+    padded = (1,) * (len(repeats) - input.dim()) + input._shape
+    shape = [size * times for size, times in zip(padded, repeats)]
+    negative = [s for s in shape if s < 0]
+    if negative:
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {negative[0]}: {shape}"
+        )
+    return Repeat.apply(input, repeats=repeats)
+
+
+def _triangle(x: Tensor, diagonal: int, lower: bool) -> Tensor:
+    """``x`` with the elements outside a triangle of each matrix set to 0.
+
+    Element ``(i, j)`` of a matrix is kept if ``j - i <= diagonal`` (lower
+    triangle) or ``j - i >= diagonal`` (upper triangle).
+    """
+    rows, columns = x._shape[-2], x._shape[-1]
+    if lower:
+        keep = [j - i <= diagonal for i in range(rows) for j in range(columns)]
+    else:
+        keep = [j - i >= diagonal for i in range(rows) for j in range(columns)]
+    keep *= numel(x._shape[:-2])
+    zero = x.dtype.to_python(0)
+    values = [v if k else zero for v, k in zip(x._values(), keep)]
+    return from_values(values, x._shape, x.dtype)
+
+
+class Tril(Function):
+    """The lower triangle of each matrix (the last two dimensions); the
+    gradient keeps the same triangle."""
+
+    grad_fn_name = "TrilBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, diagonal: int) -> Tensor:
+        ctx.diagonal = diagonal
+        return _triangle(x, diagonal, lower=True)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return tril(grad_output, ctx.diagonal)
+
+
+class Triu(Function):
+    """The upper triangle of each matrix; the gradient keeps the same triangle."""
+
+    grad_fn_name = "TriuBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, diagonal: int) -> Tensor:
+        ctx.diagonal = diagonal
+        return _triangle(x, diagonal, lower=False)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return triu(grad_output, ctx.diagonal)
+
+
+def _check_matrix(name: str, input: Tensor) -> None:
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of each matrix: element ``(i, j)`` is kept if
+    ``j - i <= diagonal``, else 0 (``diagonal=0`` keeps the main diagonal).
+
+    Raises:
+        RuntimeError: If ``input`` has fewer than 2 dimensions.
+    """
+    _check_matrix("tril", input)
+    return Tril.apply(input, diagonal=diagonal)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of each matrix: element ``(i, j)`` is kept if
+    ``j - i >= diagonal``, else 0.
+
+    Raises:
+        RuntimeError: If ``input`` has fewer than 2 dimensions.
+    """
+    _check_matrix("triu", input)
+    return Triu.apply(input, diagonal=diagonal)
