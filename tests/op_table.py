@@ -325,6 +325,7 @@ CASES += [
     _case("addmm", lambda L, b, x, y: L.addmm(b, x, y), (4,), (2, 3), (3, 4)),
     _case("addmm_scaled", lambda L, b, x, y: L.addmm(b, x, y, beta=0.5, alpha=2.0),
           (2, 1), (2, 3), (3, 4)),
+]
 
 # ----------------------------------------------------------------------
 # Issue 6, missing API: rounding, log1p, nan_to_num, scans, sorting,
