@@ -15,10 +15,10 @@ from __future__ import annotations
 import builtins
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Union
 
 from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib import _strides
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._storage import Storage
 from slowtorch_lib._strides import contiguous_strides, normalize_dim, numel, position_list
@@ -271,19 +271,10 @@ class Tensor:
         storage; any other view is gathered position by position.
         """
         data = self._storage.data
-        count = numel(self._shape)
         if self.is_contiguous():
             start = self._offset
-            if start == 0 and count == len(data):
-                return data.tolist()
-            return data[start : start + count].tolist()
-        if not any(self._stride):
-            # One cell seen everywhere, as in the gradient of a sum.
-            return [data[self._offset]] * count
-        positions = position_list(self._shape, self._stride, self._offset)
-        if count <= 1:
-            return [data[p] for p in positions]
-        return list(itemgetter(*positions)(data))
+            return data[start : start + numel(self._shape)].tolist()
+        return _strides.strided_values(data, self._shape, self._stride, self._offset)
 
     def tolist(self) -> Any:
         """The elements as (nested) Python lists of Python numbers."""
