@@ -22,8 +22,6 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.pointwise import isnan, maximum, minimum, where
 
 __all__ = [
-    "MaxResult",
-    "MinResult",
     "all",
     "amax",
     "amin",
@@ -36,7 +34,6 @@ __all__ = [
     "prod",
     "std",
     "sum",
-    "sum_to_size",
     "var",
 ]
 
@@ -359,8 +356,6 @@ class Amax(Function):
     it is split evenly between them.
     """
 
-    grad_fn_name = "AmaxBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
                 fold: Any) -> Tensor:
@@ -378,8 +373,6 @@ class Amax(Function):
 
 class Amin(Amax):
     """The smallest element along ``dims``: the gradient as for :class:`Amax`."""
-
-    grad_fn_name = "AminBackward0"
 
 
 class MaxAll(Amax):
@@ -552,8 +545,6 @@ class Var(Function):
     .. math:: \frac{\partial}{\partial x_i} = \frac{2 (x_i - \bar{x})}{N - c}
     """
 
-    grad_fn_name = "VarBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
                 correction: Any) -> Tensor:
@@ -576,8 +567,6 @@ class Std(Function):
 
     .. math:: \frac{\partial}{\partial x_i} = \frac{x_i - \bar{x}}{(N - c)\,\sigma}
     """
-
-    grad_fn_name = "StdBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
