@@ -77,10 +77,10 @@ def _product(a: Tensor, b: Tensor) -> Tensor:
 
 
 class Mm(Function):
-    r"""Matrix product of ``(n, k)`` and ``(k, m)`` matrices.
+    """Matrix product of ``(n, k)`` and ``(k, m)`` matrices: ``A @ B``.
 
-    .. math:: \frac{\partial L}{\partial A} = G B^\top, \qquad
-              \frac{\partial L}{\partial B} = A^\top G
+    With ``G`` the gradient of the product, the gradient of ``A`` is
+    ``G @ B.T`` and that of ``B`` is ``A.T @ G``.
     """
 
     @staticmethod

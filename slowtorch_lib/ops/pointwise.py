@@ -203,10 +203,10 @@ class Rsub(Function):
 
 
 class Mul(Function):
-    r"""``a * b``.
+    """``a * b``, elementwise: d/da = b and d/db = a.
 
-    .. math:: \frac{\partial}{\partial a} = b, \qquad
-              \frac{\partial}{\partial b} = a
+    So the gradient of ``a`` is ``grad_output * b``, and of ``b`` it is
+    ``grad_output * a``.
     """
 
     @staticmethod
@@ -417,7 +417,7 @@ class Abs(Function):
 
 
 class Exp(Function):
-    r"""``e ** x``. :math:`\partial/\partial x = e^x`, the output itself."""
+    """``e ** x``. Its derivative is ``e ** x`` again: the output itself."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:

@@ -71,11 +71,10 @@ def _expand_back(grad_output: Tensor, input_shape: tuple[int, ...],
 
 
 class Sum(Function):
-    r"""The sum of all elements, or along ``dims``.
+    """The sum of all elements, or along ``dims``.
 
-    .. math:: \frac{\partial}{\partial x_i} \sum_j x_j = 1
-
-    so every element receives the gradient of the sum it went into.
+    The derivative of a sum with respect to each of its terms is 1, so every
+    element receives the gradient of the sum it went into.
     """
 
     grad_fn_name = "SumBackward1"
