@@ -326,7 +326,9 @@ def backward_steps(
     for leaf in leaves:
         label = f"{_leaf_name(leaf, params) or 'leaf'} {_shape_text(leaf)}"
 
-        def record_leaf(gradient: Tensor, leaf: Tensor = leaf, label: str = label) -> None:
+        def record_leaf(
+            gradient: Tensor, leaf: Tensor = leaf, label: str = label
+        ) -> None:
             node = leaf._grad_accumulator
             assert node is not None  # made when the backward pass reached the leaf
             steps.append(BackwardStep(len(steps), node, label, [gradient], []))

@@ -308,7 +308,9 @@ def grad(
         retain_graph = create_graph
     for tensor in input_tuple:
         if not tensor.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            raise RuntimeError(
+                "One of the differentiated Tensors does not require grad"
+            )
     roots = [_root_edge(t, i) for i, t in enumerate(output_tuple)]
     edges = [gradient_edge(t) for t in input_tuple]
     results = _captured_gradients(roots, grads, edges, retain_graph, create_graph)

@@ -200,7 +200,9 @@ def check_saved_versions(ctx: FunctionCtx) -> None:
             raise RuntimeError(_modified_message(ctx, index, tensor, version))
 
 
-def _modified_message(ctx: FunctionCtx, index: int, tensor: Tensor, version: int) -> str:
+def _modified_message(
+    ctx: FunctionCtx, index: int, tensor: Tensor, version: int
+) -> str:
     """The error for a saved tensor changed in place after it was saved.
 
     It names the tensor by the node that made it: ``ctx`` for a saved
