@@ -162,14 +162,14 @@ def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
     First each tensor's own hooks (``register_hook``), in order, each able
     to replace the gradient; then ``retain_grad`` keeps what is left.
     """
-    for output_nr, hooks in node.tensor_hooks.items():
+    for output_nr, hooks in (node.tensor_hooks or {}).items():
         for hook in list(hooks):
             gradient = grad_outputs[output_nr]
             if gradient is not None:
                 replaced = hook(gradient)
                 if replaced is not None:
                     grad_outputs[output_nr] = replaced
-    for output_nr, keep in node.retain_grad_hooks.items():
+    for output_nr, keep in (node.retain_grad_hooks or {}).items():
         gradient = grad_outputs[output_nr]
         if gradient is not None:
             keep(gradient)
@@ -178,7 +178,7 @@ def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
 
 def call_pre_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
     """Runs the node's pre-hooks; each may replace all the gradients."""
-    for hook in list(node.pre_hooks):
+    for hook in list(node.pre_hooks or ()):
         replaced = hook(tuple(grad_outputs))
         if replaced is not None:
             grad_outputs = list(replaced)
@@ -189,7 +189,7 @@ def call_post_hooks(
     node: Node, grad_inputs: tuple[Tensor | None, ...], grad_outputs: Gradients
 ) -> tuple[Tensor | None, ...]:
     """Runs the node's post-hooks; each may replace the gradients sent on."""
-    for hook in list(node.post_hooks):
+    for hook in list(node.post_hooks or ()):
         replaced = hook(grad_inputs, tuple(grad_outputs))
         if replaced is not None:
             grad_inputs = tuple(replaced)
@@ -226,6 +226,8 @@ def retain_grad(tensor: Tensor) -> None:
 
     node = tensor.grad_fn
     assert node is not None  # not a leaf, checked above
+    if node.retain_grad_hooks is None:
+        node.retain_grad_hooks = {}
     node.retain_grad_hooks[tensor._output_nr] = keep
     tensor._retains_grad = True
 

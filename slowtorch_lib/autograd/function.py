@@ -58,6 +58,9 @@ class Node:
             the hook that stores its gradient in ``.grad``.
         pre_hooks: ``hook(grad_outputs)``, called before the node runs.
         post_hooks: ``hook(grad_inputs, grad_outputs)``, called after it.
+
+    The four hook tables are ``None`` until a first hook is added: most
+    nodes never get one, and a graph may have millions of nodes.
     """
 
     __slots__ = (
@@ -75,10 +78,10 @@ class Node:
         self.next_functions: tuple[Edge, ...] = ()
         self.input_meta: tuple[Meta | None, ...] = ()
         self.num_outputs = 1
-        self.tensor_hooks: dict[int, list[TensorHook]] = {}
-        self.retain_grad_hooks: dict[int, TensorHook] = {}
-        self.pre_hooks: list[Hook] = []
-        self.post_hooks: list[Hook] = []
+        self.tensor_hooks: dict[int, list[TensorHook]] | None = None
+        self.retain_grad_hooks: dict[int, TensorHook] | None = None
+        self.pre_hooks: list[Hook] | None = None
+        self.post_hooks: list[Hook] | None = None
 
     def name(self) -> str:
         """The node's name, such as ``'MulBackward0'``."""
@@ -96,6 +99,8 @@ class Node:
 
         A hook may return a new tuple of gradients to send on instead.
         """
+        if self.post_hooks is None:
+            self.post_hooks = []
         self.post_hooks.append(hook)
         return RemovableHandle(self.post_hooks, hook)
 
@@ -104,12 +109,16 @@ class Node:
 
         A hook may return a new tuple of gradients to use instead.
         """
+        if self.pre_hooks is None:
+            self.pre_hooks = []
         self.pre_hooks.append(hook)
         return RemovableHandle(self.pre_hooks, hook)
 
     def add_tensor_hook(self, output_nr: int, hook: TensorHook) -> RemovableHandle:
         """Adds a hook for the gradient of output ``output_nr``, run before
         the node's own pre-hooks (this is what ``tensor.register_hook`` does)."""
+        if self.tensor_hooks is None:
+            self.tensor_hooks = {}
         hooks = self.tensor_hooks.setdefault(output_nr, [])
         hooks.append(hook)
         return RemovableHandle(hooks, hook)
