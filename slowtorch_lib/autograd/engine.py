@@ -89,11 +89,11 @@ def run_backward(
     """The backward pass: each node of ``order`` turns the gradients of its
     outputs into gradients of its inputs and sends them on.
 
-    ``order`` is :func:`topological_order` of the roots' nodes (or a part
-    of it), so a node runs only once every gradient it receives is in.
-    Whether the pass itself is recorded (``create_graph``) is the grad mode
-    the caller sets. Returns the gradients that were sent to nodes outside
-    ``order``.
+    ``order`` has each node before the nodes it sends gradients to (it is
+    ``topological_order`` of the roots' nodes, or a part of it), so a node
+    runs only once all of its gradients are in. Whether the pass itself is
+    recorded (``create_graph``) is up to the grad mode the caller sets.
+    Returns the gradients that were sent to nodes outside ``order``.
     """
     pending: Pending = {}  # what has arrived at each node, summed
     for edge, root_grad in zip(roots, root_grads):
