@@ -7,12 +7,16 @@ share the storage and differ only in the other three.
 For autograd it also carries ``requires_grad``, ``grad``, ``grad_fn`` and
 ``is_leaf``. Methods here are thin: each one calls the function of the same
 name in :mod:`slowtorch_lib.ops`, where the operation is defined once, with
-its forward and its backward side by side.
+its forward and its backward side by side. History is recorded by
+``Function.apply`` (:mod:`slowtorch_lib.autograd.function`); the in-place
+methods (``add_``, ``x[i] = v``, ``detach_``...) rewrite it, and that is done
+in :mod:`slowtorch_lib.autograd.history`.
 """
 
 from __future__ import annotations
 
 import builtins
+import copy
 import weakref
 from array import array
 from collections.abc import Callable, Iterator, Sequence
@@ -359,6 +363,31 @@ class Tensor:
         """
         geometry = (self._shape, self._stride, self._offset)
         return (_rebuild, (type(self), self._storage, geometry, self._requires_grad))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """``copy.deepcopy``: a new leaf with a copy of the storage (shared by
+        the tensors of one copy as by the originals), ``requires_grad`` and a
+        copy of ``.grad``.
+
+        Raises:
+            RuntimeError: For a tensor computed by a recorded operation, as
+                PyTorch does.
+        """
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support "
+                "the deepcopy protocol at the moment.  If you were attempting to "
+                "deepcopy a module, this may be because of a "
+                "torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        storage = copy.deepcopy(self._storage, memo)
+        result = _rebuild(type(self), storage, (self._shape, self._stride, self._offset),
+                          self._requires_grad)
+        if self._grad is not None:
+            result._grad = copy.deepcopy(self._grad, memo)
+        memo[id(self)] = result
+        return result
 
     def __repr__(self) -> str:
         from slowtorch_lib._printing import tensor_repr

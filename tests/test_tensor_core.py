@@ -22,7 +22,7 @@ from slowtorch_lib._strides import (
     position_list,
     strided_values,
 )
-from tests.parity import require_torch
+from tests.parity import both, require_torch, same_error
 
 shapes = st_.lists(st_.integers(min_value=0, max_value=4), min_size=0, max_size=4).map(tuple)
 
@@ -247,3 +247,22 @@ def test_pickle_of_dtypes_gives_the_same_objects() -> None:
 
     for d in (st.float32, st.float64, st.int64, st.bool, st.float, st.long):
         assert pickle.loads(pickle.dumps(d)) is d
+
+
+def test_deepcopy_matches_torch() -> None:
+    import copy
+
+    def run(L: Any) -> tuple[Any, ...]:
+        a = L.tensor([1.0, 2.0], requires_grad=True)
+        a.grad = L.tensor([3.0, 3.0])
+        b = copy.deepcopy(a)
+        v = L.arange(4.0)
+        c, d = copy.deepcopy((v, v[1:]))
+        c[1] = 9.0
+        return (b.tolist(), b.grad.tolist(), b.requires_grad, b.grad is a.grad,
+                d.tolist(), d.storage_offset(), v.tolist())
+
+    ours, theirs = both(run)
+    assert ours == theirs
+    message = same_error(lambda L: copy.deepcopy(L.tensor([1.0], requires_grad=True) * 2))
+    assert message.startswith("Only Tensors created explicitly by the user")
