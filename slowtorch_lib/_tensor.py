@@ -382,8 +382,8 @@ class Tensor:
                 "https://github.com/pytorch/pytorch/pull/103001"
             )
         storage = copy.deepcopy(self._storage, memo)
-        result = _rebuild(type(self), storage, (self._shape, self._stride, self._offset),
-                          self._requires_grad)
+        geometry = (self._shape, self._stride, self._offset)
+        result = _rebuild(type(self), storage, geometry, self._requires_grad)
         if self._grad is not None:
             result._grad = copy.deepcopy(self._grad, memo)
         memo[id(self)] = result

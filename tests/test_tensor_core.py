@@ -264,5 +264,7 @@ def test_deepcopy_matches_torch() -> None:
 
     ours, theirs = both(run)
     assert ours == theirs
-    message = same_error(lambda L: copy.deepcopy(L.tensor([1.0], requires_grad=True) * 2))
+    message = same_error(
+        lambda L: copy.deepcopy(L.tensor([1.0], requires_grad=True) * 2)
+    )
     assert message.startswith("Only Tensors created explicitly by the user")
