@@ -26,7 +26,12 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._storage import Storage
-from slowtorch_lib._strides import contiguous_strides, normalize_dim, numel, position_list
+from slowtorch_lib._strides import (
+    contiguous_strides,
+    normalize_dim,
+    numel,
+    position_list,
+)
 
 if TYPE_CHECKING:
     from slowtorch_lib.autograd.function import AccumulateGrad, Node
@@ -314,7 +319,9 @@ class Tensor:
     def _scalar(self) -> Scalar:
         """The one element, for ``float(t)`` and ``int(t)``."""
         if self.numel() != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
+            raise ValueError(
+                "only one element tensors can be converted to Python scalars"
+            )
         return self.item()
 
     def __float__(self) -> float:
@@ -826,7 +833,8 @@ class Tensor:
         return _pointwise.clone(self)
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Converts to another dtype (and checks the device): ``x.to(torch.float64)``."""
+        """Converts to another dtype (and checks the device):
+        ``x.to(torch.float64)``."""
         target: dtype | None = kwargs.pop("dtype", None)
         for arg in args:
             if isinstance(arg, dtype):
@@ -946,7 +954,8 @@ class Tensor:
     def new_full(self, size: Any, fill_value: Scalar, *,
                  dtype: dtypes.dtype | None = None, device: Any = None,
                  requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device,
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype,
+                              device=device,
                               requires_grad=requires_grad)
 
     # ------------------------------------------------------------------
