@@ -46,6 +46,8 @@ ShapeArg = Union[int, Sequence[int]]  # noqa: UP007
 class Size(tuple):  # type: ignore[type-arg]
     """The shape of a tensor: a tuple of ints that prints as ``torch.Size``."""
 
+    __slots__ = ()
+
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
 
