@@ -292,8 +292,10 @@ class Tensor:
         """
         data = self._storage.data
         if self.is_contiguous():
-            start = self._offset
-            return data[start : start + numel(self._shape)].tolist()
+            start, count = self._offset, numel(self._shape)
+            if start == 0 and count == len(data):
+                return data.tolist()  # all of the storage: no slice to copy
+            return data[start : start + count].tolist()
         return _strides.strided_values(data, self._shape, self._stride, self._offset)
 
     def tolist(self) -> Any:
