@@ -815,3 +815,20 @@ def test_grad_runs_only_the_nodes_leading_to_the_inputs() -> None:
 
     ours, theirs = both(run)
     assert ours == theirs == ["ExpBackward0", "None"]
+
+
+def test_history_is_recorded_in_function_apply_and_rewritten_in_history() -> None:
+    """Only Function.apply records a grad_fn, only autograd/history.py
+    rewrites one (in-place operations, views, detach_)."""
+    import pathlib
+    import re
+
+    package = pathlib.Path(st.__file__).parent
+    writers = set()
+    for path in package.rglob("*.py"):
+        text = path.read_text()
+        if re.search(r"\._set_history\(|\._grad_fn = (?!None$)", text, re.M):
+            writers.add(path.relative_to(package).as_posix())
+    # _tensor.py defines _set_history; function.py records, history.py rewrites.
+    assert writers <= {"_tensor.py", "autograd/function.py", "autograd/history.py"}
+    assert {"autograd/function.py", "autograd/history.py"} <= writers
