@@ -49,7 +49,6 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import (
-    KERNEL_TYPE_NAMES,
     DeviceArg,
     finish,
     like_input,
@@ -61,14 +60,12 @@ from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import CPU, Tensor, check_device, device, from_values
 
 __all__ = [
-    "Generator",
     "bernoulli",
-    "bernoulli_",
     "default_generator",
+    "Generator",
     "get_rng_state",
     "initial_seed",
     "manual_seed",
-    "normal_",
     "rand",
     "rand_like",
     "randint",
@@ -78,7 +75,6 @@ __all__ = [
     "randperm",
     "seed",
     "set_rng_state",
-    "uniform_",
 ]
 
 MASK64 = 2**64 - 1
@@ -261,7 +257,7 @@ def _check_float(d: dtype, kernel: str) -> None:
     """Refuses an integer or bool dtype, with PyTorch's message."""
     if not d.is_floating_point:
         raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{KERNEL_TYPE_NAMES[d.name]}'"
+            f"\"{kernel}\" not implemented for '{d.c_name}'"
         )
 
 

@@ -13,9 +13,9 @@ from typing import Any
 from slowtorch_lib._kernels import broadcast_values
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import _scalar_type_name, result_type
+from slowtorch_lib.ops.pointwise import result_type
 
-__all__ = ["bmm", "dot", "matmul", "matrix_product", "mm", "mv"]
+__all__ = ["bmm", "dot", "matmul", "mm", "mv"]
 
 
 def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) -> list[Any]:
@@ -36,9 +36,6 @@ def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) 
     return [sum(map(mul, row, column)) for row in rows for column in columns]
 
 
-C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
-
-
 def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
     """Matrix products do not promote: both operands must have one dtype.
 
@@ -46,11 +43,11 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
     """
     if a.dtype is b.dtype:
         return
-    first, second = _scalar_type_name(a.dtype), _scalar_type_name(b.dtype)
+    first, second = a.dtype.c_name, b.dtype.c_name
     if op == "mm":
         message = (
             f"expected m1 and m2 to have the same dtype, but got: "
-            f"{C_TYPE_NAMES[a.dtype.name]} != {C_TYPE_NAMES[b.dtype.name]}"
+            f"{a.dtype.cpp_type_name} != {b.dtype.cpp_type_name}"
         )
     elif op == "bmm":
         message = f"expected scalar type {first} but found {second}"
@@ -80,13 +77,11 @@ def _product(a: Tensor, b: Tensor) -> Tensor:
 
 
 class Mm(Function):
-    r"""Matrix product of ``(n, k)`` and ``(k, m)`` matrices.
+    """Matrix product of ``(n, k)`` and ``(k, m)`` matrices: ``A @ B``.
 
-    .. math:: \frac{\partial L}{\partial A} = G B^\top, \qquad
-              \frac{\partial L}{\partial B} = A^\top G
+    With ``G`` the gradient of the product, the gradient of ``A`` is
+    ``G @ B.T`` and that of ``B`` is ``A.T @ G``.
     """
-
-    grad_fn_name = "MmBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
@@ -117,8 +112,6 @@ class Bmm(Function):
 
     The gradients are those of :class:`Mm`, one batch element at a time.
     """
-
-    grad_fn_name = "BmmBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
@@ -163,8 +156,6 @@ class Mv(Function):
               \frac{\partial L}{\partial v} = A^\top g
     """
 
-    grad_fn_name = "MvBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, v: Tensor) -> Tensor:
         if a.dim() != 2 or v.dim() != 1:
@@ -191,8 +182,6 @@ class Mv(Function):
 
 class Dot(Function):
     r"""Dot product of two vectors. :math:`\partial/\partial a = b`, and back."""
-
-    grad_fn_name = "DotBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:

@@ -20,7 +20,7 @@ from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
-__all__ = ["flip", "repeat", "tril", "triu"]
+__all__ = ["flip", "tril", "triu"]
 
 
 def _read(x: Tensor, steps: Sequence[list[int]]) -> list[Any]:

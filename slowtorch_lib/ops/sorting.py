@@ -27,7 +27,7 @@ from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.gather_scatter import scatter
 
-__all__ = ["SortResult", "TopkResult", "argsort", "sort", "topk"]
+__all__ = ["argsort", "sort", "topk"]
 
 
 def _gather(data: Any, positions: list[int]) -> list[Any]:
