@@ -1162,6 +1162,37 @@ class Tensor:
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         return _views.unbind(self, dim)
 
+    # ------------------------------------------------------------------
+    # Operations optimisers use (appended block, issue 9)
+    # ------------------------------------------------------------------
+
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
+        return _pointwise.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
+        return self._inplace(_pointwise.addcmul, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
+        return _pointwise.addcdiv(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
+        return self._inplace(_pointwise.addcdiv, tensor1, tensor2, value=value)
+
+    def lerp(self, end: Tensor, weight: TensorOrScalar) -> Tensor:
+        return _pointwise.lerp(self, end, weight)
+
+    def lerp_(self, end: Tensor, weight: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.lerp, end, weight)
+
+    def sign(self) -> Tensor:
+        return _pointwise.sign(self)
+
+    def sign_(self) -> Tensor:
+        return self._inplace(_pointwise.sign)
+
+    def maximum_(self, other: Tensor) -> Tensor:
+        return self._inplace(_pointwise.maximum, other)
+
 
 LEGACY_TYPE_NAMES = {
     "float32": "torch.FloatTensor",
