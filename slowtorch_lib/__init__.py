@@ -281,7 +281,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 # Operations optimisers use (appended block, issue 9)
-from slowtorch_lib.ops.pointwise import addcdiv, addcmul, lerp  # noqa: E402
 from slowtorch_lib import optim, utils  # noqa: E402
+from slowtorch_lib.ops.pointwise import addcdiv, addcmul, lerp  # noqa: E402
 
 __all__ += ["addcdiv", "addcmul", "lerp", "optim", "utils"]
