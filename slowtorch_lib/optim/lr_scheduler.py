@@ -699,8 +699,8 @@ class ReduceLROnPlateau:
             self.default_min_lr: float | None = None
             self.min_lrs = list(min_lr)
         else:
-            self.default_min_lr = float(min_lr)
-            self.min_lrs = [float(min_lr)] * groups
+            self.default_min_lr = min_lr  # type: ignore[assignment]
+            self.min_lrs = [min_lr] * groups
         self.patience = patience
         self.cooldown = cooldown
         self.eps = eps
