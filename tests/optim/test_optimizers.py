@@ -266,10 +266,10 @@ def test_add_param_group_and_load_errors_match_torch() -> None:
         ]
         saved = optimizer.state_dict()
         other = lib.optim.SGD([a], lr=0.1)
-        wrong_count = _error(lambda: other.load_state_dict(saved))
+        wrong_count = _error(lambda: other.load_state_dict(saved))  # noqa: B023
         two = lib.optim.SGD([{"params": [a]}, {"params": [b, lib.zeros(1)]}], lr=0.1)
-        wrong_size = _error(lambda: two.load_state_dict(saved))
-        not_dict = _error(lambda: optimizer.add_param_group([a]))
+        wrong_size = _error(lambda: two.load_state_dict(saved))  # noqa: B023
+        not_dict = _error(lambda: optimizer.add_param_group([a]))  # noqa: B023
         results.append((groups, wrong_count, wrong_size, not_dict, repr(optimizer)))
     assert results[0][:3] == results[1][:3] and results[0][4] == results[1][4]
     assert results[0][3][1] == "param_group must be a dict, but got list"
@@ -300,7 +300,7 @@ def test_step_with_closure_returns_its_loss() -> None:
             optimizer.zero_grad()
             loss = loss_of(lib, params)
             loss.backward()
-            calls.append(1)
+            calls.append(1)  # noqa: B023
             return loss
 
         losses = [optimizer.step(closure).item() for _ in range(5)]
