@@ -1169,13 +1169,17 @@ class Tensor:
     def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
         return _pointwise.addcmul(self, tensor1, tensor2, value=value)
 
-    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
+    def addcmul_(
+        self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1
+    ) -> Tensor:
         return self._inplace(_pointwise.addcmul, tensor1, tensor2, value=value)
 
     def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
         return _pointwise.addcdiv(self, tensor1, tensor2, value=value)
 
-    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
+    def addcdiv_(
+        self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1
+    ) -> Tensor:
         return self._inplace(_pointwise.addcdiv, tensor1, tensor2, value=value)
 
     def lerp(self, end: Tensor, weight: TensorOrScalar) -> Tensor:
@@ -1189,9 +1193,6 @@ class Tensor:
 
     def sign_(self) -> Tensor:
         return self._inplace(_pointwise.sign)
-
-    def maximum_(self, other: Tensor) -> Tensor:
-        return self._inplace(_pointwise.maximum, other)
 
 
 LEGACY_TYPE_NAMES = {

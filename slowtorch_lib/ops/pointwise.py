@@ -1439,7 +1439,9 @@ def cast_scalar_for(value: Any, d: dtype) -> Any:
     return cast_scalar(value, d) if d.is_floating_point else value
 
 
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}
+_C_TYPE_NAMES = {
+    "float32": "float", "float64": "double", "int64": "long", "bool": "bool"
+}
 
 
 def _check_lerp(start: Tensor, end: Tensor, weight: Operand) -> None:

@@ -102,8 +102,9 @@ class Adam(Optimizer):
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         if group["amsgrad"]:
-            state["max_exp_avg_sq"].maximum_(exp_avg_sq)
-            exp_avg_sq = state["max_exp_avg_sq"]
+            max_exp_avg_sq = state["max_exp_avg_sq"]
+            max_exp_avg_sq.copy_(max_exp_avg_sq.maximum(exp_avg_sq))
+            exp_avg_sq = max_exp_avg_sq
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
         denom = (exp_avg_sq.sqrt() / bias_correction2**0.5).add_(group["eps"])

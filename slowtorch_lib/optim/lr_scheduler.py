@@ -137,7 +137,9 @@ class LRScheduler:
         else:
             warnings.warn(EPOCH_WARNING, UserWarning, stacklevel=2)
             self.last_epoch = epoch
-            values = self._closed_form_lr() if self._has_closed_form() else self.get_lr()
+            values = (
+                self._closed_form_lr() if self._has_closed_form() else self.get_lr()
+            )
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -168,7 +170,10 @@ class StepLR(LRScheduler):
     """
 
     def __init__(
-        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
+        self,
+        optimizer: Optimizer,
+        step_size: int,
+        gamma: float = 0.1,
         last_epoch: int = -1,
     ) -> None:
         self.step_size = step_size
@@ -189,7 +194,10 @@ class MultiStepLR(LRScheduler):
     """Multiplies the learning rate by ``gamma`` at each milestone step."""
 
     def __init__(
-        self, optimizer: Optimizer, milestones: Sequence[int], gamma: float = 0.1,
+        self,
+        optimizer: Optimizer,
+        milestones: Sequence[int],
+        gamma: float = 0.1,
         last_epoch: int = -1,
     ) -> None:
         self.milestones = Counter(milestones)
@@ -216,7 +224,10 @@ class ConstantLR(LRScheduler):
     """
 
     def __init__(
-        self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+        self,
+        optimizer: Optimizer,
+        factor: float = 1.0 / 3,
+        total_iters: int = 5,
         last_epoch: int = -1,
     ) -> None:
         if factor > 1.0 or factor < 0:
@@ -265,7 +276,10 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     def __init__(
-        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
+        self,
+        optimizer: Optimizer,
+        T_max: int,
+        eta_min: float = 0.0,
         last_epoch: int = -1,
     ) -> None:
         self.T_max = T_max
@@ -292,7 +306,8 @@ class CosineAnnealingLR(LRScheduler):
     def _closed_form_lr(self) -> list[float]:
         cosine = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
         return [
-            self.eta_min + (base_lr - self.eta_min) * cosine for base_lr in self.base_lrs
+            self.eta_min + (base_lr - self.eta_min) * cosine
+            for base_lr in self.base_lrs
         ]
 
 
@@ -305,8 +320,12 @@ class LinearLR(LRScheduler):
     """
 
     def __init__(
-        self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
-        end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1,
+        self,
+        optimizer: Optimizer,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
     ) -> None:
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError(
@@ -348,7 +367,8 @@ class LambdaLR(LRScheduler):
     """
 
     def __init__(
-        self, optimizer: Optimizer,
+        self,
+        optimizer: Optimizer,
         lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
         last_epoch: int = -1,
     ) -> None:
@@ -374,7 +394,9 @@ class LambdaLR(LRScheduler):
         """As the base class's, without the functions (they cannot be saved);
         a callable object's attributes are saved instead."""
         state = {
-            k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")
+            k: v
+            for k, v in self.__dict__.items()
+            if k not in ("optimizer", "lr_lambdas")
         }
         state["lr_lambdas"] = [
             None if _is_plain_function(f) else dict(vars(f)) for f in self.lr_lambdas
@@ -391,8 +413,13 @@ class LambdaLR(LRScheduler):
 
 
 def _is_plain_function(function: Any) -> bool:
-    return not hasattr(function, "__dict__") or callable(function) and (
-        type(function).__name__ in ("function", "method", "builtin_function_or_method")
+    return (
+        not hasattr(function, "__dict__")
+        or callable(function)
+        and (
+            type(function).__name__
+            in ("function", "method", "builtin_function_or_method")
+        )
     )
 
 
@@ -429,13 +456,20 @@ class OneCycleLR(LRScheduler):
     """
 
     def __init__(
-        self, optimizer: Optimizer, max_lr: float | Sequence[float],
-        total_steps: int | None = None, epochs: int | None = None,
-        steps_per_epoch: int | None = None, pct_start: float = 0.3,
-        anneal_strategy: str = "cos", cycle_momentum: bool = True,
+        self,
+        optimizer: Optimizer,
+        max_lr: float | Sequence[float],
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        steps_per_epoch: int | None = None,
+        pct_start: float = 0.3,
+        anneal_strategy: str = "cos",
+        cycle_momentum: bool = True,
         base_momentum: float | Sequence[float] = 0.85,
-        max_momentum: float | Sequence[float] = 0.95, div_factor: float = 25.0,
-        final_div_factor: float = 1e4, three_phase: bool = False,
+        max_momentum: float | Sequence[float] = 0.95,
+        div_factor: float = 25.0,
+        final_div_factor: float = 1e4,
+        three_phase: bool = False,
         last_epoch: int = -1,
     ) -> None:
         _check_optimizer(optimizer)
@@ -503,7 +537,9 @@ class OneCycleLR(LRScheduler):
                 end_step = phase["end_step"]
                 if step <= end_step or index == len(phases) - 1:
                     pct = (step - start_step) / (end_step - start_step)
-                    lr = self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct)
+                    lr = self._anneal(
+                        group[phase["start_lr"]], group[phase["end_lr"]], pct
+                    )
                     if self.cycle_momentum:
                         momentum = self._anneal(
                             group[phase["start_momentum"]],
@@ -548,13 +584,18 @@ def _one_cycle_phases(
     if not three_phase:
         return [
             _phase(rise_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-            _phase(total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
+            _phase(
+                total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"
+            ),
         ]
     return [
         _phase(rise_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
         _phase(
             float(2 * pct_start * total_steps) - 2,
-            "max_lr", "initial_lr", "base_momentum", "max_momentum",
+            "max_lr",
+            "initial_lr",
+            "base_momentum",
+            "max_momentum",
         ),
         _phase(total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
     ]
@@ -592,8 +633,11 @@ class SequentialLR(LRScheduler):
     """
 
     def __init__(
-        self, optimizer: Optimizer, schedulers: Sequence[LRScheduler],
-        milestones: Sequence[int], last_epoch: int = -1,
+        self,
+        optimizer: Optimizer,
+        schedulers: Sequence[LRScheduler],
+        milestones: Sequence[int],
+        last_epoch: int = -1,
     ) -> None:
         _check_optimizer(optimizer)
         if len(schedulers) < 1:
@@ -644,7 +688,9 @@ class SequentialLR(LRScheduler):
 
     def state_dict(self) -> dict[str, Any]:
         state = {
-            k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")
+            k: v
+            for k, v in self.__dict__.items()
+            if k not in ("optimizer", "_schedulers")
         }
         state["_schedulers"] = [s.state_dict() for s in self._schedulers]
         return state
@@ -683,9 +729,16 @@ class ReduceLROnPlateau:
     """
 
     def __init__(
-        self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
-        patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
-        cooldown: int = 0, min_lr: float | Sequence[float] = 0, eps: float = 1e-8,
+        self,
+        optimizer: Optimizer,
+        mode: str = "min",
+        factor: float = 0.1,
+        patience: int = 10,
+        threshold: float = 1e-4,
+        threshold_mode: str = "rel",
+        cooldown: int = 0,
+        min_lr: float | Sequence[float] = 0,
+        eps: float = 1e-8,
     ) -> None:
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")

@@ -45,7 +45,9 @@ def flat(value: Any) -> list[float]:
     return [value]
 
 
-def assert_close(ours: Any, theirs: Any, rtol: float = 1e-4, atol: float = 1e-5) -> None:
+def assert_close(
+    ours: Any, theirs: Any, rtol: float = 1e-4, atol: float = 1e-5
+) -> None:
     a, b = flat(ours), flat(theirs)
     assert len(a) == len(b)
     for x, y in zip(a, b):

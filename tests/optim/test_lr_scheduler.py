@@ -52,23 +52,38 @@ def make_scheduler(lib: Any, optimizer: Any, case: str) -> Any:
         return s.OneCycleLR(optimizer, max_lr=1.0, total_steps=STEPS + 1)
     if case == "OneCycleLR-linear-three":
         return s.OneCycleLR(
-            optimizer, max_lr=[1.0, 0.5], epochs=4, steps_per_epoch=8,
-            anneal_strategy="linear", three_phase=True, pct_start=0.25,
+            optimizer,
+            max_lr=[1.0, 0.5],
+            epochs=4,
+            steps_per_epoch=8,
+            anneal_strategy="linear",
+            three_phase=True,
+            pct_start=0.25,
         )
     if case == "SequentialLR":
         return s.SequentialLR(
             optimizer,
-            [s.LinearLR(optimizer, start_factor=0.1, total_iters=5),
-             s.CosineAnnealingLR(optimizer, T_max=12),
-             s.ExponentialLR(optimizer, gamma=0.8)],
+            [
+                s.LinearLR(optimizer, start_factor=0.1, total_iters=5),
+                s.CosineAnnealingLR(optimizer, T_max=12),
+                s.ExponentialLR(optimizer, gamma=0.8),
+            ],
             milestones=[5, 17],
         )
     raise AssertionError(case)
 
 
 CASES = [
-    "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR",
-    "ConstantLR", "LambdaLR", "LambdaLR-two", "OneCycleLR", "OneCycleLR-linear-three",
+    "StepLR",
+    "MultiStepLR",
+    "ExponentialLR",
+    "CosineAnnealingLR",
+    "LinearLR",
+    "ConstantLR",
+    "LambdaLR",
+    "LambdaLR-two",
+    "OneCycleLR",
+    "OneCycleLR-linear-three",
     "SequentialLR",
 ]
 
@@ -147,8 +162,29 @@ def test_initial_lr_and_last_epoch() -> None:
 
 def test_reduce_lr_on_plateau_matches_torch() -> None:
     torch = require_torch()
-    metrics = [1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.89, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9,
-               0.5, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6]
+    metrics = [
+        1.0,
+        0.9,
+        0.95,
+        0.95,
+        0.95,
+        0.95,
+        0.89,
+        0.9,
+        0.9,
+        0.9,
+        0.9,
+        0.9,
+        0.9,
+        0.5,
+        0.6,
+        0.6,
+        0.6,
+        0.6,
+        0.6,
+        0.6,
+        0.6,
+    ]
     settings_list = [
         {"patience": 2},
         {"patience": 1, "cooldown": 2, "factor": 0.5, "min_lr": [0.01, 0.005]},
@@ -195,11 +231,15 @@ def test_errors_match_torch() -> None:
         lambda lib, o: lib.optim.lr_scheduler.ConstantLR(o, factor=2),
         lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, 1.0),
         lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, 1.0, total_steps=0),
-        lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, 1.0, total_steps=9,
-                                                         pct_start=2),
-        lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, 1.0, total_steps=9,
-                                                         anneal_strategy="x"),
-        lambda lib, o: _step_times(lib.optim.lr_scheduler.OneCycleLR(o, 1, total_steps=3), 4),
+        lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(
+            o, 1.0, total_steps=9, pct_start=2
+        ),
+        lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(
+            o, 1.0, total_steps=9, anneal_strategy="x"
+        ),
+        lambda lib, o: _step_times(
+            lib.optim.lr_scheduler.OneCycleLR(o, 1, total_steps=3), 4
+        ),
         lambda lib, o: lib.optim.lr_scheduler.ReduceLROnPlateau(o, factor=1),
         lambda lib, o: lib.optim.lr_scheduler.ReduceLROnPlateau(o, mode="x"),
         lambda lib, o: lib.optim.lr_scheduler.ReduceLROnPlateau(o, threshold_mode="x"),

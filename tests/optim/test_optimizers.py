@@ -79,8 +79,14 @@ def test_trajectory_matches_torch(name: str, settings: dict[str, Any]) -> None:
 
 
 GROUPED = [
-    ("SGD", ({"lr": 0.2, "momentum": 0.9}, {"nesterov": True, "momentum": 0.5},
-             {"lr": 0.05})),
+    (
+        "SGD",
+        (
+            {"lr": 0.2, "momentum": 0.9},
+            {"nesterov": True, "momentum": 0.5},
+            {"lr": 0.05},
+        ),
+    ),
     ("Adam", ({"lr": 0.1}, {"betas": (0.5, 0.9), "amsgrad": True}, {"lr": 0.01})),
     ("RMSprop", ({"centered": True}, {"momentum": 0.9, "lr": 0.001}, {"lr": 0.01})),
     ("Adagrad", ({"lr_decay": 0.1}, {"lr": 0.3}, {"lr": 0.1})),
@@ -121,7 +127,9 @@ def test_state_dict_matches_torch_and_round_trips(name: str, settings: Any) -> N
         saved = optimizer.state_dict()
         results[lib.__name__] = saved
         # A new optimiser over copies of the parameters takes over mid-training.
-        copies = {k: lib.tensor(v.tolist(), requires_grad=True) for k, v in params.items()}
+        copies = {
+            k: lib.tensor(v.tolist(), requires_grad=True) for k, v in params.items()
+        }
         resumed = getattr(lib.optim, name)(list(copies.values()), lr=123.0)
         resumed.load_state_dict(copy.deepcopy(saved) if lib is torch else saved)
         assert resumed.param_groups[0]["lr"] == settings["lr"]
@@ -262,7 +270,8 @@ def test_add_param_group_and_load_errors_match_torch() -> None:
         optimizer = lib.optim.SGD([a], lr=0.1, momentum=0.9)
         optimizer.add_param_group({"params": b, "lr": 0.5})
         groups = [
-            {k: v for k, v in g.items() if k != "params"} for g in optimizer.param_groups
+            {k: v for k, v in g.items() if k != "params"}
+            for g in optimizer.param_groups
         ]
         saved = optimizer.state_dict()
         other = lib.optim.SGD([a], lr=0.1)
@@ -284,7 +293,9 @@ def test_zero_grad(set_to_none: bool) -> None:
         optimizer = lib.optim.SGD(list(params.values()), lr=0.1)
         loss_of(lib, params).backward()
         optimizer.zero_grad(set_to_none=set_to_none)
-        grads.append([None if p.grad is None else p.grad.tolist() for p in params.values()])
+        grads.append(
+            [None if p.grad is None else p.grad.tolist() for p in params.values()]
+        )
     assert grads[0] == grads[1]
 
 
@@ -296,7 +307,9 @@ def test_step_with_closure_returns_its_loss() -> None:
         optimizer = lib.optim.SGD(list(params.values()), lr=0.1)
         calls = []
 
-        def closure(lib: Any = lib, params: Any = params, optimizer: Any = optimizer) -> Any:
+        def closure(
+            lib: Any = lib, params: Any = params, optimizer: Any = optimizer
+        ) -> Any:
             optimizer.zero_grad()
             loss = loss_of(lib, params)
             loss.backward()
@@ -367,8 +380,9 @@ def muon_reference(
         for _ in range(steps):
             gram = x @ x.T
             if bf16:
-                x = torch.addmm(x, torch.addmm(gram, gram, gram, beta=b, alpha=c), x,
-                                beta=a)
+                x = torch.addmm(
+                    x, torch.addmm(gram, gram, gram, beta=b, alpha=c), x, beta=a
+                )
             else:
                 x = a * x + (b * gram + c * (gram @ gram)) @ x
         update = (x.T if rows > cols else x).float()
@@ -416,13 +430,18 @@ def test_muon_trajectory(settings: dict[str, Any], shape: tuple[int, int]) -> No
         # bfloat16 in torch: about 3 significant digits per update.
     # The reference in bfloat16 is torch's Muon, which checks the reference.
     in_bf16 = muon_reference(
-        torch, torch.tensor(start), [torch.tensor(g) for g in grads], settings, bf16=True
+        torch,
+        torch.tensor(start),
+        [torch.tensor(g) for g in grads],
+        settings,
+        bf16=True,
     )
     assert_close(tw.tolist(), in_bf16[-1], rtol=1e-5, atol=1e-6)
     # And the engine (float32 throughout) stays near torch's bfloat16 path.
     assert_close(ours[-1], tw.tolist(), rtol=0, atol=0.05)
-    assert st.optim.Muon([w], **settings).state_dict()["param_groups"] == (
-        torch.optim.Muon([tw], **settings).state_dict()["param_groups"]
+    assert (
+        st.optim.Muon([w], **settings).state_dict()["param_groups"]
+        == (torch.optim.Muon([tw], **settings).state_dict()["param_groups"])
     )
 
 

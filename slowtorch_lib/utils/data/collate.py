@@ -39,7 +39,9 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if isinstance(first, (str, bytes)):
         return list(batch)
     if isinstance(first, Mapping):
-        collated = {key: default_collate([sample[key] for sample in batch]) for key in first}
+        collated = {
+            key: default_collate([sample[key] for sample in batch]) for key in first
+        }
         return _same_type(first, collated)
     if isinstance(first, tuple) and hasattr(first, "_fields"):  # a named tuple
         return type(first)(*(default_collate(list(items)) for items in zip(*batch)))

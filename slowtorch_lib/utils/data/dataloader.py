@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sized
+from typing import Any, cast
 
 from slowtorch_lib._rng import Generator
 from slowtorch_lib.utils.data.collate import default_collate, default_convert
@@ -92,10 +92,11 @@ class DataLoader:
                 "exclusive with drop_last"
             )
         if sampler is None:
+            sized = cast(Sized, dataset)  # a sampler needs the data set's length
             if shuffle:
-                sampler = RandomSampler(dataset, generator=generator)  # type: ignore[arg-type]
+                sampler = RandomSampler(sized, generator=generator)
             else:
-                sampler = SequentialSampler(dataset)  # type: ignore[arg-type]
+                sampler = SequentialSampler(sized)
         if batch_size is not None and batch_sampler is None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset = dataset

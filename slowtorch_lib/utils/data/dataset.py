@@ -79,7 +79,8 @@ class ConcatDataset(Dataset[Any]):
         self.datasets = list(datasets)
         if not self.datasets:
             raise AssertionError("datasets should not be an empty iterable")
-        self.cumulative_sizes = list(accumulate(len(d) for d in self.datasets))  # type: ignore[arg-type]
+        sizes = [len(d) for d in self.datasets]  # type: ignore[arg-type]
+        self.cumulative_sizes = list(accumulate(sizes))
 
     def __len__(self) -> int:
         return self.cumulative_sizes[-1]

@@ -125,7 +125,9 @@ class BatchSampler(Sampler):
             not a bool.
     """
 
-    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+    def __init__(
+        self, sampler: Iterable[int], batch_size: int, drop_last: bool
+    ) -> None:
         if (
             not isinstance(batch_size, int)
             or isinstance(batch_size, bool)
