@@ -68,5 +68,14 @@ def _same_type(example: Any, value: Any) -> Any:
 
 def default_convert(data: Any) -> Any:
     """What a DataLoader without batching (``batch_size=None``) gives: the
-    sample as it is (PyTorch converts NumPy arrays here; there are none)."""
+    sample as it is, except that tuples become lists, as in PyTorch (which
+    also converts NumPy arrays here; there are none)."""
+    if isinstance(data, Mapping):
+        return _same_type(data, {key: default_convert(data[key]) for key in data})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a named tuple
+        return type(data)(*(default_convert(item) for item in data))
+    if isinstance(data, tuple):
+        return [default_convert(item) for item in data]
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
+        return _same_type(data, [default_convert(item) for item in data])
     return data
