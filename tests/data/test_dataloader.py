@@ -192,7 +192,7 @@ def test_random_split_fraction_lengths_match_torch() -> None:
     for total, fractions in [
         (11, [0.5, 0.5]),
         (10, [0.34, 0.33, 0.33]),
-        (7, [0.9, 0.1]),
+        (7, [0.8, 0.2]),
     ]:
         ours = [
             len(p) for p in random_split(TensorDataset(st.arange(total)), fractions)
@@ -253,3 +253,9 @@ def test_dataset_without_len_still_loads_with_a_sampler() -> None:
 
     loader = DataLoader(Squares(), sampler=[3, 1, 2], batch_size=2)
     assert [b.tolist() for b in loader] == [[9, 1], [4]]
+
+
+def test_random_split_warns_about_an_empty_part() -> None:
+    with pytest.warns(UserWarning, match="Length of split at index 1 is 0"):
+        parts = random_split(TensorDataset(st.arange(7)), [0.9, 0.1])
+    assert [len(p) for p in parts] == [7, 0]
