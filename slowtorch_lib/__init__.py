@@ -280,6 +280,21 @@ __all__ = [
 
 __version__ = "0.1.0"
 
+# ----------------------------------------------------------------------
+# nn, save and load (issue 8)
+# ----------------------------------------------------------------------
+import slowtorch_lib.nn as nn  # noqa: E402
+from slowtorch_lib.serialization import load, save  # noqa: E402
+
+__all__ += ["load", "nn", "save"]
+
+# ----------------------------------------------------------------------
+# Added for nn (issue 8): the fused matrix product plus bias of nn.Linear.
+# ----------------------------------------------------------------------
+from slowtorch_lib.ops.linalg import addmm  # noqa: E402
+
+__all__ += ["addmm"]
+
 # Operations optimisers use (appended block, issue 9)
 from slowtorch_lib import optim, utils  # noqa: E402
 from slowtorch_lib.ops.pointwise import addcdiv, addcmul, lerp  # noqa: E402
