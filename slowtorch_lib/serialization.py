@@ -211,8 +211,8 @@ def deserialize(data: bytes) -> Tensor | OrderedDict[str, Tensor]:
     if metadata == LONE_TENSOR_METADATA:
         if list(tensors) != [LONE_TENSOR]:
             raise SafetensorError(
-                "the file's metadata says it holds one tensor, but it holds "
-                f"{len(tensors)} named {list(tensors)}"
+                "the file's metadata says it holds one tensor named "
+                f"'{LONE_TENSOR}', but it holds {list(tensors)}"
             )
         return tensors[LONE_TENSOR]
     return tensors
@@ -233,8 +233,9 @@ def _header_length(data: bytes) -> int:
         )
     if 8 + length > len(data):
         raise SafetensorError(
-            f"the file is truncated: its header should be {length} bytes, but "
-            f"only {len(data) - 8} bytes follow the length"
+            f"the header should be {length} bytes, but only {len(data) - 8} "
+            "bytes follow its length: the file is truncated, or it is not a "
+            "safetensors file"
         )
     return length
 
@@ -304,12 +305,13 @@ def check_entries(header: dict[str, Any], buffer_length: int) -> dict[str, Entry
     }
     position = 0
     by_offset = sorted(entries.items(), key=lambda item: item[1][2])
-    for name, (_, _, (begin, end)) in by_offset:
+    for number, (name, (_, _, (begin, end))) in enumerate(by_offset):
         if begin != position:
             problem = "overlaps another" if begin < position else "leaves a gap"
+            before = "the tensor before it ends" if number else "the buffer starts"
             raise SafetensorError(
-                f"tensor '{name}' starts at byte {begin} of the buffer, but the "
-                f"tensor before it ends at byte {position}: it {problem}"
+                f"tensor '{name}' starts at byte {begin} of the buffer, but "
+                f"{before} at byte {position}: it {problem}"
             )
         position = end
     if position != buffer_length:
