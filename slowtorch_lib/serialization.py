@@ -21,10 +21,11 @@ writes for the same tensors (tensors ordered by dtype, then by name), so
 each side reads the other's files.
 
 Loading trusts nothing in the file. Every number in the header is checked
-against the file's real size before any byte of the buffer is read, so a
-file that lies (a huge header length, offsets past the end, overlapping
+against the file's real size before any byte of the buffer is converted, so
+a file that lies (a huge header length, offsets past the end, overlapping
 tensors, a shape that does not match its bytes) is refused with a
-:class:`SafetensorError`, and nothing is allocated for it.
+:class:`SafetensorError`, and nothing beyond the file's own bytes is ever
+allocated for it.
 """
 
 from __future__ import annotations
@@ -190,13 +191,19 @@ def load(f: PathOrFile) -> Tensor | OrderedDict[str, Tensor]:
         SafetensorError: If the file is truncated, is not a safetensors file,
             or its header does not describe its contents exactly.
         FileNotFoundError: If there is no such file.
+        TypeError: If ``f`` is a file opened in text mode.
     """
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
             data = file.read()
     else:
         data = f.read()
-    return deserialize(data)
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(
+                "load() needs a file opened for reading bytes (mode 'rb'), but "
+                f"read() gave {type(data).__name__}"
+            )
+    return deserialize(bytes(data))
 
 
 def deserialize(data: bytes) -> Tensor | OrderedDict[str, Tensor]:

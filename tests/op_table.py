@@ -333,3 +333,10 @@ CASES += [
     _case("lerp_tensor", lambda L, x, y, w: L.lerp(x, y, w), M, M, M,
           domain=("real", "real", "unit")),
 ]
+
+# ---------------- nn (issue 8): addmm, the product of nn.Linear ----------------
+CASES += [
+    _case("addmm", lambda L, b, x, y: L.addmm(b, x, y), (4,), (2, 3), (3, 4)),
+    _case("addmm_scaled", lambda L, b, x, y: L.addmm(b, x, y, beta=0.5, alpha=2.0),
+          (2, 1), (2, 3), (3, 4)),
+]

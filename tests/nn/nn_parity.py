@@ -98,3 +98,25 @@ def compare_grads(ours: list[Any], theirs: list[Any], rtol: float, atol: float) 
             assert other.grad is not None
             assert mine.grad is not None, "no gradient reached this input"
             assert_same(mine.grad, other.grad, rtol, atol)
+
+
+def graph_names(output: Any) -> list[str]:
+    """The backward graph of ``output`` as indented node names, depth first."""
+    names: list[str] = []
+    stack = [(output.grad_fn, 0)]
+    seen: set[int] = set()
+    while stack:
+        node, depth = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append("  " * depth + node.name())
+        for child, _ in reversed(node.next_functions):
+            stack.append((child, depth + 1))
+    return names
+
+
+def check_graph(make: Callable[[Any], Any]) -> None:
+    """``make(lib)`` leaves the same graph (every node's name) in both libraries."""
+    torch = require_torch()
+    assert graph_names(make(st)) == graph_names(make(torch))

@@ -4,12 +4,14 @@ errors), plus finite-difference checks that need no torch."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import slowtorch_lib as st
 import slowtorch_lib.nn.functional as F
 from slowtorch_lib.autograd.gradcheck import gradcheck, gradgradcheck
-from tests.nn.nn_parity import check_parity, rand, tensor
+from tests.nn.nn_parity import check_graph, check_parity, rand, tensor
 from tests.parity import assert_same, require_torch, same_error
 
 # ----------------------------------------------------------------------
@@ -194,6 +196,16 @@ def test_dropout_inplace() -> None:
             lib.ones(2, requires_grad=True), 0.5, inplace=True
         )
     )
+
+
+def test_dropout_gradcheck_with_a_fixed_mask() -> None:
+    def fn(x):
+        st.manual_seed(5)  # the same mask at every call
+        return F.dropout(x, 0.4)
+
+    x = st.randn(4, 5, dtype=st.float64, requires_grad=True)
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
 
 
 def test_dropout_rejects_bad_p() -> None:
@@ -517,3 +529,26 @@ def test_edge_case_matches_torch(name: str) -> None:
         same_error(make)
         return
     assert_same(make(st), theirs)
+
+
+@pytest.mark.parametrize("shape", [(3,), (4, 3), (2, 4, 3)])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_linear_graph_matches_torch(shape, with_bias) -> None:
+    def make(lib):
+        x = lib.linspace(-1, 1, math.prod(shape)).reshape(*shape).requires_grad_()
+        weight = lib.linspace(-1, 1, 15).reshape(5, 3).requires_grad_()
+        bias = lib.linspace(-1, 1, 5).requires_grad_() if with_bias else None
+        return lib.nn.functional.linear(x, weight, bias)
+
+    check_graph(make)
+
+
+def test_mlp_graph_matches_torch() -> None:
+    def make(lib):
+        model = lib.nn.Sequential(
+            lib.nn.Linear(2, 3), lib.nn.Tanh(), lib.nn.Linear(3, 2)
+        )
+        x = lib.linspace(-1, 1, 8).reshape(4, 2)
+        return lib.nn.functional.cross_entropy(model(x), lib.tensor([0, 1, 1, 0]))
+
+    check_graph(make)

@@ -13,7 +13,7 @@ import slowtorch_lib as st
 import slowtorch_lib.nn.functional as F
 from slowtorch_lib import nn
 from slowtorch_lib.autograd.gradcheck import gradcheck, gradgradcheck
-from tests.nn.nn_parity import check_parity, rand, tensor
+from tests.nn.nn_parity import check_graph, check_parity, rand, tensor
 from tests.parity import assert_same, require_torch, same_error
 
 REDUCTIONS = ["mean", "sum", "none"]
@@ -501,3 +501,89 @@ def test_loss_module_legacy_arguments_match_torch() -> None:
             assert lib.nn.MSELoss(size_average=False).reduction == "sum"
         with pytest.warns(UserWarning):
             assert lib.nn.L1Loss(reduce=False).reduction == "none"
+
+
+# ----------------------------------------------------------------------
+# Weighted regression losses and whole graphs of the composite losses
+# ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_weighted_regression_loss_matches_torch(name: str, reduction: str) -> None:
+    check_parity(
+        lambda lib, F, x, t, w: getattr(F, name)(x, t, reduction=reduction, weight=w),
+        lambda lib: [
+            rand(lib, 4, 3, seed=31, grad=True),
+            rand(lib, 4, 3, seed=32),
+            rand(lib, 4, 3, seed=33, low=0.1, high=2),
+        ],
+        **TOL,
+    )
+    same_error(
+        lambda lib: getattr(lib.nn.functional, name)(
+            lib.ones(4, 3), lib.ones(4, 3), weight=lib.ones(3)
+        )
+    )
+
+
+def _x(lib, *shape):
+    return lib.linspace(-1, 1, math.prod(shape)).reshape(*shape).requires_grad_()
+
+
+def _y(lib):
+    return lib.tensor([0, 2, 1, 1])
+
+
+GRAPHS = {
+    "cross_entropy": lambda lib, r: lib.nn.functional.cross_entropy(
+        _x(lib, 4, 3), _y(lib), reduction=r
+    ),
+    "label smoothing": lambda lib, r: lib.nn.functional.cross_entropy(
+        _x(lib, 4, 3), _y(lib), reduction=r, label_smoothing=0.1
+    ),
+    "label smoothing, weight": lambda lib, r: lib.nn.functional.cross_entropy(
+        _x(lib, 4, 3),
+        _y(lib),
+        weight=lib.tensor([1.0, 2.0, 3.0]),
+        reduction=r,
+        label_smoothing=0.1,
+    ),
+    "probabilities": lambda lib, r: lib.nn.functional.cross_entropy(
+        _x(lib, 4, 3), lib.ones(4, 3) / 3, reduction=r
+    ),
+    "probabilities, weight": lambda lib, r: lib.nn.functional.cross_entropy(
+        _x(lib, 4, 3),
+        lib.ones(4, 3) / 3,
+        weight=lib.tensor([1.0, 2.0, 3.0]),
+        label_smoothing=0.2,
+        reduction=r,
+    ),
+    "l1_loss": lambda lib, r: lib.nn.functional.l1_loss(
+        _x(lib, 4, 3), lib.ones(4, 3), reduction=r
+    ),
+    "smooth_l1_loss beta=0": lambda lib, r: lib.nn.functional.smooth_l1_loss(
+        _x(lib, 4, 3), lib.ones(4, 3), beta=0.0, reduction=r
+    ),
+    "nll_loss 3-d": lambda lib, r: lib.nn.functional.nll_loss(
+        _x(lib, 2, 3, 4), lib.zeros(2, 4, dtype=lib.int64), reduction=r
+    ),
+    "nll_loss 5-d": lambda lib, r: lib.nn.functional.nll_loss(
+        _x(lib, 2, 3, 2, 2, 2), lib.zeros(2, 2, 2, 2, dtype=lib.int64), reduction=r
+    ),
+    "cross_entropy 3-d": lambda lib, r: lib.nn.functional.cross_entropy(
+        _x(lib, 2, 3, 4), lib.zeros(2, 4, dtype=lib.int64), reduction=r
+    ),
+    "mse_loss weighted": lambda lib, r: lib.nn.functional.mse_loss(
+        _x(lib, 4, 3), lib.ones(4, 3), reduction=r, weight=lib.ones(4, 3)
+    ),
+    "huber_loss weighted": lambda lib, r: lib.nn.functional.huber_loss(
+        _x(lib, 4, 3), lib.ones(4, 3), reduction=r, weight=lib.ones(4, 3)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_composite_loss_graph_matches_torch(name: str, reduction: str) -> None:
+    check_graph(lambda lib: GRAPHS[name](lib, reduction))

@@ -775,3 +775,48 @@ def test_any_sequence_of_registrations_matches_torch(
     steps: list[tuple[str, str, str]]
 ) -> None:
     assert apply_operations(st, steps) == apply_operations(torch, steps)
+
+
+EDITS = ["drop", "add_top", "add_child", "add_deep", "add_none_child", "reshape",
+         "not_tensor", "add_parameterless"]
+
+
+def load_edited(lib: Any, edits: list[tuple[str, int]], strict: bool) -> str:
+    """Loads an edited state dict; returns the outcome as text."""
+    model = net(lib)
+    state = dict(model.state_dict())
+    keys = list(state)
+    for edit, number in edits:
+        key = keys[number % len(keys)]
+        if edit == "drop":
+            state.pop(key, None)
+        elif edit == "add_top":
+            state[f"extra{number}"] = lib.zeros(1)
+        elif edit == "add_child":
+            state[f"encoder.{number}.weight"] = lib.zeros(1)
+        elif edit == "add_deep":
+            state[f"{key}.deeper"] = lib.zeros(1)
+        elif edit == "add_none_child":
+            state[f"empty.w{number}"] = lib.zeros(1)
+        elif edit == "reshape" and key in state:
+            state[key] = lib.zeros(number % 3 + 5)
+        elif edit == "not_tensor" and key in state:
+            state[key] = [1.0]
+        elif edit == "add_parameterless":
+            state[f"encoder.1.w{number}"] = lib.zeros(1)
+    try:
+        result = model.load_state_dict(state, strict=strict)
+    except Exception as error:  # noqa: BLE001  (the type is compared)
+        return f"{type(error).__name__}: {error}"
+    return repr(result)
+
+
+@needs_torch
+@given(
+    hs.lists(hs.tuples(hs.sampled_from(EDITS), hs.integers(0, 20)), max_size=5),
+    hs.booleans(),
+)
+def test_any_edited_state_dict_loads_as_in_torch(
+    edits: list[tuple[str, int]], strict: bool
+) -> None:
+    assert load_edited(st, edits, strict) == load_edited(torch, edits, strict)

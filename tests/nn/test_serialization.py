@@ -388,6 +388,15 @@ def test_random_corruption_never_escapes_as_another_error() -> None:
     assert refused > 200
 
 
+def test_text_mode_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.safetensors"
+    st.save(st.ones(2), path)
+    with open(path, encoding="latin-1") as text_file, pytest.raises(
+        TypeError, match="mode 'rb'"
+    ):
+        st.load(text_file)
+
+
 def test_missing_file_is_file_not_found(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         st.load(tmp_path / "nothing.safetensors")

@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._rng import default_generator, uniform_values
+from slowtorch_lib import _rng
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import no_grad
+from slowtorch_lib.nn.functional._messages import type_name
 from slowtorch_lib.ops.indexing import Index, index_add_into_zeros
 from slowtorch_lib.ops.linalg import addmm, matmul
-from slowtorch_lib.ops.pointwise import _scalar_type_name
 
 __all__ = ["dropout", "dropout_mask", "embedding", "linear", "one_hot", "pad"]
 
@@ -70,23 +70,27 @@ class Embedding(Function):
     def forward(ctx: FunctionCtx, weight: Tensor, *, indices: Tensor,
                 padding_idx: int | None) -> Tensor:
         rows, width = weight._shape
-        positions: list[int] = []
+        values = weight._values()
+        picked: list[float] = []
         for i in indices._values():
             if not 0 <= i < rows:
                 raise IndexError("index out of range in self")
-            positions.extend(range(i * width, (i + 1) * width))
-        ctx.positions, ctx.weight_shape = positions, weight._shape
-        ctx.padding_idx, ctx.indices = padding_idx, indices
-        values = weight._values()
-        picked = [values[p] for p in positions]
+            picked.extend(values[i * width:(i + 1) * width])
+        ctx.save_for_backward(indices)
+        ctx.weight_shape, ctx.padding_idx = weight._shape, padding_idx
         return from_values(picked, (*indices._shape, width), weight.dtype)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (indices,) = ctx.saved_tensors
+        width = ctx.weight_shape[1]
+        positions = [
+            i * width + j for i in indices._values() for j in range(width)
+        ]
         if ctx.padding_idx is not None:
-            padding = (ctx.indices == ctx.padding_idx).unsqueeze(-1)
+            padding = (indices == ctx.padding_idx).unsqueeze(-1)
             grad_output = grad_output.masked_fill(padding, 0.0)
-        return index_add_into_zeros(grad_output, ctx.positions, ctx.weight_shape)
+        return index_add_into_zeros(grad_output, positions, ctx.weight_shape)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
@@ -106,7 +110,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         IndexError: For an index outside the table.
     """
     if input.dtype is not dtypes.int64:
-        name = _scalar_type_name(input.dtype)
+        name = type_name(input)
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following "
             f"scalar types: Long, Int; but got torch.{name}Tensor instead (while "
@@ -171,7 +175,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             "result type Float can't be cast to the desired output type "
-            f"{_scalar_type_name(input.dtype)}"
+            f"{type_name(input)}"
         )
     mask = dropout_mask(input, p)
     if inplace:
@@ -183,7 +187,7 @@ def dropout_mask(input: Tensor, p: float) -> Tensor:
     """``1 / (1 - p)`` with probability ``1 - p``, else 0, for each element."""
     keep = 1.0 - p
     scale = 1.0 / keep if keep > 0 else 0.0
-    draws = uniform_values(input.numel(), dtypes.float64, default_generator)
+    draws = _rng.uniform_values(input.numel(), dtypes.float64, _rng.default_generator)
     return from_values(
         [scale if u < keep else 0.0 for u in draws], input._shape, input.dtype
     )

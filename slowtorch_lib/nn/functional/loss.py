@@ -23,12 +23,13 @@ from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+from slowtorch_lib.nn.functional._messages import type_name
 from slowtorch_lib.nn.functional.activation import log_softmax
 from slowtorch_lib.ops.indexing import index_add_into_zeros
 from slowtorch_lib.ops.pointwise import (
     Div,
+    Mul,
     _not_implemented,
-    _scalar_type_name,
     clamp,
     clamp_min,
     log,
@@ -155,12 +156,28 @@ class MseLoss(Function):
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,
              reduce: Any = None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
-    """The mean (or sum) of ``(input - target) ** 2``."""
+    """The mean (or sum) of ``(input - target) ** 2``.
+
+    With ``weight`` (one per element) each squared error is weighted, and
+    ``'mean'`` divides by the sum of the weights, as in PyTorch.
+    """
     reduction = _reduction(reduction, size_average, reduce)
     if weight is not None:
-        losses = MseLoss.apply(input, target, reduction="none") * weight
-        return _reduce_tensor(losses, reduction)
+        _check_weight_size(weight, input)
+        return _weighted(((input - target) ** 2) * weight, weight, reduction)
     return MseLoss.apply(input, target, reduction=reduction)
+
+
+def _check_weight_size(weight: Tensor, input: Tensor) -> None:
+    if weight._shape != input._shape:
+        raise ValueError("Weights and input must have the same size.")
+
+
+def _weighted(losses: Tensor, weight: Tensor, reduction: str) -> Tensor:
+    """Weighted losses reduced: ``'mean'`` is the sum over the weights' sum."""
+    if reduction == "mean":
+        return losses.sum() / weight.sum()
+    return _reduce_tensor(losses, reduction)
 
 
 def _reduce_tensor(losses: Tensor, reduction: str) -> Tensor:
@@ -177,13 +194,15 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
     """The mean (or sum) of ``|input - target|``.
 
     Built from ``sub``, ``abs`` and ``mean`` or ``sum``, as PyTorch builds it.
+    With ``weight``, ``'mean'`` divides by the sum of the weights.
     """
     reduction = _reduction(reduction, size_average, reduce)
     if target._shape != input._shape:
         _pointwise_loss_inputs("l1", input, target, "abs_cpu")
     losses = (input - target).abs()
     if weight is not None:
-        losses = losses * weight
+        _check_weight_size(weight, input)
+        return _weighted(losses * weight, weight, reduction)
     return _reduce_tensor(losses, reduction)
 
 
@@ -236,6 +255,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     if not delta > 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is not None:
+        _check_weight_size(weight, input)
         losses = HuberLoss.apply(input, target, reduction="none", delta=delta)
         return _reduce_tensor(losses * weight, reduction)
     return HuberLoss.apply(input, target, reduction=reduction, delta=delta)
@@ -372,7 +392,7 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None) -> None:
     if target.dtype is not dtypes.int64:
         raise RuntimeError(
             "expected target dtype to be Long or Byte, but got "
-            f"{_scalar_type_name(target.dtype)}"
+            f"{type_name(target)}"
         )
     if input.dim() <= 2 and target.dim() > 1:
         raise RuntimeError(
@@ -452,6 +472,12 @@ class DivByNumber(Div):
     grad_fn_name = "DivBackward1"
 
 
+class MulByNumber(Mul):
+    """Multiplication by a Python number inside a composite (``MulBackward1``)."""
+
+    grad_fn_name = "MulBackward1"
+
+
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: Any = None, ignore_index: int = -100,
                   reduce: Any = None, reduction: str = "mean",
@@ -518,7 +544,8 @@ def _smoothed(nll: Tensor, log_p: Tensor, target: Tensor, weight: Tensor | None,
             smooth = smooth.sum() / sum(counted)
         else:
             smooth = smooth.sum() / kept.sum()
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+    return (MulByNumber.apply(nll, 1 - label_smoothing)
+            + MulByNumber.apply(smooth, label_smoothing / classes))
 
 
 def _cross_entropy_probabilities(
@@ -529,7 +556,7 @@ def _cross_entropy_probabilities(
     if not target.dtype.is_floating_point:
         raise RuntimeError(
             "Expected floating point type for target with class probabilities, "
-            f"got {_scalar_type_name(target.dtype)}"
+            f"got {type_name(target)}"
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
