@@ -13,6 +13,7 @@ of the step number, so that several schedulers can act on one optimiser.
 from __future__ import annotations
 
 import math
+import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
@@ -413,14 +414,9 @@ class LambdaLR(LRScheduler):
 
 
 def _is_plain_function(function: Any) -> bool:
-    return (
-        not hasattr(function, "__dict__")
-        or callable(function)
-        and (
-            type(function).__name__
-            in ("function", "method", "builtin_function_or_method")
-        )
-    )
+    """A function or method has no state worth saving; a callable object may."""
+    plain = (types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+    return isinstance(function, plain) or not hasattr(function, "__dict__")
 
 
 class OneCycleLR(LRScheduler):
