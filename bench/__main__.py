@@ -25,6 +25,7 @@ Targets (engine time / baseline time):
 * ``(x*x + 3*x).sum()`` on 10,000 float32 elements: at most 2
 * forward + backward of ``sum(A @ B)``, 64x64: at most 1.5
 * ``(x*x + 3*x).sum()`` forward + backward on 10,000 elements: at most 2
+* one SGD training step of a 2-64-64-2 MLP on 64 points: at most 1.3
 
 Against the fused loop the elementwise cases take several times longer:
 every engine operation makes a pass of its own and stores a float32 result,
@@ -267,6 +268,12 @@ def build_cases() -> list[Case]:
         None,
         per=length + 1,
     ))
+
+    # Issue 9: one SGD training step of a 2-64-64-2 MLP (bench/training_step.py).
+    from bench.training_step import make_programs
+    engine, baseline, reference = make_programs(torch)
+    cases.append(Case("MLP step 2-64-64-2, batch 64, SGD", engine, baseline,
+                      reference, 1.3))
     return cases
 
 

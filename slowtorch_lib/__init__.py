@@ -98,11 +98,14 @@ __all__ = [
     *views.__all__,
     "load",
     "nn",
+    "optim",
     "save",
+    "utils",
 ]
 
 __version__ = "0.1.0"
 
 # The nn package and the serialization functions import the ops above.
 import slowtorch_lib.nn as nn  # noqa: E402
+from slowtorch_lib import optim, utils  # noqa: E402
 from slowtorch_lib.serialization import load, save  # noqa: E402

@@ -1131,8 +1131,36 @@ class Tensor:
     # Issue 6, missing API: thin methods over the functions in ops/
     # ------------------------------------------------------------------
 
+    # Operations optimisers use (appended block, issue 9)
+    # ------------------------------------------------------------------
+
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
+        return _pointwise.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(
+        self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1
+    ) -> Tensor:
+        return self._inplace(_pointwise.addcmul, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
+        return _pointwise.addcdiv(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(
+        self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1
+    ) -> Tensor:
+        return self._inplace(_pointwise.addcdiv, tensor1, tensor2, value=value)
+
+    def lerp(self, end: Tensor, weight: TensorOrScalar) -> Tensor:
+        return _pointwise.lerp(self, end, weight)
+
+    def lerp_(self, end: Tensor, weight: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.lerp, end, weight)
+
     def sign(self) -> Tensor:
         return _pointwise.sign(self)
+
+    def sign_(self) -> Tensor:
+        return self._inplace(_pointwise.sign)
 
     def true_divide(self, other: TensorOrScalar) -> Tensor:
         return _pointwise.true_divide(self, other)
@@ -1369,11 +1397,9 @@ def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
 
 # The operations import Tensor, so they are imported after it is defined.
 from slowtorch_lib import _creation, _rng  # noqa: E402
-from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # noqa: E402
+from slowtorch_lib.autograd import history as _history  # noqa: E402
 from slowtorch_lib.ops import comparison as _comparison  # noqa: E402
 from slowtorch_lib.ops import gather_scatter as _gather_scatter  # noqa: E402
-
-from slowtorch_lib.autograd import history as _history  # noqa: E402
 from slowtorch_lib.ops import indexing as _indexing  # noqa: E402
 from slowtorch_lib.ops import linalg as _linalg  # noqa: E402
 from slowtorch_lib.ops import pointwise as _pointwise  # noqa: E402

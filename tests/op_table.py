@@ -320,6 +320,20 @@ def case_by_name(name: str) -> OpCase:
     raise KeyError(name)
 
 
+# ---------------- fused ops optimisers use (appended block, issue 9) ----------------
+CASES += [
+    _case("addcmul", lambda L, x, y, z: L.addcmul(x, y, z, value=0.5), M, M, M),
+    _case("addcmul_broadcast", lambda L, x, y, z: x.addcmul(y, z), (2, 3), (3,), (2, 1)),
+    _case("addcdiv", lambda L, x, y, z: L.addcdiv(x, y, z, value=-2.0), M, M, M,
+          domain=("real", "real", "nonzero")),
+    _case("addcdiv_broadcast", lambda L, x, y, z: x.addcdiv(y, z), (2, 3), (3,), (2, 1),
+          domain=("real", "real", "nonzero")),
+    _case("lerp_scalar", lambda L, x, y: L.lerp(x, y, 0.3), M, M),
+    _case("lerp_scalar_far", lambda L, x, y: x.lerp(y, 0.75), (3,), (2, 3)),
+    _case("lerp_tensor", lambda L, x, y, w: L.lerp(x, y, w), M, M, M,
+          domain=("real", "real", "unit")),
+]
+
 # ---------------- nn (issue 8): addmm, the product of nn.Linear ----------------
 CASES += [
     _case("addmm", lambda L, b, x, y: L.addmm(b, x, y), (4,), (2, 3), (3, 4)),
