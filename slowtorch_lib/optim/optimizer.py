@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from slowtorch_lib._tensor import LEGACY_TYPE_NAMES, Tensor
+from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.grad_mode import enable_grad, no_grad
 
 __all__ = ["Optimizer", "required"]
@@ -40,7 +40,7 @@ required = _RequiredParameter()
 def _type_name(value: Any) -> str:
     """How PyTorch names a type in messages: ``torch.FloatTensor``, ``int``..."""
     if isinstance(value, Tensor):
-        return LEGACY_TYPE_NAMES[value.dtype.name]
+        return value.dtype.legacy_type_name
     return type(value).__name__
 
 
