@@ -1120,8 +1120,10 @@ class Tensor:
         """The last two dimensions swapped.
 
         Raises:
-            RuntimeError: For a 1-d tensor.
+            RuntimeError: For a 1-d tensor (a 0-d tensor is returned as it is).
         """
+        if self.dim() == 0:
+            return self
         if self.dim() == 1:
             raise RuntimeError(
                 "tensor.mT is only supported on matrices or batches of matrices. "
@@ -1130,6 +1132,8 @@ class Tensor:
         return _views.transpose(self, -2, -1)
 
     def permute(self, *dims: Any) -> Tensor:
+        if not dims:
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
         return _views.permute(self, _shape_arg(dims))
 
     def unsqueeze(self, dim: int) -> Tensor:

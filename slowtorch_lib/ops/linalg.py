@@ -10,10 +10,12 @@ from __future__ import annotations
 from operator import mul
 from typing import Any
 
+from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._kernels import broadcast_values
+from slowtorch_lib._strides import numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import _scalar_type_name, result_type
+from slowtorch_lib.ops.pointwise import _not_implemented, _scalar_type_name, result_type
 
 __all__ = ["bmm", "dot", "matmul", "matrix_product", "mm", "mv"]
 
@@ -39,12 +41,19 @@ def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) 
 C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
 
 
+# The kernel each product's message names when it has no loop for bools.
+BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu", "dot": "dot",
+                "bmm": "bmm"}
+
+
 def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
     """Matrix products do not promote: both operands must have one dtype.
 
     The message names the dtypes the way PyTorch's message for ``op`` does.
     """
     if a.dtype is b.dtype:
+        if a.dtype is dtypes.bool_:  # no loop for bools
+            raise _not_implemented(BOOL_KERNELS[op], a.dtype)
         return
     first, second = _scalar_type_name(a.dtype), _scalar_type_name(b.dtype)
     if op == "mm":
@@ -305,7 +314,7 @@ def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
     da, db = input.dim(), other.dim()
     if db <= 2:
         *batch, n, k = input._shape
-        rows = reshape(input, (-1, k))
+        rows = reshape(input, (numel(batch) * n, k))  # not -1: k may be 0
         if db == 2:
             folded = mm(rows, other)
             shape = (*batch, n, other._shape[1])

@@ -12,12 +12,14 @@ Backward passes are written with tensor operations, so that with
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._kernels import (
     binary,
     contiguous_copy,
@@ -126,9 +128,23 @@ def _check_bool_subtraction(a: Operand, b: Operand) -> None:
         )
 
 
+def _check_alpha(alpha: Any, d: dtype) -> None:
+    """``alpha`` must not be a float for an integer result, as in PyTorch."""
+    if not d.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating "
+            "point number."
+        )
+
+
 def _scalar_type_name(d: dtype) -> str:
     """The name PyTorch's C++ messages give a dtype: ``Float``, ``Long``..."""
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[d.name]
+
+
+def _zeros_like(tensor: Tensor) -> Tensor:
+    """Zeros of ``tensor``'s shape and dtype: the gradient of a step function."""
+    return from_values([0] * tensor.numel(), tensor._shape, tensor.dtype)
 
 
 def _not_implemented(kernel: str, d: dtype) -> NotImplementedError:
@@ -154,6 +170,7 @@ class Add(Function):
     def forward(ctx: FunctionCtx, a: Operand, b: Operand, alpha: Any = 1) -> Tensor:
         ctx.alpha = alpha
         d = result_type(a, b)
+        _check_alpha(alpha, d)
         if alpha != 1:
             b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
         if d is dtypes.bool_:
@@ -180,6 +197,7 @@ class Sub(Function):
         ctx.alpha = alpha
         _check_bool_subtraction(a, b)
         d = result_type(a, b)
+        _check_alpha(alpha, d)
         if alpha != 1:
             b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
         return binary(operator.sub, a, b, d)
@@ -274,7 +292,8 @@ class Div(Function):
         grad_a = grad_output / divisor if ctx.needs_input_grad[0] else None
         grad_b = None
         if ctx.needs_input_grad[1]:
-            grad_b = -grad_output * a / (divisor * divisor)
+            # (a / b) / b, not a / (b * b): b * b overflows for |b| > 1.8e19.
+            grad_b = -grad_output * (a / divisor / divisor)
         return grad_a, grad_b
 
 
@@ -305,7 +324,8 @@ def _integer_power(base: int, exponent: int) -> int:
     ``base`` is 1 or -1.
     """
     if exponent >= 0:
-        return base**exponent
+        # Modular power: the low 64 bits at once, even for a huge exponent.
+        return builtins.pow(base, exponent, 2**64)
     if base == 1:
         return 1
     if base == -1:
@@ -380,7 +400,9 @@ class PowTensor(Function):
         base, exponent, result = ctx.saved_tensors
         grad_base = grad_exponent = None
         if ctx.needs_input_grad[0]:
-            grad_base = grad_output * exponent * base ** (exponent - 1)
+            slope = exponent * base ** (exponent - 1)
+            # x ** 0 is the constant 1, even at x = 0 (where 0 * 0 ** -1 is nan).
+            grad_base = grad_output * where(exponent == 0, 0.0, slope)
         if ctx.needs_input_grad[1]:
             # Where base == 0 and exponent >= 0 the gradient is taken as 0.
             log_base = where(base == 0, 0.0, log(base))
@@ -580,7 +602,8 @@ class Relu(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * (result > 0)
+        # Select, not multiply: 0 * inf would be nan. A nan input passes.
+        return where(result <= 0, 0.0, grad_output)
 
 
 class Reciprocal(Function):
@@ -628,13 +651,13 @@ class Rsqrt(Function):
 
 
 def _raise_to(low: Any, value: Any) -> Any:
-    """``value``, or ``low`` if it is below it (``nan`` stays ``nan``)."""
-    return max(value, low)
+    """``value``, or ``low`` if it is below it (a ``nan`` on either side wins)."""
+    return value if value >= low or value != value else low
 
 
 def _lower_to(high: Any, value: Any) -> Any:
-    """``value``, or ``high`` if it is above it (``nan`` stays ``nan``)."""
-    return min(value, high)
+    """``value``, or ``high`` if it is above it (a ``nan`` on either side wins)."""
+    return value if value <= high or value != value else high
 
 
 def _clamp_values(x: Tensor, low: Operand | None, high: Operand | None, d: dtype) -> Tensor:
@@ -669,13 +692,16 @@ class Clamp(Function):
             elif min is None:
                 kernel = "clamp_max_scalar_cpu"
             raise _not_implemented(kernel, d)
+        for bound in (min, max):
+            if bound is not None:
+                checked_fill(bound, d)
         return _clamp_values(x, min, max, d)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
         low, high = ctx.bounds
-        return grad_output * _inside(x, low, high)
+        return where(_inside(x, low, high), grad_output, 0.0)
 
 
 def _inside(x: Tensor, low: Operand | None, high: Operand | None) -> Tensor:
@@ -719,16 +745,16 @@ class ClampTensor(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         x, low, high = ctx.saved_tensors
-        grad_x = grad_output * _inside(x, low, high)
+        grad_x = where(_inside(x, low, high), grad_output, 0.0)
         grad_low = grad_high = None
         raised = x if low is None else maximum(x, low)
         if low is not None and ctx.needs_input_grad[1]:
             below = x < low
             if high is not None:
                 below = below & (low <= high)
-            grad_low = grad_output * below
+            grad_low = where(below, grad_output, 0.0)
         if high is not None and ctx.needs_input_grad[2]:
-            grad_high = grad_output * (raised > high)
+            grad_high = where(raised > high, grad_output, 0.0)
         return grad_x, grad_low, grad_high
 
 
@@ -749,7 +775,7 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        return _split_gradient(grad_output, a > b, a == b)
+        return _split_gradient(grad_output, a, b, a < b, a > b)
 
 
 class Minimum(Function):
@@ -765,13 +791,18 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        return _split_gradient(grad_output, a < b, a == b)
+        return _split_gradient(grad_output, a, b, a > b, a < b)
 
 
-def _split_gradient(grad_output: Tensor, a_wins: Tensor, tie: Tensor) -> tuple[Tensor, Tensor]:
-    share_a = where(tie, 0.5, a_wins.to(grad_output.dtype))
-    share_b = where(tie, 0.5, (~a_wins).to(grad_output.dtype))
-    return grad_output * share_a, grad_output * share_b
+def _split_gradient(grad_output: Tensor, a: Tensor, b: Tensor, a_loses: Tensor,
+                    b_loses: Tensor) -> tuple[Tensor, Tensor]:
+    """The gradient of maximum or minimum: halved at ties, 0 for the loser.
+
+    A comparison with ``nan`` is false both ways, so both inputs receive the
+    whole gradient there, as in PyTorch.
+    """
+    shared = where(a == b, grad_output / 2, grad_output)
+    return where(a_loses, 0.0, shared), where(b_loses, 0.0, shared)
 
 
 def _nan_max(a: Any, b: Any) -> Any:
@@ -878,14 +909,10 @@ class MaskedFill(Function):
                 f"masked_fill_ only supports boolean masks, but got mask with dtype "
                 f"{mask.dtype.name}"
             )
+        checked_fill(value, x.dtype)
         ctx.save_for_backward(mask)
-        result = _select(mask, value, x, x.dtype)
-        if result._shape != x._shape:
-            raise RuntimeError(
-                f"The expanded size of the mask {list(result._shape)} must match the "
-                f"tensor's size {list(x._shape)}"
-            )
-        return result
+        # The mask may broadcast ``x`` to a larger shape (out of place only).
+        return _select(mask, value, x, x.dtype)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -902,6 +929,7 @@ class Fill(Function):
     def forward(ctx: FunctionCtx, x: Tensor, *, value: Any) -> Tensor:
         from slowtorch_lib._kernels import cast_scalar
 
+        checked_fill(value, x.dtype)
         return from_values([cast_scalar(value, x.dtype)] * x.numel(), x._shape, x.dtype)
 
     @staticmethod
@@ -974,13 +1002,8 @@ def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> 
     """
     if rounding_mode is None:
         return Div.apply(input, other)
-    if rounding_mode == "floor":
-        return floor_divide(input, other)
-    if rounding_mode == "trunc":
-        d = result_type(input, other)
-        quotient = binary(ieee_div, input, other, _float_type(d))
-        truncated = unary(lambda v: float(math.trunc(v)) if math.isfinite(v) else v, quotient)
-        return truncated.to(d)
+    if rounding_mode in ("floor", "trunc"):
+        return RoundedDiv.apply(input, other, rounding_mode=rounding_mode)
     raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
         f"found '{rounding_mode}'"
@@ -989,6 +1012,45 @@ def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> 
 
 true_divide = div
 divide = div
+
+
+def _trunc_scalar(v: float) -> float:
+    return float(math.trunc(v)) if math.isfinite(v) else v
+
+
+def _trunc_quotient(a: Operand, b: Operand) -> Tensor:
+    """The values of ``a / b`` rounded toward zero, in the promoted dtype."""
+    d = result_type(a, b)
+    if not d.is_floating_point:
+        return binary(_trunc_div_scalar, a, b, d)
+    quotient = binary(ieee_div, a, b, d)
+    return unary(_trunc_scalar, quotient)
+
+
+def _trunc_div_scalar(a: int, b: int) -> int:
+    """Integer division rounding toward zero, as C does."""
+    if b == 0:
+        raise RuntimeError("ZeroDivisionError")
+    quotient = builtins.abs(a) // builtins.abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+class RoundedDiv(Function):
+    """``div`` with a ``rounding_mode``: a step function, its gradient is 0."""
+
+    grad_fn_name = "DivBackward2"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Operand, b: Operand, *,
+                rounding_mode: str) -> Tensor:
+        if rounding_mode == "floor":
+            return _floor_quotient(a, b)
+        return _trunc_quotient(a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        zero = _zeros_like(grad_output)
+        return zero, zero
 
 
 def _floor_div_scalar(a: Any, b: Any) -> Any:
@@ -1002,17 +1064,51 @@ def _floor_div_scalar(a: Any, b: Any) -> Any:
         return ieee_div(a, b)
 
 
-def floor_divide(input: Operand, other: Operand) -> Tensor:
-    """``input // other``, rounding down. Not differentiable.
-
-    Raises:
-        RuntimeError: For an integer division by zero (``ZeroDivisionError``).
-        NotImplementedError: For two bools.
-    """
+def _floor_quotient(input: Operand, other: Operand) -> Tensor:
+    """The values of ``input // other`` (no graph)."""
     d = result_type(input, other)
     if d is dtypes.bool_:
         raise _not_implemented("div_floor_cpu", d)
     return binary(_floor_div_scalar, input, other, d)
+
+
+class NoDerivative(Function):
+    """An operation PyTorch records but cannot differentiate.
+
+    Its output requires grad, so that the graph stays honest, but calling
+    backward through it raises, as in PyTorch (whose node is named
+    ``NotImplemented``). ``aten_name`` names the operation in the message.
+    """
+
+    grad_fn_name = "torch::autograd::NotImplemented"
+    aten_name = ""
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Any:
+        name = ctx._function.aten_name  # type: ignore[attr-defined]
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+class FloorDivide(NoDerivative):
+    """``a // b`` rounding down: no derivative in PyTorch."""
+
+    grad_fn_name = "torch::autograd::NotImplemented"
+    aten_name = "floor_divide"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Operand, b: Operand) -> Tensor:
+        return _floor_quotient(a, b)
+
+
+def floor_divide(input: Operand, other: Operand) -> Tensor:
+    """``input // other``, rounding down. Not differentiable.
+
+    Raises:
+        RuntimeError: For an integer division by zero (``ZeroDivisionError``),
+            and in backward (PyTorch has no derivative for it).
+        NotImplementedError: For two bools.
+    """
+    return FloorDivide.apply(input, other)
 
 
 def _remainder_scalar(a: Any, b: Any) -> Any:
@@ -1035,12 +1131,70 @@ def _remainder_scalar(a: Any, b: Any) -> Any:
     return result
 
 
-def remainder(input: Operand, other: Operand) -> Tensor:
-    """``input % other`` with the sign of ``other``, as Python's ``%``."""
-    d = result_type(input, other)
+def _remainder_values(a: Operand, b: Operand) -> Tensor:
+    """The values of ``a % b`` (no graph)."""
+    d = result_type(a, b)
     if d is dtypes.bool_:
         raise _not_implemented("remainder_cpu", d)
-    return binary(_remainder_scalar, input, other, d)
+    return binary(_remainder_scalar, a, b, d)
+
+
+class Remainder(Function):
+    r"""``a % b`` for two tensors: ``a - b * floor(a / b)``.
+
+    .. math:: \frac{\partial}{\partial a} = 1, \qquad
+              \frac{\partial}{\partial b} = -\lfloor a / b \rfloor
+    """
+
+    grad_fn_name = "RemainderBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return _remainder_values(a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        a, b = ctx.saved_tensors
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = -grad_output * _floor_quotient(a, b)
+        return grad_output, grad_b
+
+
+class RemainderScalar(Function):
+    """``x % number``: the gradient passes through unchanged."""
+
+    grad_fn_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, other: Any) -> Tensor:
+        return _remainder_values(x, other)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output
+
+
+class RemainderOfScalar(NoDerivative):
+    """``number % x``: no derivative in PyTorch."""
+
+    grad_fn_name = "torch::autograd::NotImplemented"
+    aten_name = "remainder"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, number: Any) -> Tensor:
+        return _remainder_values(number, x)
+
+
+def remainder(input: Operand, other: Operand) -> Tensor:
+    """``input % other`` with the sign of ``other``, as Python's ``%``."""
+    if not isinstance(other, Tensor):
+        assert isinstance(input, Tensor)
+        return RemainderScalar.apply(input, other=other)
+    if not isinstance(input, Tensor):
+        return RemainderOfScalar.apply(other, number=input)
+    return Remainder.apply(input, other)
 
 
 def pow(input: Operand, exponent: Operand) -> Tensor:
@@ -1066,13 +1220,32 @@ def abs(input: Tensor) -> Tensor:
     return Abs.apply(input)
 
 
+class Sign(Function):
+    """-1, 0 or 1 by the sign of each element (0 for ``nan``, as in PyTorch).
+
+    A step function: its gradient is 0 everywhere.
+    """
+
+    grad_fn_name = "SignBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        if x.dtype is dtypes.bool_:
+            return contiguous_copy(x)
+        return unary(_sign_scalar, x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return _zeros_like(grad_output)
+
+
 def sign(input: Tensor) -> Tensor:
-    """-1, 0 or 1 by the sign of each element. Not differentiable."""
-    return unary(_sign_scalar, input)
+    """-1, 0 or 1 by the sign of each element."""
+    return Sign.apply(input)
 
 
 def _sign_scalar(v: Any) -> Any:
-    return v if math.isnan(v) else (v > 0) - (v < 0)
+    return (v > 0) - (v < 0)
 
 
 def isnan(input: Tensor) -> Tensor:
@@ -1200,6 +1373,11 @@ def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` is true."""
+    if not isinstance(mask, Tensor):
+        raise TypeError(
+            f"masked_fill(): argument 'mask' (position 1) must be Tensor, not "
+            f"{type(mask).__name__}"
+        )
     if isinstance(value, Tensor):
         value = value.item()
     return MaskedFill.apply(input, mask=mask, value=value)
@@ -1276,18 +1454,21 @@ def logical_not(input: Tensor) -> Tensor:
     return unary(operator.not_, input, dtypes.bool_)
 
 
-def logical_and(input: Operand, other: Operand) -> Tensor:
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
     """True where both are non-zero."""
+    _check_tensor("logical_and", other)
     return binary(lambda a, b: bool(a) and bool(b), input, other, result_type(input, other), dtypes.bool_)
 
 
-def logical_or(input: Operand, other: Operand) -> Tensor:
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
     """True where either is non-zero."""
+    _check_tensor("logical_or", other)
     return binary(lambda a, b: bool(a) or bool(b), input, other, result_type(input, other), dtypes.bool_)
 
 
-def logical_xor(input: Operand, other: Operand) -> Tensor:
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     """True where exactly one is non-zero."""
+    _check_tensor("logical_xor", other)
     return binary(lambda a, b: bool(a) != bool(b), input, other, result_type(input, other), dtypes.bool_)
 
 

@@ -15,11 +15,24 @@ from typing import Any, NamedTuple
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import cast_values, ieee_div, reduced_shape, reduction_groups
+from slowtorch_lib._kernels import (
+    cast_values,
+    ieee_div,
+    ieee_sqrt,
+    reduced_shape,
+    reduction_groups,
+)
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import isnan, maximum, minimum, where
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+from slowtorch_lib.ops.pointwise import (
+    _scalar_type_name,
+    isnan,
+    maximum,
+    minimum,
+    where,
+)
 
 __all__ = [
     "MaxResult",
@@ -136,9 +149,17 @@ class MeanAll(Mean):
     grad_fn_name = "MeanBackward0"
 
 
+def _check_differentiable_dtype(input: Tensor, dtype: dtype | None) -> None:
+    """A reduction recorded for autograd cannot produce integers or bools."""
+    recorded = input.requires_grad and GRAD_MODE.enabled
+    if recorded and dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError(f"Autograd not support dtype: {_scalar_type_name(dtype)}")
+
+
 def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
         dtype: dtype | None = None) -> Tensor:
     """The sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
+    _check_differentiable_dtype(input, dtype)
     ndim = input.dim()
     if dim is None:
         return SumAll.apply(input, dims=tuple(range(ndim)), keepdim=False, dtype=dtype)
@@ -268,6 +289,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
          dtype: dtype | None = None) -> Tensor:
     """The product of all elements, or along ``dim``."""
     _check_int_dim("prod", dim)
+    _check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.to(dtype)
     ndim = input.dim()
@@ -373,7 +395,13 @@ class Amax(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         x, result = ctx.saved_tensors
-        return _spread_among_ties(grad_output, x, result, ctx.dims, ctx.keepdim)
+        # As PyTorch: where the maximum is nan no element equals it, the count
+        # is 0 and the whole group's gradient is nan.
+        result_back = _expand_back(result, x._shape, ctx.dims, ctx.keepdim)
+        grad_back = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
+        winners = x == result_back
+        count = sum(winners, ctx.dims, keepdim=True)
+        return grad_back / count * winners
 
 
 class Amin(Amax):
@@ -383,12 +411,20 @@ class Amin(Amax):
 
 
 class MaxAll(Amax):
-    """``x.max()`` with no ``dim``: PyTorch's ``MaxBackward1``."""
+    """``x.max()`` with no ``dim``: PyTorch's ``MaxBackward1``.
+
+    Unlike ``amax``, a nan maximum sends the gradient to the nan elements.
+    """
 
     grad_fn_name = "MaxBackward1"
 
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        x, result = ctx.saved_tensors
+        return _spread_among_ties(grad_output, x, result, ctx.dims, ctx.keepdim)
 
-class MinAll(Amax):
+
+class MinAll(MaxAll):
     """``x.min()`` with no ``dim``: PyTorch's ``MinBackward1``."""
 
     grad_fn_name = "MinBackward1"
@@ -537,13 +573,17 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 
 def _variance(group: Sequence[Any], correction: Any) -> float:
-    """``sum((x - mean)^2) / (n - correction)``, computed in double precision."""
+    """``sum((x - mean)^2) / (n - correction)``, computed in double precision.
+
+    With ``correction >= n`` there are no degrees of freedom left: PyTorch
+    divides by 0 and answers ``inf`` (or ``nan`` if every element is equal).
+    """
     count = len(group)
     if count == 0:
         return math.nan
     centre = builtins.sum(group) / count
     squares = builtins.sum([(v - centre) * (v - centre) for v in group])
-    return ieee_div(squares, count - correction)
+    return ieee_div(squares, builtins.max(0, count - correction))
 
 
 class Var(Function):
@@ -565,10 +605,23 @@ class Var(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        count = numel([x._shape[d] for d in ctx.dims])
-        grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
-        centred = x - mean(x, ctx.dims, keepdim=True)
-        return grad * centred * (2.0 / (count - ctx.correction))
+        return _variance_gradient(grad_output, x, ctx.dims, ctx.keepdim,
+                                  ctx.correction)
+
+
+def _variance_gradient(grad_output: Tensor, x: Tensor, dims: tuple[int, ...],
+                       keepdim: bool, correction: Any) -> Tensor:
+    """The gradient of the variance: ``grad * 2 (x - mean) / (N - c)``.
+
+    Without degrees of freedom (``N - c <= 0``) the slope is infinite, with
+    the sign of ``grad`` (``nan`` where ``x`` equals the mean), as in PyTorch.
+    """
+    count = numel([x._shape[d] for d in dims])
+    grad = _expand_back(grad_output, x._shape, dims, keepdim)
+    centred = x - mean(x, dims, keepdim=True)
+    if count - correction <= 0:
+        return grad * centred.abs() * math.inf
+    return grad * centred * (2.0 / (count - correction))
 
 
 class Std(Function):
@@ -583,7 +636,8 @@ class Std(Function):
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
                 correction: Any) -> Tensor:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
-        values = [math.sqrt(_variance(g, correction)) for g in reduction_groups(x, dims)]
+        groups = reduction_groups(x, dims)
+        values = [ieee_sqrt(_variance(g, correction)) for g in groups]
         result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
         ctx.save_for_backward(x, result)
         return result
@@ -591,10 +645,11 @@ class Std(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         x, result = ctx.saved_tensors
-        count = numel([x._shape[d] for d in ctx.dims])
-        grad = _expand_back(grad_output / result, x._shape, ctx.dims, ctx.keepdim)
-        centred = x - mean(x, ctx.dims, keepdim=True)
-        return grad * centred * (1.0 / (count - ctx.correction))
+        # d std = d var / (2 std); where the spread is 0, PyTorch answers 0.
+        grad_var = grad_output / (result * 2)
+        grad = _variance_gradient(grad_var, x, ctx.dims, ctx.keepdim, ctx.correction)
+        zero_spread = _expand_back(result == 0, x._shape, ctx.dims, ctx.keepdim)
+        return where(zero_spread, 0.0, grad)
 
 
 def _correction(unbiased: bool | None, correction: Any) -> Any:

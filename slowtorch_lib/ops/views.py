@@ -634,6 +634,8 @@ def slice_dim(
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``dim`` from ``start`` (a view)."""
+    if input.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = normalize_dim(dim, input.dim())
     size = input._shape[dim]
     if not -size <= start <= size:
@@ -728,6 +730,8 @@ def split(
 ) -> tuple[Tensor, ...]:
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of
     the listed sizes; each piece is a view."""
+    if input.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = normalize_dim(dim, input.dim())
     length = input._shape[dim]
     if isinstance(split_size_or_sections, int):
@@ -764,6 +768,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         raise RuntimeError(
             f"chunk expects `chunks` to be greater than 0, got: {chunks}"
         )
+    if input.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     dim = normalize_dim(dim, input.dim())
     length = input._shape[dim]
     if length == 0:
