@@ -516,6 +516,13 @@ class Tensor:
         if self.is_contiguous():
             start = self._offset
             data[start : start + len(values)] = array(data.typecode, values)
+        elif self._overlaps():
+            # Several elements share a cell (fill_ or masked_fill_ of an
+            # expanded tensor): only the elements that change are written.
+            positions = position_list(self._shape, self._stride, self._offset)
+            for position, value, old in zip(positions, values, self._values()):
+                if value != old:
+                    data[position] = value
         else:
             for position, value in zip(
                 position_list(self._shape, self._stride, self._offset), values
@@ -523,21 +530,27 @@ class Tensor:
                 data[position] = value
         storage.version += 1
 
-    def _check_inplace(self) -> None:
+    def _overlaps(self) -> builtins.bool:
+        """Whether several elements share one storage cell (an expanded tensor)."""
+        return 0 not in self._shape and any(
+            size > 1 and stride == 0 for size, stride in zip(self._shape, self._stride)
+        )
+
+    def _check_inplace(self, overlap_ok: builtins.bool = False) -> None:
         """Refuses in-place changes that would corrupt the values or the graph.
 
         Raises:
             RuntimeError: If several elements share one storage cell (an
-                expanded tensor), or, with grad mode on, if the tensor is a
-                leaf that requires grad or a view of one.
+                expanded tensor) unless ``overlap_ok`` (fills, as PyTorch
+                allows), or, with grad mode on, if the tensor is a leaf that
+                requires grad or a view of one.
         """
-        for size, stride in zip(self._shape, self._stride):
-            if size > 1 and stride == 0:
-                raise RuntimeError(
-                    "unsupported operation: more than one element of the written-to "
-                    "tensor refers to a single memory location. Please clone() the "
-                    "tensor before performing the operation."
-                )
+        if not overlap_ok and self._overlaps():
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to "
+                "tensor refers to a single memory location. Please clone() the "
+                "tensor before performing the operation."
+            )
         if not GRAD_MODE.enabled:
             return
         if self._base is None and self._grad_fn is None and self._requires_grad:
@@ -571,7 +584,8 @@ class Tensor:
                 "inplace to be tracked)."
             )
 
-    def _inplace(self, operation: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
+    def _inplace(self, operation: Callable[..., Tensor], *args: Any,
+                 overlap_ok: builtins.bool = False, **kwargs: Any) -> Tensor:
         """Runs ``operation(self, *args)`` and stores the result in ``self``.
 
         This is how every in-place method (``add_``, ``mul_``, ...) works: the
@@ -583,8 +597,9 @@ class Tensor:
         gradients flow through the in-place change. For a view, its base
         takes a ``CopySlices`` history instead (see
         :func:`~slowtorch_lib.ops.views.rebase_history`): the base changed too.
+        ``overlap_ok`` lets fills write into an expanded tensor.
         """
-        self._check_inplace()
+        self._check_inplace(overlap_ok)
         records = GRAD_MODE.enabled and (
             self.requires_grad
             or any(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -663,12 +678,15 @@ class Tensor:
         return self._inplace(_pointwise.remainder, other)
 
     def __iand__(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.bitwise_and, other)
 
     def __ior__(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.bitwise_or, other)
 
     def __ixor__(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.bitwise_xor, other)
 
     def __floordiv__(self, other: TensorOrScalar) -> Tensor:
@@ -943,14 +961,14 @@ class Tensor:
 
     def fill_(self, value: Scalar) -> Tensor:
         """Sets every element to ``value``."""
-        return self._inplace(_pointwise.filled, value)
+        return self._inplace(_pointwise.filled, value, overlap_ok=True)
 
     def zero_(self) -> Tensor:
         """Sets every element to zero."""
-        return self._inplace(_pointwise.zeroed)
+        return self._inplace(_pointwise.zeroed, overlap_ok=True)
 
     def masked_fill_(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
-        return self._inplace(_pointwise.masked_fill, mask, value)
+        return self._inplace(_pointwise.masked_fill, mask, value, overlap_ok=True)
 
     def masked_fill(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
         return _pointwise.masked_fill(self, mask, value)
@@ -1090,12 +1108,18 @@ class Tensor:
     # ------------------------------------------------------------------
 
     def view(self, *shape: Any) -> Tensor:
+        if not shape:
+            raise TypeError(
+                "view() received an invalid combination of arguments - got ()"
+            )
         return _views.view(self, _shape_arg(shape))
 
     def view_as(self, other: Tensor) -> Tensor:
         return _views.view(self, other._shape)
 
     def reshape(self, *shape: Any) -> Tensor:
+        if not shape:
+            raise TypeError('reshape() missing 1 required positional arguments: "shape"')
         return _views.reshape(self, _shape_arg(shape))
 
     def reshape_as(self, other: Tensor) -> Tensor:

@@ -50,7 +50,9 @@ SPECIAL_FLOATS = (
 )
 SPECIAL_INTS = ("0", "-1", "2**62", "2**63-1", "-2**63", "3", "7")
 INT64_MAX = 2**63 - 1
-TOLERANCES = {"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-12)}
+# Relative and absolute tolerances. float64 values often come from float32
+# ones (``x.double()``), whose last bit may differ (sums in another order).
+TOLERANCES = {"float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
 
 
 # ----------------------------------------------------------------------
@@ -119,6 +121,8 @@ class Generator:
     # -- bookkeeping ----------------------------------------------------
     def emit(self, line: str) -> str | None:
         """Appends ``line`` and runs it on torch; returns the new name, if any."""
+        if "trunc" in line and self.holds_int64_min():
+            return None  # torch dies of SIGFPE on -2**63 // -1 rounded to zero
         self.program.lines.append(line)
         try:
             with _quiet():
@@ -127,6 +131,13 @@ class Generator:
             return None
         name = line.split(" = ")[0] if " = " in line else None
         return name if name and name.isidentifier() else None
+
+    def holds_int64_min(self) -> bool:
+        for name in self.tensors("int64"):
+            value = self.space[name]
+            if value.numel() and bool((value == -(2**63)).any()):
+                return True
+        return False
 
     def fresh(self) -> str:
         self.count += 1
@@ -561,6 +572,8 @@ def compare_values(ours: Any, theirs: Any, torch: ModuleType) -> str | None:
             if why:
                 return why
         return None
+    if isinstance(ours, slowtorch_lib.Tensor):
+        return f"engine gave a tensor, torch {type(theirs).__name__}"
     if theirs is None or isinstance(theirs, (int, float, bool, str)):
         if isinstance(theirs, float) and isinstance(ours, float):
             return None if _close(ours, theirs, "float64") else f"{ours} != {theirs}"
@@ -613,6 +626,10 @@ def check(program: Program, torch: ModuleType, limit: float = 5.0) -> str | None
                     theirs[k]) == before_torch[k]
                 if unchanged_in_torch and _state(ours[k]) != state:
                     return where + f"the failed line changed {k}"
+            if ".backward()" in line:
+                # Which gradients were stored before a backward pass failed
+                # depends on the order nodes run in: stop comparing here.
+                return None
         for k, value in theirs.items():
             if k.startswith("__") or k in ("torch", "inf", "nan"):
                 continue
@@ -630,7 +647,10 @@ def run(seeds: range, verbose: bool = True) -> tuple[int, list[tuple[Program, st
     for seed in seeds:
         torch.manual_seed(0)
         program = generate(seed, torch)
-        why = check(program, torch)
+        try:
+            why = check(program, torch)
+        except Exception as error:  # noqa: BLE001  (a bug of the fuzzer itself)
+            why = f"the fuzzer failed: {type(error).__name__}: {error}"
         if why:
             failures.append((program, why))
             if verbose:

@@ -305,6 +305,8 @@ def _basic(
             result = _select(result, dim, int(item.item()), consumed)
             consumed += 1
         else:
+            if isinstance(item, (str, bytes)):  # PyTorch tries it as tensor data
+                raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
             index_tensor = _index_tensor(item)
             if index_tensor is None:
                 raise IndexError(
@@ -470,7 +472,7 @@ def _scalar_tensor(value: Any, target: Tensor) -> Tensor:
         raise TypeError(f"can't assign a {type(value).__name__} to a {target.type()}")
     d = target.dtype
     if d is dtypes.int64:
-        if isinstance(value, float) and not math.isfinite(value):
+        if isinstance(value, float) and not -(2.0**63) <= value < 2.0**63:
             raise RuntimeError(
                 "value cannot be converted to type int64_t without overflow"
             )
@@ -517,6 +519,7 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
             f"{target.type()[6:-6]} for the destination and {value.type()[6:-6]} "
             "for the source."
         )
+    target._check_inplace(overlap_ok=True)  # before the indices, as PyTorch
     positions, shape = _positions(target, advanced)
     stripped = _strip_leading_ones(value)
     try:
@@ -528,7 +531,7 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
             f"shape mismatch: value tensor of shape {list(stripped._shape)} cannot be "
             f"broadcast to indexing result of shape {list(shape)}"
         )
-    target._inplace(index_put, stripped, positions, shape)
+    target._inplace(index_put, stripped, positions, shape, overlap_ok=True)
 
 
 def _copy_to(target: Tensor, value: Tensor) -> None:
@@ -536,7 +539,7 @@ def _copy_to(target: Tensor, value: Tensor) -> None:
     if value._shape == target._shape:
         target.copy_(value)
     elif value.dim() == 0:
-        target._inplace(fill_with_tensor, value)
+        target._inplace(fill_with_tensor, value, overlap_ok=True)
     else:
         stripped = _strip_leading_ones(value, always_view=True)
         if stripped._shape != target._shape:

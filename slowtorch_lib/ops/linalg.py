@@ -52,7 +52,9 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
     The message names the dtypes the way PyTorch's message for ``op`` does.
     """
     if a.dtype is b.dtype:
-        if a.dtype is dtypes.bool_:  # no loop for bools
+        # No loop for bools; an empty product never reaches it (except dot).
+        empty = a.numel() == 0 or b.numel() == 0
+        if a.dtype is dtypes.bool_ and (op == "dot" or not empty):
             raise _not_implemented(BOOL_KERNELS[op], a.dtype)
         return
     first, second = _scalar_type_name(a.dtype), _scalar_type_name(b.dtype)

@@ -29,6 +29,7 @@ from slowtorch_lib._kernels import (
     ieee_sqrt,
     unary,
 )
+from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
@@ -171,8 +172,8 @@ class Add(Function):
         ctx.alpha = alpha
         d = result_type(a, b)
         _check_alpha(alpha, d)
-        if alpha != 1:
-            b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        if alpha != 1:  # alpha * b in the result's dtype, as in PyTorch
+            b = binary(operator.mul, b, alpha, d) if isinstance(b, Tensor) else b * alpha
         if d is dtypes.bool_:
             return binary(operator.or_, a, b, d)
         return binary(operator.add, a, b, d)
@@ -198,8 +199,8 @@ class Sub(Function):
         _check_bool_subtraction(a, b)
         d = result_type(a, b)
         _check_alpha(alpha, d)
-        if alpha != 1:
-            b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        if alpha != 1:  # alpha * b in the result's dtype, as in PyTorch
+            b = binary(operator.mul, b, alpha, d) if isinstance(b, Tensor) else b * alpha
         return binary(operator.sub, a, b, d)
 
     @staticmethod
@@ -1021,6 +1022,8 @@ def _trunc_scalar(v: float) -> float:
 def _trunc_quotient(a: Operand, b: Operand) -> Tensor:
     """The values of ``a / b`` rounded toward zero, in the promoted dtype."""
     d = result_type(a, b)
+    if d is dtypes.bool_:
+        raise _not_implemented("div_trunc_cpu", d)
     if not d.is_floating_point:
         return binary(_trunc_div_scalar, a, b, d)
     quotient = binary(ieee_div, a, b, d)
@@ -1415,9 +1418,12 @@ def zeroed(input: Tensor) -> Tensor:
     return Zero.apply(input, value=0)
 
 
-def copy_into(target: Tensor, source: Tensor) -> Tensor:
-    """``source`` broadcast to ``target``'s shape and dtype (for ``copy_``)."""
-    return Copy.apply(target, source)
+def copy_into(target: Tensor, source: Tensor | int | float | bool) -> Tensor:
+    """``source`` broadcast to ``target``'s shape and dtype (for ``copy_``).
+
+    A Python number is accepted too, as a 0-d source.
+    """
+    return Copy.apply(target, _as_tensor(source))
 
 
 def clone(input: Tensor) -> Tensor:
@@ -1470,6 +1476,30 @@ def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     """True where exactly one is non-zero."""
     _check_tensor("logical_xor", other)
     return binary(lambda a, b: bool(a) != bool(b), input, other, result_type(input, other), dtypes.bool_)
+
+
+def check_inplace_result(target: Tensor, other: Operand) -> None:
+    """Checks, before computing, that ``target op= other`` can be stored.
+
+    PyTorch checks the result's shape and dtype before it looks for a loop,
+    so an integer ``t &= 0.5`` is a casting error, not a missing kernel.
+
+    Raises:
+        RuntimeError: If the result would not fit ``target``.
+    """
+    if isinstance(other, Tensor):
+        shape = broadcast_shapes(target._shape, other._shape)
+        if shape != target._shape:
+            raise RuntimeError(
+                f"output with shape {list(target._shape)} doesn't match the "
+                f"broadcast shape {list(shape)}"
+            )
+    d = result_type(target, other)
+    if not dtypes.can_cast(d, target.dtype):
+        raise RuntimeError(
+            f"result type {_scalar_type_name(d)} can't be cast to the desired "
+            f"output type {_scalar_type_name(target.dtype)}"
+        )
 
 
 def _bitwise(kernel: str, function: Any, input: Operand, other: Operand) -> Tensor:
