@@ -151,10 +151,7 @@ def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
         return values if source.is_floating_point else [float(v) for v in values]
     if target is dtypes.int64:
         if source.is_floating_point:
-            try:
-                return list(map(int, values))
-            except (ValueError, OverflowError):  # nan or inf
-                return list(map(float_to_int64, values))
+            return list(map(float_to_int64, values))
         return [int(v) for v in values]
     return [v != 0 for v in values]
 

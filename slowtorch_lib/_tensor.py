@@ -672,9 +672,11 @@ class Tensor:
         return self.div_(other)
 
     def __ifloordiv__(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.floor_divide, other)
 
     def __imod__(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.remainder, other)
 
     def __iand__(self, other: TensorOrScalar) -> Tensor:

@@ -607,6 +607,8 @@ def check(program: Program, torch: ModuleType, limit: float = 5.0) -> str | None
         error = _run_line(line, ours, limit)
         real_error = _run_line(line, theirs, limit)
         where = f"line {number}: {line}\n   "
+        if real_error is not None and "INTERNAL ASSERT" in str(real_error):
+            return None  # a bug of torch's own: nothing to compare with
         if isinstance(error, Timeout):
             return where + "engine hangs"
         if (error is None) != (real_error is None):

@@ -539,7 +539,7 @@ def _copy_to(target: Tensor, value: Tensor) -> None:
     if value._shape == target._shape:
         target.copy_(value)
     elif value.dim() == 0:
-        target._inplace(fill_with_tensor, value, overlap_ok=True)
+        target._inplace(fill_with_tensor, value)
     else:
         stripped = _strip_leading_ones(value, always_view=True)
         if stripped._shape != target._shape:

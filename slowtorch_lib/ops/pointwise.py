@@ -136,6 +136,8 @@ def _check_alpha(alpha: Any, d: dtype) -> None:
             "For integral input tensors, argument alpha must not be a floating "
             "point number."
         )
+    if isinstance(alpha, bool) and d is not dtypes.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
 
 
 def _scalar_type_name(d: dtype) -> str:
@@ -1016,7 +1018,8 @@ divide = div
 
 
 def _trunc_scalar(v: float) -> float:
-    return float(math.trunc(v)) if math.isfinite(v) else v
+    """``v`` rounded toward zero, keeping its sign (``-0.5`` gives ``-0.0``)."""
+    return math.copysign(math.trunc(v), v) if math.isfinite(v) else v
 
 
 def _trunc_quotient(a: Operand, b: Operand) -> Tensor:

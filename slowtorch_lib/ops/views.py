@@ -347,7 +347,7 @@ class Permute(Function):
         inverse = [0] * len(ctx.dims)
         for position, d in enumerate(ctx.dims):
             inverse[d] = position
-        return grad_output.permute(*inverse)
+        return permute(grad_output, inverse)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
