@@ -246,8 +246,8 @@ def element_dtype(value: Any) -> dtype:
                 "only one element tensors can be converted to Python scalars"
             )
         return value.dtype
-    if isinstance(value, str):
-        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
     if isinstance(value, SEQUENCES):
         raise TypeError(f"must be real number, not {type(value).__name__}")
     if isinstance(value, (bool, int, float)):
