@@ -463,3 +463,14 @@ def test_setitem_checks_the_leaf_before_the_index() -> None:
 def test_trunc_division_keeps_the_sign_of_zero() -> None:
     agree(lambda lib: 0.5 // lib.div(lib.tensor([-0.85, 0.85]), 1.79,
                                      rounding_mode="trunc"))
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.zeros(2**40),
+    lambda lib: lib.zeros(2**62, 4),
+    lambda lib: lib.ones(2**20, 2**21),
+    lambda lib: lib.full((2**41,), 1.0),
+    lambda lib: lib.arange(2**42),
+], ids=["zeros", "overflow", "ones", "full", "arange"])
+def test_huge_allocations_raise_runtime_error(make: Any) -> None:
+    same_error(make, match_message=False)
