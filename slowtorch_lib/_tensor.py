@@ -1121,7 +1121,9 @@ class Tensor:
 
     def reshape(self, *shape: Any) -> Tensor:
         if not shape:
-            raise TypeError('reshape() missing 1 required positional arguments: "shape"')
+            raise TypeError(
+                'reshape() missing 1 required positional arguments: "shape"'
+            )
         return _views.reshape(self, _shape_arg(shape))
 
     def reshape_as(self, other: Tensor) -> Tensor:

@@ -330,8 +330,10 @@ def test_fill_just_inside_float32() -> None:
 def test_masked_fill_broadcasts_the_input() -> None:
     agree(lambda lib: lib.zeros(3).masked_fill(lib.tensor([[True], [False]]), 1.0))
     agree(lambda lib: lib.zeros(2, 3).masked_fill(lib.tensor([True, False, True]), 1.0))
-    same_error(lambda lib: lib.zeros(3).masked_fill_(lib.tensor([[True], [False]]), 1.0),
-               match_message=False)
+    same_error(
+        lambda lib: lib.zeros(3).masked_fill_(lib.tensor([[True], [False]]), 1.0),
+        match_message=False,
+    )
     same_error(lambda lib: lib.zeros(3).masked_fill(True, 1.0), match_message=False)
 
 
@@ -374,7 +376,8 @@ def test_fills_of_expanded_tensors_succeed(method: str) -> None:
         elif method == "zero_":
             x.zero_()
         elif method == "masked_fill_":
-            x.masked_fill_(lib.tensor([[True, False, False], [False, False, True]]), 5.0)
+            mask = lib.tensor([[True, False, False], [False, False, True]])
+            x.masked_fill_(mask, 5.0)
         else:
             x[x == 0] = 3.0
         return x

@@ -18,8 +18,8 @@ import operator
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._dtype import dtype
 from slowtorch_lib._creation import checked_fill
+from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import (
     binary,
     contiguous_copy,
@@ -140,6 +140,13 @@ def _check_alpha(alpha: Any, d: dtype) -> None:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
 
 
+def _scaled(b: Operand, alpha: Any, d: dtype) -> Operand:
+    """``alpha * b`` computed in the result's dtype ``d``, as PyTorch does."""
+    if isinstance(b, Tensor):
+        return binary(operator.mul, b, alpha, d)
+    return b * alpha
+
+
 def _scalar_type_name(d: dtype) -> str:
     """The name PyTorch's C++ messages give a dtype: ``Float``, ``Long``..."""
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[d.name]
@@ -174,8 +181,8 @@ class Add(Function):
         ctx.alpha = alpha
         d = result_type(a, b)
         _check_alpha(alpha, d)
-        if alpha != 1:  # alpha * b in the result's dtype, as in PyTorch
-            b = binary(operator.mul, b, alpha, d) if isinstance(b, Tensor) else b * alpha
+        if alpha != 1:
+            b = _scaled(b, alpha, d)
         if d is dtypes.bool_:
             return binary(operator.or_, a, b, d)
         return binary(operator.add, a, b, d)
@@ -201,8 +208,8 @@ class Sub(Function):
         _check_bool_subtraction(a, b)
         d = result_type(a, b)
         _check_alpha(alpha, d)
-        if alpha != 1:  # alpha * b in the result's dtype, as in PyTorch
-            b = binary(operator.mul, b, alpha, d) if isinstance(b, Tensor) else b * alpha
+        if alpha != 1:
+            b = _scaled(b, alpha, d)
         return binary(operator.sub, a, b, d)
 
     @staticmethod
