@@ -938,6 +938,7 @@ class Tensor:
         return self._inplace(_pointwise.div, other)
 
     def pow_(self, exponent: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, exponent)
         return self._inplace(_pointwise.pow, exponent)
 
     def neg_(self) -> Tensor:
@@ -970,6 +971,7 @@ class Tensor:
         return self._inplace(_pointwise.zeroed, overlap_ok=True)
 
     def masked_fill_(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
+        _pointwise.check_mask("masked_fill_", mask)
         return self._inplace(_pointwise.masked_fill, mask, value, overlap_ok=True)
 
     def masked_fill(self, mask: Tensor, value: TensorOrScalar) -> Tensor:

@@ -477,3 +477,39 @@ def test_trunc_division_keeps_the_sign_of_zero() -> None:
 ], ids=["zeros", "overflow", "ones", "full", "arange"])
 def test_huge_allocations_raise_runtime_error(make: Any) -> None:
     same_error(make, match_message=False)
+
+
+def test_batched_matmul_and_copying_reshape_are_not_views() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([[[1.0, 2.0]], [[3.0, 4.0]]], requires_grad=True)
+        y = lib.matmul(x, lib.ones(2, 3)) * 1
+        z = lib.matmul(x * 1, lib.ones(2, 2, 3))
+        z -= 1
+        w = (x * 1).transpose(0, 2).reshape(4)
+        w[[0, -1]] = -1.0
+        (y.sum() + z.sum() + w.sum()).backward()
+        return y, z, w, x.grad, z._is_view(), w._is_view()
+
+    agree(program)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.ones(3, dtype=lib.bool) // lib.ones(2, dtype=lib.bool),
+    lambda lib: lib.ones(3, dtype=lib.bool) % lib.ones(2, dtype=lib.bool),
+    lambda lib: lib.ones(3) | lib.ones(2),
+    lambda lib: lib.ones(3) & lib.ones(2, dtype=lib.bool),
+    lambda lib: lib.pow(lib.ones(3, dtype=lib.bool), lib.ones(2, dtype=lib.bool)),
+    lambda lib: lib.ones(1, 1, dtype=lib.bool).pow_(lib.ones(2, 3, dtype=lib.bool)),
+], ids=["floordiv", "remainder", "or", "and", "pow", "pow_"])
+def test_shapes_are_checked_before_dtypes(make: Any) -> None:
+    same_error(make, match_message=False)
+
+
+def test_masked_fill_mask_type_is_checked_first() -> None:
+    same_error(lambda lib: lib.zeros(2, requires_grad=True).masked_fill_(True, 1.0),
+               match_message=False)
+
+
+@pytest.mark.parametrize("dim", [-2, 0, 5])
+def test_cat_of_empty_vectors_ignores_dim(dim: int) -> None:
+    agree(lambda lib: lib.cat([lib.zeros(0), lib.zeros(0, dtype=lib.float64)], dim))

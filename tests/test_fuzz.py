@@ -64,3 +64,13 @@ def test_checker_sees_a_failed_line_that_changed_a_tensor(line: str) -> None:
     torch = require_torch()
     program = fuzz.Program(0, ["x = torch.zeros(1, 3).expand(2, 3)", line])
     assert fuzz.check(program, torch) is None
+
+
+def test_checker_catches_a_failed_line_that_changed_a_tensor() -> None:
+    """The engine's version of the line changes ``x``, then both raise."""
+    torch = require_torch()
+    program = fuzz.Program(0, [
+        "x = torch.zeros(3)",
+        "_ = x.add_(1) if torch.__name__ != 'torch' else x; x.view(7)",
+    ])
+    assert "changed x" in (fuzz.check(program, torch) or "")

@@ -152,6 +152,16 @@ def _scalar_type_name(d: dtype) -> str:
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[d.name]
 
 
+def _no_loop(kernel: str, d: dtype, *operands: Operand) -> NotImplementedError:
+    """:func:`_not_implemented`, once the operands are known to broadcast.
+
+    PyTorch broadcasts before it looks for a loop, so a shape mismatch is
+    the error a user sees first.
+    """
+    broadcast_shapes(*[t._shape for t in operands if isinstance(t, Tensor)])
+    return _not_implemented(kernel, d)
+
+
 def _zeros_like(tensor: Tensor) -> Tensor:
     """Zeros of ``tensor``'s shape and dtype: the gradient of a step function."""
     return from_values([0] * tensor.numel(), tensor._shape, tensor.dtype)
@@ -400,7 +410,7 @@ class PowTensor(Function):
     def forward(ctx: FunctionCtx, base: Tensor, exponent: Tensor) -> Tensor:
         d = result_type(base, exponent)
         if d is dtypes.bool_:
-            raise _not_implemented("pow", d)
+            raise _no_loop("pow", d, base, exponent)
         result = _power(base, exponent, d)
         ctx.save_for_backward(base, exponent, result)
         return result
@@ -1033,7 +1043,7 @@ def _trunc_quotient(a: Operand, b: Operand) -> Tensor:
     """The values of ``a / b`` rounded toward zero, in the promoted dtype."""
     d = result_type(a, b)
     if d is dtypes.bool_:
-        raise _not_implemented("div_trunc_cpu", d)
+        raise _no_loop("div_trunc_cpu", d, a, b)
     if not d.is_floating_point:
         return binary(_trunc_div_scalar, a, b, d)
     quotient = binary(ieee_div, a, b, d)
@@ -1081,7 +1091,7 @@ def _floor_quotient(input: Operand, other: Operand) -> Tensor:
     """The values of ``input // other`` (no graph)."""
     d = result_type(input, other)
     if d is dtypes.bool_:
-        raise _not_implemented("div_floor_cpu", d)
+        raise _no_loop("div_floor_cpu", d, input, other)
     return binary(_floor_div_scalar, input, other, d)
 
 
@@ -1148,7 +1158,7 @@ def _remainder_values(a: Operand, b: Operand) -> Tensor:
     """The values of ``a % b`` (no graph)."""
     d = result_type(a, b)
     if d is dtypes.bool_:
-        raise _not_implemented("remainder_cpu", d)
+        raise _no_loop("remainder_cpu", d, a, b)
     return binary(_remainder_scalar, a, b, d)
 
 
@@ -1384,13 +1394,22 @@ def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
     return Where.apply(input, other, condition=condition)
 
 
-def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
-    """``input`` with ``value`` wherever ``mask`` is true."""
+def check_mask(name: str, mask: Any) -> None:
+    """Refuses a mask that is not a tensor (``x.masked_fill(True, 0)``).
+
+    Raises:
+        TypeError: As PyTorch's argument parser does.
+    """
     if not isinstance(mask, Tensor):
         raise TypeError(
-            f"masked_fill(): argument 'mask' (position 1) must be Tensor, not "
+            f"{name}(): argument 'mask' (position 1) must be Tensor, not "
             f"{type(mask).__name__}"
         )
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` wherever ``mask`` is true."""
+    check_mask("masked_fill", mask)
     if isinstance(value, Tensor):
         value = value.item()
     return MaskedFill.apply(input, mask=mask, value=value)
@@ -1516,7 +1535,7 @@ def _bitwise(kernel: str, function: Any, input: Operand, other: Operand) -> Tens
     """A bitwise operation: on the bits of integers, logical on bools."""
     d = result_type(input, other)
     if d.is_floating_point:
-        raise _not_implemented(kernel, d)
+        raise _no_loop(kernel, d, input, other)
     return binary(function, input, other, d)
 
 

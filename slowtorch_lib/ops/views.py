@@ -223,9 +223,19 @@ class ReshapeAlias(View):
 
 
 class UnsafeView(View):
-    """The view ``reshape`` takes after copying a tensor that could not be viewed."""
+    """The view ``reshape`` takes after copying a tensor that could not be viewed.
+
+    Its input is a fresh copy that nothing else sees, so the result is not a
+    view for autograd (no ``_base``), as in PyTorch: writing to it in place
+    records the operation itself, not a ``CopySlices``.
+    """
 
     grad_fn_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, shape: tuple[int, ...]) -> Tensor:
+        ctx.input_shape = x._shape
+        return Tensor._make(x._storage, shape, contiguous_strides(shape), x._offset)
 
 
 def view(input: Tensor, shape: Sequence[int]) -> Tensor:
