@@ -513,3 +513,17 @@ def test_masked_fill_mask_type_is_checked_first() -> None:
 @pytest.mark.parametrize("dim", [-2, 0, 5])
 def test_cat_of_empty_vectors_ignores_dim(dim: int) -> None:
     agree(lambda lib: lib.cat([lib.zeros(0), lib.zeros(0, dtype=lib.float64)], dim))
+
+
+def test_pow_exponent_gradient_at_zero_base() -> None:
+    def program(lib: Any) -> Any:
+        base = lib.tensor([0.0, 0.0, 0.0, 2.0], requires_grad=True)
+        exponent = lib.tensor([-0.73, 0.0, 2.0, 0.5], requires_grad=True)
+        y = lib.pow(base, exponent)
+        y.sum().backward()
+        return y, base.grad, exponent.grad
+
+    agree(program)
+    agree(gradient(lambda x: 0**x, [-1.0, 0.0, 2.0]))
+    agree(gradient(lambda x: 0.0**x, [-1.0, 0.0, 2.0]))
+    agree(gradient(lambda x: 2.0**x, [-1.0, 0.0, 2.0]))

@@ -424,9 +424,10 @@ class PowTensor(Function):
             # x ** 0 is the constant 1, even at x = 0 (where 0 * 0 ** -1 is nan).
             grad_base = grad_output * where(exponent == 0, 0.0, slope)
         if ctx.needs_input_grad[1]:
-            # Where base == 0 and exponent >= 0 the gradient is taken as 0.
-            log_base = where(base == 0, 0.0, log(base))
-            grad_exponent = grad_output * result * log_base
+            # Where base == 0 and exponent >= 0 the gradient is taken as 0
+            # (selected, not multiplied: result * log(0) is nan or inf).
+            flat = (base == 0) & (exponent >= 0)
+            grad_exponent = grad_output * where(flat, 0.0, result * log(base))
         return grad_base, grad_exponent
 
 
@@ -444,15 +445,15 @@ class RPowScalar(Function):
         if d is dtypes.bool_:
             raise _not_implemented("pow", d)
         result = _power(base, x, d)
-        ctx.save_for_backward(result)
+        ctx.save_for_backward(x if base == 0 else None, result)
         ctx.base = base
         return result
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (result,) = ctx.saved_tensors
-        if ctx.base == 0:
-            return grad_output * 0
+        x, result = ctx.saved_tensors
+        if ctx.base == 0:  # 0 ** x is flat for x >= 0; below, log(0) = -inf
+            return grad_output * where(x >= 0, 0.0, result * -math.inf)
         return grad_output * result * ieee_log(ctx.base)
 
 
