@@ -527,3 +527,18 @@ def test_pow_exponent_gradient_at_zero_base() -> None:
     agree(gradient(lambda x: 0**x, [-1.0, 0.0, 2.0]))
     agree(gradient(lambda x: 0.0**x, [-1.0, 0.0, 2.0]))
     agree(gradient(lambda x: 2.0**x, [-1.0, 0.0, 2.0]))
+
+
+def _modified_multi_output_view(lib: Any, case: str) -> None:
+    leaf = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x = leaf * 1 if case == "split" else leaf
+    a, b = x.split(1) if case == "split" else x.unbind()
+    y = a * b if case != "sin" else a.sin()
+    with lib.no_grad():
+        (b if case == "sin" else x).mul_(2)
+    y.sum().backward()
+
+
+@pytest.mark.parametrize("case", ["split", "sin", "unbind"])
+def test_saved_multi_output_views_changed_in_place(case: str) -> None:
+    same_error(lambda lib: _modified_multi_output_view(lib, case), match_message=False)
