@@ -170,12 +170,10 @@ class Generator:
         shape = self.shape() if shape is None else shape
         dtype = dtype or rng.choice(("float32", "float32", "float64", "int64", "bool"))
         items = _literal(rng, dtype, _numel(shape), self.special)
-        body = _nested(items, shape)
         if _numel(shape) == 0:
-            body = f"torch.empty({list(shape)}, dtype=torch.{dtype}).tolist()"
             args = f"torch.zeros({list(shape)}, dtype=torch.{dtype})"
         else:
-            args = f"torch.tensor({body}, dtype=torch.{dtype})"
+            args = f"torch.tensor({_nested(items, shape)}, dtype=torch.{dtype})"
         grad = dtype in FLOATS and rng.random() < 0.75
         name = self.fresh()
         line = f"{name} = {args}"
@@ -194,14 +192,11 @@ class Generator:
             options += [".t()" if len(shape) == 2 else ".transpose(0, -1)", ".mT"]
             options.append(f".permute({', '.join(map(str, range(len(shape))[::-1]))})")
         if shape:
-            options += ["[::2]", "[1:]", f"[..., ::{rng.choice((2, -1))}]".replace(
-                "::-1", "::2")]
+            options += ["[::2]", "[1:]", "[..., ::2]"]
         if 1 in shape:
             new = [rng.choice((1, 2, 3)) if s == 1 else s for s in shape]
             options.append(f".expand({', '.join(map(str, new))})")
         options.append(".unsqueeze(0).expand(2, *" + f"{name}.shape)")
-        if not options:
-            return name
         suffix = rng.choice(options)
         return self.emit(f"{self.fresh()} = {name}{suffix}") or name
 
@@ -294,7 +289,9 @@ class Generator:
             "torch.logical_xor({x}, {y})", "{x} & {y}", "{x} | {y}", "{x} ^ {y}",
             "torch.where({x} > 0, {x}, {y})", "torch.remainder({x}, {y})",
             "torch.floor_divide({x}, {y})", "torch.clamp({x}, min={y})",
-            "{x}.masked_fill({y} > 0, {s})",
+            "{x}.masked_fill({y} > 0, {s})", "torch.where({x} > 0, {s}, {y})",
+            "torch.where({y} > 0, {x}, {s})", "{x}.remainder({y})",
+            "torch.sign({x}) * {y}",
         ))
         alpha = rng.choice((2, 0.5, -1, 1))
         line = form.format(x=x, y=y, alpha=alpha, s=self.scalar())

@@ -542,3 +542,30 @@ def _modified_multi_output_view(lib: Any, case: str) -> None:
 @pytest.mark.parametrize("case", ["split", "sin", "unbind"])
 def test_saved_multi_output_views_changed_in_place(case: str) -> None:
     same_error(lambda lib: _modified_multi_output_view(lib, case), match_message=False)
+
+
+@pytest.mark.parametrize("statement", [
+    "x[[0, 1]] = lib.tensor(True)",
+    "x[[True, False, True]] = lib.tensor(True)",
+    "x[x == 0] = lib.tensor(2)",
+    "x[x == 0] = lib.tensor([2])",
+    "x[x == 0] = lib.tensor([2, 3, 4])",
+    "x[lib.tensor([0, 5])] = lib.tensor(True)",
+    "x[[True, False, True]] = lib.tensor([1, 2])",
+    "x = lib.zeros(0); x[[0, -1]] = lib.tensor([True])",
+])
+def test_setitem_with_another_dtype(statement: str) -> None:
+    def program(lib: Any) -> Any:
+        space = {"lib": lib, "x": lib.zeros(3)}
+        try:
+            exec(statement, space)
+        except Exception as error:  # noqa: BLE001 - the type is compared
+            return fuzz._error_kind(error)
+        return space["x"]
+
+    agree(program)
+
+
+def test_alpha_must_fit_the_dtype() -> None:
+    same_error(lambda lib: lib.zeros(2).add_(lib.ones(2), alpha=1e300))
+    agree(lambda lib: lib.zeros(2, dtype=lib.float64).add_(lib.ones(2), alpha=1e300))

@@ -492,6 +492,15 @@ def _strip_leading_ones(value: Tensor, always_view: bool = False) -> Tensor:
     return views.view(value, shape[lead:]) if lead or always_view else value
 
 
+def _one_mask(index: Any) -> bool:
+    """Whether ``index`` is one bool mask (a bool tensor or a list of bools)."""
+    if isinstance(index, Tensor):
+        return index.dtype is dtypes.bool_ and index.dim() > 0
+    if isinstance(index, list) and index:
+        return all(isinstance(item, bool) for item in index)
+    return False
+
+
 def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     """``tensor[index] = value``, writing through views of ``tensor``.
 
@@ -513,7 +522,11 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     if not advanced:
         _copy_to(target, value)
         return
+    if value.dtype is not target.dtype and value.numel() == 1 and _one_mask(index):
+        value = value.to(target.dtype)  # x[mask] = v is masked_fill: v is cast
     if value.dtype is not target.dtype:
+        if target.numel() == 0:
+            _positions(target, advanced)  # an index into an empty dimension
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
             f"{target.type()[6:-6]} for the destination and {value.type()[6:-6]} "

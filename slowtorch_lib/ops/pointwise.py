@@ -138,6 +138,7 @@ def _check_alpha(alpha: Any, d: dtype) -> None:
         )
     if isinstance(alpha, bool) and d is not dtypes.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    checked_fill(alpha, d)  # alpha must fit the result's dtype
 
 
 def _scaled(b: Operand, alpha: Any, d: dtype) -> Operand:
