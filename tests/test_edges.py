@@ -569,3 +569,25 @@ def test_setitem_with_another_dtype(statement: str) -> None:
 def test_alpha_must_fit_the_dtype() -> None:
     same_error(lambda lib: lib.zeros(2).add_(lib.ones(2), alpha=1e300))
     agree(lambda lib: lib.zeros(2, dtype=lib.float64).add_(lib.ones(2), alpha=1e300))
+
+
+@pytest.mark.parametrize("method", ["zero_", "fill_", "fill_tensor", "copy_", "pow0"])
+def test_overwritten_values_get_zero_not_nan(method: str) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([0.0, 2.0], requires_grad=True)
+        y = x * 1
+        if method == "zero_":
+            y.zero_()
+        elif method == "fill_":
+            y.fill_(0.0)
+        elif method == "fill_tensor":
+            y.fill_(lib.tensor(0.0))
+        elif method == "copy_":
+            y.copy_(lib.zeros(2))
+        else:
+            y = y**0 - 1
+        z = 0.5 / y  # inf: its gradient is -inf
+        z.sum().backward()
+        return z, x.grad
+
+    agree(program)

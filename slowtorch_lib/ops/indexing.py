@@ -145,7 +145,9 @@ class FillWithTensor(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
-        return grad_output * 0, grad_output.sum()
+        zeros = from_values([0] * grad_output.numel(), grad_output._shape,
+                            grad_output.dtype)  # not grad * 0: inf * 0 is nan
+        return zeros, grad_output.sum()
 
 
 def index(input: Tensor, positions: list[int], shape: tuple[int, ...]) -> Tensor:

@@ -394,7 +394,7 @@ class PowScalar(Function):
         (x,) = ctx.saved_tensors
         exponent = ctx.exponent
         if exponent == 0:
-            return grad_output * 0
+            return _zeros_like(grad_output)
         return grad_output * exponent * x ** (exponent - 1)
 
 
@@ -956,7 +956,7 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        return grad_output * 0
+        return _zeros_like(grad_output)
 
 
 class Copy(Function):
@@ -980,7 +980,7 @@ class Copy(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
-        return grad_output * 0, grad_output
+        return _zeros_like(grad_output), grad_output
 
 
 # ----------------------------------------------------------------------
