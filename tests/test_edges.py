@@ -591,3 +591,17 @@ def test_overwritten_values_get_zero_not_nan(method: str) -> None:
         return z, x.grad
 
     agree(program)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.where(True, lib.ones(2), 2.0),
+    lambda lib: lib.where(lib.ones(2) > 0, lib.ones(2), 1e300),
+    lambda lib: lib.where(lib.ones(2) > 0, 1e300, 0.0),
+], ids=["condition_bool", "other_overflow", "input_overflow"])
+def test_where_checks(make: Any) -> None:
+    same_error(make, match_message=False)
+
+
+def test_where_with_numbers() -> None:
+    agree(lambda lib: lib.where(lib.tensor([1.0, -1.0]) > 0, 2.5, 0))
+    agree(lambda lib: lib.where(lib.tensor([1.0, -1.0]) > 0, lib.ones(2), 1e30))

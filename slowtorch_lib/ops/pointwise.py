@@ -856,6 +856,9 @@ class Where(Function):
     def forward(ctx: FunctionCtx, x: Operand, other: Operand, *, condition: Tensor) -> Tensor:
         ctx.save_for_backward(condition)
         d = result_type(x, other)
+        for operand in (x, other):
+            if not isinstance(operand, Tensor):
+                checked_fill(operand, d)
         return _select(condition, x, other, d)
 
     @staticmethod
@@ -1387,7 +1390,18 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 
 def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
-    """``input`` where ``condition`` is true, else ``other``, broadcasting all three."""
+    """``input`` where ``condition`` is true, else ``other``, broadcasting all three.
+
+    Raises:
+        TypeError: If ``condition`` is not a tensor.
+        RuntimeError: If it is not a bool tensor, or a number does not fit
+            the result's dtype.
+    """
+    if not isinstance(condition, Tensor):
+        raise TypeError(
+            f"where(): argument 'condition' (position 1) must be Tensor, not "
+            f"{type(condition).__name__}"
+        )
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with "
