@@ -605,3 +605,19 @@ def test_where_checks(make: Any) -> None:
 def test_where_with_numbers() -> None:
     agree(lambda lib: lib.where(lib.tensor([1.0, -1.0]) > 0, 2.5, 0))
     agree(lambda lib: lib.where(lib.tensor([1.0, -1.0]) > 0, lib.ones(2), 1e30))
+
+
+@pytest.mark.parametrize("name", ["std", "var"])
+@pytest.mark.parametrize("correction", [3, 5])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_std_var_along_a_dim_without_degrees_of_freedom(
+    name: str, correction: int, keepdim: bool
+) -> None:
+    agree(gradient(lambda x: getattr(x, name)(0, correction=correction,
+                                              keepdim=keepdim), [1.0, 2.0, 4.0]))
+    agree(gradient(lambda x: getattr(x, name)(1, correction=correction),
+                   [[1.0, 2.0, 4.0], [1.0, 1.0, 1.0]]))
+
+
+def test_prod_of_a_0d_infinity() -> None:
+    agree(gradient(lambda x: x.prod(), inf))

@@ -272,6 +272,8 @@ class Prod(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         x, result = ctx.saved_tensors
+        if x.dim() == 0:  # the product of one number is that number
+            return grad_output
         grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
         if 0 not in x._values():
             spread = _expand_back(result, x._shape, ctx.dims, ctx.keepdim)
@@ -596,8 +598,9 @@ class Var(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
-                correction: Any) -> Tensor:
+                correction: Any, whole: bool = False) -> Tensor:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
+        ctx.whole = whole
         ctx.save_for_backward(x)
         values = [_variance(g, correction) for g in reduction_groups(x, dims)]
         return from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
@@ -606,22 +609,24 @@ class Var(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
         return _variance_gradient(grad_output, x, ctx.dims, ctx.keepdim,
-                                  ctx.correction)
+                                  ctx.correction, ctx.whole)
 
 
 def _variance_gradient(grad_output: Tensor, x: Tensor, dims: tuple[int, ...],
-                       keepdim: bool, correction: Any) -> Tensor:
+                       keepdim: bool, correction: Any, whole: bool) -> Tensor:
     """The gradient of the variance: ``grad * 2 (x - mean) / (N - c)``.
 
-    Without degrees of freedom (``N - c <= 0``) the slope is infinite, with
-    the sign of ``grad`` (``nan`` where ``x`` equals the mean), as in PyTorch.
+    Without degrees of freedom (``N - c <= 0``) PyTorch keeps this formula
+    along a ``dim`` (``2 / 0`` is ``inf``; a negative ``N - c`` flips the
+    sign), but for the ``whole`` tensor its slope is infinite with the sign
+    of ``grad`` (``nan`` where ``x`` equals the mean). Both are copied here.
     """
     count = numel([x._shape[d] for d in dims])
     grad = _expand_back(grad_output, x._shape, dims, keepdim)
     centred = x - mean(x, dims, keepdim=True)
-    if count - correction <= 0:
+    if count - correction <= 0 and whole:
         return grad * centred.abs() * math.inf
-    return grad * centred * (2.0 / (count - correction))
+    return grad * centred * ieee_div(2.0, count - correction)
 
 
 class Std(Function):
@@ -634,8 +639,9 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
-                correction: Any) -> Tensor:
+                correction: Any, whole: bool = False) -> Tensor:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
+        ctx.whole = whole
         groups = reduction_groups(x, dims)
         values = [ieee_sqrt(_variance(g, correction)) for g in groups]
         result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
@@ -647,7 +653,8 @@ class Std(Function):
         x, result = ctx.saved_tensors
         # d std = d var / (2 std); where the spread is 0, PyTorch answers 0.
         grad_var = grad_output / (result * 2)
-        grad = _variance_gradient(grad_var, x, ctx.dims, ctx.keepdim, ctx.correction)
+        grad = _variance_gradient(grad_var, x, ctx.dims, ctx.keepdim, ctx.correction,
+                                  ctx.whole)
         zero_spread = _expand_back(result == 0, x._shape, ctx.dims, ctx.keepdim)
         return where(zero_spread, 0.0, grad)
 
@@ -673,7 +680,7 @@ def var(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
     _check_floating(input)
     dims = _dims(dim, input.dim())
     return Var.apply(input, dims=dims, keepdim=keepdim,
-                     correction=_correction(unbiased, correction))
+                     correction=_correction(unbiased, correction), whole=dim is None)
 
 
 def std(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
@@ -684,7 +691,7 @@ def std(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
     _check_floating(input)
     dims = _dims(dim, input.dim())
     return Std.apply(input, dims=dims, keepdim=keepdim,
-                     correction=_correction(unbiased, correction))
+                     correction=_correction(unbiased, correction), whole=dim is None)
 
 
 # ----------------------------------------------------------------------
