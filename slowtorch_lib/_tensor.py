@@ -521,7 +521,7 @@ class Tensor:
             # expanded tensor): only the elements that change are written.
             positions = position_list(self._shape, self._stride, self._offset)
             for position, value, old in zip(positions, values, self._values()):
-                if value != old:
+                if value != old and (value == value or old == old):  # nan: same
                     data[position] = value
         else:
             for position, value in zip(

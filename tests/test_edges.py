@@ -621,3 +621,21 @@ def test_std_var_along_a_dim_without_degrees_of_freedom(
 
 def test_prod_of_a_0d_infinity() -> None:
     agree(gradient(lambda x: x.prod(), inf))
+
+
+def test_index_put_into_an_expanded_tensor_holding_nan() -> None:
+    def program(lib: Any) -> Any:
+        base = lib.tensor([[nan, 1.0], [2.0, nan]])
+        x = base.unsqueeze(0).expand(2, 2, 2)
+        x[[[0], [0]]] = -1.0
+        return base
+
+    agree(program)
+
+
+def test_setitem_on_a_view_of_a_leaf_checks_the_leaf_first() -> None:
+    def make(lib: Any) -> None:
+        x = lib.zeros(2, 0, requires_grad=True)
+        x[:, :][[[0], [0]]] = lib.tensor(1.0, dtype=lib.float64)
+
+    same_error(make, match_message=False)

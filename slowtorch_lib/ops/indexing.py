@@ -524,6 +524,7 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     if not advanced:
         _copy_to(target, value)
         return
+    target._check_inplace(overlap_ok=True)  # before the indices, as PyTorch
     if value.dtype is not target.dtype and value.numel() == 1 and _one_mask(index):
         value = value.to(target.dtype)  # x[mask] = v is masked_fill: v is cast
     if value.dtype is not target.dtype:
@@ -534,7 +535,6 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
             f"{target.type()[6:-6]} for the destination and {value.type()[6:-6]} "
             "for the source."
         )
-    target._check_inplace(overlap_ok=True)  # before the indices, as PyTorch
     positions, shape = _positions(target, advanced)
     stripped = _strip_leading_ones(value)
     try:
