@@ -99,13 +99,31 @@ def size_arg(name: str, args: tuple[Any, ...], size: Any = None) -> tuple[int, .
     return tuple(shape)
 
 
+# The most elements a tensor may have here: each one is a Python number
+# while it is computed, so far fewer fit in memory than in PyTorch.
+MAX_ELEMENTS = 2**31
+
+
 def check_sizes(shape: list[int]) -> None:
-    """Refuses negative sizes with PyTorch's message."""
+    """Refuses negative sizes, and sizes no memory can hold, as PyTorch does.
+
+    Raises:
+        RuntimeError: For a negative size, or a tensor too large to allocate
+            (PyTorch's allocator raises RuntimeError, never MemoryError).
+    """
     for s in shape:
         if s < 0:
             raise RuntimeError(
                 f"Trying to create tensor with negative dimension {s}: {shape}"
             )
+    count = numel(shape)
+    if count * 8 >= 2**63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape}")
+    if count > MAX_ELEMENTS:
+        raise RuntimeError(
+            f"can't allocate memory: you tried to allocate {count} elements "
+            f"(this engine holds at most {MAX_ELEMENTS})"
+        )
 
 
 def python_number(value: Any, argument: str, function: str, position: int) -> Any:
@@ -239,8 +257,8 @@ def element_dtype(value: Any) -> dtype:
                 "only one element tensors can be converted to Python scalars"
             )
         return value.dtype
-    if isinstance(value, str):
-        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
     if isinstance(value, SEQUENCES):
         raise TypeError(f"must be real number, not {type(value).__name__}")
     if isinstance(value, (bool, int, float)):
@@ -378,7 +396,9 @@ def zeros(
     """
     try:
         shape = size_arg("zeros", sizes, size)
-    except RuntimeError:
+    except RuntimeError as error:
+        if "negative dimension" not in str(error):
+            raise
         raise RuntimeError("zeros: Dimension size must be non-negative.") from None
     return full(shape, 0, dtype=dtype or dtypes.get_default_dtype(),
                 device=device, requires_grad=requires_grad)
@@ -539,6 +559,7 @@ def arange(
         count = -((start - end) // step)  # ceil((end - start) / step), exactly
     else:
         count = max(0, math.ceil((end - start) / step))
+    check_sizes([count])
     values = [start + i * step for i in range(count)]
     return finish(from_values(values, (count,), dtype), requires_grad, device)
 

@@ -21,6 +21,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._storage import wrap_int64
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
 
@@ -31,9 +32,11 @@ __all__ = [
     "cast_scalar",
     "cast_values",
     "contiguous_copy",
+    "float_to_int64",
     "reduced_shape",
     "reduction_groups",
     "unary",
+    "wrap_int64",
 ]
 
 inf = math.inf
@@ -98,6 +101,20 @@ def ieee_cos(x: float) -> float:
     return nan if math.isinf(x) else math.cos(x)
 
 
+INT64_MIN = -(2**63)
+
+
+def float_to_int64(value: float) -> int:
+    """A float truncated toward zero to int64, as PyTorch does on x86.
+
+    ``nan``, the infinities and floats out of int64's range have no int64
+    value; the CPU answers ``-2**63`` for all of them, and so does PyTorch.
+    """
+    if value != value or not -(2.0**63) <= value < 2.0**63:
+        return INT64_MIN
+    return int(value)
+
+
 # The careful version of each fast function, used when the fast loop raises.
 IEEE_FALLBACKS: dict[Callable[..., Any], Callable[..., Any]] = {
     math.exp: ieee_exp,
@@ -116,7 +133,7 @@ def cast_scalar(value: Any, d: dtype) -> Any:
     if d is dtypes.float64:
         return float(value)
     if d is dtypes.int64:
-        return int(value)
+        return float_to_int64(value) if isinstance(value, float) else int(value)
     return bool(value)
 
 
@@ -133,6 +150,8 @@ def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
     if target.is_floating_point:
         return values if source.is_floating_point else [float(v) for v in values]
     if target is dtypes.int64:
+        if source.is_floating_point:
+            return list(map(float_to_int64, values))
         return [int(v) for v in values]
     return [v != 0 for v in values]
 

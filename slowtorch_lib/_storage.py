@@ -9,7 +9,7 @@ from struct import pack
 
 from slowtorch_lib._dtype import Number, dtype
 
-__all__ = ["Storage"]
+__all__ = ["Storage", "wrap_int64"]
 
 
 class Storage:
@@ -39,6 +39,15 @@ class Storage:
         return len(self.data)
 
 
+def wrap_int64(value: int) -> int:
+    """``value`` wrapped into int64's range, as a C integer overflows.
+
+    Only the low 64 bits are kept, read as a signed number: ``2**63``
+    becomes ``-2**63``. PyTorch's integer arithmetic wraps around this way.
+    """
+    return (value + 2**63) % 2**64 - 2**63
+
+
 def _to_array(values: Sequence[Number], typecode: str) -> array:  # type: ignore[type-arg]
     """A new array of ``values``, converted to the storage type.
 
@@ -54,7 +63,12 @@ def _to_array(values: Sequence[Number], typecode: str) -> array:  # type: ignore
     try:
         data.frombytes(pack(f"{len(values)}{_PACK_CODES[typecode]}", *values))
     except (PackError, OverflowError, TypeError):
-        data = array(typecode, values)  # type: ignore[arg-type]
+        try:
+            data = array(typecode, values)  # type: ignore[arg-type]
+        except OverflowError:  # int64 arithmetic went past 2**63: wrap around
+            if typecode != "q":
+                raise
+            data = array(typecode, map(wrap_int64, values))  # type: ignore[arg-type]
     return data
 
 

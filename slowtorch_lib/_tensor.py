@@ -560,6 +560,13 @@ class Tensor:
         if self.is_contiguous():
             start = self._offset
             data[start : start + len(values)] = array(data.typecode, values)
+        elif self._overlaps():
+            # Several elements share a cell (fill_ or masked_fill_ of an
+            # expanded tensor): only the elements that change are written.
+            positions = position_list(self._shape, self._stride, self._offset)
+            for position, value, old in zip(positions, values, self._values()):
+                if value != old and (value == value or old == old):  # nan: same
+                    data[position] = value
         else:
             for position, value in zip(
                 position_list(self._shape, self._stride, self._offset), values
@@ -567,17 +574,30 @@ class Tensor:
                 data[position] = value
         storage.version += 1
 
-    def _check_inplace(self) -> None:
+    def _overlaps(self) -> builtins.bool:
+        """Whether several elements share one storage cell (an expanded tensor)."""
+        return 0 not in self._shape and any(
+            size > 1 and stride == 0
+            for size, stride in zip(self._shape, self._stride)
+        )
+
+    def _check_inplace(self, overlap_ok: builtins.bool = False) -> None:
         """Refuses in-place changes autograd cannot follow (see
         :func:`~slowtorch_lib.autograd.history.check_inplace`)."""
-        _history.check_inplace(self)
+        _history.check_inplace(self, overlap_ok)
 
     def _inplace(
-        self, operation: Callable[..., Tensor], *args: Any, **kwargs: Any
+        self,
+        operation: Callable[..., Tensor],
+        *args: Any,
+        overlap_ok: builtins.bool = False,
+        **kwargs: Any,
     ) -> Tensor:
         """Runs ``operation(self, *args)`` and stores the result in ``self``
         (see :func:`~slowtorch_lib.autograd.history.run_inplace`)."""
-        return _history.run_inplace(self, operation, *args, **kwargs)
+        return _history.run_inplace(
+            self, operation, *args, overlap_ok=overlap_ok, **kwargs
+        )
 
     # ------------------------------------------------------------------
     # Arithmetic operators
@@ -620,18 +640,23 @@ class Tensor:
         return self.div_(other)
 
     def __ifloordiv__(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.floor_divide, other)
 
     def __imod__(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.remainder, other)
 
     def __iand__(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.bitwise_and, other)
 
     def __ior__(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.bitwise_or, other)
 
     def __ixor__(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.bitwise_xor, other)
 
     def __floordiv__(self, other: TensorOrScalar) -> Tensor:
@@ -882,6 +907,7 @@ class Tensor:
         return self._inplace(_pointwise.div, other)
 
     def pow_(self, exponent: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, exponent)
         return self._inplace(_pointwise.pow, exponent)
 
     def neg_(self) -> Tensor:
@@ -907,14 +933,15 @@ class Tensor:
 
     def fill_(self, value: Scalar) -> Tensor:
         """Sets every element to ``value``."""
-        return self._inplace(_pointwise.filled, value)
+        return self._inplace(_pointwise.filled, value, overlap_ok=True)
 
     def zero_(self) -> Tensor:
         """Sets every element to zero."""
-        return self._inplace(_pointwise.zeroed)
+        return self._inplace(_pointwise.zeroed, overlap_ok=True)
 
     def masked_fill_(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
-        return self._inplace(_pointwise.masked_fill, mask, value)
+        _pointwise.check_mask("masked_fill_", mask)
+        return self._inplace(_pointwise.masked_fill, mask, value, overlap_ok=True)
 
     def masked_fill(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
         return _pointwise.masked_fill(self, mask, value)
@@ -1055,12 +1082,20 @@ class Tensor:
     # ------------------------------------------------------------------
 
     def view(self, *shape: Any) -> Tensor:
+        if not shape:
+            raise TypeError(
+                "view() received an invalid combination of arguments - got ()"
+            )
         return _views.view(self, _shape_arg(shape))
 
     def view_as(self, other: Tensor) -> Tensor:
         return _views.view(self, other._shape)
 
     def reshape(self, *shape: Any) -> Tensor:
+        if not shape:
+            raise TypeError(
+                'reshape() missing 1 required positional arguments: "shape"'
+            )
         return _views.reshape(self, _shape_arg(shape))
 
     def reshape_as(self, other: Tensor) -> Tensor:
@@ -1085,8 +1120,10 @@ class Tensor:
         """The last two dimensions swapped.
 
         Raises:
-            RuntimeError: For a 1-d tensor.
+            RuntimeError: For a 1-d tensor (a 0-d tensor is returned as it is).
         """
+        if self.dim() == 0:
+            return self
         if self.dim() == 1:
             raise RuntimeError(
                 "tensor.mT is only supported on matrices or batches of matrices. "
@@ -1095,6 +1132,8 @@ class Tensor:
         return _views.transpose(self, -2, -1)
 
     def permute(self, *dims: Any) -> Tensor:
+        if not dims:
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
         return _views.permute(self, _shape_arg(dims))
 
     def unsqueeze(self, dim: int) -> Tensor:
@@ -1176,13 +1215,13 @@ class Tensor:
     def subtract(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
         return _pointwise.subtract(self, other, alpha=alpha)
 
-    def logical_and(self, other: TensorOrScalar) -> Tensor:
+    def logical_and(self, other: Tensor) -> Tensor:
         return _pointwise.logical_and(self, other)
 
-    def logical_or(self, other: TensorOrScalar) -> Tensor:
+    def logical_or(self, other: Tensor) -> Tensor:
         return _pointwise.logical_or(self, other)
 
-    def logical_xor(self, other: TensorOrScalar) -> Tensor:
+    def logical_xor(self, other: Tensor) -> Tensor:
         return _pointwise.logical_xor(self, other)
 
     def bernoulli(self, p: Any = None, *, generator: Any = None) -> Tensor:

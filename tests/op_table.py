@@ -309,6 +309,14 @@ CASES: list[OpCase] = [
     _case("softmax_by_hand",
           lambda L, x: (x.exp() / x.exp().sum(1, keepdim=True)), M),
     _case("mse", lambda L, x, y: ((x - y) ** 2).mean(), (4,), (4,)),
+    # ---------------- steps and remainders (fuzz fixes) ----------------
+    _case("remainder", lambda L, x, y: L.remainder(x, y), M, M,
+          domain=("real", "positive")),
+    _case("remainder_scalar", lambda L, x: x % 0.7, M),
+    _case("sign", lambda L, x: L.sign(x), M, domain="nonzero"),
+    _case("div_floor", lambda L, x, y: L.div(x, y, rounding_mode="floor"), M, M,
+          domain=("real", "positive")),
+    _case("div_trunc", lambda L, x: L.div(x, 0.3, rounding_mode="trunc"), M),
 ]
 
 

@@ -50,22 +50,22 @@ __all__ = [
 # ----------------------------------------------------------------------
 
 
-def check_inplace(tensor: Tensor) -> None:
+def check_inplace(tensor: Tensor, overlap_ok: bool = False) -> None:
     """Refuses in-place changes that would corrupt the values or the graph.
 
     Raises:
         RuntimeError: If several elements share one storage cell (an
-            expanded tensor), or, with grad mode on, if the tensor is a
-            leaf that requires grad or a view of one, or a view that autograd
-            cannot give a new history.
+            expanded tensor) unless ``overlap_ok`` (fills, as PyTorch
+            allows), or, with grad mode on, if the tensor is a leaf that
+            requires grad or a view of one, or a view that autograd cannot
+            give a new history.
     """
-    for size, stride in zip(tensor._shape, tensor._stride):
-        if size > 1 and stride == 0:
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to "
-                "tensor refers to a single memory location. Please clone() the "
-                "tensor before performing the operation."
-            )
+    if not overlap_ok and tensor._overlaps():
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to "
+            "tensor refers to a single memory location. Please clone() the "
+            "tensor before performing the operation."
+        )
     if not GRAD_MODE.enabled:
         return
     base = tensor._base
@@ -100,7 +100,11 @@ def check_inplace(tensor: Tensor) -> None:
 
 
 def run_inplace(
-    tensor: Tensor, operation: Callable[..., Tensor], *args: Any, **kwargs: Any
+    tensor: Tensor,
+    operation: Callable[..., Tensor],
+    *args: Any,
+    overlap_ok: bool = False,
+    **kwargs: Any,
 ) -> Tensor:
     """Runs ``operation(tensor, *args)`` and stores the result in ``tensor``.
 
@@ -112,9 +116,10 @@ def run_inplace(
     If the operation was recorded, the tensor takes over its history, so
     gradients flow through the in-place change. For a view, its base
     takes a :class:`CopySlices` history instead (:func:`rebase_history`):
-    the base changed too.
+    the base changed too. ``overlap_ok`` lets fills write into an expanded
+    tensor.
     """
-    check_inplace(tensor)
+    check_inplace(tensor, overlap_ok)
     records = GRAD_MODE.enabled and (
         tensor.requires_grad
         or any(isinstance(a, Tensor) and a.requires_grad for a in args)

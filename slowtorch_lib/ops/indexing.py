@@ -143,7 +143,9 @@ class FillWithTensor(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
-        return grad_output * 0, grad_output.sum()
+        zeros = from_values([0] * grad_output.numel(), grad_output._shape,
+                            grad_output.dtype)  # not grad * 0: inf * 0 is nan
+        return zeros, grad_output.sum()
 
 
 def index(input: Tensor, positions: list[int], shape: tuple[int, ...]) -> Tensor:
@@ -303,6 +305,8 @@ def _basic(
             result = _select(result, dim, int(item.item()), consumed)
             consumed += 1
         else:
+            if isinstance(item, (str, bytes)):  # PyTorch tries it as tensor data
+                raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
             index_tensor = _index_tensor(item)
             if index_tensor is None:
                 raise IndexError(
@@ -468,7 +472,7 @@ def _scalar_tensor(value: Any, target: Tensor) -> Tensor:
         raise TypeError(f"can't assign a {type(value).__name__} to a {target.type()}")
     d = target.dtype
     if d is dtypes.int64:
-        if isinstance(value, float) and not math.isfinite(value):
+        if isinstance(value, float) and not -(2.0**63) <= value < 2.0**63:
             raise RuntimeError(
                 "value cannot be converted to type int64_t without overflow"
             )
@@ -486,6 +490,15 @@ def _strip_leading_ones(value: Tensor, always_view: bool = False) -> Tensor:
     while lead < len(shape) and shape[lead] == 1:
         lead += 1
     return views.view(value, shape[lead:]) if lead or always_view else value
+
+
+def _one_mask(index: Any) -> bool:
+    """Whether ``index`` is one bool mask (a bool tensor or a list of bools)."""
+    if isinstance(index, Tensor):
+        return index.dtype is dtypes.bool_ and index.dim() > 0
+    if isinstance(index, list) and index:
+        return all(isinstance(item, bool) for item in index)
+    return False
 
 
 def setitem(tensor: Tensor, index: Any, value: Any) -> None:
@@ -509,7 +522,12 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     if not advanced:
         _copy_to(target, value)
         return
+    target._check_inplace(overlap_ok=True)  # before the indices, as PyTorch
+    if value.dtype is not target.dtype and value.numel() == 1 and _one_mask(index):
+        value = value.to(target.dtype)  # x[mask] = v is masked_fill: v is cast
     if value.dtype is not target.dtype:
+        if target.numel() == 0:
+            _positions(target, advanced)  # an index into an empty dimension
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
             f"{target.type()[6:-6]} for the destination and {value.type()[6:-6]} "
@@ -526,7 +544,7 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
             f"shape mismatch: value tensor of shape {list(stripped._shape)} cannot be "
             f"broadcast to indexing result of shape {list(shape)}"
         )
-    target._inplace(index_put, stripped, positions, shape)
+    target._inplace(index_put, stripped, positions, shape, overlap_ok=True)
 
 
 def _copy_to(target: Tensor, value: Tensor) -> None:

@@ -118,7 +118,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             )
     joined = [(i, t) for i, t in enumerate(tensors) if not _skipped(t)]
     first: Tensor | None = joined[0][1] if joined else None
-    dim = normalize_dim(dim, first.dim() if first is not None else 1)
+    # With every tensor skipped, PyTorch does not look at ``dim`` at all.
+    dim = normalize_dim(dim, first.dim()) if first is not None else 0
     for position, t in joined[1:]:
         assert first is not None
         if t.dim() != first.dim():

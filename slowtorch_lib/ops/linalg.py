@@ -10,10 +10,12 @@ from __future__ import annotations
 from operator import add, mul
 from typing import Any
 
+from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._kernels import broadcast_values
+from slowtorch_lib._strides import numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import result_type
+from slowtorch_lib.ops.pointwise import _not_implemented, result_type
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv"]
 
@@ -36,12 +38,21 @@ def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) 
     return [sum(map(mul, row, column)) for row in rows for column in columns]
 
 
+# The kernel each product's message names when it has no loop for bools.
+BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu", "dot": "dot",
+                "bmm": "bmm"}
+
+
 def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
     """Matrix products do not promote: both operands must have one dtype.
 
     The message names the dtypes the way PyTorch's message for ``op`` does.
     """
     if a.dtype is b.dtype:
+        # No loop for bools; an empty product never reaches it (except dot).
+        empty = a.numel() == 0 or b.numel() == 0
+        if a.dtype is dtypes.bool_ and (op == "dot" or not empty):
+            raise _not_implemented(BOOL_KERNELS[op], a.dtype)
         return
     first, second = a.dtype.c_name, b.dtype.c_name
     if op == "mm":
@@ -294,7 +305,7 @@ def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
     da, db = input.dim(), other.dim()
     if db <= 2:
         *batch, n, k = input._shape
-        rows = reshape(input, (-1, k))
+        rows = reshape(input, (numel(batch) * n, k))  # not -1: k may be 0
         if db == 2:
             folded = mm(rows, other)
             shape = (*batch, n, other._shape[1])

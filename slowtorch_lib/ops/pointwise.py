@@ -12,11 +12,13 @@ Backward passes are written with tensor operations, so that with
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import (
     binary,
@@ -27,6 +29,7 @@ from slowtorch_lib._kernels import (
     ieee_sqrt,
     unary,
 )
+from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
@@ -127,6 +130,40 @@ def _check_bool_subtraction(a: Operand, b: Operand) -> None:
         )
 
 
+def _check_alpha(alpha: Any, d: dtype) -> None:
+    """``alpha`` must not be a float for an integer result, as in PyTorch."""
+    if not d.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating "
+            "point number."
+        )
+    if isinstance(alpha, bool) and d is not dtypes.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    checked_fill(alpha, d)  # alpha must fit the result's dtype
+
+
+def _scaled(b: Operand, alpha: Any, d: dtype) -> Operand:
+    """``alpha * b`` computed in the result's dtype ``d``, as PyTorch does."""
+    if isinstance(b, Tensor):
+        return binary(operator.mul, b, alpha, d)
+    return b * alpha
+
+
+def _no_loop(kernel: str, d: dtype, *operands: Operand) -> NotImplementedError:
+    """:func:`_not_implemented`, once the operands are known to broadcast.
+
+    PyTorch broadcasts before it looks for a loop, so a shape mismatch is
+    the error a user sees first.
+    """
+    broadcast_shapes(*[t._shape for t in operands if isinstance(t, Tensor)])
+    return _not_implemented(kernel, d)
+
+
+def _zeros_like(tensor: Tensor) -> Tensor:
+    """Zeros of ``tensor``'s shape and dtype: the gradient of a step function."""
+    return from_values([0] * tensor.numel(), tensor._shape, tensor.dtype)
+
+
 def _not_implemented(kernel: str, d: dtype) -> NotImplementedError:
     """PyTorch's error for a dtype that an operation has no loop for."""
     return NotImplementedError(f'"{kernel}" not implemented for \'{d.c_name}\'')
@@ -148,8 +185,9 @@ class Add(Function):
     def forward(ctx: FunctionCtx, a: Operand, b: Operand, alpha: Any = 1) -> Tensor:
         ctx.alpha = alpha
         d = result_type(a, b)
+        _check_alpha(alpha, d)
         if alpha != 1:
-            b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+            b = _scaled(b, alpha, d)
         if d is dtypes.bool_:
             return binary(operator.or_, a, b, d)
         return binary(operator.add, a, b, d)
@@ -172,8 +210,9 @@ class Sub(Function):
         ctx.alpha = alpha
         _check_bool_subtraction(a, b)
         d = result_type(a, b)
+        _check_alpha(alpha, d)
         if alpha != 1:
-            b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+            b = _scaled(b, alpha, d)
         return binary(operator.sub, a, b, d)
 
     @staticmethod
@@ -262,7 +301,8 @@ class Div(Function):
         grad_a = grad_output / divisor if ctx.needs_input_grad[0] else None
         grad_b = None
         if ctx.needs_input_grad[1]:
-            grad_b = -grad_output * a / (divisor * divisor)
+            # (a / b) / b, not a / (b * b): b * b overflows for |b| > 1.8e19.
+            grad_b = -grad_output * (a / divisor / divisor)
         return grad_a, grad_b
 
 
@@ -291,7 +331,8 @@ def _integer_power(base: int, exponent: int) -> int:
     ``base`` is 1 or -1.
     """
     if exponent >= 0:
-        return base**exponent
+        # Modular power: the low 64 bits at once, even for a huge exponent.
+        return builtins.pow(base, exponent, 2**64)
     if base == 1:
         return 1
     if base == -1:
@@ -339,7 +380,7 @@ class PowScalar(Function):
         (x,) = ctx.saved_tensors
         exponent = ctx.exponent
         if exponent == 0:
-            return grad_output * 0
+            return _zeros_like(grad_output)
         return grad_output * exponent * x ** (exponent - 1)
 
 
@@ -356,7 +397,7 @@ class PowTensor(Function):
     def forward(ctx: FunctionCtx, base: Tensor, exponent: Tensor) -> Tensor:
         d = result_type(base, exponent)
         if d is dtypes.bool_:
-            raise _not_implemented("pow", d)
+            raise _no_loop("pow", d, base, exponent)
         result = _power(base, exponent, d)
         ctx.save_for_backward(base, exponent, result)
         return result
@@ -366,11 +407,14 @@ class PowTensor(Function):
         base, exponent, result = ctx.saved_tensors
         grad_base = grad_exponent = None
         if ctx.needs_input_grad[0]:
-            grad_base = grad_output * exponent * base ** (exponent - 1)
+            slope = exponent * base ** (exponent - 1)
+            # x ** 0 is the constant 1, even at x = 0 (where 0 * 0 ** -1 is nan).
+            grad_base = grad_output * where(exponent == 0, 0.0, slope)
         if ctx.needs_input_grad[1]:
-            # Where base == 0 and exponent >= 0 the gradient is taken as 0.
-            log_base = where(base == 0, 0.0, log(base))
-            grad_exponent = grad_output * result * log_base
+            # Where base == 0 and exponent >= 0 the gradient is taken as 0
+            # (selected, not multiplied: result * log(0) is nan or inf).
+            flat = (base == 0) & (exponent >= 0)
+            grad_exponent = grad_output * where(flat, 0.0, result * log(base))
         return grad_base, grad_exponent
 
 
@@ -388,15 +432,15 @@ class RPowScalar(Function):
         if d is dtypes.bool_:
             raise _not_implemented("pow", d)
         result = _power(base, x, d)
-        ctx.save_for_backward(result)
+        ctx.save_for_backward(x if base == 0 else None, result)
         ctx.base = base
         return result
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (result,) = ctx.saved_tensors
-        if ctx.base == 0:
-            return grad_output * 0
+        x, result = ctx.saved_tensors
+        if ctx.base == 0:  # 0 ** x is flat for x >= 0; below, log(0) = -inf
+            return grad_output * where(x >= 0, 0.0, result * -math.inf)
         return grad_output * result * ieee_log(ctx.base)
 
 
@@ -548,7 +592,8 @@ class Relu(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * (result > 0)
+        # Select, not multiply: 0 * inf would be nan. A nan input passes.
+        return where(result <= 0, 0.0, grad_output)
 
 
 class Reciprocal(Function):
@@ -592,13 +637,13 @@ class Rsqrt(Function):
 
 
 def _raise_to(low: Any, value: Any) -> Any:
-    """``value``, or ``low`` if it is below it (``nan`` stays ``nan``)."""
-    return max(value, low)
+    """``value``, or ``low`` if it is below it (a ``nan`` on either side wins)."""
+    return value if value >= low or value != value else low
 
 
 def _lower_to(high: Any, value: Any) -> Any:
-    """``value``, or ``high`` if it is above it (``nan`` stays ``nan``)."""
-    return min(value, high)
+    """``value``, or ``high`` if it is above it (a ``nan`` on either side wins)."""
+    return value if value <= high or value != value else high
 
 
 def _clamp_values(x: Tensor, low: Operand | None, high: Operand | None, d: dtype) -> Tensor:
@@ -633,13 +678,16 @@ class Clamp(Function):
             elif min is None:
                 kernel = "clamp_max_scalar_cpu"
             raise _not_implemented(kernel, d)
+        for bound in (min, max):
+            if bound is not None:
+                checked_fill(bound, d)
         return _clamp_values(x, min, max, d)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
         low, high = ctx.bounds
-        return grad_output * _inside(x, low, high)
+        return where(_inside(x, low, high), grad_output, 0.0)
 
 
 def _inside(x: Tensor, low: Operand | None, high: Operand | None) -> Tensor:
@@ -679,16 +727,16 @@ class ClampTensor(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         x, low, high = ctx.saved_tensors
-        grad_x = grad_output * _inside(x, low, high)
+        grad_x = where(_inside(x, low, high), grad_output, 0.0)
         grad_low = grad_high = None
         raised = x if low is None else maximum(x, low)
         if low is not None and ctx.needs_input_grad[1]:
             below = x < low
             if high is not None:
                 below = below & (low <= high)
-            grad_low = grad_output * below
+            grad_low = where(below, grad_output, 0.0)
         if high is not None and ctx.needs_input_grad[2]:
-            grad_high = grad_output * (raised > high)
+            grad_high = where(raised > high, grad_output, 0.0)
         return grad_x, grad_low, grad_high
 
 
@@ -707,7 +755,7 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        return _split_gradient(grad_output, a > b, a == b)
+        return _split_gradient(grad_output, a, b, a < b, a > b)
 
 
 class Minimum(Function):
@@ -721,13 +769,18 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        return _split_gradient(grad_output, a < b, a == b)
+        return _split_gradient(grad_output, a, b, a > b, a < b)
 
 
-def _split_gradient(grad_output: Tensor, a_wins: Tensor, tie: Tensor) -> tuple[Tensor, Tensor]:
-    share_a = where(tie, 0.5, a_wins.to(grad_output.dtype))
-    share_b = where(tie, 0.5, (~a_wins).to(grad_output.dtype))
-    return grad_output * share_a, grad_output * share_b
+def _split_gradient(grad_output: Tensor, a: Tensor, b: Tensor, a_loses: Tensor,
+                    b_loses: Tensor) -> tuple[Tensor, Tensor]:
+    """The gradient of maximum or minimum: halved at ties, 0 for the loser.
+
+    A comparison with ``nan`` is false both ways, so both inputs receive the
+    whole gradient there, as in PyTorch.
+    """
+    shared = where(a == b, grad_output / 2, grad_output)
+    return where(a_loses, 0.0, shared), where(b_loses, 0.0, shared)
 
 
 def _nan_max(a: Any, b: Any) -> Any:
@@ -757,6 +810,9 @@ class Where(Function):
     def forward(ctx: FunctionCtx, x: Operand, other: Operand, *, condition: Tensor) -> Tensor:
         ctx.save_for_backward(condition)
         d = result_type(x, other)
+        for operand in (x, other):
+            if not isinstance(operand, Tensor):
+                checked_fill(operand, d)
         return _select(condition, x, other, d)
 
     @staticmethod
@@ -826,14 +882,10 @@ class MaskedFill(Function):
                 f"masked_fill_ only supports boolean masks, but got mask with dtype "
                 f"{mask.dtype.name}"
             )
+        checked_fill(value, x.dtype)
         ctx.save_for_backward(mask)
-        result = _select(mask, value, x, x.dtype)
-        if result._shape != x._shape:
-            raise RuntimeError(
-                f"The expanded size of the mask {list(result._shape)} must match the "
-                f"tensor's size {list(x._shape)}"
-            )
-        return result
+        # The mask may broadcast ``x`` to a larger shape (out of place only).
+        return _select(mask, value, x, x.dtype)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -850,11 +902,12 @@ class Fill(Function):
     def forward(ctx: FunctionCtx, x: Tensor, *, value: Any) -> Tensor:
         from slowtorch_lib._kernels import cast_scalar
 
+        checked_fill(value, x.dtype)
         return from_values([cast_scalar(value, x.dtype)] * x.numel(), x._shape, x.dtype)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        return grad_output * 0
+        return _zeros_like(grad_output)
 
 
 class Copy(Function):
@@ -878,7 +931,7 @@ class Copy(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
-        return grad_output * 0, grad_output
+        return _zeros_like(grad_output), grad_output
 
 
 # ----------------------------------------------------------------------
@@ -922,15 +975,8 @@ def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> 
     """
     if rounding_mode is None:
         return Div.apply(input, other)
-    if _records_history(input, other):  # one DivBackward2 node, values from below
-        return DivRounded.apply(input, other, rounding_mode=rounding_mode)
-    if rounding_mode == "floor":
-        return floor_divide(input, other)
-    if rounding_mode == "trunc":
-        d = result_type(input, other)
-        quotient = binary(ieee_div, input, other, _float_type(d))
-        truncated = unary(lambda v: float(math.trunc(v)) if math.isfinite(v) else v, quotient)
-        return truncated.to(d)
+    if rounding_mode in ("floor", "trunc"):
+        return RoundedDiv.apply(input, other, rounding_mode=rounding_mode)
     raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
         f"found '{rounding_mode}'"
@@ -939,6 +985,48 @@ def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> 
 
 true_divide = div
 divide = div
+
+
+def _trunc_scalar(v: float) -> float:
+    """``v`` rounded toward zero, keeping its sign (``-0.5`` gives ``-0.0``)."""
+    return math.copysign(math.trunc(v), v) if math.isfinite(v) else v
+
+
+def _trunc_quotient(a: Operand, b: Operand) -> Tensor:
+    """The values of ``a / b`` rounded toward zero, in the promoted dtype."""
+    d = result_type(a, b)
+    if d is dtypes.bool_:
+        raise _no_loop("div_trunc_cpu", d, a, b)
+    if not d.is_floating_point:
+        return binary(_trunc_div_scalar, a, b, d)
+    quotient = binary(ieee_div, a, b, d)
+    return unary(_trunc_scalar, quotient)
+
+
+def _trunc_div_scalar(a: int, b: int) -> int:
+    """Integer division rounding toward zero, as C does."""
+    if b == 0:
+        raise RuntimeError("ZeroDivisionError")
+    quotient = builtins.abs(a) // builtins.abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+class RoundedDiv(Function):
+    """``div`` with a ``rounding_mode``: a step function, its gradient is 0."""
+
+    grad_fn_name = "DivBackward2"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Operand, b: Operand, *,
+                rounding_mode: str) -> Tensor:
+        if rounding_mode == "floor":
+            return _floor_quotient(a, b)
+        return _trunc_quotient(a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        zero = _zeros_like(grad_output)
+        return zero, zero
 
 
 def _floor_div_scalar(a: Any, b: Any) -> Any:
@@ -952,17 +1040,51 @@ def _floor_div_scalar(a: Any, b: Any) -> Any:
         return ieee_div(a, b)
 
 
+def _floor_quotient(input: Operand, other: Operand) -> Tensor:
+    """The values of ``input // other`` (no graph)."""
+    d = result_type(input, other)
+    if d is dtypes.bool_:
+        raise _no_loop("div_floor_cpu", d, input, other)
+    return binary(_floor_div_scalar, input, other, d)
+
+
+class NoDerivative(Function):
+    """An operation PyTorch records but cannot differentiate.
+
+    Its output requires grad, so that the graph stays honest, but calling
+    backward through it raises, as in PyTorch (whose node is named
+    ``NotImplemented``). ``aten_name`` names the operation in the message.
+    """
+
+    grad_fn_name = "torch::autograd::NotImplemented"
+    aten_name = ""
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Any:
+        name = ctx._function.aten_name  # type: ignore[attr-defined]
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+class FloorDivide(NoDerivative):
+    """``a // b`` rounding down: no derivative in PyTorch."""
+
+    grad_fn_name = "torch::autograd::NotImplemented"
+    aten_name = "floor_divide"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Operand, b: Operand) -> Tensor:
+        return _floor_quotient(a, b)
+
+
 def floor_divide(input: Operand, other: Operand) -> Tensor:
     """``input // other``, rounding down. Not differentiable.
 
     Raises:
-        RuntimeError: For an integer division by zero (``ZeroDivisionError``).
+        RuntimeError: For an integer division by zero (``ZeroDivisionError``),
+            and in backward (PyTorch has no derivative for it).
         NotImplementedError: For two bools.
     """
-    d = result_type(input, other)
-    if d is dtypes.bool_:
-        raise _not_implemented("div_floor_cpu", d)
-    return binary(_floor_div_scalar, input, other, d)
+    return FloorDivide.apply(input, other)
 
 
 def _remainder_scalar(a: Any, b: Any) -> Any:
@@ -985,12 +1107,70 @@ def _remainder_scalar(a: Any, b: Any) -> Any:
     return result
 
 
+def _remainder_values(a: Operand, b: Operand) -> Tensor:
+    """The values of ``a % b`` (no graph)."""
+    d = result_type(a, b)
+    if d is dtypes.bool_:
+        raise _no_loop("remainder_cpu", d, a, b)
+    return binary(_remainder_scalar, a, b, d)
+
+
+class Remainder(Function):
+    r"""``a % b`` for two tensors: ``a - b * floor(a / b)``.
+
+    .. math:: \frac{\partial}{\partial a} = 1, \qquad
+              \frac{\partial}{\partial b} = -\lfloor a / b \rfloor
+    """
+
+    grad_fn_name = "RemainderBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return _remainder_values(a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        a, b = ctx.saved_tensors
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = -grad_output * _floor_quotient(a, b)
+        return grad_output, grad_b
+
+
+class RemainderScalar(Function):
+    """``x % number``: the gradient passes through unchanged."""
+
+    grad_fn_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, other: Any) -> Tensor:
+        return _remainder_values(x, other)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output
+
+
+class RemainderOfScalar(NoDerivative):
+    """``number % x``: no derivative in PyTorch."""
+
+    grad_fn_name = "torch::autograd::NotImplemented"
+    aten_name = "remainder"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, number: Any) -> Tensor:
+        return _remainder_values(number, x)
+
+
 def remainder(input: Operand, other: Operand) -> Tensor:
     """``input % other`` with the sign of ``other``, as Python's ``%``."""
-    d = result_type(input, other)
-    if d is dtypes.bool_:
-        raise _not_implemented("remainder_cpu", d)
-    return binary(_remainder_scalar, input, other, d)
+    if not isinstance(other, Tensor):
+        assert isinstance(input, Tensor)
+        return RemainderScalar.apply(input, other=other)
+    if not isinstance(input, Tensor):
+        return RemainderOfScalar.apply(other, number=input)
+    return Remainder.apply(input, other)
 
 
 def pow(input: Operand, exponent: Operand) -> Tensor:
@@ -1016,13 +1196,32 @@ def abs(input: Tensor) -> Tensor:
     return Abs.apply(input)
 
 
+class Sign(Function):
+    """-1, 0 or 1 by the sign of each element (0 for ``nan``, as in PyTorch).
+
+    A step function: its gradient is 0 everywhere.
+    """
+
+    grad_fn_name = "SignBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        if x.dtype is dtypes.bool_:
+            return contiguous_copy(x)
+        return unary(_sign_scalar, x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return _zeros_like(grad_output)
+
+
 def sign(input: Tensor) -> Tensor:
-    """-1, 0 or 1 by the sign of each element. Not differentiable."""
-    return unary(_sign_scalar, input)
+    """-1, 0 or 1 by the sign of each element."""
+    return Sign.apply(input)
 
 
 def _sign_scalar(v: Any) -> Any:
-    return v if math.isnan(v) else (v > 0) - (v < 0)
+    return (v > 0) - (v < 0)
 
 
 def isnan(input: Tensor) -> Tensor:
@@ -1139,7 +1338,18 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 
 def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
-    """``input`` where ``condition`` is true, else ``other``, broadcasting all three."""
+    """``input`` where ``condition`` is true, else ``other``, broadcasting all three.
+
+    Raises:
+        TypeError: If ``condition`` is not a tensor.
+        RuntimeError: If it is not a bool tensor, or a number does not fit
+            the result's dtype.
+    """
+    if not isinstance(condition, Tensor):
+        raise TypeError(
+            f"where(): argument 'condition' (position 1) must be Tensor, not "
+            f"{type(condition).__name__}"
+        )
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with "
@@ -1148,8 +1358,22 @@ def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
     return Where.apply(input, other, condition=condition)
 
 
+def check_mask(name: str, mask: Any) -> None:
+    """Refuses a mask that is not a tensor (``x.masked_fill(True, 0)``).
+
+    Raises:
+        TypeError: As PyTorch's argument parser does.
+    """
+    if not isinstance(mask, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'mask' (position 1) must be Tensor, not "
+            f"{type(mask).__name__}"
+        )
+
+
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` is true."""
+    check_mask("masked_fill", mask)
     if isinstance(value, Tensor):
         value = value.item()
     return MaskedFill.apply(input, mask=mask, value=value)
@@ -1185,9 +1409,12 @@ def zeroed(input: Tensor) -> Tensor:
     return Zero.apply(input, value=0)
 
 
-def copy_into(target: Tensor, source: Tensor) -> Tensor:
-    """``source`` broadcast to ``target``'s shape and dtype (for ``copy_``)."""
-    return Copy.apply(target, source)
+def copy_into(target: Tensor, source: Tensor | int | float | bool) -> Tensor:
+    """``source`` broadcast to ``target``'s shape and dtype (for ``copy_``).
+
+    A Python number is accepted too, as a 0-d source.
+    """
+    return Copy.apply(target, _as_tensor(source))
 
 
 def clone(input: Tensor) -> Tensor:
@@ -1224,26 +1451,53 @@ def logical_not(input: Tensor) -> Tensor:
     return unary(operator.not_, input, dtypes.bool_)
 
 
-def logical_and(input: Operand, other: Operand) -> Tensor:
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
     """True where both are non-zero."""
+    _check_tensor("logical_and", other)
     return binary(lambda a, b: bool(a) and bool(b), input, other, result_type(input, other), dtypes.bool_)
 
 
-def logical_or(input: Operand, other: Operand) -> Tensor:
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
     """True where either is non-zero."""
+    _check_tensor("logical_or", other)
     return binary(lambda a, b: bool(a) or bool(b), input, other, result_type(input, other), dtypes.bool_)
 
 
-def logical_xor(input: Operand, other: Operand) -> Tensor:
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     """True where exactly one is non-zero."""
+    _check_tensor("logical_xor", other)
     return binary(lambda a, b: bool(a) != bool(b), input, other, result_type(input, other), dtypes.bool_)
+
+
+def check_inplace_result(target: Tensor, other: Operand) -> None:
+    """Checks, before computing, that ``target op= other`` can be stored.
+
+    PyTorch checks the result's shape and dtype before it looks for a loop,
+    so an integer ``t &= 0.5`` is a casting error, not a missing kernel.
+
+    Raises:
+        RuntimeError: If the result would not fit ``target``.
+    """
+    if isinstance(other, Tensor):
+        shape = broadcast_shapes(target._shape, other._shape)
+        if shape != target._shape:
+            raise RuntimeError(
+                f"output with shape {list(target._shape)} doesn't match the "
+                f"broadcast shape {list(shape)}"
+            )
+    d = result_type(target, other)
+    if not dtypes.can_cast(d, target.dtype):
+        raise RuntimeError(
+            f"result type {d.c_name} can't be cast to the desired "
+            f"output type {target.dtype.c_name}"
+        )
 
 
 def _bitwise(kernel: str, function: Any, input: Operand, other: Operand) -> Tensor:
     """A bitwise operation: on the bits of integers, logical on bools."""
     d = result_type(input, other)
     if d.is_floating_point:
-        raise _not_implemented(kernel, d)
+        raise _no_loop(kernel, d, input, other)
     return binary(function, input, other, d)
 
 
@@ -1288,7 +1542,6 @@ import builtins as _builtins  # noqa: E402  (``round`` and ``abs`` are ops here)
 from itertools import compress, repeat  # noqa: E402
 
 from slowtorch_lib._kernels import cast_scalar, cast_values  # noqa: E402
-from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # noqa: E402
 
 __all__ += [
     "ceil",
@@ -1308,15 +1561,6 @@ __all__ += [
 # The largest finite value of each floating dtype (nan_to_num's defaults).
 _LARGEST = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
 
-
-def _zeros_like(grad_output: Tensor) -> Tensor:
-    """A zero gradient of ``grad_output``'s shape and dtype.
-
-    Rounding is flat almost everywhere, so its derivative is 0, even where
-    ``grad_output`` is ``inf`` (``grad_output * 0`` would give ``nan``).
-    """
-    size = grad_output.numel()
-    return from_values([0.0] * size, grad_output._shape, grad_output.dtype)
 
 
 def _whole(function: Any, values: list[float]) -> list[Any]:
@@ -1535,34 +1779,6 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
-class DivRounded(Function):
-    """``div`` with ``rounding_mode`` ``'floor'`` or ``'trunc'``.
-
-    The result is a step function of both inputs, so both gradients are 0
-    (PyTorch records it as ``DivBackward2``). Forward runs with grad mode
-    off, so the ``div`` it calls computes the values without recording.
-    """
-
-    grad_fn_name = "DivBackward2"
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, a: Operand, b: Operand, *,
-                rounding_mode: str) -> Tensor:
-        return div(a, b, rounding_mode=rounding_mode)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        return tuple(
-            _zeros_like(grad_output) if needed else None
-            for needed in ctx.needs_input_grad
-        )
-
-
-def _records_history(*operands: Operand) -> bool:
-    """Whether an operation on these operands is recorded in the graph."""
-    return GRAD_MODE.enabled and any(
-        isinstance(v, Tensor) and v.requires_grad for v in operands
-    )
 
 # Fused operations that optimisers use: addcmul, addcdiv, lerp
 # (appended block, issue 9)
@@ -1670,11 +1886,6 @@ def cast_scalar_for(value: Any, d: dtype) -> Any:
     return cast_scalar(value, d) if d.is_floating_point else value
 
 
-_C_TYPE_NAMES = {
-    "float32": "float", "float64": "double", "int64": "long", "bool": "bool"
-}
-
-
 def _check_lerp(start: Tensor, end: Tensor, weight: Operand) -> None:
     """``lerp`` works on floating-point tensors of one dtype only."""
     if not start.dtype.is_floating_point:
@@ -1688,8 +1899,8 @@ def _check_lerp(start: Tensor, end: Tensor, weight: Operand) -> None:
     for name, other in others:
         if other.dtype is not start.dtype:
             raise RuntimeError(
-                f"expected dtype {_C_TYPE_NAMES[start.dtype.name]} for `{name}` but "
-                f"got dtype {_C_TYPE_NAMES[other.dtype.name]}"
+                f"expected dtype {start.dtype.cpp_type_name} for `{name}` but "
+                f"got dtype {other.dtype.cpp_type_name}"
             )
 
 

@@ -15,11 +15,23 @@ from typing import Any, NamedTuple
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import cast_values, ieee_div, reduced_shape, reduction_groups
+from slowtorch_lib._kernels import (
+    cast_values,
+    ieee_div,
+    ieee_sqrt,
+    reduced_shape,
+    reduction_groups,
+)
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import isnan, maximum, minimum, where
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+from slowtorch_lib.ops.pointwise import (
+    isnan,
+    maximum,
+    minimum,
+    where,
+)
 
 __all__ = [
     "all",
@@ -132,9 +144,17 @@ class MeanAll(Mean):
     grad_fn_name = "MeanBackward0"
 
 
+def _check_differentiable_dtype(input: Tensor, dtype: dtype | None) -> None:
+    """A reduction recorded for autograd cannot produce integers or bools."""
+    recorded = input.requires_grad and GRAD_MODE.enabled
+    if recorded and dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError(f"Autograd not support dtype: {dtype.c_name}")
+
+
 def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
         dtype: dtype | None = None) -> Tensor:
     """The sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
+    _check_differentiable_dtype(input, dtype)
     ndim = input.dim()
     if dim is None:
         return SumAll.apply(input, dims=tuple(range(ndim)), keepdim=False, dtype=dtype)
@@ -247,6 +267,8 @@ class Prod(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         x, result = ctx.saved_tensors
+        if x.dim() == 0:  # the product of one number is that number
+            return grad_output
         grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
         if 0 not in x._values():
             spread = _expand_back(result, x._shape, ctx.dims, ctx.keepdim)
@@ -264,6 +286,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
          dtype: dtype | None = None) -> Tensor:
     """The product of all elements, or along ``dim``."""
     _check_int_dim("prod", dim)
+    _check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.to(dtype)
     ndim = input.dim()
@@ -367,7 +390,13 @@ class Amax(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         x, result = ctx.saved_tensors
-        return _spread_among_ties(grad_output, x, result, ctx.dims, ctx.keepdim)
+        # As PyTorch: where the maximum is nan no element equals it, the count
+        # is 0 and the whole group's gradient is nan.
+        result_back = _expand_back(result, x._shape, ctx.dims, ctx.keepdim)
+        grad_back = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
+        winners = x == result_back
+        count = sum(winners, ctx.dims, keepdim=True)
+        return grad_back / count * winners
 
 
 class Amin(Amax):
@@ -375,12 +404,20 @@ class Amin(Amax):
 
 
 class MaxAll(Amax):
-    """``x.max()`` with no ``dim``: PyTorch's ``MaxBackward1``."""
+    """``x.max()`` with no ``dim``: PyTorch's ``MaxBackward1``.
+
+    Unlike ``amax``, a nan maximum sends the gradient to the nan elements.
+    """
 
     grad_fn_name = "MaxBackward1"
 
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        x, result = ctx.saved_tensors
+        return _spread_among_ties(grad_output, x, result, ctx.dims, ctx.keepdim)
 
-class MinAll(Amax):
+
+class MinAll(MaxAll):
     """``x.min()`` with no ``dim``: PyTorch's ``MinBackward1``."""
 
     grad_fn_name = "MinBackward1"
@@ -529,13 +566,17 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 
 def _variance(group: Sequence[Any], correction: Any) -> float:
-    """``sum((x - mean)^2) / (n - correction)``, computed in double precision."""
+    """``sum((x - mean)^2) / (n - correction)``, computed in double precision.
+
+    With ``correction >= n`` there are no degrees of freedom left: PyTorch
+    divides by 0 and answers ``inf`` (or ``nan`` if every element is equal).
+    """
     count = len(group)
     if count == 0:
         return math.nan
     centre = builtins.sum(group) / count
     squares = builtins.sum([(v - centre) * (v - centre) for v in group])
-    return ieee_div(squares, count - correction)
+    return ieee_div(squares, builtins.max(0, count - correction))
 
 
 class Var(Function):
@@ -546,8 +587,9 @@ class Var(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
-                correction: Any) -> Tensor:
+                correction: Any, whole: bool = False) -> Tensor:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
+        ctx.whole = whole
         ctx.save_for_backward(x)
         values = [_variance(g, correction) for g in reduction_groups(x, dims)]
         return from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
@@ -555,10 +597,25 @@ class Var(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        count = numel([x._shape[d] for d in ctx.dims])
-        grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
-        centred = x - mean(x, ctx.dims, keepdim=True)
-        return grad * centred * (2.0 / (count - ctx.correction))
+        return _variance_gradient(grad_output, x, ctx.dims, ctx.keepdim,
+                                  ctx.correction, ctx.whole)
+
+
+def _variance_gradient(grad_output: Tensor, x: Tensor, dims: tuple[int, ...],
+                       keepdim: bool, correction: Any, whole: bool) -> Tensor:
+    """The gradient of the variance: ``grad * 2 (x - mean) / (N - c)``.
+
+    Without degrees of freedom (``N - c <= 0``) PyTorch keeps this formula
+    along a ``dim`` (``2 / 0`` is ``inf``; a negative ``N - c`` flips the
+    sign), but for the ``whole`` tensor its slope is infinite with the sign
+    of ``grad`` (``nan`` where ``x`` equals the mean). Both are copied here.
+    """
+    count = numel([x._shape[d] for d in dims])
+    grad = _expand_back(grad_output, x._shape, dims, keepdim)
+    centred = x - mean(x, dims, keepdim=True)
+    if count - correction <= 0 and whole:
+        return grad * centred.abs() * math.inf
+    return grad * centred * ieee_div(2.0, count - correction)
 
 
 class Std(Function):
@@ -569,9 +626,11 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
-                correction: Any) -> Tensor:
+                correction: Any, whole: bool = False) -> Tensor:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
-        values = [math.sqrt(_variance(g, correction)) for g in reduction_groups(x, dims)]
+        ctx.whole = whole
+        groups = reduction_groups(x, dims)
+        values = [ieee_sqrt(_variance(g, correction)) for g in groups]
         result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
         ctx.save_for_backward(x, result)
         return result
@@ -579,10 +638,12 @@ class Std(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         x, result = ctx.saved_tensors
-        count = numel([x._shape[d] for d in ctx.dims])
-        grad = _expand_back(grad_output / result, x._shape, ctx.dims, ctx.keepdim)
-        centred = x - mean(x, ctx.dims, keepdim=True)
-        return grad * centred * (1.0 / (count - ctx.correction))
+        # d std = d var / (2 std); where the spread is 0, PyTorch answers 0.
+        grad_var = grad_output / (result * 2)
+        grad = _variance_gradient(grad_var, x, ctx.dims, ctx.keepdim, ctx.correction,
+                                  ctx.whole)
+        zero_spread = _expand_back(result == 0, x._shape, ctx.dims, ctx.keepdim)
+        return where(zero_spread, 0.0, grad)
 
 
 def _correction(unbiased: bool | None, correction: Any) -> Any:
@@ -606,7 +667,7 @@ def var(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
     _check_floating(input)
     dims = _dims(dim, input.dim())
     return Var.apply(input, dims=dims, keepdim=keepdim,
-                     correction=_correction(unbiased, correction))
+                     correction=_correction(unbiased, correction), whole=dim is None)
 
 
 def std(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
@@ -617,7 +678,7 @@ def std(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
     _check_floating(input)
     dims = _dims(dim, input.dim())
     return Std.apply(input, dims=dims, keepdim=keepdim,
-                     correction=_correction(unbiased, correction))
+                     correction=_correction(unbiased, correction), whole=dim is None)
 
 
 # ----------------------------------------------------------------------

@@ -179,7 +179,17 @@ class ReshapeAlias(View):
 
 
 class UnsafeView(View):
-    """The view ``reshape`` takes after copying a tensor that could not be viewed."""
+    """The view ``reshape`` takes after copying a tensor that could not be viewed.
+
+    Its input is a fresh copy that nothing else sees, so the result is not a
+    view for autograd (no ``_base``), as in PyTorch: writing to it in place
+    records the operation itself, not a ``CopySlices``.
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, shape: tuple[int, ...]) -> Tensor:
+        ctx.input_shape = x._shape
+        return Tensor._make(x._storage, shape, contiguous_strides(shape), x._offset)
 
 
 def view(input: Tensor, shape: Sequence[int]) -> Tensor:
@@ -295,7 +305,7 @@ class Permute(Function):
         inverse = [0] * len(ctx.dims)
         for position, d in enumerate(ctx.dims):
             inverse[d] = position
-        return grad_output.permute(*inverse)
+        return permute(grad_output, inverse)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -572,6 +582,8 @@ def slice_dim(
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``dim`` from ``start`` (a view)."""
+    if input.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = normalize_dim(dim, input.dim())
     size = input._shape[dim]
     if not -size <= start <= size:
@@ -648,6 +660,8 @@ def split(
 ) -> tuple[Tensor, ...]:
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of
     the listed sizes; each piece is a view."""
+    if input.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = normalize_dim(dim, input.dim())
     length = input._shape[dim]
     if isinstance(split_size_or_sections, int):
@@ -684,6 +698,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         raise RuntimeError(
             f"chunk expects `chunks` to be greater than 0, got: {chunks}"
         )
+    if input.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     dim = normalize_dim(dim, input.dim())
     length = input._shape[dim]
     if length == 0:

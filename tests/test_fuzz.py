@@ -1,0 +1,76 @@
+"""The differential fuzzer on a fixed set of seeds (see ``tests/fuzz.py``).
+
+Random programs of one to six operations run on the engine and on torch; at
+least 99 % of them must agree on exceptions, shapes, dtypes, values,
+``grad_fn`` names and gradients. Run more seeds by hand with
+``python -m tests.fuzz --seeds 0:5000``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests import fuzz
+from tests.parity import require_torch
+
+CI_SEEDS = range(0, 400)
+REQUIRED_RATE = 0.99
+
+
+def test_programs_agree_with_torch() -> None:
+    torch = require_torch()
+    started = time.perf_counter()
+    total, failures = fuzz.run(CI_SEEDS, verbose=False)
+    seconds = time.perf_counter() - started
+    rate = (total - len(failures)) / total
+    report = "\n\n".join(
+        f"--- seed {program.seed}\n{program.text()}\n>>> {why}"
+        for program, why in failures
+    )
+    print(f"{total - len(failures)}/{total} programs agree in {seconds:.1f} s")
+    assert torch is not None
+    assert rate >= REQUIRED_RATE, f"only {rate:.2%} agree:\n{report}"
+
+
+def test_generator_is_a_function_of_the_seed() -> None:
+    torch = require_torch()
+    first = fuzz.generate(7, torch).text()
+    assert fuzz.generate(7, torch).text() == first
+    assert fuzz.generate(8, torch).text() != first
+
+
+def test_checker_catches_a_disagreement() -> None:
+    """A program that the engine gets wrong must be reported, not passed."""
+    torch = require_torch()
+    program = fuzz.Program(0, [
+        "x = torch.tensor([1.0, 2.0]).requires_grad_()",
+        "y = x.exp()",
+    ])
+    assert fuzz.check(program, torch) is None
+    wrong = fuzz.Program(0, [
+        "x = torch.tensor([1.0, 2.0]).requires_grad_()",
+        "y = x.exp() if torch.__name__ == 'torch' else x.sin()",
+    ])
+    assert "y:" in (fuzz.check(wrong, torch) or "")
+    raising = fuzz.Program(0, ["y = torch.tensor([1.0]).view(3)"])
+    assert fuzz.check(raising, torch) is None
+
+
+@pytest.mark.parametrize("line", ["x.add_(1)", "x.copy_(torch.ones(3))"])
+def test_checker_sees_a_failed_line_that_changed_a_tensor(line: str) -> None:
+    """Both raise; the engine must also leave ``x`` as it was."""
+    torch = require_torch()
+    program = fuzz.Program(0, ["x = torch.zeros(1, 3).expand(2, 3)", line])
+    assert fuzz.check(program, torch) is None
+
+
+def test_checker_catches_a_failed_line_that_changed_a_tensor() -> None:
+    """The engine's version of the line changes ``x``, then both raise."""
+    torch = require_torch()
+    program = fuzz.Program(0, [
+        "x = torch.zeros(3)",
+        "_ = x.add_(1) if torch.__name__ != 'torch' else x; x.view(7)",
+    ])
+    assert "changed x" in (fuzz.check(program, torch) or "")
