@@ -90,6 +90,9 @@ class Exercise:
         target: For a piece, the engine's object it replaces
             (``"slowtorch_lib._strides.contiguous_strides"``).
         what: What a case is, in the summary line ("tensor operations").
+        forbidden: Other engine names that hold the answer (the grader gives
+            0 to an answer that imports or holds them).
+        grading_cases: The grading-only cases (from ``grading_chNN.py``).
     """
 
     id: str
@@ -100,6 +103,7 @@ class Exercise:
     hints: Sequence[str]
     target: str | None = None
     what: str = "cases"
+    forbidden: Sequence[str] = ()
     grading_cases: Sequence[Case] = field(default_factory=tuple)
 
 
@@ -302,24 +306,50 @@ def run_piece_case(exercise: Exercise, impl: Any, case: Case) -> tuple[Any, str 
     import slowtorch_lib
 
     assert exercise.target is not None and case.run is not None
+    stubs: list[BaseException] = []
+    if callable(impl) and not isinstance(impl, type):
+        student = impl
+
+        def impl(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return student(*args, **kwargs)
+            except NotImplementedError as error:
+                stubs.append(error)  # the engine may turn it into another error
+                raise
+
     try:
         with substituted(exercise.target, impl):
-            return normalize(case.run(slowtorch_lib)), None
+            outcome = normalize(case.run(slowtorch_lib))
     except NotImplementedError:
         raise
-    except RecursionError as error:
-        return {"raised": "RecursionError"}, short_traceback(error).splitlines()[-1]
     except Exception as error:  # noqa: BLE001  (any mistake is a wrong answer)
+        if stubs:
+            raise stubs[0] from None
+        if isinstance(error, RecursionError):
+            return {"raised": "RecursionError"}, short_traceback(error).splitlines()[-1]
         return {"raised": type(error).__name__}, short_traceback(error)
+    if stubs:
+        raise stubs[0]
+    return outcome, None
 
 
 def evaluate(
-    exercise: Exercise, impl: Any, cases: Sequence[Case], expected: dict[str, Any]
+    exercise: Exercise,
+    impl: Any,
+    cases: Sequence[Case],
+    expected: dict[str, Any],
+    before_case: Callable[[], None] | None = None,
 ) -> Report:
-    """Judges ``impl`` on ``cases`` against the ``expected`` outcomes."""
+    """Judges ``impl`` on ``cases`` against the ``expected`` outcomes.
+
+    ``before_case`` runs before each case (the grader puts the engine back as
+    it was, in case the answer changed it).
+    """
     results = []
     not_implemented = 0
     for case in cases:
+        if before_case is not None:
+            before_case()
         want = expected.get(case.label, {"missing": "not recorded"})
         error = None
         if exercise.kind == "predict":
@@ -341,7 +371,7 @@ def evaluate(
         results.append(
             CaseResult(case.label, close(want, got), want, got, case.convention, error)
         )
-    attempted = not (cases and not_implemented == len(cases))
+    attempted = not_implemented == 0
     return Report(exercise, results, attempted)
 
 
@@ -401,8 +431,9 @@ def message(report: Report, failures: int) -> str:
     exercise = report.exercise
     if not report.attempted:
         return (
-            f"exercise {exercise.id} ({exercise.name}): not attempted yet "
-            "(replace the stub, run its cell, then this one)."
+            f"exercise {exercise.id} ({exercise.name}): not attempted yet (your "
+            "answer still has a stub: replace each ... or raise NotImplementedError, "
+            "run the cell, then this one)."
         )
     lines = [summary(report)]
     if report.passed == report.total:

@@ -44,20 +44,35 @@ SOLUTIONS_DIR = ROOT / "solutions"
 
 BEGIN = re.compile(r"^(\s*)# BEGIN SOLUTION\s*(?:\|\s*(.*))?$")
 END = re.compile(r"^\s*# END SOLUTION\s*$")
+ANSWER = re.compile(r"^(\s*.*:\s*)(.+?),\s*# ANSWER\s*$")
 TAG = re.compile(r"^(exercise|check)-(\d+\.\d+)$")
 
 SETUP = """\
-# Run this cell first: it lets the notebook import the engine and the checks.
+# Run this cell first: it imports the engine (as torch) and the checks.
 import pathlib
 import sys
 
-for folder in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents]:
-    if (folder / "course").is_dir() and (folder / "slowtorch_lib").is_dir():
-        sys.path.insert(0, str(folder))
-        break
-
-import slowtorch_lib as torch
-from course import check"""
+try:
+    import slowtorch_lib as torch
+    from course import check
+except ModuleNotFoundError:
+    # Not installed: look for a checkout of the course above this folder.
+    for folder in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents]:
+        if (folder / "course" / "checks").is_dir() and (folder / "slowtorch_lib").is_dir():
+            sys.path.insert(0, str(folder))
+            break
+    try:
+        import slowtorch_lib as torch
+        from course import check
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "This notebook needs the course's engine and checks, which this kernel "
+            "cannot import. In the course's folder run `bash scripts/build-book.sh` "
+            "once, start JupyterLab with `.venv/bin/jupyter lab`, and choose the kernel "
+            "'Python 3 (ipykernel)'; or run `pip install -e PATH/TO/THE/COURSE` in the "
+            "environment of this kernel. Then run this cell again."
+        ) from None\
+"""
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -111,6 +126,12 @@ def split_solutions(code: str) -> tuple[str, str, list[str]]:
         elif inside:
             solution.append(line)
             hidden.append(line)
+        elif ANSWER.match(line):
+            answer = ANSWER.match(line)
+            assert answer is not None
+            exercise.append(answer.group(1) + "...,")
+            solution.append(answer.group(1) + answer.group(2) + ",")
+            hidden.append(answer.group(1) + answer.group(2) + ",")
         else:
             exercise.append(line)
             solution.append(line)
