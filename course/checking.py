@@ -293,11 +293,17 @@ def short_traceback(error: BaseException) -> str:
     return "".join(lines).rstrip()
 
 
+LIBRARY = (
+    str(Path(__file__).resolve().parent),
+    str(Path(__file__).resolve().parent.parent / "slowtorch_lib"),
+)
+
+
 def _is_library(filename: str) -> bool:
-    path = filename.replace("\\", "/")
-    return any(
-        part in path for part in ("/slowtorch_lib/", "/course/", "/contextlib.py", "importlib")
-    )
+    """Whether a frame is the engine's, the checker's or Python's own."""
+    if filename.startswith(LIBRARY) or "slowtorch_lib" in filename.split("/")[-2:-1]:
+        return True
+    return filename.endswith(("contextlib.py",)) or "importlib" in filename
 
 
 def run_piece_case(exercise: Exercise, impl: Any, case: Case) -> tuple[Any, str | None]:

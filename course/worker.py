@@ -132,18 +132,21 @@ def _filled(cell: Any) -> bool:
 
 @contextmanager
 def watched_imports(seen: list[str]) -> Iterator[None]:
-    """Records every import of torch, course or solutions made inside the block."""
+    """Records, and refuses, every import of torch, course or solutions made
+    inside the block (the grader's own modules are imported before)."""
     real_import = builtins.__import__
     real_import_module = importlib.import_module
 
     def guarded_import(name: str, *args: Any, **kwargs: Any) -> Any:
         if name.split(".")[0] in FORBIDDEN_MODULES:
             seen.append(f"import {name}")
+            raise ModuleNotFoundError(f"the grader does not let answers import {name}")
         return real_import(name, *args, **kwargs)
 
     def guarded_import_module(name: str, package: str | None = None) -> Any:
         if name.split(".")[0] in FORBIDDEN_MODULES:
             seen.append(f"import {name}")
+            raise ModuleNotFoundError(f"the grader does not let answers import {name}")
         return real_import_module(name, package)
 
     builtins.__import__ = guarded_import
@@ -227,8 +230,11 @@ def short_error(error: BaseException, filename: str) -> str:
     return "".join(lines).rstrip()
 
 
-def run_cell(exercise: Exercise, source: str, snapshot: Snapshot) -> tuple[Any, str | None, list[str]]:
-    """Runs the answer cell; returns the answer, an error, and forbidden imports."""
+def run_cell(
+    exercise: Exercise, source: str, snapshot: Snapshot
+) -> tuple[Any, str | None, list[str], dict[str, Any]]:
+    """Runs the answer cell; returns the answer, an error, forbidden imports
+    and the cell's namespace."""
     import slowtorch_lib
 
     filename = f"<answer cell of exercise {exercise.id}>"
@@ -250,7 +256,7 @@ def run_cell(exercise: Exercise, source: str, snapshot: Snapshot) -> tuple[Any, 
         error = short_error(raised, filename)
     answer = namespace.get(exercise.name, _MISSING)
     snapshot.restore()
-    return answer, error, seen
+    return answer, error, seen, namespace
 
 
 def grade_exercise(exercise_id: str, source: str, snapshot: Snapshot) -> dict[str, Any]:
@@ -261,7 +267,7 @@ def grade_exercise(exercise_id: str, source: str, snapshot: Snapshot) -> dict[st
     result: dict[str, Any] = {"id": exercise_id, "total": len(cases), "passed": 0}
     snapshot.restore()
     forbidden = imports_in(source, exercise)
-    answer, error, seen = run_cell(exercise, source, snapshot)
+    answer, error, seen, namespace = run_cell(exercise, source, snapshot)
     forbidden = sorted(set(forbidden + seen))
     if forbidden:
         return {**result, "status": "reference", "message": "uses the reference: "
@@ -271,7 +277,10 @@ def grade_exercise(exercise_id: str, source: str, snapshot: Snapshot) -> dict[st
         if error:
             message += "; it raised:\n" + error
         return {**result, "status": "error", "message": message}
-    if holds_reference(answer, reference_objects(exercise)):
+    references = reference_objects(exercise)
+    if holds_reference(answer, references) or any(
+        holds_reference(value, references, depth=2) for value in namespace.values()
+    ):
         return {**result, "status": "reference",
                 "message": f"{exercise.name} is (or calls) the engine's own version"}
     seen_later: list[str] = []
