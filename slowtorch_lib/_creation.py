@@ -42,17 +42,10 @@ DeviceArg = str | device | None
 # What counts as a nested sequence in ``tensor(data)``.
 SEQUENCES = (list, tuple, range)
 
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
-FLOAT32_MAX = 3.4028234663852886e38
+INT64_MIN = dtypes.int64.min
+INT64_MAX = dtypes.int64.max
+FLOAT32_MAX = dtypes.float32.max
 
-# Names PyTorch uses in some error messages.
-C_TYPE_NAMES = {
-    "float32": "float", "float64": "double", "int64": "int64_t", "bool": "bool",
-}
-KERNEL_TYPE_NAMES = {
-    "float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool",
-}
 
 
 # ----------------------------------------------------------------------
@@ -160,7 +153,7 @@ def checked_fill(value: Any, d: dtype) -> Any:
     """The value ``full`` writes: like :func:`convert`, and also refuses
     a finite float too large for float32, as PyTorch's ``full`` does."""
     overflow = RuntimeError(
-        f"value cannot be converted to type {C_TYPE_NAMES[d.name]} without overflow"
+        f"value cannot be converted to type {d.cpp_type} without overflow"
     )
     too_big = math.isfinite(value) and abs(value) > FLOAT32_MAX
     if d is dtypes.float32 and too_big:

@@ -25,6 +25,8 @@ outrank plain Python numbers.
 from __future__ import annotations
 
 import builtins
+import sys
+from typing import Any
 
 __all__ = [
     "bool_",
@@ -50,7 +52,8 @@ FLOAT_CATEGORY = 2
 
 
 class dtype:
-    """One element type, such as ``float32``.
+    """One element type, such as ``float32``, with every fact the engine
+    needs about it. This is the only table of dtype facts.
 
     Attributes:
         name: The short name, as in ``torch.float32``.
@@ -58,22 +61,60 @@ class dtype:
         itemsize: Bytes per element.
         category: 0 for bool, 1 for integers, 2 for floating point.
         is_floating_point: Whether elements are real numbers.
+        c_name: PyTorch's name of the type in messages (``'Float'``,
+            ``'Long'``), as in ``"exp" not implemented for 'Long'``.
+        cpp_type: The C++ type of an element (``'int64_t'``), as in
+            ``value cannot be converted to type int64_t without overflow``.
+        cpp_type_name: How C++ spells that type when it prints it
+            (``'long int'``), as in ``float != long int``.
+        legacy_type_name: The old class name, ``'torch.FloatTensor'``, that
+            ``tensor.type()`` returns.
+        min: The smallest finite value an element can hold.
+        max: The largest finite value an element can hold.
     """
 
-    __slots__ = ("category", "is_floating_point", "itemsize", "name", "typecode")
+    __slots__ = (
+        "c_name",
+        "category",
+        "cpp_type",
+        "cpp_type_name",
+        "is_floating_point",
+        "itemsize",
+        "legacy_type_name",
+        "max",
+        "min",
+        "name",
+        "typecode",
+    )
 
-    def __init__(self, name: str, typecode: str, itemsize: int, category: int) -> None:
+    def __init__(
+        self,
+        name: str,
+        typecode: str,
+        itemsize: int,
+        category: int,
+        c_name: str,
+        cpp_type: str,
+        cpp_type_name: str,
+        limits: tuple[Number, Number],
+    ) -> None:
         self.name = name
         self.typecode = typecode
         self.itemsize = itemsize
         self.category = category
         self.is_floating_point = category == FLOAT_CATEGORY
+        self.c_name = c_name
+        self.cpp_type = cpp_type
+        self.cpp_type_name = cpp_type_name
+        self.legacy_type_name = f"torch.{c_name}Tensor"
+        self.min, self.max = limits
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
 
-    def __reduce__(self) -> str:
-        return self.name
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # pickle stores the name; loading gives back the one dtype object.
+        return (_dtype_named, (self.name,))
 
     def to_python(self, value: Number) -> Number:
         """Converts a stored element to the Python number it stands for."""
@@ -84,10 +125,22 @@ class dtype:
         return bool(value)
 
 
-float32 = dtype("float32", "f", 4, FLOAT_CATEGORY)
-float64 = dtype("float64", "d", 8, FLOAT_CATEGORY)
-int64 = dtype("int64", "q", 8, INT_CATEGORY)
-bool_ = dtype("bool", "B", 1, BOOL_CATEGORY)
+FLOAT32_MAX = 3.4028234663852886e38
+FLOAT64_MAX = sys.float_info.max
+
+float32 = dtype(
+    "float32", "f", 4, FLOAT_CATEGORY, "Float", "float", "float",
+    (-FLOAT32_MAX, FLOAT32_MAX),
+)
+float64 = dtype(
+    "float64", "d", 8, FLOAT_CATEGORY, "Double", "double", "double",
+    (-FLOAT64_MAX, FLOAT64_MAX),
+)
+int64 = dtype(
+    "int64", "q", 8, INT_CATEGORY, "Long", "int64_t", "long int",
+    (-(2**63), 2**63 - 1),
+)
+bool_ = dtype("bool", "B", 1, BOOL_CATEGORY, "Bool", "bool", "bool", (False, True))
 
 # PyTorch's aliases.
 float = float32
@@ -95,6 +148,14 @@ double = float64
 long = int64
 
 ALL_DTYPES = (float32, float64, int64, bool_)
+
+
+def _dtype_named(name: str) -> dtype:
+    """The dtype called ``name`` (how pickle finds a dtype again)."""
+    for d in ALL_DTYPES:
+        if d.name == name:
+            return d
+    raise ValueError(f"no dtype named {name!r}")
 
 _default_dtype = float32
 

@@ -16,12 +16,12 @@ import math
 from array import array
 from collections.abc import Callable, Sequence
 from itertools import repeat
-from operator import itemgetter
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib import _strides
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._strides import broadcast_shapes, numel, position_list
+from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
 
 __all__ = [
@@ -150,16 +150,10 @@ def broadcast_values(tensor: Tensor, shape: tuple[int, ...]) -> list[Any]:
         return [data[0]] * numel(shape)
     if tensor._shape == shape:
         return tensor._values()
-    lead = len(shape) - len(tensor._shape)
-    strides = [0] * lead
+    strides = [0] * (len(shape) - len(tensor._shape))
     for size, stride in zip(tensor._shape, tensor._stride):
         strides.append(stride if size != 1 else 0)
-    positions = position_list(shape, strides, tensor._offset)
-    if len(positions) == 1:
-        return [tensor._storage.data[positions[0]]]
-    if not positions:
-        return []
-    return list(itemgetter(*positions)(tensor._storage.data))
+    return _strides.strided_values(data, shape, strides, tensor._offset)
 
 
 def unary(
@@ -287,11 +281,12 @@ def reduction_groups(tensor: Tensor, dims: tuple[int, ...]) -> list[Sequence[Any
         ]
     kept = [d for d in range(len(shape)) if d not in dims]
     order = kept + list(dims)
-    positions = position_list(
-        [shape[d] for d in order], [tensor._stride[d] for d in order], tensor._offset
+    gathered = _strides.strided_values(
+        tensor._storage.data,
+        [shape[d] for d in order],
+        [tensor._stride[d] for d in order],
+        tensor._offset,
     )
-    data = tensor._storage.data
-    gathered = [data[p] for p in positions]
     group_size = numel([shape[d] for d in dims])
     if group_size == 0:
         return [[] for _ in range(numel([shape[d] for d in kept]))]

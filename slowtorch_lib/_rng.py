@@ -49,7 +49,6 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import (
-    KERNEL_TYPE_NAMES,
     DeviceArg,
     finish,
     like_input,
@@ -261,7 +260,7 @@ def _check_float(d: dtype, kernel: str) -> None:
     """Refuses an integer or bool dtype, with PyTorch's message."""
     if not d.is_floating_point:
         raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{KERNEL_TYPE_NAMES[d.name]}'"
+            f"\"{kernel}\" not implemented for '{d.c_name}'"
         )
 
 

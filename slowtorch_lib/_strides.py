@@ -13,11 +13,14 @@ Nothing here knows about tensors; everything here is plain tuples and ints.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
+from typing import Any
 
 __all__ = [
     "contiguous_strides",
     "index_to_position",
     "position_list",
+    "strided_values",
     "broadcast_shapes",
     "normalize_dim",
     "normalize_dims",
@@ -78,6 +81,28 @@ def position_list(shape: Sequence[int], strides: Sequence[int], offset: int) -> 
         steps = [i * stride for i in range(size)]
         positions = [p + step for p in positions for step in steps]
     return positions
+
+
+def strided_values(
+    data: Sequence[Any], shape: Sequence[int], strides: Sequence[int], offset: int
+) -> list[Any]:
+    """The elements of a strided view of ``data``, in row-major order.
+
+    The view's elements are ``data[p]`` for each position ``p`` of
+    :func:`position_list`. This is the one place where the engine gathers
+    them, so the one place with a speed trick: ``itemgetter`` fetches all
+    the positions in a single call, which is several times faster than a
+    Python loop over them.
+
+    >>> strided_values([10, 11, 12, 13, 14, 15], (3, 2), strides=(1, 3), offset=0)
+    [10, 13, 11, 14, 12, 15]
+    """
+    if not any(strides):  # one cell seen everywhere (a broadcast scalar)
+        return [data[offset]] * numel(shape)
+    positions = position_list(shape, strides, offset)
+    if len(positions) <= 1:  # itemgetter of one position returns no tuple
+        return [data[p] for p in positions]
+    return list(itemgetter(*positions)(data))
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> Shape:

@@ -13,12 +13,13 @@ its forward and its backward side by side.
 from __future__ import annotations
 
 import builtins
+import weakref
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Union
 
 from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib import _strides
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._storage import Storage
 from slowtorch_lib._strides import contiguous_strides, normalize_dim, numel, position_list
@@ -102,35 +103,41 @@ class Tensor:
     """
 
     __slots__ = (
-        "__dict__",
         "__weakref__",
         "_base",
         "_grad",
         "_grad_accumulator",
         "_grad_fn",
-        "_hooks",
         "_offset",
+        "_one_of_many",
         "_output_nr",
         "_requires_grad",
         "_retains_grad",
         "_shape",
         "_storage",
         "_stride",
+        "_view_version",
+        "_views",
     )
 
+    # The view of a storage.
     _storage: Storage
     _shape: tuple[int, ...]
     _stride: tuple[int, ...]
     _offset: int
+    # Autograd: see requires_grad, grad, grad_fn, output_nr, retains_grad.
     _requires_grad: bool
     _grad: Tensor | None
     _grad_fn: Node | None
     _output_nr: int
-    _grad_accumulator: AccumulateGrad | None
-    _base: Tensor | None
-    _view_version: int  # for views: storage version their history was made at
     _retains_grad: bool
-    _hooks: list[Callable[[Tensor], Tensor | None]] | None
+    # The AccumulateGrad node of a leaf, made when it is first needed.
+    _grad_accumulator: AccumulateGrad | None
+    # Views and in-place changes (see autograd.history):
+    _base: Tensor | None  # for a view: the tensor that owns the storage
+    _view_version: int  # for a view: storage version its history is from
+    _views: list[weakref.ref[Tensor]] | None  # for a base: its views
+    _one_of_many: str | None  # for one of split()'s views: which one
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(
@@ -158,9 +165,11 @@ class Tensor:
         self._grad_fn = None
         self._output_nr = 0
         self._grad_accumulator = None
-        self._base = base
         self._retains_grad = False
-        self._hooks = None
+        self._base = base
+        self._view_version = 0
+        self._views = None
+        self._one_of_many = None
         return self
 
     # ------------------------------------------------------------------
@@ -229,7 +238,7 @@ class Tensor:
 
     def type(self) -> str:
         """The legacy type name, such as ``'torch.FloatTensor'``."""
-        return LEGACY_TYPE_NAMES[self.dtype.name]
+        return self.dtype.legacy_type_name
 
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating-point type."""
@@ -271,19 +280,10 @@ class Tensor:
         storage; any other view is gathered position by position.
         """
         data = self._storage.data
-        count = numel(self._shape)
         if self.is_contiguous():
             start = self._offset
-            if start == 0 and count == len(data):
-                return data.tolist()
-            return data[start : start + count].tolist()
-        if not any(self._stride):
-            # One cell seen everywhere, as in the gradient of a sum.
-            return [data[self._offset]] * count
-        positions = position_list(self._shape, self._stride, self._offset)
-        if count <= 1:
-            return [data[p] for p in positions]
-        return list(itemgetter(*positions)(data))
+            return data[start : start + numel(self._shape)].tolist()
+        return _strides.strided_values(data, self._shape, self._stride, self._offset)
 
     def tolist(self) -> Any:
         """The elements as (nested) Python lists of Python numbers."""
@@ -348,6 +348,17 @@ class Tensor:
 
     def __hash__(self) -> int:
         return id(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """How ``pickle`` stores a tensor: its storage (shared with the other
+        tensors in the same pickle), geometry and ``requires_grad``.
+
+        As in PyTorch, the history is not stored: a tensor that was computed
+        comes back as a leaf (that requires grad if the original did), and
+        ``.grad`` is left behind.
+        """
+        geometry = (self._shape, self._stride, self._offset)
+        return (_rebuild, (type(self), self._storage, geometry, self._requires_grad))
 
     def __repr__(self) -> str:
         from slowtorch_lib._printing import tensor_repr
@@ -476,14 +487,7 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         """Cuts this tensor out of the graph in place: it becomes a leaf."""
-        if self._base is not None and self._base.requires_grad:
-            raise RuntimeError(
-                "Can't detach views in-place. Use detach() instead."
-            )
-        self._grad_fn = None
-        self._output_nr = 0
-        self._requires_grad = False
-        return self
+        return _history.detach_(self)
 
     @property
     def data(self) -> Tensor:
@@ -524,97 +528,16 @@ class Tensor:
         storage.version += 1
 
     def _check_inplace(self) -> None:
-        """Refuses in-place changes that would corrupt the values or the graph.
+        """Refuses in-place changes autograd cannot follow (see
+        :func:`~slowtorch_lib.autograd.history.check_inplace`)."""
+        _history.check_inplace(self)
 
-        Raises:
-            RuntimeError: If several elements share one storage cell (an
-                expanded tensor), or, with grad mode on, if the tensor is a
-                leaf that requires grad or a view of one.
-        """
-        for size, stride in zip(self._shape, self._stride):
-            if size > 1 and stride == 0:
-                raise RuntimeError(
-                    "unsupported operation: more than one element of the written-to "
-                    "tensor refers to a single memory location. Please clone() the "
-                    "tensor before performing the operation."
-                )
-        if not GRAD_MODE.enabled:
-            return
-        if self._base is None and self._grad_fn is None and self._requires_grad:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place "
-                "operation."
-            )
-        base = self._base
-        if base is None or not base.requires_grad:
-            return
-        if base._grad_fn is None:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an "
-                "in-place operation."
-            )
-        one_of_many = self.__dict__.get("_one_of_many")
-        if one_of_many is not None:
-            raise RuntimeError(
-                f"{one_of_many} is a view and is being modified inplace. This view is "
-                "the output of a function that returns multiple views. Such functions "
-                "do not allow the output views to be modified inplace. You should "
-                "replace the inplace operation by an out-of-place one."
-            )
-        if self.grad_fn is None:
-            raise RuntimeError(
-                "A view was created in no_grad mode and is being modified inplace with "
-                "grad mode enabled. Given that this use case is ambiguous and "
-                "error-prone, it is forbidden. You can clarify your code by moving both "
-                "the view and the inplace either both inside the no_grad block (if you "
-                "don't want the inplace to be tracked) or both outside (if you want the "
-                "inplace to be tracked)."
-            )
-
-    def _inplace(self, operation: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
-        """Runs ``operation(self, *args)`` and stores the result in ``self``.
-
-        This is how every in-place method (``add_``, ``mul_``, ...) works: the
-        result is computed out of place, checked to fit ``self``'s shape and
-        dtype, then written through ``self``'s view. Nothing is changed if a
-        check fails.
-
-        If the operation was recorded, ``self`` takes over its history, so
-        gradients flow through the in-place change. For a view, its base
-        takes a ``CopySlices`` history instead (see
-        :func:`~slowtorch_lib.ops.views.rebase_history`): the base changed too.
-        """
-        self._check_inplace()
-        records = GRAD_MODE.enabled and (
-            self.requires_grad
-            or any(isinstance(a, Tensor) and a.requires_grad for a in args)
-        )
-        # A recorded operation may save its input for backward; give it a
-        # snapshot so that overwriting ``self`` does not change what was saved.
-        source = _snapshot(self) if records else self
-        result = operation(source, *args, **kwargs)
-        if result._shape != self._shape:
-            raise RuntimeError(
-                f"output with shape {list(self._shape)} doesn't match the broadcast "
-                f"shape {list(result._shape)}"
-            )
-        if not _can_cast(result.dtype, self.dtype):
-            raise RuntimeError(
-                f"result type {LEGACY_TYPE_NAMES[result.dtype.name][6:-6]} can't be "
-                f"cast to the desired output type "
-                f"{LEGACY_TYPE_NAMES[self.dtype.name][6:-6]}"
-            )
-        self._write_values(result._values())
-        node = result._grad_fn
-        if records and result is not source and node is not None:
-            if self._base is None:
-                self._set_history(node, result._output_nr)
-            else:
-                _views.rebase_history(self, node)  # type: ignore[arg-type]
-            node._output_written_to(result, self)
-            # Every other view of the storage now reads changed values.
-            _views.refresh_views_of(self._base if self._base is not None else self)
-        return self
+    def _inplace(
+        self, operation: Callable[..., Tensor], *args: Any, **kwargs: Any
+    ) -> Tensor:
+        """Runs ``operation(self, *args)`` and stores the result in ``self``
+        (see :func:`~slowtorch_lib.autograd.history.run_inplace`)."""
+        return _history.run_inplace(self, operation, *args, **kwargs)
 
     # ------------------------------------------------------------------
     # Arithmetic operators
@@ -1163,32 +1086,6 @@ class Tensor:
         return _views.unbind(self, dim)
 
 
-LEGACY_TYPE_NAMES = {
-    "float32": "torch.FloatTensor",
-    "float64": "torch.DoubleTensor",
-    "int64": "torch.LongTensor",
-    "bool": "torch.BoolTensor",
-}
-
-
-def _can_cast(source: dtype, target: dtype) -> builtins.bool:
-    """Whether an in-place result of dtype ``source`` may be stored as ``target``.
-
-    A value may move up in category (bool to int to float) and between the
-    two float types, never down: ``int_tensor += 0.5`` is an error.
-    """
-    return dtypes.can_cast(source, target)
-
-
-def _snapshot(tensor: Tensor) -> Tensor:
-    """A copy of ``tensor``'s values that keeps its place in the graph."""
-    copy = from_values(tensor._values(), tensor._shape, tensor.dtype)
-    copy._grad_fn = tensor.grad_fn
-    copy._output_nr = tensor._output_nr
-    copy._requires_grad = tensor.requires_grad
-    return copy
-
-
 def _as_tensor_like(value: TensorOrScalar, like: Tensor) -> Tensor:
     """A Python number as a 0-d tensor (for the reflected ``//`` and ``%``)."""
     if isinstance(value, Tensor):
@@ -1205,6 +1102,18 @@ def from_values(values: Sequence[Any], shape: tuple[int, ...], d: dtype) -> Tens
     if d is dtypes.bool_:
         values = [builtins.bool(v) for v in values]
     return Tensor._make(Storage(values, d), shape, contiguous_strides(shape))
+
+
+def _rebuild(
+    cls: type[Tensor],
+    storage: Storage,
+    geometry: tuple[tuple[int, ...], tuple[int, ...], int],
+    requires_grad: builtins.bool,
+) -> Tensor:
+    """A tensor back from ``pickle`` (see :meth:`Tensor.__reduce__`)."""
+    tensor = cls._make(storage, *geometry)
+    tensor._requires_grad = requires_grad
+    return tensor
 
 
 def _shape_arg(args: tuple[Any, ...]) -> tuple[int, ...]:
@@ -1232,7 +1141,7 @@ def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
 
 # The operations import Tensor, so they are imported after it is defined.
 from slowtorch_lib import _creation, _rng  # noqa: E402
-from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # noqa: E402
+from slowtorch_lib.autograd import history as _history  # noqa: E402
 from slowtorch_lib.ops import indexing as _indexing  # noqa: E402
 from slowtorch_lib.ops import linalg as _linalg  # noqa: E402
 from slowtorch_lib.ops import pointwise as _pointwise  # noqa: E402

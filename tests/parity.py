@@ -9,6 +9,7 @@ still run where torch is not installed.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -84,13 +85,57 @@ def assert_same(ours: st.Tensor, theirs: Any, rtol: float | None = None,
             )
 
 
-def same_error(make: Callable[[Any], Any], match_message: bool = True) -> None:
-    """Asserts both libraries raise the same exception type (and message)."""
+def both(run: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """``run(slowtorch_lib)`` and ``run(torch)``: the same code in both."""
     torch = require_torch()
-    with pytest.raises(Exception) as theirs:
-        make(torch)
-    with pytest.raises(Exception) as ours:
-        make(st)
-    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
+    return run(st), run(torch)
+
+
+def error_of(run: Callable[[Any], Any], lib: Any) -> tuple[type, str]:
+    """The exception type and message that ``run(lib)`` raises.
+
+    The engine's messages may end with a hint for students (``" Hint: ..."``);
+    it is left out, so that the rest can be compared with torch's message.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            run(lib)
+        except Exception as error:  # noqa: BLE001 - any error is compared
+            return type(error), str(error).split(" Hint:")[0]
+    raise AssertionError(f"{getattr(lib, '__name__', lib)} raised no error")
+
+
+def same_error(run: Callable[[Any], Any], match_message: bool = True) -> str:
+    """Asserts both libraries raise the same exception type (and message).
+
+    Returns:
+        The engine's message.
+    """
+    torch = require_torch()
+    ours, theirs = error_of(run, st), error_of(run, torch)
+    assert ours[0] is theirs[0], (ours, theirs)
     if match_message:
-        assert str(ours.value) == str(theirs.value)
+        assert ours[1] == theirs[1], (ours, theirs)
+    return ours[1]
+
+
+def leaf(lib: Any, values: Any = (1.0, 2.0, 3.0), shape: Any = None) -> Any:
+    """A float leaf that requires grad, optionally reshaped to ``shape``."""
+    tensor = lib.tensor(list(values))
+    if shape is not None:
+        tensor = tensor.reshape(shape)
+    return tensor.requires_grad_()
+
+
+def chain(tensor: Any) -> list[str]:
+    """The ``grad_fn`` names from ``tensor`` back along the first input that is
+    not a leaf (leaves' ``AccumulateGrad`` nodes are left out)."""
+    names = []
+    node = tensor.grad_fn
+    while node is not None:
+        names.append(node.name())
+        inner = [n for n, _ in node.next_functions
+                 if n is not None and "AccumulateGrad" not in n.name()]
+        node = inner[0] if inner else None
+    return names

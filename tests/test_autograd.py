@@ -17,37 +17,7 @@ import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib.autograd.function import AccumulateGrad
-from tests.parity import assert_same, require_torch
-
-
-def both(run: Callable[[Any], Any]) -> tuple[Any, Any]:
-    """``run(slowtorch_lib)`` and ``run(torch)``."""
-    torch = require_torch()
-    return run(st), run(torch)
-
-
-def error_of(run: Callable[[Any], Any], lib: Any) -> tuple[type, str]:
-    """The exception type and message (without torch's hint) that ``run`` raises."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            run(lib)
-        except Exception as error:  # noqa: BLE001 - any error is compared
-            return type(error), str(error).split(" Hint:")[0]
-    raise AssertionError("no error was raised")
-
-
-def same_error(run: Callable[[Any], Any]) -> str:
-    """Asserts both libraries raise the same type with the same message."""
-    torch = require_torch()
-    ours, theirs = error_of(run, st), error_of(run, torch)
-    assert ours == theirs
-    return ours[1]
-
-
-def leaf(lib: Any, values: Any = (1.0, 2.0, 3.0)) -> Any:
-    return lib.tensor(list(values), requires_grad=True)
-
+from tests.parity import assert_same, both, error_of, leaf, same_error
 
 # ----------------------------------------------------------------------
 # Errors, exactly as torch

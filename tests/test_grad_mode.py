@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import slowtorch_lib as st
-from tests.parity import require_torch
-
-
-def both(run: Callable[[Any], Any]) -> tuple[Any, Any]:
-    torch = require_torch()
-    return run(st), run(torch)
+from tests.parity import both
 
 
 def test_no_grad_context() -> None:
@@ -119,3 +113,101 @@ def test_parameter_update_under_no_grad() -> None:
 def test_autograd_namespace_exports_grad_mode() -> None:
     assert st.autograd.no_grad is st.no_grad
     assert st.autograd.is_grad_enabled is st.is_grad_enabled
+
+
+# ----------------------------------------------------------------------
+# A mode nested inside the same mode restores the outer mode (as torch)
+# ----------------------------------------------------------------------
+
+
+def _nested_same_mode(L: Any) -> list[bool]:
+    """Grad mode seen at each step of blocks nested in the same mode."""
+    seen = []
+    with L.no_grad():
+        with L.no_grad():
+            seen.append(L.is_grad_enabled())
+        seen.append(L.is_grad_enabled())  # still off: the outer no_grad
+    seen.append(L.is_grad_enabled())
+    with L.no_grad():
+        with L.enable_grad():
+            with L.enable_grad():
+                seen.append(L.is_grad_enabled())
+            seen.append(L.is_grad_enabled())  # still on: the outer enable_grad
+        seen.append(L.is_grad_enabled())
+    with L.set_grad_enabled(False):
+        with L.set_grad_enabled(False):
+            seen.append(L.is_grad_enabled())
+        seen.append(L.is_grad_enabled())
+        with L.set_grad_enabled(True):
+            with L.set_grad_enabled(True):
+                seen.append(L.is_grad_enabled())
+            seen.append(L.is_grad_enabled())
+        seen.append(L.is_grad_enabled())
+    seen.append(L.is_grad_enabled())
+    return seen
+
+
+def test_same_mode_nested_restores_the_outer_mode() -> None:
+    ours, theirs = both(_nested_same_mode)
+    assert ours == theirs
+    assert ours == [False, False, True, True, True, False,
+                    False, False, True, True, False, True]
+
+
+def test_nested_decorators_restore_the_outer_mode() -> None:
+    def run(L: Any) -> list[bool]:
+        seen = []
+
+        @L.no_grad()
+        def inner_off() -> None:
+            seen.append(L.is_grad_enabled())
+
+        @L.no_grad()
+        def outer_off() -> None:
+            inner_off()
+            seen.append(L.is_grad_enabled())
+
+        @L.enable_grad()
+        def inner_on() -> None:
+            seen.append(L.is_grad_enabled())
+
+        @L.enable_grad()
+        def outer_on() -> None:
+            inner_on()
+            seen.append(L.is_grad_enabled())
+
+        @L.set_grad_enabled(False)
+        def set_off() -> None:
+            outer_off()
+            outer_on()
+            seen.append(L.is_grad_enabled())
+
+        outer_off()
+        seen.append(L.is_grad_enabled())
+        with L.no_grad():
+            outer_on()
+            seen.append(L.is_grad_enabled())
+        set_off()
+        seen.append(L.is_grad_enabled())
+        return seen
+
+    ours, theirs = both(run)
+    assert ours == theirs
+    assert ours == [False, False, True, True, True, False,
+                    False, False, True, True, False, True]
+
+
+def test_nested_same_mode_records_as_torch() -> None:
+    def run(L: Any) -> tuple[bool, ...]:
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        with L.no_grad():
+            with L.no_grad():
+                a = x * 2
+            b = x * 2
+        with L.enable_grad():
+            with L.enable_grad():
+                c = x * 2
+            d = x * 2
+        return a.requires_grad, b.requires_grad, c.requires_grad, d.requires_grad
+
+    assert both(run) == ((False, False, True, True),) * 2

@@ -14,17 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st_
 
 import slowtorch_lib as st
-from tests.parity import assert_same, require_torch
-
-
-def chain(tensor: Any) -> list[str]:
-    """The ``grad_fn`` names from ``tensor`` back to (not including) the leaf."""
-    names = []
-    node = tensor.grad_fn
-    while node is not None and node.next_functions:
-        names.append(node.name())
-        node = node.next_functions[0][0]
-    return names
+from tests.parity import assert_same, chain, leaf, require_torch
 
 
 def graph(node: Any, depth: int = 4) -> str:
@@ -33,11 +23,6 @@ def graph(node: Any, depth: int = 4) -> str:
         return str(node and node.name())
     inner = ", ".join(graph(child, depth - 1) for child, _ in node.next_functions)
     return f"{node.name()}({inner})"
-
-
-def leaf(lib: Any, values: list[Any], shape: tuple[int, ...]) -> Any:
-    """A float leaf that requires grad, with the given shape."""
-    return lib.tensor(values).reshape(shape).requires_grad_()
 
 
 def run(lib: Any, code: str, env: dict[str, Any]) -> Any:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib.ops.linalg import matrix_product
-from tests.parity import assert_same, require_torch
+from tests.parity import assert_same, chain, require_torch, same_error
 
 SHAPE_PAIRS = [
     ((3,), (3,)),
@@ -43,18 +42,6 @@ def pair(lib: Any, shape: tuple[int, ...], seed: int, dtype_name: str = "float64
     if dtype_name == "int64":
         flat = [int(v * 3) for v in flat]
     return lib.tensor(flat, dtype=getattr(lib, dtype_name)).reshape(shape)
-
-
-def chain(tensor: Any) -> list[str]:
-    """The grad_fn names along the first input that is not a leaf."""
-    names = []
-    node = tensor.grad_fn
-    while node is not None:
-        names.append(node.name())
-        inner = [n for n, _ in node.next_functions
-                 if n is not None and "AccumulateGrad" not in n.name()]
-        node = inner[0] if inner else None
-    return names
 
 
 @pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=str)
@@ -125,33 +112,18 @@ ERROR_CASES: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = [
 ]
 
 
-def error_of(fn: Callable[[], Any]) -> BaseException:
-    with pytest.raises(Exception) as info:
-        fn()
-    return info.value
-
-
 @pytest.mark.parametrize("case", ERROR_CASES, ids=str)
 def test_product_errors_match_torch(case: tuple[str, Any, Any]) -> None:
-    torch = require_torch()
     name, left, right = case
-    ours = error_of(lambda: getattr(st, name)(pair(st, left, 1), pair(st, right, 2)))
-    theirs = error_of(lambda: getattr(torch, name)(pair(torch, left, 1), pair(torch, right, 2)))
-    assert type(ours) is type(theirs)
-    assert str(ours) == str(theirs)
+    same_error(lambda L: getattr(L, name)(pair(L, left, 1), pair(L, right, 2)))
 
 
 @pytest.mark.parametrize("name", ["mm", "bmm", "mv", "dot", "matmul"])
 def test_products_refuse_mixed_dtypes(name: str) -> None:
-    torch = require_torch()
     shapes = {"mm": ((2, 2), (2, 2)), "bmm": ((1, 2, 2), (1, 2, 2)), "mv": ((2, 2), (2,)),
               "dot": ((2,), (2,)), "matmul": ((2, 2), (2, 2))}[name]
-    ours = error_of(lambda: getattr(st, name)(st.ones(*shapes[0]),
-                                              st.ones(*shapes[1], dtype=st.float64)))
-    theirs = error_of(lambda: getattr(torch, name)(torch.ones(*shapes[0]),
-                                                   torch.ones(*shapes[1], dtype=torch.float64)))
-    assert type(ours) is type(theirs)
-    assert str(ours) == str(theirs)
+    same_error(lambda L: getattr(L, name)(L.ones(*shapes[0]),
+                                          L.ones(*shapes[1], dtype=L.float64)))
 
 
 def test_matmul_of_0d_tensor() -> None:

@@ -1,6 +1,7 @@
 """Every differentiable operation, checked four ways from one table.
 
-For each case of :mod:`tests.op_table`:
+For each case of :mod:`tests.op_table`, and for each case with several
+inputs also once per input with that input frozen (not requiring grad):
 
 1. the forward value equals torch's (shape, dtype, values);
 2. the gradient of each input equals torch's, for a loss that weights every
@@ -15,6 +16,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -26,7 +28,30 @@ from slowtorch_lib.autograd.function import AccumulateGrad, Function
 from tests.op_table import CASES, OpCase, make_inputs, outputs_of
 from tests.parity import assert_same, require_torch
 
-IDS = [case.name for case in CASES]
+
+def _frozen_variants(case: OpCase) -> list[OpCase]:
+    """The case once per input, with that input not requiring grad.
+
+    ``x @ w`` where only ``w`` requires grad is the everyday ``data @
+    weight``: each backward must cope with any of its inputs needing no
+    gradient (and its node must then have a ``(None, 0)`` edge).
+    """
+    count = len(case.shapes)
+    if count < 2 or case.requires_grad is not None:
+        return []
+    return [
+        replace(
+            case,
+            name=f"{case.name}-frozen{frozen}",
+            requires_grad=tuple(i != frozen for i in range(count)),
+        )
+        for frozen in range(count)
+    ]
+
+
+FROZEN = [variant for case in CASES for variant in _frozen_variants(case)]
+ALL_CASES = CASES + FROZEN
+IDS = [case.name for case in ALL_CASES]
 
 
 def _weighted_loss(lib: Any, outputs: list[Any], seed: str) -> Any:
@@ -51,7 +76,7 @@ def _run_both(case: OpCase) -> tuple[list[Any], list[Any], list[Any], list[Any]]
     return ours_in, theirs_in, ours_out, theirs_out
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("case", ALL_CASES, ids=IDS)
 def test_forward_matches_torch(case: OpCase) -> None:
     _, _, ours, theirs = _run_both(case)
     assert len(ours) == len(theirs)
@@ -60,7 +85,7 @@ def test_forward_matches_torch(case: OpCase) -> None:
         assert mine.requires_grad == other.requires_grad
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("case", ALL_CASES, ids=IDS)
 def test_grad_fn_name_matches_torch(case: OpCase) -> None:
     _, _, ours, theirs = _run_both(case)
     for mine, other in zip(ours, theirs):
@@ -69,7 +94,7 @@ def test_grad_fn_name_matches_torch(case: OpCase) -> None:
         assert mine_name == other_name
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("case", ALL_CASES, ids=IDS)
 def test_gradients_match_torch(case: OpCase) -> None:
     torch = require_torch()
     ours_in, theirs_in, ours_out, theirs_out = _run_both(case)
@@ -88,8 +113,8 @@ def test_gradients_match_torch(case: OpCase) -> None:
             assert_same(mine.grad, other.grad)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.gradcheck],
-                         ids=[c.name for c in CASES if c.gradcheck])
+@pytest.mark.parametrize("case", [c for c in ALL_CASES if c.gradcheck],
+                         ids=[c.name for c in ALL_CASES if c.gradcheck])
 def test_gradcheck(case: OpCase) -> None:
     inputs = make_inputs(case, st)
     assert gradcheck(lambda *xs: case.fn(st, *xs), tuple(inputs))

@@ -92,7 +92,7 @@ def assert_same_outcome(ours: tuple[Any, Any], theirs: tuple[Any, Any],
                 assert math.copysign(1, a) == math.copysign(1, b), (a, b)
 
 
-def both(fn: Callable[..., Any], *make_args: Any, exact: bool = False,
+def run_both(fn: Callable[..., Any], *make_args: Any, exact: bool = False,
          signed_zeros: bool = True) -> None:
     """Runs ``fn(lib, *args)`` in both libraries; ``make_args`` are (values, dtype)
     pairs turned into tensors, or plain Python values passed as they are."""
@@ -118,10 +118,10 @@ def both(fn: Callable[..., Any], *make_args: Any, exact: bool = False,
 def test_binary_operator_tensor_tensor(name: str, left: str, right: str) -> None:
     op = BINARY[name]
     exact = name in EXACT
-    both(lambda lib, a, b: op(a, b), (VALUES[left], left), (OTHER[right], right),
+    run_both(lambda lib, a, b: op(a, b), (VALUES[left], left), (OTHER[right], right),
          exact=exact)
     # A 0-d right operand promotes differently from a dimensioned one.
-    both(lambda lib, a, b: op(a, b), (VALUES[left], left), (OTHER[right][1], right),
+    run_both(lambda lib, a, b: op(a, b), (VALUES[left], left), (OTHER[right][1], right),
          exact=exact)
 
 
@@ -130,9 +130,9 @@ def test_binary_operator_tensor_tensor(name: str, left: str, right: str) -> None
 def test_binary_operator_with_python_scalars(name: str, dtype_name: str) -> None:
     op = BINARY[name]
     for scalar in SCALARS:
-        both(lambda lib, a: op(a, scalar), (VALUES[dtype_name], dtype_name),
+        run_both(lambda lib, a: op(a, scalar), (VALUES[dtype_name], dtype_name),
              exact=name in EXACT)
-        both(lambda lib, a: op(scalar, a), (VALUES[dtype_name], dtype_name),
+        run_both(lambda lib, a: op(scalar, a), (VALUES[dtype_name], dtype_name),
              exact=name in EXACT)
 
 
@@ -141,7 +141,7 @@ def test_binary_operator_with_python_scalars(name: str, dtype_name: str) -> None
                                   "pow", "lt", "eq", "ne"])
 def test_binary_operator_on_special_values(dtype_name: str, name: str) -> None:
     op = BINARY[name]
-    both(lambda lib, a, b: op(a, b), (SPECIAL, dtype_name), (SPECIAL_OTHER, dtype_name),
+    run_both(lambda lib, a, b: op(a, b), (SPECIAL, dtype_name), (SPECIAL_OTHER, dtype_name),
          exact=name != "pow")
 
 
@@ -171,8 +171,8 @@ def test_scalar_results_keep_the_tensor_dtype(scalar: Any) -> None:
 def test_integer_division_by_zero_raises_as_torch() -> None:
     torch = require_torch()
     for op in (operator.floordiv, operator.mod):
-        both(lambda lib, a: op(a, 0), ([5, -5], "int64"))
-        both(lambda lib, a, b: op(a, b), ([5, -5], "int64"), ([0, 1], "int64"))
+        run_both(lambda lib, a: op(a, 0), ([5, -5], "int64"))
+        run_both(lambda lib, a, b: op(a, b), ([5, -5], "int64"), ([0, 1], "int64"))
     # True division of integers is float: 5 / 0 is inf.
     assert (st.tensor([5, -5, 0]) / 0).tolist()[:2] == [inf, -inf]
     assert math.isnan((st.tensor([0]) / 0).item())
@@ -208,7 +208,7 @@ def test_inplace_bitwise_operators() -> None:
                     assert op(x, right) is x
                     return x
 
-                both(run, (VALUES[dtype_name], dtype_name))
+                run_both(run, (VALUES[dtype_name], dtype_name))
     # PyTorch checks the cast before the kernel (a RuntimeError); here the
     # kernel refuses floats first. Either way the tensor is left unchanged.
     x = st.tensor([1, 2])
@@ -229,7 +229,7 @@ def test_inplace_operators(name: str, dtype_name: str) -> None:
             assert result is x, "an in-place operator must return the same tensor"
             return x
 
-        both(run, (VALUES[dtype_name], dtype_name))
+        run_both(run, (VALUES[dtype_name], dtype_name))
 
 
 def test_failed_inplace_operation_leaves_the_tensor_unchanged() -> None:
@@ -253,9 +253,9 @@ EXACT_UNARY = {"abs", "neg", "relu", "square", "sqrt", "reciprocal"}
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_unary_functions(name: str, dtype_name: str) -> None:
     values = SPECIAL if dtype_name.startswith("float") else VALUES[dtype_name]
-    both(lambda lib, x: getattr(x, name)(), (values, dtype_name),
+    run_both(lambda lib, x: getattr(x, name)(), (values, dtype_name),
          exact=name in EXACT_UNARY)
-    both(lambda lib, x: getattr(lib, name)(x), (values, dtype_name),
+    run_both(lambda lib, x: getattr(lib, name)(x), (values, dtype_name),
          exact=name in EXACT_UNARY)
 
 
@@ -265,18 +265,18 @@ def test_unary_functions(name: str, dtype_name: str) -> None:
 def test_clamp_with_number_bounds(dtype_name: str, bounds: tuple[Any, Any]) -> None:
     values = SPECIAL if dtype_name.startswith("float") else VALUES[dtype_name]
     low, high = bounds
-    both(lambda lib, x: x.clamp(low, high), (values, dtype_name), exact=True)
-    both(lambda lib, x: lib.clamp(x, min=low, max=high), (values, dtype_name), exact=True)
+    run_both(lambda lib, x: x.clamp(low, high), (values, dtype_name), exact=True)
+    run_both(lambda lib, x: lib.clamp(x, min=low, max=high), (values, dtype_name), exact=True)
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_clamp_with_tensor_bounds(dtype_name: str) -> None:
     values = VALUES[dtype_name]
-    both(lambda lib, x, lo, hi: x.clamp(lo, hi), (values, dtype_name),
+    run_both(lambda lib, x, lo, hi: x.clamp(lo, hi), (values, dtype_name),
          ([0.0, 0.5, 0.0, 3.0, 1.0], "float32"), ([1, 1, 2, 2, 1], "int64"), exact=True)
-    both(lambda lib, x, lo: x.clamp(min=lo), (values, dtype_name), (0.5, "float64"),
+    run_both(lambda lib, x, lo: x.clamp(min=lo), (values, dtype_name), (0.5, "float64"),
          exact=True)
-    both(lambda lib, x, hi: lib.clamp(x, max=hi), (values, dtype_name),
+    run_both(lambda lib, x, hi: lib.clamp(x, max=hi), (values, dtype_name),
          ([[1], [2]], "int64"), exact=True)
 
 
@@ -299,25 +299,25 @@ def test_clamp_grad_fn_names_and_gradients() -> None:
 @pytest.mark.parametrize("right", DTYPES)
 def test_maximum_minimum(left: str, right: str) -> None:
     for name in ("maximum", "minimum"):
-        both(lambda lib, a, b: getattr(lib, name)(a, b), (VALUES[left], left),
+        run_both(lambda lib, a, b: getattr(lib, name)(a, b), (VALUES[left], left),
              (OTHER[right], right), exact=True)
-    both(lambda lib, a: lib.maximum(a, 2), (VALUES[left], left))
+    run_both(lambda lib, a: lib.maximum(a, 2), (VALUES[left], left))
 
 
 def test_maximum_minimum_propagate_nan() -> None:
-    both(lambda lib, a, b: lib.maximum(a, b), (SPECIAL, "float32"),
+    run_both(lambda lib, a, b: lib.maximum(a, b), (SPECIAL, "float32"),
          (SPECIAL_OTHER, "float32"), exact=True)
-    both(lambda lib, a, b: lib.minimum(a, b), (SPECIAL, "float64"),
+    run_both(lambda lib, a, b: lib.minimum(a, b), (SPECIAL, "float64"),
          (SPECIAL_OTHER, "float64"), exact=True)
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_where_promotes_like_torch(dtype_name: str) -> None:
     values = VALUES[dtype_name]
-    both(lambda lib, x: lib.where(x > 0, x, 2.5), (values, dtype_name), exact=True)
-    both(lambda lib, x: lib.where(x > 0, 1, x), (values, dtype_name), exact=True)
-    both(lambda lib, x: lib.where(x > 0, 1, 2), (values, dtype_name), exact=True)
-    both(lambda lib, x: lib.where(x, 1.0, 2), ([1, 0], "int64"))
+    run_both(lambda lib, x: lib.where(x > 0, x, 2.5), (values, dtype_name), exact=True)
+    run_both(lambda lib, x: lib.where(x > 0, 1, x), (values, dtype_name), exact=True)
+    run_both(lambda lib, x: lib.where(x > 0, 1, 2), (values, dtype_name), exact=True)
+    run_both(lambda lib, x: lib.where(x, 1.0, 2), ([1, 0], "int64"))
 
 
 # ----------------------------------------------------------------------
@@ -346,19 +346,19 @@ def test_bitwise_operators_on_bools_are_logical() -> None:
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_invert_and_bitwise_functions(dtype_name: str) -> None:
-    both(lambda lib, x: ~x, (VALUES[dtype_name], dtype_name))
-    both(lambda lib, x: lib.bitwise_not(x), (VALUES[dtype_name], dtype_name))
+    run_both(lambda lib, x: ~x, (VALUES[dtype_name], dtype_name))
+    run_both(lambda lib, x: lib.bitwise_not(x), (VALUES[dtype_name], dtype_name))
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-        both(lambda lib, x, y: getattr(lib, name)(x, y), (VALUES[dtype_name], dtype_name),
+        run_both(lambda lib, x, y: getattr(lib, name)(x, y), (VALUES[dtype_name], dtype_name),
              (OTHER["int64"], "int64"))
 
 
 @pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_logical_functions(name: str, dtype_name: str) -> None:
-    both(lambda lib, x, y: getattr(lib, name)(x, y), (VALUES[dtype_name], dtype_name),
+    run_both(lambda lib, x, y: getattr(lib, name)(x, y), (VALUES[dtype_name], dtype_name),
          (OTHER["float32"], "float32"))
-    both(lambda lib, x: lib.logical_not(x), (VALUES[dtype_name], dtype_name))
+    run_both(lambda lib, x: lib.logical_not(x), (VALUES[dtype_name], dtype_name))
 
 
 # ----------------------------------------------------------------------
@@ -367,18 +367,18 @@ def test_logical_functions(name: str, dtype_name: str) -> None:
 
 
 def test_bool_subtraction_and_negation_errors() -> None:
-    both(lambda lib, a, b: a - b, ([True], "bool"), ([False], "bool"))
-    both(lambda lib, a: a - True, ([True], "bool"))
-    both(lambda lib, a: 1 - a, ([True], "bool"))
-    both(lambda lib, a: a - True, ([1.0], "float32"))
-    both(lambda lib, a: -a, ([True], "bool"))
+    run_both(lambda lib, a, b: a - b, ([True], "bool"), ([False], "bool"))
+    run_both(lambda lib, a: a - True, ([True], "bool"))
+    run_both(lambda lib, a: 1 - a, ([True], "bool"))
+    run_both(lambda lib, a: a - True, ([1.0], "float32"))
+    run_both(lambda lib, a: -a, ([True], "bool"))
 
 
 def test_pow_of_integers() -> None:
-    both(lambda lib, a, b: a**b, ([3, -2, 1, -1], "int64"), ([-1, -2, -3, -3], "int64"))
-    both(lambda lib, a: a**-1, ([1, 2], "int64"))
-    both(lambda lib, a: 2**a, ([-1, 2, 0], "int64"))
-    both(lambda lib, a, b: a**b, ([True], "bool"), ([True], "bool"))
+    run_both(lambda lib, a, b: a**b, ([3, -2, 1, -1], "int64"), ([-1, -2, -3, -3], "int64"))
+    run_both(lambda lib, a: a**-1, ([1, 2], "int64"))
+    run_both(lambda lib, a: 2**a, ([-1, 2, 0], "int64"))
+    run_both(lambda lib, a, b: a**b, ([True], "bool"), ([True], "bool"))
 
 
 def test_errors_leave_operands_unchanged() -> None:
@@ -396,10 +396,10 @@ def test_errors_leave_operands_unchanged() -> None:
 def test_tensor_methods_match_functions(dtype_name: str) -> None:
     values = [5, -3, 0, 7] if dtype_name == "int64" else [5.5, -3.0, math.nan, 7.25]
     divisors = [2, 2, 3, -4] if dtype_name == "int64" else [2.0, -2.0, 3.0, 0.5]
-    both(lambda lib, x, y: x.floor_divide(y), (values, dtype_name), (divisors, dtype_name))
-    both(lambda lib, x, y: x.remainder(y), (values, dtype_name), (divisors, dtype_name))
-    both(lambda lib, x: x.isnan(), (values, dtype_name))
-    both(lambda lib, x: lib.isnan(x), (values, dtype_name))
+    run_both(lambda lib, x, y: x.floor_divide(y), (values, dtype_name), (divisors, dtype_name))
+    run_both(lambda lib, x, y: x.remainder(y), (values, dtype_name), (divisors, dtype_name))
+    run_both(lambda lib, x: x.isnan(), (values, dtype_name))
+    run_both(lambda lib, x: lib.isnan(x), (values, dtype_name))
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-        both(lambda lib, x: getattr(x, name)(6), (values, dtype_name))
-    both(lambda lib, x: x.bitwise_not(), (values, dtype_name))
+        run_both(lambda lib, x: getattr(x, name)(6), (values, dtype_name))
+    run_both(lambda lib, x: x.bitwise_not(), (values, dtype_name))

@@ -18,6 +18,7 @@ from slowtorch_lib._strides import (
     normalize_dims,
     numel,
     position_list,
+    strided_values,
 )
 from tests.parity import require_torch
 
@@ -46,6 +47,22 @@ def test_position_list_of_transpose() -> None:
     # A 2x3 row-major matrix read as its 3x2 transpose.
     assert position_list((3, 2), (1, 3), 0) == [0, 3, 1, 4, 2, 5]
     assert position_list((2,), (2,), 1) == [1, 3]
+
+
+def test_strided_values_gathers_a_view() -> None:
+    data = [10, 11, 12, 13, 14, 15]
+    assert strided_values(data, (3, 2), (1, 3), 0) == [10, 13, 11, 14, 12, 15]
+    assert strided_values(data, (2,), (2,), 1) == [11, 13]
+    assert strided_values(data, (), (), 4) == [14]
+    assert strided_values(data, (1,), (5,), 2) == [12]
+    assert strided_values(data, (2, 0), (1, 1), 0) == []
+    assert strided_values(data, (2, 3), (0, 0), 3) == [13] * 6
+
+
+@given(shapes)
+def test_strided_values_of_contiguous_view_is_the_data(shape: tuple[int, ...]) -> None:
+    data = list(range(numel(shape)))
+    assert strided_values(data, shape, contiguous_strides(shape), 0) == data
 
 
 def test_index_to_position() -> None:

@@ -181,7 +181,7 @@ def test_backward_steps_leave_grads_and_graph_alone() -> None:
     assert params["x"].grad is None and params["w"].grad is None
     loss.backward()  # the graph was retained and the hooks were removed
     assert params["x"].grad.tolist() == [3.0, 3.0, 3.0]
-    assert not loss.grad_fn.__dict__.get("_post_hooks")
+    assert not loss.grad_fn.post_hooks
 
 
 def test_backward_steps_of_a_non_scalar_with_gradient() -> None:

@@ -5,37 +5,50 @@ The whole algorithm:
 1. Sort the graph's nodes so that every node comes before the nodes it sends
    gradients to (:func:`topological_order`, a depth-first search written
    with an explicit stack, so long chains cannot overflow Python's stack).
-2. Visit the nodes in that order. Each node receives the *sum* of all the
-   gradients sent to it, calls its ``backward`` and sends one gradient to
-   each of its inputs.
+2. Visit the nodes in that order (:func:`run_backward`). Each node receives
+   the *sum* of all the gradients sent to it, calls its ``backward`` and
+   sends one gradient to each of its inputs.
 3. A gradient is shaped to fit the input it is sent to: summed over the
-   dimensions that broadcasting stretched, and cast to the input's dtype.
-   This is done here, once, rather than in every operation.
+   dimensions that broadcasting stretched, and cast to the input's dtype
+   (:func:`fit_gradient`). This is done here, once, rather than in every
+   operation.
 4. At a leaf, an :class:`~slowtorch_lib.autograd.function.AccumulateGrad`
    node adds the gradient to the leaf's ``.grad``.
+
+:func:`backward` runs that loop over the whole graph. :func:`grad` runs it
+over the part of the graph that leads to the inputs asked for, and catches
+the gradients that arrive there with temporary hooks instead of adding them
+to any ``.grad``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import (
-    AccumulateGrad,
-    FunctionCtx,
+    Meta,
     Node,
     RemovableHandle,
+    TensorHook,
+    accumulate_grad,
     gradient_edge,
 )
-from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+from slowtorch_lib.autograd.grad_mode import set_grad_enabled
 
-__all__ = ["backward", "grad", "topological_order"]
+__all__ = [
+    "backward",
+    "fit_gradient",
+    "grad",
+    "run_backward",
+    "send",
+    "topological_order",
+]
 
 Tensors = Tensor | Sequence[Tensor]
 Edge = tuple[Node, int]
-MaybeEdge = tuple[Node | None, int]
-TensorHook = Callable[[Tensor], Tensor | None]
+Gradients = list[Tensor | None]  # one slot per output of a node
+Pending = dict[Node, Gradients]
 
 
 def topological_order(roots: Iterable[Node]) -> list[Node]:
@@ -67,6 +80,161 @@ def topological_order(roots: Iterable[Node]) -> list[Node]:
     return order
 
 
+def run_backward(
+    roots: list[Edge],
+    root_grads: list[Tensor],
+    order: list[Node],
+    retain_graph: bool,
+) -> Pending:
+    """The backward pass: each node of ``order`` turns the gradients of its
+    outputs into gradients of its inputs and sends them on.
+
+    ``order`` is :func:`topological_order` of the roots' nodes (or a part
+    of it), so a node runs only once every gradient it receives is in.
+    Whether the pass itself is recorded (``create_graph``) is the grad mode
+    the caller sets. Returns the gradients that were sent to nodes outside
+    ``order``.
+    """
+    pending: Pending = {}  # what has arrived at each node, summed
+    for edge, root_grad in zip(roots, root_grads):
+        send(pending, edge, root_grad)
+    for node in order:
+        grad_outputs = pending.pop(node, None)
+        if grad_outputs is None:
+            continue  # no gradient reached this node
+        grad_outputs = call_tensor_hooks(node, grad_outputs)
+        grad_outputs = call_pre_hooks(node, grad_outputs)
+        grad_inputs = node.apply(*grad_outputs)
+        grad_inputs = call_post_hooks(node, grad_inputs, grad_outputs)
+        if not retain_graph:
+            node.release_saved()
+        for (next_node, output_nr), grad_input, meta in zip(
+            node.next_functions, grad_inputs, node.input_meta
+        ):
+            if next_node is not None and grad_input is not None:
+                fitted = fit_gradient(grad_input, meta, node)
+                send(pending, (next_node, output_nr), fitted)
+    return pending
+
+
+def send(pending: Pending, edge: Edge, gradient: Tensor) -> None:
+    """Adds ``gradient`` to what waits at ``edge``: gradients that meet are summed."""
+    node, output_nr = edge
+    slots = pending.get(node)
+    if slots is None:
+        slots = pending[node] = [None] * node.num_outputs
+    waiting = slots[output_nr]
+    slots[output_nr] = gradient if waiting is None else waiting + gradient
+
+
+def fit_gradient(gradient: Tensor, meta: Meta | None, node: Node) -> Tensor:
+    """Shapes a gradient like the input it is for: undoes broadcasting, casts.
+
+    If the forward pass broadcast an input of shape ``(3, 1)`` to
+    ``(2, 3, 4)``, the gradient arriving for it has shape ``(2, 3, 4)``; each
+    input element was used 2 * 4 times, so its gradient is the sum over the
+    stretched dimensions.
+    """
+    assert meta is not None  # the input requires grad, so it has its meta
+    shape, dtype = meta
+    if gradient._shape != shape:
+        try:
+            gradient = reduction.sum_to_size(gradient, shape)
+        except RuntimeError:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient - got "
+                f"{list(gradient._shape)} but expected shape compatible with "
+                f"{list(shape)}"
+            ) from None
+    if gradient.dtype is not dtype:
+        gradient = gradient.to(dtype)
+    return gradient
+
+
+# ----------------------------------------------------------------------
+# Hooks
+# ----------------------------------------------------------------------
+
+
+def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
+    """Runs the hooks of the tensors ``node`` made, on their gradients.
+
+    First each tensor's own hooks (``register_hook``), in order, each able
+    to replace the gradient; then ``retain_grad`` keeps what is left.
+    """
+    for output_nr, hooks in node.tensor_hooks.items():
+        for hook in list(hooks):
+            gradient = grad_outputs[output_nr]
+            if gradient is not None:
+                replaced = hook(gradient)
+                if replaced is not None:
+                    grad_outputs[output_nr] = replaced
+    for output_nr, keep in node.retain_grad_hooks.items():
+        gradient = grad_outputs[output_nr]
+        if gradient is not None:
+            keep(gradient)
+    return grad_outputs
+
+
+def call_pre_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
+    """Runs the node's pre-hooks; each may replace all the gradients."""
+    for hook in list(node.pre_hooks):
+        replaced = hook(tuple(grad_outputs))
+        if replaced is not None:
+            grad_outputs = list(replaced)
+    return grad_outputs
+
+
+def call_post_hooks(
+    node: Node, grad_inputs: tuple[Tensor | None, ...], grad_outputs: Gradients
+) -> tuple[Tensor | None, ...]:
+    """Runs the node's post-hooks; each may replace the gradients sent on."""
+    for hook in list(node.post_hooks):
+        replaced = hook(grad_inputs, tuple(grad_outputs))
+        if replaced is not None:
+            grad_inputs = tuple(replaced)
+    return grad_inputs
+
+
+def register_tensor_hook(tensor: Tensor, hook: TensorHook) -> RemovableHandle:
+    """Registers ``hook(grad)`` to run when the gradient of ``tensor`` is ready.
+
+    The hook is kept by the node the gradient arrives at: the tensor's
+    ``grad_fn``, or a leaf's ``AccumulateGrad``.
+
+    Raises:
+        RuntimeError: If the tensor does not require grad.
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "cannot register a hook on a tensor that doesn't require gradient"
+        )
+    node, output_nr = gradient_edge(tensor)
+    assert node is not None  # the tensor requires grad
+    return node.add_tensor_hook(output_nr, hook)
+
+
+def retain_grad(tensor: Tensor) -> None:
+    """Makes a non-leaf tensor keep its gradient in ``.grad``, as leaves do."""
+    if not tensor.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if tensor.is_leaf or tensor._retains_grad:
+        return
+
+    def keep(gradient: Tensor) -> None:
+        accumulate_grad(tensor, gradient)
+
+    node = tensor.grad_fn
+    assert node is not None  # not a leaf, checked above
+    node.retain_grad_hooks[tensor._output_nr] = keep
+    tensor._retains_grad = True
+
+
+# ----------------------------------------------------------------------
+# backward() and grad()
+# ----------------------------------------------------------------------
+
+
 def backward(
     tensors: Tensors,
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
@@ -96,15 +264,19 @@ def backward(
         retain_graph = create_graph
     roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
     if inputs is None:
-        _run(roots, grads, retain_graph, create_graph)
+        order = topological_order(node for node, _ in roots)
+        with set_grad_enabled(create_graph):
+            run_backward(roots, grads, order, retain_graph)
         return
     targets = _as_tuple(inputs)
-    results = _run(roots, grads, retain_graph, create_graph, [gradient_edge(t) for t in targets])
-    for target, result in zip(targets, results):
-        if result is not None:
-            _accumulate(target, result, create_graph)
-        if not target.is_leaf:
-            retain_grad(target)  # as torch: later passes fill its .grad too
+    edges = [gradient_edge(t) for t in targets]
+    results = _captured_gradients(roots, grads, edges, retain_graph, create_graph)
+    with set_grad_enabled(create_graph):
+        for target, result in zip(targets, results):
+            if result is not None:
+                accumulate_grad(target, result)
+            if not target.is_leaf:
+                retain_grad(target)  # as torch: later passes fill its .grad too
 
 
 def grad(
@@ -138,8 +310,8 @@ def grad(
         if not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     roots = [_root_edge(t, i) for i, t in enumerate(output_tuple)]
-    captures = [gradient_edge(t) for t in input_tuple]
-    results = _run(roots, grads, retain_graph, create_graph, captures)
+    edges = [gradient_edge(t) for t in input_tuple]
+    results = _captured_gradients(roots, grads, edges, retain_graph, create_graph)
     for index, result in enumerate(results):
         if result is None and materialize_grads:
             results[index] = _zeros_like(input_tuple[index])
@@ -152,63 +324,52 @@ def grad(
     return tuple(results)
 
 
-def _run(
+def _captured_gradients(
     roots: list[Edge],
     root_grads: list[Tensor],
+    edges: list[Edge],
     retain_graph: bool,
     create_graph: bool,
-    captures: list[MaybeEdge] | None = None,
 ) -> list[Tensor | None]:
-    """Runs the backward pass from ``roots``.
+    """The gradients that arrive at ``edges``, without touching any ``.grad``.
 
-    Without ``captures`` the gradients end in the leaves' ``.grad``. With
-    them, nothing is accumulated: the gradients arriving at those edges are
-    returned instead, in order.
+    Only the nodes that lead to one of the edges' nodes run: nothing beyond
+    them, and no ``AccumulateGrad``. A temporary hook on each edge catches
+    its gradient once the tensor's own hooks have run. An edge's node that
+    leads nowhere wanted does not run itself: its gradients are left over
+    by the loop, and only its tensor hooks (with the catching hook) run.
     """
-    # Gradients waiting at each node, one slot per output of the node.
-    pending: dict[Node, list[Tensor | None]] = {}
-    for edge, root_grad in zip(roots, root_grads):
-        _send(pending, edge, root_grad)
-    captured: list[Tensor | None] = [None] * len(captures or ())
-    wanted: dict[Node | None, list[tuple[int, int]]] = {}
-    for index, (node, output_nr) in enumerate(captures or ()):
-        wanted.setdefault(node, []).append((output_nr, index))
-
-    order = topological_order(edge[0] for edge in roots)
-    needed = None if captures is None else _leading_to(order, wanted)
-    previous_mode = GRAD_MODE.enabled
-    GRAD_MODE.enabled = create_graph
+    wanted = {node for node, _ in edges}
+    order = topological_order(node for node, _ in roots)
+    needed = _nodes_leading_to(order, wanted)
+    captured: list[Tensor | None] = [None] * len(edges)
+    handles = [
+        node.add_tensor_hook(output_nr, _catcher(captured, index))
+        for index, (node, output_nr) in enumerate(edges)
+    ]
     try:
-        for node in order:
-            grad_outputs = pending.pop(node, None)
-            if grad_outputs is None:
-                continue  # no gradient reached this node
-            grad_outputs = _call_tensor_hooks(node, grad_outputs)
-            for output_nr, index in wanted.get(node, ()):
-                captured[index] = grad_outputs[output_nr]
-            if needed is not None and node not in needed:
-                continue  # nothing asked for lies beyond this node
-            if isinstance(node, AccumulateGrad):
-                if captures is None:
-                    gradient = grad_outputs[0]
-                    assert gradient is not None  # a leaf has one output
-                    _accumulate(node.variable, gradient, create_graph)
-                continue
-            grad_inputs = _call_node(node, grad_outputs)
-            if not retain_graph and isinstance(node, FunctionCtx):
-                node._free()
-            for next_edge, grad_input, meta in zip(
-                node.next_functions, grad_inputs, _input_meta(node)
-            ):
-                if next_edge[0] is not None and grad_input is not None:
-                    fitted = _fit_gradient(grad_input, meta, node)
-                    _send(pending, next_edge, fitted)  # type: ignore[arg-type]
+        with set_grad_enabled(create_graph):
+            pruned = [node for node in order if node in needed]
+            left_over = run_backward(roots, root_grads, pruned, retain_graph)
+            for node in order:  # in the engine's order, as the loop would
+                if node in wanted and node in left_over:
+                    call_tensor_hooks(node, left_over[node])
     finally:
-        GRAD_MODE.enabled = previous_mode
+        for handle in handles:
+            handle.remove()
     return captured
 
 
-def _leading_to(order: list[Node], wanted: dict[Node | None, Any]) -> set[Node]:
+def _catcher(captured: list[Tensor | None], index: int) -> TensorHook:
+    """A tensor hook that stores the gradient it sees in ``captured[index]``."""
+
+    def catch(gradient: Tensor) -> None:
+        captured[index] = gradient
+
+    return catch
+
+
+def _nodes_leading_to(order: list[Node], wanted: set[Node]) -> set[Node]:
     """The nodes that must run so that gradients reach the ``wanted`` nodes.
 
     ``order`` has every node before the nodes it feeds, so walking it
@@ -224,171 +385,8 @@ def _leading_to(order: list[Node], wanted: dict[Node | None, Any]) -> set[Node]:
     return needed
 
 
-def _call_node(node: Node, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
-    """Runs one node's backward, with its hooks, and checks what it returns."""
-    if isinstance(node, FunctionCtx):
-        grad_outputs = _materialize(node, grad_outputs)
-    for prehook in node.__dict__.get("_pre_hooks", ()):
-        replaced = prehook(tuple(grad_outputs))
-        if replaced is not None:
-            grad_outputs = list(replaced)
-    grad_inputs = node.apply(*grad_outputs)
-    expected = len(node.next_functions)
-    if len(grad_inputs) > expected and all(g is None for g in grad_inputs[expected:]):
-        grad_inputs = grad_inputs[:expected]  # extra Nones are allowed, as in torch
-    if len(grad_inputs) != expected:
-        raise RuntimeError(
-            f"function {node.name()} returned an incorrect number of gradients "
-            f"(expected {len(node.next_functions)}, got {len(grad_inputs)})"
-        )
-    for hook in node.__dict__.get("_post_hooks", ()):
-        replaced = hook(grad_inputs, tuple(grad_outputs))
-        if replaced is not None:
-            grad_inputs = tuple(replaced)
-    return grad_inputs
-
-
-def _materialize(node: FunctionCtx, grads: list[Tensor | None]) -> list[Tensor | None]:
-    """Replaces a missing gradient of an output (never used) by zeros."""
-    if not node.materialize_grads or all(g is not None for g in grads):
-        return grads
-    from slowtorch_lib._creation import zeros
-
-    return [
-        zeros(shape, dtype=d) if g is None else g
-        for g, (shape, d) in zip(grads, node._output_meta)
-    ]
-
-
-def _send(pending: dict[Node, list[Tensor | None]], edge: Edge, gradient: Tensor) -> None:
-    """Adds ``gradient`` to what waits at ``edge``: gradients that meet are summed."""
-    node, output_nr = edge
-    slots = pending.get(node)
-    if slots is None:
-        count = node._num_outputs if isinstance(node, FunctionCtx) else 1
-        slots = pending[node] = [None] * count
-    waiting = slots[output_nr]
-    slots[output_nr] = gradient if waiting is None else waiting + gradient
-
-
-def _fit_gradient(gradient: Tensor, meta: Any, node: Node) -> Tensor:
-    """Shapes a gradient like the input it is for: undoes broadcasting, casts.
-
-    If the forward pass broadcast an input of shape ``(3, 1)`` to
-    ``(2, 3, 4)``, the gradient arriving for it has shape ``(2, 3, 4)``; each
-    input element was used 2 * 4 times, so its gradient is the sum over the
-    stretched dimensions.
-    """
-    shape, dtype = meta
-    if gradient._shape != shape:
-        from slowtorch_lib.ops.reduction import sum_to_size
-
-        try:
-            gradient = sum_to_size(gradient, shape)
-        except RuntimeError:
-            raise RuntimeError(
-                f"Function {node.name()} returned an invalid gradient - got "
-                f"{list(gradient._shape)} but expected shape compatible with "
-                f"{list(shape)}"
-            ) from None
-    if gradient.dtype is not dtype:
-        gradient = gradient.to(dtype)
-    return gradient
-
-
-def _input_meta(node: Node) -> tuple[Any, ...]:
-    return node._input_meta if isinstance(node, FunctionCtx) else ()
-
-
-def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool) -> None:
-    """Adds ``gradient`` to ``tensor.grad`` (the work of AccumulateGrad)."""
-    current = tensor._grad
-    if current is None:
-        # Keep a copy of our own: the gradient may be a view of another tensor.
-        tensor.grad = gradient if create_graph else _copy(gradient)
-    elif create_graph:
-        tensor.grad = current + gradient
-    else:
-        current._write_values((current + gradient)._values())
-
-
 def _zeros_like(tensor: Tensor) -> Tensor:
     return from_values([0.0] * tensor.numel(), tensor._shape, tensor.dtype)
-
-
-def _copy(tensor: Tensor) -> Tensor:
-    from slowtorch_lib._kernels import contiguous_copy
-
-    return contiguous_copy(tensor)
-
-
-def _call_tensor_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
-    """Runs the hooks registered on the tensors that ``node`` produced."""
-    if isinstance(node, AccumulateGrad):
-        hooks = node.variable._hooks
-        if hooks:
-            grads = [_apply_hooks(hooks, grads[0])]
-        return grads
-    by_output: dict[int, list[TensorHook]] | None = node.__dict__.get("_tensor_hooks")
-    if by_output:
-        grads = list(grads)
-        for output_nr, hooks in by_output.items():
-            if grads[output_nr] is not None:
-                grads[output_nr] = _apply_hooks(hooks, grads[output_nr])
-    # retain_grad keeps the gradient as it is after all the other hooks.
-    keepers: dict[int, TensorHook] | None = node.__dict__.get("_retain_grad_hooks")
-    if keepers:
-        for output_nr, keep in keepers.items():
-            if grads[output_nr] is not None:
-                keep(grads[output_nr])  # type: ignore[arg-type]
-    return grads
-
-
-def _apply_hooks(hooks: list[TensorHook], gradient: Tensor | None) -> Tensor | None:
-    for hook in hooks:
-        replaced = hook(gradient)  # type: ignore[arg-type]
-        if replaced is not None:
-            gradient = replaced
-    return gradient
-
-
-def register_tensor_hook(tensor: Tensor, hook: TensorHook) -> RemovableHandle:
-    """Registers ``hook(grad)`` to run when the gradient of ``tensor`` is ready.
-
-    Raises:
-        RuntimeError: If the tensor does not require grad.
-    """
-    if not tensor.requires_grad:
-        raise RuntimeError(
-            "cannot register a hook on a tensor that doesn't require gradient"
-        )
-    node = tensor.grad_fn
-    if node is None:
-        if tensor._hooks is None:
-            tensor._hooks = []
-        hooks = tensor._hooks
-    else:
-        hooks = node.__dict__.setdefault("_tensor_hooks", {}).setdefault(
-            tensor._output_nr, []
-        )
-    hooks.append(hook)
-    return RemovableHandle(hooks, hook)
-
-
-def retain_grad(tensor: Tensor) -> None:
-    """Makes a non-leaf tensor keep its gradient in ``.grad``, as leaves do."""
-    if not tensor.requires_grad:
-        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    if tensor.is_leaf or tensor._retains_grad:
-        return
-
-    def keep(gradient: Tensor) -> None:
-        _accumulate(tensor, gradient, GRAD_MODE.enabled)
-
-    node = tensor.grad_fn
-    assert node is not None  # not a leaf, checked above
-    node.__dict__.setdefault("_retain_grad_hooks", {})[tensor._output_nr] = keep
-    tensor._retains_grad = True
 
 
 def _as_tuple(tensors: Tensors) -> tuple[Tensor, ...]:
@@ -401,7 +399,7 @@ def _root_edge(tensor: Tensor, index: int) -> Edge:
             f"element {index} of tensors does not require grad and does not have "
             "a grad_fn"
         )
-    return gradient_edge(tensor)  # type: ignore[return-value]
+    return gradient_edge(tensor)
 
 
 def _initial_gradients(
@@ -419,7 +417,9 @@ def _initial_gradients(
     for index, (output, gradient) in enumerate(zip(outputs, given_list)):
         if gradient is None:
             if output.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs"
+                )
             gradient = from_values([1.0], output._shape, output.dtype)
         elif gradient._shape != output._shape:
             raise RuntimeError(
@@ -429,3 +429,7 @@ def _initial_gradients(
             )
         grads.append(gradient)
     return grads
+
+
+# At the end: the operations import the autograd package.
+from slowtorch_lib.ops import reduction  # noqa: E402

@@ -7,13 +7,13 @@ each input. :meth:`Function.apply` runs ``forward`` and, when any input
 requires grad, records a :class:`Node` in the graph: the result's
 ``grad_fn``. The node is also the ``ctx`` that ``forward`` saved things in.
 
-This is the only place where history is recorded; :mod:`.engine` is the only
-place where it is walked backwards.
+History is recorded here, in :meth:`Function.apply`, and nowhere else. It is
+rewritten only by in-place operations, in :mod:`.history`, and walked
+backwards only in :mod:`.engine`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -23,10 +23,19 @@ if TYPE_CHECKING:
     from slowtorch_lib._dtype import dtype
     from slowtorch_lib._tensor import Tensor  # noqa: E402
 
-__all__ = ["AccumulateGrad", "Function", "FunctionCtx", "Node"]
+__all__ = [
+    "AccumulateGrad",
+    "Function",
+    "FunctionCtx",
+    "Node",
+    "accumulate_grad",
+    "gradient_edge",
+]
 
 Edge = tuple[Optional["Node"], int]
+Meta = tuple[tuple[int, ...], "dtype"]  # (shape, dtype)
 Hook = Callable[..., Any]
+TensorHook = Callable[["Tensor"], Optional["Tensor"]]
 
 
 class Node:
@@ -38,9 +47,38 @@ class Node:
             ``node`` is the input's ``grad_fn`` (or its
             :class:`AccumulateGrad` if it is a leaf), and ``(None, 0)``
             otherwise.
+        input_meta: ``(shape, dtype)`` of each input that requires grad
+            (``None`` for the others): the engine shapes and casts the
+            gradient it sends to that input to match.
+        num_outputs: How many tensors the node made; the engine keeps one
+            gradient slot for each.
+        tensor_hooks: Hooks of the node's output tensors
+            (``tensor.register_hook``), by output number.
+        retain_grad_hooks: For each output that called ``retain_grad()``,
+            the hook that stores its gradient in ``.grad``.
+        pre_hooks: ``hook(grad_outputs)``, called before the node runs.
+        post_hooks: ``hook(grad_inputs, grad_outputs)``, called after it.
     """
 
-    next_functions: tuple[Edge, ...] = ()
+    __slots__ = (
+        "__weakref__",
+        "input_meta",
+        "next_functions",
+        "num_outputs",
+        "post_hooks",
+        "pre_hooks",
+        "retain_grad_hooks",
+        "tensor_hooks",
+    )
+
+    def __init__(self) -> None:
+        self.next_functions: tuple[Edge, ...] = ()
+        self.input_meta: tuple[Meta | None, ...] = ()
+        self.num_outputs = 1
+        self.tensor_hooks: dict[int, list[TensorHook]] = {}
+        self.retain_grad_hooks: dict[int, TensorHook] = {}
+        self.pre_hooks: list[Hook] = []
+        self.post_hooks: list[Hook] = []
 
     def name(self) -> str:
         """The node's name, such as ``'MulBackward0'``."""
@@ -50,33 +88,31 @@ class Node:
         """Maps gradients of the outputs to gradients of the inputs."""
         raise NotImplementedError
 
-    def _output_written_to(self, output: Tensor, target: Tensor) -> None:
-        """Called when an in-place operation copied its ``output`` into ``target``."""
+    def release_saved(self) -> None:
+        """Drops what the node saved for backward (nothing, by default)."""
 
     def register_hook(self, hook: Hook) -> RemovableHandle:
-        """Adds ``hook(grad_inputs, grad_outputs)``, called after this node runs."""
-        self._hooks().append(hook)
-        return RemovableHandle(self._hooks(), hook)
+        """Adds ``hook(grad_inputs, grad_outputs)``, called after this node runs.
+
+        A hook may return a new tuple of gradients to send on instead.
+        """
+        self.post_hooks.append(hook)
+        return RemovableHandle(self.post_hooks, hook)
 
     def register_prehook(self, hook: Hook) -> RemovableHandle:
         """Adds ``hook(grad_outputs)``, called before this node runs.
 
         A hook may return a new tuple of gradients to use instead.
         """
-        self._prehooks().append(hook)
-        return RemovableHandle(self._prehooks(), hook)
+        self.pre_hooks.append(hook)
+        return RemovableHandle(self.pre_hooks, hook)
 
-    def _hooks(self) -> list[Hook]:
-        hooks: list[Hook] | None = self.__dict__.get("_post_hooks")
-        if hooks is None:
-            hooks = self.__dict__["_post_hooks"] = []
-        return hooks
-
-    def _prehooks(self) -> list[Hook]:
-        hooks: list[Hook] | None = self.__dict__.get("_pre_hooks")
-        if hooks is None:
-            hooks = self.__dict__["_pre_hooks"] = []
-        return hooks
+    def add_tensor_hook(self, output_nr: int, hook: TensorHook) -> RemovableHandle:
+        """Adds a hook for the gradient of output ``output_nr``, run before
+        the node's own pre-hooks (this is what ``tensor.register_hook`` does)."""
+        hooks = self.tensor_hooks.setdefault(output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -85,7 +121,9 @@ class Node:
 class RemovableHandle:
     """Returned by ``register_hook``; ``handle.remove()`` takes the hook off."""
 
-    def __init__(self, hooks: list[Hook], hook: Hook) -> None:
+    __slots__ = ("_hook", "_hooks")
+
+    def __init__(self, hooks: list[Any], hook: Any) -> None:
         self._hooks = hooks
         self._hook = hook
 
@@ -98,17 +136,45 @@ class AccumulateGrad(Node):
     """The node at a leaf: it adds the gradient that reaches it to ``.grad``.
 
     There is one per leaf tensor that requires grad, made when the leaf is
-    first used by an operation that records history.
+    first used by an operation that records history (or given a hook).
 
     Attributes:
         variable: The leaf tensor.
     """
 
+    __slots__ = ("variable",)
+
     def __init__(self, variable: Tensor) -> None:
+        super().__init__()
         self.variable = variable
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
+
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        """Adds the gradient to the leaf's ``.grad``; sends nothing on."""
+        (gradient,) = grad_outputs
+        assert gradient is not None  # the engine only runs nodes it reached
+        accumulate_grad(self.variable, gradient)
+        return ()
+
+
+def accumulate_grad(tensor: Tensor, gradient: Tensor) -> None:
+    """Adds ``gradient`` to ``tensor.grad``.
+
+    With grad mode on (a backward pass with ``create_graph=True``) the sum
+    is a new tensor, recorded like any other operation, so that ``.grad``
+    can be differentiated again. Otherwise the first gradient is copied and
+    later ones are added into that copy in place.
+    """
+    current = tensor._grad
+    if GRAD_MODE.enabled:
+        tensor._grad = gradient if current is None else current + gradient
+    elif current is None:
+        # A copy of our own: the gradient may be a view of another tensor.
+        tensor._grad = _kernels.contiguous_copy(gradient)
+    else:
+        current._write_values((current + gradient)._values())
 
 
 class FunctionCtx(Node):
@@ -116,12 +182,32 @@ class FunctionCtx(Node):
 
     ``forward(ctx, ...)`` stores what ``backward`` will need: tensors through
     :meth:`save_for_backward`, anything else as plain attributes
-    (``ctx.dim = dim``).
+    (``ctx.dim = dim``). Those live in the node's ``__dict__``; the engine's
+    own bookkeeping is declared below.
 
     Attributes:
         needs_input_grad: For each positional input, whether its gradient is
             needed. ``backward`` may skip the work for inputs marked False.
+        materialize_grads: Whether ``backward`` receives zeros (True) or
+            ``None`` for the gradient of an output that was not used.
+        saved: ``(tensor, version when saved)`` for each saved tensor;
+            ``None`` once a backward pass has freed them.
+        saved_is_output: For each saved tensor, whether it is an output of
+            this node (for error messages).
+        output_meta: ``(shape, dtype)`` of each output, to make zeros for
+            an output gradient that never arrived.
+        non_differentiable: Outputs marked by
+            :meth:`mark_non_differentiable`.
     """
+
+    __slots__ = (
+        "materialize_grads",
+        "needs_input_grad",
+        "non_differentiable",
+        "output_meta",
+        "saved",
+        "saved_is_output",
+    )
 
     _function: type[Function]
     _name: str
@@ -133,23 +219,17 @@ class FunctionCtx(Node):
 
         def __setattr__(self, name: str, value: Any) -> None: ...
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self.materialize_grads = True
+        self.saved: tuple[tuple[Tensor | None, int], ...] | None = ()
+        self.saved_is_output: tuple[bool, ...] = ()
+        self.output_meta: tuple[Meta, ...] = ()
+        self.non_differentiable: tuple[Tensor, ...] = ()
+
     def name(self) -> str:
         return self._name
-
-    def __init__(self) -> None:
-        self.needs_input_grad: tuple[bool, ...] = ()
-        self.next_functions = ()
-        # (tensor, version when saved) for each saved tensor; None once freed.
-        self._saved: tuple[tuple[Tensor | None, int], ...] | None = ()
-        # (shape, dtype) of each positional input, for the engine to shape
-        # and type the gradients it passes on.
-        self._input_meta: tuple[tuple[tuple[int, ...], dtype] | None, ...] = ()
-        self._num_outputs = 1
-        self._output_meta: tuple[tuple[tuple[int, ...], dtype], ...] = ()
-        # Which saved tensors are outputs of this node (set when connected).
-        self._saved_outputs: tuple[bool, ...] = ()
-        # Whether the engine replaces missing output gradients by zeros.
-        self.materialize_grads = True
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Keeps tensors for ``backward``, noting their versions.
@@ -157,7 +237,7 @@ class FunctionCtx(Node):
         If a saved tensor is changed in place before ``backward`` runs, reading
         :attr:`saved_tensors` raises, because the gradient would be wrong.
         """
-        self._saved = tuple(
+        self.saved = tuple(
             (t, t._storage.version if t is not None else 0) for t in tensors
         )
 
@@ -169,7 +249,7 @@ class FunctionCtx(Node):
             RuntimeError: If the graph was already freed by a backward pass,
                 or if a saved tensor was modified in place since it was saved.
         """
-        if self._saved is None:
+        if self.saved is None:
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly "
                 "access saved tensors after they have already been freed). Saved "
@@ -178,70 +258,47 @@ class FunctionCtx(Node):
                 "need to backward through the graph a second time or if you need "
                 "to access saved tensors after calling backward."
             )
-        tensors = []
-        for index, (tensor, version) in enumerate(self._saved):
-            if tensor is not None and tensor._storage.version != version:
-                raise RuntimeError(self._modified_message(index, tensor, version))
-            tensors.append(tensor)
-        return tuple(tensors)  # type: ignore[arg-type]
-
-    def _modified_message(self, index: int, tensor: Tensor, version: int) -> str:
-        """The error for a saved tensor changed in place after it was saved.
-
-        It names the tensor by the node that made it: this node for a saved
-        output, else the tensor's current ``grad_fn`` (the in-place operation
-        itself, if it was recorded). A leaf is named by its type and shape only.
-        """
-        if index < len(self._saved_outputs) and self._saved_outputs[index]:
-            maker: Node | None = self
-        else:
-            maker = tensor.grad_fn
-        made_by = ""
-        if maker is not None:
-            op = re.sub(r"Backward\d*$", "", maker.name())
-            made_by = f", which is output {tensor.output_nr} of {op},"
-        return (
-            "one of the variables needed for gradient computation has been "
-            f"modified by an inplace operation: [{tensor.type()} "
-            f"{list(tensor.shape)}]{made_by} is at version "
-            f"{tensor._storage.version}; expected version {version} instead. "
-            "Hint: the tensor was changed in place (an operation ending in _, "
-            "or x[...] = ...) after it was saved; use .clone() or the "
-            "out-of-place operation instead."
-        )
+        history.check_saved_versions(self)
+        return tuple(tensor for tensor, _ in self.saved)  # type: ignore[misc]
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """Marks outputs (such as indices) that have no gradient.
 
         They do not require grad, and ``backward`` receives zeros for them.
         """
-        self.__dict__["_non_differentiable"] = tensors
+        self.non_differentiable = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """Whether ``backward`` gets zeros (True, the default) or ``None`` for
         the gradient of an output that did not take part in the loss."""
         self.materialize_grads = value
 
-    def _output_written_to(self, output: Tensor, target: Tensor) -> None:
-        """An in-place operation (``y.exp_()``) computed ``output`` out of place,
-        then wrote it into ``target``. If this node saved ``output``, it now
-        watches ``target`` instead, so that a later in-place change of
-        ``target`` is caught when the saved tensor is read."""
-        if not self._saved:
-            return
-        self._saved = tuple(
-            (target, target._storage.version) if saved is output else (saved, version)
-            for saved, version in self._saved
-        )
-
-    def _free(self) -> None:
+    def release_saved(self) -> None:
         """Drops the saved tensors once a backward pass no longer needs them."""
-        self._saved = None
+        self.saved = None
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        """Runs the Function's ``backward``: one gradient for each input.
+
+        Raises:
+            RuntimeError: If ``backward`` returns a wrong number of gradients.
+        """
+        if self.materialize_grads and any(g is None for g in grad_outputs):
+            grad_outputs = tuple(
+                _creation.zeros(shape, dtype=d) if g is None else g
+                for g, (shape, d) in zip(grad_outputs, self.output_meta)
+            )
         grads = self._function.backward(self, *grad_outputs)
         if not isinstance(grads, tuple):
             grads = (grads,)
+        expected = len(self.next_functions)
+        if len(grads) > expected and all(g is None for g in grads[expected:]):
+            grads = grads[:expected]  # extra Nones are allowed, as in torch
+        if len(grads) != expected:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {expected}, got {len(grads)})"
+            )
         return grads
 
 
@@ -269,9 +326,10 @@ class Function:
     gradient). Keyword arguments are settings passed to ``forward`` only.
 
     The node left in the graph is an instance of a class made for each
-    subclass, named ``<Name>Backward`` (``ExpBackward``) as in PyTorch. The
-    engine's own operations set ``grad_fn_name`` to PyTorch's exact name,
-    such as ``"ExpBackward0"``.
+    subclass. Its name follows PyTorch: ``<Name>Backward0`` for the engine's
+    own operations (``class Exp`` gives ``ExpBackward0``) and
+    ``<Name>Backward`` for a Function defined outside the engine. Where
+    PyTorch's name is different, the class says so in ``grad_fn_name``.
     """
 
     grad_fn_name: str | None = None
@@ -279,7 +337,7 @@ class Function:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        name = cls.__dict__.get("grad_fn_name") or f"{cls.__name__}Backward"
+        name = cls.__dict__.get("grad_fn_name") or _default_node_name(cls)
         # A name such as "torch::autograd::CopyBackwards" gives the class
         # "CopyBackwards" (its repr) while name() returns the whole name.
         cls._backward_cls = type(
@@ -323,7 +381,7 @@ def _connect(
 ) -> None:
     """Makes ``ctx`` the ``grad_fn`` of the outputs and links it to the inputs."""
     edges: list[Edge] = []
-    input_meta: list[tuple[tuple[int, ...], dtype] | None] = []
+    input_meta: list[Meta | None] = []
     for arg, need in zip(args, needs):
         if need:
             edges.append(gradient_edge(arg))
@@ -332,24 +390,31 @@ def _connect(
             edges.append((None, 0))
             input_meta.append(None)
     ctx.next_functions = tuple(edges)
-    ctx._input_meta = tuple(input_meta)
+    ctx.input_meta = tuple(input_meta)
     outputs = output if isinstance(output, tuple) else (output,)
-    ctx._num_outputs = len(outputs)
-    ctx._output_meta = tuple((t._shape, t.dtype) for t in outputs)
-    if ctx._saved:
-        ctx._saved_outputs = tuple(
-            any(saved is out for out in outputs) for saved, _ in ctx._saved
+    ctx.num_outputs = len(outputs)
+    ctx.output_meta = tuple((t._shape, t.dtype) for t in outputs)
+    if ctx.saved:
+        ctx.saved_is_output = tuple(
+            any(saved is out for out in outputs) for saved, _ in ctx.saved
         )
-    skipped = ctx.__dict__.get("_non_differentiable", ())
     for output_nr, tensor in enumerate(outputs):
         if not isinstance(tensor, Tensor) or not tensor.dtype.is_floating_point:
             continue
-        if any(tensor is s for s in skipped):
+        if any(tensor is t for t in ctx.non_differentiable):
             continue
         tensor._set_history(ctx, output_nr)
 
 
-def gradient_edge(tensor: Tensor) -> Edge:
+def _default_node_name(cls: type[Function]) -> str:
+    """``MulBackward0`` for the engine's ``Mul``; ``MyOpBackward`` for a
+    user's ``MyOp``, as PyTorch names the nodes of custom Functions."""
+    if cls.__module__.startswith("slowtorch_lib."):
+        return f"{cls.__name__}Backward0"
+    return f"{cls.__name__}Backward"
+
+
+def gradient_edge(tensor: Tensor) -> tuple[Node, int]:
     """Where a gradient for ``tensor`` must be sent in the backward pass.
 
     For a tensor made by an operation, that is its ``grad_fn``; for a leaf
@@ -365,4 +430,6 @@ def gradient_edge(tensor: Tensor) -> Edge:
 
 
 # At the end: _tensor imports the ops, and the ops import this module.
+from slowtorch_lib import _creation, _kernels  # noqa: E402
 from slowtorch_lib._tensor import Tensor  # noqa: E402
+from slowtorch_lib.autograd import history  # noqa: E402

@@ -39,7 +39,7 @@ from slowtorch_lib.ops import views
 __all__ = ["getitem", "index", "index_add_into_zeros", "index_put", "setitem"]
 
 # The largest finite float32, for the overflow check of assigned numbers.
-FLOAT32_MAX = 3.4028234663852886e38
+FLOAT32_MAX = dtypes.float32.max
 
 
 # ----------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 from slowtorch_lib._kernels import broadcast_values
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import _scalar_type_name, result_type
+from slowtorch_lib.ops.pointwise import result_type
 
 __all__ = ["bmm", "dot", "matmul", "matrix_product", "mm", "mv"]
 
@@ -36,9 +36,6 @@ def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) 
     return [sum(map(mul, row, column)) for row in rows for column in columns]
 
 
-C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
-
-
 def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
     """Matrix products do not promote: both operands must have one dtype.
 
@@ -46,11 +43,11 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
     """
     if a.dtype is b.dtype:
         return
-    first, second = _scalar_type_name(a.dtype), _scalar_type_name(b.dtype)
+    first, second = a.dtype.c_name, b.dtype.c_name
     if op == "mm":
         message = (
             f"expected m1 and m2 to have the same dtype, but got: "
-            f"{C_TYPE_NAMES[a.dtype.name]} != {C_TYPE_NAMES[b.dtype.name]}"
+            f"{a.dtype.cpp_type_name} != {b.dtype.cpp_type_name}"
         )
     elif op == "bmm":
         message = f"expected scalar type {first} but found {second}"

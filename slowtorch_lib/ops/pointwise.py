@@ -126,14 +126,9 @@ def _check_bool_subtraction(a: Operand, b: Operand) -> None:
         )
 
 
-def _scalar_type_name(d: dtype) -> str:
-    """The name PyTorch's C++ messages give a dtype: ``Float``, ``Long``..."""
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[d.name]
-
-
 def _not_implemented(kernel: str, d: dtype) -> NotImplementedError:
     """PyTorch's error for a dtype that an operation has no loop for."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_scalar_type_name(d)}\'')
+    return NotImplementedError(f'"{kernel}" not implemented for \'{d.c_name}\'')
 
 
 # ----------------------------------------------------------------------
@@ -1193,7 +1188,7 @@ def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with "
-            f"dtype {_scalar_type_name(condition.dtype)}"
+            f"dtype {condition.dtype.c_name}"
         )
     return Where.apply(input, other, condition=condition)
 

@@ -4,16 +4,15 @@ A view changes how the storage is read, never the storage itself. So a
 view's forward is index arithmetic only, and writing through a view changes
 the tensor it came from. The backward of a view puts the gradient back into
 the shape of the input: a transpose transposes it back, an ``expand`` sums
-it, a slice pads it with zeros.
+it, a slice pads it with zeros. What autograd must do when a view is
+written to in place lives in :mod:`slowtorch_lib.autograd.history`.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from slowtorch_lib._storage import Storage
 from slowtorch_lib._strides import (
     contiguous_strides,
     normalize_dim,
@@ -22,11 +21,10 @@ from slowtorch_lib._strides import (
     position_list,
 )
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib.autograd.function import Function, FunctionCtx, gradient_edge
-from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+from slowtorch_lib.autograd import history
+from slowtorch_lib.autograd.function import Function, FunctionCtx
 
 __all__ = [
-    "CopySlices",
     "alias",
     "as_strided",
     "as_view",
@@ -37,9 +35,6 @@ __all__ = [
     "flatten",
     "narrow",
     "permute",
-    "rebase_history",
-    "refresh_view_history",
-    "refresh_views_of",
     "reshape",
     "select",
     "slice_dim",
@@ -59,41 +54,14 @@ def as_view(
 ) -> Tensor:
     """A tensor reading ``tensor``'s storage with another shape, stride, offset.
 
-    Its ``_base`` is the tensor that owns the storage (never another view),
-    and it remembers the storage version its history was recorded at: if the
-    storage is later changed in place, :func:`refresh_view_history` gives the
-    view a new ``grad_fn`` that reads from the changed base.
+    Its ``_base`` is the tensor that owns the storage (never another view).
+    The base keeps track of it (:func:`~slowtorch_lib.autograd.history.remember_view`)
+    so that an in-place change of the storage can give it a new history.
     """
     base = tensor._base if tensor._base is not None else tensor
     result = Tensor._make(tensor._storage, shape, stride, offset, base)
-    result._view_version = tensor._storage.version
-    if base.dtype.is_floating_point:
-        _remember_view(base, result)
+    history.remember_view(base, result)
     return result
-
-
-def _remember_view(base: Tensor, view: Tensor) -> None:
-    """Keeps a weak reference to ``view`` on ``base``, for :func:`refresh_views_of`.
-
-    Dead references are dropped every 256 views, so the list stays short.
-    """
-    refs = base.__dict__.setdefault("_views", [])
-    refs.append(weakref.ref(view))
-    if len(refs) % 256 == 0:
-        refs[:] = [ref for ref in refs if ref() is not None]
-
-
-def refresh_views_of(base: Tensor) -> None:
-    """Redoes the history of every live view of ``base`` that is out of date.
-
-    Called after an in-place operation gave ``base`` (or one of its views) a
-    new history, so that a view made earlier and used later sends its
-    gradient through the change.
-    """
-    for ref in base.__dict__.get("_views", ()):
-        view = ref()
-        if view is not None and view._view_version != view._storage.version:
-            refresh_view_history(view)
 
 
 def detach(tensor: Tensor) -> Tensor:
@@ -652,18 +620,6 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return Slice.apply(input, dim=dim, start=start, stop=start + length, step=1)
 
 
-def _one_of_many(ctx: FunctionCtx, pieces: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
-    """Marks views that one call returned together (``split``, ``unbind``).
-
-    Autograd cannot record an in-place change of one of them (their single
-    graph node has no way to take a new history for one output), so
-    ``Tensor._check_inplace`` refuses it, naming the piece.
-    """
-    for number, piece in enumerate(pieces):
-        piece.__dict__["_one_of_many"] = f"Output {number} of {ctx._function.__name__}"
-    return pieces
-
-
 class Split(Function):
     """Cuts ``dim`` into consecutive pieces; each piece is a view.
 
@@ -685,7 +641,7 @@ class Split(Function):
             offset = x._offset + start * x._stride[dim]
             pieces.append(as_view(x, shape, x._stride, offset))
             start += size
-        return _one_of_many(ctx, tuple(pieces))
+        return history.mark_multi_output_views(ctx, tuple(pieces))
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
@@ -714,7 +670,7 @@ class Unbind(Function):
             as_view(x, shape, stride, x._offset + i * x._stride[dim])
             for i in range(x._shape[dim])
         )
-        return _one_of_many(ctx, pieces)
+        return history.mark_multi_output_views(ctx, pieces)
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
@@ -807,7 +763,7 @@ def alias(input: Tensor) -> Tensor:
 
 
 # ----------------------------------------------------------------------
-# Writing through a view: as_strided and CopySlices
+# Any geometry: as_strided (used when a view gets a new history)
 # ----------------------------------------------------------------------
 
 
@@ -850,90 +806,3 @@ def as_strided(
 ) -> Tensor:
     """A view of ``input``'s storage with this exact geometry."""
     return AsStrided.apply(input, shape=shape, stride=stride, offset=offset)
-
-
-def refresh_view_history(view: Tensor) -> None:
-    """Gives a view whose storage changed in place a ``grad_fn`` that reads the base.
-
-    A view's ``grad_fn`` describes how it was computed from its base when it
-    was made. After an in-place change of the base (or of another view of it)
-    that is out of date, so the view's history is redone as an
-    :class:`AsStrided` of the base, whose own history includes the change.
-    ``Tensor.grad_fn`` calls this whenever the storage version moved on.
-    """
-    base = view._base
-    assert base is not None
-    view._view_version = view._storage.version
-    if not base.requires_grad:
-        return
-    enabled = GRAD_MODE.enabled
-    GRAD_MODE.enabled = True
-    try:
-        redone = as_strided(base, view._shape, view._stride, view._offset)
-    finally:
-        GRAD_MODE.enabled = enabled
-    assert redone._grad_fn is not None
-    view._set_history(redone._grad_fn, 0)
-
-
-class CopySlices(FunctionCtx):
-    """The history of a base after an in-place operation on one of its views.
-
-    ``b[0].mul_(2)`` changes the elements of ``b`` that ``b[0]`` covers and
-    leaves the others alone. So this node, given the gradient of the new
-    ``b``, sends the gradient of the untouched elements straight to the old
-    ``b``, and runs the in-place operation's own backward (``fn``, here
-    ``MulBackward0``) on the covered part. The node is made by hand rather
-    than by ``Function.apply``, because it wraps the node of another call.
-
-    Its inputs are the old base, then the in-place operation's inputs other
-    than the view itself (``y`` in ``b[0].mul_(y)``).
-    """
-
-    def __init__(self, base: Tensor, view: Tensor, fn: FunctionCtx) -> None:
-        super().__init__()
-        self.fn = fn
-        cells = len(base._storage)
-        self.base_geometry = (base._shape, base._stride, base._offset, cells)
-        self.view_geometry = (view._shape, view._stride, view._offset)
-        base_edge = gradient_edge(base) if base.requires_grad else (None, 0)
-        base_meta = (base._shape, base.dtype) if base.requires_grad else None
-        self.next_functions = (base_edge,) + fn.next_functions[1:]
-        self._input_meta = (base_meta,) + fn._input_meta[1:]
-        self.needs_input_grad = (base.requires_grad,) + fn.needs_input_grad[1:]
-        self._output_meta = ((base._shape, base.dtype),)
-
-    def name(self) -> str:
-        return "torch::autograd::CopySlices"
-
-    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
-        (grad,) = grad_outputs
-        assert grad is not None
-        shape, stride, offset, cells = self.base_geometry
-        # A gradient laid out in storage exactly as the base is, so that the
-        # view's geometry picks out the covered elements.
-        result = Tensor._make(Storage([0] * cells, grad.dtype), shape, stride, offset)
-        result.copy_(grad)
-        covered = as_strided(result, *self.view_geometry)
-        grads = self.fn.apply(covered.clone())
-        if grads[0] is None:
-            covered.zero_()
-        else:
-            covered.copy_(grads[0])
-        return (result,) + tuple(grads[1:])
-
-    def _free(self) -> None:
-        self.fn._free()
-        super()._free()
-
-
-def rebase_history(view: Tensor, fn: FunctionCtx) -> None:
-    """Records an in-place operation on ``view``, whose node is ``fn``.
-
-    The base takes a :class:`CopySlices` node as its history, and the view a
-    fresh :class:`AsStrided` history that reads from the new base.
-    """
-    base = view._base
-    assert base is not None
-    base._set_history(CopySlices(base, view, fn), 0)
-    refresh_view_history(view)
