@@ -258,12 +258,15 @@ def model_answers() -> dict[str, list[str]]:
 
 
 def quoted_source(path: Path, name: str) -> list[str]:
-    """The lines of the object a ``:pyobject:`` option names."""
+    """The lines of the object a ``:pyobject:`` option names (none if it is gone:
+    the book build reports that)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     nodes: list[Any] = tree.body
     node = None
     for part in name.split("."):
-        node = next(n for n in nodes if getattr(n, "name", None) == part)
+        node = next((n for n in nodes if getattr(n, "name", None) == part), None)
+        if node is None:
+            return []
         nodes = getattr(node, "body", [])
     lines = path.read_text(encoding="utf-8").splitlines()
     return lines[node.lineno - 1 : node.end_lineno]
