@@ -1,4 +1,4 @@
-"""The course's command line: ``python -m course generate|grade|release``."""
+"""The course's command line: ``python -m course generate|grade|release|lab-settings``."""
 
 from __future__ import annotations
 
@@ -36,7 +36,15 @@ def main(argv: list[str] | None = None) -> int:
         "release", help="write a student copy: no solutions, no grading-only cases"
     )
     release.add_argument("out", type=Path, help="an empty or new folder")
+    commands.add_parser(
+        "lab-settings", help="make JupyterLab open the chapters (book/*.md) as notebooks"
+    )
     args = parser.parse_args(argv)
+    if args.command == "lab-settings":
+        from course.lab import write_settings
+
+        print(f"wrote {write_settings()}")
+        return 0
     if args.command == "generate":
         return run_generate(args.check)
     if args.command == "release":

@@ -1,0 +1,266 @@
+# ruff: noqa: F821  (torch and check come from the setup cell of every notebook)
+
+# %% [markdown]
+# # Chapter 1 exercises: from arrays to tensors
+#
+# Two kinds of exercise. In the first four you **predict**: fill in a dict
+# from expressions to what you think PyTorch gives, and the check compares
+# each entry with PyTorch's real answer (recorded once; no PyTorch needed
+# here). In the last four you **build the engine**: you write a function that
+# the engine has too, and the check puts yours *into the engine in place of
+# its own*, then runs real tensor operations through it and compares them with
+# PyTorch's answers.
+#
+# Run the setup cell first. Each check prints "k of N right", the first cases
+# that went wrong (what ran, what PyTorch gave, what yours gave), and a hint
+# that says a little more each time the check fails. What your code prints
+# stays visible. Keep everything an answer needs inside its cell: the grader
+# runs each answer cell on its own.
+
+# %% [markdown]
+# ## Exercise 1.1: view or copy?
+#
+# With `x = torch.arange(12.).reshape(3, 4)`, does each expression return a
+# **view** of `x` (same storage, read another way) or a **copy** (new
+# storage)? Replace each `...` with `"view"` or `"copy"`.
+
+# %% tags=["exercise-1.1"]
+answers_1_1 = {
+    "x.t()": "view",  # ANSWER
+    "x[1]": "view",  # ANSWER
+    "x[:, 1]": "view",  # ANSWER
+    "x[:, ::2]": "view",  # ANSWER
+    "x.reshape(4, 3)": "view",  # ANSWER
+    "x.t().reshape(12)": "copy",  # ANSWER
+    "x.t().contiguous()": "copy",  # ANSWER
+    "x.contiguous()": "view",  # ANSWER
+    "x.clone()": "copy",  # ANSWER
+    "x.unsqueeze(0).expand(2, 3, 4)": "view",  # ANSWER
+    "x + 0": "copy",  # ANSWER
+    "x.flatten()": "view",  # ANSWER
+    "x.t().flatten()": "copy",  # ANSWER
+}
+
+# %% tags=["check-1.1"]
+check("1.1", answers_1_1)
+
+# %% [markdown]
+# ## Exercise 1.2: which dtype?
+#
+# With `i = torch.tensor([1, 2])` (int64), `f = torch.tensor([1.0, 2.0])`
+# (float32), `b = torch.tensor([True, False])` and
+# `d = torch.tensor([1.0, 2.0], dtype=torch.float64)`, which dtype does each
+# result have? Write `"float32"`, `"int64"`, `"bool"`... or `"error"` if
+# PyTorch refuses.
+
+# %% tags=["exercise-1.2"]
+answers_1_2 = {
+    "i + f": "float32",  # ANSWER
+    "i / i": "float32",  # ANSWER
+    "i + 2.5": "float32",  # ANSWER
+    "i // 2": "int64",  # ANSWER
+    "b + b": "bool",  # ANSWER
+    "b + 1": "int64",  # ANSWER
+    "b * 2.0": "float32",  # ANSWER
+    "i + True": "int64",  # ANSWER
+    "f + d": "float64",  # ANSWER
+    "f + torch.tensor(1.0, dtype=torch.float64)": "float32",  # ANSWER
+    "i * torch.tensor(2.5, dtype=torch.float64)": "float64",  # ANSWER
+    "d.sum() + f": "float32",  # ANSWER
+    "torch.tensor(3) + torch.tensor(2.5)": "float32",  # ANSWER
+    "b.sum()": "int64",  # ANSWER
+    "i.mean()": "error",  # ANSWER
+}
+
+# %% tags=["check-1.2"]
+check("1.2", answers_1_2)
+
+# %% [markdown]
+# ## Exercise 1.3: broadcast shapes
+#
+# What is the shape of each result? Write a list such as `[3, 4]`, or
+# `"error"` if the shapes do not broadcast.
+
+# %% tags=["exercise-1.3"]
+answers_1_3 = {
+    "torch.zeros(3, 1) + torch.zeros(4)": [3, 4],  # ANSWER
+    "torch.zeros(2, 1, 5) * torch.zeros(3, 1)": [2, 3, 5],  # ANSWER
+    "torch.zeros(3) + torch.zeros(4)": "error",  # ANSWER
+    "torch.zeros(()) + torch.zeros(2, 3)": [2, 3],  # ANSWER
+    "torch.zeros(2, 3).sum(0, keepdim=True) - torch.zeros(2, 3)": [2, 3],  # ANSWER
+    "torch.zeros(2, 3).sum(0) - torch.zeros(2, 3)": [2, 3],  # ANSWER
+    "torch.zeros(4, 1, 3) + torch.zeros(4, 3)": [4, 4, 3],  # ANSWER
+    "torch.zeros(1) + torch.zeros(0)": [0],  # ANSWER
+}
+
+# %% tags=["check-1.3"]
+check("1.3", answers_1_3)
+
+# %% [markdown]
+# ## Exercise 1.4: strides and contiguity
+#
+# With `x = torch.zeros(2, 3, 4)`, predict each stride (as a list) and each
+# `is_contiguous()` (`True` or `False`).
+
+# %% tags=["exercise-1.4"]
+answers_1_4 = {
+    "x.stride()": [12, 4, 1],  # ANSWER
+    "x.transpose(0, 2).stride()": [1, 4, 12],  # ANSWER
+    "x[:, 1].stride()": [12, 1],  # ANSWER
+    "x[:, :, ::2].stride()": [12, 4, 2],  # ANSWER
+    "x.permute(1, 0, 2).stride()": [4, 12, 1],  # ANSWER
+    "x[1:, 1:].stride()": [12, 4, 1],  # ANSWER
+    "torch.zeros(3, 1).expand(3, 4).stride()": [1, 0],  # ANSWER
+    "x.transpose(0, 1).is_contiguous()": False,  # ANSWER
+    "x[:, :, 1:3].is_contiguous()": False,  # ANSWER
+    "x[1].is_contiguous()": True,  # ANSWER
+    "x[:, :2].is_contiguous()": False,  # ANSWER
+    "torch.zeros(3, 1).expand(3, 4).is_contiguous()": False,  # ANSWER
+    "x.transpose(0, 1).contiguous().stride()": [8, 4, 1],  # ANSWER
+}
+
+# %% tags=["check-1.4"]
+check("1.4", answers_1_4)
+
+# %% [markdown]
+# ## Exercise 1.5: the strides of a fresh tensor
+#
+# Write `contiguous_strides(shape)`: the strides, as a tuple, of a row-major
+# tensor of `shape` (the chapter derives the recurrence). The check makes the
+# engine use your function for every tensor it creates (`zeros`, `reshape`,
+# results of arithmetic, `contiguous`...) and compares shapes, strides and
+# values with PyTorch's.
+
+# %% tags=["exercise-1.5"]
+def contiguous_strides(shape):
+    """The strides of a row-major tensor of this shape."""
+    # BEGIN SOLUTION
+    result = [0] * len(shape)
+    block = 1
+    for dim in range(len(shape) - 1, -1, -1):
+        result[dim] = block
+        block = block * shape[dim] if shape[dim] else block
+    return tuple(result)
+    # END SOLUTION
+
+
+# %% tags=["check-1.5"]
+check("1.5", contiguous_strides)
+
+# %% [markdown]
+# ## Exercise 1.6: the `-1` of `reshape`
+#
+# `x.reshape(3, -1)` lets PyTorch work out one size. Write
+# `infer_shape(shape, count)`: `shape` as a tuple with the `-1` replaced, for a
+# tensor of `count` elements. Raise `RuntimeError` (as PyTorch does) when
+# there is more than one `-1`, a size below -1, or no way to hold exactly
+# `count` elements. The engine's `reshape` and `view` will call yours.
+
+# %% tags=["exercise-1.6"]
+def infer_shape(shape, count):
+    """``shape`` with its -1 filled in, for ``count`` elements."""
+    # BEGIN SOLUTION
+    shape = tuple(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if any(size < -1 for size in shape):
+        raise RuntimeError(f"invalid shape {list(shape)}")
+    known = 1
+    for size in shape:
+        if size != -1:
+            known *= size
+    if -1 not in shape:
+        if known != count:
+            raise RuntimeError(f"shape {list(shape)} is invalid for size {count}")
+        return shape
+    if known == 0 or count % known:
+        raise RuntimeError(f"shape {list(shape)} is invalid for size {count}")
+    where = shape.index(-1)
+    return shape[:where] + (count // known,) + shape[where + 1 :]
+    # END SOLUTION
+
+
+# %% tags=["check-1.6"]
+check("1.6", infer_shape)
+
+# %% [markdown]
+# ## Exercise 1.7: every position of a strided view
+#
+# Write `position_list(shape, strides, offset)`: the storage position of every
+# element, in row-major order of the index (last dimension fastest). The
+# engine reads every strided view through it: `tolist`, arithmetic on
+# transposed tensors, `contiguous`... Build the list one dimension at a time,
+# without making index tuples (a chapter-1 kernel must be quick).
+
+# %% tags=["exercise-1.7"]
+def position_list(shape, strides, offset):
+    """The storage positions of every element, row-major."""
+    # BEGIN SOLUTION
+    found = [offset]
+    for size, stride in zip(shape, strides):
+        found = [start + i * stride for start in found for i in range(size)]
+    return found
+    # END SOLUTION
+
+
+# %% tags=["check-1.7"]
+check("1.7", position_list)
+
+# %% [markdown]
+# ## Exercise 1.8: when can `view` avoid a copy?
+#
+# `x.view(new_shape)` must read the *same storage* in the new shape; `reshape`
+# does the same when it can and copies otherwise. Write
+# `view_strides(shape, strides, new_shape)`: strides that read the elements of
+# a tensor with this `shape` and `strides`, in row-major order, as a tensor of
+# `new_shape` — or `None` when no strides can (then `view` raises and
+# `reshape` copies). You may assume both shapes hold the same number of
+# elements.
+#
+# The idea: old dimensions that "chain" (the stride of dimension `d - 1` is
+# the size times the stride of dimension `d`) behave as one evenly spaced
+# block; a new shape can cut each block into any sizes with the same product,
+# never across two blocks. The check runs `view` and `reshape` on transposed,
+# sliced and permuted tensors through your function.
+
+# %% tags=["exercise-1.8"]
+def view_strides(shape, strides, new_shape):
+    """Strides that read the same elements in ``new_shape``, or None."""
+    # BEGIN SOLUTION
+    total = 1
+    for size in shape:
+        total *= size
+    if total == 0:
+        if tuple(shape) == tuple(new_shape):
+            return tuple(strides)
+        block, fresh = 1, []
+        for size in reversed(new_shape):
+            fresh.insert(0, block)
+            block *= max(size, 1)
+        return tuple(fresh)
+    blocks = []  # (elements, innermost stride), innermost block first
+    elements, inner = 1, 1
+    for dim in reversed(range(len(shape))):
+        if elements == 1:
+            inner = strides[dim]
+        elements *= shape[dim]
+        joins = dim > 0 and (shape[dim - 1] == 1 or strides[dim - 1] == elements * inner)
+        if not joins:
+            blocks.append((elements, inner))
+            elements = 1
+    result = [1] * len(new_shape)
+    dim = len(new_shape) - 1
+    for elements, inner in blocks:
+        placed = 1
+        while dim >= 0 and (placed < elements or new_shape[dim] == 1):
+            result[dim] = placed * inner
+            placed *= new_shape[dim]
+            dim -= 1
+        if placed != elements:
+            return None
+    return tuple(result) if dim < 0 else None
+    # END SOLUTION
+
+
+# %% tags=["check-1.8"]
+check("1.8", view_strides)

@@ -1,0 +1,292 @@
+# ruff: noqa: F821  (torch and check come from the setup cell of every notebook)
+
+# %% [markdown]
+# # Chapter 2 exercises: walking backwards
+#
+# First two predictions (which `grad_fn`, which gradients), checked against
+# PyTorch's recorded answers. Then pieces of the engine's autograd: backward
+# rules, `no_grad`, un-broadcasting and the topological order. Each check
+# puts your piece **into the engine in place of its own** and runs real
+# backward passes through it, comparing every gradient with PyTorch's.
+#
+# A backward rule is a function `backward(ctx, grad_output)`: `ctx` is the
+# graph node, holding what `forward` saved (`ctx.saved_tensors`, and plain
+# attributes), and `grad_output` is d(loss)/d(output). It returns
+# d(loss)/d(input) for each input. Write it with tensor operations, so that
+# the engine can record it too (`create_graph=True`). Keep everything an
+# answer needs inside its cell: the grader runs each answer cell on its own.
+
+# %% [markdown]
+# ## Exercise 2.1: which `grad_fn`?
+#
+# With `a = torch.tensor([1., 2., 3.], requires_grad=True)`,
+# `b = torch.tensor([4., 5., 6.], requires_grad=True)` and
+# `c = torch.tensor([1., 2., 3.])`, what is `result.grad_fn.name()` for each
+# expression? Write the name as a string (`"AddBackward0"`), or `None` when
+# the result has no `grad_fn`. (The last one is already a node.)
+
+# %% tags=["exercise-2.1"]
+answers_2_1 = {
+    "a * b": "MulBackward0",  # ANSWER
+    "a + c": "AddBackward0",  # ANSWER
+    "c * 2": None,  # ANSWER
+    "a.sum()": "SumBackward0",  # ANSWER
+    "a.sum(0)": "SumBackward1",  # ANSWER
+    "a.exp()": "ExpBackward0",  # ANSWER
+    "a[1:]": "SliceBackward0",  # ANSWER
+    "a.view(3, 1)": "ViewBackward0",  # ANSWER
+    "a.reshape(3, 1)": "ViewBackward0",  # ANSWER
+    "a.detach() * 2": None,  # ANSWER
+    "a ** 2": "PowBackward0",  # ANSWER
+    "a / 2": "DivBackward0",  # ANSWER
+    "a.max()": "MaxBackward1",  # ANSWER
+    "a.max(0).values": "MaxBackward0",  # ANSWER
+    "a.mean()": "MeanBackward0",  # ANSWER
+    "a.unsqueeze(0) @ b.unsqueeze(1)": "MmBackward0",  # ANSWER
+    "(a * b).sum().grad_fn.next_functions[0][0]": "MulBackward0",  # ANSWER
+}
+
+# %% tags=["check-2.1"]
+check("2.1", answers_2_1)
+
+# %% [markdown]
+# ## Exercise 2.2: what are the gradients?
+#
+# Each entry is a little program that starts from fresh `a` and `b` as in 2.1
+# (statements separated by `;`). What is the value of its last expression?
+# Write a gradient as a list of floats (`[2.0, 4.0, 6.0]`), a 0-d one as a
+# float, `None` for no gradient, and `True`/`False` for `requires_grad`.
+
+# %% tags=["exercise-2.2"]
+answers_2_2 = {
+    "(a * a).sum().backward(); a.grad": [2.0, 4.0, 6.0],  # ANSWER
+    "(a * 3).sum().backward(); (a * 3).sum().backward(); a.grad": [6.0, 6.0, 6.0],  # ANSWER
+    "(a + a.sum()).sum().backward(); a.grad": [4.0, 4.0, 4.0],  # ANSWER
+    "(a.detach() * a).sum().backward(); a.grad": [1.0, 2.0, 3.0],  # ANSWER
+    "y = a * 2; a.grad": None,  # ANSWER
+    "with torch.no_grad(): y = a * 2; y.requires_grad": False,  # ANSWER
+    "a.detach().requires_grad": False,  # ANSWER
+    "s = torch.tensor(2.0, requires_grad=True); (s * a).sum().backward(); s.grad": 6.0,  # ANSWER
+    "p = torch.ones(3, 1, requires_grad=True); "
+    "(p + torch.zeros(2, 3, 4)).sum().backward(); p.grad": [[8.0], [8.0], [8.0]],  # ANSWER
+    "(g,) = torch.autograd.grad((a ** 3).sum(), a, create_graph=True); "
+    "g.sum().backward(); a.grad": [6.0, 12.0, 18.0],  # ANSWER
+    "(g,) = torch.autograd.grad((a ** 3).sum(), a); g.requires_grad": False,  # ANSWER
+}
+
+# %% tags=["check-2.2"]
+check("2.2", answers_2_2)
+
+# %% [markdown]
+# ## Exercise 2.3: the backward rule of `log`
+#
+# The engine's `Log.forward(ctx, x)` saves `x` with `ctx.save_for_backward(x)`.
+# Write its backward. The check runs `log` in backward passes (and a second
+# derivative) with your rule inside the engine.
+
+# %% tags=["exercise-2.3"]
+def log_backward(ctx, grad_output):
+    """d(loss)/dx for y = log(x), given d(loss)/dy."""
+    # BEGIN SOLUTION
+    (x,) = ctx.saved_tensors
+    return grad_output / x
+    # END SOLUTION
+
+
+# %% tags=["check-2.3"]
+check("2.3", log_backward)
+
+# %% [markdown]
+# ## Exercise 2.4: the backward rule of `tanh`
+#
+# `Tanh.forward(ctx, x)` saves its **result** `y = tanh(x)`, not `x`: the
+# derivative can be written with `y` alone. Write the backward.
+
+# %% tags=["exercise-2.4"]
+def tanh_backward(ctx, grad_output):
+    """d(loss)/dx for y = tanh(x), given d(loss)/dy."""
+    # BEGIN SOLUTION
+    (y,) = ctx.saved_tensors
+    return grad_output * (1 - y * y)
+    # END SOLUTION
+
+
+# %% tags=["check-2.4"]
+check("2.4", tanh_backward)
+
+# %% [markdown]
+# ## Exercise 2.5: your own `no_grad`
+#
+# Every operation asks one switch, `GRAD_MODE.enabled`, whether to record the
+# graph. Write the class `no_grad`, a context manager that turns recording off
+# inside its `with` block and restores the previous mode afterwards, even if
+# the block raises, when blocks are nested, and when one object is used
+# twice. As in PyTorch, `no_grad()` also works as a decorator: calling the
+# object on a function returns a function that runs with recording off. The
+# check makes `torch.no_grad` your class.
+
+# %% tags=["exercise-2.5"]
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+
+
+class no_grad:
+    """Switches graph recording off inside a ``with`` block."""
+
+    def __init__(self):
+        # BEGIN SOLUTION | pass
+        self.before = []
+        # END SOLUTION
+
+    def __enter__(self):
+        # BEGIN SOLUTION
+        self.before.append(GRAD_MODE.enabled)
+        GRAD_MODE.enabled = False
+        # END SOLUTION
+
+    def __exit__(self, *error):
+        # BEGIN SOLUTION
+        GRAD_MODE.enabled = self.before.pop()
+        # END SOLUTION
+
+    def __call__(self, function):
+        # BEGIN SOLUTION
+        def without_graph(*args, **kwargs):
+            with self:
+                return function(*args, **kwargs)
+
+        return without_graph
+        # END SOLUTION
+
+
+# %% tags=["check-2.5"]
+check("2.5", no_grad)
+
+# %% [markdown]
+# ## Exercise 2.6: the backward rule of division
+#
+# `Div.forward(ctx, a, b)` computes `a / b`, where `b` may be a tensor or a
+# Python number. It saves `ctx.save_for_backward(a_or_None, b_or_None)`: `a`
+# only if `b` needs a gradient, `b` only if it is a tensor; it also keeps the
+# divisor as given in `ctx.scalar_b`. `ctx.needs_input_grad` says which
+# inputs need a gradient. Return the pair `(grad_a, grad_b)`, with `None` for
+# an input that needs none. (Shapes: return gradients of the output's shape;
+# the engine sums them back to each input's shape, as the chapter shows.)
+
+# %% tags=["exercise-2.6"]
+def div_backward(ctx, grad_output):
+    """(d loss/d a, d loss/d b) for out = a / b."""
+    # BEGIN SOLUTION
+    numerator, saved_b = ctx.saved_tensors
+    b = ctx.scalar_b if saved_b is None else saved_b
+    wants_a, wants_b = ctx.needs_input_grad[:2]
+    grad_a = grad_output / b if wants_a else None
+    grad_b = -grad_output * numerator / (b * b) if wants_b else None
+    return grad_a, grad_b
+    # END SOLUTION
+
+
+# %% tags=["check-2.6"]
+check("2.6", div_backward)
+
+# %% [markdown]
+# ## Exercise 2.7: un-broadcasting
+#
+# When `h` of shape `(4, 3)` plus `b` of shape `(3,)` is differentiated, the
+# gradient arriving for `b` has shape `(4, 3)`: the engine calls
+# `sum_to_size(gradient, b.shape)` to bring it back. Write
+# `sum_to_size(input, shape)`: `input` summed over every dimension that
+# broadcasting added (leading ones) or stretched (size 1 in `shape`), with the
+# result of exactly `shape`. Raise `RuntimeError` when `input` could not have
+# been broadcast from `shape`.
+
+# %% tags=["exercise-2.7"]
+def sum_to_size(input, shape):
+    """``input`` summed down to ``shape``: broadcasting undone."""
+    # BEGIN SOLUTION
+    shape = tuple(shape)
+    extra = input.dim() - len(shape)
+    if extra < 0:
+        raise RuntimeError(f"size {list(shape)} is not expandable to {list(input.shape)}")
+    stretched = list(range(extra))
+    for dim, size in enumerate(shape, start=extra):
+        if size == 1 and input.shape[dim] != 1:
+            stretched.append(dim)
+        elif size != input.shape[dim]:
+            raise RuntimeError(f"size {list(shape)} is not expandable to {list(input.shape)}")
+    if stretched:
+        input = input.sum(tuple(stretched), keepdim=True)
+    return input.reshape(shape)
+    # END SOLUTION
+
+
+# %% tags=["check-2.7"]
+check("2.7", sum_to_size)
+
+# %% [markdown]
+# ## Exercise 2.8: the backward rule of `max(dim)`
+#
+# `values, indices = x.max(dim)` sends the gradient of each value to the one
+# element that was the maximum (the index `max` returned); every other element
+# gets 0. The engine's `MaxDim.forward` saved the indices
+# (`ctx.saved_tensors`), and keeps `ctx.dims` (a tuple with the one
+# dimension, non-negative), `ctx.keepdim` and `ctx.input_shape`. Its backward
+# receives two gradients, one for the values and one for the indices (which
+# is `None`: indices are not differentiable). Return the gradient for `x`.
+
+# %% tags=["exercise-2.8"]
+def max_dim_backward(ctx, grad_values, grad_indices):
+    """d(loss)/dx for values, indices = x.max(dim)."""
+    # BEGIN SOLUTION
+    (indices,) = ctx.saved_tensors
+    (dim,) = ctx.dims
+    if not ctx.keepdim:
+        grad_values = grad_values.unsqueeze(dim)
+        indices = indices.unsqueeze(dim)
+    size = ctx.input_shape[dim]
+    along = [1] * len(ctx.input_shape)
+    along[dim] = size
+    chosen = torch.arange(size).reshape(along) == indices
+    return torch.where(chosen, grad_values, 0.0)
+    # END SOLUTION
+
+
+# %% tags=["check-2.8"]
+check("2.8", max_dim_backward)
+
+# %% [markdown]
+# ## Exercise 2.9: the topological order
+#
+# The backward loop visits the nodes in an order where each node comes before
+# every node it sends gradients to (those in its `next_functions`, a tuple of
+# `(node, output_number)` pairs, where `node` may be `None`). Write
+# `topological_order(roots)`: every node reachable from the nodes in `roots`,
+# each exactly once, in such an order. A graph may be thousands of nodes deep:
+# Python's recursion stops near 1,000 calls. The check runs whole backward
+# passes (several outputs, `autograd.grad`, `create_graph`) with your order.
+
+# %% tags=["exercise-2.9"]
+def topological_order(roots):
+    """Every node reachable from ``roots``, each before the nodes it feeds."""
+    # BEGIN SOLUTION
+    finished = []
+    seen = set()
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        todo = [(root, iter(root.next_functions))]
+        while todo:
+            node, edges = todo[-1]
+            child = next((n for n, _ in edges if n is not None and n not in seen), None)
+            if child is None:
+                todo.pop()
+                finished.append(node)
+            else:
+                seen.add(child)
+                todo.append((child, iter(child.next_functions)))
+    return finished[::-1]
+    # END SOLUTION
+
+
+# %% tags=["check-2.9"]
+check("2.9", topological_order)

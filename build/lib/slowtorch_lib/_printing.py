@@ -1,0 +1,271 @@
+"""How a tensor prints: the text of ``repr(tensor)``, laid out as PyTorch does.
+
+Printing a tensor takes four steps, one function each:
+
+1. **Pick the elements to show** (:func:`shown_indices`). A tensor with more
+   than 1000 elements is *summarised*: along every dimension longer than 6,
+   only the first 3 and the last 3 entries are shown, with ``...`` between.
+2. **Choose one number format** for all of them (:func:`choose_style`), by
+   looking at the shown values only:
+
+   - integers and bools print as Python prints them: ``3``, ``True``;
+   - floats that are all whole numbers print with a bare point: ``2.``;
+   - other floats print with 4 decimals: ``0.5000``;
+   - floats switch to scientific notation, ``1.0000e+10``, when the largest
+     and smallest nonzero magnitudes are more than 1000 apart, when one is
+     above ``1e8``, or (for non-whole floats) when one is below ``1e-4``.
+
+   Every number is then padded on the left to a common width (that of the
+   widest nonzero finite number), so the columns line up.
+3. **Lay out the brackets** (:func:`layout`). Rows of numbers are wrapped at
+   80 columns; blocks of a higher dimension are separated by one more blank
+   line per dimension. The nesting is built bottom-up, the same way
+   ``tolist`` turns a flat list into nested lists.
+4. **Add the suffixes** (:func:`suffixes`, :func:`add_suffixes`): the size
+   of an empty tensor, a dtype that cannot be guessed from the numbers, and
+   the autograd state.
+
+The result is exactly what PyTorch prints, character for character::
+
+    >>> import slowtorch_lib as torch
+    >>> print(torch.tensor([[1.0, 2.5], [-3.0, 4.0]], requires_grad=True))
+    tensor([[ 1.0000,  2.5000],
+            [-3.0000,  4.0000]], requires_grad=True)
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import product
+from typing import Any
+
+from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._tensor import Tensor
+
+__all__ = ["tensor_repr"]
+
+LINE_WIDTH = 80  # characters per line
+THRESHOLD = 1000  # more elements than this are summarised
+EDGE_ITEMS = 3  # entries shown at each end of a summarised dimension
+PRECISION = 4  # decimals of a fixed or scientific float
+PREFIX = "tensor("
+
+
+# ----------------------------------------------------------------------
+# Step 1: which elements are shown
+# ----------------------------------------------------------------------
+
+
+def shown_indices(shape: tuple[int, ...], summarise: bool) -> list[list[int | None]]:
+    """For each dimension, the indices shown along it, ``None`` marking ``...``.
+
+    >>> shown_indices((2, 10), summarise=True)
+    [[0, 1], [0, 1, 2, None, 7, 8, 9]]
+    """
+    result: list[list[int | None]] = []
+    for size in shape:
+        if summarise and size > 2 * EDGE_ITEMS:
+            head: list[int | None] = list(range(EDGE_ITEMS))
+            tail: list[int | None] = list(range(size - EDGE_ITEMS, size))
+            result.append(head + [None] + tail)
+        else:
+            result.append(list(range(size)))
+    return result
+
+
+def shown_values(tensor: Tensor, indices: list[list[int | None]]) -> list[Any]:
+    """The shown elements in row-major order, read straight from the storage.
+
+    Only these are read, so printing a huge tensor stays quick. Each one is
+    at ``offset + i0 * s0 + i1 * s1 + ...`` (see :mod:`slowtorch_lib._strides`).
+    """
+    data = tensor._storage.data
+    to_python = tensor.dtype.to_python
+    kept = [[i for i in dim if i is not None] for dim in indices]
+    values = []
+    for index in product(*kept):
+        position = tensor._offset
+        for i, stride in zip(index, tensor._stride):
+            position += i * stride
+        values.append(to_python(data[position]))
+    return values
+
+
+# ----------------------------------------------------------------------
+# Step 2: one format for every number
+# ----------------------------------------------------------------------
+
+
+def choose_style(values: list[Any], is_float: bool) -> str:
+    """The format shared by all the numbers.
+
+    Returns:
+        ``"plain"`` (``str`` of an int or bool), ``"whole"`` (``2.``),
+        ``"fixed"`` (``0.5000``) or ``"scientific"`` (``5.0000e-01``).
+    """
+    if not is_float:
+        return "plain"
+    magnitudes = [abs(v) for v in values if math.isfinite(v) and v != 0]
+    if not magnitudes:
+        return "whole"  # only zeros, nan and inf: ``tensor([0., nan])``
+    largest = max(magnitudes)
+    smallest = min(magnitudes)
+    spread = largest / smallest > 1000.0 or largest > 1.0e8
+    if all(v.is_integer() for v in magnitudes):
+        return "scientific" if spread else "whole"
+    return "scientific" if spread or smallest < 1.0e-4 else "fixed"
+
+
+def format_number(value: Any, style: str) -> str:
+    """One number in the given style, not yet padded."""
+    if style == "plain":
+        return str(value)
+    if style == "scientific":
+        return f"{value:.{PRECISION}e}"
+    if style == "fixed":
+        return f"{value:.{PRECISION}f}"
+    if math.isfinite(value):  # "whole": no decimals, but a point to say "float"
+        return f"{value:.0f}."
+    return f"{value:.0f}"  # nan, inf, -inf
+
+
+def format_all(values: list[Any], is_float: bool) -> tuple[list[str], int]:
+    """Every value formatted and right-aligned to a common width.
+
+    For floats the width is that of the widest *nonzero finite* value:
+    ``nan``, ``inf`` and zeros are padded to it but never widen it, so
+    ``-0.`` or ``-inf`` may stick out: ``tensor([-0., 2.])``. With no
+    nonzero finite value at all, the width is 1.
+
+    Returns:
+        The texts, and the common width (line wrapping counts with it).
+    """
+    style = choose_style(values, is_float)
+    texts = [format_number(v, style) for v in values]
+    if is_float:
+        measured = [t for t, v in zip(texts, values) if math.isfinite(v) and v != 0]
+    else:
+        measured = texts
+    width = max((len(text) for text in measured), default=1)
+    return [text.rjust(width) for text in texts], width
+
+
+# ----------------------------------------------------------------------
+# Step 3: brackets and lines
+# ----------------------------------------------------------------------
+
+
+def with_ellipsis(items: list[str], dim_indices: list[int | None],
+                  mark: str) -> list[str]:
+    """Puts ``mark`` where ``dim_indices`` has its ``None`` (if it has one)."""
+    if None not in dim_indices:
+        return items
+    cut = dim_indices.index(None)
+    return items[:cut] + [mark] + items[cut:]
+
+
+def vector_text(items: list[str], width: int, indent: int) -> str:
+    """One innermost row, ``[a, b, c]``, wrapped to fit in 80 columns.
+
+    ``indent`` is the column where the ``[`` stands. Every item is counted
+    as the common ``width`` plus 2 (for ``", "``); as many items as fit go
+    on each line (at least one).
+    """
+    per_line = max(1, (LINE_WIDTH - indent) // (width + 2))
+    lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def layout(texts: list[str], width: int, indices: list[list[int | None]]) -> str:
+    """Nests the formatted numbers in brackets, from the last dimension out.
+
+    First every innermost row becomes ``[a, b, c]``; then, for each earlier
+    dimension, consecutive blocks are grouped and joined. Inside a tensor of
+    ``n`` dimensions the blocks of dimension ``d`` are separated by a comma
+    and ``n - d - 1`` line breaks, and indented to stand under their ``[``.
+    """
+    ndim = len(indices)
+    innermost = indices[-1]
+    row_length = len([i for i in innermost if i is not None])
+    indent = len(PREFIX) + ndim - 1
+    blocks = []
+    for start in range(0, len(texts), row_length):
+        row = with_ellipsis(texts[start : start + row_length], innermost, " ...")
+        blocks.append(vector_text(row, width, indent))
+    for dim in range(ndim - 2, -1, -1):
+        dim_indices = indices[dim]
+        group_length = len([i for i in dim_indices if i is not None])
+        indent = len(PREFIX) + dim
+        separator = "," + "\n" * (ndim - dim - 1) + " " * (indent + 1)
+        grouped = []
+        for start in range(0, len(blocks), group_length):
+            group = blocks[start : start + group_length]
+            group = with_ellipsis(group, dim_indices, "...")
+            grouped.append("[" + separator.join(group) + "]")
+        blocks = grouped
+    return blocks[0]
+
+
+# ----------------------------------------------------------------------
+# Step 4: the whole text, with its suffixes
+# ----------------------------------------------------------------------
+
+
+def suffixes(tensor: Tensor) -> list[str]:
+    """The ``name=value`` parts after the numbers, in PyTorch's order.
+
+    - ``size=(0, 3)``: an empty tensor that is not 1-d (its brackets,
+      ``[]``, cannot show the shape);
+    - ``dtype=torch.float64``: any dtype other than the default float
+      dtype, except int64 and bool, whose numbers already say what they
+      are (an empty tensor has no numbers, so it always says);
+    - ``grad_fn=<MulBackward0>`` for a result of a recorded operation, or
+      ``requires_grad=True`` for a leaf that requires grad.
+    """
+    parts = []
+    empty = tensor.numel() == 0
+    if empty and tensor.dim() != 1:
+        parts.append(f"size={tuple(tensor.shape)}")
+    guessable = tensor.dtype in (dtypes.int64, dtypes.bool_) and not empty
+    if tensor.dtype is not dtypes.get_default_dtype() and not guessable:
+        parts.append(f"dtype={tensor.dtype!r}")
+    if tensor.grad_fn is not None:
+        parts.append(f"grad_fn=<{tensor.grad_fn.name()}>")
+    elif tensor.requires_grad:
+        parts.append("requires_grad=True")
+    return parts
+
+
+def add_suffixes(text: str, parts: list[str]) -> str:
+    """Appends ``, name=value`` parts, moving one to a new line if it would not fit.
+
+    A part stays on the current line if the line, with ``", "`` and the part
+    added, still leaves two of the 80 columns free (room for the closing
+    parenthesis and one more: PyTorch's rule). Otherwise it starts a new
+    line, indented under the ``[``.
+    """
+    indent = len(PREFIX)
+    line_length = len(text) - text.rfind("\n") - 1  # the last line so far
+    for part in parts:
+        if line_length + len(", ") + len(part) + 2 > LINE_WIDTH:
+            text += ",\n" + " " * indent + part
+            line_length = indent + len(part)
+        else:
+            text += ", " + part
+            line_length += len(", ") + len(part)
+    return text
+
+
+def tensor_repr(tensor: Tensor) -> str:
+    """The text ``repr(tensor)`` (and ``print(tensor)``) shows."""
+    is_float = tensor.dtype.is_floating_point
+    if tensor.numel() == 0:
+        body = "[]"
+    elif tensor.dim() == 0:
+        texts, _ = format_all(shown_values(tensor, []), is_float)
+        body = texts[0]
+    else:
+        indices = shown_indices(tensor._shape, summarise=tensor.numel() > THRESHOLD)
+        texts, width = format_all(shown_values(tensor, indices), is_float)
+        body = layout(texts, width, indices)
+    return add_suffixes(PREFIX + body, suffixes(tensor)) + ")"

@@ -1,0 +1,502 @@
+"""Random numbers: a small generator written out in full, and what is built on it.
+
+The generator
+-------------
+A :class:`Generator` holds one 64-bit integer, its *state*. Each draw runs
+the SplitMix64 recipe (Steele, Lea and Flood, 2014) in plain Python
+integer arithmetic, kept to 64 bits with ``& MASK64``::
+
+    state = (state + 0x9E3779B97F4A7C15) mod 2**64      # step by a fixed odd number
+    z = state
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 mod 2**64  # then scramble the bits
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB mod 2**64
+    z =  z ^ (z >> 31)                                   # z is the 64-bit output
+
+The state walks through all 2**64 values before repeating; the scrambling
+makes consecutive outputs look independent. Seeding sets the state to the
+seed. Because only Python integers are involved, the same seed gives the
+same numbers on every platform and every Python version.
+
+The numbers are *not* PyTorch's: PyTorch uses another generator (a Mersenne
+Twister). Code that seeds and draws runs the same way under both; only the
+values differ.
+
+From 64 random bits to the distributions
+----------------------------------------
+- **Uniform on [0, 1)**: the top 24 bits (float32) or 53 bits (float64) of
+  an output, divided by ``2**24`` or ``2**53``. Every such number is exactly
+  representable, so storing it never rounds it up to 1.
+- **Uniform on [a, b)**: ``a + (b - a) * u``.
+- **Normal** (Box–Muller): two uniforms ``u1``, ``u2`` give two independent
+  standard normals ``r * cos(2 pi u2)`` and ``r * sin(2 pi u2)``, with
+  ``r = sqrt(-2 log(1 - u1))``. A tensor with an odd number of elements
+  drops the last one.
+- **Integers in [low, high)** (rejection sampling): with ``n = high - low``,
+  draw outputs until one falls below the largest multiple of ``n`` that
+  fits in 64 bits, then take it modulo ``n``. Every integer is equally
+  likely.
+- **Coin flips** (Bernoulli with probability ``p``): 1 if a uniform number
+  is below ``p``, else 0.
+- **Permutations** (Fisher–Yates): for ``i`` from ``n - 1`` down to 1, swap
+  item ``i`` with a random item in ``[0, i]``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._creation import (
+    DeviceArg,
+    finish,
+    like_input,
+    size_arg,
+)
+from slowtorch_lib._dtype import dtype
+from slowtorch_lib._kernels import broadcast_values
+from slowtorch_lib._strides import broadcast_shapes, numel
+from slowtorch_lib._tensor import CPU, Tensor, check_device, device, from_values
+
+__all__ = [
+    "Generator",
+    "bernoulli",
+    "bernoulli_",
+    "default_generator",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "normal_",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+    "seed",
+    "set_rng_state",
+    "uniform_",
+]
+
+MASK64 = 2**64 - 1
+GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+MIX_1 = 0xBF58476D1CE4E5B9
+MIX_2 = 0x94D049BB133111EB
+
+# PyTorch's seed for a new Generator().
+DEFAULT_SEED = 67280421310721
+
+
+class Generator:
+    """A source of random numbers: SplitMix64 (see the module docstring).
+
+    >>> g = Generator().manual_seed(0)
+    >>> g.next_uint64() == Generator().manual_seed(0).next_uint64()
+    True
+    """
+
+    def __init__(self, device: DeviceArg = "cpu") -> None:
+        check_device(device)
+        self._seed = DEFAULT_SEED
+        self._state = DEFAULT_SEED
+
+    @property
+    def device(self) -> device:
+        """Always the CPU."""
+        return CPU
+
+    def manual_seed(self, seed: Any) -> Generator:
+        """Restarts the sequence from ``seed``; returns the generator.
+
+        Any int from ``-2**63`` to ``2**64 - 1`` is a seed; a negative seed
+        counts as ``seed + 2**64``, as in PyTorch.
+
+        Raises:
+            ValueError: If the seed is out of that range or not a number.
+        """
+        seed = int(seed)
+        if not -(2**63) <= seed <= MASK64:
+            raise ValueError("Overflow when unpacking long long")
+        self._seed = seed & MASK64
+        self._state = self._seed
+        return self
+
+    def seed(self) -> int:
+        """Seeds from the operating system's randomness; returns the seed."""
+        new_seed = int.from_bytes(os.urandom(8), "little")
+        self.manual_seed(new_seed)
+        return new_seed
+
+    def initial_seed(self) -> int:
+        """The seed the current sequence started from."""
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        """The generator's state, to restore later with :meth:`set_state`.
+
+        It is an int64 tensor ``[seed, state]`` (each 64-bit number stored as
+        a signed int64). PyTorch's state is a uint8 tensor of another shape;
+        only this library's own states can be restored here.
+        """
+        state = [_signed(self._seed), _signed(self._state)]
+        return from_values(state, (2,), dtypes.int64)
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        """Restores a state saved by :meth:`get_state`.
+
+        Raises:
+            TypeError: If ``new_state`` is not such a tensor.
+        """
+        if not isinstance(new_state, Tensor):
+            raise TypeError(
+                f"expected a torch.ByteTensor, but got {type(new_state).__name__}"
+            )
+        if new_state.dtype is not dtypes.int64 or tuple(new_state.shape) != (2,):
+            raise TypeError(
+                "RNG state must be an int64 tensor of 2 elements, as returned "
+                "by get_state()"
+            )
+        saved_seed, saved_state = new_state.tolist()
+        self._seed = saved_seed & MASK64
+        self._state = saved_state & MASK64
+        return self
+
+    def next_uint64(self) -> int:
+        """One SplitMix64 step: the next 64 random bits, as an int."""
+        self._state = (self._state + GOLDEN_GAMMA) & MASK64
+        z = self._state
+        z = ((z ^ (z >> 30)) * MIX_1) & MASK64
+        z = ((z ^ (z >> 27)) * MIX_2) & MASK64
+        return z ^ (z >> 31)
+
+
+def _signed(value: int) -> int:
+    """A 64-bit unsigned number as the int64 with the same bits."""
+    return value - 2**64 if value >= 2**63 else value
+
+
+default_generator = Generator()
+default_generator.seed()  # as in PyTorch, every run starts from a fresh seed
+
+
+def manual_seed(seed: Any) -> Generator:
+    """Seeds the default generator, so later draws repeat from run to run."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    """Seeds the default generator non-deterministically; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """The seed of the default generator."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    """The default generator's state (see :meth:`Generator.get_state`)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restores the default generator's state."""
+    default_generator.set_state(new_state)
+
+
+# ----------------------------------------------------------------------
+# Values from the generator
+# ----------------------------------------------------------------------
+
+
+def _generator(generator: Generator | None) -> Generator:
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(
+            "expected a Generator for argument 'generator', "
+            f"not {type(generator).__name__}"
+        )
+    return generator
+
+
+def uniform_values(count: int, d: dtype, generator: Generator) -> list[float]:
+    """``count`` uniform numbers in [0, 1), each with float32 or float64 resolution."""
+    if d is dtypes.float32:
+        shift, scale = 40, 2.0**-24
+    else:
+        shift, scale = 11, 2.0**-53
+    return [(generator.next_uint64() >> shift) * scale for _ in range(count)]
+
+
+def normal_values(count: int, generator: Generator) -> list[float]:
+    """``count`` standard normal numbers, made in pairs by Box–Muller."""
+    values = []
+    for _ in range((count + 1) // 2):
+        u1, u2 = uniform_values(2, dtypes.float64, generator)
+        radius = math.sqrt(-2.0 * math.log(1.0 - u1))  # 1 - u1 is in (0, 1]
+        angle = 2.0 * math.pi * u2
+        values.append(radius * math.cos(angle))
+        values.append(radius * math.sin(angle))
+    return values[:count]
+
+
+def integer_values(count: int, low: int, high: int, generator: Generator) -> list[int]:
+    """``count`` integers, each equally likely to be any of ``low ... high - 1``."""
+    n = high - low
+    limit = 2**64 - 2**64 % n  # the largest multiple of n that fits in 64 bits
+    values = []
+    for _ in range(count):
+        x = generator.next_uint64()
+        while x >= limit:
+            x = generator.next_uint64()
+        values.append(low + x % n)
+    return values
+
+
+def _check_float(d: dtype, kernel: str) -> None:
+    """Refuses an integer or bool dtype, with PyTorch's message."""
+    if not d.is_floating_point:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{d.c_name}'"
+        )
+
+
+# ----------------------------------------------------------------------
+# New random tensors
+# ----------------------------------------------------------------------
+
+
+def rand(
+    *sizes: Any,
+    size: Any = None,
+    generator: Generator | None = None,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Uniform random numbers in [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``."""
+    shape = size_arg("rand", sizes, size)
+    dtype = dtype or dtypes.get_default_dtype()
+    _check_float(dtype, "check_uniform_bounds")
+    values = uniform_values(numel(shape), dtype, _generator(generator))
+    return finish(from_values(values, shape, dtype), requires_grad, device)
+
+
+def randn(
+    *sizes: Any,
+    size: Any = None,
+    generator: Generator | None = None,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Standard normal random numbers (mean 0, variance 1): ``randn(2, 3)``."""
+    shape = size_arg("randn", sizes, size)
+    dtype = dtype or dtypes.get_default_dtype()
+    _check_float(dtype, "normal_kernel_cpu")
+    values = normal_values(numel(shape), _generator(generator))
+    return finish(from_values(values, shape, dtype), requires_grad, device)
+
+
+def randint(
+    low: Any = 0,
+    high: Any = None,
+    size: Any = None,
+    *,
+    generator: Generator | None = None,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Random integers in ``[low, high)``.
+
+    Called as ``randint(high, size)`` or ``randint(low, high, size)``, like
+    ``randint(10, (3,))`` or ``randint(3, 10, (3,))``.
+
+    The dtype is int64 unless another is given.
+
+    Raises:
+        TypeError: If ``size`` is not a tuple, or a bound is not an int.
+        RuntimeError: If ``low >= high``.
+    """
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    if high is None:  # randint(high, size=...)
+        low, high = 0, low
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            "randint(): argument 'size' (position 2) must be tuple of ints, "
+            f"not {type(size).__name__}"
+        )
+    for name, bound in (("low", low), ("high", high)):
+        if isinstance(bound, bool) or not isinstance(bound, int):
+            raise TypeError(
+                f"randint(): argument '{name}' must be int, not {type(bound).__name__}"
+            )
+        if not -(2**63) <= bound < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+    if low >= high:
+        raise RuntimeError(
+            "random_ expects 'from' to be less than 'to', but got "
+            f"from={low} >= to={high}"
+        )
+    shape = size_arg("randint", (size,))
+    dtype = dtype or dtypes.int64
+    values = integer_values(numel(shape), low, high, _generator(generator))
+    return finish(from_values(values, shape, dtype), requires_grad, device)
+
+
+def randperm(
+    n: int,
+    *,
+    generator: Generator | None = None,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """The numbers ``0 ... n - 1`` in random order (Fisher–Yates)."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(
+            f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}"
+        )
+    shape = size_arg("randperm", (n,))
+    source = _generator(generator)
+    order = list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = integer_values(1, 0, i + 1, source)[0]
+        order[i], order[j] = order[j], order[i]
+    result = from_values(order, shape, dtype or dtypes.int64)
+    return finish(result, requires_grad, device)
+
+
+def rand_like(input: Tensor, *, generator: Generator | None = None,
+              dtype: dtype | None = None, device: DeviceArg = None,
+              requires_grad: bool = False) -> Tensor:
+    """:func:`rand` with the shape (and by default the dtype) of ``input``."""
+    input = like_input("rand_like", input)
+    return rand(input._shape, generator=generator, dtype=dtype or input.dtype,
+                device=device, requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, *, generator: Generator | None = None,
+               dtype: dtype | None = None, device: DeviceArg = None,
+               requires_grad: bool = False) -> Tensor:
+    """:func:`randn` with the shape (and by default the dtype) of ``input``."""
+    input = like_input("randn_like", input)
+    return randn(input._shape, generator=generator, dtype=dtype or input.dtype,
+                 device=device, requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low: Any = 0, high: Any = None, *,
+                 generator: Generator | None = None, dtype: dtype | None = None,
+                 device: DeviceArg = None, requires_grad: bool = False) -> Tensor:
+    """:func:`randint` with the shape and dtype of ``input``.
+
+    Called as ``randint_like(x, high)`` or ``randint_like(x, low, high)``.
+    """
+    input = like_input("randint_like", input)
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input._shape, generator=generator,
+                   dtype=dtype or input.dtype, device=device,
+                   requires_grad=requires_grad)
+
+
+# ----------------------------------------------------------------------
+# Filling an existing tensor (Tensor.uniform_ and Tensor.normal_ call these)
+# ----------------------------------------------------------------------
+
+
+def uniform_(tensor: Tensor, from_: float = 0.0, to: float = 1.0, *,
+             generator: Generator | None = None) -> Tensor:
+    """Fills ``tensor`` in place with uniform numbers in ``[from_, to)``.
+
+    Raises:
+        NotImplementedError: For an integer or bool tensor.
+        RuntimeError: If ``from_ > to`` or a bound is not finite.
+    """
+    _check_float(tensor.dtype, "check_uniform_bounds")
+    for name, bound in (("from", from_), ("to", to)):
+        if not math.isfinite(bound):
+            c_name = "float" if tensor.dtype is dtypes.float32 else "double"
+            raise RuntimeError(f"{name} is out of bounds for {c_name}")
+    if from_ > to:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found "
+            f"from={from_:g} > to={to:g}"
+        )
+    tensor._check_inplace()
+    units = uniform_values(tensor.numel(), tensor.dtype, _generator(generator))
+    tensor._write_values([from_ + (to - from_) * u for u in units])
+    return tensor
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, *,
+            generator: Generator | None = None) -> Tensor:
+    """Fills ``tensor`` in place with normal numbers of this mean and std.
+
+    Raises:
+        NotImplementedError: For an integer or bool tensor.
+        RuntimeError: If ``std`` is negative.
+    """
+    _check_float(tensor.dtype, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    tensor._check_inplace()
+    standard = normal_values(tensor.numel(), _generator(generator))
+    tensor._write_values([mean + std * z for z in standard])
+    return tensor
+
+
+def _check_probabilities(probabilities: list[float], function: str) -> None:
+    for p in probabilities:
+        if not 0.0 <= p <= 1.0:  # also refuses nan
+            raise RuntimeError(
+                f"{function} expects p to be in [0, 1], but got p={p:g}"
+            )
+
+
+def bernoulli(input: Tensor, p: float | None = None, *,
+              generator: Generator | None = None) -> Tensor:
+    """Coin flips: 1 with probability ``input[i]`` (or ``p``), else 0.
+
+    The result has the shape and dtype of ``input``. It is not recorded by
+    autograd (PyTorch records it, with a gradient of zero).
+
+    Raises:
+        NotImplementedError: For an integer or bool ``input``.
+        RuntimeError: If a probability is outside [0, 1].
+    """
+    input = like_input("bernoulli", input)
+    _check_float(input.dtype, "bernoulli_tensor_cpu_p_")
+    probabilities = input._values() if p is None else [p] * input.numel()
+    _check_probabilities(probabilities, "bernoulli")
+    units = uniform_values(len(probabilities), dtypes.float64, _generator(generator))
+    flips = [1.0 if u < q else 0.0 for u, q in zip(units, probabilities)]
+    return from_values(flips, input._shape, input.dtype)
+
+
+def bernoulli_(tensor: Tensor, p: float | Tensor = 0.5, *,
+               generator: Generator | None = None) -> Tensor:
+    """Fills ``tensor`` in place with coin flips of probability ``p``.
+
+    ``p`` is a number or a tensor that broadcasts to ``tensor``'s shape.
+    Any dtype works: the flips are stored as 0 and 1 (or False and True).
+    """
+    if isinstance(p, Tensor):
+        if broadcast_shapes(p._shape, tensor._shape) != tensor._shape:
+            raise RuntimeError(
+                f"bernoulli_: p of shape {list(p._shape)} does not broadcast to "
+                f"the shape {list(tensor._shape)} of the tensor"
+            )
+        probabilities = broadcast_values(p, tensor._shape)
+    else:
+        probabilities = [p] * tensor.numel()
+    _check_probabilities(probabilities, "bernoulli_")
+    tensor._check_inplace()
+    units = uniform_values(len(probabilities), dtypes.float64, _generator(generator))
+    tensor._write_values([1 if u < q else 0 for u, q in zip(units, probabilities)])
+    return tensor

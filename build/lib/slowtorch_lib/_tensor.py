@@ -1,0 +1,1149 @@
+"""The Tensor: a view of a flat storage, plus what autograd needs to know.
+
+A tensor is four things: a :class:`~slowtorch_lib._storage.Storage`, a
+shape, strides and an offset (see :mod:`slowtorch_lib._strides`). Views
+share the storage and differ only in the other three.
+
+For autograd it also carries ``requires_grad``, ``grad``, ``grad_fn`` and
+``is_leaf``. Methods here are thin: each one calls the function of the same
+name in :mod:`slowtorch_lib.ops`, where the operation is defined once, with
+its forward and its backward side by side.
+"""
+
+from __future__ import annotations
+
+import builtins
+import weakref
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Union
+
+from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib import _strides
+from slowtorch_lib._dtype import dtype
+from slowtorch_lib._storage import Storage
+from slowtorch_lib._strides import contiguous_strides, normalize_dim, numel, position_list
+
+if TYPE_CHECKING:
+    from slowtorch_lib.autograd.function import AccumulateGrad, Node
+
+__all__ = ["Size", "Tensor", "device", "from_values"]
+
+Scalar = Union[int, float, bool]  # noqa: UP007  (aliases are evaluated on 3.10)
+TensorOrScalar = Union["Tensor", int, float, bool]  # noqa: UP007
+ShapeArg = Union[int, Sequence[int]]  # noqa: UP007
+
+
+class Size(tuple):  # type: ignore[type-arg]
+    """The shape of a tensor: a tuple of ints that prints as ``torch.Size``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> int:
+        """The number of elements in a tensor of this shape."""
+        return numel(self)
+
+
+class device:
+    """Where a tensor lives. This engine has one device: the CPU.
+
+    Raises:
+        AssertionError: For ``"cuda"``, as PyTorch does on a machine without it.
+        RuntimeError: For a name that is no device at all.
+    """
+
+    __slots__ = ("type",)
+    type: str
+
+    def __init__(self, type: str | device = "cpu") -> None:
+        name = type.type if isinstance(type, device) else str(type)
+        kind = name.split(":")[0]
+        if kind in ("cuda", "mps", "xpu"):
+            raise AssertionError(
+                f"slowtorch runs on the CPU only; device '{name}' is not available. "
+                "Use device='cpu' (or leave the device out)."
+            )
+        if kind != "cpu":
+            raise RuntimeError(
+                f"Expected one of cpu, cuda, mps device type at start of device "
+                f"string: {name}"
+            )
+        self.type = "cpu"
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return other == "cpu"
+        return isinstance(other, device)
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+CPU = device("cpu")
+
+
+def check_device(requested: str | device | None) -> None:
+    """Accepts ``None`` or the CPU; refuses any other device clearly."""
+    if requested is not None:
+        device(requested)
+
+
+class Tensor:
+    """A multi-dimensional array of numbers of one dtype, that can track gradients.
+
+    Make tensors with :func:`slowtorch_lib.tensor`, :func:`zeros`, ... rather
+    than with this class directly.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_base",
+        "_grad",
+        "_grad_accumulator",
+        "_grad_fn",
+        "_offset",
+        "_one_of_many",
+        "_output_nr",
+        "_requires_grad",
+        "_retains_grad",
+        "_shape",
+        "_storage",
+        "_stride",
+        "_view_version",
+        "_views",
+    )
+
+    # The view of a storage.
+    _storage: Storage
+    _shape: tuple[int, ...]
+    _stride: tuple[int, ...]
+    _offset: int
+    # Autograd: see requires_grad, grad, grad_fn, output_nr, retains_grad.
+    _requires_grad: bool
+    _grad: Tensor | None
+    _grad_fn: Node | None
+    _output_nr: int
+    _retains_grad: bool
+    # The AccumulateGrad node of a leaf, made when it is first needed.
+    _grad_accumulator: AccumulateGrad | None
+    # Views and in-place changes (see autograd.history):
+    _base: Tensor | None  # for a view: the tensor that owns the storage
+    _view_version: int  # for a view: storage version its history is from
+    _views: list[weakref.ref[Tensor]] | None  # for a base: its views
+    _one_of_many: str | None  # for one of split()'s views: which one
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(
+            "Make tensors with slowtorch_lib.tensor(data), zeros(...), ones(...) "
+            "and the other creation functions, not with Tensor(...)."
+        )
+
+    @classmethod
+    def _make(
+        cls,
+        storage: Storage,
+        shape: tuple[int, ...],
+        stride: tuple[int, ...],
+        offset: int = 0,
+        base: Tensor | None = None,
+    ) -> Tensor:
+        """Wraps a storage without copying it: the one way tensors are made."""
+        self = object.__new__(cls)
+        self._storage = storage
+        self._shape = shape
+        self._stride = stride
+        self._offset = offset
+        self._requires_grad = False
+        self._grad = None
+        self._grad_fn = None
+        self._output_nr = 0
+        self._grad_accumulator = None
+        self._retains_grad = False
+        self._base = base
+        self._view_version = 0
+        self._views = None
+        self._one_of_many = None
+        return self
+
+    # ------------------------------------------------------------------
+    # Shape, strides, storage
+    # ------------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        """The size of each dimension, as a :class:`Size`."""
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        """The shape, or the size of one dimension if ``dim`` is given."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[normalize_dim(dim, len(self._shape))]
+
+    def stride(self, dim: int | None = None) -> Any:
+        """How many storage cells one step along each dimension moves."""
+        if dim is None:
+            return self._stride
+        return self._stride[normalize_dim(dim, len(self._shape))]
+
+    def storage_offset(self) -> int:
+        """Where element ``(0, ..., 0)`` sits in the storage."""
+        return self._offset
+
+    def untyped_storage(self) -> Storage:
+        """The storage this tensor is a view of (shared with its views)."""
+        return self._storage
+
+    def dim(self) -> int:
+        """The number of dimensions."""
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return len(self._shape)
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return numel(self._shape)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self._storage.dtype.itemsize
+
+    @property
+    def dtype(self) -> dtype:
+        """The element type, such as ``torch.float32``."""
+        return self._storage.dtype
+
+    @property
+    def device(self) -> device:
+        """Always the CPU."""
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def type(self) -> str:
+        """The legacy type name, such as ``'torch.FloatTensor'``."""
+        return self.dtype.legacy_type_name
+
+    def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating-point type."""
+        return self.dtype.is_floating_point
+
+    def is_contiguous(self) -> bool:
+        """Whether the elements lie in storage in row-major order, without gaps.
+
+        Dimensions of size 1 are ignored, since their stride is never used,
+        and a tensor without elements is always contiguous.
+        """
+        if numel(self._shape) == 0:
+            return True
+        expected = 1
+        for size, stride in zip(reversed(self._shape), reversed(self._stride)):
+            if size == 1:
+                continue
+            if stride != expected:
+                return False
+            expected *= size
+        return True
+
+    @property
+    def _version(self) -> int:
+        """The number of in-place changes to this tensor's storage."""
+        return self._storage.version
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    # ------------------------------------------------------------------
+    # Reading values
+    # ------------------------------------------------------------------
+
+    def _values(self) -> list[Any]:
+        """All elements in row-major order, as a new list of Python numbers.
+
+        Every kernel starts here. A contiguous tensor is one slice of the
+        storage; any other view is gathered position by position.
+        """
+        data = self._storage.data
+        if self.is_contiguous():
+            start = self._offset
+            return data[start : start + numel(self._shape)].tolist()
+        return _strides.strided_values(data, self._shape, self._stride, self._offset)
+
+    def tolist(self) -> Any:
+        """The elements as (nested) Python lists of Python numbers."""
+        values = self._values()
+        if self.dtype is dtypes.bool_:
+            values = [bool(v) for v in values]
+        if not self._shape:
+            return values[0]
+        return _nest(values, self._shape)
+
+    def item(self) -> Scalar:
+        """The value of a one-element tensor as a Python number.
+
+        Raises:
+            RuntimeError: If the tensor has more than one element.
+        """
+        count = self.numel()
+        if count != 1:
+            raise RuntimeError(
+                f"a Tensor with {count} elements cannot be converted to Scalar"
+            )
+        return self.dtype.to_python(self._values()[0])
+
+    def _scalar(self) -> Scalar:
+        """The one element, for ``float(t)`` and ``int(t)``."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
+    def __float__(self) -> float:
+        return builtins.float(self._scalar())
+
+    def __int__(self) -> int:
+        return builtins.int(self._scalar())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError(
+                "only integer tensors of a single element can be converted to an index"
+            )
+        return builtins.int(self.item())
+
+    def __bool__(self) -> bool:
+        count = self.numel()
+        if count != 1:
+            raise RuntimeError(
+                "Boolean value of Tensor with more than one value is ambiguous"
+                if count > 1
+                else "Boolean value of Tensor with no values is ambiguous"
+            )
+        return builtins.bool(self.item())
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """How ``pickle`` stores a tensor: its storage (shared with the other
+        tensors in the same pickle), geometry and ``requires_grad``.
+
+        As in PyTorch, the history is not stored: a tensor that was computed
+        comes back as a leaf (that requires grad if the original did), and
+        ``.grad`` is left behind.
+        """
+        geometry = (self._shape, self._stride, self._offset)
+        return (_rebuild, (type(self), self._storage, geometry, self._requires_grad))
+
+    def __repr__(self) -> str:
+        from slowtorch_lib._printing import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if not self._shape:
+            return format(self.item(), spec)
+        return repr(self)
+
+    # ------------------------------------------------------------------
+    # Autograd state
+    # ------------------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether operations on this tensor are recorded for autograd."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you "
+                "want to use a computed variable in a subgraph that doesn't require "
+                "differentiation use var_no_grad = var.detach()."
+            )
+        if flag and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients"
+            )
+        self._requires_grad = builtins.bool(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Sets ``requires_grad`` in place and returns ``self``."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient accumulated by ``backward`` (leaves only, unless
+        :meth:`retain_grad` was called). Reading it on another non-leaf
+        tensor warns, as PyTorch does, since it is never filled in."""
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
+            import warnings
+
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                "accessed. Its .grad attribute won't be populated during "
+                "autograd.backward(). If you indeed want the .grad field to be "
+                "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+                "Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+                "access the leaf Tensor instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        self._grad = value
+
+    @property
+    def grad_fn(self) -> Node | None:
+        """The graph node that made this tensor, or ``None`` for a leaf."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        """True unless the tensor was made by a recorded operation."""
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is."""
+        return self._output_nr
+
+    def _set_history(self, node: Node, output_nr: int) -> None:
+        """Marks this tensor as output ``output_nr`` of ``node``."""
+        self._grad_fn = node
+        self._output_nr = output_nr
+        self._requires_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether a non-leaf tensor keeps its ``.grad`` (see :meth:`retain_grad`)."""
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Asks a non-leaf tensor to keep its gradient in ``.grad``."""
+        from slowtorch_lib.autograd.engine import retain_grad
+
+        retain_grad(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
+        """Calls ``hook(grad)`` whenever a gradient for this tensor is computed.
+
+        The hook may return a tensor to use instead of ``grad``.
+        """
+        from slowtorch_lib.autograd.engine import register_tensor_hook
+
+        return register_tensor_hook(self, hook)
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: builtins.bool = False,
+        inputs: Sequence[Tensor] | None = None,
+    ) -> None:
+        """Computes the gradient of this tensor with respect to the leaves.
+
+        Gradients are added to the ``.grad`` of every leaf that requires grad.
+        See :func:`slowtorch_lib.autograd.backward`.
+        """
+        from slowtorch_lib.autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A new tensor on the same storage, cut out of the graph."""
+        return _views.detach(self)
+
+    def detach_(self) -> Tensor:
+        """Cuts this tensor out of the graph in place: it becomes a leaf."""
+        return _history.detach_(self)
+
+    @property
+    def data(self) -> Tensor:
+        """The same values, detached from the graph (a view that shares storage)."""
+        return _views.detach(self)
+
+    @data.setter
+    def data(self, new: Tensor) -> None:
+        self._storage = new._storage
+        self._shape = new._shape
+        self._stride = new._stride
+        self._offset = new._offset
+
+    # ------------------------------------------------------------------
+    # Writing values in place
+    # ------------------------------------------------------------------
+
+    def _write_values(self, values: Sequence[Any]) -> None:
+        """Writes row-major ``values`` into the storage cells of this view.
+
+        The caller has already checked shapes and dtypes; this only moves
+        numbers and bumps the version counter.
+        """
+        storage = self._storage
+        data = storage.data
+        if storage.dtype is dtypes.bool_:
+            values = [builtins.bool(v) for v in values]
+        elif storage.dtype is dtypes.int64:
+            values = [builtins.int(v) for v in values]
+        if self.is_contiguous():
+            start = self._offset
+            data[start : start + len(values)] = array(data.typecode, values)
+        else:
+            for position, value in zip(
+                position_list(self._shape, self._stride, self._offset), values
+            ):
+                data[position] = value
+        storage.version += 1
+
+    def _check_inplace(self) -> None:
+        """Refuses in-place changes autograd cannot follow (see
+        :func:`~slowtorch_lib.autograd.history.check_inplace`)."""
+        _history.check_inplace(self)
+
+    def _inplace(
+        self, operation: Callable[..., Tensor], *args: Any, **kwargs: Any
+    ) -> Tensor:
+        """Runs ``operation(self, *args)`` and stores the result in ``self``
+        (see :func:`~slowtorch_lib.autograd.history.run_inplace`)."""
+        return _history.run_inplace(self, operation, *args, **kwargs)
+
+    # ------------------------------------------------------------------
+    # Arithmetic operators
+    # ------------------------------------------------------------------
+
+    def __add__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.add(self, other)
+
+    def __radd__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.add(self, other)
+
+    def __iadd__(self, other: TensorOrScalar) -> Tensor:
+        return self.add_(other)
+
+    def __sub__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.sub(self, other)
+
+    def __rsub__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.rsub(self, other)
+
+    def __isub__(self, other: TensorOrScalar) -> Tensor:
+        return self.sub_(other)
+
+    def __mul__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.mul(self, other)
+
+    def __rmul__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.mul(self, other)
+
+    def __imul__(self, other: TensorOrScalar) -> Tensor:
+        return self.mul_(other)
+
+    def __truediv__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.div(self, other)
+
+    def __rtruediv__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.mul(_pointwise.reciprocal(self), other)
+
+    def __itruediv__(self, other: TensorOrScalar) -> Tensor:
+        return self.div_(other)
+
+    def __ifloordiv__(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.floor_divide, other)
+
+    def __imod__(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.remainder, other)
+
+    def __iand__(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.bitwise_and, other)
+
+    def __ior__(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.bitwise_or, other)
+
+    def __ixor__(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.bitwise_xor, other)
+
+    def __floordiv__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.floor_divide(other, self)
+
+    def __mod__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.remainder(self, other)
+
+    def __rmod__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.remainder(other, self)
+
+    def __pow__(self, exponent: TensorOrScalar) -> Tensor:
+        return _pointwise.pow(self, exponent)
+
+    def __rpow__(self, base: TensorOrScalar) -> Tensor:
+        return _pointwise.pow(base, self)
+
+    def __ipow__(self, exponent: TensorOrScalar) -> Tensor:
+        return self.pow_(exponent)
+
+    def __matmul__(self, other: Tensor) -> Tensor:
+        return _linalg.matmul(self, other)
+
+    def __rmatmul__(self, other: Tensor) -> Tensor:
+        return _linalg.matmul(other, self)
+
+    def __neg__(self) -> Tensor:
+        return _pointwise.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return _pointwise.abs(self)
+
+    def __invert__(self) -> Tensor:
+        return _pointwise.invert(self)
+
+    def __and__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_and(self, other)
+
+    def __or__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_or(self, other)
+
+    def __xor__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_xor(self, other)
+
+    __rand__ = __and__
+    __ror__ = __or__
+    __rxor__ = __xor__
+
+    def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
+        return _pointwise.eq(self, other)  # type: ignore[arg-type]
+
+    def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
+        return _pointwise.ne(self, other)  # type: ignore[arg-type]
+
+    def __lt__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.lt(self, other)
+
+    def __le__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.le(self, other)
+
+    def __gt__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.gt(self, other)
+
+    def __ge__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.ge(self, other)
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return _indexing.getitem(self, index)
+
+    def __setitem__(self, index: Any, value: TensorOrScalar) -> None:
+        _indexing.setitem(self, index, value)
+
+    # ------------------------------------------------------------------
+    # Pointwise methods
+    # ------------------------------------------------------------------
+
+    def add(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        return _pointwise.add(self, other, alpha=alpha)
+
+    def sub(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        return _pointwise.sub(self, other, alpha=alpha)
+
+    def mul(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.mul(self, other)
+
+    def div(self, other: TensorOrScalar, *, rounding_mode: str | None = None) -> Tensor:
+        return _pointwise.div(self, other, rounding_mode=rounding_mode)
+
+    def pow(self, exponent: TensorOrScalar) -> Tensor:
+        return _pointwise.pow(self, exponent)
+
+    def neg(self) -> Tensor:
+        return _pointwise.neg(self)
+
+    def abs(self) -> Tensor:
+        return _pointwise.abs(self)
+
+    def exp(self) -> Tensor:
+        return _pointwise.exp(self)
+
+    def log(self) -> Tensor:
+        return _pointwise.log(self)
+
+    def sqrt(self) -> Tensor:
+        return _pointwise.sqrt(self)
+
+    def sin(self) -> Tensor:
+        return _pointwise.sin(self)
+
+    def cos(self) -> Tensor:
+        return _pointwise.cos(self)
+
+    def tanh(self) -> Tensor:
+        return _pointwise.tanh(self)
+
+    def sigmoid(self) -> Tensor:
+        return _pointwise.sigmoid(self)
+
+    def relu(self) -> Tensor:
+        return _pointwise.relu(self)
+
+    def reciprocal(self) -> Tensor:
+        return _pointwise.reciprocal(self)
+
+    def rsqrt(self) -> Tensor:
+        return _pointwise.rsqrt(self)
+
+    def square(self) -> Tensor:
+        return _pointwise.square(self)
+
+    def clamp(
+        self, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None
+    ) -> Tensor:
+        return _pointwise.clamp(self, min, max)
+
+    clip = clamp
+
+    def clamp_min(self, min: Scalar) -> Tensor:
+        return _pointwise.clamp_min(self, min)
+
+    def clamp_max(self, max: Scalar) -> Tensor:
+        return _pointwise.clamp_max(self, max)
+
+    def maximum(self, other: Tensor) -> Tensor:
+        return _pointwise.maximum(self, other)
+
+    def minimum(self, other: Tensor) -> Tensor:
+        return _pointwise.minimum(self, other)
+
+    def where(self, condition: Tensor, other: TensorOrScalar) -> Tensor:
+        return _pointwise.where(condition, self, other)
+
+    def eq(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.eq(self, other)
+
+    def ne(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.ne(self, other)
+
+    def lt(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.lt(self, other)
+
+    def le(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.le(self, other)
+
+    def gt(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.gt(self, other)
+
+    def ge(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.ge(self, other)
+
+    def logical_not(self) -> Tensor:
+        return _pointwise.logical_not(self)
+
+    def floor_divide(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.floor_divide(self, other)
+
+    def remainder(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.remainder(self, other)
+
+    def bitwise_and(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_and(self, other)
+
+    def bitwise_or(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_or(self, other)
+
+    def bitwise_xor(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_xor(self, other)
+
+    def bitwise_not(self) -> Tensor:
+        return _pointwise.bitwise_not(self)
+
+    def isnan(self) -> Tensor:
+        return _pointwise.isnan(self)
+
+    def clone(self) -> Tensor:
+        """A copy with its own storage (recorded as ``CloneBackward0``)."""
+        return _pointwise.clone(self)
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Converts to another dtype (and checks the device): ``x.to(torch.float64)``."""
+        target: dtype | None = kwargs.pop("dtype", None)
+        for arg in args:
+            if isinstance(arg, dtype):
+                target = arg
+            elif isinstance(arg, (str, device)):
+                check_device(arg)
+            elif isinstance(arg, Tensor):
+                target = arg.dtype
+        check_device(kwargs.pop("device", None))
+        if target is None or target is self.dtype:
+            return self
+        return _pointwise.to_dtype(self, target)
+
+    def float(self) -> Tensor:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dtypes.float64)
+
+    def long(self) -> Tensor:
+        return self.to(dtypes.int64)
+
+    def bool(self) -> Tensor:
+        return self.to(dtypes.bool_)
+
+    def cpu(self) -> Tensor:
+        return self
+
+    # In-place forms. Each one computes out of place, then writes back.
+
+    def add_(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        return self._inplace(_pointwise.add, other, alpha=alpha)
+
+    def sub_(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        return self._inplace(_pointwise.sub, other, alpha=alpha)
+
+    def mul_(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.mul, other)
+
+    def div_(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.div, other)
+
+    def pow_(self, exponent: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.pow, exponent)
+
+    def neg_(self) -> Tensor:
+        return self._inplace(_pointwise.neg)
+
+    def exp_(self) -> Tensor:
+        return self._inplace(_pointwise.exp)
+
+    def sqrt_(self) -> Tensor:
+        return self._inplace(_pointwise.sqrt)
+
+    def relu_(self) -> Tensor:
+        return self._inplace(_pointwise.relu)
+
+    def clamp_(
+        self, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None
+    ) -> Tensor:
+        return self._inplace(_pointwise.clamp, min, max)
+
+    def copy_(self, source: Tensor) -> Tensor:
+        """Copies ``source`` (broadcast to this shape) into this tensor."""
+        return self._inplace(_pointwise.copy_into, source)
+
+    def fill_(self, value: Scalar) -> Tensor:
+        """Sets every element to ``value``."""
+        return self._inplace(_pointwise.filled, value)
+
+    def zero_(self) -> Tensor:
+        """Sets every element to zero."""
+        return self._inplace(_pointwise.zeroed)
+
+    def masked_fill_(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.masked_fill, mask, value)
+
+    def masked_fill(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
+        return _pointwise.masked_fill(self, mask, value)
+
+    def uniform_(self, from_: builtins.float = 0.0, to: builtins.float = 1.0, *,
+                 generator: Any = None) -> Tensor:
+        """Fills with uniform random numbers in ``[from_, to)`` (see ``_random``)."""
+        return _rng.uniform_(self, from_, to, generator=generator)
+
+    def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0, *,
+                generator: Any = None) -> Tensor:
+        """Fills with normal random numbers of this mean and std (see ``_random``)."""
+        return _rng.normal_(self, mean, std, generator=generator)
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        """Fills with 1 (probability ``p``) or 0 (see ``_random``)."""
+        return _rng.bernoulli_(self, p, generator=generator)
+
+    # New tensors with this tensor's dtype (unless another is given).
+
+    def new_tensor(self, data: Any, *, dtype: dtypes.dtype | None = None,
+                   device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+        return _creation.tensor(data, dtype=dtype or self.dtype, device=device,
+                                requires_grad=requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: dtypes.dtype | None = None,
+                  device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=device,
+                               requires_grad=requires_grad)
+
+    def new_ones(self, *size: Any, dtype: dtypes.dtype | None = None,
+                 device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+        return _creation.ones(*size, dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
+
+    def new_empty(self, *size: Any, dtype: dtypes.dtype | None = None,
+                  device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+        return _creation.empty(*size, dtype=dtype or self.dtype, device=device,
+                               requires_grad=requires_grad)
+
+    def new_full(self, size: Any, fill_value: Scalar, *,
+                 dtype: dtypes.dtype | None = None, device: Any = None,
+                 requires_grad: builtins.bool = False) -> Tensor:
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
+
+    # ------------------------------------------------------------------
+    # Reductions
+    # ------------------------------------------------------------------
+
+    def sum(
+        self,
+        dim: ShapeArg | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        dtype: dtypes.dtype | None = None,
+    ) -> Tensor:
+        return _reduction.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(
+        self,
+        dim: ShapeArg | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        dtype: dtypes.dtype | None = None,
+    ) -> Tensor:
+        return _reduction.mean(self, dim, keepdim, dtype=dtype)
+
+    def prod(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
+        return _reduction.prod(self, dim, keepdim)
+
+    def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        return _reduction.max(self, dim, keepdim)
+
+    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        return _reduction.min(self, dim, keepdim)
+
+    def amax(self, dim: ShapeArg = (), keepdim: builtins.bool = False) -> Tensor:
+        return _reduction.amax(self, dim, keepdim)
+
+    def amin(self, dim: ShapeArg = (), keepdim: builtins.bool = False) -> Tensor:
+        return _reduction.amin(self, dim, keepdim)
+
+    def argmax(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
+        return _reduction.argmax(self, dim, keepdim)
+
+    def argmin(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
+        return _reduction.argmin(self, dim, keepdim)
+
+    def var(
+        self,
+        dim: ShapeArg | None = None,
+        unbiased: builtins.bool | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        correction: int | None = None,
+    ) -> Tensor:
+        return _reduction.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(
+        self,
+        dim: ShapeArg | None = None,
+        unbiased: builtins.bool | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        correction: int | None = None,
+    ) -> Tensor:
+        return _reduction.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def all(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
+        return _reduction.all(self, dim, keepdim)
+
+    def any(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
+        return _reduction.any(self, dim, keepdim)
+
+    # ------------------------------------------------------------------
+    # Matrix products
+    # ------------------------------------------------------------------
+
+    def matmul(self, other: Tensor) -> Tensor:
+        return _linalg.matmul(self, other)
+
+    def mm(self, mat2: Tensor) -> Tensor:
+        return _linalg.mm(self, mat2)
+
+    def bmm(self, mat2: Tensor) -> Tensor:
+        return _linalg.bmm(self, mat2)
+
+    def mv(self, vec: Tensor) -> Tensor:
+        return _linalg.mv(self, vec)
+
+    def dot(self, other: Tensor) -> Tensor:
+        return _linalg.dot(self, other)
+
+    # ------------------------------------------------------------------
+    # Views and shape changes
+    # ------------------------------------------------------------------
+
+    def view(self, *shape: Any) -> Tensor:
+        return _views.view(self, _shape_arg(shape))
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return _views.view(self, other._shape)
+
+    def reshape(self, *shape: Any) -> Tensor:
+        return _views.reshape(self, _shape_arg(shape))
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        return _views.reshape(self, other._shape)
+
+    def contiguous(self) -> Tensor:
+        return _views.contiguous(self)
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        return _views.transpose(self, dim0, dim1)
+
+    def t(self) -> Tensor:
+        return _views.t(self)
+
+    @property
+    def T(self) -> Tensor:
+        """All dimensions reversed (for a matrix: the transpose)."""
+        return _views.permute(self, tuple(reversed(range(len(self._shape)))))
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two dimensions swapped.
+
+        Raises:
+            RuntimeError: For a 1-d tensor.
+        """
+        if self.dim() == 1:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. "
+                "Got 1-D tensor."
+            )
+        return _views.transpose(self, -2, -1)
+
+    def permute(self, *dims: Any) -> Tensor:
+        return _views.permute(self, _shape_arg(dims))
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        return _views.unsqueeze(self, dim)
+
+    def squeeze(self, dim: ShapeArg | None = None) -> Tensor:
+        return _views.squeeze(self, dim)
+
+    def expand(self, *sizes: Any) -> Tensor:
+        return _views.expand(self, _shape_arg(sizes))
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return _views.expand(self, other._shape)
+
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        return _views.narrow(self, dim, start, length)
+
+    def select(self, dim: int, index: int) -> Tensor:
+        return _views.select(self, dim, index)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        return _views.flatten(self, start_dim, end_dim)
+
+    def split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        return _views.split(self, split_size, dim)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        return _views.chunk(self, chunks, dim)
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        return _views.unbind(self, dim)
+
+
+def _as_tensor_like(value: TensorOrScalar, like: Tensor) -> Tensor:
+    """A Python number as a 0-d tensor (for the reflected ``//`` and ``%``)."""
+    if isinstance(value, Tensor):
+        return value
+    return from_values([value], (), dtypes.scalar_dtype(value))
+
+
+def from_values(values: Sequence[Any], shape: tuple[int, ...], d: dtype) -> Tensor:
+    """A new contiguous tensor holding ``values`` (row-major) with this shape.
+
+    The storage converts each value to the dtype: floats are rounded to
+    float32 by ``array('f')``; bools are stored as 0 and 1.
+    """
+    if d is dtypes.bool_:
+        values = [builtins.bool(v) for v in values]
+    return Tensor._make(Storage(values, d), shape, contiguous_strides(shape))
+
+
+def _rebuild(
+    cls: type[Tensor],
+    storage: Storage,
+    geometry: tuple[tuple[int, ...], tuple[int, ...], int],
+    requires_grad: builtins.bool,
+) -> Tensor:
+    """A tensor back from ``pickle`` (see :meth:`Tensor.__reduce__`)."""
+    tensor = cls._make(storage, *geometry)
+    tensor._requires_grad = requires_grad
+    return tensor
+
+
+def _shape_arg(args: tuple[Any, ...]) -> tuple[int, ...]:
+    """Accepts ``f(2, 3)`` and ``f((2, 3))`` alike, as PyTorch does."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _nest(values: list[Any], shape: tuple[int, ...]) -> list[Any]:
+    """Turns a flat row-major list into nested lists of the given shape."""
+    if not values:
+        return _empty_nest(shape)
+    for size in reversed(shape[1:]):
+        values = [values[i : i + size] for i in range(0, len(values), size)]
+    return values
+
+
+def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
+    """Nested lists for a shape with no elements, such as ``[[], []]``."""
+    if len(shape) == 1 or shape[0] == 0:
+        return []
+    return [_empty_nest(shape[1:]) for _ in range(shape[0])]
+
+
+# The operations import Tensor, so they are imported after it is defined.
+from slowtorch_lib import _creation, _rng  # noqa: E402
+from slowtorch_lib.autograd import history as _history  # noqa: E402
+from slowtorch_lib.ops import indexing as _indexing  # noqa: E402
+from slowtorch_lib.ops import linalg as _linalg  # noqa: E402
+from slowtorch_lib.ops import pointwise as _pointwise  # noqa: E402
+from slowtorch_lib.ops import reduction as _reduction  # noqa: E402
+from slowtorch_lib.ops import views as _views  # noqa: E402

@@ -1,0 +1,435 @@
+"""Differentiable operations and the graph nodes they leave behind.
+
+Every operation in the engine is a :class:`Function`: a class with a
+``forward`` that computes a result and a ``backward`` that, given the gradient
+of the loss with respect to that result, returns the gradient with respect to
+each input. :meth:`Function.apply` runs ``forward`` and, when any input
+requires grad, records a :class:`Node` in the graph: the result's
+``grad_fn``. The node is also the ``ctx`` that ``forward`` saved things in.
+
+History is recorded here, in :meth:`Function.apply`, and nowhere else. It is
+rewritten only by in-place operations, in :mod:`.history`, and walked
+backwards only in :mod:`.engine`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Optional
+
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+
+if TYPE_CHECKING:
+    from slowtorch_lib._dtype import dtype
+    from slowtorch_lib._tensor import Tensor  # noqa: E402
+
+__all__ = [
+    "AccumulateGrad",
+    "Function",
+    "FunctionCtx",
+    "Node",
+    "accumulate_grad",
+    "gradient_edge",
+]
+
+Edge = tuple[Optional["Node"], int]
+Meta = tuple[tuple[int, ...], "dtype"]  # (shape, dtype)
+Hook = Callable[..., Any]
+TensorHook = Callable[["Tensor"], Optional["Tensor"]]
+
+
+class Node:
+    """One step of the backward graph: what a tensor's ``grad_fn`` points to.
+
+    Attributes:
+        next_functions: One edge per positional input of the forward call:
+            ``(node, output_nr)`` for an input that requires grad, where
+            ``node`` is the input's ``grad_fn`` (or its
+            :class:`AccumulateGrad` if it is a leaf), and ``(None, 0)``
+            otherwise.
+        input_meta: ``(shape, dtype)`` of each input that requires grad
+            (``None`` for the others): the engine shapes and casts the
+            gradient it sends to that input to match.
+        num_outputs: How many tensors the node made; the engine keeps one
+            gradient slot for each.
+        tensor_hooks: Hooks of the node's output tensors
+            (``tensor.register_hook``), by output number.
+        retain_grad_hooks: For each output that called ``retain_grad()``,
+            the hook that stores its gradient in ``.grad``.
+        pre_hooks: ``hook(grad_outputs)``, called before the node runs.
+        post_hooks: ``hook(grad_inputs, grad_outputs)``, called after it.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "input_meta",
+        "next_functions",
+        "num_outputs",
+        "post_hooks",
+        "pre_hooks",
+        "retain_grad_hooks",
+        "tensor_hooks",
+    )
+
+    def __init__(self) -> None:
+        self.next_functions: tuple[Edge, ...] = ()
+        self.input_meta: tuple[Meta | None, ...] = ()
+        self.num_outputs = 1
+        self.tensor_hooks: dict[int, list[TensorHook]] = {}
+        self.retain_grad_hooks: dict[int, TensorHook] = {}
+        self.pre_hooks: list[Hook] = []
+        self.post_hooks: list[Hook] = []
+
+    def name(self) -> str:
+        """The node's name, such as ``'MulBackward0'``."""
+        return type(self).__name__
+
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        """Maps gradients of the outputs to gradients of the inputs."""
+        raise NotImplementedError
+
+    def release_saved(self) -> None:
+        """Drops what the node saved for backward (nothing, by default)."""
+
+    def register_hook(self, hook: Hook) -> RemovableHandle:
+        """Adds ``hook(grad_inputs, grad_outputs)``, called after this node runs.
+
+        A hook may return a new tuple of gradients to send on instead.
+        """
+        self.post_hooks.append(hook)
+        return RemovableHandle(self.post_hooks, hook)
+
+    def register_prehook(self, hook: Hook) -> RemovableHandle:
+        """Adds ``hook(grad_outputs)``, called before this node runs.
+
+        A hook may return a new tuple of gradients to use instead.
+        """
+        self.pre_hooks.append(hook)
+        return RemovableHandle(self.pre_hooks, hook)
+
+    def add_tensor_hook(self, output_nr: int, hook: TensorHook) -> RemovableHandle:
+        """Adds a hook for the gradient of output ``output_nr``, run before
+        the node's own pre-hooks (this is what ``tensor.register_hook`` does)."""
+        hooks = self.tensor_hooks.setdefault(output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``handle.remove()`` takes the hook off."""
+
+    __slots__ = ("_hook", "_hooks")
+
+    def __init__(self, hooks: list[Any], hook: Any) -> None:
+        self._hooks = hooks
+        self._hook = hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf: it adds the gradient that reaches it to ``.grad``.
+
+    There is one per leaf tensor that requires grad, made when the leaf is
+    first used by an operation that records history (or given a hook).
+
+    Attributes:
+        variable: The leaf tensor.
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        """Adds the gradient to the leaf's ``.grad``; sends nothing on."""
+        (gradient,) = grad_outputs
+        assert gradient is not None  # the engine only runs nodes it reached
+        accumulate_grad(self.variable, gradient)
+        return ()
+
+
+def accumulate_grad(tensor: Tensor, gradient: Tensor) -> None:
+    """Adds ``gradient`` to ``tensor.grad``.
+
+    With grad mode on (a backward pass with ``create_graph=True``) the sum
+    is a new tensor, recorded like any other operation, so that ``.grad``
+    can be differentiated again. Otherwise the first gradient is copied and
+    later ones are added into that copy in place.
+    """
+    current = tensor._grad
+    if GRAD_MODE.enabled:
+        tensor._grad = gradient if current is None else current + gradient
+    elif current is None:
+        # A copy of our own: the gradient may be a view of another tensor.
+        tensor._grad = _kernels.contiguous_copy(gradient)
+    else:
+        current._write_values((current + gradient)._values())
+
+
+class FunctionCtx(Node):
+    """The node a :class:`Function` leaves behind, also its ``ctx``.
+
+    ``forward(ctx, ...)`` stores what ``backward`` will need: tensors through
+    :meth:`save_for_backward`, anything else as plain attributes
+    (``ctx.dim = dim``). Those live in the node's ``__dict__``; the engine's
+    own bookkeeping is declared below.
+
+    Attributes:
+        needs_input_grad: For each positional input, whether its gradient is
+            needed. ``backward`` may skip the work for inputs marked False.
+        materialize_grads: Whether ``backward`` receives zeros (True) or
+            ``None`` for the gradient of an output that was not used.
+        saved: ``(tensor, version when saved)`` for each saved tensor;
+            ``None`` once a backward pass has freed them.
+        saved_is_output: For each saved tensor, whether it is an output of
+            this node (for error messages).
+        output_meta: ``(shape, dtype)`` of each output, to make zeros for
+            an output gradient that never arrived.
+        non_differentiable: Outputs marked by
+            :meth:`mark_non_differentiable`.
+    """
+
+    __slots__ = (
+        "materialize_grads",
+        "needs_input_grad",
+        "non_differentiable",
+        "output_meta",
+        "saved",
+        "saved_is_output",
+    )
+
+    _function: type[Function]
+    _name: str
+
+    if TYPE_CHECKING:
+        # forward keeps its own values on ctx (``ctx.dim = dim``): for the type
+        # checker any attribute name may be set and read.
+        def __getattr__(self, name: str) -> Any: ...
+
+        def __setattr__(self, name: str, value: Any) -> None: ...
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self.materialize_grads = True
+        self.saved: tuple[tuple[Tensor | None, int], ...] | None = ()
+        self.saved_is_output: tuple[bool, ...] = ()
+        self.output_meta: tuple[Meta, ...] = ()
+        self.non_differentiable: tuple[Tensor, ...] = ()
+
+    def name(self) -> str:
+        return self._name
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keeps tensors for ``backward``, noting their versions.
+
+        If a saved tensor is changed in place before ``backward`` runs, reading
+        :attr:`saved_tensors` raises, because the gradient would be wrong.
+        """
+        self.saved = tuple(
+            (t, t._storage.version if t is not None else 0) for t in tensors
+        )
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor, ...]:
+        """The tensors given to :meth:`save_for_backward`.
+
+        Raises:
+            RuntimeError: If the graph was already freed by a backward pass,
+                or if a saved tensor was modified in place since it was saved.
+        """
+        if self.saved is None:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly "
+                "access saved tensors after they have already been freed). Saved "
+                "intermediate values of the graph are freed when you call "
+                ".backward() or autograd.grad(). Specify retain_graph=True if you "
+                "need to backward through the graph a second time or if you need "
+                "to access saved tensors after calling backward."
+            )
+        history.check_saved_versions(self)
+        return tuple(tensor for tensor, _ in self.saved)  # type: ignore[misc]
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Marks outputs (such as indices) that have no gradient.
+
+        They do not require grad, and ``backward`` receives zeros for them.
+        """
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether ``backward`` gets zeros (True, the default) or ``None`` for
+        the gradient of an output that did not take part in the loss."""
+        self.materialize_grads = value
+
+    def release_saved(self) -> None:
+        """Drops the saved tensors once a backward pass no longer needs them."""
+        self.saved = None
+
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        """Runs the Function's ``backward``: one gradient for each input.
+
+        Raises:
+            RuntimeError: If ``backward`` returns a wrong number of gradients.
+        """
+        if self.materialize_grads and any(g is None for g in grad_outputs):
+            grad_outputs = tuple(
+                _creation.zeros(shape, dtype=d) if g is None else g
+                for g, (shape, d) in zip(grad_outputs, self.output_meta)
+            )
+        grads = self._function.backward(self, *grad_outputs)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        expected = len(self.next_functions)
+        if len(grads) > expected and all(g is None for g in grads[expected:]):
+            grads = grads[:expected]  # extra Nones are allowed, as in torch
+        if len(grads) != expected:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {expected}, got {len(grads)})"
+            )
+        return grads
+
+
+class Function:
+    """Base class of differentiable operations, as ``torch.autograd.Function``.
+
+    Subclasses define two static methods side by side::
+
+        class Exp(Function):
+            @staticmethod
+            def forward(ctx, x):
+                result = x.exp()
+                ctx.save_for_backward(result)
+                return result
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                (result,) = ctx.saved_tensors
+                return grad_output * result
+
+    and are called through :meth:`apply`: ``y = Exp.apply(x)``.
+
+    Positional arguments of ``apply`` are the *inputs*: ``backward`` returns
+    one gradient for each (``None`` for those that are not tensors or need no
+    gradient). Keyword arguments are settings passed to ``forward`` only.
+
+    The node left in the graph is an instance of a class made for each
+    subclass. Its name follows PyTorch: ``<Name>Backward0`` for the engine's
+    own operations (``class Exp`` gives ``ExpBackward0``) and
+    ``<Name>Backward`` for a Function defined outside the engine. Where
+    PyTorch's name is different, the class says so in ``grad_fn_name``.
+    """
+
+    grad_fn_name: str | None = None
+    _backward_cls: type[FunctionCtx]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("grad_fn_name") or _default_node_name(cls)
+        # A name such as "torch::autograd::CopyBackwards" gives the class
+        # "CopyBackwards" (its repr) while name() returns the whole name.
+        cls._backward_cls = type(
+            name.rsplit("::", 1)[-1],
+            (FunctionCtx,),
+            {"_function": cls, "__module__": cls.__module__, "_name": name},
+        )
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
+        """Computes the result from the inputs. Runs with grad mode off."""
+        raise NotImplementedError("A Function subclass must define forward")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        """Given d(loss)/d(output), returns d(loss)/d(input) for each input."""
+        raise NotImplementedError(
+            f"backward is not implemented for {ctx.name()}"
+        )
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Runs ``forward`` and, if grad mode is on and an input requires
+        grad, records the call in the graph as the outputs' ``grad_fn``."""
+        ctx = cls._backward_cls()
+        enabled = GRAD_MODE.enabled
+        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+        ctx.needs_input_grad = needs
+        GRAD_MODE.enabled = False
+        try:
+            output = cls.forward(ctx, *args, **kwargs)
+        finally:
+            GRAD_MODE.enabled = enabled
+        if enabled and True in needs:
+            _connect(ctx, args, needs, output)
+        return output
+
+
+def _connect(
+    ctx: FunctionCtx, args: tuple[Any, ...], needs: tuple[bool, ...], output: Any
+) -> None:
+    """Makes ``ctx`` the ``grad_fn`` of the outputs and links it to the inputs."""
+    edges: list[Edge] = []
+    input_meta: list[Meta | None] = []
+    for arg, need in zip(args, needs):
+        if need:
+            edges.append(gradient_edge(arg))
+            input_meta.append((arg._shape, arg._storage.dtype))
+        else:
+            edges.append((None, 0))
+            input_meta.append(None)
+    ctx.next_functions = tuple(edges)
+    ctx.input_meta = tuple(input_meta)
+    outputs = output if isinstance(output, tuple) else (output,)
+    ctx.num_outputs = len(outputs)
+    ctx.output_meta = tuple((t._shape, t.dtype) for t in outputs)
+    if ctx.saved:
+        ctx.saved_is_output = tuple(
+            any(saved is out for out in outputs) for saved, _ in ctx.saved
+        )
+    for output_nr, tensor in enumerate(outputs):
+        if not isinstance(tensor, Tensor) or not tensor.dtype.is_floating_point:
+            continue
+        if any(tensor is t for t in ctx.non_differentiable):
+            continue
+        tensor._set_history(ctx, output_nr)
+
+
+def _default_node_name(cls: type[Function]) -> str:
+    """``MulBackward0`` for the engine's ``Mul``; ``MyOpBackward`` for a
+    user's ``MyOp``, as PyTorch names the nodes of custom Functions."""
+    if cls.__module__.startswith("slowtorch_lib."):
+        return f"{cls.__name__}Backward0"
+    return f"{cls.__name__}Backward"
+
+
+def gradient_edge(tensor: Tensor) -> tuple[Node, int]:
+    """Where a gradient for ``tensor`` must be sent in the backward pass.
+
+    For a tensor made by an operation, that is its ``grad_fn``; for a leaf
+    that requires grad, its :class:`AccumulateGrad` node (made once, then
+    kept on the tensor).
+    """
+    if tensor._grad_fn is not None:
+        return (tensor._grad_fn, tensor._output_nr)
+    node = tensor._grad_accumulator
+    if node is None:
+        node = tensor._grad_accumulator = AccumulateGrad(tensor)
+    return (node, 0)
+
+
+# At the end: _tensor imports the ops, and the ops import this module.
+from slowtorch_lib import _creation, _kernels  # noqa: E402
+from slowtorch_lib._tensor import Tensor  # noqa: E402
+from slowtorch_lib.autograd import history  # noqa: E402

@@ -1,0 +1,1 @@
+"""The operations, grouped by kind. Each is a Function with forward and backward."""

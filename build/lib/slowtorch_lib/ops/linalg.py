@@ -1,0 +1,334 @@
+"""Matrix products: ``mm``, ``bmm``, ``mv``, ``dot`` and ``matmul``, which picks one.
+
+The kernel is the textbook triple loop with its inner loop handed to C:
+each output element is ``sum(map(mul, row, column))``, with the columns of
+the right matrix gathered once beforehand.
+"""
+
+from __future__ import annotations
+
+from operator import mul
+from typing import Any
+
+from slowtorch_lib._kernels import broadcast_values
+from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.pointwise import result_type
+
+__all__ = ["bmm", "dot", "matmul", "matrix_product", "mm", "mv"]
+
+
+def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) -> list[Any]:
+    """Row-major ``(n, k) @ (k, m)`` with the right matrix given transposed.
+
+    Args:
+        left: The ``n * k`` elements of the left matrix, row by row.
+        right_t: The ``m * k`` elements of the right matrix's transpose,
+            so that each column of the right matrix is one contiguous run.
+        n: Rows of the result.
+        k: The shared dimension.
+        m: Columns of the result.
+    """
+    if k == 0:  # empty sums
+        return [0] * (n * m)
+    rows = [left[i : i + k] for i in range(0, n * k, k)]
+    columns = [right_t[j : j + k] for j in range(0, m * k, k)]
+    return [sum(map(mul, row, column)) for row in rows for column in columns]
+
+
+def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
+    """Matrix products do not promote: both operands must have one dtype.
+
+    The message names the dtypes the way PyTorch's message for ``op`` does.
+    """
+    if a.dtype is b.dtype:
+        return
+    first, second = a.dtype.c_name, b.dtype.c_name
+    if op == "mm":
+        message = (
+            f"expected m1 and m2 to have the same dtype, but got: "
+            f"{a.dtype.cpp_type_name} != {b.dtype.cpp_type_name}"
+        )
+    elif op == "bmm":
+        message = f"expected scalar type {first} but found {second}"
+    elif op == "mv":
+        message = (
+            f"addmv input tensors must have the same dtype, but got {second}, "
+            f"{first}, and {second}"
+        )
+    else:
+        message = f"dot : expected both vectors to have same dtype, but found {first} and {second}"
+    raise RuntimeError(message)
+
+
+def _elements(tensor: Tensor) -> list[Any]:
+    """The row-major elements; quick for a gradient that is one value expanded."""
+    return broadcast_values(tensor, tensor._shape)
+
+
+def _product(a: Tensor, b: Tensor) -> Tensor:
+    """The values of ``a @ b`` for two matrices (no graph)."""
+    n, k = a._shape
+    m = b._shape[1]
+    d = result_type(a, b)
+    right_t = _elements(b.t())
+    values = matrix_product(_elements(a), right_t, n, k, m)
+    return from_values(values, (n, m), d)
+
+
+class Mm(Function):
+    r"""Matrix product of ``(n, k)`` and ``(k, m)`` matrices.
+
+    .. math:: \frac{\partial L}{\partial A} = G B^\top, \qquad
+              \frac{\partial L}{\partial B} = A^\top G
+    """
+
+    grad_fn_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        if a.dim() != 2 or b.dim() != 2:
+            bad = a if a.dim() != 2 else b
+            raise RuntimeError(f"{'self' if bad is a else 'mat2'} must be a matrix")
+        if a._shape[1] != b._shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} "
+                f"and {b._shape[0]}x{b._shape[1]})"
+            )
+        _check_same_dtype(a, b)
+        ctx.save_for_backward(
+            a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
+        )
+        return _product(a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
+        a, b = ctx.saved_tensors
+        grad_a = grad_output.mm(b.t()) if ctx.needs_input_grad[0] else None
+        grad_b = a.t().mm(grad_output) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Bmm(Function):
+    r"""A batch of matrix products: ``(b, n, k) @ (b, k, m)``.
+
+    The gradients are those of :class:`Mm`, one batch element at a time.
+    """
+
+    grad_fn_name = "BmmBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        if a.dim() != 3 or b.dim() != 3:
+            raise RuntimeError(
+                "batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor"
+            )
+        batch, n, k = a._shape
+        if b._shape[0] != batch or b._shape[1] != k:
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{batch}, {k}] but got: [{b._shape[0]}, {b._shape[1]}]."
+            )
+        _check_same_dtype(a, b, "bmm")
+        ctx.save_for_backward(a, b)
+        m = b._shape[2]
+        left = _elements(a)
+        right_t = _elements(b.transpose(1, 2))
+        values: list[Any] = []
+        for i in range(batch):
+            values.extend(
+                matrix_product(
+                    left[i * n * k : (i + 1) * n * k],
+                    right_t[i * m * k : (i + 1) * m * k],
+                    n, k, m,
+                )
+            )
+        return from_values(values, (batch, n, m), result_type(a, b))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
+        a, b = ctx.saved_tensors
+        grad_a = grad_output.bmm(b.transpose(1, 2)) if ctx.needs_input_grad[0] else None
+        grad_b = a.transpose(1, 2).bmm(grad_output) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Mv(Function):
+    r"""Matrix times vector: ``(n, k) @ (k,)``.
+
+    .. math:: \frac{\partial L}{\partial A} = g v^\top, \qquad
+              \frac{\partial L}{\partial v} = A^\top g
+    """
+
+    grad_fn_name = "MvBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, v: Tensor) -> Tensor:
+        if a.dim() != 2 or v.dim() != 1:
+            raise RuntimeError(
+                f"vector + matrix @ vector expected, got 1, {a.dim()}, {v.dim()}"
+            )
+        n, k = a._shape
+        if v._shape[0] != k:
+            raise RuntimeError(
+                f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({v._shape[0]})"
+            )
+        _check_same_dtype(a, v, "mv")
+        ctx.save_for_backward(a, v)
+        values = matrix_product(_elements(a), _elements(v), n, k, 1)
+        return from_values(values, (n,), result_type(a, v))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
+        a, v = ctx.saved_tensors
+        grad_a = grad_output.unsqueeze(1).mm(v.unsqueeze(0)) if ctx.needs_input_grad[0] else None
+        grad_v = a.t().mv(grad_output) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_v
+
+
+class Dot(Function):
+    r"""Dot product of two vectors. :math:`\partial/\partial a = b`, and back."""
+
+    grad_fn_name = "DotBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        if a.dim() != 1 or b.dim() != 1:
+            raise RuntimeError(
+                f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors"
+            )
+        if a._shape[0] != b._shape[0]:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{a._shape[0]}] and src "
+                f"[{b._shape[0]}] to have the same number of elements, but got "
+                f"{a._shape[0]} and {b._shape[0]} elements respectively"
+            )
+        _check_same_dtype(a, b, "dot")
+        ctx.save_for_backward(a, b)
+        d = result_type(a, b)
+        total = sum(map(mul, _elements(a), _elements(b)))
+        return from_values([total], (), d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
+        a, b = ctx.saved_tensors
+        grad_a = grad_output * b if ctx.needs_input_grad[0] else None
+        grad_b = grad_output * a if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """The matrix product of two 2-d tensors."""
+    return Mm.apply(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix products of two batches of matrices (3-d tensors)."""
+    return Bmm.apply(input, mat2)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """A matrix times a vector."""
+    return Mv.apply(input, vec)
+
+
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product of two vectors."""
+    return Dot.apply(input, other)
+
+
+class SqueezeAfterMatmul(Function):
+    """Removes the 1 that a vector on the left became (``SqueezeBackward4``)."""
+
+    grad_fn_name = "SqueezeBackward4"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:
+        ctx.dim = dim
+        from slowtorch_lib.ops.views import squeeze
+
+        return squeeze(x, dim)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.unsqueeze(ctx.dim)
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """The matrix product, for every combination of dimensions PyTorch accepts.
+
+    * 1-d @ 1-d: the dot product.
+    * 2-d @ 2-d: :func:`mm`. 2-d @ 1-d: :func:`mv`.
+    * 1-d @ 2-d: the vector becomes a ``(1, k)`` matrix, then the 1 is removed.
+    * Otherwise the leading (batch) dimensions broadcast, and matrices are
+      multiplied pairwise with :func:`bmm`.
+
+    Raises:
+        RuntimeError: If either operand is 0-d or the shapes do not fit.
+    """
+    da, db = input.dim(), other.dim()
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D "
+            f"and {db}D"
+        )
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 2:
+        return mm(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:
+        return SqueezeAfterMatmul.apply(mm(input.unsqueeze(0), other), dim=0)
+    return _batched_matmul(input, other)
+
+
+def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
+    """``matmul`` with batch dimensions (at least one operand is 3-d or more).
+
+    Three cases, in the order PyTorch tries them:
+
+    * ``input`` is 3-d or more and ``other`` a matrix or vector: the batch
+      dimensions of ``input`` are folded into its rows, so one :func:`mm`
+      (or :func:`mv`) does all the work, and the result is unfolded.
+    * ``input`` is a matrix or vector and ``other`` 3-d or more: transposing
+      both turns this into the first case.
+    * Both are 3-d or more: the batch dimensions broadcast, both are
+      expanded and flattened to one batch dimension, and :func:`bmm` runs.
+    """
+    from slowtorch_lib._strides import broadcast_shapes
+    from slowtorch_lib.ops.views import UnsafeView, expand, reshape
+
+    da, db = input.dim(), other.dim()
+    if db <= 2:
+        *batch, n, k = input._shape
+        rows = reshape(input, (-1, k))
+        if db == 2:
+            folded = mm(rows, other)
+            shape = (*batch, n, other._shape[1])
+        else:
+            folded = mv(rows, other)
+            shape = (*batch, n)
+        return UnsafeView.apply(folded, shape=shape)
+    if da <= 2:
+        if input._shape[-1] != other._shape[-2]:
+            batch_count = 1
+            for size in other._shape[:-2]:
+                batch_count *= size
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{batch_count}, {input._shape[-1]}] but got: "
+                f"[{batch_count}, {other._shape[-2]}]."
+            )
+        if da == 1:
+            return matmul(other.mT, input)
+        return matmul(other.mT, input.mT).mT.contiguous()
+    *batch_a, n, k = input._shape
+    *batch_b, k_b, m = other._shape
+    batch_shape = broadcast_shapes(batch_a, batch_b)
+    count = 1
+    for size in batch_shape:
+        count *= size
+    left = reshape(expand(input, (*batch_shape, n, k)), (count, n, k))
+    right = reshape(expand(other, (*batch_shape, k_b, m)), (count, k_b, m))
+    return UnsafeView.apply(bmm(left, right), shape=(*batch_shape, n, m))

@@ -1,0 +1,651 @@
+"""Reductions: many elements in, one out, along some dimensions or all of them.
+
+Every reduction groups the elements that meet in one output element
+(:func:`slowtorch_lib._kernels.reduction_groups`) and folds each group with
+a Python function (``sum``, ``max``, ...). The backward spreads the
+gradient of each output back over its group.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._dtype import dtype
+from slowtorch_lib._kernels import cast_values, ieee_div, reduced_shape, reduction_groups
+from slowtorch_lib._strides import normalize_dims, numel
+from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.pointwise import isnan, maximum, minimum, where
+
+__all__ = [
+    "MaxResult",
+    "MinResult",
+    "all",
+    "amax",
+    "amin",
+    "any",
+    "argmax",
+    "argmin",
+    "max",
+    "mean",
+    "min",
+    "prod",
+    "std",
+    "sum",
+    "sum_to_size",
+    "var",
+]
+
+Dims = int | Sequence[int] | None
+
+
+def _sum_type(d: dtype) -> dtype:
+    """Sums of bools and integers are int64, as in PyTorch."""
+    return d if d.is_floating_point else dtypes.int64
+
+
+def _dims(dim: Dims, ndim: int) -> tuple[int, ...]:
+    """The dimensions a reduction runs over, checked and made non-negative.
+
+    ``None`` and ``()`` mean every dimension. A 0-d tensor accepts ``dim``
+    0 or -1, and has no dimension to reduce.
+    """
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        return tuple(range(ndim))
+    dims = normalize_dims(dim, ndim)
+    return dims if ndim else ()
+
+
+def _expand_back(grad_output: Tensor, input_shape: tuple[int, ...],
+                 dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """The gradient of a reduction, spread back over the input's shape.
+
+    Each input element contributed to exactly one output element; the
+    gradient it receives is that output's gradient, so it is broadcast back:
+    first the reduced dimensions are put back as size 1, then expanded.
+    """
+    if not keepdim:
+        grad_output = grad_output.reshape(reduced_shape(input_shape, dims, True))
+    return grad_output.expand(input_shape)
+
+
+class Sum(Function):
+    r"""The sum of all elements, or along ``dims``.
+
+    .. math:: \frac{\partial}{\partial x_i} \sum_j x_j = 1
+
+    so every element receives the gradient of the sum it went into.
+    """
+
+    grad_fn_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
+                dtype: dtype | None = None) -> Tensor:
+        ctx.input_shape = x._shape
+        ctx.dims, ctx.keepdim = dims, keepdim
+        out_dtype = dtype or _sum_type(x.dtype)
+        groups = reduction_groups(x, dims)
+        if out_dtype is not x.dtype:
+            groups = [cast_values(list(g), x.dtype, out_dtype) for g in groups]
+        sums = [builtins.sum(g) for g in groups]
+        return from_values(sums, reduced_shape(x._shape, dims, keepdim), out_dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return _expand_back(grad_output, ctx.input_shape, ctx.dims, ctx.keepdim)
+
+
+class SumAll(Sum):
+    """``x.sum()`` with no ``dim``: PyTorch's ``SumBackward0``."""
+
+    grad_fn_name = "SumBackward0"
+
+
+class Mean(Function):
+    r"""The mean of all elements, or along ``dims``.
+
+    .. math:: \frac{\partial}{\partial x_i} \frac{1}{n}\sum_j x_j = \frac{1}{n}
+    """
+
+    grad_fn_name = "MeanBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+        ctx.input_shape = x._shape
+        ctx.dims, ctx.keepdim = dims, keepdim
+        count = numel([x._shape[d] for d in dims])
+        ctx.count = count
+        groups = reduction_groups(x, dims)
+        means = [builtins.sum(g) / count if count else math.nan for g in groups]
+        return from_values(means, reduced_shape(x._shape, dims, keepdim), x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        spread = _expand_back(grad_output, ctx.input_shape, ctx.dims, ctx.keepdim)
+        return spread / ctx.count
+
+
+class MeanAll(Mean):
+    """``x.mean()`` with no ``dim``: PyTorch's ``MeanBackward0``."""
+
+    grad_fn_name = "MeanBackward0"
+
+
+def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
+        dtype: dtype | None = None) -> Tensor:
+    """The sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
+    ndim = input.dim()
+    if dim is None:
+        return SumAll.apply(input, dims=tuple(range(ndim)), keepdim=False, dtype=dtype)
+    return Sum.apply(input, dims=_dims(dim, ndim), keepdim=keepdim, dtype=dtype)
+
+
+def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
+         dtype: dtype | None = None) -> Tensor:
+    """The mean of all elements, or along ``dim``.
+
+    Raises:
+        RuntimeError: For an integer or bool tensor, as in PyTorch.
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a "
+            f"floating point or complex dtype. Got: {input.type()[6:-6]}"
+        )
+    ndim = input.dim()
+    if dim is None:
+        return MeanAll.apply(input, dims=tuple(range(ndim)), keepdim=False)
+    return Mean.apply(input, dims=_dims(dim, ndim), keepdim=keepdim)
+
+
+def sum_to_size(input: Tensor, shape: Sequence[int]) -> Tensor:
+    """Sums ``input`` down to ``shape``: the reverse of broadcasting.
+
+    Leading dimensions that ``shape`` lacks, and dimensions where ``shape``
+    has size 1, are summed away.
+
+    Raises:
+        RuntimeError: If ``input`` could not have been broadcast from ``shape``.
+    """
+    shape = tuple(shape)
+    if input._shape == shape:
+        return input
+    lead = input.dim() - len(shape)
+    if lead < 0 or builtins.any(
+        size != 1 and size != input._shape[lead + i] for i, size in enumerate(shape)
+    ):
+        raise RuntimeError(
+            f"size {{{list(shape)}}} is not expandable to size {{{list(input._shape)}}}."
+        )
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, size in enumerate(shape) if size == 1 and input._shape[lead + i] != 1
+    )
+    summed = sum(input, dims, keepdim=True) if dims else input
+    return summed.reshape(shape)
+
+
+# ----------------------------------------------------------------------
+# Products
+# ----------------------------------------------------------------------
+
+
+def _others_product(x: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """For each element, the product of the *other* elements of its group.
+
+    Dividing the product by the element fails where it is zero, so this
+    multiplies the prefix and suffix products instead (no division).
+    Computed without recording a graph.
+    """
+    groups = reduction_groups(x, dims)
+    result_groups = []
+    for group in groups:
+        prefix = [1] * len(group)
+        running: Any = 1
+        for i, value in enumerate(group):
+            prefix[i] = running
+            running = running * value
+        others = [0] * len(group)
+        running = 1
+        for i in range(len(group) - 1, -1, -1):
+            others[i] = prefix[i] * running
+            running = running * group[i]
+        result_groups.append(others)
+    # Put the values back in the input's order: groups are laid out with the
+    # kept dimensions first and the reduced ones last.
+    kept = [d for d in range(x.dim()) if d not in dims]
+    order = kept + sorted(dims)
+    permuted_shape = tuple(x._shape[d] for d in order)
+    flat = [v for group in result_groups for v in group]
+    permuted = from_values(flat, permuted_shape, x.dtype)
+    inverse = [order.index(d) for d in range(x.dim())]
+    return permuted.permute(inverse).contiguous() if x.dim() else permuted
+
+
+class Prod(Function):
+    r"""The product along one dimension.
+
+    .. math:: \frac{\partial}{\partial x_i} \prod_j x_j = \prod_{j \ne i} x_j
+
+    Where no element is zero this is ``result / x_i``. With zeros the
+    product of the other elements is computed directly.
+    """
+
+    grad_fn_name = "ProdBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+        ctx.dims, ctx.keepdim = dims, keepdim
+        out_dtype = _sum_type(x.dtype)
+        products = [math.prod(g) for g in reduction_groups(x, dims)]
+        result = from_values(products, reduced_shape(x._shape, dims, keepdim), out_dtype)
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        x, result = ctx.saved_tensors
+        grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
+        if 0 not in x._values():
+            spread = _expand_back(result, x._shape, ctx.dims, ctx.keepdim)
+            return grad * spread / x
+        return grad * _others_product(x.detach(), ctx.dims)
+
+
+class ProdAll(Prod):
+    """``x.prod()`` with no ``dim``: PyTorch's ``ProdBackward0``."""
+
+    grad_fn_name = "ProdBackward0"
+
+
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
+         dtype: dtype | None = None) -> Tensor:
+    """The product of all elements, or along ``dim``."""
+    _check_int_dim("prod", dim)
+    if dtype is not None:
+        input = input.to(dtype)
+    ndim = input.dim()
+    if dim is None:
+        return ProdAll.apply(input, dims=tuple(range(ndim)), keepdim=False)
+    return Prod.apply(input, dims=_dims(dim, ndim), keepdim=keepdim)
+
+
+# ----------------------------------------------------------------------
+# Largest and smallest elements
+# ----------------------------------------------------------------------
+
+
+def _has_nan(group: Sequence[Any]) -> bool:
+    return builtins.any(map(math.isnan, group))
+
+
+def _largest(group: Sequence[Any]) -> Any:
+    """``max`` that returns nan if the group has one, as PyTorch does."""
+    if isinstance(group[0], float) and _has_nan(group):
+        return math.nan
+    return builtins.max(group)
+
+
+def _smallest(group: Sequence[Any]) -> Any:
+    """``min`` that returns nan if the group has one, as PyTorch does."""
+    if isinstance(group[0], float) and _has_nan(group):
+        return math.nan
+    return builtins.min(group)
+
+
+def _index_of(group: Sequence[Any], value: Any) -> int:
+    """Where ``value`` (the max or min) first occurs; nan finds the first nan."""
+    if math.isnan(value):
+        return next(i for i, v in enumerate(group) if math.isnan(v))
+    return group.index(value)
+
+
+def _check_not_empty(name: str, x: Tensor, dim: Dims) -> None:
+    """Max-like reductions have no value for an empty group: refuse them.
+
+    Raises:
+        RuntimeError: If ``x`` is empty and no ``dim`` is given.
+        IndexError: If a dimension to reduce has size 0 (named as given).
+    """
+    if x.numel() != 0:
+        return
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        if name in ("argmax", "argmin"):
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    for d in (dim,) if isinstance(dim, int) else dim:
+        (wrapped,) = normalize_dims(d, x.dim())
+        if x.dim() and x._shape[wrapped] == 0:
+            # amax and amin name the dim as given; max, argmax... as wrapped.
+            shown = d if name in ("amax", "amin") else wrapped
+            raise IndexError(
+                f"{name}(): Expected reduction dim {shown} to have non-zero size."
+            )
+
+
+def _check_int_dim(name: str, dim: Any) -> None:
+    """``max``, ``argmax``, ``prod``... reduce one dimension: ``dim`` is an int."""
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(
+            f"{name}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}"
+        )
+
+
+def _spread_among_ties(grad_output: Tensor, x: Tensor, result: Tensor,
+                       dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """The gradient of max/min over ``dims``, shared evenly by tied elements."""
+    result_back = _expand_back(result, x._shape, dims, keepdim)
+    grad_back = _expand_back(grad_output, x._shape, dims, keepdim)
+    winners = (x == result_back) | (isnan(x) & isnan(result_back))
+    count = sum(winners, dims, keepdim=True)
+    return where(winners, grad_back / count, 0.0)
+
+
+class Amax(Function):
+    """The largest element along ``dims`` (all of them by default).
+
+    The gradient goes to the element that is the maximum; if several tie,
+    it is split evenly between them.
+    """
+
+    grad_fn_name = "AmaxBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
+                fold: Any) -> Tensor:
+        values = [fold(g) for g in reduction_groups(x, dims)]
+        result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        x, result = ctx.saved_tensors
+        return _spread_among_ties(grad_output, x, result, ctx.dims, ctx.keepdim)
+
+
+class Amin(Amax):
+    """The smallest element along ``dims``: the gradient as for :class:`Amax`."""
+
+    grad_fn_name = "AminBackward0"
+
+
+class MaxAll(Amax):
+    """``x.max()`` with no ``dim``: PyTorch's ``MaxBackward1``."""
+
+    grad_fn_name = "MaxBackward1"
+
+
+class MinAll(Amax):
+    """``x.min()`` with no ``dim``: PyTorch's ``MinBackward1``."""
+
+    grad_fn_name = "MinBackward1"
+
+
+class MaxResult(NamedTuple):
+    """What ``x.max(dim)`` returns: the values and where they were found."""
+
+    values: Tensor
+    indices: Tensor
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.max(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+
+class MinResult(NamedTuple):
+    """What ``x.min(dim)`` returns: the values and where they were found."""
+
+    values: Tensor
+    indices: Tensor
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.min(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+
+class MaxDim(Function):
+    """``x.max(dim)``: the largest element along ``dim`` and its index.
+
+    The gradient goes to the one element the index points at (the first of
+    any ties), unlike :class:`MaxAll`, which shares it among ties.
+    """
+
+    grad_fn_name = "MaxBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
+                fold: Any) -> tuple[Tensor, Tensor]:
+        groups = reduction_groups(x, dims)
+        values = [fold(g) for g in groups]
+        indices = [_index_of(g, v) for g, v in zip(groups, values)]
+        shape = reduced_shape(x._shape, dims, keepdim)
+        ctx.dims, ctx.keepdim, ctx.input_shape = dims, keepdim, x._shape
+        index_tensor = from_values(indices, shape, dtypes.int64)
+        ctx.save_for_backward(index_tensor)
+        return from_values(values, shape, x.dtype), index_tensor
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_values: Tensor, grad_indices: Any) -> Tensor:
+        (indices,) = ctx.saved_tensors
+        return _scatter_to_index(grad_values, indices, ctx.input_shape, ctx.dims, ctx.keepdim)
+
+
+class MinDim(MaxDim):
+    """``x.min(dim)``: the gradient as for :class:`MaxDim`."""
+
+    grad_fn_name = "MinBackward0"
+
+
+def _scatter_to_index(grad: Tensor, indices: Tensor, shape: tuple[int, ...],
+                      dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """A gradient of ``shape`` that is ``grad`` at ``indices`` along the dim, else 0."""
+    if not dims:
+        return grad
+    (dim,) = dims
+    grad = _expand_back(grad, shape, dims, keepdim)
+    indices = _expand_back(indices, shape, dims, keepdim)
+    trailing = (1,) * (len(shape) - dim - 1)
+    positions = from_values(range(shape[dim]), (shape[dim],) + trailing, dtypes.int64)
+    return where(positions == indices, grad, 0.0)
+
+
+def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
+    """Shared body of :func:`max` and :func:`min`."""
+    is_max = name == "max"
+    if isinstance(dim, Tensor):  # max(a, b) is maximum(a, b)
+        return maximum(input, dim) if is_max else minimum(input, dim)
+    _check_int_dim(name, dim)
+    _check_not_empty(name, input, dim)
+    fold = _largest if is_max else _smallest
+    if dim is None:
+        whole = MaxAll if is_max else MinAll
+        return whole.apply(input, dims=tuple(range(input.dim())), keepdim=False, fold=fold)
+    along = MaxDim if is_max else MinDim
+    values, indices = along.apply(input, dims=_dims(dim, input.dim()), keepdim=keepdim,
+                                  fold=fold)
+    return MaxResult(values, indices) if is_max else MinResult(values, indices)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The largest element; with ``dim``, a ``(values, indices)`` pair.
+
+    ``max(a, b)`` with a tensor ``b`` is :func:`maximum`.
+    """
+    return _extreme("max", input, dim, keepdim)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The smallest element; with ``dim``, a ``(values, indices)`` pair."""
+    return _extreme("min", input, dim, keepdim)
+
+
+def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
+    """The largest elements along ``dim`` (every dimension by default)."""
+    _check_not_empty("amax", input, dim)
+    dims = _dims(dim, input.dim())
+    return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
+
+
+def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
+    """The smallest elements along ``dim`` (every dimension by default)."""
+    _check_not_empty("amin", input, dim)
+    dims = _dims(dim, input.dim())
+    return Amin.apply(input, dims=dims, keepdim=keepdim, fold=_smallest)
+
+
+def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+    fold = _largest if name == "argmax" else _smallest
+    _check_int_dim(name, dim)
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    _check_not_empty(name, input, dim)
+    if dim is None:
+        values = input._values()
+        index = _index_of(values, fold(values))
+        shape = (1,) * input.dim() if keepdim else ()
+        return from_values([index], shape, dtypes.int64)
+    dims = _dims(dim, input.dim())
+    groups = reduction_groups(input, dims)
+    indices = [_index_of(g, fold(g)) for g in groups]
+    return from_values(indices, reduced_shape(input._shape, dims, keepdim), dtypes.int64)
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """The index of the largest element (of the flattened tensor if no ``dim``)."""
+    return _arg_extreme("argmax", input, dim, keepdim)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """The index of the smallest element (of the flattened tensor if no ``dim``)."""
+    return _arg_extreme("argmin", input, dim, keepdim)
+
+
+# ----------------------------------------------------------------------
+# Variance and standard deviation
+# ----------------------------------------------------------------------
+
+
+def _variance(group: Sequence[Any], correction: Any) -> float:
+    """``sum((x - mean)^2) / (n - correction)``, computed in double precision."""
+    count = len(group)
+    if count == 0:
+        return math.nan
+    centre = builtins.sum(group) / count
+    squares = builtins.sum([(v - centre) * (v - centre) for v in group])
+    return ieee_div(squares, count - correction)
+
+
+class Var(Function):
+    r"""The variance along ``dims``, with ``correction`` (1: unbiased).
+
+    .. math:: \frac{\partial}{\partial x_i} = \frac{2 (x_i - \bar{x})}{N - c}
+    """
+
+    grad_fn_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
+                correction: Any) -> Tensor:
+        ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
+        ctx.save_for_backward(x)
+        values = [_variance(g, correction) for g in reduction_groups(x, dims)]
+        return from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        count = numel([x._shape[d] for d in ctx.dims])
+        grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
+        centred = x - mean(x, ctx.dims, keepdim=True)
+        return grad * centred * (2.0 / (count - ctx.correction))
+
+
+class Std(Function):
+    r"""The standard deviation: the square root of :class:`Var`.
+
+    .. math:: \frac{\partial}{\partial x_i} = \frac{x_i - \bar{x}}{(N - c)\,\sigma}
+    """
+
+    grad_fn_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
+                correction: Any) -> Tensor:
+        ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
+        values = [math.sqrt(_variance(g, correction)) for g in reduction_groups(x, dims)]
+        result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        x, result = ctx.saved_tensors
+        count = numel([x._shape[d] for d in ctx.dims])
+        grad = _expand_back(grad_output / result, x._shape, ctx.dims, ctx.keepdim)
+        centred = x - mean(x, ctx.dims, keepdim=True)
+        return grad * centred * (1.0 / (count - ctx.correction))
+
+
+def _correction(unbiased: bool | None, correction: Any) -> Any:
+    if unbiased is not None and correction is not None:
+        raise RuntimeError("Cannot pass both unbiased and correction")
+    if correction is not None:
+        return correction
+    return 0 if unbiased is False else 1
+
+
+def _check_floating(input: Tensor) -> None:
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+
+
+def var(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
+        keepdim: bool = False, *, correction: Any = None) -> Tensor:
+    """The variance (by default unbiased: divided by ``N - 1``)."""
+    if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
+        dim, unbiased = None, dim
+    _check_floating(input)
+    dims = _dims(dim, input.dim())
+    return Var.apply(input, dims=dims, keepdim=keepdim,
+                     correction=_correction(unbiased, correction))
+
+
+def std(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
+        keepdim: bool = False, *, correction: Any = None) -> Tensor:
+    """The standard deviation (by default unbiased)."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    _check_floating(input)
+    dims = _dims(dim, input.dim())
+    return Std.apply(input, dims=dims, keepdim=keepdim,
+                     correction=_correction(unbiased, correction))
+
+
+# ----------------------------------------------------------------------
+# Logical reductions
+# ----------------------------------------------------------------------
+
+
+def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
+    """True where every element along ``dim`` is non-zero. Not differentiable."""
+    dims = _dims(dim, input.dim())
+    values = [builtins.all(g) for g in reduction_groups(input, dims)]
+    return from_values(values, reduced_shape(input._shape, dims, keepdim), dtypes.bool_)
+
+
+def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
+    """True where some element along ``dim`` is non-zero. Not differentiable."""
+    dims = _dims(dim, input.dim())
+    values = [builtins.any(g) for g in reduction_groups(input, dims)]
+    return from_values(values, reduced_shape(input._shape, dims, keepdim), dtypes.bool_)

@@ -1,0 +1,808 @@
+"""Views: new shapes and strides over the same storage, with no copying.
+
+A view changes how the storage is read, never the storage itself. So a
+view's forward is index arithmetic only, and writing through a view changes
+the tensor it came from. The backward of a view puts the gradient back into
+the shape of the input: a transpose transposes it back, an ``expand`` sums
+it, a slice pads it with zeros. What autograd must do when a view is
+written to in place lives in :mod:`slowtorch_lib.autograd.history`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from slowtorch_lib._strides import (
+    contiguous_strides,
+    normalize_dim,
+    normalize_dims,
+    numel,
+    position_list,
+)
+from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib.autograd import history
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+
+__all__ = [
+    "alias",
+    "as_strided",
+    "as_view",
+    "chunk",
+    "contiguous",
+    "detach",
+    "expand",
+    "flatten",
+    "narrow",
+    "permute",
+    "reshape",
+    "select",
+    "slice_dim",
+    "split",
+    "squeeze",
+    "t",
+    "transpose",
+    "unbind",
+    "unsqueeze",
+    "view",
+    "view_strides",
+]
+
+
+def as_view(
+    tensor: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
+) -> Tensor:
+    """A tensor reading ``tensor``'s storage with another shape, stride, offset.
+
+    Its ``_base`` is the tensor that owns the storage (never another view).
+    The base keeps track of it (:func:`~slowtorch_lib.autograd.history.remember_view`)
+    so that an in-place change of the storage can give it a new history.
+    """
+    base = tensor._base if tensor._base is not None else tensor
+    result = Tensor._make(tensor._storage, shape, stride, offset, base)
+    history.remember_view(base, result)
+    return result
+
+
+def detach(tensor: Tensor) -> Tensor:
+    """The same storage and geometry, as a new leaf that does not require grad.
+
+    It shares the numbers but not the history, so it is not a view for
+    autograd (its ``_base`` is None) and may be changed in place freely.
+    """
+    return Tensor._make(tensor._storage, tensor._shape, tensor._stride, tensor._offset)
+
+
+# ----------------------------------------------------------------------
+# view and reshape
+# ----------------------------------------------------------------------
+
+
+def infer_shape(shape: Sequence[int], count: int) -> tuple[int, ...]:
+    """Fills in a ``-1`` in ``shape`` so that it holds ``count`` elements.
+
+    Raises:
+        RuntimeError: If more than one ``-1`` is given, a size is below -1, or
+            the shape cannot hold exactly ``count`` elements.
+    """
+    shape = tuple(int(s) for s in shape)
+    unknown = [i for i, size in enumerate(shape) if size == -1]
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for i, size in enumerate(shape):
+        if size < -1:
+            raise RuntimeError(
+                f"invalid shape dimension {size} at index {i} of shape {list(shape)}"
+            )
+    known = numel(tuple(s for s in shape if s != -1))
+    if unknown:
+        if known == 0:
+            if count == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {list(shape)} "
+                    "because the unspecified dimension size -1 can be any value and "
+                    "is ambiguous"
+                )
+            raise RuntimeError(_invalid_shape(shape, count))
+        if count % known:
+            raise RuntimeError(_invalid_shape(shape, count))
+        index = unknown[0]
+        return shape[:index] + (count // known,) + shape[index + 1 :]
+    if known != count:
+        raise RuntimeError(_invalid_shape(shape, count))
+    return shape
+
+
+def _invalid_shape(shape: tuple[int, ...], count: int) -> str:
+    return f"shape '{list(shape)}' is invalid for input of size {count}"
+
+
+def view_strides(
+    shape: Sequence[int], strides: Sequence[int], new_shape: Sequence[int]
+) -> tuple[int, ...] | None:
+    """Strides that read the same elements in ``new_shape``, or None if impossible.
+
+    The old dimensions are grouped into *chunks*, innermost first: a chunk
+    grows outwards while the next dimension's stride continues it (equals the
+    chunk's element count times its innermost stride). Inside a chunk the
+    elements are evenly spaced, so it can be cut into any new sizes with the
+    same product. A transposed tensor's dimensions do not chain, so ``.view``
+    cannot merge them and ``.reshape`` has to copy.
+
+    New dimensions of size 1 take the stride "one past" the dimensions placed
+    so far in their chunk; the results match PyTorch's strides exactly.
+    """
+    if numel(shape) == 0:
+        if tuple(shape) == tuple(new_shape):
+            return tuple(strides)
+        return contiguous_strides(new_shape)
+    if not shape:
+        return (1,) * len(new_shape)
+    # Each chunk: (number of elements, stride of its innermost dimension).
+    chunks: list[tuple[int, int]] = []
+    count, inner = 1, strides[-1]
+    for d in reversed(range(len(shape))):
+        count *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != count * inner):
+            chunks.append((count, inner))
+            if d > 0:
+                count, inner = 1, strides[d - 1]
+    result = [0] * len(new_shape)
+    d = len(new_shape) - 1
+    for count, inner in chunks:
+        placed = 1
+        while d >= 0 and (placed < count or new_shape[d] == 1):
+            result[d] = placed * inner
+            placed *= new_shape[d]
+            d -= 1
+        if placed != count:
+            return None
+    if d != -1:
+        return None
+    return tuple(result)
+
+
+class View(Function):
+    """The same elements in another shape. The gradient is reshaped back."""
+
+    grad_fn_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, shape: tuple[int, ...]) -> Tensor:
+        ctx.input_shape = x._shape
+        strides = view_strides(x._shape, x._stride, shape)
+        if strides is None:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at "
+                "least one dimension spans across two contiguous subspaces). Use "
+                ".reshape(...) instead."
+            )
+        return as_view(x, shape, strides, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.reshape(ctx.input_shape)
+
+
+class ReshapeAlias(View):
+    """The view ``reshape`` takes of a non-contiguous tensor it can still view."""
+
+    grad_fn_name = "ReshapeAliasBackward0"
+
+
+class UnsafeView(View):
+    """The view ``reshape`` takes after copying a tensor that could not be viewed."""
+
+    grad_fn_name = "UnsafeViewBackward0"
+
+
+def view(input: Tensor, shape: Sequence[int]) -> Tensor:
+    """``input`` read in another shape, sharing storage.
+
+    Raises:
+        RuntimeError: If the shape holds another number of elements, or the
+            strides of ``input`` do not allow it (use :func:`reshape`).
+    """
+    return View.apply(input, shape=infer_shape(shape, input.numel()))
+
+
+def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
+    """Like :func:`view`, but copies when a view is impossible."""
+    shape = infer_shape(shape, input.numel())
+    if input.is_contiguous():
+        return View.apply(input, shape=shape)
+    if view_strides(input._shape, input._stride, shape) is not None:
+        return ReshapeAlias.apply(input, shape=shape)
+    return UnsafeView.apply(contiguous(input), shape=shape)
+
+
+def contiguous(input: Tensor) -> Tensor:
+    """``input`` itself if it is row-major, else a row-major copy."""
+    if input.is_contiguous():
+        return input
+    from slowtorch_lib.ops.pointwise import clone
+
+    return clone(input)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merges dimensions ``start_dim`` to ``end_dim`` into one."""
+    ndim = input.dim()
+    if ndim == 0:
+        return reshape(input, (1,))
+    start = normalize_dim(start_dim, ndim)
+    end = normalize_dim(end_dim, ndim)
+    if start > end:
+        raise RuntimeError(
+            "flatten() has invalid args: start_dim cannot come after end_dim"
+        )
+    if start == end:
+        return input
+    shape = input._shape
+    merged = numel(shape[start : end + 1])
+    return reshape(input, shape[:start] + (merged,) + shape[end + 1 :])
+
+
+# ----------------------------------------------------------------------
+# Reordering dimensions
+# ----------------------------------------------------------------------
+
+
+class Transpose(Function):
+    """Swaps two dimensions by swapping their sizes and strides."""
+
+    grad_fn_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim0: int, dim1: int) -> Tensor:
+        ndim = x.dim()
+        dim0, dim1 = normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)
+        ctx.dims = (dim0, dim1)
+        shape, stride = list(x._shape), list(x._stride)
+        if ndim:
+            shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
+            stride[dim0], stride[dim1] = stride[dim1], stride[dim0]
+        return as_view(x, tuple(shape), tuple(stride), x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.transpose(*ctx.dims)
+
+
+class T(Function):
+    """The transpose of a matrix (``x.t()``); 0-d and 1-d tensors are unchanged."""
+
+    grad_fn_name = "TBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        if x.dim() > 2:
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D"
+            )
+        return as_view(x, x._shape[::-1], x._stride[::-1], x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.t()
+
+
+class Permute(Function):
+    """Reorders the dimensions: output dimension ``i`` is input dimension
+    ``dims[i]``."""
+
+    grad_fn_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...]) -> Tensor:
+        ndim = x.dim()
+        if len(dims) != ndim:
+            raise RuntimeError(
+                "permute(sparse_coo): number of dimensions in the tensor input "
+                "does not match the length of the desired ordering of dimensions "
+                f"i.e. input.dim() = {ndim} is not equal to len(dims) = {len(dims)}"
+            )
+        dims = tuple(normalize_dim(d, ndim) for d in dims)
+        if len(set(dims)) != len(dims):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        ctx.dims = dims
+        shape = tuple(x._shape[d] for d in dims)
+        stride = tuple(x._stride[d] for d in dims)
+        return as_view(x, shape, stride, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        inverse = [0] * len(ctx.dims)
+        for position, d in enumerate(ctx.dims):
+            inverse[d] = position
+        return grad_output.permute(*inverse)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``input`` with dimensions ``dim0`` and ``dim1`` swapped (a view)."""
+    return Transpose.apply(input, dim0=dim0, dim1=dim1)
+
+
+swapaxes = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    """The transpose of a matrix (a view)."""
+    return T.apply(input)
+
+
+def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
+    """``input`` with its dimensions reordered (a view)."""
+    return Permute.apply(input, dims=tuple(dims))
+
+
+# ----------------------------------------------------------------------
+# Adding and removing dimensions of size 1, expanding
+# ----------------------------------------------------------------------
+
+
+class Unsqueeze(Function):
+    """Inserts a dimension of size 1 at ``dim``."""
+
+    grad_fn_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:
+        dim = normalize_dim(dim, x.dim() + 1)
+        ctx.dim = dim
+        inner = x._stride[dim] * x._shape[dim] if dim < x.dim() else 1
+        shape = x._shape[:dim] + (1,) + x._shape[dim:]
+        stride = x._stride[:dim] + (inner,) + x._stride[dim:]
+        return as_view(x, shape, stride, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.squeeze(ctx.dim)
+
+
+class Squeeze(Function):
+    """Removes dimensions of size 1 (all of them, or those in ``dims``)."""
+
+    grad_fn_name = "SqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...]) -> Tensor:
+        ctx.input_shape = x._shape
+        keep = [i for i in range(x.dim()) if not (i in dims and x._shape[i] == 1)]
+        shape = tuple(x._shape[i] for i in keep)
+        stride = tuple(x._stride[i] for i in keep)
+        return as_view(x, shape, stride, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output.reshape(ctx.input_shape)
+
+
+class SqueezeDim(Squeeze):
+    """``squeeze(dim)`` for one dimension."""
+
+    grad_fn_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    """``squeeze(dims)`` for a tuple of dimensions."""
+
+    grad_fn_name = "SqueezeBackward2"
+
+
+class Expand(Function):
+    """Stretches dimensions of size 1 (stride 0: one cell read many times).
+
+    The backward sums the gradient over the stretched dimensions, because
+    each input element was used once for every position it was copied to.
+    """
+
+    grad_fn_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, shape: tuple[int, ...]) -> Tensor:
+        ctx.input_shape = x._shape
+        lead = len(shape) - x.dim()
+        if lead < 0:
+            raise RuntimeError(
+                f"expand({x.type()}{{{list(x._shape)}}}, size={list(shape)}): the "
+                "number of sizes provided "
+                f"({len(shape)}) must be greater or equal to the number of dimensions "
+                f"in the tensor ({x.dim()})"
+            )
+        new_shape: list[int] = []
+        new_stride: list[int] = []
+        # From the last dimension to the first, as PyTorch checks them.
+        for i in reversed(range(len(shape))):
+            size = shape[i]
+            if i < lead:
+                if size < 0:
+                    raise RuntimeError(
+                        f"The expanded size of the tensor ({size}) isn't allowed in a "
+                        "leading, non-existing dimension"
+                    )
+                new_shape.insert(0, size)
+                new_stride.insert(0, 0)
+                continue
+            old_size, old_stride = x._shape[i - lead], x._stride[i - lead]
+            if size == -1:
+                size = old_size
+            if old_size == size:
+                new_shape.insert(0, size)
+                new_stride.insert(0, old_stride)
+            elif old_size == 1:
+                new_shape.insert(0, size)
+                new_stride.insert(0, 0)
+            else:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({size}) must match the existing "
+                    f"size ({old_size}) at non-singleton dimension {i}.  Target sizes: "
+                    f"{list(shape)}.  Tensor sizes: {list(x._shape)}"
+                )
+        return as_view(x, tuple(new_shape), tuple(new_stride), x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        from slowtorch_lib.ops.reduction import sum_to_size
+
+        return sum_to_size(grad_output, ctx.input_shape)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """``input`` with a new dimension of size 1 at ``dim`` (a view)."""
+    return Unsqueeze.apply(input, dim=dim)
+
+
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    """``input`` without its dimensions of size 1 (or only those in ``dim``)."""
+    ndim = input.dim()
+    if dim is None:
+        return Squeeze.apply(input, dims=tuple(range(ndim)))
+    if isinstance(dim, int):
+        return SqueezeDim.apply(input, dims=(normalize_dim(dim, ndim),))
+    return SqueezeDims.apply(input, dims=normalize_dims(tuple(dim), ndim))
+
+
+def expand(input: Tensor, shape: Sequence[int]) -> Tensor:
+    """``input`` stretched along its dimensions of size 1 (a view, no copy)."""
+    return Expand.apply(input, shape=tuple(shape))
+
+
+# ----------------------------------------------------------------------
+# Slicing: select, slice, narrow, split, chunk, unbind
+# ----------------------------------------------------------------------
+
+
+class ViewScatter(Function):
+    """The backward of a slicing view: the gradient placed in a zero tensor.
+
+    ``make_view`` repeats the forward view on the zero tensor, and the
+    gradient is written through it. Its own backward just takes that view
+    again, so double backward through slicing works.
+    """
+
+    grad_fn_name = "SliceBackwardBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        grad: Tensor,
+        *,
+        input_shape: tuple[int, ...],
+        make_view: Callable[[Tensor], Tensor],
+    ) -> Tensor:
+        ctx.make_view = make_view
+        result = from_values([0] * numel(input_shape), input_shape, grad.dtype)
+        make_view(result)._write_values(grad._values())
+        result._storage.version = 0
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return ctx.make_view(grad_output)
+
+
+class Select(Function):
+    """Picks index ``index`` of dimension ``dim``, which disappears."""
+
+    grad_fn_name = "SelectBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, index: int) -> Tensor:
+        if x.dim() == 0:
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+            )
+        dim = normalize_dim(dim, x.dim())
+        size = x._shape[dim]
+        if not -size <= index < size:
+            raise IndexError(
+                f"index {index} is out of bounds for dimension {dim} with size {size}"
+            )
+        index %= size
+        ctx.input_shape = x._shape
+        ctx.dim, ctx.index = dim, index
+        shape = x._shape[:dim] + x._shape[dim + 1 :]
+        stride = x._stride[:dim] + x._stride[dim + 1 :]
+        return as_view(x, shape, stride, x._offset + index * x._stride[dim])
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        dim, index = ctx.dim, ctx.index
+        return ViewScatter.apply(
+            grad_output,
+            input_shape=ctx.input_shape,
+            make_view=lambda t: select(t, dim, index),
+        )
+
+
+class Slice(Function):
+    """Keeps indices ``start, start + step, ...`` below ``stop`` along ``dim``."""
+
+    grad_fn_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dim: int, start: int, stop: int, step: int
+    ) -> Tensor:
+        ctx.input_shape = x._shape
+        ctx.bounds = (dim, start, stop, step)
+        length = max(0, (stop - start + step - 1) // step)
+        shape = x._shape[:dim] + (length,) + x._shape[dim + 1 :]
+        stride = x._stride[:dim] + (x._stride[dim] * step,) + x._stride[dim + 1 :]
+        return as_view(x, shape, stride, x._offset + start * x._stride[dim])
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        dim, start, stop, step = ctx.bounds
+        return ViewScatter.apply(
+            grad_output,
+            input_shape=ctx.input_shape,
+            make_view=lambda t: Slice.apply(
+                t, dim=dim, start=start, stop=stop, step=step
+            ),
+        )
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """``input`` at ``index`` along ``dim``; that dimension goes away (a view).
+
+    Raises:
+        IndexError: If ``dim`` or ``index`` is out of range.
+    """
+    if input.dim():
+        size = input._shape[normalize_dim(dim, input.dim())]
+        if not -size <= index < size:
+            raise IndexError(
+                f"select(): index {index} out of range for tensor of size "
+                f"{list(input._shape)} at dimension {dim}"
+            )
+    return Select.apply(input, dim=dim, index=index)
+
+
+def slice_dim(
+    input: Tensor, dim: int, start: int | None, stop: int | None, step: int = 1
+) -> Tensor:
+    """``input[..., start:stop:step, ...]`` along ``dim`` (a view).
+
+    Raises:
+        ValueError: If ``step`` is not positive (PyTorch has no negative steps).
+    """
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    if input.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    dim = normalize_dim(dim, input.dim())
+    first, last, _ = slice(start, stop).indices(input._shape[dim])
+    return Slice.apply(input, dim=dim, start=first, stop=max(first, last), step=step)
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements of ``dim`` from ``start`` (a view)."""
+    dim = normalize_dim(dim, input.dim())
+    size = input._shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], "
+            f"but got {start})"
+        )
+    if start < 0:
+        start += size
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )
+    return Slice.apply(input, dim=dim, start=start, stop=start + length, step=1)
+
+
+class Split(Function):
+    """Cuts ``dim`` into consecutive pieces; each piece is a view.
+
+    The backward concatenates the pieces' gradients (zeros for a piece that
+    was not used).
+    """
+
+    grad_fn_name = "SplitBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, sizes: tuple[int, ...], dim: int
+    ) -> tuple[Tensor, ...]:
+        ctx.dim = dim
+        pieces = []
+        start = 0
+        for size in sizes:
+            shape = x._shape[:dim] + (size,) + x._shape[dim + 1 :]
+            offset = x._offset + start * x._stride[dim]
+            pieces.append(as_view(x, shape, x._stride, offset))
+            start += size
+        return history.mark_multi_output_views(ctx, tuple(pieces))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
+        from slowtorch_lib.ops.joining import cat
+
+        return cat(list(grad_outputs), ctx.dim)
+
+
+class SplitWithSizes(Split):
+    """``split`` given a list of sizes."""
+
+    grad_fn_name = "SplitWithSizesBackward0"
+
+
+class Unbind(Function):
+    """All the slices along ``dim``, each without that dimension."""
+
+    grad_fn_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> tuple[Tensor, ...]:
+        ctx.dim = dim
+        shape = x._shape[:dim] + x._shape[dim + 1 :]
+        stride = x._stride[:dim] + x._stride[dim + 1 :]
+        pieces = tuple(
+            as_view(x, shape, stride, x._offset + i * x._stride[dim])
+            for i in range(x._shape[dim])
+        )
+        return history.mark_multi_output_views(ctx, pieces)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
+        from slowtorch_lib.ops.joining import stack
+
+        return stack(list(grad_outputs), ctx.dim)
+
+
+def split(
+    input: Tensor, split_size_or_sections: Any, dim: int = 0
+) -> tuple[Tensor, ...]:
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of
+    the listed sizes; each piece is a view."""
+    dim = normalize_dim(dim, input.dim())
+    length = input._shape[dim]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size < 0:
+            raise RuntimeError(
+                f"split expects split_size be non-negative, but got split_size={size}"
+            )
+        if size == 0 and length:
+            raise RuntimeError(
+                "split_size can only be 0 if dimension size is 0, but got dimension "
+                f"size of {length}"
+            )
+        starts = range(0, length, size) if size else range(0)
+        sizes = tuple(min(size, length - start) for start in starts) or (0,)
+        return Split.apply(input, sizes=sizes, dim=dim)
+    sizes = tuple(split_size_or_sections)
+    if any(size < 0 for size in sizes):
+        raise RuntimeError(
+            "split_with_sizes expects split_sizes have only non-negative entries, "
+            f"but got split_sizes={list(sizes)}"
+        )
+    if sum(sizes) != length:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {length} (input "
+            f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}"
+        )
+    return SplitWithSizes.apply(input, sizes=sizes, dim=dim)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``chunks`` pieces of (nearly) equal size along ``dim``."""
+    if chunks <= 0:
+        raise RuntimeError(
+            f"chunk expects `chunks` to be greater than 0, got: {chunks}"
+        )
+    dim = normalize_dim(dim, input.dim())
+    length = input._shape[dim]
+    if length == 0:
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-length // chunks), dim)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices along ``dim``, as a tuple of views.
+
+    Raises:
+        IndexError: For a 0-d tensor, or if ``dim`` is out of range.
+    """
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return Unbind.apply(input, dim=normalize_dim(dim, input.dim()))
+
+
+# ----------------------------------------------------------------------
+# The whole tensor as a view: alias
+# ----------------------------------------------------------------------
+
+
+class Alias(Function):
+    """The same geometry, as a new view (``x[...]``). The gradient passes through."""
+
+    grad_fn_name = "AliasBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return as_view(x, x._shape, x._stride, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return grad_output
+
+
+def alias(input: Tensor) -> Tensor:
+    """A new view of all of ``input``."""
+    return Alias.apply(input)
+
+
+# ----------------------------------------------------------------------
+# Any geometry: as_strided (used when a view gets a new history)
+# ----------------------------------------------------------------------
+
+
+class AsStrided(Function):
+    """Any geometry over the storage of ``x``, which must be a base (not a view).
+
+    This is the history a view gets when its base is changed in place: the
+    view's elements are re-read from the changed base. The backward adds each
+    gradient element to the base element that sits in the same storage cell.
+    """
+
+    grad_fn_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        *,
+        shape: tuple[int, ...],
+        stride: tuple[int, ...],
+        offset: int,
+    ) -> Tensor:
+        # Row-major index in x of the element in each storage cell.
+        cells = position_list(x._shape, x._stride, x._offset)
+        cell_to_index = {cell: i for i, cell in enumerate(cells)}
+        ctx.input_shape = x._shape
+        view_cells = position_list(shape, stride, offset)
+        ctx.positions = [cell_to_index[cell] for cell in view_cells]
+        return as_view(x, shape, stride, offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        from slowtorch_lib.ops.indexing import index_add_into_zeros
+
+        return index_add_into_zeros(grad_output, ctx.positions, ctx.input_shape)
+
+
+def as_strided(
+    input: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
+) -> Tensor:
+    """A view of ``input``'s storage with this exact geometry."""
+    return AsStrided.apply(input, shape=shape, stride=stride, offset=offset)
