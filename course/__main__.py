@@ -1,4 +1,7 @@
-"""The course's command line: ``python -m course generate|grade|release|lab-settings``."""
+"""The course's command line.
+
+``python -m course generate|grade|release|lab-settings``.
+"""
 
 from __future__ import annotations
 
@@ -17,27 +20,39 @@ def main(argv: list[str] | None = None) -> int:
         "generate", help="write exercises/ and solutions/ from course/sources/"
     )
     generate.add_argument(
-        "--check", action="store_true", help="write nothing; fail if a notebook is out of date"
+        "--check",
+        action="store_true",
+        help="write nothing; fail if a notebook is out of date",
     )
     grade = commands.add_parser(
         "grade",
-        help="grade notebooks, or folders of submissions (SUBMISSIONS/<student>/NN_name.ipynb)",
+        help="grade notebooks, or folders (SUBMISSIONS/<student>/NN_name.ipynb)",
     )
     grade.add_argument("paths", nargs="+", type=Path, help="notebooks or folders")
     grade.add_argument(
-        "--csv", type=Path, help="where to write the grades (default: FOLDER/grades.csv)"
+        "--csv",
+        type=Path,
+        help="where to write the grades (default: FOLDER/grades.csv)",
     )
-    grade.add_argument("--feedback", type=Path, help="write one Markdown report per student here")
     grade.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds each notebook may run (default 60)"
+        "--feedback", type=Path, help="write one Markdown report per student here"
     )
-    grade.add_argument("--jobs", type=int, default=1, help="notebooks graded at once (default 1)")
+    grade.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds each notebook may run (default 60)",
+    )
+    grade.add_argument(
+        "--jobs", type=int, default=1, help="notebooks graded at once (default 1)"
+    )
     release = commands.add_parser(
         "release", help="write a student copy: no solutions, no grading-only cases"
     )
     release.add_argument("out", type=Path, help="an empty or new folder")
     commands.add_parser(
-        "lab-settings", help="make JupyterLab open the chapters (book/*.md) as notebooks"
+        "lab-settings",
+        help="make JupyterLab open the chapters (book/*.md) as notebooks",
     )
     args = parser.parse_args(argv)
     if args.command == "lab-settings":
@@ -79,16 +94,24 @@ def run_release(out: Path) -> int:
 
 
 def run_grade(
-    paths: list[Path], csv_path: Path | None, feedback: Path | None, timeout: float, jobs: int
+    paths: list[Path],
+    csv_path: Path | None,
+    feedback: Path | None,
+    timeout: float,
+    jobs: int,
 ) -> int:
     missing = [path for path in paths if not path.exists()]
     if missing:
-        print(f"no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
+        print(
+            f"no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr
+        )
         return 2
     submissions: list[tuple[Path, str]] = []
     for path in paths:
         if path.is_dir():
-            submissions += [(p, grading.student_of(p, path)) for p in grading.notebooks_in(path)]
+            submissions += [
+                (p, grading.student_of(p, path)) for p in grading.notebooks_in(path)
+            ]
         else:
             submissions.append((path, grading.student_of(path, None)))
     if not submissions:

@@ -188,7 +188,9 @@ def close(expected: Any, got: Any) -> bool:
     if isinstance(expected, list) and isinstance(got, list):
         return len(expected) == len(got) and all(map(close, expected, got))
     if isinstance(expected, dict) and isinstance(got, dict):
-        return expected.keys() == got.keys() and all(close(expected[k], got[k]) for k in expected)
+        return expected.keys() == got.keys() and all(
+            close(expected[k], got[k]) for k in expected
+        )
     return bool(expected == got)
 
 
@@ -228,7 +230,17 @@ def prediction(value: Any) -> Any:
         text = value.strip()
         if text.lower() in ("view", "copy", "error"):
             return text.lower()
-        names = ("float", "double", "half", "int", "uint", "bool", "long", "bfloat", "complex")
+        names = (
+            "float",
+            "double",
+            "half",
+            "int",
+            "uint",
+            "bool",
+            "long",
+            "bfloat",
+            "complex",
+        )
         if text.startswith(names):
             return "torch." + text
         return text
@@ -425,7 +437,10 @@ def failure_lines(report: Report) -> list[str]:
 def hint_for(exercise: Exercise, failures: int, main_failed: bool) -> str:
     """The hint for the ``failures``-th failed check: one tier more each time."""
     if not main_failed:
-        return "Hint: your main idea works; read the convention above and handle that case."
+        return (
+            "Hint: your main idea works; read the convention above and handle "
+            "that case."
+        )
     tier = min(failures, len(exercise.hints))
     if tier == 0:
         return ""
@@ -464,11 +479,14 @@ def check(exercise_id: str, answer: Any) -> None:
         exercise = load(exercise_id)
         expected = expected_outcomes().get(exercise_id, {})
         report = evaluate(exercise, answer, exercise.cases, expected)
-        if report.attempted and any(not r.passed and r.convention is None
-                                    for r in report.results):
+        if report.attempted and any(
+            not r.passed and r.convention is None for r in report.results
+        ):
             FAILURES[exercise_id] = FAILURES.get(exercise_id, 0) + 1
         text = message(report, FAILURES.get(exercise_id, 0))
     except Exception as error:  # noqa: BLE001  (the notebook must keep running)
-        text = f"exercise {exercise_id}: could not be checked ({one_line(repr(error))})."
+        text = (
+            f"exercise {exercise_id}: could not be checked ({one_line(repr(error))})."
+        )
     sys.stdout.write(text + "\n")  # one write: the notebook gets it in one piece
     sys.stdout.flush()

@@ -80,7 +80,9 @@ class Result:
 
     @property
     def ok(self) -> bool:
-        return bool(self.exercises) and all(g.points == 1 for g in self.exercises.values())
+        return bool(self.exercises) and all(
+            g.points == 1 for g in self.exercises.values()
+        )
 
 
 # --- reading notebooks ---------------------------------------------------------
@@ -107,7 +109,11 @@ def read_notebook(path: Path) -> dict[str, Any]:
 
 def roles(cell: dict[str, Any]) -> list[tuple[str, str]]:
     """``[(role, exercise id)]`` from a cell's tags, else from its id."""
-    tags = cell.get("metadata", {}).get("tags", []) if isinstance(cell.get("metadata"), dict) else []
+    tags = (
+        cell.get("metadata", {}).get("tags", [])
+        if isinstance(cell.get("metadata"), dict)
+        else []
+    )
     found = []
     for text in [*tags, str(cell.get("id", ""))]:
         match = TAG.match(str(text))
@@ -158,7 +164,9 @@ def defines(source: str, name: str) -> bool:
     return False
 
 
-def answer_cells(notebook: dict[str, Any], exercises: list[Exercise]) -> tuple[dict[str, str], list[str]]:
+def answer_cells(
+    notebook: dict[str, Any], exercises: list[Exercise]
+) -> tuple[dict[str, str], list[str]]:
     """The source of each exercise's answer cell, and notes on the layout."""
     code = [c for c in notebook["cells"] if c.get("cell_type") == "code"]
     found: dict[str, str] = {}
@@ -174,17 +182,23 @@ def answer_cells(notebook: dict[str, Any], exercises: list[Exercise]) -> tuple[d
             for cell in code:
                 if defines(str(cell.get("source", "")), exercise.name):
                     found[exercise.id] = str(cell["source"])
-                    notes.append(f"exercise {exercise.id}: its cell lost its tag; found it "
-                                 f"by the name {exercise.name}")
+                    notes.append(
+                        f"exercise {exercise.id}: its cell lost its tag; found it "
+                        f"by the name {exercise.name}"
+                    )
                     break
         if ("check", exercise.id) not in where:
-            notes.append(f"exercise {exercise.id}: its check cell is missing (deleted?); "
-                         "the grade does not depend on it")
-        elif ("exercise", exercise.id) in where and where[("check", exercise.id)] < where[
-            ("exercise", exercise.id)
-        ]:
-            notes.append(f"exercise {exercise.id}: the check cell was moved above the "
-                         "answer; the grade does not depend on it")
+            notes.append(
+                f"exercise {exercise.id}: its check cell is missing (deleted?); "
+                "the grade does not depend on it"
+            )
+        elif ("exercise", exercise.id) in where and where[
+            ("check", exercise.id)
+        ] < where[("exercise", exercise.id)]:
+            notes.append(
+                f"exercise {exercise.id}: the check cell was moved above the "
+                "answer; the grade does not depend on it"
+            )
     return found, notes
 
 
@@ -226,7 +240,11 @@ def run_worker(
         ending = None
         with open(folder / "output.txt", "w") as output:
             process = subprocess.Popen(
-                command, cwd=work, stdin=subprocess.PIPE, stdout=output, stderr=output,
+                command,
+                cwd=work,
+                stdin=subprocess.PIPE,
+                stdout=output,
+                stderr=output,
                 start_new_session=True,
             )
             try:
@@ -235,7 +253,9 @@ def run_worker(
                 _kill(process)
                 ending = f"timed out after {timeout:g} s (an endless loop?)"
         if ending is None and process.returncode != 0:
-            ending = f"the process exited (code {process.returncode}: os._exit or a crash?)"
+            ending = (
+                f"the process exited (code {process.returncode}: os._exit or a crash?)"
+            )
         records = []
         if results.exists():
             for line in results.read_text(encoding="utf-8").splitlines():
@@ -260,7 +280,7 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
 def grade_answers(
     sources: dict[str, str], order: list[str], files: dict[str, bytes], timeout: float
 ) -> dict[str, dict[str, Any]]:
-    """Grades answers in order; restarts after a cell that hangs or kills its process."""
+    """Grades answers in order; starts again after a cell that hangs or exits."""
     done: dict[str, dict[str, Any]] = {}
     todo = [e for e in order if e in sources]
     restarts = 0
@@ -272,23 +292,40 @@ def grade_answers(
         started = [r["id"] for r in records if r.get("status") == "started"]
         stuck = next((e for e in started if e not in done), None)
         if stuck is not None:
-            done[stuck] = {"id": stuck, "status": "stopped", "passed": 0,
-                           "message": ending or "the process stopped"}
+            done[stuck] = {
+                "id": stuck,
+                "status": "stopped",
+                "passed": 0,
+                "message": ending or "the process stopped",
+            }
         elif ending is not None and todo:
             for exercise in todo:
-                done.setdefault(exercise, {"id": exercise, "status": "stopped",
-                                           "passed": 0, "message": ending})
+                done.setdefault(
+                    exercise,
+                    {
+                        "id": exercise,
+                        "status": "stopped",
+                        "passed": 0,
+                        "message": ending,
+                    },
+                )
         todo = [e for e in todo if e not in done]
         restarts += 1
         if restarts > MAX_RESTARTS and todo:
             for exercise in todo:
-                done[exercise] = {"id": exercise, "status": "stopped", "passed": 0,
-                                  "message": "not graded: earlier cells used up the time"}
+                done[exercise] = {
+                    "id": exercise,
+                    "status": "stopped",
+                    "passed": 0,
+                    "message": "not graded: earlier cells used up the time",
+                }
             break
     return done
 
 
-def grade_one(path: Path, student: str, files: dict[str, bytes], timeout: float) -> Result:
+def grade_one(
+    path: Path, student: str, files: dict[str, bytes], timeout: float
+) -> Result:
     start = time.monotonic()
     result = Result(path, student)
     try:
@@ -325,7 +362,8 @@ def grade_one(path: Path, student: str, files: dict[str, bytes], timeout: float)
 
 def notebooks_in(folder: Path) -> list[Path]:
     return sorted(
-        p for p in folder.rglob("*.ipynb")
+        p
+        for p in folder.rglob("*.ipynb")
         if ".ipynb_checkpoints" not in p.parts and not p.name.startswith(".")
     )
 
@@ -344,7 +382,9 @@ def grade(
     """Grades ``(notebook, student)`` pairs; one :class:`Result` each, in order."""
     files = grader_files()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda item: grade_one(*item, files, timeout), submissions))
+        return list(
+            pool.map(lambda item: grade_one(*item, files, timeout), submissions)
+        )
 
 
 # --- reports ----------------------------------------------------------------------
@@ -361,7 +401,10 @@ def table(result: Result) -> str:
     chapter = f"chapter {result.chapter}" if result.chapter else "chapter unknown"
     lines = [f"{result.path}  ({result.student}, {chapter}, {result.seconds:.1f} s)"]
     for graded in result.exercises.values():
-        line = f"  {graded.id:<5} {graded.title:<24} {graded.points:4.2f}  {status_text(graded)}"
+        line = (
+            f"  {graded.id:<5} {graded.title:<24} {graded.points:4.2f}  "
+            f"{status_text(graded)}"
+        )
         if graded.status != "graded" and graded.message:
             line += "  " + graded.message.splitlines()[0]
         lines.append(line)
@@ -408,7 +451,9 @@ def feedback(student: str, results: list[Result]) -> str:
         lines += ["| exercise | points | cases right |", "|---|---|---|"]
         for graded in result.exercises.values():
             right = f"{graded.passed} of {graded.total}" if graded.total else "-"
-            lines.append(f"| {graded.id} {graded.title} | {graded.points:.2f} | {right} |")
+            lines.append(
+                f"| {graded.id} {graded.title} | {graded.points:.2f} | {right} |"
+            )
         lines.append("")
         for graded in result.exercises.values():
             if graded.points == 1:

@@ -44,7 +44,7 @@ SOLUTIONS_DIR = ROOT / "solutions"
 
 BEGIN = re.compile(r"^(\s*)# BEGIN SOLUTION\s*(?:\|\s*(.*))?$")
 END = re.compile(r"^\s*# END SOLUTION\s*$")
-ANSWER = re.compile(r"^(\s*.*:\s*)(.+?),\s*# ANSWER\s*$")
+ANSWER = re.compile(r"^(\s*(?:.*:\s+)?)(.+?),\s*# ANSWER\s*$")
 TAG = re.compile(r"^(exercise|check)-(\d+\.\d+)$")
 
 SETUP = """\
@@ -58,7 +58,7 @@ try:
 except ModuleNotFoundError:
     # Not installed: look for a checkout of the course above this folder.
     for folder in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents]:
-        if (folder / "course" / "checks").is_dir() and (folder / "slowtorch_lib").is_dir():
+        if (folder / "course" / "checks").is_dir():
             sys.path.insert(0, str(folder))
             break
     try:
@@ -68,13 +68,17 @@ except ModuleNotFoundError:
         raise ModuleNotFoundError(
             "This notebook needs the course's engine and checks, which this kernel "
             "cannot import. In the course's folder run `bash scripts/build-book.sh` "
-            "once, start JupyterLab with `.venv/bin/jupyter lab`, and choose the kernel "
+            "once, start JupyterLab with `.venv/bin/jupyter lab`, choose the kernel "
             "'Python 3 (ipykernel)'; or run `pip install -e PATH/TO/THE/COURSE` in the "
             "environment of this kernel. Then run this cell again."
         ) from None\
 """
 
-KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+KERNELSPEC = {
+    "display_name": "Python 3 (ipykernel)",
+    "language": "python",
+    "name": "python3",
+}
 
 
 @dataclass
@@ -142,7 +146,9 @@ def split_solutions(code: str) -> tuple[str, str, list[str]]:
 
 def without_lint(text: str) -> str:
     """``text`` without the ``# ruff: ...`` lines meant for the linter."""
-    return "\n".join(line for line in text.split("\n") if not line.startswith("# ruff:"))
+    return "\n".join(
+        line for line in text.split("\n") if not line.startswith("# ruff:")
+    )
 
 
 def cell_id(tags: list[str], number: int) -> str:
@@ -198,7 +204,9 @@ def hidden_lines(chapter: Chapter) -> list[str]:
     lines = []
     for cell in read_source(chapter).cells:
         if cell.cell_type == "code":
-            lines += [line.strip() for line in split_solutions(cell.source)[2] if line.strip()]
+            lines += [
+                line.strip() for line in split_solutions(cell.source)[2] if line.strip()
+            ]
     return lines
 
 
@@ -254,7 +262,10 @@ def render(chapter: Chapter) -> dict[Path, str]:
     """The text of both notebooks of a chapter, the solution executed."""
     exercise, solution = build(chapter)
     execute(solution, chapter, SOLUTIONS_DIR)
-    return {chapter.exercise_path: dumps(exercise), chapter.solution_path: dumps(solution)}
+    return {
+        chapter.exercise_path: dumps(exercise),
+        chapter.solution_path: dumps(solution),
+    }
 
 
 def generate(check: bool = False) -> list[Path]:

@@ -32,18 +32,21 @@ def record(exercise: Exercise, cases: list[Case], torch: Any) -> dict[str, Any]:
     return {case.label: outcome_of(case.run, torch) for case in cases}
 
 
-def disagreements(exercise: Exercise, cases: list[Case], answers: dict[str, Any]) -> list[str]:
+def disagreements(
+    exercise: Exercise, cases: list[Case], answers: dict[str, Any]
+) -> list[str]:
     """Cases where the engine, unchanged, does not give PyTorch's answer."""
     import slowtorch_lib
-
     from course.checking import close
 
     found = []
     for case in cases:
         got = outcome_of(case.run, slowtorch_lib)
         if not close(answers[case.label], got):
-            found.append(f"{exercise.id} {case.label}: torch {answers[case.label]!r}, "
-                         f"engine {normalize(got)!r}")
+            found.append(
+                f"{exercise.id} {case.label}: torch {answers[case.label]!r}, "
+                f"engine {normalize(got)!r}"
+            )
     return found
 
 

@@ -50,7 +50,9 @@ def substituted(target: str, replacement: Any) -> Iterator[None]:
     owner, name = _owner(target)
     if isinstance(owner, type):
         old = owner.__dict__[name]
-        new = staticmethod(replacement) if isinstance(old, staticmethod) else replacement
+        new = (
+            staticmethod(replacement) if isinstance(old, staticmethod) else replacement
+        )
         setattr(owner, name, new)
         try:
             yield

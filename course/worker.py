@@ -72,7 +72,9 @@ def reference_objects(exercise: Exercise) -> list[Any]:
         return found
     found.append(original(exercise.target))
     module_name = exercise.target.rsplit(".", 2)[0]
-    module = sys.modules.get(module_name) or sys.modules.get(exercise.target.rsplit(".", 1)[0])
+    module = sys.modules.get(module_name) or sys.modules.get(
+        exercise.target.rsplit(".", 1)[0]
+    )
     for name in exercise.forbidden:
         for candidate in (module, sys.modules.get(exercise.target.rsplit(".", 1)[0])):
             if candidate is not None and hasattr(candidate, name):
@@ -97,11 +99,14 @@ def imports_in(source: str, exercise: Exercise) -> list[str]:
             found += [
                 f"from {node.module} import {alias.name}"
                 for alias in node.names
-                if alias.name in names and (node.module or "").startswith("slowtorch_lib")
+                if alias.name in names
+                and (node.module or "").startswith("slowtorch_lib")
             ]
         elif isinstance(node, ast.Attribute) and node.attr in names:
             found.append(f"the engine's own {node.attr}")
-        found += [f"import {m}" for m in modules if m.split(".")[0] in FORBIDDEN_MODULES]
+        found += [
+            f"import {m}" for m in modules if m.split(".")[0] in FORBIDDEN_MODULES
+        ]
     return sorted(set(found))
 
 
@@ -115,7 +120,9 @@ def holds_reference(value: Any, references: list[Any], depth: int = 0) -> bool:
     if isinstance(value, staticmethod):
         inner.append(value.__func__)
     if isinstance(value, types.FunctionType):
-        inner += [cell.cell_contents for cell in value.__closure__ or () if _filled(cell)]
+        inner += [
+            cell.cell_contents for cell in value.__closure__ or () if _filled(cell)
+        ]
         inner += list(value.__defaults__ or ())
     if isinstance(value, type):
         inner += list(vars(value).values()) + list(value.__mro__[1:])
@@ -188,7 +195,9 @@ class Snapshot:
         for name, module in self.modules.items():
             sys.modules[name] = module
         for name, saved in self.namespaces.items():
-            namespace = vars(builtins) if name == "builtins" else vars(self.modules[name])
+            namespace = (
+                vars(builtins) if name == "builtins" else vars(self.modules[name])
+            )
             for key in [k for k in namespace if k not in saved]:
                 del namespace[key]
             for key, value in saved.items():
@@ -215,7 +224,7 @@ class Snapshot:
 _MISSING = object()
 
 
-# --- grading one exercise --------------------------------------------------------------
+# --- grading one exercise ---------------------------------------------------
 
 
 def quiet_check(*args: Any, **kwargs: Any) -> None:
@@ -223,7 +232,9 @@ def quiet_check(*args: Any, **kwargs: Any) -> None:
 
 
 def short_error(error: BaseException, filename: str) -> str:
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
+    frames = [
+        f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename
+    ]
     lines = traceback.format_list(frames[-3:]) + traceback.format_exception_only(
         type(error), error
     )
@@ -249,7 +260,7 @@ def run_cell(
     try:
         code = compile(source, filename, "exec")
         with watched_imports(seen), redirect_stdout(printed), redirect_stderr(printed):
-            exec(code, namespace)  # noqa: S102  (grading runs the student's code, isolated)
+            exec(code, namespace)  # noqa: S102  (the student's code, isolated)
     except SyntaxError as raised:
         error = "".join(traceback.format_exception_only(type(raised), raised)).rstrip()
     except BaseException as raised:  # noqa: BLE001  (SystemExit, KeyboardInterrupt too)
@@ -270,8 +281,11 @@ def grade_exercise(exercise_id: str, source: str, snapshot: Snapshot) -> dict[st
     answer, error, seen, namespace = run_cell(exercise, source, snapshot)
     forbidden = sorted(set(forbidden + seen))
     if forbidden:
-        return {**result, "status": "reference", "message": "uses the reference: "
-                + ", ".join(forbidden)}
+        return {
+            **result,
+            "status": "reference",
+            "message": "uses the reference: " + ", ".join(forbidden),
+        }
     if answer is _MISSING:
         message = f"the cell does not define {exercise.name}"
         if error:
@@ -281,18 +295,34 @@ def grade_exercise(exercise_id: str, source: str, snapshot: Snapshot) -> dict[st
     if holds_reference(answer, references) or any(
         holds_reference(value, references, depth=2) for value in namespace.values()
     ):
-        return {**result, "status": "reference",
-                "message": f"{exercise.name} is (or calls) the engine's own version"}
+        return {
+            **result,
+            "status": "reference",
+            "message": f"{exercise.name} is (or calls) the engine's own version",
+        }
     seen_later: list[str] = []
     printed = io.StringIO()
-    with watched_imports(seen_later), redirect_stdout(printed), redirect_stderr(printed):
-        report = evaluate(exercise, answer, cases, expected, before_case=snapshot.restore)
+    with (
+        watched_imports(seen_later),
+        redirect_stdout(printed),
+        redirect_stderr(printed),
+    ):
+        report = evaluate(
+            exercise, answer, cases, expected, before_case=snapshot.restore
+        )
     snapshot.restore()
     if seen_later:
-        return {**result, "status": "reference", "message": "uses the reference: "
-                + ", ".join(sorted(set(seen_later)))}
+        return {
+            **result,
+            "status": "reference",
+            "message": "uses the reference: " + ", ".join(sorted(set(seen_later))),
+        }
     if not report.attempted:
-        return {**result, "status": "not attempted", "message": "the stub is still there"}
+        return {
+            **result,
+            "status": "not attempted",
+            "message": "the stub is still there",
+        }
     return {**result, **summary_of(report)}
 
 
@@ -310,7 +340,11 @@ def summary_of(report: Report) -> dict[str, Any]:
         for r in failed[:SHOWN_FAILURES]
     ]
     main_failed = any(r.convention is None for r in failed)
-    hints = [hint_for(report.exercise, tier, main_failed) for tier in (1, 2)] if failed else []
+    hints = (
+        [hint_for(report.exercise, tier, main_failed) for tier in (1, 2)]
+        if failed
+        else []
+    )
     return {
         "status": "graded",
         "passed": report.passed,

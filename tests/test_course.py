@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import csv
 import functools
-import json
 import os
 import re
 import subprocess
@@ -23,7 +22,7 @@ import nbformat
 import pytest
 
 from course import __main__ as cli
-from course import checking, grading, notebooks
+from course import checking, notebooks
 from course.checking import Case, check, evaluate, exercises, expected_outcomes, load
 from course.notebooks import ROOT, chapters, split_solutions
 from course.substitute import original, substituted
@@ -100,17 +99,29 @@ def test_model_answer_passes_every_case_and_the_stub_is_not_attempted(
     exercise_id: str,
 ) -> None:
     exercise = load(exercise_id)
-    report = evaluate(exercise, answer("solutions", exercise_id), all_cases(exercise),
-                      all_expected(exercise_id))
+    report = evaluate(
+        exercise,
+        answer("solutions", exercise_id),
+        all_cases(exercise),
+        all_expected(exercise_id),
+    )
     assert report.attempted
     assert [r.label for r in report.results if not r.passed] == []
-    blank = evaluate(exercise, answer("exercises", exercise_id), exercise.cases,
-                     all_expected(exercise_id))
+    blank = evaluate(
+        exercise,
+        answer("exercises", exercise_id),
+        exercise.cases,
+        all_expected(exercise_id),
+    )
     assert not blank.attempted
 
 
-@pytest.mark.parametrize("exercise_id", [e.id for e in exercises() if e.kind == "predict"])
-def test_prediction_notebooks_ask_exactly_the_recorded_questions(exercise_id: str) -> None:
+@pytest.mark.parametrize(
+    "exercise_id", [e.id for e in exercises() if e.kind == "predict"]
+)
+def test_prediction_notebooks_ask_exactly_the_recorded_questions(
+    exercise_id: str,
+) -> None:
     exercise = load(exercise_id)
     stubbed = answer("exercises", exercise_id)
     assert list(stubbed) == [case.label for case in exercise.cases]
@@ -169,7 +180,9 @@ def test_a_wrong_piece_gets_k_of_n_the_first_failing_cases_and_tiered_hints(
     check("1.5", reversed_strides)
     first = capsys.readouterr().out
     main_cases = [c for c in exercise.cases if c.convention is None]
-    assert re.search(rf"with your contiguous_strides, \d+ of {len(main_cases)} tensor", first)
+    assert re.search(
+        rf"with your contiguous_strides, \d+ of {len(main_cases)} tensor", first
+    )
     assert first.count("expected:") == 3 and first.count("got:") == 3
     assert "more failing case" in first
     assert f"Hint 1 of 3: {exercise.hints[0]}" in first
@@ -212,7 +225,9 @@ def test_prints_stay_visible_and_an_error_shows_a_short_traceback(
     assert "could not be checked" in capsys.readouterr().out
 
 
-def test_a_prediction_may_use_names_objects_or_strings(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_prediction_may_use_names_objects_or_strings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     import slowtorch_lib
 
     right = dict(answer("solutions", "1.2"))
@@ -231,7 +246,9 @@ def test_a_prediction_may_use_names_objects_or_strings(capsys: pytest.CaptureFix
 
 
 def test_split_solutions_replaces_regions_and_answers_with_stubs() -> None:
-    code = "def f():\n    x = 1\n    # BEGIN SOLUTION\n    return x\n    # END SOLUTION\n"
+    code = (
+        "def f():\n    x = 1\n    # BEGIN SOLUTION\n    return x\n    # END SOLUTION\n"
+    )
     exercise, solution, hidden = split_solutions(code)
     assert exercise == "def f():\n    x = 1\n    raise NotImplementedError\n"
     assert solution == "def f():\n    x = 1\n    return x\n"
@@ -239,8 +256,15 @@ def test_split_solutions_replaces_regions_and_answers_with_stubs() -> None:
     custom = "    # BEGIN SOLUTION | pass  # your code\n    save()\n    # END SOLUTION"
     assert split_solutions(custom)[0] == "    pass  # your code"
     answers = 'a = {\n    "x.t()": "view",  # ANSWER\n}'
-    assert split_solutions(answers)[:2] == ('a = {\n    "x.t()": ...,\n}', 'a = {\n    "x.t()": "view",\n}')
-    for broken in ("# BEGIN SOLUTION\nx", "x\n# END SOLUTION", "# BEGIN SOLUTION\n# BEGIN SOLUTION"):
+    assert split_solutions(answers)[:2] == (
+        'a = {\n    "x.t()": ...,\n}',
+        'a = {\n    "x.t()": "view",\n}',
+    )
+    for broken in (
+        "# BEGIN SOLUTION\nx",
+        "x\n# END SOLUTION",
+        "# BEGIN SOLUTION\n# BEGIN SOLUTION",
+    ):
         with pytest.raises(ValueError):
             split_solutions(broken)
 
@@ -250,10 +274,14 @@ def model_answers() -> dict[str, list[str]]:
     found = {}
     for chapter in chapters():
         for cell in notebooks.read_source(chapter).cells:
-            tags = [t for t in cell.metadata.get("tags", []) if t.startswith("exercise-")]
+            tags = [
+                t for t in cell.metadata.get("tags", []) if t.startswith("exercise-")
+            ]
             if tags:
                 hidden = split_solutions(cell.source)[2]
-                found[tags[0].split("-", 1)[1]] = [ln.strip() for ln in hidden if ln.strip()]
+                found[tags[0].split("-", 1)[1]] = [
+                    ln.strip() for ln in hidden if ln.strip()
+                ]
     return found
 
 
@@ -276,13 +304,17 @@ def chapter_text(path: Path) -> list[str]:
     """A chapter's own lines plus the engine source it quotes."""
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
-    for target, name in re.findall(r"```\{literalinclude\} ([^\n]+)\n:pyobject: ([\w.]+)", text):
+    for target, name in re.findall(
+        r"```\{literalinclude\} ([^\n]+)\n:pyobject: ([\w.]+)", text
+    ):
         lines += quoted_source((path.parent / target.strip()).resolve(), name)
     return [line.strip() for line in lines if line.strip()]
 
 
 def test_no_model_answer_appears_in_a_chapter_or_the_source_it_quotes() -> None:
-    texts = {p.name: chapter_text(p) for p in sorted((ROOT / "book").glob("0[12]_*.md"))}
+    texts = {
+        p.name: chapter_text(p) for p in sorted((ROOT / "book").glob("0[12]_*.md"))
+    }
     assert len(texts) == 2 and all(len(lines) > 300 for lines in texts.values())
     windows = {
         name: {tuple(lines[i : i + 3]) for i in range(len(lines) - 2)}
@@ -313,9 +345,16 @@ def test_the_leak_test_would_see_a_quoted_answer(tmp_path: Path) -> None:
 def test_exercise_notebooks_leak_no_solution(chapter: notebooks.Chapter) -> None:
     text = chapter.exercise_path.read_text(encoding="utf-8")
     exercise = nbformat.reads(text, as_version=4)
-    code = {ln.strip() for c in exercise.cells if c.cell_type == "code" for ln in c.source.splitlines()}
+    code = {
+        ln.strip()
+        for c in exercise.cells
+        if c.cell_type == "code"
+        for ln in c.source.splitlines()
+    }
     hidden = [ln for lines in model_answers().values() for ln in lines]
-    distinctive = [ln for ln in hidden if len(ln) > 12 and not ln.startswith(("return", "#"))]
+    distinctive = [
+        ln for ln in hidden if len(ln) > 12 and not ln.startswith(("return", "#"))
+    ]
     assert [ln for ln in distinctive if ln in code and not ln.endswith("...,")] == []
     assert "SOLUTION" not in text and "# ANSWER" not in text
     assert all(not c.get("outputs") for c in exercise.cells if c.cell_type == "code")
@@ -333,7 +372,11 @@ def test_notebooks_pair_every_exercise_with_a_check_and_stable_ids(
         tags = [t for cell in notebook.cells for t in cell.metadata.get("tags", [])]
         found = [t.split("-", 1)[1] for t in tags if t.startswith("exercise-")]
         checks = [t.split("-", 1)[1] for t in tags if t.startswith("check-")]
-        assert found == checks == [e for e in EXERCISES if e.startswith(f"{int(chapter.name[:2])}.")]
+        assert (
+            found
+            == checks
+            == [e for e in EXERCISES if e.startswith(f"{int(chapter.name[:2])}.")]
+        )
         assert notebook.metadata["course"]["chapter"] == chapter.name
 
 
@@ -348,16 +391,26 @@ def test_solution_notebooks_store_one_passing_verdict_per_check() -> None:
                     assert output.text.endswith("All right!\n")
 
 
-def test_the_setup_cell_says_what_to_do_when_the_engine_is_missing(tmp_path: Path) -> None:
+def test_the_setup_cell_says_what_to_do_when_the_engine_is_missing(
+    tmp_path: Path,
+) -> None:
     done = subprocess.run(
-        [sys.executable, "-I", "-c", notebooks.SETUP], cwd=tmp_path, capture_output=True,
-        text=True, check=False,
+        [sys.executable, "-I", "-c", notebooks.SETUP],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode != 0
-    assert "bash scripts/build-book.sh" in done.stderr and "pip install -e" in done.stderr
+    assert (
+        "bash scripts/build-book.sh" in done.stderr and "pip install -e" in done.stderr
+    )
     inside = subprocess.run(
         [sys.executable, "-I", "-c", notebooks.SETUP + "\nprint(torch.zeros(2).shape)"],
-        cwd=ROOT / "exercises", capture_output=True, text=True, check=False,
+        cwd=ROOT / "exercises",
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert inside.returncode == 0, inside.stderr
 
@@ -370,20 +423,36 @@ def test_checks_need_only_the_engine_and_the_standard_library() -> None:
         "course.check('1.5', lambda shape: ()); "
         "print(sorted({m.split('.')[0] for m in sys.modules}))"
     )
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     loaded = set(ast.literal_eval(done.stdout.splitlines()[-1]))
     assert "course" in loaded and "slowtorch_lib" in loaded
-    assert not loaded & {"torch", "nbformat", "jupytext", "nbclient", "numpy", "IPython"}
+    assert not loaded & {
+        "torch",
+        "nbformat",
+        "jupytext",
+        "nbclient",
+        "numpy",
+        "IPython",
+    }
     assert "exercise 1.5 (contiguous_strides)" in done.stdout
 
 
-def test_generate_check_reports_a_stale_notebook(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generate_check_reports_a_stale_notebook(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     chapter = chapters()[0]
     before = chapter.exercise_path.read_text(encoding="utf-8")
 
     def fake_render(this: notebooks.Chapter) -> dict[Path, str]:
-        texts = {p: p.read_text(encoding="utf-8") for p in (this.exercise_path, this.solution_path)}
+        texts = {
+            p: p.read_text(encoding="utf-8")
+            for p in (this.exercise_path, this.solution_path)
+        }
         if this.name == chapter.name:
             texts[this.exercise_path] += " "
         return texts
@@ -399,7 +468,9 @@ def test_release_leaves_out_solutions_and_grading_only_cases(tmp_path: Path) -> 
     assert cli.main(["release", str(out)]) == 0
     names = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
     assert "exercises/01_arrays_to_tensors.ipynb" in names
-    assert "course/checks/expected.json" in names and "slowtorch_lib/_strides.py" in names
+    assert (
+        "course/checks/expected.json" in names and "slowtorch_lib/_strides.py" in names
+    )
     assert not [n for n in names if "grading_ch" in n or "expected_grading" in n]
     assert not [n for n in names if n.startswith(("solutions", "course/sources"))]
     code = (
@@ -407,13 +478,14 @@ def test_release_leaves_out_solutions_and_grading_only_cases(tmp_path: Path) -> 
         "from course.checking import load; e = load('1.5'); "
         "print(len(e.grading_cases)); course.check('1.5', lambda shape: ())"
     )
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
+    )
     assert done.stdout.startswith("0\nexercise 1.5 (contiguous_strides): with your")
     assert cli.main(["release", str(out)]) == 2  # never over an existing copy
 
 
-# --- fresh kernels and graders: generate --check, nbval, grading the fixtures ------------
+# --- fresh kernels and graders: generate --check, nbval, grading the fixtures -----
 
 
 @pytest.fixture(scope="module")
@@ -424,18 +496,44 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     feedback = tmp_path_factory.mktemp("feedback")
     environment = dict(os.environ, PYTHONPATH=str(ROOT))
     python = sys.executable
-    pytest_args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", os.devnull,
-                   "--rootdir", str(ROOT)]
+    pytest_args = [
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-c",
+        os.devnull,
+        "--rootdir",
+        str(ROOT),
+    ]
     commands = {
         "check": [python, "-m", "course", "generate", "--check"],
         "solutions": [python, *pytest_args, "--nbval", "solutions/"],
         "exercises": [python, *pytest_args, "--nbval-lax", "exercises/"],
-        "grade": [python, "-m", "course", "grade", str(folder), "--timeout", "6",
-                  "--jobs", "2", "--feedback", str(feedback)],
+        "grade": [
+            python,
+            "-m",
+            "course",
+            "grade",
+            str(folder),
+            "--timeout",
+            "6",
+            "--jobs",
+            "2",
+            "--feedback",
+            str(feedback),
+        ],
     }
     started = {
-        name: subprocess.Popen(command, cwd=ROOT, env=environment, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        name: subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=environment,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         for name, command in commands.items()
     }
     done: dict[str, Any] = {}
@@ -461,7 +559,9 @@ def test_solutions_reproduce_their_outputs_under_nbval(runs: dict[str, Any]) -> 
 
 
 @pytest.mark.slow
-def test_blank_exercises_run_without_error_under_nbval_lax(runs: dict[str, Any]) -> None:
+def test_blank_exercises_run_without_error_under_nbval_lax(
+    runs: dict[str, Any],
+) -> None:
     code, out, err = runs["exercises"]
     assert code == 0, out + err
 
@@ -505,7 +605,9 @@ def test_full_marks_for_solutions_and_zero_for_a_blank_notebook(
 
 
 @pytest.mark.slow
-def test_partial_marks_per_exercise(grades: dict[str, dict[str, str]], runs: dict[str, Any]) -> None:
+def test_partial_marks_per_exercise(
+    grades: dict[str, dict[str, str]], runs: dict[str, Any]
+) -> None:
     row = grades["partial"]
     assert 0.8 < points(row, "1.1") < 1  # one prediction wrong
     assert 0.8 < points(row, "1.5") < 1  # only the size-0 convention wrong
@@ -518,11 +620,16 @@ def test_partial_marks_per_exercise(grades: dict[str, dict[str, str]], runs: dic
 
 
 @pytest.mark.slow
-def test_answers_using_the_reference_score_zero(grades: dict[str, dict[str, str]], runs: dict[str, Any]) -> None:
+def test_answers_using_the_reference_score_zero(
+    grades: dict[str, dict[str, str]], runs: dict[str, Any]
+) -> None:
     row = grades["imports"]
     assert [points(row, e) for e in ("1.4", "1.5", "1.6", "1.7", "1.8")] == [0] * 5
     out = runs["grade"][1]
-    assert "uses the reference: from slowtorch_lib._strides import contiguous_strides" in out
+    assert (
+        "uses the reference: from slowtorch_lib._strides import contiguous_strides"
+        in out
+    )
     assert "uses the reference: import course.checks.ch01" in out
     assert "uses the reference: import solutions" in out
     assert "uses the reference: import torch" in out

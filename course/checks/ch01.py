@@ -29,7 +29,11 @@ def view_or_copy(torch: Any, make: Any) -> str:
 
 def layout(tensor: Any) -> dict[str, Any]:
     """Shape, strides and values: everything a layout decides."""
-    return {"shape": list(tensor.shape), "stride": list(tensor.stride()), "values": tensor}
+    return {
+        "shape": list(tensor.shape),
+        "stride": list(tensor.stride()),
+        "values": tensor,
+    }
 
 
 def x3(torch: Any) -> Any:
@@ -91,7 +95,7 @@ def dtype_of(expression: str) -> Any:
     def run(torch: Any) -> str:
         names = {name: make(torch) for name, make in DTYPE_CONTEXT.items()}
         try:
-            result = eval(expression, {"torch": torch}, names)  # noqa: S307  (our own text)
+            result = eval(expression, {"torch": torch}, names)  # noqa: S307
         except RuntimeError:
             return "error"
         return str(result.dtype)
@@ -145,7 +149,8 @@ STRIDES = [
 
 def evaluated(expression: str) -> Any:
     def run(torch: Any) -> Any:
-        return eval(expression, {"torch": torch, "x": torch.zeros(2, 3, 4)})  # noqa: S307
+        names = {"torch": torch, "x": torch.zeros(2, 3, 4)}
+        return eval(expression, names)  # noqa: S307  (our own text)
 
     return run
 
@@ -277,8 +282,14 @@ VIEW_STRIDES = [
     Case("x.view(2, 12)", viewed(x3, (2, 12))),
     Case("x.view(4, 3, 2)", viewed(x3, (4, 3, 2))),
     Case("x[:, :, ::2].view(6, 2)", viewed(lambda t: x3(t)[:, :, ::2], (6, 2))),
-    Case("x.transpose(1, 2).view(2, 12)", viewed(lambda t: x3(t).transpose(1, 2), (2, 12))),
-    Case("x.permute(2, 0, 1).view(4, 6)", viewed(lambda t: x3(t).permute(2, 0, 1), (4, 6))),
+    Case(
+        "x.transpose(1, 2).view(2, 12)",
+        viewed(lambda t: x3(t).transpose(1, 2), (2, 12)),
+    ),
+    Case(
+        "x.permute(2, 0, 1).view(4, 6)",
+        viewed(lambda t: x3(t).permute(2, 0, 1), (4, 6)),
+    ),
     Case(
         "x.permute(2, 0, 1).view(4, 3, 2)",
         viewed(lambda t: x3(t).permute(2, 0, 1), (4, 3, 2)),

@@ -116,12 +116,18 @@ ROW = [1.0, 2.0, 4.0]
 
 LOG = [
     Case("x.log()", gradients_of(lambda t, x: x.log(), X)),
-    Case("(x.log() * w)", gradients_of(lambda t, x, w: x.log() * w, X, [1.0, -2.0, 3.0, 0.5])),
+    Case(
+        "(x.log() * w)",
+        gradients_of(lambda t, x, w: x.log() * w, X, [1.0, -2.0, 3.0, 0.5]),
+    ),
     Case("torch.log(x * x)", gradients_of(lambda t, x: t.log(x * x), X)),
     Case("m.log() + r", gradients_of(lambda t, m, r: m.log() + r, M, ROW)),
     Case("x.log().log()", gradients_of(lambda t, x: x.log().log(), [2.0, 3.0, 10.0])),
     Case("x.exp().log()", gradients_of(lambda t, x: x.exp().log(), X)),
-    Case("second derivative of x.log()", gradients_of(lambda t, x: x.log(), X, double=True)),
+    Case(
+        "second derivative of x.log()",
+        gradients_of(lambda t, x: x.log(), X, double=True),
+    ),
     Case(
         "torch.tensor([0.0, 1.0]).log()",
         gradients_of(lambda t, x: x.log(), [0.0, 1.0]),
@@ -131,7 +137,10 @@ LOG = [
 
 TANH = [
     Case("x.tanh()", gradients_of(lambda t, x: x.tanh(), [-1.0, 0.0, 0.5, 2.0])),
-    Case("(x.tanh() * w)", gradients_of(lambda t, x, w: x.tanh() * w, X, [1.0, -2.0, 3.0, 0.5])),
+    Case(
+        "(x.tanh() * w)",
+        gradients_of(lambda t, x, w: x.tanh() * w, X, [1.0, -2.0, 3.0, 0.5]),
+    ),
     Case("torch.tanh(2 * x)", gradients_of(lambda t, x: t.tanh(2 * x), X)),
     Case("m.tanh() * r", gradients_of(lambda t, m, r: m.tanh() * r, M, ROW)),
     Case("x.tanh().tanh()", gradients_of(lambda t, x: x.tanh().tanh(), X)),
@@ -238,11 +247,15 @@ NO_GRAD = [
 # --- Div ------------------------------------------------------------------------
 
 DIV = [
-    Case("a / b", gradients_of(lambda t, a, b: a / b, [1.0, -2.0, 3.0], [2.0, 4.0, -0.5])),
+    Case(
+        "a / b", gradients_of(lambda t, a, b: a / b, [1.0, -2.0, 3.0], [2.0, 4.0, -0.5])
+    ),
     Case("a / 4", gradients_of(lambda t, a: a / 4, [1.0, -2.0, 3.0])),
     Case("a / a", gradients_of(lambda t, a: a / a, [1.0, -2.0, 3.0])),
     Case("m / r (broadcast)", gradients_of(lambda t, m, r: m / r, M, ROW)),
-    Case("(a / b) / b", gradients_of(lambda t, a, b: a / b / b, [1.0, 2.0], [2.0, 4.0])),
+    Case(
+        "(a / b) / b", gradients_of(lambda t, a, b: a / b / b, [1.0, 2.0], [2.0, 4.0])
+    ),
     Case(
         "a / torch.tensor([2, 4])",
         gradients_of(lambda t, a: a / t.tensor([2, 4]), [1.0, 3.0]),
@@ -285,7 +298,9 @@ def summed_to(shape: tuple[int, ...], *size: int) -> Any:
 
 SUM_TO_SIZE = [
     Case("m + r: grad of r", grads_only(lambda t, m, r: m + r, M, ROW)),
-    Case("m * [[2.], [3.]]: grads", grads_only(lambda t, m, c: m * c, M, [[2.0], [3.0]])),
+    Case(
+        "m * [[2.], [3.]]: grads", grads_only(lambda t, m, c: m * c, M, [[2.0], [3.0]])
+    ),
     Case("s * m, s 0-d: grads", grads_only(lambda t, s, m: s * m, 2.0, M)),
     Case(
         "p (3, 1) + zeros(2, 3, 4): grad of p",

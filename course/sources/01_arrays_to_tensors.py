@@ -244,7 +244,8 @@ def view_strides(shape, strides, new_shape):
         if elements == 1:
             inner = strides[dim]
         elements *= shape[dim]
-        joins = dim > 0 and (shape[dim - 1] == 1 or strides[dim - 1] == elements * inner)
+        chained = strides[dim - 1] == elements * inner if dim > 0 else False
+        joins = dim > 0 and (shape[dim - 1] == 1 or chained)
         if not joins:
             blocks.append((elements, inner))
             elements = 1

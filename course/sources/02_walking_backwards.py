@@ -60,15 +60,18 @@ check("2.1", answers_2_1)
 # %% tags=["exercise-2.2"]
 answers_2_2 = {
     "(a * a).sum().backward(); a.grad": [2.0, 4.0, 6.0],  # ANSWER
-    "(a * 3).sum().backward(); (a * 3).sum().backward(); a.grad": [6.0, 6.0, 6.0],  # ANSWER
+    "(a * 3).sum().backward(); (a * 3).sum().backward(); a.grad":
+        [6.0, 6.0, 6.0],  # ANSWER
     "(a + a.sum()).sum().backward(); a.grad": [4.0, 4.0, 4.0],  # ANSWER
     "(a.detach() * a).sum().backward(); a.grad": [1.0, 2.0, 3.0],  # ANSWER
     "y = a * 2; a.grad": None,  # ANSWER
     "with torch.no_grad(): y = a * 2; y.requires_grad": False,  # ANSWER
     "a.detach().requires_grad": False,  # ANSWER
-    "s = torch.tensor(2.0, requires_grad=True); (s * a).sum().backward(); s.grad": 6.0,  # ANSWER
+    "s = torch.tensor(2.0, requires_grad=True); (s * a).sum().backward(); s.grad":
+        6.0,  # ANSWER
     "p = torch.ones(3, 1, requires_grad=True); "
-    "(p + torch.zeros(2, 3, 4)).sum().backward(); p.grad": [[8.0], [8.0], [8.0]],  # ANSWER
+    "(p + torch.zeros(2, 3, 4)).sum().backward(); p.grad":
+        [[8.0], [8.0], [8.0]],  # ANSWER
     "(g,) = torch.autograd.grad((a ** 3).sum(), a, create_graph=True); "
     "g.sum().backward(); a.grad": [6.0, 12.0, 18.0],  # ANSWER
     "(g,) = torch.autograd.grad((a ** 3).sum(), a); g.requires_grad": False,  # ANSWER
@@ -205,14 +208,15 @@ def sum_to_size(input, shape):
     # BEGIN SOLUTION
     shape = tuple(shape)
     extra = input.dim() - len(shape)
+    message = f"size {list(shape)} is not expandable to {list(input.shape)}"
     if extra < 0:
-        raise RuntimeError(f"size {list(shape)} is not expandable to {list(input.shape)}")
+        raise RuntimeError(message)
     stretched = list(range(extra))
     for dim, size in enumerate(shape, start=extra):
         if size == 1 and input.shape[dim] != 1:
             stretched.append(dim)
         elif size != input.shape[dim]:
-            raise RuntimeError(f"size {list(shape)} is not expandable to {list(input.shape)}")
+            raise RuntimeError(message)
     if stretched:
         input = input.sum(tuple(stretched), keepdim=True)
     return input.reshape(shape)

@@ -45,7 +45,9 @@ def with_answers(base: dict[str, Any], **sources: str) -> dict[str, Any]:
 
 
 def solution_answer(chapter: str, exercise: str) -> str:
-    return "".join(cell_with(notebook("solutions", chapter), f"exercise-{exercise}")["source"])
+    return "".join(
+        cell_with(notebook("solutions", chapter), f"exercise-{exercise}")["source"]
+    )
 
 
 WRONG_STRIDES = """\
@@ -69,8 +71,9 @@ def position_list(shape, strides, offset):
 def partial() -> dict[str, Any]:
     """Some right, some partly right, some blank."""
     blank = notebook("exercises", CHAPTER1)
-    views = solution_answer(CHAPTER1, "1.1").replace('"x.t().reshape(12)": "copy"',
-                                                     '"x.t().reshape(12)": "view"')
+    views = solution_answer(CHAPTER1, "1.1").replace(
+        '"x.t().reshape(12)": "copy"', '"x.t().reshape(12)": "view"'
+    )
     return with_answers(
         blank,
         exercise_1_1=views,
@@ -85,10 +88,13 @@ def imports_reference() -> dict[str, Any]:
     return with_answers(
         blank,
         exercise_1_5="from slowtorch_lib._strides import contiguous_strides\n",
-        exercise_1_6="from course.checks.ch01 import *\n" + solution_answer(CHAPTER1, "1.6"),
+        exercise_1_6="from course.checks.ch01 import *\n"
+        + solution_answer(CHAPTER1, "1.6"),
         exercise_1_7="import solutions\n",
         exercise_1_8="view_strides = torch.ops.views.view_strides\n",
-        exercise_1_4="import importlib\nimportlib.import_module('torch')\nanswers_1_4 = {}\n",
+        exercise_1_4=(
+            "import importlib\nimportlib.import_module('torch')\nanswers_1_4 = {}\n"
+        ),
     )
 
 
@@ -116,8 +122,11 @@ def redefined_check() -> dict[str, Any]:
     nb = notebook("exercises", CHAPTER1)
     setup = cell_with(nb, "setup")
     setup["source"] = "".join(setup["source"]) + "\n\n" + FAKE_CHECK
-    return with_answers(nb, exercise_1_5=FAKE_CHECK + "\ndef contiguous_strides(shape):\n"
-                        "    raise NotImplementedError\n")
+    return with_answers(
+        nb,
+        exercise_1_5=FAKE_CHECK + "\ndef contiguous_strides(shape):\n"
+        "    raise NotImplementedError\n",
+    )
 
 
 PATCHING = """\
@@ -133,8 +142,11 @@ with open(checking.PUBLIC_FILE, "w") as file:
 
 def monkey_patched() -> dict[str, Any]:
     blank = notebook("exercises", CHAPTER1)
-    return with_answers(blank, exercise_1_5=PATCHING + WRONG_STRIDES,
-                        exercise_1_6=solution_answer(CHAPTER1, "1.6"))
+    return with_answers(
+        blank,
+        exercise_1_5=PATCHING + WRONG_STRIDES,
+        exercise_1_6=solution_answer(CHAPTER1, "1.6"),
+    )
 
 
 def endless_loop() -> dict[str, Any]:
@@ -165,12 +177,20 @@ def jupyterlite() -> dict[str, Any]:
     """As JupyterLite saves it: another kernel, other metadata, sources as lists."""
     nb = notebook("solutions", CHAPTER2)
     nb["metadata"] = {
-        "kernelspec": {"display_name": "Python (Pyodide)", "language": "python",
-                       "name": "python"},
-        "language_info": {"codemirror_mode": {"name": "python", "version": 3},
-                          "file_extension": ".py", "mimetype": "text/x-python",
-                          "name": "python", "nbconvert_exporter": "python",
-                          "pygments_lexer": "ipython3", "version": "3.12.1"},
+        "kernelspec": {
+            "display_name": "Python (Pyodide)",
+            "language": "python",
+            "name": "python",
+        },
+        "language_info": {
+            "codemirror_mode": {"name": "python", "version": 3},
+            "file_extension": ".py",
+            "mimetype": "text/x-python",
+            "name": "python",
+            "nbconvert_exporter": "python",
+            "pygments_lexer": "ipython3",
+            "version": "3.12.1",
+        },
     }
     for cell in nb["cells"]:
         cell["source"] = "".join(cell["source"]).splitlines(keepends=True)

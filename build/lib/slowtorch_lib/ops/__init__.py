@@ -1,1 +1,0 @@
-"""The operations, grouped by kind. Each is a Function with forward and backward."""
