@@ -669,3 +669,18 @@ def test_moved_or_deleted_cells_and_a_file_that_is_not_json(
     assert "lost its tag" in moved["notes"]
     assert "not a notebook (not JSON" in grades["not_json"]["notes"]
     assert grades["not_json"]["points"] == "0.00"
+
+
+def test_lab_settings_open_chapters_as_notebooks_and_keep_other_settings(
+    tmp_path: Path,
+) -> None:
+    from course.lab import PLUGIN, write_settings
+
+    path = tmp_path / "share/jupyter/lab/settings/overrides.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"other": {"a": 1}, PLUGIN: {"autosave": False}}))
+    write_settings(path)
+    write_settings(path)
+    settings = json.loads(path.read_text())
+    assert settings["other"] == {"a": 1} and settings[PLUGIN]["autosave"] is False
+    assert settings[PLUGIN]["defaultViewers"]["markdown"] == "Jupytext Notebook"
