@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import csv
 import functools
+import json
 import os
 import re
 import subprocess
