@@ -450,7 +450,11 @@ def feedback(student: str, results: list[Result]) -> str:
             continue
         lines += ["| exercise | points | cases right |", "|---|---|---|"]
         for graded in result.exercises.values():
-            right = f"{graded.passed} of {graded.total}" if graded.total else "-"
+            right = (
+                f"{graded.passed} of {graded.total}"
+                if graded.status == "graded"
+                else graded.status
+            )
             lines.append(
                 f"| {graded.id} {graded.title} | {graded.points:.2f} | {right} |"
             )
@@ -461,6 +465,7 @@ def feedback(student: str, results: list[Result]) -> str:
             lines += [f"### Exercise {graded.id}: {graded.title}", ""]
             if graded.status != "graded":
                 lines += [f"{graded.status}: {graded.message}".rstrip(": "), ""]
+                continue
             for failure in graded.failures:
                 kind = "PyTorch convention" if failure.get("convention") else "Case"
                 lines += [
