@@ -13,6 +13,8 @@ cells, a solution region is marked by two comment lines::
 ``raise NotImplementedError`` (or by the code written after a ``|``:
 ``# BEGIN SOLUTION | pass``), and no outputs. ``solutions/NN_name.ipynb``
 keeps the code without the marker lines and is executed, outputs stored.
+A prediction's answer line ends with ``# ANSWER``: ``"x.t()": "view",  # ANSWER``
+becomes ``"x.t()": ...,`` in the exercise (the value may sit on its own line).
 
 An exercise is two tagged code cells: ``# %% tags=["exercise-1.1"]`` (the stub)
 and ``# %% tags=["check-1.1"]`` (``check("1.1", answer)``). Grading matches
