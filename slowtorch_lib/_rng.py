@@ -60,14 +60,12 @@ from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import CPU, Tensor, check_device, device, from_values
 
 __all__ = [
-    "Generator",
     "bernoulli",
-    "bernoulli_",
     "default_generator",
+    "Generator",
     "get_rng_state",
     "initial_seed",
     "manual_seed",
-    "normal_",
     "rand",
     "rand_like",
     "randint",
@@ -77,7 +75,6 @@ __all__ = [
     "randperm",
     "seed",
     "set_rng_state",
-    "uniform_",
 ]
 
 MASK64 = 2**64 - 1

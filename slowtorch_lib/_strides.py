@@ -55,7 +55,9 @@ def contiguous_strides(shape: Sequence[int]) -> Shape:
     return tuple(reversed(strides))
 
 
-def index_to_position(index: Sequence[int], strides: Sequence[int], offset: int = 0) -> int:
+def index_to_position(
+    index: Sequence[int], strides: Sequence[int], offset: int = 0
+) -> int:
     """The storage position of one element.
 
     >>> index_to_position((1, 2), strides=(3, 1))
@@ -67,7 +69,9 @@ def index_to_position(index: Sequence[int], strides: Sequence[int], offset: int 
     return position
 
 
-def position_list(shape: Sequence[int], strides: Sequence[int], offset: int) -> list[int]:
+def position_list(
+    shape: Sequence[int], strides: Sequence[int], offset: int
+) -> list[int]:
     """The storage positions of every element, in row-major order.
 
     Built one dimension at a time: start from the offset, and for each
@@ -165,5 +169,7 @@ def normalize_dims(dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     if len(set(result)) != len(result):
         for d in result:
             if result.count(d) > 1:
-                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+                raise RuntimeError(
+                    f"dim {d} appears multiple times in the list of dims"
+                )
     return result

@@ -7,12 +7,16 @@ share the storage and differ only in the other three.
 For autograd it also carries ``requires_grad``, ``grad``, ``grad_fn`` and
 ``is_leaf``. Methods here are thin: each one calls the function of the same
 name in :mod:`slowtorch_lib.ops`, where the operation is defined once, with
-its forward and its backward side by side.
+its forward and its backward side by side. History is recorded by
+``Function.apply`` (:mod:`slowtorch_lib.autograd.function`); the in-place
+methods (``add_``, ``x[i] = v``, ``detach_``...) rewrite it, and that is done
+in :mod:`slowtorch_lib.autograd.history`.
 """
 
 from __future__ import annotations
 
 import builtins
+import copy
 import weakref
 from array import array
 from collections.abc import Callable, Iterator, Sequence
@@ -22,7 +26,12 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._storage import Storage
-from slowtorch_lib._strides import contiguous_strides, normalize_dim, numel, position_list
+from slowtorch_lib._strides import (
+    contiguous_strides,
+    normalize_dim,
+    numel,
+    position_list,
+)
 
 if TYPE_CHECKING:
     from slowtorch_lib.autograd.function import AccumulateGrad, Node
@@ -36,6 +45,8 @@ ShapeArg = Union[int, Sequence[int]]  # noqa: UP007
 
 class Size(tuple):  # type: ignore[type-arg]
     """The shape of a tensor: a tuple of ints that prints as ``torch.Size``."""
+
+    __slots__ = ()
 
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
@@ -281,8 +292,10 @@ class Tensor:
         """
         data = self._storage.data
         if self.is_contiguous():
-            start = self._offset
-            return data[start : start + numel(self._shape)].tolist()
+            start, count = self._offset, numel(self._shape)
+            if start == 0 and count == len(data):
+                return data.tolist()  # all of the storage: no slice to copy
+            return data[start : start + count].tolist()
         return _strides.strided_values(data, self._shape, self._stride, self._offset)
 
     def tolist(self) -> Any:
@@ -310,7 +323,9 @@ class Tensor:
     def _scalar(self) -> Scalar:
         """The one element, for ``float(t)`` and ``int(t)``."""
         if self.numel() != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
+            raise ValueError(
+                "only one element tensors can be converted to Python scalars"
+            )
         return self.item()
 
     def __float__(self) -> float:
@@ -359,6 +374,31 @@ class Tensor:
         """
         geometry = (self._shape, self._stride, self._offset)
         return (_rebuild, (type(self), self._storage, geometry, self._requires_grad))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """``copy.deepcopy``: a new leaf with a copy of the storage (shared by
+        the tensors of one copy as by the originals), ``requires_grad`` and a
+        copy of ``.grad``.
+
+        Raises:
+            RuntimeError: For a tensor computed by a recorded operation, as
+                PyTorch does.
+        """
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support "
+                "the deepcopy protocol at the moment.  If you were attempting to "
+                "deepcopy a module, this may be because of a "
+                "torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        storage = copy.deepcopy(self._storage, memo)
+        geometry = (self._shape, self._stride, self._offset)
+        result = _rebuild(type(self), storage, geometry, self._requires_grad)
+        if self._grad is not None:
+            result._grad = copy.deepcopy(self._grad, memo)
+        memo[id(self)] = result
+        return result
 
     def __repr__(self) -> str:
         from slowtorch_lib._printing import tensor_repr
@@ -797,7 +837,8 @@ class Tensor:
         return _pointwise.clone(self)
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Converts to another dtype (and checks the device): ``x.to(torch.float64)``."""
+        """Converts to another dtype (and checks the device):
+        ``x.to(torch.float64)``."""
         target: dtype | None = kwargs.pop("dtype", None)
         for arg in args:
             if isinstance(arg, dtype):
@@ -917,7 +958,8 @@ class Tensor:
     def new_full(self, size: Any, fill_value: Scalar, *,
                  dtype: dtypes.dtype | None = None, device: Any = None,
                  requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device,
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype,
+                              device=device,
                               requires_grad=requires_grad)
 
     # ------------------------------------------------------------------

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slowtorch_lib._tensor import Tensor
-from slowtorch_lib.autograd.engine import grad, register_tensor_hook, topological_order
+from slowtorch_lib.autograd import engine
+from slowtorch_lib.autograd.engine import grad, register_tensor_hook
 from slowtorch_lib.autograd.function import AccumulateGrad, Node
 
 __all__ = ["BackwardStep", "backward_steps", "graph_text", "make_dot"]
@@ -71,17 +72,32 @@ def _tensor_label(
     """A leaf or output box: name, shape, and optionally values and gradient."""
     lines = [name] if name else []
     lines.append(_shape_text(tensor))
-    if show_values and tensor.numel() <= max_elements:
+    small = tensor.numel() <= max_elements
+    if show_values and small:
         lines.append("value " + _values_text(tensor))
-    if show_grads and tensor.numel() <= max_elements:
+    # Only leaves and tensors that called retain_grad() ever get a .grad.
+    if show_grads and small and (tensor.is_leaf or tensor.retains_grad):
         gradient = tensor._grad
         lines.append("grad " + ("None" if gradient is None else _values_text(gradient)))
     return "\n".join(lines)
 
 
+def _named_outputs(
+    node: Node, params: Mapping[str, Tensor] | None
+) -> list[tuple[str, Tensor]]:
+    """The tensors of ``params`` that ``node`` made (named intermediate results)."""
+    return [
+        (name, tensor)
+        for name, tensor in (params or {}).items()
+        if tensor.grad_fn is node
+    ]
+
+
 def _nodes_and_ids(outputs: Sequence[Tensor]) -> tuple[list[Node], dict[Node, str]]:
     """The graph's nodes in backward order, with ids ``n0, n1, ...``."""
-    order = topological_order([t.grad_fn for t in outputs if t.grad_fn is not None])
+    order = engine.topological_order(
+        [t.grad_fn for t in outputs if t.grad_fn is not None]
+    )
     return order, {node: f"n{number}" for number, node in enumerate(order)}
 
 
@@ -125,12 +141,19 @@ def make_dot(
     way the forward pass went: from inputs to the operations that used them.
     The backward pass walks them the other way.
 
+    As in micrograd's drawings, each tensor can show its value and its
+    gradient: the leaves, the output, and any intermediate result named in
+    ``params`` (written into the oval of the node that made it). Gradients
+    exist for leaves and for tensors that called ``retain_grad()`` before
+    the backward pass.
+
     Args:
         output: The tensor whose history is drawn, or a tuple of tensors.
-        params: Names of leaf tensors, such as ``dict(model.named_parameters())``
-            or ``{"x": x, "w": w}``.
-        show_values: Also print the values of small tensors (leaves, output).
-        show_grads: Also print the ``.grad`` of small leaves.
+        params: Names of tensors, such as ``dict(model.named_parameters())``
+            or ``{"x": x, "w": w, "h": h}``: leaves, or intermediate results.
+        show_values: Also print the values of small named tensors, leaves
+            and the output.
+        show_grads: Also print their ``.grad`` (leaves, retained tensors).
         max_elements: Tensors with more elements show their shape only.
 
     Returns:
@@ -155,7 +178,11 @@ def make_dot(
                                   show_values, show_grads, max_elements)
             dot.node(ids[node], label, fillcolor="lightblue")
         else:
-            dot.node(ids[node], node.name(), fillcolor="lightgrey", shape="ellipse")
+            label = node.name()
+            for name, tensor in _named_outputs(node, params):
+                label += "\n" + _tensor_label(tensor, name, show_values, show_grads,
+                                              max_elements)
+            dot.node(ids[node], label, fillcolor="lightgrey", shape="ellipse")
     for node in order:
         for child, _ in node.next_functions:
             if child is not None:
@@ -163,7 +190,7 @@ def make_dot(
     for number, tensor in enumerate(outputs):
         name = "output" if len(outputs) == 1 else f"output {number}"
         label = _tensor_label(tensor, _leaf_name(tensor, params) or name,
-                              show_values, False, max_elements)
+                              show_values, show_grads, max_elements)
         output_id = f"n{len(order) + number}"
         dot.node(output_id, label, fillcolor="darkolivegreen1")
         if tensor.grad_fn is not None:
@@ -281,7 +308,8 @@ def backward_steps(
             "element 0 of tensors does not require grad and does not have a grad_fn"
         )
     steps: list[BackwardStep] = []
-    order = topological_order([output.grad_fn]) if output.grad_fn is not None else []
+    roots = [output.grad_fn] if output.grad_fn is not None else []
+    order = engine.topological_order(roots)
     leaves = [node.variable for node in order if isinstance(node, AccumulateGrad)]
     if output.grad_fn is None:
         leaves = [output]
@@ -298,7 +326,9 @@ def backward_steps(
     for leaf in leaves:
         label = f"{_leaf_name(leaf, params) or 'leaf'} {_shape_text(leaf)}"
 
-        def record_leaf(gradient: Tensor, leaf: Tensor = leaf, label: str = label) -> None:
+        def record_leaf(
+            gradient: Tensor, leaf: Tensor = leaf, label: str = label
+        ) -> None:
             node = leaf._grad_accumulator
             assert node is not None  # made when the backward pass reached the leaf
             steps.append(BackwardStep(len(steps), node, label, [gradient], []))

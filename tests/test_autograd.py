@@ -726,3 +726,109 @@ def test_saved_tensors_survive_with_retain_graph() -> None:
     out.sum().backward(retain_graph=True)
     gc.collect()
     assert saved() is not None
+
+
+# ----------------------------------------------------------------------
+# The engine's pieces are looked up through their module (the course and
+# the book put other versions in their place)
+# ----------------------------------------------------------------------
+
+
+def test_backward_and_grad_call_topological_order_through_the_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from slowtorch_lib.autograd import engine
+
+    calls = []
+    real = engine.topological_order
+
+    def recording(roots: Any) -> Any:
+        order = real(roots)
+        calls.append([node.name() for node in order])
+        return order
+
+    monkeypatch.setattr(engine, "topological_order", recording)
+    x = leaf(st)
+    (x * x).sum().backward()
+    st.autograd.grad((x * 2).sum(), x)
+    assert calls == [
+        ["SumBackward0", "MulBackward0", "torch::autograd::AccumulateGrad"],
+        ["SumBackward0", "MulBackward0", "torch::autograd::AccumulateGrad"],
+    ]
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+
+
+def test_run_backward_calls_send_through_the_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from slowtorch_lib.autograd import engine
+
+    def overwriting(pending: Any, edge: Any, gradient: Any) -> None:
+        node, output_nr = edge
+        slots = pending.setdefault(node, [None] * node.num_outputs)
+        slots[output_nr] = gradient  # the last gradient to arrive wins
+
+    monkeypatch.setattr(engine, "send", overwriting)
+    x, y = leaf(st), leaf(st, (4.0, 5.0, 6.0))
+    (x * y + x).sum().backward()
+    assert x.grad.tolist() == [4.0, 5.0, 6.0]  # the 1 from the addition is lost
+
+
+def test_backward_calls_run_backward_through_the_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from slowtorch_lib.autograd import engine
+
+    sizes = []
+    real = engine.run_backward
+
+    def counting(roots: Any, grads: Any, order: Any, retain_graph: bool) -> Any:
+        sizes.append(len(order))
+        return real(roots, grads, order, retain_graph)
+
+    monkeypatch.setattr(engine, "run_backward", counting)
+    x = leaf(st)
+    (x * 2).sum().backward()
+    assert sizes == [3]
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_leaf_accumulation_is_accumulate_grad_apply() -> None:
+    x = leaf(st)
+    node = (x * 2).grad_fn.next_functions[0][0]
+    assert isinstance(node, AccumulateGrad)
+    assert node.apply(st.tensor([1.0, 1.0, 1.0])) == ()
+    assert node.apply(st.tensor([0.5, 0.5, 0.5])) == ()
+    assert x.grad.tolist() == [1.5, 1.5, 1.5]
+
+
+def test_grad_runs_only_the_nodes_leading_to_the_inputs() -> None:
+    def run(L: Any) -> list[str]:
+        x, y = leaf(L), leaf(L, (4.0, 5.0, 6.0))
+        a = x.exp()
+        b = y.sin()
+        ran = []
+        for node in (a.grad_fn, b.grad_fn):
+            node.register_hook(lambda gi, go, node=node: ran.append(node.name()))
+        L.autograd.grad((a * b).sum(), [x])
+        return ran + [str(y.grad)]
+
+    ours, theirs = both(run)
+    assert ours == theirs == ["ExpBackward0", "None"]
+
+
+def test_history_is_recorded_in_function_apply_and_rewritten_in_history() -> None:
+    """Only Function.apply records a grad_fn, only autograd/history.py
+    rewrites one (in-place operations, views, detach_)."""
+    import pathlib
+    import re
+
+    package = pathlib.Path(st.__file__).parent
+    writers = set()
+    for path in package.rglob("*.py"):
+        text = path.read_text()
+        if re.search(r"\._set_history\(|\._grad_fn = (?!None$)", text, re.M):
+            writers.add(path.relative_to(package).as_posix())
+    # _tensor.py defines _set_history; function.py records, history.py rewrites.
+    assert writers <= {"_tensor.py", "autograd/function.py", "autograd/history.py"}
+    assert {"autograd/function.py", "autograd/history.py"} <= writers

@@ -306,7 +306,8 @@ def chapter_text(path: Path) -> list[str]:
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     for target, name in re.findall(
-        r"```\{literalinclude\} ([^\n]+)\n:pyobject: ([\w.]+)", text
+        r"\{literalinclude\}\s*([^\n]+)\n(?:\s*:[\w-]+:[^\n]*\n)*?\s*:pyobject:\s*([\w.]+)",
+        text,
     ):
         lines += quoted_source((path.parent / target.strip()).resolve(), name)
     return [line.strip() for line in lines if line.strip()]

@@ -147,3 +147,29 @@ def test_shapes_that_do_not_broadcast() -> None:
     with pytest.raises(RuntimeError) as theirs:
         torch.ones(2, 3) + torch.ones(4, 3)
     assert str(ours.value) == str(theirs.value)
+
+
+# ----------------------------------------------------------------------
+# The one table of dtype facts
+# ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "int64", "bool"])
+def test_dtype_facts_match_torch(name: str) -> None:
+    torch = require_torch()
+    ours, theirs = getattr(st, name), getattr(torch, name)
+    assert ours.itemsize == theirs.itemsize
+    assert ours.is_floating_point == theirs.is_floating_point
+    assert ours.legacy_type_name == torch.tensor([], dtype=theirs).type()
+    assert st.tensor([], dtype=ours).type() == ours.legacy_type_name
+    assert ours.legacy_type_name == f"torch.{ours.c_name}Tensor"
+    if theirs.is_floating_point:
+        info = torch.finfo(theirs)
+    elif theirs is torch.bool:
+        info = None
+    else:
+        info = torch.iinfo(theirs)
+    if info is not None:
+        assert (ours.min, ours.max) == (info.min, info.max)
+    else:
+        assert (ours.min, ours.max) == (False, True)

@@ -141,7 +141,8 @@ def test_binary_operator_with_python_scalars(name: str, dtype_name: str) -> None
                                   "pow", "lt", "eq", "ne"])
 def test_binary_operator_on_special_values(dtype_name: str, name: str) -> None:
     op = BINARY[name]
-    run_both(lambda lib, a, b: op(a, b), (SPECIAL, dtype_name), (SPECIAL_OTHER, dtype_name),
+    run_both(lambda lib, a, b: op(a, b),
+             (SPECIAL, dtype_name), (SPECIAL_OTHER, dtype_name),
          exact=name != "pow")
 
 
@@ -266,7 +267,8 @@ def test_clamp_with_number_bounds(dtype_name: str, bounds: tuple[Any, Any]) -> N
     values = SPECIAL if dtype_name.startswith("float") else VALUES[dtype_name]
     low, high = bounds
     run_both(lambda lib, x: x.clamp(low, high), (values, dtype_name), exact=True)
-    run_both(lambda lib, x: lib.clamp(x, min=low, max=high), (values, dtype_name), exact=True)
+    run_both(lambda lib, x: lib.clamp(x, min=low, max=high), (values, dtype_name),
+             exact=True)
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
@@ -349,14 +351,16 @@ def test_invert_and_bitwise_functions(dtype_name: str) -> None:
     run_both(lambda lib, x: ~x, (VALUES[dtype_name], dtype_name))
     run_both(lambda lib, x: lib.bitwise_not(x), (VALUES[dtype_name], dtype_name))
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-        run_both(lambda lib, x, y: getattr(lib, name)(x, y), (VALUES[dtype_name], dtype_name),
+        run_both(lambda lib, x, y: getattr(lib, name)(x, y),
+                 (VALUES[dtype_name], dtype_name),
              (OTHER["int64"], "int64"))
 
 
 @pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_logical_functions(name: str, dtype_name: str) -> None:
-    run_both(lambda lib, x, y: getattr(lib, name)(x, y), (VALUES[dtype_name], dtype_name),
+    run_both(lambda lib, x, y: getattr(lib, name)(x, y),
+             (VALUES[dtype_name], dtype_name),
          (OTHER["float32"], "float32"))
     run_both(lambda lib, x: lib.logical_not(x), (VALUES[dtype_name], dtype_name))
 
@@ -375,7 +379,8 @@ def test_bool_subtraction_and_negation_errors() -> None:
 
 
 def test_pow_of_integers() -> None:
-    run_both(lambda lib, a, b: a**b, ([3, -2, 1, -1], "int64"), ([-1, -2, -3, -3], "int64"))
+    run_both(lambda lib, a, b: a**b,
+             ([3, -2, 1, -1], "int64"), ([-1, -2, -3, -3], "int64"))
     run_both(lambda lib, a: a**-1, ([1, 2], "int64"))
     run_both(lambda lib, a: 2**a, ([-1, 2, 0], "int64"))
     run_both(lambda lib, a, b: a**b, ([True], "bool"), ([True], "bool"))
@@ -396,8 +401,10 @@ def test_errors_leave_operands_unchanged() -> None:
 def test_tensor_methods_match_functions(dtype_name: str) -> None:
     values = [5, -3, 0, 7] if dtype_name == "int64" else [5.5, -3.0, math.nan, 7.25]
     divisors = [2, 2, 3, -4] if dtype_name == "int64" else [2.0, -2.0, 3.0, 0.5]
-    run_both(lambda lib, x, y: x.floor_divide(y), (values, dtype_name), (divisors, dtype_name))
-    run_both(lambda lib, x, y: x.remainder(y), (values, dtype_name), (divisors, dtype_name))
+    run_both(lambda lib, x, y: x.floor_divide(y),
+             (values, dtype_name), (divisors, dtype_name))
+    run_both(lambda lib, x, y: x.remainder(y),
+             (values, dtype_name), (divisors, dtype_name))
     run_both(lambda lib, x: x.isnan(), (values, dtype_name))
     run_both(lambda lib, x: lib.isnan(x), (values, dtype_name))
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):

@@ -5,6 +5,8 @@ The index-maths tests need no torch; the parity tests compare with it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st_
@@ -20,7 +22,7 @@ from slowtorch_lib._strides import (
     position_list,
     strided_values,
 )
-from tests.parity import require_torch
+from tests.parity import both, require_torch, same_error
 
 shapes = st_.lists(st_.integers(min_value=0, max_value=4), min_size=0, max_size=4).map(tuple)
 
@@ -171,3 +173,98 @@ def test_requires_grad_rules_match_torch() -> None:
         assert x.is_leaf and not y.is_leaf and y.requires_grad
         with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf"):
             y.requires_grad_(False)
+
+
+# ----------------------------------------------------------------------
+# No hidden state; pickle
+# ----------------------------------------------------------------------
+
+
+def test_tensor_has_only_declared_attributes() -> None:
+    x = st.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 2)[0]
+    for tensor in (x, y):
+        assert not hasattr(tensor, "__dict__")
+        with pytest.raises(AttributeError):
+            tensor.some_new_attribute = 1  # type: ignore[attr-defined]
+
+
+def test_engine_nodes_keep_their_bookkeeping_in_slots() -> None:
+    x = st.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()  # Exp keeps nothing but its saved result
+    node = y.grad_fn
+    accumulator = node.next_functions[0][0]
+    assert not hasattr(accumulator, "__dict__")
+    y.retain_grad()
+    y.register_hook(lambda g: g)
+    node.register_hook(lambda gi, go: None)
+    # The engine's own state is declared: a Function's ctx may still carry
+    # the values forward stores on it, but nothing else.
+    assert vars(node) == {}
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.tensor([[1.5, -2.0], [3.0, 4.25]]),
+    lambda L: L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True),
+    lambda L: L.tensor([[1, 2, 3]]),
+    lambda L: L.tensor([True, False]),
+    lambda L: L.tensor(7.0),
+    lambda L: L.arange(6.0).view(2, 3).t(),
+    lambda L: L.arange(6.0)[2:5],
+    lambda L: L.tensor([1.0, 2.0], requires_grad=True) * 2,  # non-leaf
+    lambda L: L.zeros(0, 3),
+], ids=["matrix", "float64-leaf", "int64", "bool", "0-d", "transpose", "slice",
+        "non-leaf", "empty"])
+def test_pickle_round_trip_matches_torch(make: Any) -> None:
+    import pickle
+
+    torch = require_torch()
+
+    def facts(tensor: Any) -> tuple[Any, ...]:
+        return (tensor.tolist(), str(tensor.dtype), tuple(tensor.shape),
+                tensor.requires_grad, tensor.is_leaf, tensor.grad_fn is None,
+                tensor.stride(), tensor.storage_offset())
+
+    ours = pickle.loads(pickle.dumps(make(st)))
+    theirs = pickle.loads(pickle.dumps(make(torch)))
+    assert facts(ours) == facts(theirs)
+
+
+def test_pickle_keeps_shared_storage_and_drops_grad() -> None:
+    import pickle
+
+    x = st.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (x * x).sum().backward()
+    a, b = pickle.loads(pickle.dumps((x, x[1:])))
+    assert a.grad is None and a.requires_grad and a.is_leaf
+    with st.no_grad():
+        a[1] = 10.0
+    assert b.tolist() == [10.0, 3.0]
+
+
+def test_pickle_of_dtypes_gives_the_same_objects() -> None:
+    import pickle
+
+    for d in (st.float32, st.float64, st.int64, st.bool, st.float, st.long):
+        assert pickle.loads(pickle.dumps(d)) is d
+
+
+def test_deepcopy_matches_torch() -> None:
+    import copy
+
+    def run(L: Any) -> tuple[Any, ...]:
+        a = L.tensor([1.0, 2.0], requires_grad=True)
+        a.grad = L.tensor([3.0, 3.0])
+        b = copy.deepcopy(a)
+        v = L.arange(4.0)
+        c, d = copy.deepcopy((v, v[1:]))
+        c[1] = 9.0
+        return (b.tolist(), b.grad.tolist(), b.requires_grad, b.grad is a.grad,
+                d.tolist(), d.storage_offset(), v.tolist())
+
+    ours, theirs = both(run)
+    assert ours == theirs
+    message = same_error(
+        lambda L: copy.deepcopy(L.tensor([1.0], requires_grad=True) * 2)
+    )
+    assert message.startswith("Only Tensors created explicitly by the user")

@@ -122,6 +122,36 @@ def test_make_dot_values_and_grads() -> None:
     assert "value 18" in source
 
 
+def test_make_dot_values_and_grads_of_named_intermediate_results() -> None:
+    pytest.importorskip("graphviz")
+    x = st.tensor([1.0, 2.0], requires_grad=True)
+    w = st.tensor([3.0, -1.0], requires_grad=True)
+    h = x * w
+    h.retain_grad()
+    loss = (h + x).sum()
+    loss.retain_grad()
+    loss.backward()
+    source = viz.make_dot(loss, {"x": x, "w": w, "h": h},
+                          show_values=True, show_grads=True).source
+    # h is drawn inside the oval of the node that made it, with its value
+    # and the gradient it kept.
+    assert 'label="MulBackward0\nh\n(2,)\nvalue [3, -2]\ngrad [1, 1]"' in source
+    assert "value [1, 2]\ngrad [4, 0]" in source  # x: w + 1
+    assert "value [3, -1]\ngrad [1, 2]" in source  # w: x
+    assert "value 4\ngrad 1" in source  # the output retained its grad too
+
+
+def test_make_dot_shows_no_grad_line_for_tensors_that_keep_none() -> None:
+    pytest.importorskip("graphviz")
+    x = st.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 2
+    loss = h.sum()
+    loss.backward()
+    source = viz.make_dot(loss, {"x": x, "h": h}, show_grads=True).source
+    assert "MulBackward0\nh\n(2,)\"" in source  # no grad: h did not retain it
+    assert "grad [2, 2]" in source  # the leaf's
+
+
 def test_make_dot_hides_values_of_large_tensors() -> None:
     pytest.importorskip("graphviz")
     x = st.ones(5, 5, requires_grad=True)

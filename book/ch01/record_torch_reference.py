@@ -1,8 +1,9 @@
 """Records PyTorch's speed on the matrix product timed in chapter 1.
 
-The book is built without PyTorch installed, so the chapter reads these
-numbers from ``torch_reference.json`` when ``import torch`` fails. Rerun
-this script (with PyTorch installed) to refresh them::
+The chapter does not time PyTorch itself (it may run where PyTorch is not
+installed, in the browser too): it reads these numbers from
+``torch_reference.json``. Rerun this script (with PyTorch installed) to
+refresh them::
 
     python book/ch01/record_torch_reference.py
 """

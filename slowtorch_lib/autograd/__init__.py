@@ -1,4 +1,12 @@
-"""Automatic differentiation: the graph, the backward pass, grad mode, checks."""
+"""Automatic differentiation, one idea per module.
+
+* :mod:`.function`: ``Function`` and the graph nodes; ``Function.apply`` is
+  where history is recorded.
+* :mod:`.history`: where in-place operations rewrite it.
+* :mod:`.engine`: the backward pass that walks it.
+* :mod:`.grad_mode`: the switch that turns recording off.
+* :mod:`.gradcheck`: finite-difference checks of backward rules.
+"""
 
 from slowtorch_lib.autograd.engine import backward, grad
 from slowtorch_lib.autograd.function import Function, FunctionCtx

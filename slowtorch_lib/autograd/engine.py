@@ -89,11 +89,11 @@ def run_backward(
     """The backward pass: each node of ``order`` turns the gradients of its
     outputs into gradients of its inputs and sends them on.
 
-    ``order`` is :func:`topological_order` of the roots' nodes (or a part
-    of it), so a node runs only once every gradient it receives is in.
-    Whether the pass itself is recorded (``create_graph``) is the grad mode
-    the caller sets. Returns the gradients that were sent to nodes outside
-    ``order``.
+    ``order`` has each node before the nodes it sends gradients to (it is
+    ``topological_order`` of the roots' nodes, or a part of it), so a node
+    runs only once all of its gradients are in. Whether the pass itself is
+    recorded (``create_graph``) is up to the grad mode the caller sets.
+    Returns the gradients that were sent to nodes outside ``order``.
     """
     pending: Pending = {}  # what has arrived at each node, summed
     for edge, root_grad in zip(roots, root_grads):
@@ -162,14 +162,14 @@ def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
     First each tensor's own hooks (``register_hook``), in order, each able
     to replace the gradient; then ``retain_grad`` keeps what is left.
     """
-    for output_nr, hooks in node.tensor_hooks.items():
+    for output_nr, hooks in (node.tensor_hooks or {}).items():
         for hook in list(hooks):
             gradient = grad_outputs[output_nr]
             if gradient is not None:
                 replaced = hook(gradient)
                 if replaced is not None:
                     grad_outputs[output_nr] = replaced
-    for output_nr, keep in node.retain_grad_hooks.items():
+    for output_nr, keep in (node.retain_grad_hooks or {}).items():
         gradient = grad_outputs[output_nr]
         if gradient is not None:
             keep(gradient)
@@ -178,7 +178,7 @@ def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
 
 def call_pre_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
     """Runs the node's pre-hooks; each may replace all the gradients."""
-    for hook in list(node.pre_hooks):
+    for hook in list(node.pre_hooks or ()):
         replaced = hook(tuple(grad_outputs))
         if replaced is not None:
             grad_outputs = list(replaced)
@@ -189,7 +189,7 @@ def call_post_hooks(
     node: Node, grad_inputs: tuple[Tensor | None, ...], grad_outputs: Gradients
 ) -> tuple[Tensor | None, ...]:
     """Runs the node's post-hooks; each may replace the gradients sent on."""
-    for hook in list(node.post_hooks):
+    for hook in list(node.post_hooks or ()):
         replaced = hook(grad_inputs, tuple(grad_outputs))
         if replaced is not None:
             grad_inputs = tuple(replaced)
@@ -226,6 +226,8 @@ def retain_grad(tensor: Tensor) -> None:
 
     node = tensor.grad_fn
     assert node is not None  # not a leaf, checked above
+    if node.retain_grad_hooks is None:
+        node.retain_grad_hooks = {}
     node.retain_grad_hooks[tensor._output_nr] = keep
     tensor._retains_grad = True
 
@@ -308,7 +310,9 @@ def grad(
         retain_graph = create_graph
     for tensor in input_tuple:
         if not tensor.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            raise RuntimeError(
+                "One of the differentiated Tensors does not require grad"
+            )
     roots = [_root_edge(t, i) for i, t in enumerate(output_tuple)]
     edges = [gradient_edge(t) for t in input_tuple]
     results = _captured_gradients(roots, grads, edges, retain_graph, create_graph)

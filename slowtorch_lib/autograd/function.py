@@ -58,6 +58,9 @@ class Node:
             the hook that stores its gradient in ``.grad``.
         pre_hooks: ``hook(grad_outputs)``, called before the node runs.
         post_hooks: ``hook(grad_inputs, grad_outputs)``, called after it.
+
+    The four hook tables are ``None`` until a first hook is added: most
+    nodes never get one, and a graph may have millions of nodes.
     """
 
     __slots__ = (
@@ -75,10 +78,10 @@ class Node:
         self.next_functions: tuple[Edge, ...] = ()
         self.input_meta: tuple[Meta | None, ...] = ()
         self.num_outputs = 1
-        self.tensor_hooks: dict[int, list[TensorHook]] = {}
-        self.retain_grad_hooks: dict[int, TensorHook] = {}
-        self.pre_hooks: list[Hook] = []
-        self.post_hooks: list[Hook] = []
+        self.tensor_hooks: dict[int, list[TensorHook]] | None = None
+        self.retain_grad_hooks: dict[int, TensorHook] | None = None
+        self.pre_hooks: list[Hook] | None = None
+        self.post_hooks: list[Hook] | None = None
 
     def name(self) -> str:
         """The node's name, such as ``'MulBackward0'``."""
@@ -96,6 +99,8 @@ class Node:
 
         A hook may return a new tuple of gradients to send on instead.
         """
+        if self.post_hooks is None:
+            self.post_hooks = []
         self.post_hooks.append(hook)
         return RemovableHandle(self.post_hooks, hook)
 
@@ -104,12 +109,16 @@ class Node:
 
         A hook may return a new tuple of gradients to use instead.
         """
+        if self.pre_hooks is None:
+            self.pre_hooks = []
         self.pre_hooks.append(hook)
         return RemovableHandle(self.pre_hooks, hook)
 
     def add_tensor_hook(self, output_nr: int, hook: TensorHook) -> RemovableHandle:
         """Adds a hook for the gradient of output ``output_nr``, run before
         the node's own pre-hooks (this is what ``tensor.register_hook`` does)."""
+        if self.tensor_hooks is None:
+            self.tensor_hooks = {}
         hooks = self.tensor_hooks.setdefault(output_nr, [])
         hooks.append(hook)
         return RemovableHandle(hooks, hook)
@@ -190,23 +199,26 @@ class FunctionCtx(Node):
             needed. ``backward`` may skip the work for inputs marked False.
         materialize_grads: Whether ``backward`` receives zeros (True) or
             ``None`` for the gradient of an output that was not used.
-        saved: ``(tensor, version when saved)`` for each saved tensor;
+        _saved: ``(tensor, version when saved)`` for each saved tensor;
             ``None`` once a backward pass has freed them.
-        saved_is_output: For each saved tensor, whether it is an output of
+        _saved_is_output: For each saved tensor, whether it is an output of
             this node (for error messages).
-        output_meta: ``(shape, dtype)`` of each output, to make zeros for
+        _output_meta: ``(shape, dtype)`` of each output, to make zeros for
             an output gradient that never arrived.
-        non_differentiable: Outputs marked by
+        _non_differentiable: Outputs marked by
             :meth:`mark_non_differentiable`.
+
+    The underscored names keep the engine's bookkeeping apart from the
+    names a ``forward`` may choose for its own values (``ctx.saved = ...``).
     """
 
     __slots__ = (
+        "_non_differentiable",
+        "_output_meta",
+        "_saved",
+        "_saved_is_output",
         "materialize_grads",
         "needs_input_grad",
-        "non_differentiable",
-        "output_meta",
-        "saved",
-        "saved_is_output",
     )
 
     _function: type[Function]
@@ -223,10 +235,10 @@ class FunctionCtx(Node):
         super().__init__()
         self.needs_input_grad: tuple[bool, ...] = ()
         self.materialize_grads = True
-        self.saved: tuple[tuple[Tensor | None, int], ...] | None = ()
-        self.saved_is_output: tuple[bool, ...] = ()
-        self.output_meta: tuple[Meta, ...] = ()
-        self.non_differentiable: tuple[Tensor, ...] = ()
+        self._saved: tuple[tuple[Tensor | None, int], ...] | None = ()
+        self._saved_is_output: tuple[bool, ...] = ()
+        self._output_meta: tuple[Meta, ...] = ()
+        self._non_differentiable: tuple[Tensor, ...] = ()
 
     def name(self) -> str:
         return self._name
@@ -237,7 +249,7 @@ class FunctionCtx(Node):
         If a saved tensor is changed in place before ``backward`` runs, reading
         :attr:`saved_tensors` raises, because the gradient would be wrong.
         """
-        self.saved = tuple(
+        self._saved = tuple(
             (t, t._storage.version if t is not None else 0) for t in tensors
         )
 
@@ -249,7 +261,7 @@ class FunctionCtx(Node):
             RuntimeError: If the graph was already freed by a backward pass,
                 or if a saved tensor was modified in place since it was saved.
         """
-        if self.saved is None:
+        if self._saved is None:
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly "
                 "access saved tensors after they have already been freed). Saved "
@@ -259,14 +271,14 @@ class FunctionCtx(Node):
                 "to access saved tensors after calling backward."
             )
         history.check_saved_versions(self)
-        return tuple(tensor for tensor, _ in self.saved)  # type: ignore[misc]
+        return tuple(tensor for tensor, _ in self._saved)  # type: ignore[misc]
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """Marks outputs (such as indices) that have no gradient.
 
         They do not require grad, and ``backward`` receives zeros for them.
         """
-        self.non_differentiable = tensors
+        self._non_differentiable = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """Whether ``backward`` gets zeros (True, the default) or ``None`` for
@@ -275,7 +287,7 @@ class FunctionCtx(Node):
 
     def release_saved(self) -> None:
         """Drops the saved tensors once a backward pass no longer needs them."""
-        self.saved = None
+        self._saved = None
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
         """Runs the Function's ``backward``: one gradient for each input.
@@ -286,7 +298,7 @@ class FunctionCtx(Node):
         if self.materialize_grads and any(g is None for g in grad_outputs):
             grad_outputs = tuple(
                 _creation.zeros(shape, dtype=d) if g is None else g
-                for g, (shape, d) in zip(grad_outputs, self.output_meta)
+                for g, (shape, d) in zip(grad_outputs, self._output_meta)
             )
         grads = self._function.backward(self, *grad_outputs)
         if not isinstance(grads, tuple):
@@ -393,15 +405,15 @@ def _connect(
     ctx.input_meta = tuple(input_meta)
     outputs = output if isinstance(output, tuple) else (output,)
     ctx.num_outputs = len(outputs)
-    ctx.output_meta = tuple((t._shape, t.dtype) for t in outputs)
-    if ctx.saved:
-        ctx.saved_is_output = tuple(
-            any(saved is out for out in outputs) for saved, _ in ctx.saved
+    ctx._output_meta = tuple((t._shape, t.dtype) for t in outputs)
+    if ctx._saved:
+        ctx._saved_is_output = tuple(
+            any(saved is out for out in outputs) for saved, _ in ctx._saved
         )
     for output_nr, tensor in enumerate(outputs):
         if not isinstance(tensor, Tensor) or not tensor.dtype.is_floating_point:
             continue
-        if any(tensor is t for t in ctx.non_differentiable):
+        if any(tensor is t for t in ctx._non_differentiable):
             continue
         tensor._set_history(ctx, output_nr)
 

@@ -160,11 +160,11 @@ def _saved_output_moved(node: Node, output: Tensor, target: Tensor) -> None:
     then wrote it into ``target``. If ``node`` saved ``output``, it now
     watches ``target`` instead, so that a later in-place change of
     ``target`` is caught when the saved tensor is read."""
-    if not isinstance(node, FunctionCtx) or not node.saved:
+    if not isinstance(node, FunctionCtx) or not node._saved:
         return
-    node.saved = tuple(
+    node._saved = tuple(
         (target, target._storage.version) if saved is output else (saved, version)
-        for saved, version in node.saved
+        for saved, version in node._saved
     )
 
 
@@ -194,20 +194,22 @@ def check_saved_versions(ctx: FunctionCtx) -> None:
     Raises:
         RuntimeError: Naming the tensor, its version and the version saved.
     """
-    assert ctx.saved is not None
-    for index, (tensor, version) in enumerate(ctx.saved):
+    assert ctx._saved is not None
+    for index, (tensor, version) in enumerate(ctx._saved):
         if tensor is not None and tensor._storage.version != version:
             raise RuntimeError(_modified_message(ctx, index, tensor, version))
 
 
-def _modified_message(ctx: FunctionCtx, index: int, tensor: Tensor, version: int) -> str:
+def _modified_message(
+    ctx: FunctionCtx, index: int, tensor: Tensor, version: int
+) -> str:
     """The error for a saved tensor changed in place after it was saved.
 
     It names the tensor by the node that made it: ``ctx`` for a saved
     output, else the tensor's current ``grad_fn`` (the in-place operation
     itself, if it was recorded). A leaf is named by its type and shape only.
     """
-    if index < len(ctx.saved_is_output) and ctx.saved_is_output[index]:
+    if index < len(ctx._saved_is_output) and ctx._saved_is_output[index]:
         maker: Node | None = ctx
     else:
         maker = tensor.grad_fn
@@ -330,7 +332,7 @@ class CopySlices(FunctionCtx):
         self.next_functions = (base_edge,) + fn.next_functions[1:]
         self.input_meta = (base_meta,) + fn.input_meta[1:]
         self.needs_input_grad = (base.requires_grad,) + fn.needs_input_grad[1:]
-        self.output_meta = ((base._shape, base.dtype),)
+        self._output_meta = ((base._shape, base.dtype),)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"

@@ -36,7 +36,9 @@ from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import views
 
-__all__ = ["getitem", "index", "index_add_into_zeros", "index_put", "setitem"]
+# Indexing is reached through Tensor.__getitem__ and __setitem__; nothing here
+# is a function of torch's own namespace.
+__all__: list[str] = []
 
 # The largest finite float32, for the overflow check of assigned numbers.
 FLOAT32_MAX = dtypes.float32.max
@@ -56,8 +58,6 @@ class Index(Function):
     An element picked twice gets the sum of both gradients, which
     :func:`index_add_into_zeros` does.
     """
-
-    grad_fn_name = "IndexBackward0"
 
     @staticmethod
     def forward(
@@ -103,8 +103,6 @@ class IndexPut(Function):
     The overwritten elements of ``x`` get no gradient; ``values`` gets the
     gradient of the places it was written to.
     """
-
-    grad_fn_name = "IndexPutBackward0"
 
     @staticmethod
     def forward(

@@ -28,8 +28,6 @@ class Cat(Function):
     """Concatenation along ``dim``. Each input's gradient is its slice of the
     output's gradient."""
 
-    grad_fn_name = "CatBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, *tensors: Tensor, dim: int) -> Tensor:
         d = reduce(promote_types, (t.dtype for t in tensors))
@@ -76,8 +74,6 @@ def _join(tensors: Sequence[Tensor], dim: int, d: dtype) -> Tensor:
 
 class Stack(Function):
     """Stacking along a new dimension ``dim``; the gradient is unbound again."""
-
-    grad_fn_name = "StackBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, *tensors: Tensor, dim: int) -> Tensor:

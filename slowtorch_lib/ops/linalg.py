@@ -15,7 +15,7 @@ from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.pointwise import result_type
 
-__all__ = ["bmm", "dot", "matmul", "matrix_product", "mm", "mv"]
+__all__ = ["bmm", "dot", "matmul", "mm", "mv"]
 
 
 def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) -> list[Any]:
@@ -77,13 +77,11 @@ def _product(a: Tensor, b: Tensor) -> Tensor:
 
 
 class Mm(Function):
-    r"""Matrix product of ``(n, k)`` and ``(k, m)`` matrices.
+    """Matrix product of ``(n, k)`` and ``(k, m)`` matrices: ``A @ B``.
 
-    .. math:: \frac{\partial L}{\partial A} = G B^\top, \qquad
-              \frac{\partial L}{\partial B} = A^\top G
+    With ``G`` the gradient of the product, the gradient of ``A`` is
+    ``G @ B.T`` and that of ``B`` is ``A.T @ G``.
     """
-
-    grad_fn_name = "MmBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
@@ -114,8 +112,6 @@ class Bmm(Function):
 
     The gradients are those of :class:`Mm`, one batch element at a time.
     """
-
-    grad_fn_name = "BmmBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
@@ -160,8 +156,6 @@ class Mv(Function):
               \frac{\partial L}{\partial v} = A^\top g
     """
 
-    grad_fn_name = "MvBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, v: Tensor) -> Tensor:
         if a.dim() != 2 or v.dim() != 1:
@@ -188,8 +182,6 @@ class Mv(Function):
 
 class Dot(Function):
     r"""Dot product of two vectors. :math:`\partial/\partial a = b`, and back."""
-
-    grad_fn_name = "DotBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:

@@ -40,6 +40,7 @@ __all__ = [
     "clamp",
     "clamp_max",
     "clamp_min",
+    "clip",
     "clone",
     "cos",
     "div",
@@ -48,7 +49,7 @@ __all__ = [
     "floor_divide",
     "ge",
     "gt",
-    "invert",
+    "isnan",
     "le",
     "log",
     "logical_and",
@@ -70,12 +71,12 @@ __all__ = [
     "rsqrt",
     "rsub",
     "sigmoid",
+    "sign",
     "sin",
     "sqrt",
     "square",
     "sub",
     "tanh",
-    "to_dtype",
     "true_divide",
     "where",
 ]
@@ -143,8 +144,6 @@ class Add(Function):
               \frac{\partial}{\partial b} = \alpha
     """
 
-    grad_fn_name = "AddBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, a: Operand, b: Operand, alpha: Any = 1) -> Tensor:
         ctx.alpha = alpha
@@ -167,8 +166,6 @@ class Sub(Function):
     .. math:: \frac{\partial}{\partial a} = 1, \qquad
               \frac{\partial}{\partial b} = -\alpha
     """
-
-    grad_fn_name = "SubBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Operand, b: Operand, alpha: Any = 1) -> Tensor:
@@ -206,13 +203,11 @@ class Rsub(Function):
 
 
 class Mul(Function):
-    r"""``a * b``.
+    """``a * b``, elementwise: d/da = b and d/db = a.
 
-    .. math:: \frac{\partial}{\partial a} = b, \qquad
-              \frac{\partial}{\partial b} = a
+    So the gradient of ``a`` is ``grad_output * b``, and of ``b`` it is
+    ``grad_output * a``.
     """
-
-    grad_fn_name = "MulBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Operand, b: Operand) -> Tensor:
@@ -250,8 +245,6 @@ class Div(Function):
               \frac{\partial}{\partial b} = -\frac{a}{b^2}
     """
 
-    grad_fn_name = "DivBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, a: Operand, b: Operand) -> Tensor:
         ctx.save_for_backward(
@@ -275,8 +268,6 @@ class Div(Function):
 
 class Neg(Function):
     r"""``-x``. :math:`\partial/\partial x = -1`."""
-
-    grad_fn_name = "NegBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -412,8 +403,6 @@ class RPowScalar(Function):
 class Abs(Function):
     r"""``|x|``. :math:`\partial/\partial x = \operatorname{sign}(x)` (0 at 0)."""
 
-    grad_fn_name = "AbsBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         if x.dtype is dtypes.bool_:
@@ -428,9 +417,7 @@ class Abs(Function):
 
 
 class Exp(Function):
-    r"""``e ** x``. :math:`\partial/\partial x = e^x`, the output itself."""
-
-    grad_fn_name = "ExpBackward0"
+    """``e ** x``. Its derivative is ``e ** x`` again: the output itself."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -447,8 +434,6 @@ class Exp(Function):
 class Log(Function):
     r"""Natural logarithm. :math:`\partial/\partial x = 1/x`."""
 
-    grad_fn_name = "LogBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -462,8 +447,6 @@ class Log(Function):
 
 class Sqrt(Function):
     r"""Square root. :math:`\partial/\partial x = 1 / (2\sqrt{x})`."""
-
-    grad_fn_name = "SqrtBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -480,8 +463,6 @@ class Sqrt(Function):
 class Sin(Function):
     r"""Sine. :math:`\partial/\partial x = \cos x`."""
 
-    grad_fn_name = "SinBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -496,8 +477,6 @@ class Sin(Function):
 class Cos(Function):
     r"""Cosine. :math:`\partial/\partial x = -\sin x`."""
 
-    grad_fn_name = "CosBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -511,8 +490,6 @@ class Cos(Function):
 
 class Tanh(Function):
     r"""Hyperbolic tangent. :math:`\partial/\partial x = 1 - \tanh^2 x`."""
-
-    grad_fn_name = "TanhBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -540,8 +517,6 @@ class Sigmoid(Function):
     .. math:: \frac{\partial}{\partial x} = \sigma(x)\,(1 - \sigma(x))
     """
 
-    grad_fn_name = "SigmoidBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         result = unary(_sigmoid_scalar, x, _float_type(x.dtype))
@@ -562,8 +537,6 @@ def _relu_scalar(x: Any) -> Any:
 class Relu(Function):
     r"""``max(x, 0)``. :math:`\partial/\partial x = 1` where ``x > 0``, else 0."""
 
-    grad_fn_name = "ReluBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         if x.dtype is dtypes.bool_:
@@ -580,8 +553,6 @@ class Relu(Function):
 
 class Reciprocal(Function):
     r"""``1 / x``. :math:`\partial/\partial x = -1/x^2`."""
-
-    grad_fn_name = "ReciprocalBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -602,8 +573,6 @@ def _rsqrt_scalar(x: float) -> float:
 
 class Rsqrt(Function):
     r"""``1 / sqrt(x)``. :math:`\partial/\partial x = -\tfrac12 x^{-3/2}`."""
-
-    grad_fn_name = "RsqrtBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -686,13 +655,9 @@ def _inside(x: Tensor, low: Operand | None, high: Operand | None) -> Tensor:
 class ClampMin(Clamp):
     """``clamp(x, min=min)`` as its own operation (``ClampMinBackward0``)."""
 
-    grad_fn_name = "ClampMinBackward0"
-
 
 class ClampMax(Clamp):
     """``clamp(x, max=max)`` as its own operation (``ClampMaxBackward0``)."""
-
-    grad_fn_name = "ClampMaxBackward0"
 
 
 class ClampTensor(Function):
@@ -734,8 +699,6 @@ class Maximum(Function):
     in half between them.
     """
 
-    grad_fn_name = "MaximumBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(a, b)
@@ -749,8 +712,6 @@ class Maximum(Function):
 
 class Minimum(Function):
     r"""Elementwise smaller of ``a`` and ``b``; the gradient as for maximum."""
-
-    grad_fn_name = "MinimumBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
@@ -792,8 +753,6 @@ class Where(Function):
     where it does not.
     """
 
-    grad_fn_name = "WhereBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Operand, other: Operand, *, condition: Tensor) -> Tensor:
         ctx.save_for_backward(condition)
@@ -834,8 +793,6 @@ def _select(condition: Tensor, x: Operand, other: Operand, d: dtype) -> Tensor:
 class Clone(Function):
     """A copy with its own storage. The gradient passes through unchanged."""
 
-    grad_fn_name = "CloneBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         return contiguous_copy(x)
@@ -847,8 +804,6 @@ class Clone(Function):
 
 class ToCopy(Function):
     """A copy in another dtype. The gradient is cast back by the engine."""
-
-    grad_fn_name = "ToCopyBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dtype: dtype) -> Tensor:
@@ -863,8 +818,6 @@ class ToCopy(Function):
 
 class MaskedFill(Function):
     """``x`` with ``value`` where ``mask`` is true; no gradient flows there."""
-
-    grad_fn_name = "MaskedFillBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, mask: Tensor, value: Any) -> Tensor:
@@ -1202,8 +1155,6 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 class Zero(Fill):
     """Every element set to 0 (``zero_``); PyTorch's ``ZeroBackward0``."""
-
-    grad_fn_name = "ZeroBackward0"
 
 
 def filled(input: Tensor, value: Any) -> Tensor:

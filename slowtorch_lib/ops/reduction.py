@@ -22,8 +22,6 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.pointwise import isnan, maximum, minimum, where
 
 __all__ = [
-    "MaxResult",
-    "MinResult",
     "all",
     "amax",
     "amin",
@@ -36,7 +34,6 @@ __all__ = [
     "prod",
     "std",
     "sum",
-    "sum_to_size",
     "var",
 ]
 
@@ -74,11 +71,10 @@ def _expand_back(grad_output: Tensor, input_shape: tuple[int, ...],
 
 
 class Sum(Function):
-    r"""The sum of all elements, or along ``dims``.
+    """The sum of all elements, or along ``dims``.
 
-    .. math:: \frac{\partial}{\partial x_i} \sum_j x_j = 1
-
-    so every element receives the gradient of the sum it went into.
+    The derivative of a sum with respect to each of its terms is 1, so every
+    element receives the gradient of the sum it went into.
     """
 
     grad_fn_name = "SumBackward1"
@@ -359,8 +355,6 @@ class Amax(Function):
     it is split evenly between them.
     """
 
-    grad_fn_name = "AmaxBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
                 fold: Any) -> Tensor:
@@ -378,8 +372,6 @@ class Amax(Function):
 
 class Amin(Amax):
     """The smallest element along ``dims``: the gradient as for :class:`Amax`."""
-
-    grad_fn_name = "AminBackward0"
 
 
 class MaxAll(Amax):
@@ -552,8 +544,6 @@ class Var(Function):
     .. math:: \frac{\partial}{\partial x_i} = \frac{2 (x_i - \bar{x})}{N - c}
     """
 
-    grad_fn_name = "VarBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
                 correction: Any) -> Tensor:
@@ -576,8 +566,6 @@ class Std(Function):
 
     .. math:: \frac{\partial}{\partial x_i} = \frac{x_i - \bar{x}}{(N - c)\,\sigma}
     """
-
-    grad_fn_name = "StdBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,

@@ -25,27 +25,19 @@ from slowtorch_lib.autograd import history
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
 __all__ = [
-    "alias",
-    "as_strided",
-    "as_view",
     "chunk",
-    "contiguous",
     "detach",
-    "expand",
     "flatten",
     "narrow",
     "permute",
     "reshape",
     "select",
-    "slice_dim",
     "split",
     "squeeze",
     "t",
     "transpose",
     "unbind",
     "unsqueeze",
-    "view",
-    "view_strides",
 ]
 
 
@@ -165,8 +157,6 @@ def view_strides(
 class View(Function):
     """The same elements in another shape. The gradient is reshaped back."""
 
-    grad_fn_name = "ViewBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, shape: tuple[int, ...]) -> Tensor:
         ctx.input_shape = x._shape
@@ -187,13 +177,9 @@ class View(Function):
 class ReshapeAlias(View):
     """The view ``reshape`` takes of a non-contiguous tensor it can still view."""
 
-    grad_fn_name = "ReshapeAliasBackward0"
-
 
 class UnsafeView(View):
     """The view ``reshape`` takes after copying a tensor that could not be viewed."""
-
-    grad_fn_name = "UnsafeViewBackward0"
 
 
 def view(input: Tensor, shape: Sequence[int]) -> Tensor:
@@ -251,8 +237,6 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 class Transpose(Function):
     """Swaps two dimensions by swapping their sizes and strides."""
 
-    grad_fn_name = "TransposeBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim0: int, dim1: int) -> Tensor:
         ndim = x.dim()
@@ -272,8 +256,6 @@ class Transpose(Function):
 class T(Function):
     """The transpose of a matrix (``x.t()``); 0-d and 1-d tensors are unchanged."""
 
-    grad_fn_name = "TBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         if x.dim() > 2:
@@ -290,8 +272,6 @@ class T(Function):
 class Permute(Function):
     """Reorders the dimensions: output dimension ``i`` is input dimension
     ``dims[i]``."""
-
-    grad_fn_name = "PermuteBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...]) -> Tensor:
@@ -344,8 +324,6 @@ def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
 class Unsqueeze(Function):
     """Inserts a dimension of size 1 at ``dim``."""
 
-    grad_fn_name = "UnsqueezeBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:
         dim = normalize_dim(dim, x.dim() + 1)
@@ -362,8 +340,6 @@ class Unsqueeze(Function):
 
 class Squeeze(Function):
     """Removes dimensions of size 1 (all of them, or those in ``dims``)."""
-
-    grad_fn_name = "SqueezeBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...]) -> Tensor:
@@ -396,8 +372,6 @@ class Expand(Function):
     The backward sums the gradient over the stretched dimensions, because
     each input element was used once for every position it was copied to.
     """
-
-    grad_fn_name = "ExpandBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, shape: tuple[int, ...]) -> Tensor:
@@ -505,8 +479,6 @@ class ViewScatter(Function):
 class Select(Function):
     """Picks index ``index`` of dimension ``dim``, which disappears."""
 
-    grad_fn_name = "SelectBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, index: int) -> Tensor:
         if x.dim() == 0:
@@ -539,8 +511,6 @@ class Select(Function):
 
 class Slice(Function):
     """Keeps indices ``start, start + step, ...`` below ``stop`` along ``dim``."""
-
-    grad_fn_name = "SliceBackward0"
 
     @staticmethod
     def forward(
@@ -627,8 +597,6 @@ class Split(Function):
     was not used).
     """
 
-    grad_fn_name = "SplitBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx, x: Tensor, *, sizes: tuple[int, ...], dim: int
@@ -653,13 +621,9 @@ class Split(Function):
 class SplitWithSizes(Split):
     """``split`` given a list of sizes."""
 
-    grad_fn_name = "SplitWithSizesBackward0"
-
 
 class Unbind(Function):
     """All the slices along ``dim``, each without that dimension."""
-
-    grad_fn_name = "UnbindBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> tuple[Tensor, ...]:
@@ -746,8 +710,6 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 class Alias(Function):
     """The same geometry, as a new view (``x[...]``). The gradient passes through."""
 
-    grad_fn_name = "AliasBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         return as_view(x, x._shape, x._stride, x._offset)
@@ -774,8 +736,6 @@ class AsStrided(Function):
     view's elements are re-read from the changed base. The backward adds each
     gradient element to the base element that sits in the same storage cell.
     """
-
-    grad_fn_name = "AsStridedBackward0"
 
     @staticmethod
     def forward(
