@@ -305,10 +305,12 @@ def chapter_text(path: Path) -> list[str]:
     """A chapter's own lines plus the engine source it quotes."""
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
-    for target, name in re.findall(
-        r"\{literalinclude\}\s*([^\n]+)\n(?:\s*:[\w-]+:[^\n]*\n)*?\s*:pyobject:\s*([\w.]+)",
-        text,
-    ):
+    directive = (
+        r"\{literalinclude\}\s*([^\n]+)\n"  # the file,
+        r"(?:\s*:[\w-]+:[^\n]*\n)*?"  # other options,
+        r"\s*:pyobject:\s*([\w.]+)"  # the object it quotes
+    )
+    for target, name in re.findall(directive, text):
         lines += quoted_source((path.parent / target.strip()).resolve(), name)
     return [line.strip() for line in lines if line.strip()]
 
