@@ -1,194 +1,492 @@
 """The check machinery shared by every chapter.
 
-An :class:`Exercise` holds a reference implementation and hidden cases.
-:func:`check` runs a student's code on every case, compares it with the
-reference, and prints exactly one line: that it passed (and on how many
-cases), that it was not attempted yet, or the first failing case with what was
-expected, what came back and a hint. It never raises, so a notebook keeps
-running after a wrong answer.
+An :class:`Exercise` is one of two kinds:
 
-The cases of chapter ``N`` live in ``course/checks/chNN.py``, in a dict
-``EXERCISES`` from exercise id (``"1.3"``) to :class:`Exercise`.
+- a **piece** of the engine (``kind="piece"``): the student writes a function
+  that the engine has too (a stride rule, a backward rule, the topological
+  order...). Each case is a short program run on the engine *with the
+  student's piece in place of the engine's own* (see :mod:`course.substitute`),
+  and its outcome is compared with the outcome of the same program under real
+  PyTorch, recorded once by ``python -m course.record``;
+- a **prediction** (``kind="predict"``): the student fills in a dict from
+  expressions to what they predict (a dtype, ``"view"`` or ``"copy"``, a
+  ``grad_fn`` name...); each entry is compared with PyTorch's recorded answer.
+
+:func:`check` reports "k of N right", the first failing cases (at most three:
+input, expected, got), edge cases that are PyTorch conventions after the main
+ones, and a hint that says more each time the check fails again (never the
+answer). What the student's code prints stays visible; an exception raised
+in it is shown with a short traceback. :func:`check` never raises.
+
+Every case lives in ``course/checks/chNN.py`` (public: the student's check)
+or ``course/checks/grading_chNN.py`` (grading only, left out of a student
+release). Standard library only: checks also run in the browser (Pyodide).
 """
 
 from __future__ import annotations
 
-import contextlib
-import copy
 import importlib
-import io
+import json
 import math
 import sys
+import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-__all__ = ["Case", "Exercise", "Raised", "case", "check", "check_line", "load"]
+from course.substitute import substituted
 
-MAX_REPR = 110
+__all__ = [
+    "Case",
+    "CaseResult",
+    "Exercise",
+    "Report",
+    "check",
+    "evaluate",
+    "exercises",
+    "expected_outcomes",
+    "load",
+    "normalize",
+]
+
+CHECKS = Path(__file__).resolve().parent / "checks"
+PUBLIC_FILE = CHECKS / "expected.json"
+GRADING_FILE = CHECKS / "expected_grading.json"
+SHOWN_FAILURES = 3
+MAX_REPR = 160
+FAILURES: dict[str, int] = {}  # exercise id -> failed checks in this kernel
 
 
 @dataclass(frozen=True)
 class Case:
-    """One hidden case: the arguments, and an optional hint for this case only.
+    """One case of an exercise.
 
     Attributes:
-        args: Passed to the exercise's ``run`` after the implementation.
-        hint: Shown instead of the exercise's hint when this case fails.
+        label: What the case runs, shown to the student (``"x.t().stride()"``);
+            also the key of a prediction and of the recorded answer.
+        run: ``run(torch)`` returns the outcome, with ``torch`` either real
+            PyTorch (when recording) or the engine. None for a prediction.
+        convention: For an edge case that follows a PyTorch convention rather
+            than the main idea: a one-line explanation of the convention.
     """
 
-    args: tuple[Any, ...]
-    hint: str | None = None
-
-
-def case(*args: Any, hint: str | None = None) -> Case:
-    """Shorthand: ``case((2, 3), hint="...")``."""
-    return Case(args, hint)
-
-
-@dataclass(frozen=True)
-class Raised:
-    """The outcome of a call that raised: only the exception type is compared."""
-
-    type_name: str
-    message: str = ""
-
-    def __repr__(self) -> str:
-        return f"an exception {self.type_name}" + (f": {self.message}" if self.message else "")
-
-
-def call(impl: Any, *args: Any) -> Any:
-    """The default ``run``: calls the implementation with the case's arguments."""
-    return impl(*args)
-
-
-def close(expected: Any, got: Any) -> bool:
-    """Equality for outcomes: floats within 1e-6 (relative) or 1e-9, lists and
-    tuples elementwise (a list may stand for a tuple), exceptions by type."""
-    if isinstance(expected, Raised) or isinstance(got, Raised):
-        return (
-            isinstance(expected, Raised)
-            and isinstance(got, Raised)
-            and expected.type_name == got.type_name
-        )
-    if isinstance(expected, bool) or isinstance(got, bool):
-        return type(expected) is type(got) and expected == got
-    if isinstance(expected, (int, float)) and isinstance(got, (int, float)):
-        if math.isnan(expected):
-            return math.isnan(got)
-        return math.isclose(expected, got, rel_tol=1e-6, abs_tol=1e-9)
-    if isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
-        return len(expected) == len(got) and all(map(close, expected, got))
-    if isinstance(expected, dict) and isinstance(got, dict):
-        return expected.keys() == got.keys() and all(close(expected[k], got[k]) for k in expected)
-    return bool(expected == got)
+    label: str
+    run: Callable[[Any], Any] | None = None
+    convention: str | None = None
 
 
 @dataclass
 class Exercise:
-    """An exercise's hidden half: reference, cases and how to judge them.
+    """An exercise: what the student writes, how it is checked, the hints.
 
     Attributes:
-        title: A few words, shown in the grading table.
-        name: The name the student's answer has in the notebook.
-        reference: The model answer, run on each case to get the expected
-            outcome.
-        cases: The hidden cases, easiest first.
-        hint: Shown when a case fails (unless the case has its own).
-        run: ``run(impl, *case.args)`` returns the outcome to compare;
-            defaults to calling ``impl(*case.args)``.
-        same: ``same(case_args, expected, got)`` tells whether an answer is
-            right; defaults to :func:`close` on the outcomes.
-        describe: ``describe(name, case_args)`` shows a case in one line;
-            defaults to ``name(arg, ...)``.
-        expected_label: How to introduce the expected outcome in a message.
+        id: ``"1.4"``.
+        title: A few words, for tables.
+        name: The name the answer has in the notebook.
+        kind: ``"piece"`` or ``"predict"``.
+        cases: The public cases, main ones first.
+        hints: From a nudge to the idea; one more is shown at each failure.
+        target: For a piece, the engine's object it replaces
+            (``"slowtorch_lib._strides.contiguous_strides"``).
+        what: What a case is, in the summary line ("tensor operations").
+        forbidden: Other engine names that hold the answer (the grader gives
+            0 to an answer that imports or holds them).
+        grading_cases: The grading-only cases (from ``grading_chNN.py``).
     """
 
+    id: str
     title: str
     name: str
-    reference: Any
+    kind: str
     cases: Sequence[Case]
-    hint: str
-    run: Callable[..., Any] = call
-    same: Callable[[tuple[Any, ...], Any, Any], bool] | None = None
-    describe: Callable[[str, tuple[Any, ...]], str] | None = None
-    expected_label: str = "expected"
+    hints: Sequence[str]
+    target: str | None = None
+    what: str = "cases"
+    forbidden: Sequence[str] = ()
+    grading_cases: Sequence[Case] = field(default_factory=tuple)
 
 
-class NotAttempted(Exception):
-    """Raised inside :func:`check_line` when the stub is still there."""
+@dataclass
+class CaseResult:
+    """How a case went."""
+
+    label: str
+    passed: bool
+    expected: Any
+    got: Any
+    convention: str | None = None
+    error: str | None = None  # a short traceback of the student's code
 
 
-def outcome(exercise: Exercise, impl: Any, args: tuple[Any, ...]) -> Any:
-    """What ``run`` gives, or :class:`Raised` if it raised."""
+@dataclass
+class Report:
+    """Every case of an exercise, judged."""
+
+    exercise: Exercise
+    results: list[CaseResult]
+    attempted: bool = True
+    printed_error: str | None = None
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.results)
+
+    @property
+    def total(self) -> int:
+        return len(self.results)
+
+
+# --- outcomes -------------------------------------------------------------------
+
+
+def normalize(value: Any) -> Any:
+    """A JSON-able form of an outcome, the same for PyTorch and the engine.
+
+    Tensors become ``{"tensor": values, "dtype": "torch.float32"}``; dtypes
+    their name; sizes, tuples and lists lists.
+    """
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if hasattr(value, "tolist") and hasattr(value, "dtype") and hasattr(value, "shape"):
+        return {"tensor": normalize(value.tolist()), "dtype": str(value.dtype)}
+    if type(value).__name__ == "dtype":
+        return str(value)
+    if isinstance(value, dict):
+        return {str(key): normalize(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [normalize(item) for item in value]
+    if isinstance(value, BaseException):
+        return {"raised": type(value).__name__}
+    return repr(value)
+
+
+def outcome_of(run: Callable[[Any], Any], torch: Any) -> Any:
+    """``normalize(run(torch))``, or ``{"raised": name}`` if it raised."""
     try:
-        return exercise.run(impl, *copy.deepcopy(args))
+        return normalize(run(torch))
     except NotImplementedError:
-        raise NotAttempted from None
-    except Exception as error:  # noqa: BLE001  (any mistake is a wrong answer)
-        return Raised(type(error).__name__, one_line(str(error)))
+        raise
+    except RecursionError:
+        return {"raised": "RecursionError"}
+    except Exception as error:  # noqa: BLE001  (an exception is an outcome)
+        return {"raised": type(error).__name__}
+
+
+def close(expected: Any, got: Any) -> bool:
+    """Equality of normalized outcomes, floats within float32 rounding."""
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return type(expected) is type(got) and expected == got
+    if isinstance(expected, (int, float)) and isinstance(got, (int, float)):
+        return math.isclose(expected, got, rel_tol=1e-5, abs_tol=1e-6)
+    if isinstance(expected, list) and isinstance(got, list):
+        return len(expected) == len(got) and all(map(close, expected, got))
+    if isinstance(expected, dict) and isinstance(got, dict):
+        return expected.keys() == got.keys() and all(
+            close(expected[k], got[k]) for k in expected
+        )
+    return bool(expected == got)
+
+
+def show(outcome: Any) -> str:
+    """An outcome as the student would write it, on one line."""
+    if isinstance(outcome, dict) and set(outcome) == {"tensor", "dtype"}:
+        text = f"tensor({outcome['tensor']!r}"
+        if outcome["dtype"] not in ("torch.float32", "torch.int64", "torch.bool"):
+            text += f", dtype={outcome['dtype']}"
+        return one_line(text + ")")
+    if isinstance(outcome, dict) and set(outcome) == {"raised"}:
+        return f"raises {outcome['raised']}"
+    if isinstance(outcome, dict):
+        return one_line(
+            "{" + ", ".join(f"{k}: {show(v)}" for k, v in outcome.items()) + "}"
+        )
+    if isinstance(outcome, list) and outcome and isinstance(outcome[0], dict):
+        return one_line("[" + ", ".join(show(v) for v in outcome) + "]")
+    return one_line(repr(outcome))
 
 
 def one_line(text: str, limit: int = MAX_REPR) -> str:
-    """``text`` on one line, cut to ``limit`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def check_line(exercise_id: str, impl: Any) -> str:
-    """The one line that :func:`check` prints."""
-    exercise = load(exercise_id)
-    label = f"exercise {exercise_id}"
-    total = len(exercise.cases)
-    name = exercise.name
-    for number, this in enumerate(exercise.cases, start=1):
-        expected = outcome(exercise, exercise.reference, this.args)
-        try:
-            got = outcome(exercise, impl, this.args)
-        except NotAttempted:
-            return f"{label}: not attempted yet (the stub still raises NotImplementedError)."
-        right = (
-            exercise.same(this.args, expected, got)
-            if exercise.same is not None
-            else close(expected, got)
+# --- predictions ----------------------------------------------------------------
+
+
+def prediction(value: Any) -> Any:
+    """A student's prediction in the recorded form: ``float32``, the dtype
+    object and ``"torch.float32"`` are all ``"torch.float32"``; ``"View"`` is
+    ``"view"``; a tuple is a list."""
+    if type(value).__name__ == "dtype":
+        return str(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in ("view", "copy", "error"):
+            return text.lower()
+        names = (
+            "float",
+            "double",
+            "half",
+            "int",
+            "uint",
+            "bool",
+            "long",
+            "bfloat",
+            "complex",
         )
-        if not right:
-            shown = (
-                exercise.describe(name, this.args)
-                if exercise.describe is not None
-                else f"{name}({', '.join(repr(a) for a in this.args)})"
-            )
-            return (
-                f"{label} failed on case {number} of {total}: {one_line(shown)}; "
-                f"{exercise.expected_label} {one_line(repr(expected))}, "
-                f"got {one_line(repr(got))}. Hint: {this.hint or exercise.hint}"
-            )
-    return f"{label} passed: all {total} cases right."
+        if text.startswith(names):
+            return "torch." + text
+        return text
+    if isinstance(value, (tuple, list)):
+        return [prediction(v) for v in value]
+    return normalize(value)
 
 
-def check(exercise_id: str, impl: Any) -> None:
-    """Checks a student's answer and prints one line. Never raises.
+# --- loading --------------------------------------------------------------------
 
-    Whatever the answer itself prints (debugging output, warnings) is dropped,
-    so the line is all the cell shows.
-    """
-    quiet = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
-            line = check_line(exercise_id, impl)
-    except Exception as error:  # noqa: BLE001  (the notebook must keep running)
-        line = f"exercise {exercise_id}: could not be checked ({one_line(repr(error))})."
-    sys.stdout.write(line + "\n")  # one write: the notebook gets the line in one piece
-    sys.stdout.flush()
+_EXPECTED: dict[str, dict[str, Any]] = {}
+
+
+def expected_outcomes(grading: bool = False) -> dict[str, Any]:
+    """The recorded answers: ``{exercise id: {case label: outcome}}``."""
+    key = "grading" if grading else "public"
+    if key not in _EXPECTED:
+        path = GRADING_FILE if grading else PUBLIC_FILE
+        _EXPECTED[key] = json.loads(path.read_text("utf-8")) if path.exists() else {}
+    return _EXPECTED[key]
+
+
+def chapter_modules() -> list[int]:
+    return sorted(int(p.stem[2:]) for p in CHECKS.glob("ch[0-9][0-9].py"))
 
 
 def load(exercise_id: str) -> Exercise:
-    """The :class:`Exercise` with this id, from ``course/checks/chNN.py``.
+    """The :class:`Exercise` with this id, with its grading cases if present.
 
     Raises:
         KeyError: If there is no such exercise.
     """
     chapter = int(exercise_id.split(".")[0])
     module = importlib.import_module(f"course.checks.ch{chapter:02d}")
-    exercises: dict[str, Exercise] = module.EXERCISES
-    return exercises[exercise_id]
+    exercise: Exercise = module.EXERCISES[exercise_id]
+    try:
+        hidden = importlib.import_module(f"course.checks.grading_ch{chapter:02d}")
+    except ImportError:
+        return exercise
+    exercise.grading_cases = tuple(hidden.CASES.get(exercise_id, ()))
+    return exercise
+
+
+def exercises() -> list[Exercise]:
+    """Every exercise of every chapter, in order."""
+    found = []
+    for chapter in chapter_modules():
+        module = importlib.import_module(f"course.checks.ch{chapter:02d}")
+        found += [load(e) for e in module.EXERCISES]
+    return found
+
+
+# --- running the cases ----------------------------------------------------------
+
+
+def short_traceback(error: BaseException) -> str:
+    """The frames of the student's own code, and the error: a few lines."""
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [f for f in frames if not _is_library(f.filename)]
+    lines = traceback.format_list(own[-4:]) if own else []
+    lines += traceback.format_exception_only(type(error), error)
+    return "".join(lines).rstrip()
+
+
+LIBRARY = (
+    str(Path(__file__).resolve().parent),
+    str(Path(__file__).resolve().parent.parent / "slowtorch_lib"),
+)
+
+
+def _is_library(filename: str) -> bool:
+    """Whether a frame is the engine's, the checker's or Python's own."""
+    if filename.startswith(LIBRARY) or "slowtorch_lib" in filename.split("/")[-2:-1]:
+        return True
+    return filename.endswith(("contextlib.py",)) or "importlib" in filename
+
+
+def run_piece_case(exercise: Exercise, impl: Any, case: Case) -> tuple[Any, str | None]:
+    """The outcome of one case with ``impl`` inside the engine, and the
+    short traceback if the student's code raised."""
+    import slowtorch_lib
+
+    assert exercise.target is not None and case.run is not None
+    stubs: list[BaseException] = []
+    if callable(impl) and not isinstance(impl, type):
+        student = impl
+
+        def impl(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return student(*args, **kwargs)
+            except NotImplementedError as error:
+                stubs.append(error)  # the engine may turn it into another error
+                raise
+
+    try:
+        with substituted(exercise.target, impl):
+            outcome = normalize(case.run(slowtorch_lib))
+    except NotImplementedError:
+        raise
+    except Exception as error:  # noqa: BLE001  (any mistake is a wrong answer)
+        if stubs:
+            raise stubs[0] from None
+        if isinstance(error, RecursionError):
+            return {"raised": "RecursionError"}, short_traceback(error).splitlines()[-1]
+        return {"raised": type(error).__name__}, short_traceback(error)
+    if stubs:
+        raise stubs[0]
+    return outcome, None
+
+
+def evaluate(
+    exercise: Exercise,
+    impl: Any,
+    cases: Sequence[Case],
+    expected: dict[str, Any],
+    before_case: Callable[[], None] | None = None,
+) -> Report:
+    """Judges ``impl`` on ``cases`` against the ``expected`` outcomes.
+
+    ``before_case`` runs before each case (the grader puts the engine back as
+    it was, in case the answer changed it).
+    """
+    results = []
+    not_implemented = 0
+    for case in cases:
+        if before_case is not None:
+            before_case()
+        want = expected.get(case.label, {"missing": "not recorded"})
+        error = None
+        if exercise.kind == "predict":
+            if not isinstance(impl, dict):
+                got: Any = {"raised": "not a dict"}
+            elif case.label not in impl:
+                got = "(no answer)"
+            elif impl[case.label] is ...:
+                got = "(no answer)"
+                not_implemented += 1
+            else:
+                got = prediction(impl[case.label])
+        else:
+            try:
+                got, error = run_piece_case(exercise, impl, case)
+            except NotImplementedError as raised:
+                not_implemented += 1
+                got, error = {"raised": "NotImplementedError"}, short_traceback(raised)
+        results.append(
+            CaseResult(case.label, close(want, got), want, got, case.convention, error)
+        )
+    attempted = not_implemented == 0
+    return Report(exercise, results, attempted)
+
+
+def summary(report: Report) -> str:
+    """The first line: k of N right, main cases and conventions apart."""
+    exercise = report.exercise
+    main = [r for r in report.results if r.convention is None]
+    conventions = [r for r in report.results if r.convention is not None]
+    head = f"exercise {exercise.id} ({exercise.name})"
+    if exercise.kind == "piece":
+        text = (
+            f"{head}: with your {exercise.name}, {sum(r.passed for r in main)} of "
+            f"{len(main)} {exercise.what} give PyTorch's answers"
+        )
+    else:
+        text = f"{head}: {sum(r.passed for r in main)} of {len(main)} predictions right"
+    if conventions:
+        text += (
+            f"; PyTorch-convention edge cases: {sum(r.passed for r in conventions)} "
+            f"of {len(conventions)}"
+        )
+    return text + "."
+
+
+def failure_lines(report: Report) -> list[str]:
+    """The first failing cases (main ones first), with expected and got."""
+    failed = [r for r in report.results if not r.passed and r.convention is None]
+    failed += [r for r in report.results if not r.passed and r.convention is not None]
+    lines = []
+    for result in failed[:SHOWN_FAILURES]:
+        label = "PyTorch convention" if result.convention else "case"
+        lines.append(f"  {label}: {result.label}")
+        lines.append(f"    expected: {show(result.expected)}")
+        lines.append(f"    got:      {show(result.got)}")
+        if result.convention:
+            lines.append(f"    (convention: {result.convention})")
+        if result.error:
+            lines += ["    " + line for line in result.error.splitlines()]
+    more = len(failed) - SHOWN_FAILURES
+    if more > 0:
+        lines.append(f"  ... and {more} more failing case{'s' * (more > 1)}.")
+    return lines
+
+
+def hint_for(exercise: Exercise, failures: int, main_failed: bool) -> str:
+    """The hint for the ``failures``-th failed check: one tier more each time."""
+    if not main_failed:
+        return (
+            "Hint: your main idea works; read the convention above and handle "
+            "that case."
+        )
+    tier = min(failures, len(exercise.hints))
+    if tier == 0:
+        return ""
+    return f"Hint {tier} of {len(exercise.hints)}: {exercise.hints[tier - 1]}"
+
+
+def message(report: Report, failures: int) -> str:
+    """The whole text a check prints."""
+    exercise = report.exercise
+    if not report.attempted:
+        return (
+            f"exercise {exercise.id} ({exercise.name}): not attempted yet (your "
+            "answer still has a stub: replace each ... or raise NotImplementedError, "
+            "run the cell, then this one)."
+        )
+    lines = [summary(report)]
+    if report.passed == report.total:
+        lines[0] = lines[0].rstrip(".") + ". All right!"
+        return "\n".join(lines)
+    lines += failure_lines(report)
+    main_failed = any(not r.passed and r.convention is None for r in report.results)
+    hint = hint_for(exercise, failures, main_failed)
+    if hint:
+        lines.append(hint)
+    return "\n".join(lines)
+
+
+def check(exercise_id: str, answer: Any) -> None:
+    """Checks a student's answer and prints the verdict. Never raises.
+
+    Args:
+        exercise_id: ``"1.4"``.
+        answer: The student's function, class or dict of predictions.
+    """
+    try:
+        exercise = load(exercise_id)
+        expected = expected_outcomes().get(exercise_id, {})
+        report = evaluate(exercise, answer, exercise.cases, expected)
+        if report.attempted and any(
+            not r.passed and r.convention is None for r in report.results
+        ):
+            FAILURES[exercise_id] = FAILURES.get(exercise_id, 0) + 1
+        text = message(report, FAILURES.get(exercise_id, 0))
+    except Exception as error:  # noqa: BLE001  (the notebook must keep running)
+        text = (
+            f"exercise {exercise_id}: could not be checked ({one_line(repr(error))})."
+        )
+    sys.stdout.write(text + "\n")  # one write: the notebook gets it in one piece
+    sys.stdout.flush()

@@ -13,6 +13,8 @@ cells, a solution region is marked by two comment lines::
 ``raise NotImplementedError`` (or by the code written after a ``|``:
 ``# BEGIN SOLUTION | pass``), and no outputs. ``solutions/NN_name.ipynb``
 keeps the code without the marker lines and is executed, outputs stored.
+A prediction's answer line ends with ``# ANSWER``: ``"x.t()": "view",  # ANSWER``
+becomes ``"x.t()": ...,`` in the exercise (the value may sit on its own line).
 
 An exercise is two tagged code cells: ``# %% tags=["exercise-1.1"]`` (the stub)
 and ``# %% tags=["check-1.1"]`` (``check("1.1", answer)``). Grading matches
@@ -44,22 +46,41 @@ SOLUTIONS_DIR = ROOT / "solutions"
 
 BEGIN = re.compile(r"^(\s*)# BEGIN SOLUTION\s*(?:\|\s*(.*))?$")
 END = re.compile(r"^\s*# END SOLUTION\s*$")
+ANSWER = re.compile(r"^(\s*(?:.*:\s+)?)(.+?),\s*# ANSWER\s*$")
 TAG = re.compile(r"^(exercise|check)-(\d+\.\d+)$")
 
 SETUP = """\
-# Run this cell first: it lets the notebook import the engine and the checks.
+# Run this cell first: it imports the engine (as torch) and the checks.
 import pathlib
 import sys
 
-for folder in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents]:
-    if (folder / "course").is_dir() and (folder / "slowtorch_lib").is_dir():
-        sys.path.insert(0, str(folder))
-        break
+try:
+    import slowtorch_lib as torch
+    from course import check
+except ModuleNotFoundError:
+    # Not installed: look for a checkout of the course above this folder.
+    for folder in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents]:
+        if (folder / "course" / "checks").is_dir():
+            sys.path.insert(0, str(folder))
+            break
+    try:
+        import slowtorch_lib as torch
+        from course import check
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "This notebook needs the course's engine and checks, which this kernel "
+            "cannot import. In the course's folder run `bash scripts/build-book.sh` "
+            "once, start JupyterLab with `.venv/bin/jupyter lab`, choose the kernel "
+            "'Python 3 (ipykernel)'; or run `pip install -e PATH/TO/THE/COURSE` in the "
+            "environment of this kernel. Then run this cell again."
+        ) from None\
+"""
 
-import slowtorch_lib as torch
-from course import check"""
-
-KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+KERNELSPEC = {
+    "display_name": "Python 3 (ipykernel)",
+    "language": "python",
+    "name": "python3",
+}
 
 
 @dataclass
@@ -111,6 +132,12 @@ def split_solutions(code: str) -> tuple[str, str, list[str]]:
         elif inside:
             solution.append(line)
             hidden.append(line)
+        elif ANSWER.match(line):
+            answer = ANSWER.match(line)
+            assert answer is not None
+            exercise.append(answer.group(1) + "...,")
+            solution.append(answer.group(1) + answer.group(2) + ",")
+            hidden.append(answer.group(1) + answer.group(2) + ",")
         else:
             exercise.append(line)
             solution.append(line)
@@ -121,7 +148,9 @@ def split_solutions(code: str) -> tuple[str, str, list[str]]:
 
 def without_lint(text: str) -> str:
     """``text`` without the ``# ruff: ...`` lines meant for the linter."""
-    return "\n".join(line for line in text.split("\n") if not line.startswith("# ruff:"))
+    return "\n".join(
+        line for line in text.split("\n") if not line.startswith("# ruff:")
+    )
 
 
 def cell_id(tags: list[str], number: int) -> str:
@@ -177,7 +206,9 @@ def hidden_lines(chapter: Chapter) -> list[str]:
     lines = []
     for cell in read_source(chapter).cells:
         if cell.cell_type == "code":
-            lines += [line.strip() for line in split_solutions(cell.source)[2] if line.strip()]
+            lines += [
+                line.strip() for line in split_solutions(cell.source)[2] if line.strip()
+            ]
     return lines
 
 
@@ -233,7 +264,10 @@ def render(chapter: Chapter) -> dict[Path, str]:
     """The text of both notebooks of a chapter, the solution executed."""
     exercise, solution = build(chapter)
     execute(solution, chapter, SOLUTIONS_DIR)
-    return {chapter.exercise_path: dumps(exercise), chapter.solution_path: dumps(solution)}
+    return {
+        chapter.exercise_path: dumps(exercise),
+        chapter.solution_path: dumps(solution),
+    }
 
 
 def generate(check: bool = False) -> list[Path]:

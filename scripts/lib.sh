@@ -82,7 +82,7 @@ pip_sync() {
     stamp="$VENV/.installed-$(basename "$file")"
     want="$(_hash "$ROOT/$file" "$ROOT/requirements.txt" "$ROOT/pyproject.toml")"
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
-        && (cd /tmp && "$PY" -c 'import slowtorch_lib') >/dev/null 2>&1; then
+        && (cd /tmp && "$PY" -c 'import slowtorch_lib, course') >/dev/null 2>&1; then
         log "$file: already installed"
         return 0
     fi
@@ -90,6 +90,8 @@ pip_sync() {
     _pip install -q -r "$ROOT/$file" || die "pip install -r $file failed"
     log "pip install -e . (the engine; it has no dependencies)"
     _pip install -q -e "$ROOT" || die "pip install -e . failed"
+    # JupyterLab opens the chapters (book/*.md) as notebooks on double-click.
+    "$PY" -m course lab-settings || die "python -m course lab-settings failed"
     echo "$want" > "$stamp"
 }
 

@@ -1,178 +1,443 @@
-"""Chapter 1, "From arrays to tensors": hidden cases and reference answers."""
+"""Chapter 1, "From arrays to tensors": the exercises and their public cases.
+
+Each case is a short program written against PyTorch's API. ``python -m
+course.record`` runs it under real PyTorch once and stores the outcome in
+``expected.json``; a check runs it under the engine (with the student's piece
+put in place of the engine's own) and compares. No torch is needed to check.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
-from course.checking import Exercise, case
-from slowtorch_lib._strides import broadcast_shapes, contiguous_strides, index_to_position
+from course.checking import Case, Exercise
 
-
-def transpose_layout(
-    shape: Sequence[int], strides: Sequence[int], dim0: int, dim1: int
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    ndim = len(shape)
-    dim0, dim1 = dim0 % ndim, dim1 % ndim
-    new_shape, new_strides = list(shape), list(strides)
-    new_shape[dim0], new_shape[dim1] = shape[dim1], shape[dim0]
-    new_strides[dim0], new_strides[dim1] = strides[dim1], strides[dim0]
-    return tuple(new_shape), tuple(new_strides)
+# --- helpers the cases share (they work for torch and for the engine) -----------
 
 
-def sum_dim(
-    storage: Sequence[float], shape: Sequence[int], strides: Sequence[int], offset: int, dim: int
-) -> list[float]:
-    dim = dim % len(shape)
-    kept = [i for i in range(len(shape)) if i != dim]
-    indices: list[list[int]] = [[]]
-    for d in kept:
-        indices = [index + [i] for index in indices for i in range(shape[d])]
-    sums = []
-    for index in indices:
-        total: float = 0
-        for j in range(shape[dim]):
-            full = index[:dim] + [j] + index[dim:]
-            total += storage[index_to_position(full, strides, offset)]
-        sums.append(total)
-    return sums
+def shares_storage(a: Any, b: Any) -> bool:
+    """Whether two tensors read the same memory."""
+    if hasattr(a, "_storage"):  # the engine
+        return a._storage is b._storage
+    return bool(a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr())
 
 
-def matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
-    n, k, m = len(a), len(b), len(b[0])
-    if len(a[0]) != k:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({n}x{len(a[0])} and {k}x{m})"
-        )
-    return [[sum(a[i][p] * b[p][j] for p in range(k)) for j in range(m)] for i in range(n)]
+def view_or_copy(torch: Any, make: Any) -> str:
+    x = torch.arange(12.0).reshape(3, 4)
+    return "view" if shares_storage(x, make(x)) else "copy"
 
+
+def layout(tensor: Any) -> dict[str, Any]:
+    """Shape, strides and values: everything a layout decides."""
+    return {
+        "shape": list(tensor.shape),
+        "stride": list(tensor.stride()),
+        "values": tensor,
+    }
+
+
+def x3(torch: Any) -> Any:
+    return torch.arange(24.0).reshape(2, 3, 4)
+
+
+# --- 1.1 view or copy -----------------------------------------------------------
+
+VIEWS = {
+    "x.t()": lambda x: x.t(),
+    "x[1]": lambda x: x[1],
+    "x[:, 1]": lambda x: x[:, 1],
+    "x[:, ::2]": lambda x: x[:, ::2],
+    "x.reshape(4, 3)": lambda x: x.reshape(4, 3),
+    "x.t().reshape(12)": lambda x: x.t().reshape(12),
+    "x.t().contiguous()": lambda x: x.t().contiguous(),
+    "x.contiguous()": lambda x: x.contiguous(),
+    "x.clone()": lambda x: x.clone(),
+    "x.unsqueeze(0).expand(2, 3, 4)": lambda x: x.unsqueeze(0).expand(2, 3, 4),
+    "x + 0": lambda x: x + 0,
+    "x.flatten()": lambda x: x.flatten(),
+    "x.t().flatten()": lambda x: x.t().flatten(),
+}
+
+
+def _view_case(label: str, make: Any) -> Case:
+    return Case(label, lambda torch: view_or_copy(torch, make))
+
+
+# --- 1.2 which dtype ------------------------------------------------------------
+
+DTYPE_CONTEXT = {
+    "i": lambda torch: torch.tensor([1, 2]),
+    "f": lambda torch: torch.tensor([1.0, 2.0]),
+    "b": lambda torch: torch.tensor([True, False]),
+    "d": lambda torch: torch.tensor([1.0, 2.0], dtype=torch.float64),
+}
+
+DTYPES = [
+    "i + f",
+    "i / i",
+    "i + 2.5",
+    "i // 2",
+    "b + b",
+    "b + 1",
+    "b * 2.0",
+    "i + True",
+    "f + d",
+    "f + torch.tensor(1.0, dtype=torch.float64)",
+    "i * torch.tensor(2.5, dtype=torch.float64)",
+    "d.sum() + f",
+    "torch.tensor(3) + torch.tensor(2.5)",
+    "b.sum()",
+    "i.mean()",
+]
+
+
+def dtype_of(expression: str) -> Any:
+    def run(torch: Any) -> str:
+        names = {name: make(torch) for name, make in DTYPE_CONTEXT.items()}
+        try:
+            result = eval(expression, {"torch": torch}, names)  # noqa: S307
+        except RuntimeError:
+            return "error"
+        return str(result.dtype)
+
+    return run
+
+
+# --- 1.3 broadcast shapes -------------------------------------------------------
+
+BROADCASTS = [
+    ("torch.zeros(3, 1) + torch.zeros(4)", None),
+    ("torch.zeros(2, 1, 5) * torch.zeros(3, 1)", None),
+    ("torch.zeros(3) + torch.zeros(4)", None),
+    ("torch.zeros(()) + torch.zeros(2, 3)", None),
+    ("torch.zeros(2, 3).sum(0, keepdim=True) - torch.zeros(2, 3)", None),
+    ("torch.zeros(2, 3).sum(0) - torch.zeros(2, 3)", None),
+    ("torch.zeros(4, 1, 3) + torch.zeros(4, 3)", None),
+    ("torch.zeros(1) + torch.zeros(0)", "a size 1 stretches even to size 0"),
+]
+
+
+def shape_of(expression: str) -> Any:
+    def run(torch: Any) -> Any:
+        try:
+            result = eval(expression, {"torch": torch})  # noqa: S307  (our own text)
+        except RuntimeError:
+            return "error"
+        return list(result.shape)
+
+    return run
+
+
+# --- 1.4 strides and contiguity -------------------------------------------------
+
+STRIDES = [
+    "x.stride()",
+    "x.transpose(0, 2).stride()",
+    "x[:, 1].stride()",
+    "x[:, :, ::2].stride()",
+    "x.permute(1, 0, 2).stride()",
+    "x[1:, 1:].stride()",
+    "torch.zeros(3, 1).expand(3, 4).stride()",
+    "x.transpose(0, 1).is_contiguous()",
+    "x[:, :, 1:3].is_contiguous()",
+    "x[1].is_contiguous()",
+    "x[:, :2].is_contiguous()",
+    "torch.zeros(3, 1).expand(3, 4).is_contiguous()",
+    "x.transpose(0, 1).contiguous().stride()",
+]
+
+
+def evaluated(expression: str) -> Any:
+    def run(torch: Any) -> Any:
+        names = {"torch": torch, "x": torch.zeros(2, 3, 4)}
+        return eval(expression, names)  # noqa: S307  (our own text)
+
+    return run
+
+
+# --- 1.5 contiguous_strides -----------------------------------------------------
+
+SIZE_ZERO = "a dimension of size 0 counts as size 1 when later strides are computed"
+
+CONTIGUOUS = [
+    Case("torch.zeros(2, 3, 4).stride()", lambda t: t.zeros(2, 3, 4).stride()),
+    Case("torch.ones(5).stride()", lambda t: t.ones(5).stride()),
+    Case("torch.ones(4, 1, 3).stride()", lambda t: t.ones(4, 1, 3).stride()),
+    Case("torch.arange(6).reshape(2, 3)", lambda t: layout(t.arange(6).reshape(2, 3))),
+    Case(
+        "torch.arange(24.).reshape(2, 3, 4).transpose(0, 2).contiguous()",
+        lambda t: layout(x3(t).transpose(0, 2).contiguous()),
+    ),
+    Case(
+        "torch.arange(6.).reshape(2, 3).t().reshape(6)",
+        lambda t: layout(t.arange(6.0).reshape(2, 3).t().reshape(6)),
+    ),
+    Case(
+        "torch.ones(2, 3) + torch.ones(3)", lambda t: layout(t.ones(2, 3) + t.ones(3))
+    ),
+    Case(
+        "torch.ones(3, 4) @ torch.ones(4, 5)",
+        lambda t: layout(t.ones(3, 4) @ t.ones(4, 5)),
+    ),
+    Case(
+        "torch.arange(24.).reshape(2, 3, 4).sum(1)",
+        lambda t: layout(x3(t).sum(1)),
+    ),
+    Case("torch.zeros(()).stride()", lambda t: t.zeros(()).stride()),
+    Case("torch.zeros(0, 4).stride()", lambda t: t.zeros(0, 4).stride()),
+    Case(
+        "torch.zeros(2, 0, 3).stride()",
+        lambda t: t.zeros(2, 0, 3).stride(),
+        convention=SIZE_ZERO,
+    ),
+]
+
+# --- 1.6 infer_shape ------------------------------------------------------------
+
+
+def reshaped(shape: tuple[int, ...], source: str = "arange") -> Any:
+    def run(torch: Any) -> Any:
+        x = torch.arange(12.0) if source == "arange" else torch.zeros(0, 3)
+        return list(x.reshape(*shape).shape)
+
+    return run
+
+
+INFER = [
+    Case("torch.arange(12.).reshape(3, -1).shape", reshaped((3, -1))),
+    Case("torch.arange(12.).reshape(-1).shape", reshaped((-1,))),
+    Case("torch.arange(12.).reshape(2, -1, 2).shape", reshaped((2, -1, 2))),
+    Case("torch.arange(12.).reshape(4, 3).shape", reshaped((4, 3))),
+    Case("torch.arange(12.).reshape(-1, 5)", reshaped((-1, 5))),
+    Case("torch.arange(12.).reshape(5, 3)", reshaped((5, 3))),
+    Case("torch.arange(12.).reshape(-1, -1)", reshaped((-1, -1))),
+    Case(
+        "torch.arange(12.).view(-1, 6).tolist()",
+        lambda t: t.arange(12.0).view(-1, 6).tolist(),
+    ),
+    Case("torch.zeros(0, 3).reshape(-1, 3).shape", reshaped((-1, 3), "empty")),
+    Case(
+        "torch.zeros(0, 3).reshape(-1, 0)",
+        reshaped((-1, 0), "empty"),
+        convention="with 0 elements, -1 could be any size: PyTorch refuses it",
+    ),
+    Case(
+        "torch.arange(12.).reshape(-2, 6)",
+        reshaped((-2, 6)),
+        convention="a size below -1 is an error, even when the product matches",
+    ),
+]
+
+# --- 1.7 position_list ----------------------------------------------------------
+
+
+def x34(torch: Any) -> Any:
+    return torch.arange(12.0).reshape(3, 4)
+
+
+POSITIONS = [
+    Case("x.t().tolist()", lambda t: x34(t).t().tolist()),
+    Case("x[:, 1].tolist()", lambda t: x34(t)[:, 1].tolist()),
+    Case("x[1:, 1:].tolist()", lambda t: x34(t)[1:, 1:].tolist()),
+    Case("x[:, ::2].contiguous()", lambda t: layout(x34(t)[:, ::2].contiguous())),
+    Case("x.t() + 1", lambda t: x34(t).t() + 1),
+    Case("x.t() * x.t()", lambda t: x34(t).t() * x34(t).t()),
+    Case("x.t().sum(0)", lambda t: x34(t).t().sum(0)),
+    Case(
+        "torch.arange(24.).reshape(2, 3, 4).permute(2, 0, 1).reshape(4, 6)",
+        lambda t: x3(t).permute(2, 0, 1).reshape(4, 6),
+    ),
+    Case(
+        "torch.arange(3.).reshape(3, 1).expand(3, 4).tolist()",
+        lambda t: t.arange(3.0).reshape(3, 1).expand(3, 4).tolist(),
+    ),
+    Case("x[:, 2] - x[:, 0]", lambda t: x34(t)[:, 2] - x34(t)[:, 0]),
+    Case("x.t()[1:3, ::2].tolist()", lambda t: x34(t).t()[1:3, ::2].tolist()),
+    Case("x.t().reshape(12)", lambda t: layout(x34(t).t().reshape(12))),
+]
+
+# --- 1.8 view_strides -----------------------------------------------------------
+
+
+def viewed(make: Any, shape: tuple[int, ...]) -> Any:
+    def run(torch: Any) -> Any:
+        return layout(make(torch).view(*shape))
+
+    return run
+
+
+def reshaped_copy(make: Any, shape: tuple[int, ...]) -> Any:
+    def run(torch: Any) -> Any:
+        source = make(torch)
+        result = source.reshape(*shape)
+        kind = "view" if shares_storage(source, result) else "copy"
+        return {"kind": kind, **layout(result)}
+
+    return run
+
+
+VIEW_STRIDES = [
+    Case("x.view(6, 4)", viewed(x3, (6, 4))),
+    Case("x.view(24)", viewed(x3, (24,))),
+    Case("x.view(2, 12)", viewed(x3, (2, 12))),
+    Case("x.view(4, 3, 2)", viewed(x3, (4, 3, 2))),
+    Case("x[:, :, ::2].view(6, 2)", viewed(lambda t: x3(t)[:, :, ::2], (6, 2))),
+    Case(
+        "x.transpose(1, 2).view(2, 12)",
+        viewed(lambda t: x3(t).transpose(1, 2), (2, 12)),
+    ),
+    Case(
+        "x.permute(2, 0, 1).view(4, 6)",
+        viewed(lambda t: x3(t).permute(2, 0, 1), (4, 6)),
+    ),
+    Case(
+        "x.permute(2, 0, 1).view(4, 3, 2)",
+        viewed(lambda t: x3(t).permute(2, 0, 1), (4, 3, 2)),
+    ),
+    Case("x[:, 1:].view(2, 8)", viewed(lambda t: x3(t)[:, 1:], (2, 8))),
+    Case("x[:, 1:].view(4, 4)", viewed(lambda t: x3(t)[:, 1:], (4, 4))),
+    Case(
+        "x.transpose(0, 1).reshape(3, 8)",
+        reshaped_copy(lambda t: x3(t).transpose(0, 1), (3, 8)),
+    ),
+    Case("x[:, :, 1].reshape(6)", reshaped_copy(lambda t: x3(t)[:, :, 1], (6,))),
+    Case("x[:, 0].reshape(2, 2, 2)", reshaped_copy(lambda t: x3(t)[:, 0], (2, 2, 2))),
+    Case(
+        "x.view(2, 1, 12)",
+        viewed(x3, (2, 1, 12)),
+        convention="a new dimension of size 1 takes the stride of the size after it, "
+        "times that size",
+    ),
+    Case(
+        "torch.zeros(0, 3).view(3, 0)",
+        viewed(lambda t: t.zeros(0, 3), (3, 0)),
+        convention="a tensor with no elements can take any shape with no elements",
+    ),
+]
+
+# --- the exercises --------------------------------------------------------------
 
 EXERCISES = {
     "1.1": Exercise(
-        title="strides of a shape",
-        name="contiguous_strides",
-        reference=contiguous_strides,
-        cases=[
-            case((5,)),
-            case((2, 3)),
-            case((2, 3, 4)),
-            case(()),
-            case((4, 1, 3)),
-            case((1, 1)),
-            case((2, 3, 4, 5)),
-            case(
-                (2, 0, 3),
-                hint="a dimension of size 0 counts as size 1 for the "
-                "strides of the dimensions before it, as in PyTorch.",
-            ),
+        "1.1",
+        "view or copy",
+        "answers_1_1",
+        "predict",
+        [_view_case(label, make) for label, make in VIEWS.items()],
+        [
+            "A view shares the storage: it only changes shape, strides or offset.",
+            "Ask whether the new shape can be read from the old storage with "
+            "strides: if yes, reshape and contiguous return a view, else a copy.",
+            "Arithmetic always makes a new storage; contiguous() on a contiguous "
+            "tensor returns the tensor itself.",
         ],
-        hint="walk the shape from the last dimension to the first: the last stride "
-        "is 1, each earlier one is the next stride times the next size.",
     ),
     "1.2": Exercise(
-        title="index to storage position",
-        name="index_to_position",
-        reference=index_to_position,
-        cases=[
-            case((1, 2), (3, 1), 0),
-            case((0, 0), (3, 1), 0),
-            case((2,), (1,), 5, hint="the offset is where element (0, ..., 0) lives: add it."),
-            case((), (), 7, hint="a 0-d tensor has no index: its element is at the offset."),
-            case((1, 2), (1, 2), 0),
-            case((1, 0, 3), (12, 4, 1), 2),
-            case(
-                (3, 1),
-                (0, 1),
-                0,
-                hint="a stride of 0 means the index along that "
-                "dimension does not move the position.",
-            ),
+        "1.2",
+        "which dtype",
+        "answers_1_2",
+        "predict",
+        [Case(expression, dtype_of(expression)) for expression in DTYPES],
+        [
+            "Write dtypes as 'float32', 'int64'... and 'error' when PyTorch refuses.",
+            "Categories rank bool < integer < floating point; a higher category wins, "
+            "and / always gives a floating point result.",
+            "A 0-d tensor or a Python number only decides the dtype when it is of a "
+            "higher category than every tensor with dimensions.",
         ],
-        hint="the position is offset + index[0] * strides[0] + index[1] * strides[1] + ...",
     ),
     "1.3": Exercise(
-        title="broadcast_shapes",
-        name="broadcast_shapes",
-        reference=broadcast_shapes,
-        cases=[
-            case((3,), (3,)),
-            case((3, 1), (4,)),
-            case((5, 4), (1,)),
-            case((), (2, 3), hint="a 0-d shape broadcasts with anything."),
-            case((2, 1, 4), (3, 1)),
-            case((1,), (0,), hint="a size-1 dimension stretches even to size 0."),
-            case((2, 3), (3, 2), hint="sizes 3 and 2 cannot be matched: raise RuntimeError."),
-            case(
-                (3,),
-                (4, 1, 2),
-                hint="align the shapes at their last dimension; "
-                "sizes 3 and 2 do not match: raise RuntimeError.",
-            ),
+        "1.3",
+        "broadcast shapes",
+        "answers_1_3",
+        "predict",
+        [Case(text, shape_of(text), convention) for text, convention in BROADCASTS],
+        [
+            "Write a shape as a list such as [3, 4], and 'error' when they do not "
+            "broadcast.",
+            "Line the shapes up on the right; a missing dimension counts as 1.",
+            "Two sizes agree when they are equal or one of them is 1, which stretches.",
         ],
-        hint="align the shapes on the right; missing dimensions count as 1; each pair of "
-        "sizes must be equal or contain a 1.",
     ),
     "1.4": Exercise(
-        title="transpose as a view",
-        name="transpose_layout",
-        reference=transpose_layout,
-        cases=[
-            case((2, 3), (3, 1), 0, 1),
-            case((2, 3, 4), (12, 4, 1), 0, 2),
-            case((2, 3, 4), (12, 4, 1), 1, 1),
-            case((2, 3, 4), (12, 4, 1), 0, -1, hint="dim -1 is the last dimension."),
-            case(
-                (3, 2),
-                (1, 3),
-                1,
-                0,
-                hint="the input may already be a view: swap whatever strides it has.",
-            ),
-            case((5, 1, 2), (2, 2, 1), -3, -2),
+        "1.4",
+        "strides and contiguity",
+        "answers_1_4",
+        "predict",
+        [Case(text, evaluated(text)) for text in STRIDES],
+        [
+            "x = torch.zeros(2, 3, 4) has strides (12, 4, 1). Write strides as lists.",
+            "Indexing with an int drops that dimension and its stride; a step "
+            "multiplies the stride; transpose and permute reorder the strides.",
+            "A tensor is contiguous when its strides are those of a fresh tensor of "
+            "its shape (dimensions of size 1 do not matter).",
         ],
-        hint="a transpose copies nothing: swap the two sizes and the two strides.",
     ),
     "1.5": Exercise(
-        title="sum along a dimension",
-        name="sum_dim",
-        reference=sum_dim,
-        cases=[
-            case([1, 2, 3, 4, 5, 6], (2, 3), (3, 1), 0, 1),
-            case([1, 2, 3, 4, 5, 6], (2, 3), (3, 1), 0, 0),
-            case([1, 2, 3, 4, 5, 6], (2, 3), (3, 1), 0, -1),
-            case(
-                [1, 2, 3, 4, 5, 6],
-                (3, 2),
-                (1, 3),
-                0,
-                1,
-                hint="the strides are not "
-                "row-major here (a transposed view): use them to find each element.",
-            ),
-            case([9, 9, 1, 2, 3, 4], (2, 2), (2, 1), 2, 0, hint="start from the offset."),
-            case(list(range(24)), (2, 3, 4), (12, 4, 1), 0, 1),
-            case([5, 7], (2, 3), (1, 0), 0, 1, hint="a stride of 0 repeats an element."),
-            case([], (2, 0), (1, 1), 0, 1, hint="summing over an empty dimension gives 0."),
+        "1.5",
+        "contiguous_strides",
+        "contiguous_strides",
+        "piece",
+        CONTIGUOUS,
+        [
+            "Work from the last dimension backwards: its stride is 1.",
+            "Each stride is the number of elements in one step of that dimension: "
+            "the product of the sizes after it.",
+            "Keep a running product while you walk the shape from the right; "
+            "return a tuple in the original order.",
         ],
-        hint="for each index of the result (row-major, without `dim`), add up the "
-        "elements along `dim`, finding each with offset + sum of index * stride.",
+        target="slowtorch_lib._strides.contiguous_strides",
+        what="tensor operations",
     ),
     "1.6": Exercise(
-        title="matmul by three loops",
-        name="matmul",
-        reference=matmul,
-        cases=[
-            case([[2]], [[3]]),
-            case([[1, 2], [3, 4]], [[5, 6], [7, 8]]),
-            case([[1, 2, 3], [4, 5, 6]], [[1, 0], [0, 1], [1, 1]]),
-            case([[1], [2], [3]], [[4, 5]], hint="a (3, 1) times a (1, 2) matrix is (3, 2)."),
-            case([[1, 2, 3]], [[4], [5], [6]]),
-            case(
-                [[1, 2], [3, 4]],
-                [[1, 2], [3, 4], [5, 6]],
-                hint="a (2, 2) and a (3, 2) matrix cannot be multiplied: raise RuntimeError.",
-            ),
+        "1.6",
+        "infer_shape",
+        "infer_shape",
+        "piece",
+        INFER,
+        [
+            "Without a -1 the shape must hold exactly count elements, else "
+            "RuntimeError.",
+            "The -1 is count divided by the product of the other sizes, when that "
+            "divides exactly.",
+            "Check, in order: more than one -1; a size below -1; then the product.",
         ],
-        hint="result[i][j] is the sum over p of a[i][p] * b[p][j]; the result has as many "
-        "rows as a and as many columns as b.",
+        target="slowtorch_lib.ops.views.infer_shape",
+        what="reshapes",
+    ),
+    "1.7": Exercise(
+        "1.7",
+        "position_list",
+        "position_list",
+        "piece",
+        POSITIONS,
+        [
+            "The positions must come in row-major order of the index: last "
+            "dimension fastest.",
+            "Start from [offset]; for each dimension, from the first to the last, "
+            "replace each position p by p, p + s, p + 2s, ... (size of them).",
+            "A dimension of size 0 leaves no positions at all.",
+        ],
+        target="slowtorch_lib._strides.position_list",
+        what="reads of strided views",
+    ),
+    "1.8": Exercise(
+        "1.8",
+        "view_strides",
+        "view_strides",
+        "piece",
+        VIEW_STRIDES,
+        [
+            "Return None when no strides can read the elements in the new shape: "
+            "view then raises and reshape copies.",
+            "Group the old dimensions into chunks, innermost first: dimension d-1 "
+            "joins d's chunk when its stride is the chunk's count times its inner "
+            "stride. Elements inside a chunk are evenly spaced.",
+            "Fill the new shape from the right, chunk by chunk: strides are inner, "
+            "inner * size, ... until the sizes placed multiply to the chunk's count; "
+            "if they overshoot, return None.",
+        ],
+        target="slowtorch_lib.ops.views.view_strides",
+        what="views and reshapes",
     ),
 }

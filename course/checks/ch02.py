@@ -1,504 +1,591 @@
-"""Chapter 2, "Walking backwards": hidden cases and reference answers."""
+"""Chapter 2, "Walking backwards": the exercises and their public cases.
+
+As in chapter 1, each case is a short program written against PyTorch's API,
+recorded once under PyTorch and run under the engine with the student's piece
+in place of the engine's own.
+"""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+import sys
 from typing import Any
 
-import slowtorch_lib as torch
-from course.checking import Exercise, case
-from course.toys import Var
-from slowtorch_lib.autograd import Function
-
-# 2.1 ---------------------------------------------------------------------------
+from course.checking import Case, Exercise
 
 
-def div_backward(a: float, b: float, grad_output: float) -> tuple[float, float]:
-    return grad_output / b, -grad_output * a / (b * b)
+def leaves(torch: Any) -> dict[str, Any]:
+    """The tensors the chapter-2 questions start from, fresh each time."""
+    return {
+        "torch": torch,
+        "a": torch.tensor([1.0, 2.0, 3.0], requires_grad=True),
+        "b": torch.tensor([4.0, 5.0, 6.0], requires_grad=True),
+        "c": torch.tensor([1.0, 2.0, 3.0]),
+    }
 
 
-# 2.2 and 2.3 -------------------------------------------------------------------
+def grads(*tensors: Any) -> list[Any]:
+    return [None if t.grad is None else t.grad for t in tensors]
 
 
-class Exp(Function):
-    @staticmethod
-    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
-        result = x.exp()
-        ctx.save_for_backward(result)
-        return result
+# --- 2.1 which grad_fn ----------------------------------------------------------
 
-    @staticmethod
-    def backward(ctx: Any, grad_output: torch.Tensor) -> torch.Tensor:
-        (result,) = ctx.saved_tensors
-        return grad_output * result
-
-
-class Pow(Function):
-    @staticmethod
-    def forward(ctx: Any, x: torch.Tensor, exponent: float) -> torch.Tensor:
-        ctx.save_for_backward(x)
-        ctx.exponent = exponent
-        return x**exponent
-
-    @staticmethod
-    def backward(ctx: Any, grad_output: torch.Tensor) -> torch.Tensor:
-        (x,) = ctx.saved_tensors
-        return grad_output * ctx.exponent * x ** (ctx.exponent - 1)
+GRAD_FNS = [
+    "a * b",
+    "a + c",
+    "c * 2",
+    "a.sum()",
+    "a.sum(0)",
+    "a.exp()",
+    "a[1:]",
+    "a.view(3, 1)",
+    "a.reshape(3, 1)",
+    "a.detach() * 2",
+    "a ** 2",
+    "a / 2",
+    "a.max()",
+    "a.max(0).values",
+    "a.mean()",
+    "a.unsqueeze(0) @ b.unsqueeze(1)",
+    "(a * b).sum().grad_fn.next_functions[0][0]",
+]
 
 
-def run_function(impl: Any, values: list[float], weights: list[float], **constants: float) -> Any:
-    """Forward on ``values``, then backward with ``weights`` as grad_output."""
-    x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
-    y = impl.apply(x, **constants)
-    if not isinstance(y, torch.Tensor):
-        return f"forward returned {y!r}, not a tensor"
-    if y.grad_fn is None:
-        return "a result without grad_fn"
-    y.backward(torch.tensor(weights, dtype=torch.float64))
-    grad = None if x.grad is None else x.grad.tolist()
-    return {"forward": y.tolist(), "x.grad": grad}
+def grad_fn_name(expression: str) -> Any:
+    def run(torch: Any) -> Any:
+        result = eval(expression, leaves(torch))  # noqa: S307  (our own text)
+        node = result if not hasattr(result, "grad_fn") else result.grad_fn
+        return None if node is None else node.name()
+
+    return run
 
 
-def describe_function(name: str, args: tuple[Any, ...]) -> str:
-    values, weights = args[:2]
-    exponent = f", exponent={args[2]!r}" if len(args) > 2 else ""
-    return f"{name}.apply(x{exponent}) with x={values!r}, then backward({weights!r})"
+# --- 2.2 what are the gradients -------------------------------------------------
+
+GRADIENTS = [
+    "(a * a).sum().backward(); a.grad",
+    "(a * 3).sum().backward(); (a * 3).sum().backward(); a.grad",
+    "(a + a.sum()).sum().backward(); a.grad",
+    "(a.detach() * a).sum().backward(); a.grad",
+    "y = a * 2; a.grad",
+    "with torch.no_grad(): y = a * 2; y.requires_grad",
+    "a.detach().requires_grad",
+    "s = torch.tensor(2.0, requires_grad=True); (s * a).sum().backward(); s.grad",
+    "p = torch.ones(3, 1, requires_grad=True); "
+    "(p + torch.zeros(2, 3, 4)).sum().backward(); p.grad",
+    "(g,) = torch.autograd.grad((a ** 3).sum(), a, create_graph=True); "
+    "g.sum().backward(); a.grad",
+    "(g,) = torch.autograd.grad((a ** 3).sum(), a); g.requires_grad",
+]
 
 
-def run_pow(impl: Any, values: list[float], weights: list[float], exponent: float) -> Any:
-    return run_function(impl, values, weights, exponent=exponent)
+def program(text: str) -> Any:
+    def run(torch: Any) -> Any:
+        *body, last = text.split("; ")
+        names = leaves(torch)
+        exec("\n".join(body), names)  # noqa: S102  (our own text)
+        value = eval(last, names)  # noqa: S307
+        return value.tolist() if hasattr(value, "tolist") else value
+
+    return run
 
 
-# 2.4 ---------------------------------------------------------------------------
+# --- backward rules: the cases share a pattern -----------------------------------
 
 
-def topological_sort(graph: dict[str, list[str]], root: str) -> list[str]:
-    order: list[str] = []
-    seen = {root}
-    stack = [(root, iter(graph[root]))]
-    while stack:
-        node, inputs = stack[-1]
-        for child in inputs:
-            if child not in seen:
-                seen.add(child)
-                stack.append((child, iter(graph[child])))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    order.reverse()
-    return order
+def gradients_of(make: Any, *values: Any, double: bool = False) -> Any:
+    """``make(torch, *leaves)`` gives an output; the case returns the leaves'
+    gradients (and, with ``double``, the gradients of the gradients' sum)."""
+
+    def run(torch: Any) -> Any:
+        inputs = [torch.tensor(v, requires_grad=True) for v in values]
+        output = make(torch, *inputs)
+        if not double:
+            output.sum().backward()
+            return {"output": output, "grads": grads(*inputs)}
+        firsts = torch.autograd.grad(output.sum(), inputs, create_graph=True)
+        total = sum(g.sum() for g in firsts)
+        seconds = torch.autograd.grad(total, inputs, allow_unused=True)
+        return {"first": list(firsts), "second": list(seconds)}
+
+    return run
 
 
-def valid_order(args: tuple[Any, ...], expected: Any, got: Any) -> bool:
-    graph, _ = args
-    if not isinstance(got, list) or sorted(got) != sorted(expected):
-        return False
-    position = {node: i for i, node in enumerate(got)}
-    return all(position[node] < position[child] for node in got for child in graph[node])
+X = [0.5, 1.0, 2.0, 4.0]
+M = [[0.5, 1.5, 2.0], [3.0, 0.25, 1.0]]
+ROW = [1.0, 2.0, 4.0]
 
-
-def chain(length: int) -> dict[str, list[str]]:
-    graph = {f"n{i}": [f"n{i + 1}"] for i in range(length - 1)}
-    graph[f"n{length - 1}"] = []
-    return graph
-
-
-DIAMOND = {"loss": ["b", "c"], "b": ["a"], "c": ["a"], "a": []}
-SHORTCUT = {"loss": ["a", "b"], "b": ["a"], "a": []}
-
-# 2.5 ---------------------------------------------------------------------------
-
-
-def sum_to_shape(grad: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
-    while grad.dim() > len(shape):
-        grad = grad.sum(0)
-    for dim, size in enumerate(shape):
-        if size == 1 and grad.shape[dim] != 1:
-            grad = grad.sum(dim, keepdim=True)
-    return grad
-
-
-def run_sum_to_shape(impl: Any, grad_shape: tuple[int, ...], shape: tuple[int, ...]) -> Any:
-    count = math.prod(grad_shape)
-    grad = torch.arange(count, dtype=torch.float64).reshape(grad_shape)
-    result = impl(grad, shape)
-    if not isinstance(result, torch.Tensor):
-        return result
-    return {"shape": tuple(result.shape), "values": result.tolist()}
-
-
-def describe_sum_to_shape(name: str, args: tuple[Any, ...]) -> str:
-    return f"{name}(<a gradient of shape {args[0]}>, {args[1]!r})"
-
-
-# 2.6 ---------------------------------------------------------------------------
-
-
-def product(xs: Sequence[float]) -> float:
-    return xs[0] * xs[1]
-
-
-def cubic(xs: Sequence[float]) -> float:
-    return xs[0] ** 3 - 2 * xs[0]
-
-
-def mixed(xs: Sequence[float]) -> float:
-    return math.sin(xs[0]) * xs[1] + xs[2] ** 2
-
-
-def softplus(xs: Sequence[float]) -> float:
-    return math.log(1 + math.exp(xs[0])) + 0 * xs[1]
-
-
-ANALYTIC: dict[Callable[..., float], tuple[str, Callable[..., list[float]]]] = {
-    product: ("x0 * x1", lambda xs: [xs[1], xs[0]]),
-    cubic: ("x0 ** 3 - 2 * x0", lambda xs: [3 * xs[0] ** 2 - 2]),
-    mixed: (
-        "sin(x0) * x1 + x2 ** 2",
-        lambda xs: [math.cos(xs[0]) * xs[1], math.sin(xs[0]), 2 * xs[2]],
+LOG = [
+    Case("x.log()", gradients_of(lambda t, x: x.log(), X)),
+    Case(
+        "(x.log() * w)",
+        gradients_of(lambda t, x, w: x.log() * w, X, [1.0, -2.0, 3.0, 0.5]),
     ),
-    softplus: ("log(1 + exp(x0)) + 0 * x1", lambda xs: [1 / (1 + math.exp(-xs[0])), 0.0]),
-}
+    Case("torch.log(x * x)", gradients_of(lambda t, x: t.log(x * x), X)),
+    Case("m.log() + r", gradients_of(lambda t, m, r: m.log() + r, M, ROW)),
+    Case("x.log().log()", gradients_of(lambda t, x: x.log().log(), [2.0, 3.0, 10.0])),
+    Case("x.exp().log()", gradients_of(lambda t, x: x.exp().log(), X)),
+    Case(
+        "second derivative of x.log()",
+        gradients_of(lambda t, x: x.log(), X, double=True),
+    ),
+    Case(
+        "torch.tensor([0.0, 1.0]).log()",
+        gradients_of(lambda t, x: x.log(), [0.0, 1.0]),
+        convention="at 0 the gradient 1/x is inf, as float division gives",
+    ),
+]
+
+TANH = [
+    Case("x.tanh()", gradients_of(lambda t, x: x.tanh(), [-1.0, 0.0, 0.5, 2.0])),
+    Case(
+        "(x.tanh() * w)",
+        gradients_of(lambda t, x, w: x.tanh() * w, X, [1.0, -2.0, 3.0, 0.5]),
+    ),
+    Case("torch.tanh(2 * x)", gradients_of(lambda t, x: t.tanh(2 * x), X)),
+    Case("m.tanh() * r", gradients_of(lambda t, m, r: m.tanh() * r, M, ROW)),
+    Case("x.tanh().tanh()", gradients_of(lambda t, x: x.tanh().tanh(), X)),
+    Case("x.tanh() + x.exp()", gradients_of(lambda t, x: x.tanh() + x.exp(), X)),
+    Case(
+        "second derivative of x.tanh()",
+        gradients_of(lambda t, x: x.tanh(), [-1.0, 0.0, 0.5], double=True),
+    ),
+    Case(
+        "torch.tensor([30.0, -30.0]).tanh()",
+        gradients_of(lambda t, x: x.tanh(), [30.0, -30.0]),
+        convention="far from 0 tanh is exactly ±1 in float32, so the gradient is 0",
+    ),
+]
+
+# --- no_grad --------------------------------------------------------------------
 
 
-def exact_gradient(f: Callable[..., float], xs: list[float]) -> list[float]:
-    """The reference: the derivative worked out by hand."""
-    return ANALYTIC[f][1](xs)
+def grad_mode_story(torch: Any) -> Any:
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    with torch.no_grad():
+        y = a * 2
+        seen.append((y.requires_grad, y.grad_fn is None, torch.is_grad_enabled()))
+    z = a * 2
+    seen.append((z.requires_grad, torch.is_grad_enabled()))
+    return seen
 
 
-def run_numerical(impl: Any, f: Callable[..., float], xs: list[float]) -> Any:
-    before = list(xs)
-    result = impl(f, xs)
-    if xs != before:
-        return f"xs changed to {xs!r}"
-    return list(result) if isinstance(result, (list, tuple)) else result
-
-
-def near(args: tuple[Any, ...], expected: Any, got: Any) -> bool:
-    if not isinstance(got, list) or len(got) != len(expected):
-        return False
-    return all(
-        isinstance(g, (int, float)) and math.isclose(e, g, rel_tol=1e-4, abs_tol=1e-5)
-        for e, g in zip(expected, got)
-    )
-
-
-def describe_numerical(name: str, args: tuple[Any, ...]) -> str:
-    return f"{name}(f, {args[1]!r}) with f(x) = {ANALYTIC[args[0]][0]}"
-
-
-# 2.7 ---------------------------------------------------------------------------
-
-
-def backprop(output: Var) -> None:
-    # Count, for each Var, how many uses of it lie between it and the output.
-    uses: dict[int, int] = {}
-    stack, seen = [output], {id(output)}
-    while stack:
-        var = stack.pop()
-        for parent, _ in var.parents:
-            uses[id(parent)] = uses.get(id(parent), 0) + 1
-            if id(parent) not in seen:
-                seen.add(id(parent))
-                stack.append(parent)
-    # A Var is ready once every use has sent its share of the gradient.
-    output.grad = 1.0
-    ready = [output]
-    while ready:
-        var = ready.pop()
-        for parent, local in var.parents:
-            parent.grad += var.grad * local
-            uses[id(parent)] -= 1
-            if uses[id(parent)] == 0:
-                ready.append(parent)
-
-
-def build_times() -> tuple[list[Var], Var]:
-    x, w = Var(2.0, name="x"), Var(3.0, name="w")
-    return [x, w], x * w
-
-
-def build_square() -> tuple[list[Var], Var]:
-    x = Var(3.0, name="x")
-    return [x], x * x
-
-
-def build_reuse() -> tuple[list[Var], Var]:
-    x, y = Var(2.0, name="x"), Var(5.0, name="y")
-    return [x, y], x * y + x
-
-
-def build_diamond() -> tuple[list[Var], Var]:
-    x = Var(1.5, name="x")
-    a = x * x
-    b = a + x
-    return [x], a * b
-
-
-def build_shared() -> tuple[list[Var], Var]:
-    x, y = Var(2.0, name="x"), Var(-1.0, name="y")
-    p = x * y
-    q = p + p
-    return [x, y], q * p + y
-
-
-def build_long(length: int) -> Callable[[], tuple[list[Var], Var]]:
-    def build() -> tuple[list[Var], Var]:
-        x = Var(1.0, name="x")
-        total = x
-        for _ in range(length):
-            total = total + x
-        return [x], total
-
-    return build
-
-
-BUILDS = {
-    "y = x * w": build_times,
-    "y = x * x": build_square,
-    "y = x * y + x": build_reuse,
-    "a = x * x; y = a * (a + x)": build_diamond,
-    "p = x * y; y = (p + p) * p + y": build_shared,
-    "y = x + x + ... + x (21 times)": build_long(20),
-    "y = x + x + ... + x (3001 times)": build_long(3000),
-}
-
-
-def run_backprop(impl: Any, expression: str) -> Any:
-    leaves, output = BUILDS[expression]()
-    impl(output)
-    return {leaf.name + ".grad": leaf.grad for leaf in leaves}
-
-
-def describe_backprop_plain(name: str, args: tuple[Any, ...]) -> str:
-    return f"{name}(y) where {args[0]}"
-
-
-# 2.8 ---------------------------------------------------------------------------
-
-
-class NoGrad:
-    def __enter__(self) -> None:
-        self.previous = torch.is_grad_enabled()
-        torch.set_grad_enabled(False)
-
-    def __exit__(self, *exc_info: object) -> None:
-        torch.set_grad_enabled(self.previous)
-
-
-def inside(impl: Any) -> list[Any]:
-    x = torch.ones(2, requires_grad=True)
-    with impl():
-        during = [torch.is_grad_enabled(), (x * 2).requires_grad]
-    return during + [torch.is_grad_enabled(), (x * 2).requires_grad]
-
-
-def nested(impl: Any) -> list[Any]:
-    with impl():
-        with impl():
+def nested(torch: Any) -> Any:
+    a = torch.tensor([1.0], requires_grad=True)
+    with torch.no_grad():
+        with torch.enable_grad():
+            inner = (a * 2).requires_grad
+        with torch.no_grad():
             pass
-        between = torch.is_grad_enabled()
-    return [between, torch.is_grad_enabled()]
+        after = (a * 2).requires_grad
+    return [inner, after, (a * 2).requires_grad]
 
 
-def already_off(impl: Any) -> list[Any]:
+def inside_enable(torch: Any) -> Any:
+    a = torch.tensor([1.0], requires_grad=True)
     torch.set_grad_enabled(False)
-    with impl():
-        pass
-    return [torch.is_grad_enabled()]
-
-
-def exception(impl: Any) -> list[Any]:
-    escaped = False
     try:
-        with impl():
-            raise ValueError("boom")
-    except ValueError:
-        escaped = True
-    return [escaped, torch.is_grad_enabled()]
-
-
-SCENARIOS = {
-    "with NoGrad(): [grad enabled?, (x * 2).requires_grad]; then the same after": inside,
-    "with NoGrad(): (with NoGrad(): pass); [grad enabled?]; then after": nested,
-    "set_grad_enabled(False); with NoGrad(): pass; [grad enabled?]": already_off,
-    "with NoGrad(): raise ValueError; [did it escape?, grad enabled?]": exception,
-}
-
-
-def run_scenario(impl: Any, scenario: str) -> Any:
-    try:
-        return SCENARIOS[scenario](impl)
+        with torch.no_grad():
+            pass
+        still_off = torch.is_grad_enabled()
     finally:
         torch.set_grad_enabled(True)
+    return [still_off, (a * 2).requires_grad]
 
+
+def after_error(torch: Any) -> Any:
+    a = torch.tensor([1.0], requires_grad=True)
+    try:
+        with torch.no_grad():
+            raise ValueError("inside the block")
+    except ValueError:
+        pass
+    return [torch.is_grad_enabled(), (a * 2).requires_grad]
+
+
+def update_in_place(torch: Any) -> Any:
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    (w * w).sum().backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+    return {"w": w, "is_leaf": w.is_leaf, "grad_fn": w.grad_fn is None}
+
+
+def reused(torch: Any) -> Any:
+    switch = torch.no_grad()
+    a = torch.tensor([1.0], requires_grad=True)
+    with switch:
+        first = (a * 2).requires_grad
+    with switch:
+        second = (a * 2).requires_grad
+    return [first, second, (a * 2).requires_grad]
+
+
+def decorated(torch: Any) -> Any:
+    @torch.no_grad()
+    def double(v: Any) -> Any:
+        return v * 2
+
+    a = torch.tensor([1.0], requires_grad=True)
+    return [double(a).requires_grad, (a * 2).requires_grad]
+
+
+NO_GRAD = [
+    Case("with torch.no_grad(): y = a * 2", grad_mode_story),
+    Case("no_grad inside no_grad, enable_grad inside no_grad", nested),
+    Case("no_grad while grad mode is already off", inside_enable),
+    Case("an exception inside with torch.no_grad()", after_error),
+    Case("w -= 0.1 * w.grad under no_grad", update_in_place),
+    Case("one no_grad() object used twice", reused),
+    Case(
+        "@torch.no_grad() on a function",
+        decorated,
+        convention="no_grad() also works as a decorator: calls run with recording off",
+    ),
+]
+
+# --- Div ------------------------------------------------------------------------
+
+DIV = [
+    Case(
+        "a / b", gradients_of(lambda t, a, b: a / b, [1.0, -2.0, 3.0], [2.0, 4.0, -0.5])
+    ),
+    Case("a / 4", gradients_of(lambda t, a: a / 4, [1.0, -2.0, 3.0])),
+    Case("a / a", gradients_of(lambda t, a: a / a, [1.0, -2.0, 3.0])),
+    Case("m / r (broadcast)", gradients_of(lambda t, m, r: m / r, M, ROW)),
+    Case(
+        "(a / b) / b", gradients_of(lambda t, a, b: a / b / b, [1.0, 2.0], [2.0, 4.0])
+    ),
+    Case(
+        "a / torch.tensor([2, 4])",
+        gradients_of(lambda t, a: a / t.tensor([2, 4]), [1.0, 3.0]),
+    ),
+    Case(
+        "a / b.detach()",
+        gradients_of(lambda t, a, b: a / b.detach(), [1.0, 3.0], [2.0, 4.0]),
+    ),
+    Case(
+        "second derivatives of a / b",
+        gradients_of(lambda t, a, b: a / b, [1.0, 3.0], [2.0, 4.0], double=True),
+    ),
+    Case(
+        "a / torch.tensor([0.0, 2.0])",
+        gradients_of(lambda t, a, b: a / b, [1.0, 1.0], [0.0, 2.0]),
+        convention="dividing by 0 gives inf and nan gradients, as float division does",
+    ),
+]
+
+# --- sum_to_size ----------------------------------------------------------------
+
+
+def grads_only(make: Any, *values: Any) -> Any:
+    run = gradients_of(make, *values)
+    return lambda torch: run(torch)["grads"]
+
+
+def summed_to(shape: tuple[int, ...], *size: int) -> Any:
+    """``torch.ones(shape).sum_to_size(*size)`` (the engine's function, as the
+    engine has no such tensor method)."""
+
+    def run(torch: Any) -> Any:
+        x = torch.ones(*shape)
+        if hasattr(x, "sum_to_size"):
+            return x.sum_to_size(*size)
+        return sys.modules["slowtorch_lib.ops.reduction"].sum_to_size(x, size)
+
+    return run
+
+
+SUM_TO_SIZE = [
+    Case("m + r: grad of r", grads_only(lambda t, m, r: m + r, M, ROW)),
+    Case(
+        "m * [[2.], [3.]]: grads", grads_only(lambda t, m, c: m * c, M, [[2.0], [3.0]])
+    ),
+    Case("s * m, s 0-d: grads", grads_only(lambda t, s, m: s * m, 2.0, M)),
+    Case(
+        "p (3, 1) + zeros(2, 3, 4): grad of p",
+        grads_only(lambda t, p: p + t.zeros(2, 3, 4), [[1.0], [2.0], [3.0]]),
+    ),
+    Case(
+        "q (1, 4) * ones(2, 3, 4): grad of q",
+        grads_only(lambda t, q: q * t.ones(2, 3, 4), [[1.0, 2.0, 3.0, 4.0]]),
+    ),
+    Case(
+        "v.expand(2, 3): grad of v",
+        grads_only(lambda t, v: v.expand(2, 3) * t.tensor([[1.0], [2.0]]), ROW),
+    ),
+    Case(
+        "torch.ones(2, 3, 4).sum_to_size(3, 1)",
+        summed_to((2, 3, 4), 3, 1),
+    ),
+    Case(
+        "torch.ones(2, 3).sum_to_size(2, 3)",
+        summed_to((2, 3), 2, 3),
+    ),
+    Case("torch.ones(2, 3).sum_to_size(4)", summed_to((2, 3), 4)),
+    Case(
+        "torch.ones(2, 1).sum_to_size(1, 1)",
+        summed_to((2, 1), 1, 1),
+    ),
+]
+
+# --- Max(dim) -------------------------------------------------------------------
+
+
+def max_dim(dim: int, keepdim: bool, values: Any, which: str = "max") -> Any:
+    def make(torch: Any, x: Any) -> Any:
+        found = x.max(dim, keepdim=keepdim) if which == "max" else x.min(dim, keepdim)
+        return found.values * torch.arange(1.0, 1.0 + found.values.numel()).reshape(
+            found.values.shape
+        )
+
+    return gradients_of(make, values)
+
+
+CUBE = [[[1.0, 5.0], [7.0, 2.0]], [[3.0, 3.0], [0.0, 9.0]], [[4.0, 8.0], [6.0, 1.0]]]
+
+MAX_DIM = [
+    Case("m.max(1).values", max_dim(1, False, M)),
+    Case("m.max(0).values", max_dim(0, False, M)),
+    Case("m.max(-1, keepdim=True).values", max_dim(-1, True, M)),
+    Case("cube.max(1).values", max_dim(1, False, CUBE)),
+    Case("cube.max(2, keepdim=True).values", max_dim(2, True, CUBE)),
+    Case("cube.max(0).values", max_dim(0, False, CUBE)),
+    Case("m.min(1).values", max_dim(1, False, M, "min")),
+    Case("x.max(0).values, x 1-d", max_dim(0, False, [3.0, 1.0, 4.0, 1.5])),
+    Case(
+        "[[2., 2., 1.]].max(1).values",
+        max_dim(1, False, [[2.0, 2.0, 1.0]]),
+        convention="with ties, the gradient goes to the index max returns: the first",
+    ),
+]
+
+# --- topological_order ----------------------------------------------------------
+
+
+def chain(torch: Any) -> Any:
+    x = torch.tensor([0.5, -1.0], requires_grad=True)
+    y = x
+    for _ in range(5):
+        y = (y * 1.5).tanh()
+    y.sum().backward()
+    return x.grad
+
+
+def diamond(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tensor([3.0, -1.0], requires_grad=True)
+    z = x * y
+    w = z.exp() + z * x
+    (w + z).sum().backward()
+    return grads(x, y)
+
+
+def shared(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    h = x * 2
+    k = h * h
+    out = (k + h.exp() + (k * h).log()).sum()
+    out.backward()
+    return x.grad
+
+
+def long_chain(torch: Any) -> Any:
+    x = torch.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(3000):
+        y = y * 1.0001
+    y.backward()
+    return x.grad
+
+
+def two_outputs(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = x.exp()
+    first, second = (h * 2).sum(), (h * x).sum()
+    torch.autograd.backward([first, second])
+    return x.grad
+
+
+def partial_grad(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tensor([3.0, 4.0], requires_grad=True)
+    h = x * y
+    out = (h * h + y).sum()
+    return list(torch.autograd.grad(out, [h, x]))
+
+
+def double_backward(torch: Any) -> Any:
+    x = torch.tensor([0.5, 1.5], requires_grad=True)
+    y = (x * x * x).tanh() + x.exp()
+    (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    (g * g).sum().backward()
+    return [g, x.grad]
+
+
+def matrix_model(torch: Any) -> Any:
+    w = torch.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+    b = torch.tensor([0.1, -0.2], requires_grad=True)
+    x = torch.tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]])
+    h = (x @ w + b).tanh()
+    out = ((h @ w) * h).sum()
+    out.backward()
+    return grads(w, b)
+
+
+TOPOLOGICAL = [
+    Case("a chain of tanh", chain),
+    Case("a diamond: z = x * y used twice", diamond),
+    Case("h used by three nodes", shared),
+    Case("two outputs, torch.autograd.backward", two_outputs),
+    Case("torch.autograd.grad to a non-leaf", partial_grad),
+    Case("a small tanh layer with w used twice", matrix_model),
+    Case("create_graph=True, then backward of the gradient", double_backward),
+    Case("a chain of 3000 multiplications", long_chain),
+]
+
+# --- the exercises --------------------------------------------------------------
 
 EXERCISES = {
     "2.1": Exercise(
-        title="backward of division",
-        name="div_backward",
-        reference=div_backward,
-        cases=[
-            case(6.0, 3.0, 1.0),
-            case(1.0, 2.0, 1.0),
-            case(6.0, 3.0, 2.0, hint="multiply both local derivatives by grad_output."),
-            case(-4.0, 0.5, 1.0),
-            case(0.0, 5.0, -3.0),
+        "2.1",
+        "which grad_fn",
+        "answers_2_1",
+        "predict",
+        [Case(text, grad_fn_name(text)) for text in GRAD_FNS],
+        [
+            "Write names as strings such as 'AddBackward0', and None for no grad_fn.",
+            "No input that requires grad (or a detached one) means no grad_fn.",
+            "The number at the end tells overloads apart: sum() and sum(dim) differ, "
+            "and so do max() and max(dim).",
         ],
-        hint="for out = a / b: d out/d a = 1 / b and d out/d b = -a / b**2; multiply each "
-        "by grad_output.",
     ),
     "2.2": Exercise(
-        title="Exp as a Function",
-        name="Exp",
-        reference=Exp,
-        run=run_function,
-        describe=describe_function,
-        cases=[
-            case([0.0], [1.0]),
-            case([1.0, 2.0], [1.0, 1.0]),
-            case([0.5, -1.0], [2.0, -3.0], hint="backward must multiply by grad_output."),
-            case([[0.0, 1.0], [-2.0, 3.0]], [[1.0, 1.0], [1.0, 1.0]]),
+        "2.2",
+        "what are the gradients",
+        "answers_2_2",
+        "predict",
+        [Case(text, program(text)) for text in GRADIENTS],
+        [
+            "Write gradients as lists of floats, None for no gradient.",
+            "Gradients add up: in .grad across backward calls, and over every path "
+            "from the output to a leaf.",
+            "A broadcast input gets its gradient summed back to its own shape.",
         ],
-        hint="d exp(x)/dx = exp(x): save the result in forward with "
-        "ctx.save_for_backward and return grad_output * result in backward.",
     ),
     "2.3": Exercise(
-        title="Pow as a Function",
-        name="Pow",
-        reference=Pow,
-        run=run_pow,
-        describe=describe_function,
-        cases=[
-            case([3.0], [1.0], 2.0),
-            case([1.0, 2.0], [1.0, 1.0], 3.0),
-            case([4.0, 9.0], [1.0, 1.0], 0.5),
-            case([2.0], [1.0], -1.0, hint="x ** -1 has derivative -1 * x ** -2."),
-            case([2.0, 5.0], [1.0, 1.0], 1.0),
-            case([2.0, 5.0], [1.0, 1.0], 0.0, hint="x ** 0 is constant: its gradient is 0."),
-            case([1.5, 2.5], [2.0, -1.0], 2.0, hint="backward must multiply by grad_output."),
+        "2.3",
+        "Log's backward",
+        "log_backward",
+        "piece",
+        LOG,
+        [
+            "forward saved x: read it with (x,) = ctx.saved_tensors.",
+            "d log(x)/dx = 1/x, and the chain rule multiplies by grad_output.",
+            "Use tensor operations on grad_output and x, so that the result can "
+            "itself be differentiated (create_graph).",
         ],
-        hint="d x**n/dx = n * x**(n - 1): save x in forward (and the exponent as "
-        "ctx.exponent), then return grad_output * n * x ** (n - 1).",
+        target="slowtorch_lib.ops.pointwise.Log.backward",
+        what="gradients",
     ),
     "2.4": Exercise(
-        title="topological sort",
-        name="topological_sort",
-        reference=topological_sort,
-        same=valid_order,
-        expected_label="expected an order such as",
-        cases=[
-            case({"a": []}, "a"),
-            case(chain(3), "n0"),
-            case(DIAMOND, "loss", hint="each node exactly once, and a after both b and c."),
-            case(
-                SHORTCUT, "loss", hint="a must come after b, even though loss reaches a directly."
-            ),
-            case({"y": ["x", "x"], "x": []}, "y", hint="a node used twice is listed once."),
-            case(
-                {"loss": ["b"], "b": ["a"], "a": [], "unused": ["a"]},
-                "loss",
-                hint="list only the nodes reachable from the root.",
-            ),
-            case(
-                chain(5000),
-                "n0",
-                hint="a chain of 5000 nodes is deeper than Python "
-                "lets a recursive function go: keep your own stack in a list.",
-            ),
+        "2.4",
+        "Tanh's backward",
+        "tanh_backward",
+        "piece",
+        TANH,
+        [
+            "forward saved its *result*: (result,) = ctx.saved_tensors.",
+            "d tanh(x)/dx can be written with tanh(x) itself.",
+            "1 - tanh(x)**2, times grad_output, in tensor operations.",
         ],
-        hint="depth-first from the root: add a node to the list only after all its inputs "
-        "are done, then reverse the list.",
+        target="slowtorch_lib.ops.pointwise.Tanh.backward",
+        what="gradients",
     ),
     "2.5": Exercise(
-        title="un-broadcasting a gradient",
-        name="sum_to_shape",
-        reference=sum_to_shape,
-        run=run_sum_to_shape,
-        describe=describe_sum_to_shape,
-        cases=[
-            case((2, 3), (2, 3)),
-            case((2, 3), (3,)),
-            case((2, 3), (1, 3), hint="keep the size-1 dimension: sum with keepdim=True."),
-            case((2, 3), (2, 1)),
-            case((4, 2, 3), (2, 1)),
-            case((2, 3), (), hint="a 0-d input gets the sum of everything, as a 0-d tensor."),
-            case((3, 1), (1,)),
+        "2.5",
+        "no_grad",
+        "no_grad",
+        "piece",
+        NO_GRAD,
+        [
+            "Entering the block switches GRAD_MODE.enabled off; leaving it puts "
+            "back what was there before.",
+            "Remember the previous mode on entry; blocks can be nested, and the "
+            "same object can be entered twice.",
+            "__exit__ runs also when the block raises; return nothing from it so "
+            "that the exception goes on.",
         ],
-        hint="first sum away the extra leading dimensions, then sum (keepdim=True) "
-        "every dimension where the target size is 1 and the gradient's is not.",
+        target="slowtorch_lib.autograd.grad_mode.no_grad",
+        forbidden=("_GradModeContext", "_BareDecorator"),
+        what="uses of no_grad",
     ),
     "2.6": Exercise(
-        title="finite-difference gradient check",
-        name="numerical_gradient",
-        reference=exact_gradient,
-        run=run_numerical,
-        same=near,
-        describe=describe_numerical,
-        expected_label="expected (within 1e-4)",
-        cases=[
-            case(product, [2.0, 3.0]),
-            case(cubic, [1.0]),
-            case(cubic, [-2.0]),
-            case(mixed, [0.3, 2.0, -1.0]),
-            case(softplus, [0.7, 4.0], hint="do not change xs: work on a copy."),
+        "2.6",
+        "Div's backward",
+        "div_backward",
+        "piece",
+        DIV,
+        [
+            "Return a pair (grad_a, grad_b), with None for an input that needs no "
+            "gradient (ctx.needs_input_grad).",
+            "d(a/b)/da = 1/b and d(a/b)/db = -a/b**2; b may be a plain number "
+            "(ctx.scalar_b).",
+            "a was saved only when b needs a gradient; the engine un-broadcasts "
+            "and casts what you return.",
         ],
-        hint="for each i, (f(xs with xs[i] + eps) - f(xs with xs[i] - eps)) / (2 * eps), "
-        "on copies of xs.",
+        target="slowtorch_lib.ops.pointwise.Div.backward",
+        what="gradients",
     ),
     "2.7": Exercise(
-        title="accumulating gradients",
-        name="backprop",
-        reference=backprop,
-        run=run_backprop,
-        describe=describe_backprop_plain,
-        cases=[
-            case("y = x * w"),
-            case(
-                "y = x * x",
-                hint="x is used twice: its gradient is the sum of both contributions (use +=).",
-            ),
-            case("y = x * y + x"),
-            case(
-                "a = x * x; y = a * (a + x)",
-                hint="pass a var's gradient on only once "
-                "all the vars that use it have sent theirs.",
-            ),
-            case("p = x * y; y = (p + p) * p + y"),
-            case("y = x + x + ... + x (21 times)"),
-            case(
-                "y = x + x + ... + x (3001 times)",
-                hint="a graph this deep needs a loop, not recursion.",
-            ),
+        "2.7",
+        "sum_to_size",
+        "sum_to_size",
+        "piece",
+        SUM_TO_SIZE,
+        [
+            "The gradient of a broadcast input is the sum over the dimensions that "
+            "broadcasting stretched.",
+            "Line the shapes up on the right: leading extra dimensions are summed "
+            "away, and so are dimensions where the target has size 1.",
+            "Sum with keepdim=True over those dimensions, then reshape; raise "
+            "RuntimeError when the shape could not have been broadcast.",
         ],
-        hint="set output.grad = 1, then visit each Var after all its users: for each "
-        "(parent, local) in var.parents, parent.grad += var.grad * local.",
+        target="slowtorch_lib.ops.reduction.sum_to_size",
+        what="gradients and sums",
     ),
     "2.8": Exercise(
-        title="a no_grad context manager",
-        name="NoGrad",
-        reference=NoGrad,
-        run=run_scenario,
-        describe=lambda name, args: args[0],
-        cases=[
-            case("with NoGrad(): [grad enabled?, (x * 2).requires_grad]; then the same after"),
-            case(
-                "with NoGrad(): (with NoGrad(): pass); [grad enabled?]; then after",
-                hint="restore the mode that was on when you entered, not True.",
-            ),
-            case(
-                "set_grad_enabled(False); with NoGrad(): pass; [grad enabled?]",
-                hint="restore the mode that was on when you entered, not True.",
-            ),
-            case(
-                "with NoGrad(): raise ValueError; [did it escape?, grad enabled?]",
-                hint="__exit__ runs even when the block raises; return None (or False) "
-                "so the exception goes on.",
-            ),
+        "2.8",
+        "Max(dim)'s backward",
+        "max_dim_backward",
+        "piece",
+        MAX_DIM,
+        [
+            "Only the element that was the maximum gets a gradient; the others get 0.",
+            "ctx.saved_tensors holds the indices max returned; ctx.dims is (dim,), "
+            "and without keepdim that dimension must be put back (unsqueeze).",
+            "Compare torch.arange(size) along dim with the indices to make a mask, "
+            "then torch.where(mask, grad, 0.0).",
         ],
-        hint="__enter__ remembers torch.is_grad_enabled() and calls "
-        "torch.set_grad_enabled(False); __exit__ restores what it remembered.",
+        target="slowtorch_lib.ops.reduction.MaxDim.backward",
+        forbidden=("_scatter_to_index",),
+        what="gradients",
+    ),
+    "2.9": Exercise(
+        "2.9",
+        "topological_order",
+        "topological_order",
+        "piece",
+        TOPOLOGICAL,
+        [
+            "Every node must come before the nodes in its next_functions (skip "
+            "None), and each node only once.",
+            "A depth-first search appends a node after all its next functions: "
+            "reversed, that list is the order.",
+            "Python's recursion stops near 1000 calls: keep your own stack of "
+            "(node, iterator over its children).",
+        ],
+        target="slowtorch_lib.autograd.engine.topological_order",
+        what="backward passes",
     ),
 }

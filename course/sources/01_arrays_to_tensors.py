@@ -3,193 +3,265 @@
 # %% [markdown]
 # # Chapter 1 exercises: from arrays to tensors
 #
-# A tensor is a flat *storage* plus three numbers that say how to read it: a
-# **shape**, **strides** (how many storage cells one step along each dimension
-# jumps) and an **offset** (where element `(0, ..., 0)` lives). These exercises
-# rebuild that index maths with plain Python lists and tuples.
+# Two kinds of exercise. In the first four you **predict**: fill in a dict
+# from expressions to what you think PyTorch gives, and the check compares
+# each entry with PyTorch's real answer (recorded once; no PyTorch needed
+# here). In the last four you **build the engine**: you write a function that
+# the engine has too, and the check puts yours *into the engine in place of
+# its own*, then runs real tensor operations through it and compares them with
+# PyTorch's answers.
 #
-# Each exercise has a stub to complete (replace `raise NotImplementedError`)
-# and a check cell after it. Run the check cell: it tries your code on hidden
-# cases and prints one line, either that it passed or the first case it got
-# wrong, with a hint.
+# Run the setup cell first. Each check prints "k of N right", the first cases
+# that went wrong (what ran, what PyTorch gave, what yours gave), and a hint
+# that says a little more each time the check fails. What your code prints
+# stays visible. Keep everything an answer needs inside its cell: the grader
+# runs each answer cell on its own.
 
 # %% [markdown]
-# The engine, imported as `torch`, already knows all of this. For example, a
-# tensor of shape `(2, 3, 4)` moves 12 cells per step along dimension 0:
-
-# %%
-x = torch.zeros(2, 3, 4)
-print(x.shape, x.stride())
-
-# %% [markdown]
-# ## Exercise 1.1: strides of a shape
+# ## Exercise 1.1: view or copy?
 #
-# Write `contiguous_strides(shape)`: the strides of a row-major tensor of
-# `shape`, as a tuple. The last dimension has stride 1; each earlier dimension
-# jumps over everything after it. Example: `(2, 3, 4)` gives `(12, 4, 1)`, and
-# `()` gives `()`.
-
+# With `x = torch.arange(12.).reshape(3, 4)`, does each expression return a
+# **view** of `x` (same storage, read another way) or a **copy** (new
+# storage)? Replace each `...` with `"view"` or `"copy"`.
 
 # %% tags=["exercise-1.1"]
+answers_1_1 = {
+    "x.t()": "view",  # ANSWER
+    "x[1]": "view",  # ANSWER
+    "x[:, 1]": "view",  # ANSWER
+    "x[:, ::2]": "view",  # ANSWER
+    "x.reshape(4, 3)": "view",  # ANSWER
+    "x.t().reshape(12)": "copy",  # ANSWER
+    "x.t().contiguous()": "copy",  # ANSWER
+    "x.contiguous()": "view",  # ANSWER
+    "x.clone()": "copy",  # ANSWER
+    "x.unsqueeze(0).expand(2, 3, 4)": "view",  # ANSWER
+    "x + 0": "copy",  # ANSWER
+    "x.flatten()": "view",  # ANSWER
+    "x.t().flatten()": "copy",  # ANSWER
+}
+
+# %% tags=["check-1.1"]
+check("1.1", answers_1_1)
+
+# %% [markdown]
+# ## Exercise 1.2: which dtype?
+#
+# With `i = torch.tensor([1, 2])` (int64), `f = torch.tensor([1.0, 2.0])`
+# (float32), `b = torch.tensor([True, False])` and
+# `d = torch.tensor([1.0, 2.0], dtype=torch.float64)`, which dtype does each
+# result have? Write `"float32"`, `"int64"`, `"bool"`... or `"error"` if
+# PyTorch refuses.
+
+# %% tags=["exercise-1.2"]
+answers_1_2 = {
+    "i + f": "float32",  # ANSWER
+    "i / i": "float32",  # ANSWER
+    "i + 2.5": "float32",  # ANSWER
+    "i // 2": "int64",  # ANSWER
+    "b + b": "bool",  # ANSWER
+    "b + 1": "int64",  # ANSWER
+    "b * 2.0": "float32",  # ANSWER
+    "i + True": "int64",  # ANSWER
+    "f + d": "float64",  # ANSWER
+    "f + torch.tensor(1.0, dtype=torch.float64)": "float32",  # ANSWER
+    "i * torch.tensor(2.5, dtype=torch.float64)": "float64",  # ANSWER
+    "d.sum() + f": "float32",  # ANSWER
+    "torch.tensor(3) + torch.tensor(2.5)": "float32",  # ANSWER
+    "b.sum()": "int64",  # ANSWER
+    "i.mean()": "error",  # ANSWER
+}
+
+# %% tags=["check-1.2"]
+check("1.2", answers_1_2)
+
+# %% [markdown]
+# ## Exercise 1.3: broadcast shapes
+#
+# What is the shape of each result? Write a list such as `[3, 4]`, or
+# `"error"` if the shapes do not broadcast.
+
+# %% tags=["exercise-1.3"]
+answers_1_3 = {
+    "torch.zeros(3, 1) + torch.zeros(4)": [3, 4],  # ANSWER
+    "torch.zeros(2, 1, 5) * torch.zeros(3, 1)": [2, 3, 5],  # ANSWER
+    "torch.zeros(3) + torch.zeros(4)": "error",  # ANSWER
+    "torch.zeros(()) + torch.zeros(2, 3)": [2, 3],  # ANSWER
+    "torch.zeros(2, 3).sum(0, keepdim=True) - torch.zeros(2, 3)": [2, 3],  # ANSWER
+    "torch.zeros(2, 3).sum(0) - torch.zeros(2, 3)": [2, 3],  # ANSWER
+    "torch.zeros(4, 1, 3) + torch.zeros(4, 3)": [4, 4, 3],  # ANSWER
+    "torch.zeros(1) + torch.zeros(0)": [0],  # ANSWER
+}
+
+# %% tags=["check-1.3"]
+check("1.3", answers_1_3)
+
+# %% [markdown]
+# ## Exercise 1.4: strides and contiguity
+#
+# With `x = torch.zeros(2, 3, 4)`, predict each stride (as a list) and each
+# `is_contiguous()` (`True` or `False`).
+
+# %% tags=["exercise-1.4"]
+answers_1_4 = {
+    "x.stride()": [12, 4, 1],  # ANSWER
+    "x.transpose(0, 2).stride()": [1, 4, 12],  # ANSWER
+    "x[:, 1].stride()": [12, 1],  # ANSWER
+    "x[:, :, ::2].stride()": [12, 4, 2],  # ANSWER
+    "x.permute(1, 0, 2).stride()": [4, 12, 1],  # ANSWER
+    "x[1:, 1:].stride()": [12, 4, 1],  # ANSWER
+    "torch.zeros(3, 1).expand(3, 4).stride()": [1, 0],  # ANSWER
+    "x.transpose(0, 1).is_contiguous()": False,  # ANSWER
+    "x[:, :, 1:3].is_contiguous()": False,  # ANSWER
+    "x[1].is_contiguous()": True,  # ANSWER
+    "x[:, :2].is_contiguous()": False,  # ANSWER
+    "torch.zeros(3, 1).expand(3, 4).is_contiguous()": False,  # ANSWER
+    "x.transpose(0, 1).contiguous().stride()": [8, 4, 1],  # ANSWER
+}
+
+# %% tags=["check-1.4"]
+check("1.4", answers_1_4)
+
+# %% [markdown]
+# ## Exercise 1.5: the strides of a fresh tensor
+#
+# Write `contiguous_strides(shape)`: the strides, as a tuple, of a row-major
+# tensor of `shape` (the chapter derives the recurrence). The check makes the
+# engine use your function for every tensor it creates (`zeros`, `reshape`,
+# results of arithmetic, `contiguous`...) and compares shapes, strides and
+# values with PyTorch's.
+
+# %% tags=["exercise-1.5"]
 def contiguous_strides(shape):
     """The strides of a row-major tensor of this shape."""
     # BEGIN SOLUTION
-    strides = []
-    step = 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
-    # END SOLUTION
-
-
-# %% tags=["check-1.1"]
-check("1.1", contiguous_strides)
-
-# %% [markdown]
-# ## Exercise 1.2: from an index to a storage position
-#
-# Write `index_to_position(index, strides, offset)`: where in the storage the
-# element at `index` lives. Example: in a `(2, 3)` tensor with strides
-# `(3, 1)` and offset 0, element `(1, 2)` is at position `1 * 3 + 2 * 1 = 5`.
-
-
-# %% tags=["exercise-1.2"]
-def index_to_position(index, strides, offset):
-    """The storage position of the element at ``index``."""
-    # BEGIN SOLUTION
-    position = offset
-    for i, stride in zip(index, strides):
-        position += i * stride
-    return position
-    # END SOLUTION
-
-
-# %% tags=["check-1.2"]
-check("1.2", index_to_position)
-
-# %% [markdown]
-# ## Exercise 1.3: broadcasting two shapes
-#
-# Write `broadcast_shapes(shape_a, shape_b)`: the shape that an elementwise
-# operation on tensors of these shapes produces. Line the shapes up at their
-# last dimension; a missing dimension counts as size 1; two sizes match if they
-# are equal or one of them is 1 (it stretches). When they do not match, raise
-# `RuntimeError`, as PyTorch does. Example: `(3, 1)` and `(4,)` give `(3, 4)`.
-
-# %%
-print(tuple(torch.broadcast_shapes((3, 1), (4,))))
-
-
-# %% tags=["exercise-1.3"]
-def broadcast_shapes(shape_a, shape_b):
-    """The shape both shapes broadcast to."""
-    # BEGIN SOLUTION
-    ndim = max(len(shape_a), len(shape_b))
-    a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
-    b = (1,) * (ndim - len(shape_b)) + tuple(shape_b)
-    result = []
-    for size_a, size_b in zip(a, b):
-        if size_a != size_b and size_a != 1 and size_b != 1:
-            raise RuntimeError(f"sizes {size_a} and {size_b} do not broadcast")
-        result.append(size_b if size_a == 1 else size_a)
+    result = [0] * len(shape)
+    block = 1
+    for dim in range(len(shape) - 1, -1, -1):
+        result[dim] = block
+        block = block * shape[dim] if shape[dim] else block
     return tuple(result)
     # END SOLUTION
 
 
-# %% tags=["check-1.3"]
-check("1.3", broadcast_shapes)
-
-# %% [markdown]
-# ## Exercise 1.4: transpose is a view
-#
-# `x.transpose(dim0, dim1)` copies nothing: the result shares `x`'s storage and
-# only reads it in another order. Write `transpose_layout(shape, strides, dim0,
-# dim1)`, returning the new `(shape, strides)` pair. Dimensions may be
-# negative (`-1` is the last one).
-
-# %%
-x = torch.zeros(2, 3)
-y = x.transpose(0, 1)
-print(y.shape, y.stride())
-
-
-# %% tags=["exercise-1.4"]
-def transpose_layout(shape, strides, dim0, dim1):
-    """The (shape, strides) of the transposed view."""
-    # BEGIN SOLUTION
-    dim0, dim1 = dim0 % len(shape), dim1 % len(shape)
-    new_shape, new_strides = list(shape), list(strides)
-    new_shape[dim0], new_shape[dim1] = shape[dim1], shape[dim0]
-    new_strides[dim0], new_strides[dim1] = strides[dim1], strides[dim0]
-    return tuple(new_shape), tuple(new_strides)
-    # END SOLUTION
-
-
-# %% tags=["check-1.4"]
-check("1.4", transpose_layout)
-
-# %% [markdown]
-# ## Exercise 1.5: summing along a dimension of a flat storage
-#
-# Write `sum_dim(storage, shape, strides, offset, dim)`. `storage` is a flat
-# list; `shape`, `strides` and `offset` say how to read it (they need not be
-# row-major: the tensor may be a view). Return the sums along `dim` as a flat
-# list, in row-major order of the result's shape (the shape without `dim`).
-# Example: storage `[1, 2, 3, 4, 5, 6]` read as shape `(2, 3)`, strides
-# `(3, 1)`, summed along dim 1, gives `[6, 15]`. You may call your
-# `index_to_position`.
-
-
-# %% tags=["exercise-1.5"]
-def sum_dim(storage, shape, strides, offset, dim):
-    """The sums along ``dim``, row-major, as a flat list."""
-    # BEGIN SOLUTION
-    dim = dim % len(shape)
-    indices = [[]]
-    for d, size in enumerate(shape):
-        if d != dim:
-            indices = [index + [i] for index in indices for i in range(size)]
-    sums = []
-    for index in indices:
-        total = 0
-        for j in range(shape[dim]):
-            full = index[:dim] + [j] + index[dim:]
-            total += storage[index_to_position(full, strides, offset)]
-        sums.append(total)
-    return sums
-    # END SOLUTION
-
-
 # %% tags=["check-1.5"]
-check("1.5", sum_dim)
+check("1.5", contiguous_strides)
 
 # %% [markdown]
-# ## Exercise 1.6: matrix multiplication by three loops
+# ## Exercise 1.6: the `-1` of `reshape`
 #
-# Write `matmul(a, b)` for matrices given as lists of rows:
-# `result[i][j]` is the sum over `p` of `a[i][p] * b[p][j]`. If the number of
-# columns of `a` differs from the number of rows of `b`, raise `RuntimeError`
-# (PyTorch says "mat1 and mat2 shapes cannot be multiplied").
-
+# `x.reshape(3, -1)` lets PyTorch work out one size. Write
+# `infer_shape(shape, count)`: `shape` as a tuple with the `-1` replaced, for a
+# tensor of `count` elements. Raise `RuntimeError` (as PyTorch does) when
+# there is more than one `-1`, a size below -1, or no way to hold exactly
+# `count` elements. The engine's `reshape` and `view` will call yours.
 
 # %% tags=["exercise-1.6"]
-def matmul(a, b):
-    """The matrix product of ``a`` (n x k) and ``b`` (k x m), as lists of rows."""
+def infer_shape(shape, count):
+    """``shape`` with its -1 filled in, for ``count`` elements."""
     # BEGIN SOLUTION
-    n, k, m = len(a), len(b), len(b[0])
-    if len(a[0]) != k:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({n}x{len(a[0])} and {k}x{m})"
-        )
-    result = [[0] * m for _ in range(n)]
-    for i in range(n):
-        for j in range(m):
-            for p in range(k):
-                result[i][j] += a[i][p] * b[p][j]
-    return result
+    shape = tuple(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if any(size < -1 for size in shape):
+        raise RuntimeError(f"invalid shape {list(shape)}")
+    known = 1
+    for size in shape:
+        if size != -1:
+            known *= size
+    if -1 not in shape:
+        if known != count:
+            raise RuntimeError(f"shape {list(shape)} is invalid for size {count}")
+        return shape
+    if known == 0 or count % known:
+        raise RuntimeError(f"shape {list(shape)} is invalid for size {count}")
+    where = shape.index(-1)
+    return shape[:where] + (count // known,) + shape[where + 1 :]
     # END SOLUTION
 
 
 # %% tags=["check-1.6"]
-check("1.6", matmul)
+check("1.6", infer_shape)
+
+# %% [markdown]
+# ## Exercise 1.7: every position of a strided view
+#
+# Write `position_list(shape, strides, offset)`: the storage position of every
+# element, in row-major order of the index (last dimension fastest). The
+# engine reads every strided view through it: `tolist`, arithmetic on
+# transposed tensors, `contiguous`... Build the list one dimension at a time,
+# without making index tuples (a chapter-1 kernel must be quick).
+
+# %% tags=["exercise-1.7"]
+def position_list(shape, strides, offset):
+    """The storage positions of every element, row-major."""
+    # BEGIN SOLUTION
+    found = [offset]
+    for size, stride in zip(shape, strides):
+        found = [start + i * stride for start in found for i in range(size)]
+    return found
+    # END SOLUTION
+
+
+# %% tags=["check-1.7"]
+check("1.7", position_list)
+
+# %% [markdown]
+# ## Exercise 1.8: when can `view` avoid a copy?
+#
+# `x.view(new_shape)` must read the *same storage* in the new shape; `reshape`
+# does the same when it can and copies otherwise. Write
+# `view_strides(shape, strides, new_shape)`: strides that read the elements of
+# a tensor with this `shape` and `strides`, in row-major order, as a tensor of
+# `new_shape` — or `None` when no strides can (then `view` raises and
+# `reshape` copies). You may assume both shapes hold the same number of
+# elements.
+#
+# The idea: old dimensions that "chain" (the stride of dimension `d - 1` is
+# the size times the stride of dimension `d`) behave as one evenly spaced
+# block; a new shape can cut each block into any sizes with the same product,
+# never across two blocks. The check runs `view` and `reshape` on transposed,
+# sliced and permuted tensors through your function.
+
+# %% tags=["exercise-1.8"]
+def view_strides(shape, strides, new_shape):
+    """Strides that read the same elements in ``new_shape``, or None."""
+    # BEGIN SOLUTION
+    total = 1
+    for size in shape:
+        total *= size
+    if total == 0:
+        if tuple(shape) == tuple(new_shape):
+            return tuple(strides)
+        block, fresh = 1, []
+        for size in reversed(new_shape):
+            fresh.insert(0, block)
+            block *= max(size, 1)
+        return tuple(fresh)
+    blocks = []  # (elements, innermost stride), innermost block first
+    elements, inner = 1, 1
+    for dim in reversed(range(len(shape))):
+        if elements == 1:
+            inner = strides[dim]
+        elements *= shape[dim]
+        chained = strides[dim - 1] == elements * inner if dim > 0 else False
+        joins = dim > 0 and (shape[dim - 1] == 1 or chained)
+        if not joins:
+            blocks.append((elements, inner))
+            elements = 1
+    result = [1] * len(new_shape)
+    dim = len(new_shape) - 1
+    for elements, inner in blocks:
+        placed = 1
+        while dim >= 0 and (placed < elements or new_shape[dim] == 1):
+            result[dim] = placed * inner
+            placed *= new_shape[dim]
+            dim -= 1
+        if placed != elements:
+            return None
+    return tuple(result) if dim < 0 else None
+    # END SOLUTION
+
+
+# %% tags=["check-1.8"]
+check("1.8", view_strides)

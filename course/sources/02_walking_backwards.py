@@ -3,284 +3,294 @@
 # %% [markdown]
 # # Chapter 2 exercises: walking backwards
 #
-# Autograd records, for each result, the operation that made it and its
-# inputs: a graph. `backward()` walks that graph from the loss back to the
-# leaves, and at each step applies a *backward rule*: given d(loss)/d(output),
-# it returns d(loss)/d(input) for each input. These exercises rebuild the
-# pieces: rules, the walk, and the bookkeeping around it.
+# First two predictions (which `grad_fn`, which gradients), checked against
+# PyTorch's recorded answers. Then pieces of the engine's autograd: backward
+# rules, `no_grad`, un-broadcasting and the topological order. Each check
+# puts your piece **into the engine in place of its own** and runs real
+# backward passes through it, comparing every gradient with PyTorch's.
 #
-# Each exercise has a stub to complete (replace `raise NotImplementedError`)
-# and a check cell after it that prints one line.
-
-# %%
-from slowtorch_lib.autograd import Function
+# A backward rule is a function `backward(ctx, grad_output)`: `ctx` is the
+# graph node, holding what `forward` saved (`ctx.saved_tensors`, and plain
+# attributes), and `grad_output` is d(loss)/d(output). It returns
+# d(loss)/d(input) for each input. Write it with tensor operations, so that
+# the engine can record it too (`create_graph=True`). Keep everything an
+# answer needs inside its cell: the grader runs each answer cell on its own.
 
 # %% [markdown]
-# ## Exercise 2.1: the backward rule of division
+# ## Exercise 2.1: which `grad_fn`?
 #
-# For `out = a * b` the rule is: `grad_a = grad_output * b` and
-# `grad_b = grad_output * a`.
-
-
-# %%
-def mul_backward(a, b, grad_output):
-    return grad_output * b, grad_output * a
-
-
-print(mul_backward(2.0, 5.0, 1.0))
-
-# %% [markdown]
-# Write the rule for `out = a / b`, on plain floats: return the pair
-# `(grad_a, grad_b)`.
-
+# With `a = torch.tensor([1., 2., 3.], requires_grad=True)`,
+# `b = torch.tensor([4., 5., 6.], requires_grad=True)` and
+# `c = torch.tensor([1., 2., 3.])`, what is `result.grad_fn.name()` for each
+# expression? Write the name as a string (`"AddBackward0"`), or `None` when
+# the result has no `grad_fn`. (The last one is already a node.)
 
 # %% tags=["exercise-2.1"]
-def div_backward(a, b, grad_output):
-    """(d loss/d a, d loss/d b) for out = a / b, given d loss/d out."""
+answers_2_1 = {
+    "a * b": "MulBackward0",  # ANSWER
+    "a + c": "AddBackward0",  # ANSWER
+    "c * 2": None,  # ANSWER
+    "a.sum()": "SumBackward0",  # ANSWER
+    "a.sum(0)": "SumBackward1",  # ANSWER
+    "a.exp()": "ExpBackward0",  # ANSWER
+    "a[1:]": "SliceBackward0",  # ANSWER
+    "a.view(3, 1)": "ViewBackward0",  # ANSWER
+    "a.reshape(3, 1)": "ViewBackward0",  # ANSWER
+    "a.detach() * 2": None,  # ANSWER
+    "a ** 2": "PowBackward0",  # ANSWER
+    "a / 2": "DivBackward0",  # ANSWER
+    "a.max()": "MaxBackward1",  # ANSWER
+    "a.max(0).values": "MaxBackward0",  # ANSWER
+    "a.mean()": "MeanBackward0",  # ANSWER
+    "a.unsqueeze(0) @ b.unsqueeze(1)": "MmBackward0",  # ANSWER
+    "(a * b).sum().grad_fn.next_functions[0][0]": "MulBackward0",  # ANSWER
+}
+
+# %% tags=["check-2.1"]
+check("2.1", answers_2_1)
+
+# %% [markdown]
+# ## Exercise 2.2: what are the gradients?
+#
+# Each entry is a little program that starts from fresh `a` and `b` as in 2.1
+# (statements separated by `;`). What is the value of its last expression?
+# Write a gradient as a list of floats (`[2.0, 4.0, 6.0]`), a 0-d one as a
+# float, `None` for no gradient, and `True`/`False` for `requires_grad`.
+
+# %% tags=["exercise-2.2"]
+answers_2_2 = {
+    "(a * a).sum().backward(); a.grad": [2.0, 4.0, 6.0],  # ANSWER
+    "(a * 3).sum().backward(); (a * 3).sum().backward(); a.grad":
+        [6.0, 6.0, 6.0],  # ANSWER
+    "(a + a.sum()).sum().backward(); a.grad": [4.0, 4.0, 4.0],  # ANSWER
+    "(a.detach() * a).sum().backward(); a.grad": [1.0, 2.0, 3.0],  # ANSWER
+    "y = a * 2; a.grad": None,  # ANSWER
+    "with torch.no_grad(): y = a * 2; y.requires_grad": False,  # ANSWER
+    "a.detach().requires_grad": False,  # ANSWER
+    "s = torch.tensor(2.0, requires_grad=True); (s * a).sum().backward(); s.grad":
+        6.0,  # ANSWER
+    "p = torch.ones(3, 1, requires_grad=True); "
+    "(p + torch.zeros(2, 3, 4)).sum().backward(); p.grad":
+        [[8.0], [8.0], [8.0]],  # ANSWER
+    "(g,) = torch.autograd.grad((a ** 3).sum(), a, create_graph=True); "
+    "g.sum().backward(); a.grad": [6.0, 12.0, 18.0],  # ANSWER
+    "(g,) = torch.autograd.grad((a ** 3).sum(), a); g.requires_grad": False,  # ANSWER
+}
+
+# %% tags=["check-2.2"]
+check("2.2", answers_2_2)
+
+# %% [markdown]
+# ## Exercise 2.3: the backward rule of `log`
+#
+# The engine's `Log.forward(ctx, x)` saves `x` with `ctx.save_for_backward(x)`.
+# Write its backward. The check runs `log` in backward passes (and a second
+# derivative) with your rule inside the engine.
+
+# %% tags=["exercise-2.3"]
+def log_backward(ctx, grad_output):
+    """d(loss)/dx for y = log(x), given d(loss)/dy."""
     # BEGIN SOLUTION
-    return grad_output / b, -grad_output * a / (b * b)
+    (x,) = ctx.saved_tensors
+    return grad_output / x
     # END SOLUTION
 
 
-# %% tags=["check-2.1"]
-check("2.1", div_backward)
-
-# %% [markdown]
-# ## Exercise 2.2: `exp` as a `Function`
-#
-# In the engine each operation is a `Function` subclass with a `forward` and a
-# `backward` side by side. `forward(ctx, x)` may keep tensors for later with
-# `ctx.save_for_backward(...)`; `backward(ctx, grad_output)` reads them back
-# from `ctx.saved_tensors` and returns the gradient for the input. Since
-# d exp(x)/dx = exp(x), the result itself is all `backward` needs.
-#
-# Complete `Exp`: save what `backward` needs, then write `backward`.
-
-
-# %% tags=["exercise-2.2"]
-class Exp(Function):
-    @staticmethod
-    def forward(ctx, x):
-        result = x.exp()
-        # BEGIN SOLUTION | pass  # save what backward will need
-        ctx.save_for_backward(result)
-        # END SOLUTION
-        return result
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        # BEGIN SOLUTION
-        (result,) = ctx.saved_tensors
-        return grad_output * result
-        # END SOLUTION
-
-
-# %% tags=["check-2.2"]
-check("2.2", Exp)
-
-# %% [markdown]
-# Once it passes, `Exp` works like any operation of the engine:
-# `y = Exp.apply(x)` gives a `y` whose `grad_fn.name()` is `'ExpBackward'`, and
-# `y.sum().backward()` fills `x.grad`.
-
-# %% [markdown]
-# ## Exercise 2.3: `pow` with a constant exponent
-#
-# `Pow.apply(x, exponent=n)` computes `x ** n`. Keyword arguments of `apply`
-# are constants, not inputs: `backward` returns one gradient, for `x`. Keep
-# the exponent on `ctx` as a plain attribute (`ctx.exponent = exponent`).
-# The rule: d x**n/dx = n * x**(n - 1).
-
-
-# %% tags=["exercise-2.3"]
-class Pow(Function):
-    @staticmethod
-    def forward(ctx, x, exponent):
-        # BEGIN SOLUTION
-        ctx.save_for_backward(x)
-        ctx.exponent = exponent
-        return x**exponent
-        # END SOLUTION
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        # BEGIN SOLUTION
-        (x,) = ctx.saved_tensors
-        return grad_output * ctx.exponent * x ** (ctx.exponent - 1)
-        # END SOLUTION
-
-
 # %% tags=["check-2.3"]
-check("2.3", Pow)
+check("2.3", log_backward)
 
 # %% [markdown]
-# ## Exercise 2.4: putting the graph in order
+# ## Exercise 2.4: the backward rule of `tanh`
 #
-# Before `backward` can run a node, every node that sends it a gradient must
-# have run. Here a graph is a dict from a node's name to the names of its
-# inputs (the nodes it sends gradients to), for example
-# `{"loss": ["b", "c"], "b": ["a"], "c": ["a"], "a": []}`.
-#
-# Write `topological_sort(graph, root)`: every node reachable from `root`,
-# once each, every node before its inputs. Do it with a loop and a list as a
-# stack, not recursion: real graphs are thousands of nodes deep.
-
+# `Tanh.forward(ctx, x)` saves its **result** `y = tanh(x)`, not `x`: the
+# derivative can be written with `y` alone. Write the backward.
 
 # %% tags=["exercise-2.4"]
-def topological_sort(graph, root):
-    """The nodes reachable from ``root``, each before its inputs."""
+def tanh_backward(ctx, grad_output):
+    """d(loss)/dx for y = tanh(x), given d(loss)/dy."""
     # BEGIN SOLUTION
-    order = []
-    seen = {root}
-    stack = [(root, iter(graph[root]))]
-    while stack:
-        node, inputs = stack[-1]
-        for child in inputs:
-            if child not in seen:
-                seen.add(child)
-                stack.append((child, iter(graph[child])))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    order.reverse()
-    return order
+    (y,) = ctx.saved_tensors
+    return grad_output * (1 - y * y)
     # END SOLUTION
 
 
 # %% tags=["check-2.4"]
-check("2.4", topological_sort)
+check("2.4", tanh_backward)
 
 # %% [markdown]
-# ## Exercise 2.5: un-broadcasting a gradient
+# ## Exercise 2.5: your own `no_grad`
 #
-# In `x + b` with `x` of shape `(2, 3)` and `b` of shape `(3,)`, `b` was
-# stretched to `(2, 3)`: each of its elements was used twice, so its gradient
-# is the sum of the two. The gradient that comes back has the broadcast shape
-# and must be summed down to the input's shape.
-#
-# Write `sum_to_shape(grad, shape)` for a tensor `grad`: sum away the leading
-# dimensions that `shape` does not have, then sum (with `keepdim=True`) every
-# dimension where `shape` has size 1 and `grad` does not.
-
+# Every operation asks one switch, `GRAD_MODE.enabled`, whether to record the
+# graph. Write the class `no_grad`, a context manager that turns recording off
+# inside its `with` block and restores the previous mode afterwards, even if
+# the block raises, when blocks are nested, and when one object is used
+# twice. As in PyTorch, `no_grad()` also works as a decorator: calling the
+# object on a function returns a function that runs with recording off. The
+# check makes `torch.no_grad` your class.
 
 # %% tags=["exercise-2.5"]
-def sum_to_shape(grad, shape):
-    """``grad`` summed down to ``shape``."""
-    # BEGIN SOLUTION
-    while grad.dim() > len(shape):
-        grad = grad.sum(0)
-    for dim, size in enumerate(shape):
-        if size == 1 and grad.shape[dim] != 1:
-            grad = grad.sum(dim, keepdim=True)
-    return grad
-    # END SOLUTION
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+
+
+class no_grad:
+    """Switches graph recording off inside a ``with`` block."""
+
+    def __init__(self):
+        # BEGIN SOLUTION | pass
+        self.before = []
+        # END SOLUTION
+
+    def __enter__(self):
+        # BEGIN SOLUTION
+        self.before.append(GRAD_MODE.enabled)
+        GRAD_MODE.enabled = False
+        # END SOLUTION
+
+    def __exit__(self, *error):
+        # BEGIN SOLUTION
+        GRAD_MODE.enabled = self.before.pop()
+        # END SOLUTION
+
+    def __call__(self, function):
+        # BEGIN SOLUTION
+        def without_graph(*args, **kwargs):
+            with self:
+                return function(*args, **kwargs)
+
+        return without_graph
+        # END SOLUTION
 
 
 # %% tags=["check-2.5"]
-check("2.5", sum_to_shape)
+check("2.5", no_grad)
 
 # %% [markdown]
-# ## Exercise 2.6: checking a gradient with finite differences
+# ## Exercise 2.6: the backward rule of division
 #
-# A gradient can be estimated without any rules: nudge one input a little and
-# watch the output. Write `numerical_gradient(f, xs, eps=1e-6)` where `f` takes
-# a list of floats and returns a float: return the list of partial derivatives,
-# each estimated by the central difference
-# `(f(xs with xs[i] + eps) - f(xs with xs[i] - eps)) / (2 * eps)`.
-# Leave `xs` itself unchanged.
-
+# `Div.forward(ctx, a, b)` computes `a / b`, where `b` may be a tensor or a
+# Python number. It saves `ctx.save_for_backward(a_or_None, b_or_None)`: `a`
+# only if `b` needs a gradient, `b` only if it is a tensor; it also keeps the
+# divisor as given in `ctx.scalar_b`. `ctx.needs_input_grad` says which
+# inputs need a gradient. Return the pair `(grad_a, grad_b)`, with `None` for
+# an input that needs none. (Shapes: return gradients of the output's shape;
+# the engine sums them back to each input's shape, as the chapter shows.)
 
 # %% tags=["exercise-2.6"]
-def numerical_gradient(f, xs, eps=1e-6):
-    """Estimates d f/d xs[i] for every i."""
+def div_backward(ctx, grad_output):
+    """(d loss/d a, d loss/d b) for out = a / b."""
     # BEGIN SOLUTION
-    gradient = []
-    for i in range(len(xs)):
-        up, down = list(xs), list(xs)
-        up[i] += eps
-        down[i] -= eps
-        gradient.append((f(up) - f(down)) / (2 * eps))
-    return gradient
+    numerator, saved_b = ctx.saved_tensors
+    b = ctx.scalar_b if saved_b is None else saved_b
+    wants_a, wants_b = ctx.needs_input_grad[:2]
+    grad_a = grad_output / b if wants_a else None
+    grad_b = -grad_output * numerator / (b * b) if wants_b else None
+    return grad_a, grad_b
     # END SOLUTION
 
 
 # %% tags=["check-2.6"]
-check("2.6", numerical_gradient)
+check("2.6", div_backward)
 
 # %% [markdown]
-# ## Exercise 2.7: a value used twice
+# ## Exercise 2.7: un-broadcasting
 #
-# `Var` is a scalar that remembers where it came from: `var.parents` holds one
-# pair `(parent, local_gradient)` per input, where `local_gradient` is
-# d(var)/d(parent); `var.grad` starts at 0. (Read it with `Var??`.)
-
-# %%
-from course.toys import Var
-
-x = Var(3.0)
-y = x * x
-print(y.value, [(parent is x, local) for parent, local in y.parents])
-
-# %% [markdown]
-# In `y = x * x`, `x` is used twice: each use sends a share of the gradient,
-# and `x.grad` is their **sum** (here 3 + 3 = 6). Write `backprop(output)`:
-# set `output.grad = 1.0`, then give every `Var` it depends on its gradient.
-# Pass a var's gradient on to its parents only once all the vars that use it
-# have sent theirs: count each var's uses first. No recursion.
-
+# When `h` of shape `(4, 3)` plus `b` of shape `(3,)` is differentiated, the
+# gradient arriving for `b` has shape `(4, 3)`: the engine calls
+# `sum_to_size(gradient, b.shape)` to bring it back. Write
+# `sum_to_size(input, shape)`: `input` summed over every dimension that
+# broadcasting added (leading ones) or stretched (size 1 in `shape`), with the
+# result of exactly `shape`. Raise `RuntimeError` when `input` could not have
+# been broadcast from `shape`.
 
 # %% tags=["exercise-2.7"]
-def backprop(output):
-    """Fills ``.grad`` of every Var that ``output`` depends on."""
+def sum_to_size(input, shape):
+    """``input`` summed down to ``shape``: broadcasting undone."""
     # BEGIN SOLUTION
-    uses = {}
-    stack, seen = [output], {id(output)}
-    while stack:
-        var = stack.pop()
-        for parent, _ in var.parents:
-            uses[id(parent)] = uses.get(id(parent), 0) + 1
-            if id(parent) not in seen:
-                seen.add(id(parent))
-                stack.append(parent)
-    output.grad = 1.0
-    ready = [output]
-    while ready:
-        var = ready.pop()
-        for parent, local in var.parents:
-            parent.grad += var.grad * local
-            uses[id(parent)] -= 1
-            if uses[id(parent)] == 0:
-                ready.append(parent)
+    shape = tuple(shape)
+    extra = input.dim() - len(shape)
+    message = f"size {list(shape)} is not expandable to {list(input.shape)}"
+    if extra < 0:
+        raise RuntimeError(message)
+    stretched = list(range(extra))
+    for dim, size in enumerate(shape, start=extra):
+        if size == 1 and input.shape[dim] != 1:
+            stretched.append(dim)
+        elif size != input.shape[dim]:
+            raise RuntimeError(message)
+    if stretched:
+        input = input.sum(tuple(stretched), keepdim=True)
+    return input.reshape(shape)
     # END SOLUTION
 
 
 # %% tags=["check-2.7"]
-check("2.7", backprop)
+check("2.7", sum_to_size)
 
 # %% [markdown]
-# ## Exercise 2.8: a `no_grad` context manager
+# ## Exercise 2.8: the backward rule of `max(dim)`
 #
-# Inside `with torch.no_grad():` nothing is recorded. Write your own `NoGrad`
-# with `torch.is_grad_enabled()` and `torch.set_grad_enabled(mode)`:
-# `__enter__` turns recording off, `__exit__` puts back whatever mode was on
-# before (blocks may be nested), even when the block raises, and lets the
-# exception go on.
-
+# `values, indices = x.max(dim)` sends the gradient of each value to the one
+# element that was the maximum (the index `max` returned); every other element
+# gets 0. The engine's `MaxDim.forward` saved the indices
+# (`ctx.saved_tensors`), and keeps `ctx.dims` (a tuple with the one
+# dimension, non-negative), `ctx.keepdim` and `ctx.input_shape`. Its backward
+# receives two gradients, one for the values and one for the indices (which
+# is `None`: indices are not differentiable). Return the gradient for `x`.
 
 # %% tags=["exercise-2.8"]
-class NoGrad:
-    def __enter__(self):
-        # BEGIN SOLUTION
-        self.previous = torch.is_grad_enabled()
-        torch.set_grad_enabled(False)
-        # END SOLUTION
-
-    def __exit__(self, exc_type, exc_value, traceback):
-        # BEGIN SOLUTION
-        torch.set_grad_enabled(self.previous)
-        # END SOLUTION
+def max_dim_backward(ctx, grad_values, grad_indices):
+    """d(loss)/dx for values, indices = x.max(dim)."""
+    # BEGIN SOLUTION
+    (indices,) = ctx.saved_tensors
+    (dim,) = ctx.dims
+    if not ctx.keepdim:
+        grad_values = grad_values.unsqueeze(dim)
+        indices = indices.unsqueeze(dim)
+    size = ctx.input_shape[dim]
+    along = [1] * len(ctx.input_shape)
+    along[dim] = size
+    chosen = torch.arange(size).reshape(along) == indices
+    return torch.where(chosen, grad_values, 0.0)
+    # END SOLUTION
 
 
 # %% tags=["check-2.8"]
-check("2.8", NoGrad)
+check("2.8", max_dim_backward)
+
+# %% [markdown]
+# ## Exercise 2.9: the topological order
+#
+# The backward loop visits the nodes in an order where each node comes before
+# every node it sends gradients to (those in its `next_functions`, a tuple of
+# `(node, output_number)` pairs, where `node` may be `None`). Write
+# `topological_order(roots)`: every node reachable from the nodes in `roots`,
+# each exactly once, in such an order. A graph may be thousands of nodes deep:
+# Python's recursion stops near 1,000 calls. The check runs whole backward
+# passes (several outputs, `autograd.grad`, `create_graph`) with your order.
+
+# %% tags=["exercise-2.9"]
+def topological_order(roots):
+    """Every node reachable from ``roots``, each before the nodes it feeds."""
+    # BEGIN SOLUTION
+    finished = []
+    seen = set()
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        todo = [(root, iter(root.next_functions))]
+        while todo:
+            node, edges = todo[-1]
+            child = next((n for n, _ in edges if n is not None and n not in seen), None)
+            if child is None:
+                todo.pop()
+                finished.append(node)
+            else:
+                seen.add(child)
+                todo.append((child, iter(child.next_functions)))
+    return finished[::-1]
+    # END SOLUTION
+
+
+# %% tags=["check-2.9"]
+check("2.9", topological_order)

@@ -1,0 +1,85 @@
+"""Chapter 2: grading-only cases (left out of a student release).
+
+Same form as the public cases in ``ch02.py``; the grader runs both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from course.checking import Case
+from course.checks.ch02 import ROW, M, gradients_of, grads_only, max_dim, summed_to
+
+
+def three_roots(torch: Any) -> Any:
+    x = torch.tensor([0.5, 2.0], requires_grad=True)
+    h = x.tanh()
+    outputs = [(h * h).sum(), (h * x).sum(), h.exp().sum()]
+    torch.autograd.backward(outputs)
+    return x.grad
+
+
+def wide(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    total = x * 0
+    for k in range(30):
+        total = total + (x * float(k)).tanh()
+    total.sum().backward()
+    return x.grad
+
+
+def decorated_twice(torch: Any) -> Any:
+    a = torch.tensor([1.0], requires_grad=True)
+    switch = torch.no_grad()
+
+    @switch
+    def inner(v: Any) -> Any:
+        return v * 2
+
+    return [inner(a).requires_grad, inner(a).requires_grad, (a * 2).requires_grad]
+
+
+CASES = {
+    "2.3": [
+        Case(
+            "(x * 3).log() * x",
+            gradients_of(lambda t, x: (x * 3).log() * x, [0.5, 2.0]),
+        ),
+        Case("x.log() / r", gradients_of(lambda t, m, r: m.log() / r, M, ROW)),
+    ],
+    "2.4": [
+        Case(
+            "x.tanh() * x.tanh()",
+            gradients_of(lambda t, x: x.tanh() * x.tanh(), [0.3, -0.7]),
+        ),
+        Case(
+            "second derivative of (2x).tanh()",
+            gradients_of(lambda t, x: (2 * x).tanh(), [0.2], double=True),
+        ),
+    ],
+    "2.5": [
+        Case("one no_grad() decorating, called twice", decorated_twice),
+    ],
+    "2.6": [
+        Case(
+            "1 / b via a / b",
+            gradients_of(lambda t, a, b: a / b, [1.0, 1.0, 1.0], [0.5, -2.0, 8.0]),
+        ),
+        Case("m / c (column)", gradients_of(lambda t, m, c: m / c, M, [[2.0], [-1.0]])),
+    ],
+    "2.7": [
+        Case(
+            "r (3,) + m (2, 3) + cube",
+            grads_only(lambda t, r: r + t.zeros(4, 2, 3), ROW),
+        ),
+        Case("torch.ones(3, 2).sum_to_size(3, 2, 1)", summed_to((3, 2), 3, 2, 1)),
+    ],
+    "2.8": [
+        Case("m.max(1, keepdim=True).values", max_dim(1, True, M)),
+        Case("m.min(0).values", max_dim(0, False, M, "min")),
+    ],
+    "2.9": [
+        Case("three outputs sharing h", three_roots),
+        Case("thirty branches added up", wide),
+    ],
+}

@@ -1,0 +1,239 @@
+"""Made-up submissions for the grading tests, built from the generated notebooks.
+
+Each fixture is a student folder holding one notebook (and its expected
+outcome, which the tests assert). They are built from ``solutions/`` and
+``exercises/`` so that they follow the exercises when those change; only the
+not-a-notebook file is kept as it is (``not_json.ipynb`` here).
+
+``python -m tests.grading.fixtures OUT/`` writes them, for a manual
+``python -m course grade OUT/``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+CHAPTER1 = "01_arrays_to_tensors"
+CHAPTER2 = "02_walking_backwards"
+
+
+def notebook(folder: str, chapter: str) -> dict[str, Any]:
+    path = ROOT / folder / f"{chapter}.ipynb"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def cell_with(nb: dict[str, Any], tag: str) -> dict[str, Any]:
+    return next(c for c in nb["cells"] if tag in c.get("metadata", {}).get("tags", []))
+
+
+def with_answers(base: dict[str, Any], **sources: str) -> dict[str, Any]:
+    """``base`` with the answer cells of some exercises replaced:
+    ``exercise_1_5="def contiguous_strides(shape): ..."``."""
+    nb = copy.deepcopy(base)
+    for key, source in sources.items():
+        role, chapter, number = key.split("_")
+        cell_with(nb, f"{role}-{chapter}.{number}")["source"] = source
+    return nb
+
+
+def solution_answer(chapter: str, exercise: str) -> str:
+    return "".join(
+        cell_with(notebook("solutions", chapter), f"exercise-{exercise}")["source"]
+    )
+
+
+WRONG_STRIDES = """\
+def contiguous_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.insert(0, step)
+        step *= size
+    return tuple(strides)
+"""
+
+BUGGY_POSITIONS = """\
+def position_list(shape, strides, offset):
+    found = [offset]
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        found = [start + i * stride for start in found for i in range(size)]
+    return found
+"""
+
+
+def partial() -> dict[str, Any]:
+    """Some right, some partly right, some blank."""
+    blank = notebook("exercises", CHAPTER1)
+    views = solution_answer(CHAPTER1, "1.1").replace(
+        '"x.t().reshape(12)": "copy"', '"x.t().reshape(12)": "view"'
+    )
+    return with_answers(
+        blank,
+        exercise_1_1=views,
+        exercise_1_5=WRONG_STRIDES,
+        exercise_1_6=solution_answer(CHAPTER1, "1.6"),
+        exercise_1_7=BUGGY_POSITIONS,
+    )
+
+
+def imports_reference() -> dict[str, Any]:
+    blank = notebook("exercises", CHAPTER1)
+    return with_answers(
+        blank,
+        exercise_1_5="from slowtorch_lib._strides import contiguous_strides\n",
+        exercise_1_6="from course.checks.ch01 import *\n"
+        + solution_answer(CHAPTER1, "1.6"),
+        exercise_1_7="import solutions\n",
+        exercise_1_8="view_strides = torch.ops.views.view_strides\n",
+        exercise_1_4=(
+            "import importlib\nimportlib.import_module('torch')\nanswers_1_4 = {}\n"
+        ),
+    )
+
+
+def hidden_reference() -> dict[str, Any]:
+    """The engine's own function reached without naming it in an import."""
+    blank = notebook("exercises", CHAPTER1)
+    sneaky = (
+        "import slowtorch_lib._strides as s\n"
+        "_mine = getattr(s, 'posit' + 'ion_list')\n"
+        "def position_list(shape, strides, offset):\n"
+        "    return _mine(shape, strides, offset)\n"
+    )
+    return with_answers(blank, exercise_1_7=sneaky)
+
+
+FAKE_CHECK = """\
+def check(exercise, answer):
+    print(f"exercise {exercise}: all right!")
+
+check("1.5", None)
+"""
+
+
+def redefined_check() -> dict[str, Any]:
+    nb = notebook("exercises", CHAPTER1)
+    setup = cell_with(nb, "setup")
+    setup["source"] = "".join(setup["source"]) + "\n\n" + FAKE_CHECK
+    return with_answers(
+        nb,
+        exercise_1_5=FAKE_CHECK + "\ndef contiguous_strides(shape):\n"
+        "    raise NotImplementedError\n",
+    )
+
+
+PATCHING = """\
+import sys
+checking = sys.modules["course.checking"]
+checking.close = lambda expected, got: True
+checking.evaluate.__globals__["close"] = lambda expected, got: True
+sys.modules["slowtorch_lib._tensor"].Tensor.stride = lambda self, dim=None: (3, 3, 1)
+with open(checking.PUBLIC_FILE, "w") as file:
+    file.write("{}")
+"""
+
+
+def monkey_patched() -> dict[str, Any]:
+    blank = notebook("exercises", CHAPTER1)
+    return with_answers(
+        blank,
+        exercise_1_5=PATCHING + WRONG_STRIDES,
+        exercise_1_6=solution_answer(CHAPTER1, "1.6"),
+    )
+
+
+def endless_loop() -> dict[str, Any]:
+    nb = notebook("solutions", CHAPTER1)
+    return with_answers(nb, exercise_1_6="while True:\n    pass\n")
+
+
+def kernel_exit() -> dict[str, Any]:
+    nb = notebook("solutions", CHAPTER1)
+    return with_answers(nb, exercise_1_6="import os\nos._exit(3)\n")
+
+
+def moved_cells() -> dict[str, Any]:
+    nb = notebook("solutions", CHAPTER1)
+    cells = nb["cells"]
+    check_15 = cell_with(nb, "check-1.5")
+    cells.remove(check_15)
+    check_16 = cell_with(nb, "check-1.6")
+    cells.remove(check_16)
+    cells.insert(cells.index(cell_with(nb, "exercise-1.6")), check_16)
+    untagged = cell_with(nb, "exercise-1.7")
+    untagged["metadata"] = {}
+    untagged["id"] = "renamed"
+    return nb
+
+
+def jupyterlite() -> dict[str, Any]:
+    """As JupyterLite saves it: another kernel, other metadata, sources as lists."""
+    nb = notebook("solutions", CHAPTER2)
+    nb["metadata"] = {
+        "kernelspec": {
+            "display_name": "Python (Pyodide)",
+            "language": "python",
+            "name": "python",
+        },
+        "language_info": {
+            "codemirror_mode": {"name": "python", "version": 3},
+            "file_extension": ".py",
+            "mimetype": "text/x-python",
+            "name": "python",
+            "nbconvert_exporter": "python",
+            "pygments_lexer": "ipython3",
+            "version": "3.12.1",
+        },
+    }
+    for cell in nb["cells"]:
+        cell["source"] = "".join(cell["source"]).splitlines(keepends=True)
+        cell.setdefault("metadata", {})["trusted"] = True
+        if cell["cell_type"] == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+    nb["nbformat_minor"] = 5
+    return nb
+
+
+# student -> (chapter, builder): None means the file is copied from here.
+FIXTURES: dict[str, tuple[str, Callable[[], dict[str, Any]] | None]] = {
+    "full1": (CHAPTER1, lambda: notebook("solutions", CHAPTER1)),
+    "full2": (CHAPTER2, lambda: notebook("solutions", CHAPTER2)),
+    "blank": (CHAPTER1, lambda: notebook("exercises", CHAPTER1)),
+    "partial": (CHAPTER1, partial),
+    "imports": (CHAPTER1, imports_reference),
+    "hidden_import": (CHAPTER1, hidden_reference),
+    "redefined_check": (CHAPTER1, redefined_check),
+    "monkey_patch": (CHAPTER1, monkey_patched),
+    "endless_loop": (CHAPTER1, endless_loop),
+    "kernel_exit": (CHAPTER1, kernel_exit),
+    "moved_cells": (CHAPTER1, moved_cells),
+    "jupyterlite": (CHAPTER2, jupyterlite),
+    "not_json": (CHAPTER1, None),
+}
+
+
+def write(out: Path) -> list[Path]:
+    """Writes every fixture as ``out/<student>/NN_name.ipynb``."""
+    written = []
+    for student, (chapter, build) in FIXTURES.items():
+        path = out / student / f"{chapter}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if build is None:
+            shutil.copy(HERE / "not_json.ipynb", path)
+        else:
+            path.write_text(json.dumps(build(), indent=1) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for written_path in write(Path(sys.argv[1])):
+        print(written_path)
