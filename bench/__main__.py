@@ -351,5 +351,18 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if failures else 0
 
 
+# ----------------------------------------------------------------------
+# nn cases (issue 8): Linear(64, 64) and an MLP training step, defined in
+# bench/nn_cases.py and appended to the cases above.
+# ----------------------------------------------------------------------
+from bench import nn_cases  # noqa: E402
+
+_core_cases = build_cases
+
+
+def build_cases() -> list[Case]:  # noqa: F811
+    return _core_cases() + [Case(*spec) for spec in nn_cases.specs(torch)]
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -287,3 +287,10 @@ import slowtorch_lib.nn as nn  # noqa: E402
 from slowtorch_lib.serialization import load, save  # noqa: E402
 
 __all__ += ["load", "nn", "save"]
+
+# ----------------------------------------------------------------------
+# Added for nn (issue 8): the fused matrix product plus bias of nn.Linear.
+# ----------------------------------------------------------------------
+from slowtorch_lib.ops.linalg import addmm  # noqa: E402
+
+__all__ += ["addmm"]

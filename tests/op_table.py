@@ -318,3 +318,11 @@ def case_by_name(name: str) -> OpCase:
         if case.name == name:
             return case
     raise KeyError(name)
+
+
+# ---------------- nn (issue 8): addmm, the product of nn.Linear ----------------
+CASES += [
+    _case("addmm", lambda L, b, x, y: L.addmm(b, x, y), (4,), (2, 3), (3, 4)),
+    _case("addmm_scaled", lambda L, b, x, y: L.addmm(b, x, y, beta=0.5, alpha=2.0),
+          (2, 1), (2, 3), (3, 4)),
+]

@@ -7,7 +7,7 @@ the right matrix gathered once beforehand.
 
 from __future__ import annotations
 
-from operator import mul
+from operator import add, mul
 from typing import Any
 
 from slowtorch_lib._kernels import broadcast_values
@@ -335,3 +335,89 @@ def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
     left = reshape(expand(input, (*batch_shape, n, k)), (count, n, k))
     right = reshape(expand(other, (*batch_shape, k_b, m)), (count, k_b, m))
     return UnsafeView.apply(bmm(left, right), shape=(*batch_shape, n, m))
+
+
+# ----------------------------------------------------------------------
+# addmm: a matrix product plus a bias, in one pass (added for nn.Linear)
+# ----------------------------------------------------------------------
+
+
+def _check_addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> tuple[int, int, int]:
+    """Checks the operands of ``addmm``; returns the sizes ``n, k, m``."""
+    for name, matrix in (("mat1", m1), ("mat2", m2)):
+        if matrix.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {matrix.dim()}-D tensor")
+    n, k = m1._shape
+    k2, m = m2._shape
+    if k != k2:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})"
+        )
+    _check_same_dtype(m1, m2)
+    if bias.dtype is not m1.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got "
+            f"{_scalar_type_name(bias.dtype)} and {_scalar_type_name(m2.dtype)}"
+        )
+    from slowtorch_lib.ops.views import expand
+
+    expand(bias, (n, m))  # raises PyTorch's error if bias does not broadcast
+    return n, k, m
+
+
+class Addmm(Function):
+    """``beta * bias + alpha * (m1 @ m2)``, the bias broadcast to ``(n, m)``.
+
+    This is what ``nn.Linear`` runs on a batch: ``addmm(b, x, W.t())``.
+
+    Gradients, for ``G`` the gradient of the result: beta * G for the bias
+    (which the engine sums back to the bias's shape), alpha * G @ m2.T for
+    ``m1`` and alpha * m1.T @ G for ``m2``.
+    """
+
+    grad_fn_name = "AddmmBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, bias: Tensor, m1: Tensor, m2: Tensor, *,
+                beta: Any = 1, alpha: Any = 1) -> Tensor:
+        n, k, m = _check_addmm(bias, m1, m2)
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(
+            m1 if ctx.needs_input_grad[2] else None,
+            m2 if ctx.needs_input_grad[1] else None,
+        )
+        products = matrix_product(_elements(m1), _elements(m2.t()), n, k, m)
+        if alpha != 1:
+            products = [alpha * p for p in products]
+        if beta == 0:  # the bias is ignored, even its nan and inf
+            return from_values(products, (n, m), m1.dtype)
+        if bias._shape == (m,) and bias.is_contiguous():
+            offsets = bias._values() * n  # one row of bias per row of the result
+        else:
+            offsets = broadcast_values(bias, (n, m))
+        if beta != 1:
+            offsets = [beta * b for b in offsets]
+        return from_values(list(map(add, products, offsets)), (n, m), m1.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any, Any]:
+        m1, m2 = ctx.saved_tensors
+        grad_bias = grad_m1 = grad_m2 = None
+        if ctx.needs_input_grad[0]:
+            grad_bias = grad_output if ctx.beta == 1 else grad_output * ctx.beta
+        if ctx.needs_input_grad[1]:
+            grad_m1 = grad_output.mm(m2.t())
+            grad_m1 = grad_m1 if ctx.alpha == 1 else grad_m1 * ctx.alpha
+        if ctx.needs_input_grad[2]:
+            grad_m2 = m1.t().mm(grad_output)
+            grad_m2 = grad_m2 if ctx.alpha == 1 else grad_m2 * ctx.alpha
+        return grad_bias, grad_m1, grad_m2
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
+          alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts."""
+    return Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+__all__ += ["addmm"]

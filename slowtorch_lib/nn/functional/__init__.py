@@ -1,0 +1,68 @@
+"""``slowtorch_lib.nn.functional``: the computations behind the layers, as functions.
+
+Import it as PyTorch's::
+
+    import slowtorch_lib.nn.functional as F
+
+    F.cross_entropy(F.linear(x, weight, bias), target)
+
+The functions live in four modules, by kind: :mod:`.activation`,
+:mod:`.layers`, :mod:`.normalization` and :mod:`.loss`.
+"""
+
+from slowtorch_lib.nn.functional.activation import (
+    elu,
+    gelu,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    tanh,
+)
+from slowtorch_lib.nn.functional.layers import (
+    dropout,
+    embedding,
+    linear,
+    one_hot,
+    pad,
+)
+from slowtorch_lib.nn.functional.loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from slowtorch_lib.nn.functional.normalization import batch_norm, layer_norm
+
+__all__ = [
+    "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "dropout",
+    "elu",
+    "embedding",
+    "gelu",
+    "huber_loss",
+    "l1_loss",
+    "layer_norm",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "pad",
+    "relu",
+    "sigmoid",
+    "silu",
+    "smooth_l1_loss",
+    "softmax",
+    "tanh",
+]

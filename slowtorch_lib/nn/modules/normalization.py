@@ -1,0 +1,66 @@
+"""``LayerNorm``: normalization over the last dimensions of each sample."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from slowtorch_lib._creation import empty
+from slowtorch_lib._dtype import dtype as Dtype
+from slowtorch_lib._tensor import Tensor
+from slowtorch_lib.nn import functional as F
+from slowtorch_lib.nn import init
+from slowtorch_lib.nn.modules.module import Module
+from slowtorch_lib.nn.parameter import Parameter
+
+__all__ = ["LayerNorm"]
+
+
+class LayerNorm(Module):
+    """Normalizes each sample over ``normalized_shape`` (its last dimensions),
+    then scales by ``weight`` and shifts by ``bias`` (ones and zeros at first).
+
+    Args:
+        normalized_shape: The shape of the last dimensions (an int for one).
+        eps: Added to the variance before the square root.
+        elementwise_affine: Whether to learn ``weight`` (and ``bias``).
+        bias: Whether to learn ``bias`` (if ``elementwise_affine``).
+    """
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True,
+                 device: Any = None, dtype: Dtype | None = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype,
+                                          device=device))
+            if bias:
+                self.bias = Parameter(empty(self.normalized_shape, dtype=dtype,
+                                            device=device))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Sets ``weight`` to ones and ``bias`` to zeros."""
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias,
+                            self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")

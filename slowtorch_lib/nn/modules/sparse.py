@@ -1,0 +1,97 @@
+"""``Embedding``: a learned lookup table from integers to vectors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slowtorch_lib._creation import empty
+from slowtorch_lib._dtype import dtype as Dtype
+from slowtorch_lib._tensor import Tensor
+from slowtorch_lib.autograd.grad_mode import no_grad
+from slowtorch_lib.nn import functional as F
+from slowtorch_lib.nn import init
+from slowtorch_lib.nn.modules.module import Module
+from slowtorch_lib.nn.parameter import Parameter
+
+__all__ = ["Embedding"]
+
+
+class Embedding(Module):
+    """Row ``i`` of ``weight`` for each integer ``i`` of the input.
+
+    Args:
+        num_embeddings: Rows of the table (the number of distinct indices).
+        embedding_dim: Length of each vector.
+        padding_idx: A row kept at zero that receives no gradient.
+        max_norm: Rows looked up with a larger norm are scaled down to it.
+
+    Attributes:
+        weight: ``(num_embeddings, embedding_dim)``, initialised from
+            ``N(0, 1)`` (the padding row to zeros).
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int,
+                 padding_idx: int | None = None, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight: Tensor | None = None,
+                 _freeze: bool = False, device: Any = None,
+                 dtype: Dtype | None = None) -> None:
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        if _weight is None:
+            table = empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
+            self.weight = Parameter(table, requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError(
+                    "Shape of weight does not match num_embeddings and embedding_dim"
+                )
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        """Draws the table from ``N(0, 1)`` and zeroes the padding row."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm,
+                           self.norm_type, self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self) -> str:
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            text += ", scale_grad_by_freq=True"
+        if self.sparse:
+            text += ", sparse=True"
+        return text
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        padding_idx: int | None = None, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:
+        """An embedding whose table is ``embeddings`` (frozen by default)."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+                   sparse, _weight=embeddings, _freeze=freeze)
