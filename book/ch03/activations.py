@@ -104,9 +104,9 @@ def render(name: str, curves: tuple[list[float], ...], at: int) -> str:
     """The page for activation ``name`` with the point ``xs[at]`` marked."""
     xs, ys, slopes = curves
     x, y, slope = xs[at], ys[at], slopes[at]
-    half = 1.2  # the tangent is drawn from x - half to x + half
+    left, right = max(x - 1.2, LOW), min(x + 1.2, HIGH)  # where the tangent goes
     tangent = _line(
-        x - half, y - half * slope, x + half, y + half * slope,
+        left, y + (left - x) * slope, right, y + (right - x) * slope,
         'stroke="#c00000" stroke-width="1.5" stroke-dasharray="5,3"',
     )
     px, py = _point(x, y)
