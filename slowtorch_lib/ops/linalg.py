@@ -357,7 +357,7 @@ def _check_addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> tuple[int, int, int]:
     if bias.dtype is not m1.dtype:
         raise RuntimeError(
             f"self and mat2 must have the same dtype, but got "
-            f"{_scalar_type_name(bias.dtype)} and {_scalar_type_name(m2.dtype)}"
+            f"{bias.type()[6:-6]} and {m2.type()[6:-6]}"
         )
     from slowtorch_lib.ops.views import expand
 

@@ -13,9 +13,9 @@ from slowtorch_lib import _rng
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import no_grad
+from slowtorch_lib.nn.functional._messages import type_name
 from slowtorch_lib.ops.indexing import Index, index_add_into_zeros
 from slowtorch_lib.ops.linalg import addmm, matmul
-from slowtorch_lib.ops.pointwise import _scalar_type_name
 
 __all__ = ["dropout", "dropout_mask", "embedding", "linear", "one_hot", "pad"]
 
@@ -110,7 +110,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         IndexError: For an index outside the table.
     """
     if input.dtype is not dtypes.int64:
-        name = _scalar_type_name(input.dtype)
+        name = type_name(input)
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following "
             f"scalar types: Long, Int; but got torch.{name}Tensor instead (while "
@@ -175,7 +175,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             "result type Float can't be cast to the desired output type "
-            f"{_scalar_type_name(input.dtype)}"
+            f"{type_name(input)}"
         )
     mask = dropout_mask(input, p)
     if inplace:

@@ -23,13 +23,13 @@ from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+from slowtorch_lib.nn.functional._messages import type_name
 from slowtorch_lib.nn.functional.activation import log_softmax
 from slowtorch_lib.ops.indexing import index_add_into_zeros
 from slowtorch_lib.ops.pointwise import (
     Div,
     Mul,
     _not_implemented,
-    _scalar_type_name,
     clamp,
     clamp_min,
     log,
@@ -392,7 +392,7 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None) -> None:
     if target.dtype is not dtypes.int64:
         raise RuntimeError(
             "expected target dtype to be Long or Byte, but got "
-            f"{_scalar_type_name(target.dtype)}"
+            f"{type_name(target)}"
         )
     if input.dim() <= 2 and target.dim() > 1:
         raise RuntimeError(
@@ -556,7 +556,7 @@ def _cross_entropy_probabilities(
     if not target.dtype.is_floating_point:
         raise RuntimeError(
             "Expected floating point type for target with class probabilities, "
-            f"got {_scalar_type_name(target.dtype)}"
+            f"got {type_name(target)}"
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
