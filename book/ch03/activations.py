@@ -145,16 +145,16 @@ def activation_explorer(
     chooser = widgets.ToggleButtons(
         options=names, description="f", style={"button_width": "auto"}
     )
-    step = (points - 1) // 2  # the grid holds the slider's points exactly
+    between = 4  # grid points from one slider position to the next
     pages = []
     for name in names:
-        curves = curve_and_slope(ACTIVATIONS[name][0], steps=8 * step * 2 + 1)
+        curves = curve_and_slope(ACTIVATIONS[name][0], steps=between * (points - 1) + 1)
         slider = widgets.IntSlider(
             value=points // 2 + 2, min=0, max=points - 1, description="point",
             readout=False,
         )
         shown = widgets.Stack(
-            [widgets.HTML(render(name, curves, 8 * k)) for k in range(points)],
+            [widgets.HTML(render(name, curves, between * k)) for k in range(points)],
             selected_index=slider.value,
         )
         widgets.jslink((slider, "value"), (shown, "selected_index"))
