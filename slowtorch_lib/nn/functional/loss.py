@@ -95,7 +95,7 @@ def _scaled(ctx: FunctionCtx, grad_output: Tensor) -> Tensor | float:
 
 
 def _pointwise_loss_inputs(
-    name: str, input: Tensor, target: Tensor, kernel: str
+    input: Tensor, target: Tensor, kernel: str
 ) -> tuple[tuple[int, ...], dtypes.dtype, list[Any], list[Any]]:
     """The broadcast shape, dtype and values of a pointwise loss's operands.
 
@@ -139,7 +139,7 @@ class MseLoss(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, input: Tensor, target: Tensor, *,
                 reduction: str) -> Tensor:
-        shape, d, xs, ts = _pointwise_loss_inputs("mse", input, target, "mse_cpu")
+        shape, d, xs, ts = _pointwise_loss_inputs(input, target, "mse_cpu")
         ctx.save_for_backward(input, target)
         ctx.reduction, ctx.count = reduction, numel(shape)
         differences = list(map(sub, xs, ts))
@@ -198,7 +198,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
     """
     reduction = _reduction(reduction, size_average, reduce)
     if target._shape != input._shape:
-        _pointwise_loss_inputs("l1", input, target, "abs_cpu")
+        _pointwise_loss_inputs(input, target, "abs_cpu")
     losses = (input - target).abs()
     if weight is not None:
         _check_weight_size(weight, input)
@@ -227,9 +227,7 @@ class HuberLoss(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, input: Tensor, target: Tensor, *,
                 reduction: str, delta: float) -> Tensor:
-        shape, d, xs, ts = _pointwise_loss_inputs(
-            "huber", input, target, "huber_cpu"
-        )
+        shape, d, xs, ts = _pointwise_loss_inputs(input, target, "huber_cpu")
         ctx.save_for_backward(input, target)
         ctx.reduction, ctx.count, ctx.delta = reduction, numel(shape), delta
         losses = [_huber_scalar(x - t, delta) for x, t in zip(xs, ts)]
@@ -281,7 +279,7 @@ class SmoothL1Loss(Function):
     def forward(ctx: FunctionCtx, input: Tensor, target: Tensor, *,
                 reduction: str, beta: float) -> Tensor:
         shape, d, xs, ts = _pointwise_loss_inputs(
-            "smooth_l1", input, target, "smooth_l1_cpu"
+            input, target, "smooth_l1_cpu"
         )
         ctx.save_for_backward(input, target)
         ctx.reduction, ctx.count, ctx.beta = reduction, numel(shape), beta
