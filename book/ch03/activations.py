@@ -8,8 +8,7 @@ engine's autograd for its derivative at every point at once.
 pages sit in an ``ipywidgets.Stack``, and the controls choose a page through
 ``jslink``, which runs in the browser. So the widget works on the static web
 page as well as live in JupyterLab. The plots inside the pages are small
-hand-written SVG drawings: a hundred of them cost less than one matplotlib
-figure.
+hand-written SVG drawings, quick to make and light in the page.
 """
 
 from __future__ import annotations
