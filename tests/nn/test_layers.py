@@ -197,6 +197,15 @@ def test_batch_norm_module_errors_match_torch() -> None:
     same_error(lambda lib: lib.nn.BatchNorm1d(3)(lib.ones(1, 3)))
 
 
+def test_batch_norm_module_rejected_batch_changes_nothing() -> None:
+    layer = nn.BatchNorm1d(3, momentum=None)
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        layer(st.ones(1, 3))
+    assert layer.num_batches_tracked.item() == 0
+    assert layer.running_mean.tolist() == [0.0] * 3
+    assert layer.running_var.tolist() == [1.0] * 3
+
+
 # ----------------------------------------------------------------------
 # Dropout
 # ----------------------------------------------------------------------

@@ -366,6 +366,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant",
         )
     if mode == "constant":
         return ConstantPadNd.apply(input, pad=pad, value=0 if value is None else value)
+    if mode == "circular":
+        raise NotImplementedError("pad: mode 'circular' is not implemented here yet")
     if mode not in GATHER_PADS:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     padded = len(pad) // 2

@@ -83,21 +83,23 @@ class BatchNorm1d(Module):
     def forward(self, input: Tensor) -> Tensor:
         if input.dim() not in (2, 3):
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        counting = self.training and self.track_running_stats
         factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats:
-            with no_grad():
-                self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # the average of every batch so far
-                factor = 1.0 / float(self.num_batches_tracked.item())
+        if counting and self.momentum is None:  # the average of every batch so far
+            factor = 1.0 / (float(self.num_batches_tracked.item()) + 1.0)
         # Batch statistics in training, and whenever there are no running ones.
         use_batch = self.training or self.running_mean is None
         track = not self.training or self.track_running_stats
-        return F.batch_norm(
+        output = F.batch_norm(
             input,
             self.running_mean if track else None,
             self.running_var if track else None,
             self.weight, self.bias, use_batch, factor, self.eps,
         )
+        if counting:  # counted once the batch was accepted
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+        return output
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
