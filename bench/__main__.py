@@ -62,7 +62,9 @@ Program = Callable[[], Any]
 # ----------------------------------------------------------------------
 
 
-def py_matmul(left: list[float], right: list[float], n: int, k: int, m: int) -> list[float]:
+def py_matmul(
+    left: list[float], right: list[float], n: int, k: int, m: int
+) -> list[float]:
     """Row-major ``(n, k) @ (k, m)`` on flat lists: columns gathered once."""
     rows = [left[i * k : (i + 1) * k] for i in range(n)]
     columns = [right[j::m] for j in range(m)]
@@ -142,9 +144,16 @@ def py_chain(value: float, length: int) -> Any:
 class Case:
     """One benchmark: three programs and an optional target ratio."""
 
-    def __init__(self, name: str, engine: Program, baseline: Program,
-                 reference: Program | None, target: float | None,
-                 per: int = 1, fused: Program | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        engine: Program,
+        baseline: Program,
+        reference: Program | None,
+        target: float | None,
+        per: int = 1,
+        fused: Program | None = None,
+    ) -> None:
         self.name = name
         self.engine = engine
         self.baseline = baseline
@@ -172,36 +181,44 @@ def build_cases() -> list[Case]:
     if torch is not None:
         ta = torch.tensor(a_values).reshape(n, n)
         tb = torch.tensor(b_values).reshape(n, n)
-    cases.append(Case(
-        "matmul 64x64",
-        lambda: a @ b,
-        lambda: to_float32(py_matmul(a_values, b_values, n, n, n)),
-        (lambda: ta @ tb) if torch is not None else None,
-        1.25,
-    ))
+    cases.append(
+        Case(
+            "matmul 64x64",
+            lambda: a @ b,
+            lambda: to_float32(py_matmul(a_values, b_values, n, n, n)),
+            (lambda: ta @ tb) if torch is not None else None,
+            1.25,
+        )
+    )
 
     xs = random_floats(10_000, 3)
     x = st.tensor(xs)
     tx: Any = torch.tensor(xs) if torch is not None else None
-    cases.append(Case(
-        "(x*x + 3*x).sum(), 10k",
-        lambda: (x * x + 3 * x).sum(),
-        lambda: py_poly_sum(xs),
-        (lambda: (tx * tx + 3 * tx).sum()) if torch is not None else None,
-        2.0,
-        fused=lambda: fused_poly_sum(xs),
-    ))
+    cases.append(
+        Case(
+            "(x*x + 3*x).sum(), 10k",
+            lambda: (x * x + 3 * x).sum(),
+            lambda: py_poly_sum(xs),
+            (lambda: (tx * tx + 3 * tx).sum()) if torch is not None else None,
+            2.0,
+            fused=lambda: fused_poly_sum(xs),
+        )
+    )
 
     m_values = random_floats(256 * 256, 4)
     matrix = st.tensor(m_values).reshape(256, 256)
-    tmatrix: Any = torch.tensor(m_values).reshape(256, 256) if torch is not None else None
-    cases.append(Case(
-        "sum(dim=0), 256x256",
-        lambda: matrix.sum(dim=0),
-        lambda: py_column_sums(m_values, 256, 256),
-        (lambda: tmatrix.sum(dim=0)) if torch is not None else None,
-        None,
-    ))
+    tmatrix: Any = (
+        torch.tensor(m_values).reshape(256, 256) if torch is not None else None
+    )
+    cases.append(
+        Case(
+            "sum(dim=0), 256x256",
+            lambda: matrix.sum(dim=0),
+            lambda: py_column_sums(m_values, 256, 256),
+            (lambda: tmatrix.sum(dim=0)) if torch is not None else None,
+            None,
+        )
+    )
 
     def engine_ab() -> Any:
         left = a.detach().requires_grad_()
@@ -215,13 +232,15 @@ def build_cases() -> list[Case]:
         (left @ right).sum().backward()
         return left.grad, right.grad
 
-    cases.append(Case(
-        "fwd+bwd sum(A @ B), 64x64",
-        engine_ab,
-        lambda: py_sum_ab_forward_backward(a_values, b_values, n),
-        torch_ab if torch is not None else None,
-        1.5,
-    ))
+    cases.append(
+        Case(
+            "fwd+bwd sum(A @ B), 64x64",
+            engine_ab,
+            lambda: py_sum_ab_forward_backward(a_values, b_values, n),
+            torch_ab if torch is not None else None,
+            1.5,
+        )
+    )
 
     def engine_poly() -> Any:
         leaf = x.detach().requires_grad_()
@@ -233,14 +252,16 @@ def build_cases() -> list[Case]:
         (leaf * leaf + 3 * leaf).sum().backward()
         return leaf.grad
 
-    cases.append(Case(
-        "fwd+bwd (x*x + 3*x).sum(), 10k",
-        engine_poly,
-        lambda: py_poly_forward_backward(xs),
-        torch_poly if torch is not None else None,
-        2.0,
-        fused=lambda: fused_poly_forward_backward(xs),
-    ))
+    cases.append(
+        Case(
+            "fwd+bwd (x*x + 3*x).sum(), 10k",
+            engine_poly,
+            lambda: py_poly_forward_backward(xs),
+            torch_poly if torch is not None else None,
+            2.0,
+            fused=lambda: fused_poly_forward_backward(xs),
+        )
+    )
 
     length = 200
 
@@ -260,20 +281,24 @@ def build_cases() -> list[Case]:
         y.sum().backward()
         return leaf.grad
 
-    cases.append(Case(
-        "autograd cost per node (us)",
-        engine_chain,
-        lambda: py_chain(0.5, length),
-        torch_chain if torch is not None else None,
-        None,
-        per=length + 1,
-    ))
+    cases.append(
+        Case(
+            "autograd cost per node (us)",
+            engine_chain,
+            lambda: py_chain(0.5, length),
+            torch_chain if torch is not None else None,
+            None,
+            per=length + 1,
+        )
+    )
 
     # Issue 9: one SGD training step of a 2-64-64-2 MLP (bench/training_step.py).
     from bench.training_step import make_programs
+
     engine, baseline, reference = make_programs(torch)
-    cases.append(Case("MLP step 2-64-64-2, batch 64, SGD", engine, baseline,
-                      reference, 1.3))
+    cases.append(
+        Case("MLP step 2-64-64-2, batch 64, SGD", engine, baseline, reference, 1.3)
+    )
     return cases
 
 
@@ -319,7 +344,9 @@ def format_time(seconds: float, per_node: bool) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
     args = parser.parse_args(argv)
     rounds = 7 if args.quick else 31
@@ -338,16 +365,22 @@ def main(argv: list[str] | None = None) -> int:
         times = measure(case, rounds)
         per_node = case.per > 1
         ratio = times["engine"] / times["baseline"]
-        line = (f"{case.name:34} {format_time(times['engine'], per_node):>11} "
-                f"{format_time(times['baseline'], per_node):>11} {ratio:>8.2f}x")
+        line = (
+            f"{case.name:34} {format_time(times['engine'], per_node):>11} "
+            f"{format_time(times['baseline'], per_node):>11} {ratio:>8.2f}x"
+        )
         if "fused" in times:
-            line += (f" {format_time(times['fused'], per_node):>11} "
-                     f"{times['engine'] / times['fused']:>9.2f}x")
+            line += (
+                f" {format_time(times['fused'], per_node):>11} "
+                f"{times['engine'] / times['fused']:>9.2f}x"
+            )
         else:
             line += f" {'-':>11} {'-':>10}"
         if "torch" in times:
-            line += (f" {format_time(times['torch'], per_node):>11} "
-                     f"{times['engine'] / times['torch']:>9.0f}x")
+            line += (
+                f" {format_time(times['torch'], per_node):>11} "
+                f"{times['engine'] / times['torch']:>9.0f}x"
+            )
         if case.target is not None:
             verdict = "PASS" if ratio <= case.target else "FAIL"
             failures += verdict == "FAIL"

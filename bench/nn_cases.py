@@ -53,7 +53,7 @@ def random_floats(count: int, seed: int) -> list[float]:
 
 def rows_of(values: list[float], n: int, m: int) -> list[list[float]]:
     """The ``n`` rows of a row-major ``(n, m)`` list."""
-    return [values[i * m:(i + 1) * m] for i in range(n)]
+    return [values[i * m : (i + 1) * m] for i in range(n)]
 
 
 def columns_of(values: list[float], n: int, m: int) -> list[list[float]]:
@@ -61,21 +61,30 @@ def columns_of(values: list[float], n: int, m: int) -> list[list[float]]:
     return [values[j::m] for j in range(m)]
 
 
-def products(left_rows: list[list[float]],
-             right_columns: list[list[float]]) -> list[float]:
+def products(
+    left_rows: list[list[float]], right_columns: list[list[float]]
+) -> list[float]:
     """All dot products of rows with columns: a matrix product, row-major."""
     return [sum(map(mul, row, column)) for row in left_rows for column in right_columns]
 
 
-def affine(x: list[float], weight: list[float], bias: list[float], n: int, k: int,
-           m: int) -> list[float]:
+def affine(
+    x: list[float], weight: list[float], bias: list[float], n: int, k: int, m: int
+) -> list[float]:
     """``x @ weight.T + bias`` with ``weight`` ``(m, k)``: rows times rows."""
     dots = products(rows_of(x, n, k), rows_of(weight, m, k))
     return to_float32(list(map(add, dots, bias * n)))
 
 
-def affine_backward(x: list[float], weight: list[float], grad: list[float], n: int,
-                    k: int, m: int, need_input: bool = True) -> Any:
+def affine_backward(
+    x: list[float],
+    weight: list[float],
+    grad: list[float],
+    n: int,
+    k: int,
+    m: int,
+    need_input: bool = True,
+) -> Any:
     """Gradients of ``x @ weight.T + bias`` given ``grad`` ``(n, m)``.
 
     ``grad_x = grad @ weight``, ``grad_weight = grad.T @ x`` and
@@ -140,8 +149,10 @@ def linear_case(torch: Any) -> tuple[str, Program, Program, Program | None]:
 
 def make_mlp(lib: Any) -> Any:
     return lib.nn.Sequential(
-        lib.nn.Linear(2, 64), lib.nn.Tanh(),
-        lib.nn.Linear(64, 64), lib.nn.Tanh(),
+        lib.nn.Linear(2, 64),
+        lib.nn.Tanh(),
+        lib.nn.Linear(64, 64),
+        lib.nn.Tanh(),
         lib.nn.Linear(64, 2),
     )
 
@@ -174,7 +185,7 @@ def tanh_backward(grad: list[float], result: list[float]) -> list[float]:
 def log_softmax_rows(logits: list[float], classes: int) -> list[float]:
     out: list[float] = []
     for start in range(0, len(logits), classes):
-        row = logits[start:start + classes]
+        row = logits[start : start + classes]
         largest = max(row)
         shifted = [v - largest for v in row]
         log_total = math.log(sum(map(math.exp, shifted)))
@@ -205,19 +216,23 @@ class BaselineMLP:
         for i, t in enumerate(labels):
             grad_log_p[i * classes + t] += share
         # backward of log_softmax: g - exp(log_p) * sum(g) per row
-        row_sums = to_float32([sum(grad_log_p[i:i + classes])
-                               for i in range(0, n * classes, classes)])
+        row_sums = to_float32(
+            [sum(grad_log_p[i : i + classes]) for i in range(0, n * classes, classes)]
+        )
         probabilities = to_float32(list(map(math.exp, log_p)))
-        scaled = to_float32([p * row_sums[i // classes]
-                             for i, p in enumerate(probabilities)])
+        scaled = to_float32(
+            [p * row_sums[i // classes] for i, p in enumerate(probabilities)]
+        )
         grad_logits = to_float32(list(map(sub, grad_log_p, scaled)))
-        grad_h2, grad_w3, grad_b3 = affine_backward(h2, w3, grad_logits, n, hidden,
-                                                    classes)
+        grad_h2, grad_w3, grad_b3 = affine_backward(
+            h2, w3, grad_logits, n, hidden, classes
+        )
         grad_z2 = tanh_backward(grad_h2, h2)
         grad_h1, grad_w2, grad_b2 = affine_backward(h1, w2, grad_z2, n, hidden, hidden)
         grad_z1 = tanh_backward(grad_h1, h1)
-        _, grad_w1, grad_b1 = affine_backward(x, w1, grad_z1, n, 2, hidden,
-                                              need_input=False)
+        _, grad_w1, grad_b1 = affine_backward(
+            x, w1, grad_z1, n, 2, hidden, need_input=False
+        )
         # SGD: p - rate * grad, each product and difference rounded
         grads = [grad_w1, grad_b1, grad_w2, grad_b2, grad_w3, grad_b3]
         self.params = [

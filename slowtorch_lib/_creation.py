@@ -47,7 +47,6 @@ INT64_MAX = dtypes.int64.max
 FLOAT32_MAX = dtypes.float32.max
 
 
-
 # ----------------------------------------------------------------------
 # Shared checks
 # ----------------------------------------------------------------------
@@ -335,8 +334,9 @@ def tensor(
     return finish(from_values(values, shape, dtype), requires_grad, device)
 
 
-def as_tensor(data: Any, dtype: dtype | None = None,
-              device: DeviceArg = None) -> Tensor:
+def as_tensor(
+    data: Any, dtype: dtype | None = None, device: DeviceArg = None
+) -> Tensor:
     """``data`` itself if it is already a tensor of that dtype, else a new tensor.
 
     A tensor of another dtype is converted with ``data.to(dtype)`` (which
@@ -400,8 +400,13 @@ def zeros(
         if "negative dimension" not in str(error):
             raise
         raise RuntimeError("zeros: Dimension size must be non-negative.") from None
-    return full(shape, 0, dtype=dtype or dtypes.get_default_dtype(),
-                device=device, requires_grad=requires_grad)
+    return full(
+        shape,
+        0,
+        dtype=dtype or dtypes.get_default_dtype(),
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
 def ones(
@@ -413,8 +418,13 @@ def ones(
 ) -> Tensor:
     """A tensor of ones: ``ones(2, 3)``, ``ones((2, 3))`` or ``ones(size=(2, 3))``."""
     shape = size_arg("ones", sizes, size)
-    return full(shape, 1, dtype=dtype or dtypes.get_default_dtype(),
-                device=device, requires_grad=requires_grad)
+    return full(
+        shape,
+        1,
+        dtype=dtype or dtypes.get_default_dtype(),
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
 def empty(
@@ -427,8 +437,13 @@ def empty(
     """An "uninitialised" tensor. PyTorch leaves whatever was in memory;
     here it holds zeros, so results never depend on chance."""
     shape = size_arg("empty", sizes, size)
-    return full(shape, 0, dtype=dtype or dtypes.get_default_dtype(),
-                device=device, requires_grad=requires_grad)
+    return full(
+        shape,
+        0,
+        dtype=dtype or dtypes.get_default_dtype(),
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
 def eye(
@@ -474,39 +489,80 @@ def like_input(name: str, input: Any) -> Tensor:
     return input
 
 
-def zeros_like(input: Tensor, *, dtype: dtype | None = None, device: DeviceArg = None,
-               requires_grad: bool = False) -> Tensor:
+def zeros_like(
+    input: Tensor,
+    *,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Zeros with the shape (and by default the dtype) of ``input``."""
     input = like_input("zeros_like", input)
-    return full(input._shape, 0, dtype=dtype or input.dtype, device=device,
-                requires_grad=requires_grad)
+    return full(
+        input._shape,
+        0,
+        dtype=dtype or input.dtype,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
-def ones_like(input: Tensor, *, dtype: dtype | None = None, device: DeviceArg = None,
-              requires_grad: bool = False) -> Tensor:
+def ones_like(
+    input: Tensor,
+    *,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Ones with the shape (and by default the dtype) of ``input``."""
     input = like_input("ones_like", input)
-    return full(input._shape, 1, dtype=dtype or input.dtype, device=device,
-                requires_grad=requires_grad)
+    return full(
+        input._shape,
+        1,
+        dtype=dtype or input.dtype,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
-def empty_like(input: Tensor, *, dtype: dtype | None = None, device: DeviceArg = None,
-               requires_grad: bool = False) -> Tensor:
+def empty_like(
+    input: Tensor,
+    *,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Like :func:`zeros_like` (see :func:`empty`)."""
     input = like_input("empty_like", input)
-    return full(input._shape, 0, dtype=dtype or input.dtype, device=device,
-                requires_grad=requires_grad)
+    return full(
+        input._shape,
+        0,
+        dtype=dtype or input.dtype,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
-def full_like(input: Tensor, fill_value: Any, *, dtype: dtype | None = None,
-              device: DeviceArg = None, requires_grad: bool = False) -> Tensor:
+def full_like(
+    input: Tensor,
+    fill_value: Any,
+    *,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """``fill_value`` everywhere, with the shape and (by default) dtype of ``input``.
 
     The value is converted to that dtype: ``full_like(int_tensor, 2.7)`` holds 2s.
     """
     input = like_input("full_like", input)
-    return full(input._shape, fill_value, dtype=dtype or input.dtype, device=device,
-                requires_grad=requires_grad)
+    return full(
+        input._shape,
+        fill_value,
+        dtype=dtype or input.dtype,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
 # ----------------------------------------------------------------------

@@ -129,15 +129,33 @@ FLOAT32_MAX = 3.4028234663852886e38
 FLOAT64_MAX = sys.float_info.max
 
 float32 = dtype(
-    "float32", "f", 4, FLOAT_CATEGORY, "Float", "float", "float",
+    "float32",
+    "f",
+    4,
+    FLOAT_CATEGORY,
+    "Float",
+    "float",
+    "float",
     (-FLOAT32_MAX, FLOAT32_MAX),
 )
 float64 = dtype(
-    "float64", "d", 8, FLOAT_CATEGORY, "Double", "double", "double",
+    "float64",
+    "d",
+    8,
+    FLOAT_CATEGORY,
+    "Double",
+    "double",
+    "double",
     (-FLOAT64_MAX, FLOAT64_MAX),
 )
 int64 = dtype(
-    "int64", "q", 8, INT_CATEGORY, "Long", "int64_t", "long int",
+    "int64",
+    "q",
+    8,
+    INT_CATEGORY,
+    "Long",
+    "int64_t",
+    "long int",
     (-(2**63), 2**63 - 1),
 )
 bool_ = dtype("bool", "B", 1, BOOL_CATEGORY, "Bool", "bool", "bool", (False, True))
@@ -156,6 +174,7 @@ def _dtype_named(name: str) -> dtype:
         if d.name == name:
             return d
     raise ValueError(f"no dtype named {name!r}")
+
 
 _default_dtype = float32
 

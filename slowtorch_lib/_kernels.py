@@ -188,7 +188,11 @@ def unary(
         out_dtype: The result's dtype; the input's by default.
     """
     d = out_dtype or tensor.dtype
-    values = cast_values(tensor._values(), tensor.dtype, d) if d.is_floating_point else tensor._values()
+    values = (
+        cast_values(tensor._values(), tensor.dtype, d)
+        if d.is_floating_point
+        else tensor._values()
+    )
     try:
         result = list(map(function, values))
     except ARITHMETIC_ERRORS:
@@ -225,7 +229,9 @@ def binary(
             loop raises (for example ``ieee_div`` for ``operator.truediv``).
     """
     if isinstance(a, Tensor) and isinstance(b, Tensor):
-        shape = a._shape if a._shape == b._shape else broadcast_shapes(a._shape, b._shape)
+        shape = (
+            a._shape if a._shape == b._shape else broadcast_shapes(a._shape, b._shape)
+        )
         left: Any = cast_values(broadcast_values(a, shape), a.dtype, compute_dtype)
         if b is a:  # x * x: read the elements once
             right: Any = left
@@ -312,7 +318,9 @@ def reduction_groups(tensor: Tensor, dims: tuple[int, ...]) -> list[Sequence[Any
     return [gathered[i : i + group_size] for i in range(0, len(gathered), group_size)]
 
 
-def reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
+def reduced_shape(
+    shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool
+) -> tuple[int, ...]:
     """The shape after reducing ``dims``: removed, or kept as size 1."""
     if keepdim:
         return tuple(1 if d in dims else size for d, size in enumerate(shape))

@@ -155,8 +155,9 @@ def format_all(values: list[Any], is_float: bool) -> tuple[list[str], int]:
 # ----------------------------------------------------------------------
 
 
-def with_ellipsis(items: list[str], dim_indices: list[int | None],
-                  mark: str) -> list[str]:
+def with_ellipsis(
+    items: list[str], dim_indices: list[int | None], mark: str
+) -> list[str]:
     """Puts ``mark`` where ``dim_indices`` has its ``None`` (if it has one)."""
     if None not in dim_indices:
         return items

@@ -256,9 +256,7 @@ def integer_values(count: int, low: int, high: int, generator: Generator) -> lis
 def _check_float(d: dtype, kernel: str) -> None:
     """Refuses an integer or bool dtype, with PyTorch's message."""
     if not d.is_floating_point:
-        raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{d.c_name}'"
-        )
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
 
 
 # ----------------------------------------------------------------------
@@ -369,27 +367,54 @@ def randperm(
     return finish(result, requires_grad, device)
 
 
-def rand_like(input: Tensor, *, generator: Generator | None = None,
-              dtype: dtype | None = None, device: DeviceArg = None,
-              requires_grad: bool = False) -> Tensor:
+def rand_like(
+    input: Tensor,
+    *,
+    generator: Generator | None = None,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """:func:`rand` with the shape (and by default the dtype) of ``input``."""
     input = like_input("rand_like", input)
-    return rand(input._shape, generator=generator, dtype=dtype or input.dtype,
-                device=device, requires_grad=requires_grad)
+    return rand(
+        input._shape,
+        generator=generator,
+        dtype=dtype or input.dtype,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
-def randn_like(input: Tensor, *, generator: Generator | None = None,
-               dtype: dtype | None = None, device: DeviceArg = None,
-               requires_grad: bool = False) -> Tensor:
+def randn_like(
+    input: Tensor,
+    *,
+    generator: Generator | None = None,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """:func:`randn` with the shape (and by default the dtype) of ``input``."""
     input = like_input("randn_like", input)
-    return randn(input._shape, generator=generator, dtype=dtype or input.dtype,
-                 device=device, requires_grad=requires_grad)
+    return randn(
+        input._shape,
+        generator=generator,
+        dtype=dtype or input.dtype,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
-def randint_like(input: Tensor, low: Any = 0, high: Any = None, *,
-                 generator: Generator | None = None, dtype: dtype | None = None,
-                 device: DeviceArg = None, requires_grad: bool = False) -> Tensor:
+def randint_like(
+    input: Tensor,
+    low: Any = 0,
+    high: Any = None,
+    *,
+    generator: Generator | None = None,
+    dtype: dtype | None = None,
+    device: DeviceArg = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """:func:`randint` with the shape and dtype of ``input``.
 
     Called as ``randint_like(x, high)`` or ``randint_like(x, low, high)``.
@@ -397,9 +422,15 @@ def randint_like(input: Tensor, low: Any = 0, high: Any = None, *,
     input = like_input("randint_like", input)
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._shape, generator=generator,
-                   dtype=dtype or input.dtype, device=device,
-                   requires_grad=requires_grad)
+    return randint(
+        low,
+        high,
+        input._shape,
+        generator=generator,
+        dtype=dtype or input.dtype,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
 # ----------------------------------------------------------------------
@@ -407,8 +438,13 @@ def randint_like(input: Tensor, low: Any = 0, high: Any = None, *,
 # ----------------------------------------------------------------------
 
 
-def uniform_(tensor: Tensor, from_: float = 0.0, to: float = 1.0, *,
-             generator: Generator | None = None) -> Tensor:
+def uniform_(
+    tensor: Tensor,
+    from_: float = 0.0,
+    to: float = 1.0,
+    *,
+    generator: Generator | None = None,
+) -> Tensor:
     """Fills ``tensor`` in place with uniform numbers in ``[from_, to)``.
 
     Raises:
@@ -431,8 +467,13 @@ def uniform_(tensor: Tensor, from_: float = 0.0, to: float = 1.0, *,
     return tensor
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, *,
-            generator: Generator | None = None) -> Tensor:
+def normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    *,
+    generator: Generator | None = None,
+) -> Tensor:
     """Fills ``tensor`` in place with normal numbers of this mean and std.
 
     Raises:
@@ -451,13 +492,12 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, *,
 def _check_probabilities(probabilities: list[float], function: str) -> None:
     for p in probabilities:
         if not 0.0 <= p <= 1.0:  # also refuses nan
-            raise RuntimeError(
-                f"{function} expects p to be in [0, 1], but got p={p:g}"
-            )
+            raise RuntimeError(f"{function} expects p to be in [0, 1], but got p={p:g}")
 
 
-def bernoulli(input: Tensor, p: float | None = None, *,
-              generator: Generator | None = None) -> Tensor:
+def bernoulli(
+    input: Tensor, p: float | None = None, *, generator: Generator | None = None
+) -> Tensor:
     """Coin flips: 1 with probability ``input[i]`` (or ``p``), else 0.
 
     The result has the shape and dtype of ``input``. It is not recorded by
@@ -476,8 +516,9 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     return from_values(flips, input._shape, input.dtype)
 
 
-def bernoulli_(tensor: Tensor, p: float | Tensor = 0.5, *,
-               generator: Generator | None = None) -> Tensor:
+def bernoulli_(
+    tensor: Tensor, p: float | Tensor = 0.5, *, generator: Generator | None = None
+) -> Tensor:
     """Fills ``tensor`` in place with coin flips of probability ``p``.
 
     ``p`` is a number or a tensor that broadcasts to ``tensor``'s shape.

@@ -577,8 +577,7 @@ class Tensor:
     def _overlaps(self) -> builtins.bool:
         """Whether several elements share one storage cell (an expanded tensor)."""
         return 0 not in self._shape and any(
-            size > 1 and stride == 0
-            for size, stride in zip(self._shape, self._stride)
+            size > 1 and stride == 0 for size, stride in zip(self._shape, self._stride)
         )
 
     def _check_inplace(self, overlap_ok: builtins.bool = False) -> None:
@@ -946,13 +945,23 @@ class Tensor:
     def masked_fill(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
         return _pointwise.masked_fill(self, mask, value)
 
-    def uniform_(self, from_: builtins.float = 0.0, to: builtins.float = 1.0, *,
-                 generator: Any = None) -> Tensor:
+    def uniform_(
+        self,
+        from_: builtins.float = 0.0,
+        to: builtins.float = 1.0,
+        *,
+        generator: Any = None,
+    ) -> Tensor:
         """Fills with uniform random numbers in ``[from_, to)`` (see ``_random``)."""
         return _rng.uniform_(self, from_, to, generator=generator)
 
-    def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0, *,
-                generator: Any = None) -> Tensor:
+    def normal_(
+        self,
+        mean: builtins.float = 0.0,
+        std: builtins.float = 1.0,
+        *,
+        generator: Any = None,
+    ) -> Tensor:
         """Fills with normal random numbers of this mean and std (see ``_random``)."""
         return _rng.normal_(self, mean, std, generator=generator)
 
@@ -962,32 +971,67 @@ class Tensor:
 
     # New tensors with this tensor's dtype (unless another is given).
 
-    def new_tensor(self, data: Any, *, dtype: dtypes.dtype | None = None,
-                   device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.tensor(data, dtype=dtype or self.dtype, device=device,
-                                requires_grad=requires_grad)
+    def new_tensor(
+        self,
+        data: Any,
+        *,
+        dtype: dtypes.dtype | None = None,
+        device: Any = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        return _creation.tensor(
+            data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+        )
 
-    def new_zeros(self, *size: Any, dtype: dtypes.dtype | None = None,
-                  device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.zeros(*size, dtype=dtype or self.dtype, device=device,
-                               requires_grad=requires_grad)
+    def new_zeros(
+        self,
+        *size: Any,
+        dtype: dtypes.dtype | None = None,
+        device: Any = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        return _creation.zeros(
+            *size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+        )
 
-    def new_ones(self, *size: Any, dtype: dtypes.dtype | None = None,
-                 device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.ones(*size, dtype=dtype or self.dtype, device=device,
-                              requires_grad=requires_grad)
+    def new_ones(
+        self,
+        *size: Any,
+        dtype: dtypes.dtype | None = None,
+        device: Any = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        return _creation.ones(
+            *size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+        )
 
-    def new_empty(self, *size: Any, dtype: dtypes.dtype | None = None,
-                  device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.empty(*size, dtype=dtype or self.dtype, device=device,
-                               requires_grad=requires_grad)
+    def new_empty(
+        self,
+        *size: Any,
+        dtype: dtypes.dtype | None = None,
+        device: Any = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        return _creation.empty(
+            *size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+        )
 
-    def new_full(self, size: Any, fill_value: Scalar, *,
-                 dtype: dtypes.dtype | None = None, device: Any = None,
-                 requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.full(size, fill_value, dtype=dtype or self.dtype,
-                              device=device,
-                              requires_grad=requires_grad)
+    def new_full(
+        self,
+        size: Any,
+        fill_value: Scalar,
+        *,
+        dtype: dtypes.dtype | None = None,
+        device: Any = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        return _creation.full(
+            size,
+            fill_value,
+            dtype=dtype or self.dtype,
+            device=device,
+            requires_grad=requires_grad,
+        )
 
     # ------------------------------------------------------------------
     # Reductions
@@ -1273,7 +1317,10 @@ class Tensor:
         return _sorting.sort(self, dim, descending, stable=stable)
 
     def argsort(
-        self, dim: int = -1, descending: builtins.bool = False, *,
+        self,
+        dim: int = -1,
+        descending: builtins.bool = False,
+        *,
         stable: builtins.bool = False,
     ) -> Tensor:
         return _sorting.argsort(self, dim, descending, stable=stable)
@@ -1290,8 +1337,9 @@ class Tensor:
     def gather(self, dim: int, index: Tensor) -> Tensor:
         return _gather_scatter.gather(self, dim, index)
 
-    def scatter(self, dim: int, index: Tensor, src: Any = None, *,
-                value: Any = None) -> Tensor:
+    def scatter(
+        self, dim: int, index: Tensor, src: Any = None, *, value: Any = None
+    ) -> Tensor:
         return _gather_scatter.scatter(self, dim, index, src, value=value)
 
     def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -1367,8 +1415,9 @@ class Tensor:
     def cumsum_(self, dim: int) -> Tensor:
         return self._inplace(_scan.cumsum, dim)
 
-    def scatter_(self, dim: int, index: Tensor, src: Any = None, *,
-                 value: Any = None) -> Tensor:
+    def scatter_(
+        self, dim: int, index: Tensor, src: Any = None, *, value: Any = None
+    ) -> Tensor:
         return self._inplace(_gather_scatter.scatter, dim, index, src, value=value)
 
     def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -62,8 +62,22 @@ DTYPE_NAMES = {
 DTYPES_BY_NAME = {name: d for d, name in DTYPE_NAMES.items()}
 # Valid in safetensors, but not dtypes of this engine.
 OTHER_DTYPE_NAMES = {
-    "F16", "BF16", "I8", "U8", "I16", "U16", "I32", "U32", "U64",
-    "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2", "C64",
+    "F16",
+    "BF16",
+    "I8",
+    "U8",
+    "I16",
+    "U16",
+    "I32",
+    "U32",
+    "U64",
+    "F8_E4M3",
+    "F8_E5M2",
+    "F8_E8M0",
+    "F4",
+    "F6_E2M3",
+    "F6_E3M2",
+    "C64",
 }
 
 # The largest header accepted (the reference implementation's limit).
@@ -371,9 +385,7 @@ def _check_entry(name: str, info: Any, buffer_length: int) -> Entry:
 
 def _naturals(values: Any) -> bool:
     """Whether ``values`` is a list of non-negative ints (bools excluded)."""
-    return isinstance(values, list) and all(
-        type(v) is int and v >= 0 for v in values
-    )
+    return isinstance(values, list) and all(type(v) is int and v >= 0 for v in values)
 
 
 def tensor_from_bytes(

@@ -165,8 +165,13 @@ def make_dot(
     """
     graphviz = _require_graphviz()
     dot = graphviz.Digraph(
-        node_attr={"shape": "box", "style": "filled", "fontsize": "12",
-                   "fontname": "monospace", "height": "0.2"},
+        node_attr={
+            "shape": "box",
+            "style": "filled",
+            "fontsize": "12",
+            "fontname": "monospace",
+            "height": "0.2",
+        },
         graph_attr={"size": "12,12"},
     )
     outputs = [output] if isinstance(output, Tensor) else list(output)
@@ -174,14 +179,20 @@ def make_dot(
     for node in order:
         if isinstance(node, AccumulateGrad):
             variable = node.variable
-            label = _tensor_label(variable, _leaf_name(variable, params),
-                                  show_values, show_grads, max_elements)
+            label = _tensor_label(
+                variable,
+                _leaf_name(variable, params),
+                show_values,
+                show_grads,
+                max_elements,
+            )
             dot.node(ids[node], label, fillcolor="lightblue")
         else:
             label = node.name()
             for name, tensor in _named_outputs(node, params):
-                label += "\n" + _tensor_label(tensor, name, show_values, show_grads,
-                                              max_elements)
+                label += "\n" + _tensor_label(
+                    tensor, name, show_values, show_grads, max_elements
+                )
             dot.node(ids[node], label, fillcolor="lightgrey", shape="ellipse")
     for node in order:
         for child, _ in node.next_functions:
@@ -189,8 +200,13 @@ def make_dot(
                 dot.edge(ids[child], ids[node])
     for number, tensor in enumerate(outputs):
         name = "output" if len(outputs) == 1 else f"output {number}"
-        label = _tensor_label(tensor, _leaf_name(tensor, params) or name,
-                              show_values, show_grads, max_elements)
+        label = _tensor_label(
+            tensor,
+            _leaf_name(tensor, params) or name,
+            show_values,
+            show_grads,
+            max_elements,
+        )
         output_id = f"n{len(order) + number}"
         dot.node(output_id, label, fillcolor="darkolivegreen1")
         if tensor.grad_fn is not None:
@@ -319,8 +335,11 @@ def backward_steps(
             continue
 
         def record(grad_inputs: Any, grad_outputs: Any, node: Node = node) -> None:
-            steps.append(BackwardStep(len(steps), node, node.name(),
-                                      list(grad_outputs), list(grad_inputs)))
+            steps.append(
+                BackwardStep(
+                    len(steps), node, node.name(), list(grad_outputs), list(grad_inputs)
+                )
+            )
 
         handles.append(node.register_hook(record))
     for leaf in leaves:

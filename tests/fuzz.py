@@ -45,8 +45,18 @@ import slowtorch_lib
 FLOATS = ("float32", "float64")
 DTYPES = ("float32", "float64", "int64", "bool")
 SPECIAL_FLOATS = (
-    "0.0", "-0.0", "inf", "-inf", "nan", "1e30", "-1e30", "1.0", "-1.0", "0.5",
-    "1e-30", "2e19",
+    "0.0",
+    "-0.0",
+    "inf",
+    "-inf",
+    "nan",
+    "1e30",
+    "-1e30",
+    "1.0",
+    "-1.0",
+    "0.5",
+    "1e-30",
+    "2e19",
 )
 SPECIAL_INTS = ("0", "-1", "2**62", "2**63-1", "-2**63", "3", "7")
 INT64_MAX = 2**63 - 1
@@ -164,8 +174,9 @@ class Generator:
         sizes = (0, 1, 1, 2, 2, 3, 3, 4)
         return tuple(rng.choice(sizes) for _ in range(rank))
 
-    def leaf(self, shape: tuple[int, ...] | None = None,
-             dtype: str | None = None) -> str:
+    def leaf(
+        self, shape: tuple[int, ...] | None = None, dtype: str | None = None
+    ) -> str:
         rng = self.rng
         shape = self.shape() if shape is None else shape
         dtype = dtype or rng.choice(("float32", "float32", "float64", "int64", "bool"))
@@ -220,12 +231,13 @@ class Generator:
             return self.scalar(dtype)
         if roll < 0.4:
             others = [
-                n for n in self.tensors()
+                n
+                for n in self.tensors()
                 if n != name and _broadcasts(self.meta(n)[0], shape)
             ]
             if others:
                 return rng.choice(others)
-        new = list(shape[rng.randint(0, len(shape)):]) if shape else []
+        new = list(shape[rng.randint(0, len(shape)) :]) if shape else []
         new = [1 if rng.random() < 0.3 else s for s in new]
         if rng.random() < 0.15:
             new = [rng.choice((1, 2))] + new
@@ -236,16 +248,24 @@ class Generator:
         rng = self.rng
         pool = ["2", "-1", "0", "3", "0.5", "-1.5", "2.0", "True", "False"]
         if self.special:
-            pool += ["inf", "-inf", "nan", "1e30", "-0.0", "0.0", "2**62", "100",
-                     "1e300"]
+            pool += [
+                "inf",
+                "-inf",
+                "nan",
+                "1e30",
+                "-0.0",
+                "0.0",
+                "2**62",
+                "100",
+                "1e300",
+            ]
         return rng.choice(pool)
 
     # -- operations -----------------------------------------------------
     def step(self) -> None:
         rng = self.rng
         kind = rng.choices(
-            ("unary", "binary", "reduce", "linalg", "view", "inplace", "index",
-             "join"),
+            ("unary", "binary", "reduce", "linalg", "view", "inplace", "index", "join"),
             weights=(22, 26, 14, 7, 9, 12, 8, 2),
         )[0]
         getattr(self, "op_" + kind)()
@@ -253,21 +273,55 @@ class Generator:
     def op_unary(self) -> None:
         rng = self.rng
         x = self.operand()
-        method = rng.choice((
-            "neg()", "abs()", "exp()", "log()", "sqrt()", "sin()", "cos()",
-            "tanh()", "sigmoid()", "relu()", "reciprocal()", "rsqrt()",
-            "square()", "clamp(min={a})", "clamp(max={a})", "clamp({a}, {b})",
-            "clamp_min({a})", "clamp_max({a})", "logical_not()", "isnan()",
-            "bitwise_not()", "clone()", "float()", "double()", "long()", "bool()",
-            "to(torch.float64)", "contiguous()",
-        ))
+        method = rng.choice(
+            (
+                "neg()",
+                "abs()",
+                "exp()",
+                "log()",
+                "sqrt()",
+                "sin()",
+                "cos()",
+                "tanh()",
+                "sigmoid()",
+                "relu()",
+                "reciprocal()",
+                "rsqrt()",
+                "square()",
+                "clamp(min={a})",
+                "clamp(max={a})",
+                "clamp({a}, {b})",
+                "clamp_min({a})",
+                "clamp_max({a})",
+                "logical_not()",
+                "isnan()",
+                "bitwise_not()",
+                "clone()",
+                "float()",
+                "double()",
+                "long()",
+                "bool()",
+                "to(torch.float64)",
+                "contiguous()",
+            )
+        )
         a, b = sorted(rng.choice((-1.0, 0.0, 0.5, 1.0, 2, 0, -2)) for _ in range(2))
         if self.special and rng.random() < 0.3:
             a = rng.choice(("nan", "1e300", "-inf"))
         text = method.format(a=a, b=b)
         fn = rng.random() < 0.2 and "(" in text and text.endswith("()")
-        if fn and text.split("(")[0] in ("neg", "abs", "exp", "log", "sqrt", "sin",
-                                         "cos", "tanh", "sigmoid", "relu"):
+        if fn and text.split("(")[0] in (
+            "neg",
+            "abs",
+            "exp",
+            "log",
+            "sqrt",
+            "sin",
+            "cos",
+            "tanh",
+            "sigmoid",
+            "relu",
+        ):
             self.emit(f"{self.fresh()} = torch.{text[:-2]}({x})")
         else:
             self.emit(f"{self.fresh()} = {x}.{text}")
@@ -276,23 +330,51 @@ class Generator:
         rng = self.rng
         x = self.operand()
         y = self.partner(x)
-        form = rng.choice((
-            "{x} + {y}", "{x} - {y}", "{x} * {y}", "{x} / {y}", "{x} // {y}",
-            "{x} % {y}", "{x} ** {y}", "{y} + {x}", "{y} - {x}", "{y} * {x}",
-            "{y} / {x}", "{y} ** {x}", "{y} // {x}", "{y} % {x}",
-            "torch.add({x}, {y}, alpha={alpha})", "torch.sub({x}, {y}, alpha={alpha})",
-            "torch.mul({x}, {y})", "torch.div({x}, {y}, rounding_mode='floor')",
-            "torch.div({x}, {y}, rounding_mode='trunc')", "torch.pow({x}, {y})",
-            "torch.maximum({x}, {y})", "torch.minimum({x}, {y})",
-            "{x} == {y}", "{x} < {y}", "{x} >= {y}", "{x} != {y}",
-            "torch.logical_and({x}, {y})", "torch.logical_or({x}, {y})",
-            "torch.logical_xor({x}, {y})", "{x} & {y}", "{x} | {y}", "{x} ^ {y}",
-            "torch.where({x} > 0, {x}, {y})", "torch.remainder({x}, {y})",
-            "torch.floor_divide({x}, {y})", "torch.clamp({x}, min={y})",
-            "{x}.masked_fill({y} > 0, {s})", "torch.where({x} > 0, {s}, {y})",
-            "torch.where({y} > 0, {x}, {s})", "{x}.remainder({y})",
-            "torch.sign({x}) * {y}",
-        ))
+        form = rng.choice(
+            (
+                "{x} + {y}",
+                "{x} - {y}",
+                "{x} * {y}",
+                "{x} / {y}",
+                "{x} // {y}",
+                "{x} % {y}",
+                "{x} ** {y}",
+                "{y} + {x}",
+                "{y} - {x}",
+                "{y} * {x}",
+                "{y} / {x}",
+                "{y} ** {x}",
+                "{y} // {x}",
+                "{y} % {x}",
+                "torch.add({x}, {y}, alpha={alpha})",
+                "torch.sub({x}, {y}, alpha={alpha})",
+                "torch.mul({x}, {y})",
+                "torch.div({x}, {y}, rounding_mode='floor')",
+                "torch.div({x}, {y}, rounding_mode='trunc')",
+                "torch.pow({x}, {y})",
+                "torch.maximum({x}, {y})",
+                "torch.minimum({x}, {y})",
+                "{x} == {y}",
+                "{x} < {y}",
+                "{x} >= {y}",
+                "{x} != {y}",
+                "torch.logical_and({x}, {y})",
+                "torch.logical_or({x}, {y})",
+                "torch.logical_xor({x}, {y})",
+                "{x} & {y}",
+                "{x} | {y}",
+                "{x} ^ {y}",
+                "torch.where({x} > 0, {x}, {y})",
+                "torch.remainder({x}, {y})",
+                "torch.floor_divide({x}, {y})",
+                "torch.clamp({x}, min={y})",
+                "{x}.masked_fill({y} > 0, {s})",
+                "torch.where({x} > 0, {s}, {y})",
+                "torch.where({y} > 0, {x}, {s})",
+                "{x}.remainder({y})",
+                "torch.sign({x}) * {y}",
+            )
+        )
         alpha = rng.choice((2, 0.5, -1, 1))
         line = form.format(x=x, y=y, alpha=alpha, s=self.scalar())
         self.emit(f"{self.fresh()} = {line}")
@@ -304,14 +386,36 @@ class Generator:
         rank = len(shape)
         dim = rng.randint(-rank, rank - 1) if rank else rng.choice((0, -1))
         keep = rng.choice(("", ", keepdim=True"))
-        method = rng.choice((
-            "sum()", "sum({d}{k})", "sum(({d}, 0){k})", "mean()", "mean({d}{k})",
-            "prod()", "prod({d}{k})", "max()", "max({d}{k})[0]", "max({d}{k})[1]",
-            "min()", "min({d}{k})[0]", "amax({d}{k})", "amin()", "amin({d}{k})",
-            "argmax()", "argmax({d}{k})", "argmin({d})", "var()",
-            "var({d}{k})", "std()", "std({d}, correction={c}{k})",
-            "var(correction={c})", "all()", "any({d}{k})", "sum(dtype=torch.int64)",
-        ))
+        method = rng.choice(
+            (
+                "sum()",
+                "sum({d}{k})",
+                "sum(({d}, 0){k})",
+                "mean()",
+                "mean({d}{k})",
+                "prod()",
+                "prod({d}{k})",
+                "max()",
+                "max({d}{k})[0]",
+                "max({d}{k})[1]",
+                "min()",
+                "min({d}{k})[0]",
+                "amax({d}{k})",
+                "amin()",
+                "amin({d}{k})",
+                "argmax()",
+                "argmax({d}{k})",
+                "argmin({d})",
+                "var()",
+                "var({d}{k})",
+                "std()",
+                "std({d}, correction={c}{k})",
+                "var(correction={c})",
+                "all()",
+                "any({d}{k})",
+                "sum(dtype=torch.int64)",
+            )
+        )
         c = rng.choice((0, 1, 2, 5))
         self.emit(f"{self.fresh()} = {x}.{method.format(d=dim, k=keep, c=c)}")
 
@@ -348,12 +452,26 @@ class Generator:
         dim = rng.randint(-rank, rank - 1) if rank else 0
         size = shape[dim] if rank else 1
         options = [
-            "reshape(-1)", "view(-1)", "flatten()", "unsqueeze({d})", "squeeze()",
-            "squeeze({d})", "t()" if rank <= 2 else "mT", "mT", "T",
-            "transpose({d}, 0)", "narrow({d}, 0, {n})", "select({d}, 0)",
-            "split(1, {d})[0]", "chunk(2, {d})[-1]", "unbind({d})[0]",
-            "expand(2, *{x}.shape)", "permute()", "permute(*range({r}))[::-1]",
-            "contiguous()", "view(*{x}.shape[::-1])",
+            "reshape(-1)",
+            "view(-1)",
+            "flatten()",
+            "unsqueeze({d})",
+            "squeeze()",
+            "squeeze({d})",
+            "t()" if rank <= 2 else "mT",
+            "mT",
+            "T",
+            "transpose({d}, 0)",
+            "narrow({d}, 0, {n})",
+            "select({d}, 0)",
+            "split(1, {d})[0]",
+            "chunk(2, {d})[-1]",
+            "unbind({d})[0]",
+            "expand(2, *{x}.shape)",
+            "permute()",
+            "permute(*range({r}))[::-1]",
+            "contiguous()",
+            "view(*{x}.shape[::-1])",
         ]
         line = rng.choice(options).format(d=dim, n=min(size, 1), x=x, r=rank)
         self.emit(f"{self.fresh()} = {x}.{line}")
@@ -364,20 +482,42 @@ class Generator:
         if not names or rng.random() < 0.2:
             self.op_unary()
             names = [n for n in self.tensors() if n not in self.leaves] or [
-                self.operand()]
+                self.operand()
+            ]
         x = rng.choice(names[-3:])
         if rng.random() < 0.2:
             x = self.view_of(x)
         y = self.partner(x)
-        form = rng.choice((
-            "{x}.add_({y})", "{x}.sub_({y})", "{x}.mul_({y})", "{x}.div_({y})",
-            "{x}.pow_({y})", "{x}.neg_()", "{x}.exp_()", "{x}.sqrt_()",
-            "{x}.relu_()", "{x}.clamp_({a}, {b})", "{x}.clamp_(min={s})",
-            "{x}.fill_({s})", "{x}.zero_()", "{x}.masked_fill_({y} > 0, {s})",
-            "{x}.copy_({y})", "{x} += {y}", "{x} -= {y}", "{x} *= {y}",
-            "{x} /= {y}", "{x} //= {y}", "{x} %= {y}", "{x} &= {y}", "{x} |= {y}",
-            "{x} ^= {y}", "{x} **= {y}", "{x}.add_({y}, alpha={s})",
-        ))
+        form = rng.choice(
+            (
+                "{x}.add_({y})",
+                "{x}.sub_({y})",
+                "{x}.mul_({y})",
+                "{x}.div_({y})",
+                "{x}.pow_({y})",
+                "{x}.neg_()",
+                "{x}.exp_()",
+                "{x}.sqrt_()",
+                "{x}.relu_()",
+                "{x}.clamp_({a}, {b})",
+                "{x}.clamp_(min={s})",
+                "{x}.fill_({s})",
+                "{x}.zero_()",
+                "{x}.masked_fill_({y} > 0, {s})",
+                "{x}.copy_({y})",
+                "{x} += {y}",
+                "{x} -= {y}",
+                "{x} *= {y}",
+                "{x} /= {y}",
+                "{x} //= {y}",
+                "{x} %= {y}",
+                "{x} &= {y}",
+                "{x} |= {y}",
+                "{x} ^= {y}",
+                "{x} **= {y}",
+                "{x}.add_({y}, alpha={s})",
+            )
+        )
         a, b = sorted(rng.choice((-1.0, 0.0, 1.0, 0.5)) for _ in range(2))
         self.emit(form.format(x=x, y=y, a=a, b=b, s=self.scalar()))
         if rng.random() < 0.5:
@@ -389,11 +529,29 @@ class Generator:
         shape, dtype = self.meta(x)
         rank = len(shape)
         first = shape[0] if rank else 0
-        keys = ["0", "-1", "1", "..., 0", "::2", "1:", "None", "True", "False",
-                "[0, -1]", "[[0], [0]]", "[True] * " + str(first),
-                f"{x} > 0" if dtype != "bool" else x, "..., None",
-                "'a'", "0.5", "(0, 0)", ":, 1", "torch.tensor([0, 0])",
-                "torch.tensor(0)", "[]"]
+        keys = [
+            "0",
+            "-1",
+            "1",
+            "..., 0",
+            "::2",
+            "1:",
+            "None",
+            "True",
+            "False",
+            "[0, -1]",
+            "[[0], [0]]",
+            "[True] * " + str(first),
+            f"{x} > 0" if dtype != "bool" else x,
+            "..., None",
+            "'a'",
+            "0.5",
+            "(0, 0)",
+            ":, 1",
+            "torch.tensor([0, 0])",
+            "torch.tensor(0)",
+            "[]",
+        ]
         key = rng.choice(keys)
         if rng.random() < 0.5:
             self.emit(f"{self.fresh()} = {x}[{key}]")
@@ -437,7 +595,8 @@ def generate(seed: int, torch: ModuleType | None = None) -> Program:
     for _ in range(gen.rng.randint(1, 6)):
         gen.step()
     wanted = [
-        n for n in gen.tensors()
+        n
+        for n in gen.tensors()
         if gen.space[n].requires_grad and gen.space[n].dtype.is_floating_point
     ]
     if wanted:
@@ -510,8 +669,12 @@ def _grad_fn_name(t: Any) -> str | None:
 def _state(t: Any) -> tuple[Any, ...]:
     """What a failed line must not change about tensor ``t``."""
     return (
-        tuple(t.shape), str(t.dtype), _flat(t.detach().tolist()), t._version,
-        _grad_fn_name(t), t.requires_grad,
+        tuple(t.shape),
+        str(t.dtype),
+        _flat(t.detach().tolist()),
+        t._version,
+        _grad_fn_name(t),
+        t.requires_grad,
     )
 
 
@@ -610,10 +773,18 @@ def check(program: Program, torch: ModuleType, limit: float = 5.0) -> str | None
             return where + "engine hangs"
         if (error is None) != (real_error is None):
             if error is None:
-                return where + f"torch raises {_error_kind(real_error)}: " + str(
-                    real_error).split("\n")[0][:200] + "; the engine does not"
-            return where + f"engine raises {type(error).__name__}: " + str(
-                error).split("\n")[0][:200] + "; torch does not"
+                return (
+                    where
+                    + f"torch raises {_error_kind(real_error)}: "
+                    + str(real_error).split("\n")[0][:200]
+                    + "; the engine does not"
+                )
+            return (
+                where
+                + f"engine raises {type(error).__name__}: "
+                + str(error).split("\n")[0][:200]
+                + "; torch does not"
+            )
         if error is not None:
             if _error_kind(error) != _error_kind(real_error):
                 return where + (
@@ -621,8 +792,9 @@ def check(program: Program, torch: ModuleType, limit: float = 5.0) -> str | None
                     f"torch {_error_kind(real_error)} ({str(real_error)[:120]})"
                 )
             for k, state in before.items():
-                unchanged_in_torch = k in before_torch and _state(
-                    theirs[k]) == before_torch[k]
+                unchanged_in_torch = (
+                    k in before_torch and _state(theirs[k]) == before_torch[k]
+                )
                 if unchanged_in_torch and _state(ours[k]) != state:
                     return where + f"the failed line changed {k}"
             torch_changed = any(
@@ -672,8 +844,10 @@ def main(argv: list[str] | None = None) -> int:
     total, failures = run(range(start, stop), verbose=not args.quiet)
     seconds = time.perf_counter() - began
     rate = 100 * (total - len(failures)) / max(total, 1)
-    print(f"{total - len(failures)}/{total} programs agree ({rate:.2f} %), "
-          f"{seconds:.1f} s")
+    print(
+        f"{total - len(failures)}/{total} programs agree ({rate:.2f} %), "
+        f"{seconds:.1f} s"
+    )
     return 0
 
 

@@ -96,7 +96,9 @@ def outputs_of(result: Any) -> list[Any]:
     return list(result) if isinstance(result, (tuple, list)) else [result]
 
 
-def _case(name: str, fn: Callable[..., Any], *shapes: Sequence[int], **options: Any) -> OpCase:
+def _case(
+    name: str, fn: Callable[..., Any], *shapes: Sequence[int], **options: Any
+) -> OpCase:
     return OpCase(name, fn, tuple(tuple(s) for s in shapes), **options)
 
 
@@ -148,23 +150,39 @@ CASES: list[OpCase] = [
     _case("mul_scalar", lambda L, x: x * 3.0, M),
     _case("mul_self", lambda L, x: x * x, M),
     _case("div", lambda L, x, y: x / y, M, M, domain=("real", "positive")),
-    _case("div_broadcast", lambda L, x, y: x / y, (2, 3), (2, 1), domain=("real", "nonzero")),
+    _case(
+        "div_broadcast",
+        lambda L, x, y: x / y,
+        (2, 3),
+        (2, 1),
+        domain=("real", "nonzero"),
+    ),
     _case("div_scalar", lambda L, x: x / 4.0, M),
     _case("rdiv_scalar", lambda L, x: 2.0 / x, M, domain="nonzero"),
     _case("neg", lambda L, x: -x, M),
     _case("x_times_y_plus_x", lambda L, x, y: (x * y + x).sum(), M, M),
-    _case("only_second_input_grad", lambda L, x, y: x * y, M, M,
-          requires_grad=(False, True)),
+    _case(
+        "only_second_input_grad",
+        lambda L, x, y: x * y,
+        M,
+        M,
+        requires_grad=(False, True),
+    ),
     # ---------------- powers ----------------
-    _case("pow_2", lambda L, x: x ** 2, M),
+    _case("pow_2", lambda L, x: x**2, M),
     _case("pow_3_negative_base", lambda L, x: x.pow(3), M),
-    _case("pow_half", lambda L, x: x ** 0.5, M, domain="positive"),
-    _case("pow_negative", lambda L, x: x ** -1.5, M, domain="positive"),
-    _case("pow_0", lambda L, x: x ** 0, M),
-    _case("pow_tensor", lambda L, x, y: x ** y, M, M, domain=("positive", "real")),
-    _case("pow_tensor_broadcast", lambda L, x, y: L.pow(x, y), M, (3,),
-          domain=("positive", "real")),
-    _case("rpow_scalar", lambda L, x: 2.0 ** x, M),
+    _case("pow_half", lambda L, x: x**0.5, M, domain="positive"),
+    _case("pow_negative", lambda L, x: x**-1.5, M, domain="positive"),
+    _case("pow_0", lambda L, x: x**0, M),
+    _case("pow_tensor", lambda L, x, y: x**y, M, M, domain=("positive", "real")),
+    _case(
+        "pow_tensor_broadcast",
+        lambda L, x, y: L.pow(x, y),
+        M,
+        (3,),
+        domain=("positive", "real"),
+    ),
+    _case("rpow_scalar", lambda L, x: 2.0**x, M),
     _case("square", lambda L, x: L.square(x), M),
     _case("sqrt", lambda L, x: L.sqrt(x), M, domain="positive"),
     _case("rsqrt", lambda L, x: L.rsqrt(x), M, domain="positive"),
@@ -178,7 +196,9 @@ CASES: list[OpCase] = [
     _case("tanh", lambda L, x: L.tanh(x), M),
     _case("sigmoid", lambda L, x: L.sigmoid(x), M),
     _case("relu", lambda L, x: L.relu(x), M, domain="nonzero"),
-    _case("exp_of_log_chain", lambda L, x: L.exp(L.log(x) * 2).sum(), M, domain="positive"),
+    _case(
+        "exp_of_log_chain", lambda L, x: L.exp(L.log(x) * 2).sum(), M, domain="positive"
+    ),
     # ---------------- clamp, max/min, where ----------------
     _case("clamp_both", lambda L, x: L.clamp(x, -0.5, 0.7), (3, 4)),
     _case("clamp_min", lambda L, x: x.clamp(min=0.1), (3, 4)),
@@ -186,7 +206,13 @@ CASES: list[OpCase] = [
     _case("clamp_min_fn", lambda L, x: L.clamp_min(x, -0.3), (3, 4)),
     _case("clamp_max_fn", lambda L, x: L.clamp_max(x, 0.3), (3, 4)),
     _case("clamp_tensor_min", lambda L, x, lo: L.clamp(x, min=lo), (3, 4), (4,)),
-    _case("clamp_tensor_both", lambda L, x, lo, hi: x.clamp(lo, hi + 1.0), (3, 4), (4,), (3, 1)),
+    _case(
+        "clamp_tensor_both",
+        lambda L, x, lo, hi: x.clamp(lo, hi + 1.0),
+        (3, 4),
+        (4,),
+        (3, 1),
+    ),
     _case("clip", lambda L, x: L.clip(x, -1.0, 1.0), (3, 4)),
     _case("maximum", lambda L, x, y: L.maximum(x, y), M, M),
     _case("maximum_broadcast", lambda L, x, y: L.maximum(x, y), (2, 3), (3,)),
@@ -221,7 +247,9 @@ CASES: list[OpCase] = [
     _case("mean_dims_keepdim", lambda L, x: x.mean((0, 1), keepdim=True), (2, 3, 2)),
     _case("prod_all", lambda L, x: x.prod(), M, domain="nonzero"),
     _case("prod_dim", lambda L, x: x.prod(1), M, domain="nonzero"),
-    _case("prod_dim_keepdim", lambda L, x: L.prod(x, 0, keepdim=True), M, domain="nonzero"),
+    _case(
+        "prod_dim_keepdim", lambda L, x: L.prod(x, 0, keepdim=True), M, domain="nonzero"
+    ),
     _case("max_all", lambda L, x: x.max(), M),
     _case("min_all", lambda L, x: x.min(), M),
     _case("max_dim", lambda L, x: tuple(x.max(dim=1)), M),
@@ -230,7 +258,11 @@ CASES: list[OpCase] = [
     _case("amin_dims", lambda L, x: L.amin(x, (0, 2)), (2, 3, 2)),
     _case("var_all", lambda L, x: x.var(), M),
     _case("var_dim", lambda L, x: x.var(1), M),
-    _case("var_biased_keepdim", lambda L, x: x.var(0, unbiased=False, keepdim=True), (3, 2)),
+    _case(
+        "var_biased_keepdim",
+        lambda L, x: x.var(0, unbiased=False, keepdim=True),
+        (3, 2),
+    ),
     _case("var_correction", lambda L, x: L.var(x, 1, correction=0), M),
     _case("std_all", lambda L, x: x.std(), M),
     _case("std_dim", lambda L, x: L.std(x, 0), (3, 2)),
@@ -251,12 +283,19 @@ CASES: list[OpCase] = [
     # ---------------- views ----------------
     _case("view", lambda L, x: x.view(3, 2), M),
     _case("view_minus_one", lambda L, x: x.view(-1), (2, 3, 2)),
-    _case("view_as", lambda L, x, y: x.view_as(y), (6,), M, requires_grad=(True, False)),
+    _case(
+        "view_as", lambda L, x, y: x.view_as(y), (6,), M, requires_grad=(True, False)
+    ),
     _case("reshape", lambda L, x: x.reshape(6), M),
     _case("reshape_noncontiguous", lambda L, x: x.t().reshape(6), M),
     _case("reshape_noncontiguous_as_view", lambda L, x: x.t().reshape(3, 1, 2), M),
-    _case("reshape_as", lambda L, x, y: x.reshape_as(y), M, (3, 2),
-          requires_grad=(True, False)),
+    _case(
+        "reshape_as",
+        lambda L, x, y: x.reshape_as(y),
+        M,
+        (3, 2),
+        requires_grad=(True, False),
+    ),
     _case("flatten", lambda L, x: L.flatten(x, 1), (2, 3, 2)),
     _case("transpose", lambda L, x: L.transpose(x, 0, 2), (2, 3, 2)),
     _case("t", lambda L, x: L.t(x), M),
@@ -269,7 +308,13 @@ CASES: list[OpCase] = [
     _case("squeeze_dims", lambda L, x: x.squeeze((1, 3)), (2, 1, 3, 1)),
     _case("expand", lambda L, x: x.expand(2, 3), (1, 3)),
     _case("expand_new_dims", lambda L, x: x.expand(2, 3, 4), (3, 1)),
-    _case("expand_as", lambda L, x, y: x.expand_as(y), (3,), M, requires_grad=(True, False)),
+    _case(
+        "expand_as",
+        lambda L, x, y: x.expand_as(y),
+        (3,),
+        M,
+        requires_grad=(True, False),
+    ),
     _case("narrow", lambda L, x: L.narrow(x, 1, 1, 2), (3, 4)),
     _case("select", lambda L, x: L.select(x, 1, 2), (3, 4)),
     _case("split", lambda L, x: L.split(x, 2, dim=1), (2, 5)),
@@ -278,8 +323,12 @@ CASES: list[OpCase] = [
     _case("unbind", lambda L, x: L.unbind(x, 1), M),
     _case("views_chain", lambda L, x: x.t().unsqueeze(0).expand(2, 3, 2).sum(), M),
     _case("view_after_base_changed", _view_then_change_base, M, M),
-    _case("view_used_after_base_changed",
-          lambda L, x, y: _view_then_change_base(L, x, y) * 2, M, M),
+    _case(
+        "view_used_after_base_changed",
+        lambda L, x, y: _view_then_change_base(L, x, y) * 2,
+        M,
+        M,
+    ),
     _case("inplace_through_view", _change_through_view, M, (3,)),
     _case("setitem", _setitem, M, (3,)),
     _case("setitem_tensor_index", _setitem_tensor_index, M, (2, 3)),
@@ -294,7 +343,9 @@ CASES: list[OpCase] = [
     _case("index_tensor", lambda L, x: x[L.tensor([2, 0])], (3, 4)),
     _case("index_tensor_repeated", lambda L, x: x[L.tensor([1, 1, 0, 1])], (3,)),
     _case("index_list", lambda L, x: x[:, [0, 2, 2]], (2, 3)),
-    _case("index_two_tensors", lambda L, x: x[L.tensor([0, 2]), L.tensor([1, 1])], (3, 4)),
+    _case(
+        "index_two_tensors", lambda L, x: x[L.tensor([0, 2]), L.tensor([1, 1])], (3, 4)
+    ),
     _case("index_bool_mask", lambda L, x: x[x > 0], (3, 4)),
     # ---------------- joining ----------------
     _case("cat", lambda L, x, y: L.cat([x, y]), (2, 3), (1, 3)),
@@ -304,18 +355,32 @@ CASES: list[OpCase] = [
     _case("stack", lambda L, x, y: L.stack([x, y]), M, M),
     _case("stack_dim_last", lambda L, x, y: L.stack((x, y), dim=-1), (3,), (3,)),
     # ---------------- small networks ----------------
-    _case("linear_relu_mean",
-          lambda L, x, w, b: L.relu(x @ w.t() + b).mean(), (4, 3), (2, 3), (2,)),
-    _case("softmax_by_hand",
-          lambda L, x: (x.exp() / x.exp().sum(1, keepdim=True)), M),
+    _case(
+        "linear_relu_mean",
+        lambda L, x, w, b: L.relu(x @ w.t() + b).mean(),
+        (4, 3),
+        (2, 3),
+        (2,),
+    ),
+    _case("softmax_by_hand", lambda L, x: x.exp() / x.exp().sum(1, keepdim=True), M),
     _case("mse", lambda L, x, y: ((x - y) ** 2).mean(), (4,), (4,)),
     # ---------------- steps and remainders (fuzz fixes) ----------------
-    _case("remainder", lambda L, x, y: L.remainder(x, y), M, M,
-          domain=("real", "positive")),
+    _case(
+        "remainder",
+        lambda L, x, y: L.remainder(x, y),
+        M,
+        M,
+        domain=("real", "positive"),
+    ),
     _case("remainder_scalar", lambda L, x: x % 0.7, M),
     _case("sign", lambda L, x: L.sign(x), M, domain="nonzero"),
-    _case("div_floor", lambda L, x, y: L.div(x, y, rounding_mode="floor"), M, M,
-          domain=("real", "positive")),
+    _case(
+        "div_floor",
+        lambda L, x, y: L.div(x, y, rounding_mode="floor"),
+        M,
+        M,
+        domain=("real", "positive"),
+    ),
     _case("div_trunc", lambda L, x: L.div(x, 0.3, rounding_mode="trunc"), M),
 ]
 
@@ -331,22 +396,47 @@ def case_by_name(name: str) -> OpCase:
 # ---------------- fused ops optimisers use (appended block, issue 9) ----------------
 CASES += [
     _case("addcmul", lambda L, x, y, z: L.addcmul(x, y, z, value=0.5), M, M, M),
-    _case("addcmul_broadcast", lambda L, x, y, z: x.addcmul(y, z), (2, 3), (3,), (2, 1)),
-    _case("addcdiv", lambda L, x, y, z: L.addcdiv(x, y, z, value=-2.0), M, M, M,
-          domain=("real", "real", "nonzero")),
-    _case("addcdiv_broadcast", lambda L, x, y, z: x.addcdiv(y, z), (2, 3), (3,), (2, 1),
-          domain=("real", "real", "nonzero")),
+    _case(
+        "addcmul_broadcast", lambda L, x, y, z: x.addcmul(y, z), (2, 3), (3,), (2, 1)
+    ),
+    _case(
+        "addcdiv",
+        lambda L, x, y, z: L.addcdiv(x, y, z, value=-2.0),
+        M,
+        M,
+        M,
+        domain=("real", "real", "nonzero"),
+    ),
+    _case(
+        "addcdiv_broadcast",
+        lambda L, x, y, z: x.addcdiv(y, z),
+        (2, 3),
+        (3,),
+        (2, 1),
+        domain=("real", "real", "nonzero"),
+    ),
     _case("lerp_scalar", lambda L, x, y: L.lerp(x, y, 0.3), M, M),
     _case("lerp_scalar_far", lambda L, x, y: x.lerp(y, 0.75), (3,), (2, 3)),
-    _case("lerp_tensor", lambda L, x, y, w: L.lerp(x, y, w), M, M, M,
-          domain=("real", "real", "unit")),
+    _case(
+        "lerp_tensor",
+        lambda L, x, y, w: L.lerp(x, y, w),
+        M,
+        M,
+        M,
+        domain=("real", "real", "unit"),
+    ),
 ]
 
 # ---------------- nn (issue 8): addmm, the product of nn.Linear ----------------
 CASES += [
     _case("addmm", lambda L, b, x, y: L.addmm(b, x, y), (4,), (2, 3), (3, 4)),
-    _case("addmm_scaled", lambda L, b, x, y: L.addmm(b, x, y, beta=0.5, alpha=2.0),
-          (2, 1), (2, 3), (3, 4)),
+    _case(
+        "addmm_scaled",
+        lambda L, b, x, y: L.addmm(b, x, y, beta=0.5, alpha=2.0),
+        (2, 1),
+        (2, 3),
+        (3, 4),
+    ),
 ]
 
 # ----------------------------------------------------------------------
@@ -380,8 +470,13 @@ CASES += [
     _case("log1p", lambda L, x: L.log1p(x), M, domain="unit"),
     _case("nan_to_num", lambda L, x: L.nan_to_num(L.log(x), posinf=7.0), M),
     _case("nan_to_num_method", lambda L, x: (x * x - 1).log().nan_to_num(2.0), M),
-    _case("divide_floor", lambda L, x, y: L.divide(x, y, rounding_mode="floor"),
-          M, (3,), domain=("real", "nonzero")),
+    _case(
+        "divide_floor",
+        lambda L, x, y: L.divide(x, y, rounding_mode="floor"),
+        M,
+        (3,),
+        domain=("real", "nonzero"),
+    ),
     _case("div_trunc_scalar", lambda L, x: x.div(0.7, rounding_mode="trunc"), M),
     # ---------------- scans ----------------
     _case("cumsum", lambda L, x: L.cumsum(x, 1), M),
@@ -395,28 +490,43 @@ CASES += [
     _case("topk", lambda L, x: L.topk(x, 2), (3, 4)),
     _case("topk_smallest_dim0", lambda L, x: x.topk(2, dim=0, largest=False), (3, 4)),
     # ---------------- gather and scatter ----------------
-    _case("gather",
-          lambda L, x: L.gather(x, 1, L.tensor([[0, 0, 2], [1, 0, 1]])), M),
-    _case("gather_dim0_smaller_index",
-          lambda L, x: x.gather(0, L.tensor([[2, 0], [1, 1]])), (3, 4)),
-    _case("scatter", lambda L, x, y: L.scatter(x, 0, L.tensor([[1, 0, 1]]), y),
-          M, (1, 3)),
+    _case("gather", lambda L, x: L.gather(x, 1, L.tensor([[0, 0, 2], [1, 0, 1]])), M),
+    _case(
+        "gather_dim0_smaller_index",
+        lambda L, x: x.gather(0, L.tensor([[2, 0], [1, 1]])),
+        (3, 4),
+    ),
+    _case(
+        "scatter", lambda L, x, y: L.scatter(x, 0, L.tensor([[1, 0, 1]]), y), M, (1, 3)
+    ),
     _case("scatter_value", lambda L, x: x.scatter(1, L.tensor([[2], [0]]), 0.5), M),
-    _case("scatter_add",
-          lambda L, x, y: L.scatter_add(x, 1, L.tensor([[0, 0], [2, 0]]), y),
-          M, (2, 2)),
-    _case("scatter_only_src_grad",
-          lambda L, x, y: x.scatter(0, L.tensor([[1, 0, 1]]), y), M, (1, 3),
-          requires_grad=(False, True)),
+    _case(
+        "scatter_add",
+        lambda L, x, y: L.scatter_add(x, 1, L.tensor([[0, 0], [2, 0]]), y),
+        M,
+        (2, 2),
+    ),
+    _case(
+        "scatter_only_src_grad",
+        lambda L, x, y: x.scatter(0, L.tensor([[1, 0, 1]]), y),
+        M,
+        (1, 3),
+        requires_grad=(False, True),
+    ),
     _case("scatter_inplace", _scatter_inplace, M, (1, 3)),
     _case("scatter_add_inplace", _scatter_add_inplace, M, (2, 2)),
-    _case("index_select",
-          lambda L, x: L.index_select(x, 1, L.tensor([2, 0, 2])), (3, 4)),
-    _case("index_select_dim0",
-          lambda L, x: x.index_select(0, L.tensor([1, 1])), (3, 2)),
+    _case(
+        "index_select", lambda L, x: L.index_select(x, 1, L.tensor([2, 0, 2])), (3, 4)
+    ),
+    _case(
+        "index_select_dim0", lambda L, x: x.index_select(0, L.tensor([1, 1])), (3, 2)
+    ),
     _case("masked_select", lambda L, x: L.masked_select(x, x > 0), (3, 4)),
-    _case("masked_select_broadcast",
-          lambda L, x: x.masked_select(L.tensor([True, False, True])), M),
+    _case(
+        "masked_select_broadcast",
+        lambda L, x: x.masked_select(L.tensor([True, False, True])),
+        M,
+    ),
     # ---------------- rearranging ----------------
     _case("flip", lambda L, x: L.flip(x, (0,)), M),
     _case("flip_two_dims", lambda L, x: x.flip(0, -1), (2, 3, 2)),

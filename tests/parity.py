@@ -41,7 +41,9 @@ def to_torch(tensor: st.Tensor, requires_grad: bool | None = None) -> Any:
 def from_torch(tensor: Any) -> st.Tensor:
     """The same values, shape and dtype as a slowtorch tensor."""
     name = str(tensor.dtype).replace("torch.", "")
-    return st.tensor(tensor.detach().tolist(), dtype=getattr(st, name if name != "bool" else "bool"))
+    return st.tensor(
+        tensor.detach().tolist(), dtype=getattr(st, name if name != "bool" else "bool")
+    )
 
 
 def _flat(values: Any) -> list[Any]:
@@ -53,8 +55,13 @@ def _flat(values: Any) -> list[Any]:
     return out
 
 
-def assert_same(ours: st.Tensor, theirs: Any, rtol: float | None = None,
-                atol: float | None = None, exact: bool = False) -> None:
+def assert_same(
+    ours: st.Tensor,
+    theirs: Any,
+    rtol: float | None = None,
+    atol: float | None = None,
+    exact: bool = False,
+) -> None:
     """Asserts same shape, same dtype and equal (or close) values.
 
     Args:
@@ -68,14 +75,21 @@ def assert_same(ours: st.Tensor, theirs: Any, rtol: float | None = None,
         f"shape {tuple(ours.shape)} != torch's {tuple(theirs.shape)}"
     )
     their_dtype = str(theirs.dtype).replace("torch.", "")
-    assert ours.dtype.name == their_dtype, f"dtype {ours.dtype.name} != torch's {their_dtype}"
+    assert ours.dtype.name == their_dtype, (
+        f"dtype {ours.dtype.name} != torch's {their_dtype}"
+    )
     mine = _flat(ours.tolist())
     other = _flat(theirs.detach().tolist())
     default_rtol, default_atol = TOLERANCES.get(their_dtype, (0.0, 0.0))
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     for i, (a, b) in enumerate(zip(mine, other)):
-        if isinstance(a, float) and math.isnan(a) and isinstance(b, float) and math.isnan(b):
+        if (
+            isinstance(a, float)
+            and math.isnan(a)
+            and isinstance(b, float)
+            and math.isnan(b)
+        ):
             continue
         if exact or not isinstance(b, float):
             assert a == b, f"element {i}: {a!r} != torch's {b!r}"
@@ -135,7 +149,10 @@ def chain(tensor: Any) -> list[str]:
     node = tensor.grad_fn
     while node is not None:
         names.append(node.name())
-        inner = [n for n, _ in node.next_functions
-                 if n is not None and "AccumulateGrad" not in n.name()]
+        inner = [
+            n
+            for n, _ in node.next_functions
+            if n is not None and "AccumulateGrad" not in n.name()
+        ]
         node = inner[0] if inner else None
     return names

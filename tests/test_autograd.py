@@ -65,7 +65,10 @@ def test_retain_graph_allows_a_second_backward_and_accumulates() -> None:
 
 def test_inplace_on_leaf_that_requires_grad() -> None:
     message = same_error(lambda L: leaf(L).add_(1))
-    assert message == "a leaf Variable that requires grad is being used in an in-place operation."
+    assert (
+        message
+        == "a leaf Variable that requires grad is being used in an in-place operation."
+    )
 
 
 def test_inplace_on_leaf_is_allowed_under_no_grad() -> None:
@@ -122,11 +125,17 @@ def _inplace_output_changed_again(L: Any) -> None:
     y.sum().backward()
 
 
-@pytest.mark.parametrize("run", [
-    _saved_output_changed, _saved_input_changed, _saved_constant_changed,
-    _saved_leaf_changed_under_no_grad, _double_saved_output_changed,
-    _inplace_output_changed_again,
-])
+@pytest.mark.parametrize(
+    "run",
+    [
+        _saved_output_changed,
+        _saved_input_changed,
+        _saved_constant_changed,
+        _saved_leaf_changed_under_no_grad,
+        _double_saved_output_changed,
+        _inplace_output_changed_again,
+    ],
+)
 def test_saved_tensor_changed_in_place_is_detected(run: Callable[[Any], None]) -> None:
     message = same_error(run)
     assert "modified by an inplace operation" in message
@@ -149,7 +158,10 @@ def test_requires_grad_on_integer_tensor() -> None:
 
 def test_integer_tensor_created_with_requires_grad() -> None:
     message = same_error(lambda L: L.tensor([1, 2], requires_grad=True))
-    assert message == "Only Tensors of floating point and complex dtype can require gradients"
+    assert (
+        message
+        == "Only Tensors of floating point and complex dtype can require gradients"
+    )
 
 
 def test_requires_grad_flag_of_non_leaf_cannot_change() -> None:
@@ -180,7 +192,10 @@ def test_grad_of_leaf_and_retained_non_leaf_does_not_warn() -> None:
 
 def test_backward_of_tensor_without_grad() -> None:
     message = same_error(lambda L: L.tensor([1.0]).sum().backward())
-    assert message == "element 0 of tensors does not require grad and does not have a grad_fn"
+    assert (
+        message
+        == "element 0 of tensors does not require grad and does not have a grad_fn"
+    )
 
 
 def test_gradient_of_wrong_shape() -> None:
@@ -345,7 +360,7 @@ def test_grad_wrt_intermediate_does_not_run_the_graph_below() -> None:
 def test_create_graph_gives_second_derivatives() -> None:
     def run(L: Any) -> tuple[Any, Any]:
         x = leaf(L)
-        (g,) = L.autograd.grad((x ** 3).sum(), x, create_graph=True)
+        (g,) = L.autograd.grad((x**3).sum(), x, create_graph=True)
         (h,) = L.autograd.grad(g.sum(), x)
         return g, h
 
@@ -373,7 +388,7 @@ def test_backward_with_create_graph_keeps_a_graph_in_grad() -> None:
         x = leaf(L)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            (x ** 3).sum().backward(create_graph=True)
+            (x**3).sum().backward(create_graph=True)
         first = x.grad
         requires = first.requires_grad
         x.grad = None
@@ -468,9 +483,15 @@ def test_grad_fn_and_next_functions() -> None:
         y = (x * 2).sum()
         mul = y.grad_fn.next_functions[0][0]
         accumulate = mul.next_functions[0][0]
-        return (y.grad_fn.name(), _names(y.grad_fn), _names(mul), accumulate.name(),
-                accumulate.variable is x, type(accumulate).__name__,
-                repr(accumulate).split(" object")[0])
+        return (
+            y.grad_fn.name(),
+            _names(y.grad_fn),
+            _names(mul),
+            accumulate.name(),
+            accumulate.variable is x,
+            type(accumulate).__name__,
+            repr(accumulate).split(" object")[0],
+        )
 
     ours, theirs = both(run)
     assert ours == theirs
@@ -492,8 +513,17 @@ def test_leaves_detach_and_requires_grad() -> None:
         z = x * 3
         z.detach_()
         c = L.tensor([1.0]).requires_grad_()
-        return (x.is_leaf, y.is_leaf, d.is_leaf, d.requires_grad, d.grad_fn is None,
-                z.is_leaf, z.requires_grad, c.requires_grad, c.is_leaf)
+        return (
+            x.is_leaf,
+            y.is_leaf,
+            d.is_leaf,
+            d.requires_grad,
+            d.grad_fn is None,
+            z.is_leaf,
+            z.requires_grad,
+            c.requires_grad,
+            c.is_leaf,
+        )
 
     ours, theirs = both(run)
     assert ours == theirs
@@ -690,7 +720,7 @@ def test_chain_of_10000_ops_backpropagates_without_recursion() -> None:
         y = y * 1.0001
     y.sum().backward()
     assert x.grad is not None
-    assert abs(x.grad.item() - 1.0001 ** 10_000) < 1e-6 * 1.0001 ** 10_000
+    assert abs(x.grad.item() - 1.0001**10_000) < 1e-6 * 1.0001**10_000
 
 
 def test_long_graph_is_freed_without_recursion() -> None:

@@ -22,7 +22,9 @@ nan = math.nan
 inf = math.inf
 
 
-def same(make: Callable[[Any], Any], exact: bool = True, **tolerances: float) -> st.Tensor:
+def same(
+    make: Callable[[Any], Any], exact: bool = True, **tolerances: float
+) -> st.Tensor:
     """Builds a tensor with both libraries and asserts shape, dtype, values agree."""
     torch = require_torch()
     with warnings.catch_warnings():
@@ -32,8 +34,6 @@ def same(make: Callable[[Any], Any], exact: bool = True, **tolerances: float) ->
     assert_same(ours, theirs, exact=exact, **tolerances)
     assert ours.requires_grad == theirs.requires_grad
     return ours
-
-
 
 
 # ----------------------------------------------------------------------
@@ -156,8 +156,11 @@ def test_error_leaves_no_partial_state() -> None:
 
 
 nested_values = st_.recursive(
-    st_.one_of(st_.integers(-(2**40), 2**40), st_.booleans(),
-               st_.floats(allow_nan=False, width=32)),
+    st_.one_of(
+        st_.integers(-(2**40), 2**40),
+        st_.booleans(),
+        st_.floats(allow_nan=False, width=32),
+    ),
     lambda children: st_.lists(children, min_size=0, max_size=3),
     max_leaves=12,
 )
@@ -252,8 +255,14 @@ def test_empty_has_torch_shape_and_dtype_and_holds_zeros() -> None:
         (st.empty(2, 3), torch.empty(2, 3)),
         (st.empty(0), torch.empty(0)),
         (st.empty((2,), dtype=st.int64), torch.empty((2,), dtype=torch.int64)),
-        (st.empty(size=(1, 2), requires_grad=True), torch.empty(size=(1, 2), requires_grad=True)),
-        (st.empty_like(st.zeros(2, dtype=st.float64)), torch.empty_like(torch.zeros(2, dtype=torch.float64))),
+        (
+            st.empty(size=(1, 2), requires_grad=True),
+            torch.empty(size=(1, 2), requires_grad=True),
+        ),
+        (
+            st.empty_like(st.zeros(2, dtype=st.float64)),
+            torch.empty_like(torch.zeros(2, dtype=torch.float64)),
+        ),
     ]:
         assert tuple(ours.shape) == tuple(theirs.shape)
         assert repr(ours.dtype) == repr(theirs.dtype)
@@ -417,19 +426,27 @@ def test_linspace_bad_steps_is_type_error() -> None:
 
 
 @given(
-    st_.floats(-10, 10), st_.floats(0.01, 3), st_.integers(1, 60),
-    st_.booleans(), st_.sampled_from(["float32", "float64"]),
+    st_.floats(-10, 10),
+    st_.floats(0.01, 3),
+    st_.integers(1, 60),
+    st_.booleans(),
+    st_.sampled_from(["float32", "float64"]),
 )
-def test_random_float_arange(start: float, step: float, count: int, down: bool,
-                             dtype: str) -> None:
+def test_random_float_arange(
+    start: float, step: float, count: int, down: bool, dtype: str
+) -> None:
     """Same length as torch and values within one float rounding.
 
     (PyTorch's own last bit depends on the CPU's vector width.)
     """
     step = -step if down else step
     end = start + step * count - step / 2
-    same(lambda T: T.arange(start, end, step, dtype=getattr(T, dtype)), exact=False,
-         rtol=1e-6 if dtype == "float32" else 1e-14, atol=1e-6 if dtype == "float32" else 1e-13)
+    same(
+        lambda T: T.arange(start, end, step, dtype=getattr(T, dtype)),
+        exact=False,
+        rtol=1e-6 if dtype == "float32" else 1e-14,
+        atol=1e-6 if dtype == "float32" else 1e-13,
+    )
 
 
 @given(st_.integers(-1000, 1000), st_.integers(-1000, 1000), st_.integers(-7, 7))
@@ -441,7 +458,9 @@ def test_random_int_arange(start: int, end: int, step: int) -> None:
 
 
 @given(
-    st_.floats(-100, 100), st_.floats(-100, 100), st_.integers(0, 50),
+    st_.floats(-100, 100),
+    st_.floats(-100, 100),
+    st_.integers(0, 50),
     st_.sampled_from(["float32", "float64", "int64"]),
 )
 def test_random_linspace(start: float, end: float, steps: int, dtype: str) -> None:

@@ -33,19 +33,25 @@ def operand(lib: Any, kind: str, name: str) -> Any:
 def test_promote_types_and_can_cast(a: str, b: str) -> None:
     torch = require_torch()
     ours = st.promote_types(dtype_of(st, a), dtype_of(st, b))
-    assert repr(ours) == repr(torch.promote_types(dtype_of(torch, a), dtype_of(torch, b)))
+    assert repr(ours) == repr(
+        torch.promote_types(dtype_of(torch, a), dtype_of(torch, b))
+    )
     assert st.can_cast(dtype_of(st, a), dtype_of(st, b)) == torch.can_cast(
         dtype_of(torch, a), dtype_of(torch, b)
     )
 
 
-@pytest.mark.parametrize("kinds", [("tensor", "tensor"), ("tensor", "0-d"),
-                                   ("0-d", "tensor"), ("0-d", "0-d")])
+@pytest.mark.parametrize(
+    "kinds",
+    [("tensor", "tensor"), ("tensor", "0-d"), ("0-d", "tensor"), ("0-d", "0-d")],
+)
 def test_result_type_of_tensors(kinds: tuple[str, str]) -> None:
     torch = require_torch()
     for a, b in itertools.product(DTYPE_NAMES, DTYPE_NAMES):
         ours = st.result_type(operand(st, kinds[0], a), operand(st, kinds[1], b))
-        theirs = torch.result_type(operand(torch, kinds[0], a), operand(torch, kinds[1], b))
+        theirs = torch.result_type(
+            operand(torch, kinds[0], a), operand(torch, kinds[1], b)
+        )
         assert repr(ours) == repr(theirs), (kinds, a, b)
 
 
@@ -85,8 +91,14 @@ def test_operations_use_the_promoted_dtype() -> None:
 # Broadcasting, as a property: random broadcastable shapes, binary ops
 # ----------------------------------------------------------------------
 
-OPS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt,
-       operator.eq]
+OPS = [
+    operator.add,
+    operator.sub,
+    operator.mul,
+    operator.truediv,
+    operator.lt,
+    operator.eq,
+]
 
 
 @st_.composite
@@ -116,18 +128,28 @@ def filled(lib: Any, shape: tuple[int, ...], seed: int, dtype_name: str) -> Any:
 @given(
     shapes=broadcastable_shapes(),
     op=st_.sampled_from(OPS),
-    dtypes=st_.tuples(st_.sampled_from(["float32", "float64", "int64"]),
-                      st_.sampled_from(["float32", "float64", "int64"])),
+    dtypes=st_.tuples(
+        st_.sampled_from(["float32", "float64", "int64"]),
+        st_.sampled_from(["float32", "float64", "int64"]),
+    ),
     transpose=st_.booleans(),
 )
 def test_broadcasting_binary_ops_match_torch(
-    shapes: tuple[tuple[int, ...], tuple[int, ...]], op: Any, dtypes: tuple[str, str],
+    shapes: tuple[tuple[int, ...], tuple[int, ...]],
+    op: Any,
+    dtypes: tuple[str, str],
     transpose: bool,
 ) -> None:
     torch = require_torch()
     left_shape, right_shape = shapes
-    a, ta = filled(st, left_shape, 1, dtypes[0]), filled(torch, left_shape, 1, dtypes[0])
-    b, tb = filled(st, right_shape, 4, dtypes[1]), filled(torch, right_shape, 4, dtypes[1])
+    a, ta = (
+        filled(st, left_shape, 1, dtypes[0]),
+        filled(torch, left_shape, 1, dtypes[0]),
+    )
+    b, tb = (
+        filled(st, right_shape, 4, dtypes[1]),
+        filled(torch, right_shape, 4, dtypes[1]),
+    )
     if transpose and a.dim() >= 2:  # a non-contiguous operand
         a, ta = a.transpose(0, -1), ta.transpose(0, -1)
         try:

@@ -33,8 +33,9 @@ def agree(program: Callable[[Any], Any]) -> None:
     assert why is None, why
 
 
-def gradient(expression: Callable[[Any], Any], values: list[Any],
-             dtype: str = "float32") -> Callable[[Any], Any]:
+def gradient(
+    expression: Callable[[Any], Any], values: list[Any], dtype: str = "float32"
+) -> Callable[[Any], Any]:
     """A program: the value and the gradient of ``expression(x).sum()``."""
 
     def program(lib: Any) -> Any:
@@ -51,13 +52,17 @@ def gradient(expression: Callable[[Any], Any], values: list[Any],
 # ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("expression", [
-    lambda x: x.clamp(min=0).sqrt(),
-    lambda x: x.relu().sqrt(),
-    lambda x: x.clamp(0, 1).log(),
-    lambda x: x.clamp_min(0).sqrt(),
-    lambda x: x.clamp(max=0).neg().sqrt(),
-], ids=["clamp_min_sqrt", "relu_sqrt", "clamp_log", "clamp_min_method", "clamp_max"])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda x: x.clamp(min=0).sqrt(),
+        lambda x: x.relu().sqrt(),
+        lambda x: x.clamp(0, 1).log(),
+        lambda x: x.clamp_min(0).sqrt(),
+        lambda x: x.clamp(max=0).neg().sqrt(),
+    ],
+    ids=["clamp_min_sqrt", "relu_sqrt", "clamp_log", "clamp_min_method", "clamp_max"],
+)
 def test_masked_gradient_is_zero_not_nan(expression: Any) -> None:
     agree(gradient(expression, [-1.0, 0.0, 0.5, 4.0]))
 
@@ -97,8 +102,9 @@ def test_std_var_at_zero_spread(name: str, values: list[Any]) -> None:
 @pytest.mark.parametrize("name", ["std", "var"])
 @pytest.mark.parametrize("correction", [3, 5, 3.5])
 @pytest.mark.parametrize("values", [[1.0, 2.0, 4.0], [2.0, 2.0, 2.0], [1.0]])
-def test_std_var_without_degrees_of_freedom(name: str, correction: Any,
-                                            values: list[float]) -> None:
+def test_std_var_without_degrees_of_freedom(
+    name: str, correction: Any, values: list[float]
+) -> None:
     agree(gradient(lambda x: getattr(x, name)(correction=correction), values))
 
 
@@ -123,8 +129,9 @@ def test_pow_at_zero_base_and_zero_exponent() -> None:
 def test_division_backward_for_a_huge_divisor(dtype: str) -> None:
     def program(lib: Any) -> Any:
         x = lib.tensor([1.0, 1.0, 1.0], dtype=getattr(lib, dtype), requires_grad=True)
-        y = lib.tensor([2e19, -3e19, 1e-30], dtype=getattr(lib, dtype),
-                       requires_grad=True)
+        y = lib.tensor(
+            [2e19, -3e19, 1e-30], dtype=getattr(lib, dtype), requires_grad=True
+        )
         out = x / y
         out.sum().backward()
         return out, x.grad, y.grad
@@ -158,11 +165,15 @@ def test_remainder_of_a_number_has_no_derivative() -> None:
             y.sum().backward()
 
 
-@pytest.mark.parametrize("make", [
-    lambda x: x // 2,
-    lambda x: 3.0 // x,
-    lambda lib_x: lib_x.floor_divide(lib_x),
-], ids=["tensor_number", "number_tensor", "tensor_tensor"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x: x // 2,
+        lambda x: 3.0 // x,
+        lambda lib_x: lib_x.floor_divide(lib_x),
+    ],
+    ids=["tensor_number", "number_tensor", "tensor_tensor"],
+)
 def test_floor_divide_has_no_derivative(make: Any) -> None:
     torch = require_torch()
     for lib in (torch, st):
@@ -236,15 +247,19 @@ def test_maximum_minimum_with_nan(name: str) -> None:
     agree(program)
 
 
-@pytest.mark.parametrize("expression", [
-    lambda x: x.max(),
-    lambda x: x.min(),
-    lambda x: x.amax(),
-    lambda x: x.amin(),
-    lambda x: x.amax(0),
-    lambda x: x.max(0)[0],
-    lambda x: x.min(1)[0],
-], ids=["max", "min", "amax", "amin", "amax_dim", "max_dim", "min_dim"])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda x: x.max(),
+        lambda x: x.min(),
+        lambda x: x.amax(),
+        lambda x: x.amin(),
+        lambda x: x.amax(0),
+        lambda x: x.max(0)[0],
+        lambda x: x.min(1)[0],
+    ],
+    ids=["max", "min", "amax", "amin", "amax_dim", "max_dim", "min_dim"],
+)
 def test_max_backward_with_nan(expression: Any) -> None:
     agree(gradient(expression, [[1.0, nan, 3.0], [nan, 2.0, 2.0]]))
 
@@ -255,14 +270,18 @@ def test_sign_of_nan_and_zeros() -> None:
     agree(lambda lib: lib.sign(lib.tensor([True, False])))
 
 
-@pytest.mark.parametrize("expression", [
-    lambda x: x.clamp(min=nan),
-    lambda x: x.clamp(max=nan),
-    lambda x: x.clamp(nan, 1),
-    lambda x: x.clamp(0, nan),
-    lambda x: x.clamp_min(nan),
-    lambda x: x.clamp(0, 1),
-], ids=["min", "max", "low", "high", "clamp_min", "nan_input"])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda x: x.clamp(min=nan),
+        lambda x: x.clamp(max=nan),
+        lambda x: x.clamp(nan, 1),
+        lambda x: x.clamp(0, nan),
+        lambda x: x.clamp_min(nan),
+        lambda x: x.clamp(0, 1),
+    ],
+    ids=["min", "max", "low", "high", "clamp_min", "nan_input"],
+)
 def test_clamp_with_nan(expression: Any) -> None:
     agree(gradient(expression, [-1.0, 0.5, 2.0, nan]))
 
@@ -272,19 +291,33 @@ def test_clamp_with_nan(expression: Any) -> None:
 # ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("expression", [
-    lambda lib: lib.tensor([2**62]) * 4,
-    lambda lib: lib.tensor([3]) ** 100,
-    lambda lib: lib.tensor([3, -3, 2]) ** (10**18),
-    lambda lib: lib.tensor([2**62, 2**62]).sum(),
-    lambda lib: lib.tensor([2**62, 2**62]).prod(),
-    lambda lib: lib.tensor([1]) + 2**63,
-    lambda lib: lib.tensor([-(2**63)]) - 1,
-    lambda lib: lib.tensor([-(2**63)]) // -1,
-    lambda lib: lib.tensor([[2**62, 2**62]]) @ lib.tensor([[2], [2]]),
-    lambda lib: lib.tensor([2**62]).mul_(4),
-], ids=["mul", "pow", "huge_pow", "sum", "prod", "add", "sub", "floordiv",
-        "matmul", "in_place"])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda lib: lib.tensor([2**62]) * 4,
+        lambda lib: lib.tensor([3]) ** 100,
+        lambda lib: lib.tensor([3, -3, 2]) ** (10**18),
+        lambda lib: lib.tensor([2**62, 2**62]).sum(),
+        lambda lib: lib.tensor([2**62, 2**62]).prod(),
+        lambda lib: lib.tensor([1]) + 2**63,
+        lambda lib: lib.tensor([-(2**63)]) - 1,
+        lambda lib: lib.tensor([-(2**63)]) // -1,
+        lambda lib: lib.tensor([[2**62, 2**62]]) @ lib.tensor([[2], [2]]),
+        lambda lib: lib.tensor([2**62]).mul_(4),
+    ],
+    ids=[
+        "mul",
+        "pow",
+        "huge_pow",
+        "sum",
+        "prod",
+        "add",
+        "sub",
+        "floordiv",
+        "matmul",
+        "in_place",
+    ],
+)
 def test_int64_wraps_around(expression: Any) -> None:
     agree(expression)
 
@@ -293,26 +326,42 @@ def test_int64_wraps_around(expression: Any) -> None:
 def test_special_floats_to_int64(dtype: str) -> None:
     values = [nan, inf, -inf, 1e30, -1e30, 1e19, 2.5e18, -2.7, 0.9]
     agree(lambda lib: lib.tensor(values, dtype=getattr(lib, dtype)).long())
-    agree(lambda lib: lib.tensor(values, dtype=getattr(lib, dtype)).sum(
-        dtype=lib.int64))
+    agree(
+        lambda lib: lib.tensor(values, dtype=getattr(lib, dtype)).sum(dtype=lib.int64)
+    )
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.tensor([5]) // 0,
-    lambda lib: lib.tensor([5]) % 0,
-    lambda lib: lib.div(lib.tensor([5]), 0, rounding_mode="trunc"),
-    lambda lib: lib.tensor(5.0).split(1),
-    lambda lib: lib.tensor(5.0).chunk(1),
-    lambda lib: lib.tensor(5.0).narrow(0, 0, 1),
-    lambda lib: lib.tensor([1]).fill_(2**63),
-    lambda lib: lib.tensor([1]).fill_(1e30),
-    lambda lib: lib.tensor([1.0]).fill_(1e300),
-    lambda lib: lib.tensor([1.0]).clamp(max=1e300),
-    lambda lib: lib.tensor([1.0]).clamp(min=-1e300),
-    lambda lib: lib.tensor([1.0], requires_grad=True).sum(dtype=lib.int64),
-], ids=["floordiv_zero", "remainder_zero", "trunc_zero", "split_0d", "chunk_0d",
-        "narrow_0d", "fill_int_overflow", "fill_int_float", "fill_float32",
-        "clamp_max_float32", "clamp_min_float32", "sum_int_grad"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.tensor([5]) // 0,
+        lambda lib: lib.tensor([5]) % 0,
+        lambda lib: lib.div(lib.tensor([5]), 0, rounding_mode="trunc"),
+        lambda lib: lib.tensor(5.0).split(1),
+        lambda lib: lib.tensor(5.0).chunk(1),
+        lambda lib: lib.tensor(5.0).narrow(0, 0, 1),
+        lambda lib: lib.tensor([1]).fill_(2**63),
+        lambda lib: lib.tensor([1]).fill_(1e30),
+        lambda lib: lib.tensor([1.0]).fill_(1e300),
+        lambda lib: lib.tensor([1.0]).clamp(max=1e300),
+        lambda lib: lib.tensor([1.0]).clamp(min=-1e300),
+        lambda lib: lib.tensor([1.0], requires_grad=True).sum(dtype=lib.int64),
+    ],
+    ids=[
+        "floordiv_zero",
+        "remainder_zero",
+        "trunc_zero",
+        "split_0d",
+        "chunk_0d",
+        "narrow_0d",
+        "fill_int_overflow",
+        "fill_int_float",
+        "fill_float32",
+        "clamp_max_float32",
+        "clamp_min_float32",
+        "sum_int_grad",
+    ],
+)
 def test_runtime_errors_as_torch(make: Any) -> None:
     same_error(make)
 
@@ -342,29 +391,44 @@ def test_mT_of_0d_and_1d() -> None:
     same_error(lambda lib: lib.tensor([1.0]).mT)
 
 
-@pytest.mark.parametrize("shapes", [
-    ((2, 3, 0), (2, 0, 4)), ((3, 0), (2, 0, 4)), ((2, 2, 0), (0, 2)), ((2, 0), (0,)),
-])
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((2, 3, 0), (2, 0, 4)),
+        ((3, 0), (2, 0, 4)),
+        ((2, 2, 0), (0, 2)),
+        ((2, 0), (0,)),
+    ],
+)
 def test_matmul_with_an_empty_inner_dimension(shapes: Any) -> None:
     a, b = shapes
     agree(lambda lib: lib.matmul(lib.zeros(a), lib.zeros(b)))
 
 
-@pytest.mark.parametrize("shapes", [
-    ((2,), (2,)), ((2, 2), (2, 2)), ((2, 2), (2,)), ((2, 2, 2), (2, 2, 2)),
-    ((2, 2, 2), (2, 2)), ((0,), (0,)),
-])
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((2,), (2,)),
+        ((2, 2), (2, 2)),
+        ((2, 2), (2,)),
+        ((2, 2, 2), (2, 2, 2)),
+        ((2, 2, 2), (2, 2)),
+        ((0,), (0,)),
+    ],
+)
 def test_matmul_of_bools_raises(shapes: Any) -> None:
     a, b = shapes
-    same_error(lambda lib: lib.matmul(lib.ones(a, dtype=lib.bool),
-                                      lib.ones(b, dtype=lib.bool)))
+    same_error(
+        lambda lib: lib.matmul(lib.ones(a, dtype=lib.bool), lib.ones(b, dtype=lib.bool))
+    )
 
 
 @pytest.mark.parametrize("shapes", [((3, 0), (0, 3)), ((0, 2), (2, 3)), ((2, 0), (0,))])
 def test_empty_matmul_of_bools_succeeds(shapes: Any) -> None:
     a, b = shapes
-    agree(lambda lib: lib.matmul(lib.ones(a, dtype=lib.bool),
-                                 lib.ones(b, dtype=lib.bool)))
+    agree(
+        lambda lib: lib.matmul(lib.ones(a, dtype=lib.bool), lib.ones(b, dtype=lib.bool))
+    )
 
 
 @pytest.mark.parametrize("method", ["fill_", "zero_", "masked_fill_", "setitem"])
@@ -385,14 +449,18 @@ def test_fills_of_expanded_tensors_succeed(method: str) -> None:
     agree(program)
 
 
-@pytest.mark.parametrize("make", [
-    lambda x: x.add_(1),
-    lambda x: x.mul_(2),
-    lambda x: x.clamp_(0, 1),
-    lambda x: x.relu_(),
-    lambda x: x.copy_(x.new_ones(3)),
-    lambda x: x.__setitem__((slice(None), 1), 0.0),
-], ids=["add_", "mul_", "clamp_", "relu_", "copy_", "slice_setitem"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x: x.add_(1),
+        lambda x: x.mul_(2),
+        lambda x: x.clamp_(0, 1),
+        lambda x: x.relu_(),
+        lambda x: x.copy_(x.new_ones(3)),
+        lambda x: x.__setitem__((slice(None), 1), 0.0),
+    ],
+    ids=["add_", "mul_", "clamp_", "relu_", "copy_", "slice_setitem"],
+)
 def test_other_in_place_ops_of_expanded_tensors_raise(make: Any) -> None:
     same_error(lambda lib: make(lib.zeros(1, 3).expand(2, 3)))
 
@@ -419,27 +487,38 @@ def test_alpha_checks() -> None:
     same_error(lambda lib: lib.sub(lib.tensor([1]), lib.tensor([1]), alpha=0.5))
     same_error(lambda lib: lib.tensor([1.0]).add_(lib.tensor([1.0]), alpha=True))
     agree(lambda lib: lib.add(lib.tensor([1.0]), 1, alpha=0.5))
-    agree(lambda lib: lib.tensor([1.5], dtype=lib.float64).add_(
-        lib.tensor(1.43), alpha=-1.5))
+    agree(
+        lambda lib: lib.tensor([1.5], dtype=lib.float64).add_(
+            lib.tensor(1.43), alpha=-1.5
+        )
+    )
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.tensor([1, 2]).__iand__(0.5),
-    lambda lib: lib.tensor([True]).__ior__(lib.tensor([1.5])),
-    lambda lib: lib.tensor([1]).__ixor__(lib.tensor([1.0, 2.0, 3.0])),
-    lambda lib: lib.tensor([True]).__ifloordiv__(lib.ones(2, 1, dtype=lib.bool)),
-], ids=["int_and_float", "bool_or_float", "shape", "floordiv_shape"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.tensor([1, 2]).__iand__(0.5),
+        lambda lib: lib.tensor([True]).__ior__(lib.tensor([1.5])),
+        lambda lib: lib.tensor([1]).__ixor__(lib.tensor([1.0, 2.0, 3.0])),
+        lambda lib: lib.tensor([True]).__ifloordiv__(lib.ones(2, 1, dtype=lib.bool)),
+    ],
+    ids=["int_and_float", "bool_or_float", "shape", "floordiv_shape"],
+)
 def test_in_place_bitwise_errors(make: Any) -> None:
     same_error(make)
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.tensor(b"x"),
-    lambda lib: lib.tensor([1])["a"],
-    lambda lib: lib.tensor([1]).permute(),
-    lambda lib: lib.tensor([1.0]).view(),
-    lambda lib: lib.tensor([1.0]).reshape(),
-], ids=["bytes", "str_index", "permute", "view", "reshape"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.tensor(b"x"),
+        lambda lib: lib.tensor([1])["a"],
+        lambda lib: lib.tensor([1]).permute(),
+        lambda lib: lib.tensor([1.0]).view(),
+        lambda lib: lib.tensor([1.0]).reshape(),
+    ],
+    ids=["bytes", "str_index", "permute", "view", "reshape"],
+)
 def test_type_errors(make: Any) -> None:
     same_error(make, match_message=False)
 
@@ -459,22 +538,30 @@ def test_permute_backward_of_a_0d_tensor() -> None:
 
 
 def test_setitem_checks_the_leaf_before_the_index() -> None:
-    same_error(lambda lib: lib.zeros(2, requires_grad=True).__setitem__(
-        lib.tensor([5]), 1.0))
+    same_error(
+        lambda lib: lib.zeros(2, requires_grad=True).__setitem__(lib.tensor([5]), 1.0)
+    )
 
 
 def test_trunc_division_keeps_the_sign_of_zero() -> None:
-    agree(lambda lib: 0.5 // lib.div(lib.tensor([-0.85, 0.85]), 1.79,
-                                     rounding_mode="trunc"))
+    agree(
+        lambda lib: (
+            0.5 // lib.div(lib.tensor([-0.85, 0.85]), 1.79, rounding_mode="trunc")
+        )
+    )
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.zeros(2**40),
-    lambda lib: lib.zeros(2**62, 4),
-    lambda lib: lib.ones(2**20, 2**21),
-    lambda lib: lib.full((2**41,), 1.0),
-    lambda lib: lib.arange(2**42),
-], ids=["zeros", "overflow", "ones", "full", "arange"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.zeros(2**40),
+        lambda lib: lib.zeros(2**62, 4),
+        lambda lib: lib.ones(2**20, 2**21),
+        lambda lib: lib.full((2**41,), 1.0),
+        lambda lib: lib.arange(2**42),
+    ],
+    ids=["zeros", "overflow", "ones", "full", "arange"],
+)
 def test_huge_allocations_raise_runtime_error(make: Any) -> None:
     same_error(make, match_message=False)
 
@@ -493,21 +580,27 @@ def test_batched_matmul_and_copying_reshape_are_not_views() -> None:
     agree(program)
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.ones(3, dtype=lib.bool) // lib.ones(2, dtype=lib.bool),
-    lambda lib: lib.ones(3, dtype=lib.bool) % lib.ones(2, dtype=lib.bool),
-    lambda lib: lib.ones(3) | lib.ones(2),
-    lambda lib: lib.ones(3) & lib.ones(2, dtype=lib.bool),
-    lambda lib: lib.pow(lib.ones(3, dtype=lib.bool), lib.ones(2, dtype=lib.bool)),
-    lambda lib: lib.ones(1, 1, dtype=lib.bool).pow_(lib.ones(2, 3, dtype=lib.bool)),
-], ids=["floordiv", "remainder", "or", "and", "pow", "pow_"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.ones(3, dtype=lib.bool) // lib.ones(2, dtype=lib.bool),
+        lambda lib: lib.ones(3, dtype=lib.bool) % lib.ones(2, dtype=lib.bool),
+        lambda lib: lib.ones(3) | lib.ones(2),
+        lambda lib: lib.ones(3) & lib.ones(2, dtype=lib.bool),
+        lambda lib: lib.pow(lib.ones(3, dtype=lib.bool), lib.ones(2, dtype=lib.bool)),
+        lambda lib: lib.ones(1, 1, dtype=lib.bool).pow_(lib.ones(2, 3, dtype=lib.bool)),
+    ],
+    ids=["floordiv", "remainder", "or", "and", "pow", "pow_"],
+)
 def test_shapes_are_checked_before_dtypes(make: Any) -> None:
     same_error(make, match_message=False)
 
 
 def test_masked_fill_mask_type_is_checked_first() -> None:
-    same_error(lambda lib: lib.zeros(2, requires_grad=True).masked_fill_(True, 1.0),
-               match_message=False)
+    same_error(
+        lambda lib: lib.zeros(2, requires_grad=True).masked_fill_(True, 1.0),
+        match_message=False,
+    )
 
 
 @pytest.mark.parametrize("dim", [-2, 0, 5])
@@ -544,16 +637,19 @@ def test_saved_multi_output_views_changed_in_place(case: str) -> None:
     same_error(lambda lib: _modified_multi_output_view(lib, case), match_message=False)
 
 
-@pytest.mark.parametrize("statement", [
-    "x[[0, 1]] = lib.tensor(True)",
-    "x[[True, False, True]] = lib.tensor(True)",
-    "x[x == 0] = lib.tensor(2)",
-    "x[x == 0] = lib.tensor([2])",
-    "x[x == 0] = lib.tensor([2, 3, 4])",
-    "x[lib.tensor([0, 5])] = lib.tensor(True)",
-    "x[[True, False, True]] = lib.tensor([1, 2])",
-    "x = lib.zeros(0); x[[0, -1]] = lib.tensor([True])",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "x[[0, 1]] = lib.tensor(True)",
+        "x[[True, False, True]] = lib.tensor(True)",
+        "x[x == 0] = lib.tensor(2)",
+        "x[x == 0] = lib.tensor([2])",
+        "x[x == 0] = lib.tensor([2, 3, 4])",
+        "x[lib.tensor([0, 5])] = lib.tensor(True)",
+        "x[[True, False, True]] = lib.tensor([1, 2])",
+        "x = lib.zeros(0); x[[0, -1]] = lib.tensor([True])",
+    ],
+)
 def test_setitem_with_another_dtype(statement: str) -> None:
     def program(lib: Any) -> Any:
         space = {"lib": lib, "x": lib.zeros(3)}
@@ -593,11 +689,15 @@ def test_overwritten_values_get_zero_not_nan(method: str) -> None:
     agree(program)
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.where(True, lib.ones(2), 2.0),
-    lambda lib: lib.where(lib.ones(2) > 0, lib.ones(2), 1e300),
-    lambda lib: lib.where(lib.ones(2) > 0, 1e300, 0.0),
-], ids=["condition_bool", "other_overflow", "input_overflow"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.where(True, lib.ones(2), 2.0),
+        lambda lib: lib.where(lib.ones(2) > 0, lib.ones(2), 1e300),
+        lambda lib: lib.where(lib.ones(2) > 0, 1e300, 0.0),
+    ],
+    ids=["condition_bool", "other_overflow", "input_overflow"],
+)
 def test_where_checks(make: Any) -> None:
     same_error(make, match_message=False)
 
@@ -613,10 +713,18 @@ def test_where_with_numbers() -> None:
 def test_std_var_along_a_dim_without_degrees_of_freedom(
     name: str, correction: int, keepdim: bool
 ) -> None:
-    agree(gradient(lambda x: getattr(x, name)(0, correction=correction,
-                                              keepdim=keepdim), [1.0, 2.0, 4.0]))
-    agree(gradient(lambda x: getattr(x, name)(1, correction=correction),
-                   [[1.0, 2.0, 4.0], [1.0, 1.0, 1.0]]))
+    agree(
+        gradient(
+            lambda x: getattr(x, name)(0, correction=correction, keepdim=keepdim),
+            [1.0, 2.0, 4.0],
+        )
+    )
+    agree(
+        gradient(
+            lambda x: getattr(x, name)(1, correction=correction),
+            [[1.0, 2.0, 4.0], [1.0, 1.0, 1.0]],
+        )
+    )
 
 
 def test_prod_of_a_0d_infinity() -> None:

@@ -44,15 +44,21 @@ def test_generator_is_a_function_of_the_seed() -> None:
 def test_checker_catches_a_disagreement() -> None:
     """A program that the engine gets wrong must be reported, not passed."""
     torch = require_torch()
-    program = fuzz.Program(0, [
-        "x = torch.tensor([1.0, 2.0]).requires_grad_()",
-        "y = x.exp()",
-    ])
+    program = fuzz.Program(
+        0,
+        [
+            "x = torch.tensor([1.0, 2.0]).requires_grad_()",
+            "y = x.exp()",
+        ],
+    )
     assert fuzz.check(program, torch) is None
-    wrong = fuzz.Program(0, [
-        "x = torch.tensor([1.0, 2.0]).requires_grad_()",
-        "y = x.exp() if torch.__name__ == 'torch' else x.sin()",
-    ])
+    wrong = fuzz.Program(
+        0,
+        [
+            "x = torch.tensor([1.0, 2.0]).requires_grad_()",
+            "y = x.exp() if torch.__name__ == 'torch' else x.sin()",
+        ],
+    )
     assert "y:" in (fuzz.check(wrong, torch) or "")
     raising = fuzz.Program(0, ["y = torch.tensor([1.0]).view(3)"])
     assert fuzz.check(raising, torch) is None
@@ -69,8 +75,11 @@ def test_checker_sees_a_failed_line_that_changed_a_tensor(line: str) -> None:
 def test_checker_catches_a_failed_line_that_changed_a_tensor() -> None:
     """The engine's version of the line changes ``x``, then both raise."""
     torch = require_torch()
-    program = fuzz.Program(0, [
-        "x = torch.zeros(3)",
-        "_ = x.add_(1) if torch.__name__ != 'torch' else x; x.view(7)",
-    ])
+    program = fuzz.Program(
+        0,
+        [
+            "x = torch.zeros(3)",
+            "_ = x.add_(1) if torch.__name__ != 'torch' else x; x.view(7)",
+        ],
+    )
     assert "changed x" in (fuzz.check(program, torch) or "")

@@ -53,8 +53,14 @@ def test_decorators_with_and_without_parentheses() -> None:
 
         with L.no_grad():
             turned_on = enabled()
-        return (with_parens(), bare(), turned_on, disabled(), L.is_grad_enabled(),
-                bare.__name__)
+        return (
+            with_parens(),
+            bare(),
+            turned_on,
+            disabled(),
+            L.is_grad_enabled(),
+            bare.__name__,
+        )
 
     assert both(run) == ((False, False, True, False, True, "bare"),) * 2
 
@@ -150,8 +156,20 @@ def _nested_same_mode(L: Any) -> list[bool]:
 def test_same_mode_nested_restores_the_outer_mode() -> None:
     ours, theirs = both(_nested_same_mode)
     assert ours == theirs
-    assert ours == [False, False, True, True, True, False,
-                    False, False, True, True, False, True]
+    assert ours == [
+        False,
+        False,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        True,
+        True,
+        False,
+        True,
+    ]
 
 
 def test_nested_decorators_restore_the_outer_mode() -> None:
@@ -193,8 +211,20 @@ def test_nested_decorators_restore_the_outer_mode() -> None:
 
     ours, theirs = both(run)
     assert ours == theirs
-    assert ours == [False, False, True, True, True, False,
-                    False, False, True, True, False, True]
+    assert ours == [
+        False,
+        False,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        True,
+        True,
+        False,
+        True,
+    ]
 
 
 def test_nested_same_mode_records_as_torch() -> None:

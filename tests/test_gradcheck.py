@@ -40,7 +40,7 @@ class DetachedCube(st.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: Any) -> Any:
         ctx.save_for_backward(x)
-        return x ** 3
+        return x**3
 
     @staticmethod
     def backward(ctx: Any, grad_output: Any) -> Any:
@@ -68,7 +68,10 @@ def test_raises_gradcheck_error_naming_input_and_element() -> None:
 
 
 def test_returns_false_without_raising() -> None:
-    assert gradcheck(WrongSquare.apply, (double([1.0, 2.0]),), raise_exception=False) is False
+    assert (
+        gradcheck(WrongSquare.apply, (double([1.0, 2.0]),), raise_exception=False)
+        is False
+    )
 
 
 def test_mismatch_in_second_input_is_named() -> None:
@@ -112,7 +115,9 @@ def test_float32_inputs_warn() -> None:
 
 
 def test_needs_an_input_that_requires_grad() -> None:
-    with pytest.raises(ValueError, match="at least one input tensor to require gradient"):
+    with pytest.raises(
+        ValueError, match="at least one input tensor to require gradient"
+    ):
         gradcheck(lambda a: a * 2, (st.tensor([1.0], dtype=st.float64),))
 
 

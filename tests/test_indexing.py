@@ -40,22 +40,65 @@ def run(lib: Any, code: str, env: dict[str, Any]) -> Any:
 
 GETITEM = [
     # basic: views
-    "x[0]", "x[-1]", "x[0, 0]", "x[0][1]", "x[..., 0]", "x[0, 1:]", "x[:]", "x[...]",
-    "x[()]", "x[:, :]", "x[:, 0:7]", "x[None]", "x[:, None]", "x[..., None]",
-    "x[None, ..., None]", "x[1:4:2, ::3, 2:, -1]", "x[-1, -2:, :-3:2]", "x[5:100]",
-    "x[2:1]", "x[:, 0]", "x[0:, None]", "x[torch.tensor(1)]", "x[torch.tensor(-1), 2]",
+    "x[0]",
+    "x[-1]",
+    "x[0, 0]",
+    "x[0][1]",
+    "x[..., 0]",
+    "x[0, 1:]",
+    "x[:]",
+    "x[...]",
+    "x[()]",
+    "x[:, :]",
+    "x[:, 0:7]",
+    "x[None]",
+    "x[:, None]",
+    "x[..., None]",
+    "x[None, ..., None]",
+    "x[1:4:2, ::3, 2:, -1]",
+    "x[-1, -2:, :-3:2]",
+    "x[5:100]",
+    "x[2:1]",
+    "x[:, 0]",
+    "x[0:, None]",
+    "x[torch.tensor(1)]",
+    "x[torch.tensor(-1), 2]",
     # advanced: copies
-    "x[[0, 1]]", "x[[0, 0, 1]]", "x[[-1, -5]]", "x[[]]", "x[torch.tensor([[0, 1]])]",
-    "x[[0, 1], :, [0, 1]]", "x[:, [0, 1], [0, 1]]", "x[0, :, [0, 1]]", "x[[0, 1], :, 0]",
-    "x[:, 0, :, [1, 2]]", "x[[0, 1], None, [0, 1]]", "x[:, [0, 1], None, [0, 1]]",
-    "x[..., [0, 1]]", "x[[0, 1], ..., [0, 1]]", "x[:, [[0], [1]], [0, 1, 2]]",
-    "x[None, [0, 1], :, [0, 1]]", "x[:, :, :, [1]][0]", "x[0, 1, [0, 1]]",
-    "x[0, :, 0, [0, 1]]", "x[[0, 1], 1:3, [[0], [1]]]", "x[[0, 1], [1, 2], [2, 3], [0, 1]]",
-    "x[[0, [1]]]", "x[[[0, 1], [1, 2]]]",
+    "x[[0, 1]]",
+    "x[[0, 0, 1]]",
+    "x[[-1, -5]]",
+    "x[[]]",
+    "x[torch.tensor([[0, 1]])]",
+    "x[[0, 1], :, [0, 1]]",
+    "x[:, [0, 1], [0, 1]]",
+    "x[0, :, [0, 1]]",
+    "x[[0, 1], :, 0]",
+    "x[:, 0, :, [1, 2]]",
+    "x[[0, 1], None, [0, 1]]",
+    "x[:, [0, 1], None, [0, 1]]",
+    "x[..., [0, 1]]",
+    "x[[0, 1], ..., [0, 1]]",
+    "x[:, [[0], [1]], [0, 1, 2]]",
+    "x[None, [0, 1], :, [0, 1]]",
+    "x[:, :, :, [1]][0]",
+    "x[0, 1, [0, 1]]",
+    "x[0, :, 0, [0, 1]]",
+    "x[[0, 1], 1:3, [[0], [1]]]",
+    "x[[0, 1], [1, 2], [2, 3], [0, 1]]",
+    "x[[0, [1]]]",
+    "x[[[0, 1], [1, 2]]]",
     # bools and masks
-    "x[True]", "x[False]", "x[True, [0, 1]]", "x[[0, 1], True]", "x[:, True, [0, 1]]",
-    "x[torch.tensor(True)]", "x[[True, False, True, False, True]]", "x[x > 700]",
-    "x[x[:, :, 0, 0] > 300]", "x[:, x[0, :, :, 0] > 30]", "x[0, x[0] > 100]",
+    "x[True]",
+    "x[False]",
+    "x[True, [0, 1]]",
+    "x[[0, 1], True]",
+    "x[:, True, [0, 1]]",
+    "x[torch.tensor(True)]",
+    "x[[True, False, True, False, True]]",
+    "x[x > 700]",
+    "x[x[:, :, 0, 0] > 300]",
+    "x[:, x[0, :, :, 0] > 30]",
+    "x[0, x[0] > 100]",
 ]
 
 
@@ -80,13 +123,37 @@ def test_getitem_matches_torch(code: str) -> None:
 
 
 GETITEM_ERRORS = [
-    "y[3]", "y[-4]", "y[0, 4]", "y[:, -5]", "y[0][5]", "y[[0, 3]]", "y[[0, -4]]",
-    "y[:, [5]]", "y[torch.tensor(5)]", "y[1.5]", "y[torch.tensor([1.0])]",
-    "y[torch.tensor(1.0)]", "y[torch.tensor([True, False])]", "y[[True, False]]",
-    "y[torch.zeros(3, 5, dtype=torch.bool)]", "y[::-1]", "y[::0]", "y[0, 0, 0]",
-    "y[[0, 1], [0, 1, 2]]", "y[None][0, 0, 3, 0]", "y[None, 0, 5]", "y[..., 4]", "z[0]", "z[:]", "z[[0]]",
-    "w[[0], :, [7]]", "w[:, :, [9]]", "w[[0, 1], [5, 0]]", "w[:, [0, 1], [5, 0]]",
-    "w[None, [5]]", "w[[0, 1], w[0, :2, 0] >= 0]",
+    "y[3]",
+    "y[-4]",
+    "y[0, 4]",
+    "y[:, -5]",
+    "y[0][5]",
+    "y[[0, 3]]",
+    "y[[0, -4]]",
+    "y[:, [5]]",
+    "y[torch.tensor(5)]",
+    "y[1.5]",
+    "y[torch.tensor([1.0])]",
+    "y[torch.tensor(1.0)]",
+    "y[torch.tensor([True, False])]",
+    "y[[True, False]]",
+    "y[torch.zeros(3, 5, dtype=torch.bool)]",
+    "y[::-1]",
+    "y[::0]",
+    "y[0, 0, 0]",
+    "y[[0, 1], [0, 1, 2]]",
+    "y[None][0, 0, 3, 0]",
+    "y[None, 0, 5]",
+    "y[..., 4]",
+    "z[0]",
+    "z[:]",
+    "z[[0]]",
+    "w[[0], :, [7]]",
+    "w[:, :, [9]]",
+    "w[[0, 1], [5, 0]]",
+    "w[:, [0, 1], [5, 0]]",
+    "w[None, [5]]",
+    "w[[0, 1], w[0, :2, 0] >= 0]",
 ]
 
 
@@ -95,11 +162,13 @@ def test_getitem_errors_match_torch(code: str) -> None:
     torch = require_torch()
     envs = []
     for lib in (st, torch):
-        envs.append({
-            "y": lib.arange(12).reshape(3, 4),
-            "z": lib.tensor(5),
-            "w": lib.zeros(3, 4, 5),
-        })
+        envs.append(
+            {
+                "y": lib.arange(12).reshape(3, 4),
+                "z": lib.tensor(5),
+                "w": lib.zeros(3, 4, 5),
+            }
+        )
     ours, theirs = run(st, code, envs[0]), run(torch, code, envs[1])
     assert isinstance(theirs, tuple)
     assert ours == theirs
@@ -129,30 +198,71 @@ def test_index_with_zero_dim_tensors() -> None:
 # ----------------------------------------------------------------------
 
 SETITEM = [
-    "b[0] = 5", "b[0] = y", "b[:] = 5", "b[...] = 5", "b[()] = 5", "b[:, :] = 5",
-    "b[:] = torch.tensor(5.)", "b[:] = y", "b[...] = y", "b[..., None] = 1",
-    "b[None] = 1", "b[True] = 2", "b[False] = 2", "b[torch.tensor(1)] = 3",
+    "b[0] = 5",
+    "b[0] = y",
+    "b[:] = 5",
+    "b[...] = 5",
+    "b[()] = 5",
+    "b[:, :] = 5",
+    "b[:] = torch.tensor(5.)",
+    "b[:] = y",
+    "b[...] = y",
+    "b[..., None] = 1",
+    "b[None] = 1",
+    "b[True] = 2",
+    "b[False] = 2",
+    "b[torch.tensor(1)] = 3",
     "b[0, 0] = torch.tensor(2.0, dtype=torch.float64)",
-    "b[0] = torch.tensor([1, 2, 3, 4])", "b[0] = y.reshape(1, 4)", "b[1:, 0] = y[:2]",
-    "b[0, ::2] = y[:2]", "b[[0, 1]] = 5", "b[[0, 1]] = y", "b[0, [1, 2]] = 5",
-    "b[0, [1, 2]] = y[:2]", "b[b > 4] = 0", "b[b > 4] = y.sum()",
-    "b[[True, False, True]] = y", "b[[0, 0]] = torch.stack([y, y * 2])",
-    "b[[0]] = y.reshape(1, 1, 4)", "b[[0, 1], [0, 1]] = y[:2].reshape(1, 2)",
+    "b[0] = torch.tensor([1, 2, 3, 4])",
+    "b[0] = y.reshape(1, 4)",
+    "b[1:, 0] = y[:2]",
+    "b[0, ::2] = y[:2]",
+    "b[[0, 1]] = 5",
+    "b[[0, 1]] = y",
+    "b[0, [1, 2]] = 5",
+    "b[0, [1, 2]] = y[:2]",
+    "b[b > 4] = 0",
+    "b[b > 4] = y.sum()",
+    "b[[True, False, True]] = y",
+    "b[[0, 0]] = torch.stack([y, y * 2])",
+    "b[[0]] = y.reshape(1, 1, 4)",
+    "b[[0, 1], [0, 1]] = y[:2].reshape(1, 2)",
     "b[[0, 1]] = y[:2].reshape(2, 1)",
     # errors
-    "b[0] = torch.ones(2, 4)", "b[0] = torch.ones(5)", "b[[0, 1]] = torch.ones(3)",
-    "b[[0]] = torch.ones(1, 2, 4)", "b[::-1] = 0", "b[5] = 0", "b[[5]] = 0",
-    "b[0, 0, 0] = 0", "b[[0]] = torch.tensor([2.0], dtype=torch.float64)",
-    "b[0] = 'a'", "b[0] = None", "b[0] = 1e40",
+    "b[0] = torch.ones(2, 4)",
+    "b[0] = torch.ones(5)",
+    "b[[0, 1]] = torch.ones(3)",
+    "b[[0]] = torch.ones(1, 2, 4)",
+    "b[::-1] = 0",
+    "b[5] = 0",
+    "b[[5]] = 0",
+    "b[0, 0, 0] = 0",
+    "b[[0]] = torch.tensor([2.0], dtype=torch.float64)",
+    "b[0] = 'a'",
+    "b[0] = None",
+    "b[0] = 1e40",
     # in-place operations on views of a tensor in the graph
-    "b[1:].mul_(y)", "b[1:].mul_(2)", "b[0][1:].add_(y[:3])", "b.t()[1].mul_(y[:3])",
-    "b[:, 1].exp_()", "b[0].copy_(y)", "b[0].zero_()", "b[0].fill_(3)",
-    "b[0].masked_fill_(y > 15, 0.5)", "b[0].clamp_(0, 2)", "b[0].sqrt_()",
-    "b[0].pow_(2)", "b[1].sub_(y, alpha=2)", "b[0].unsqueeze(0).mul_(y)",
-    "b.view(2, 6)[1].mul_(3)", "b[0][[1, 2]] = y[:2]",
+    "b[1:].mul_(y)",
+    "b[1:].mul_(2)",
+    "b[0][1:].add_(y[:3])",
+    "b.t()[1].mul_(y[:3])",
+    "b[:, 1].exp_()",
+    "b[0].copy_(y)",
+    "b[0].zero_()",
+    "b[0].fill_(3)",
+    "b[0].masked_fill_(y > 15, 0.5)",
+    "b[0].clamp_(0, 2)",
+    "b[0].sqrt_()",
+    "b[0].pow_(2)",
+    "b[1].sub_(y, alpha=2)",
+    "b[0].unsqueeze(0).mul_(y)",
+    "b.view(2, 6)[1].mul_(3)",
+    "b[0][[1, 2]] = y[:2]",
     # views taken before an in-place change see it
-    "v = b[0]; b.mul_(2); b = v", "v = b[1]; b[0] = y; b = b + v",
-    "v = b[:, 1:]; v[0] = y[:3]; b = b * v.sum()", "v = b.t(); b[1] = y; b = v * 1",
+    "v = b[0]; b.mul_(2); b = v",
+    "v = b[1]; b[0] = y; b = b + v",
+    "v = b[:, 1:]; v[0] = y[:3]; b = b * v.sum()",
+    "v = b.t(); b[1] = y; b = v * 1",
     "v = b[0]; b[0, 1] = 7; b = v.expand(2, 4)",
 ]
 
@@ -166,7 +276,9 @@ def _setitem_outcome(lib: Any, code: str) -> Any:
     except Exception as error:  # noqa: BLE001 - the error is the outcome
         return (type(error).__name__, str(error)), None, None, None
     b = env["b"]
-    weight = lib.tensor([float(i + 1) for i in range(b.numel())]).reshape(tuple(b.shape))
+    weight = lib.tensor([float(i + 1) for i in range(b.numel())]).reshape(
+        tuple(b.shape)
+    )
     (b * weight).sum().backward()
     return graph(b.grad_fn), b, x.grad, y.grad
 
@@ -184,13 +296,25 @@ def test_setitem_and_inplace_views_match_torch(code: str) -> None:
 
 
 SETITEM_DTYPES = [
-    "i[0] = 1.7", "i[[1]] = 2.9", "i[0] = torch.tensor(2.5)", "i[0] = True",
-    "i[0:2] = torch.tensor([1.5, 2.5])", "i[i == 0] = -1.5", "i[0] = 2**70",
-    "i[0] = float('nan')", "f[[1]] = torch.tensor([2], dtype=torch.long)",
-    "f[0] = float('inf')", "f[[0]] = 1e40", "bo[0] = 5", "bo[[1]] = 0.5",
+    "i[0] = 1.7",
+    "i[[1]] = 2.9",
+    "i[0] = torch.tensor(2.5)",
+    "i[0] = True",
+    "i[0:2] = torch.tensor([1.5, 2.5])",
+    "i[i == 0] = -1.5",
+    "i[0] = 2**70",
+    "i[0] = float('nan')",
+    "f[[1]] = torch.tensor([2], dtype=torch.long)",
+    "f[0] = float('inf')",
+    "f[[0]] = 1e40",
+    "bo[0] = 5",
+    "bo[[1]] = 0.5",
     "f[torch.tensor([True, False, True])] = torch.tensor([5., 6.])",
     "f[torch.tensor([True, False, True])] = torch.tensor([5., 6., 7.])",
-    "f[:2] = [1, 2]", "i.add_(1.5)", "e.add_(1)", "e[0] = 1",
+    "f[:2] = [1, 2]",
+    "i.add_(1.5)",
+    "e.add_(1)",
+    "e[0] = 1",
 ]
 
 
@@ -302,9 +426,13 @@ def index_cases(draw: Any) -> tuple[tuple[int, ...], tuple[Any, ...]]:
             continue
         elif kind == "list":
             n = draw(st_.integers(1, 3))
-            items.append(draw(st_.lists(st_.integers(-size, size - 1), min_size=n, max_size=n)))
+            items.append(
+                draw(st_.lists(st_.integers(-size, size - 1), min_size=n, max_size=n))
+            )
         else:
-            items.append(("mask", draw(st_.lists(st_.booleans(), min_size=size, max_size=size))))
+            items.append(
+                ("mask", draw(st_.lists(st_.booleans(), min_size=size, max_size=size)))
+            )
         dim += 1
     if draw(st_.booleans()):
         items.insert(draw(st_.integers(0, len(items))), Ellipsis)
@@ -322,7 +450,9 @@ def _materialize(lib: Any, items: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 @given(index_cases())
-def test_random_indexing_matches_torch(case: tuple[tuple[int, ...], tuple[Any, ...]]) -> None:
+def test_random_indexing_matches_torch(
+    case: tuple[tuple[int, ...], tuple[Any, ...]],
+) -> None:
     torch = require_torch()
     shape, items = case
     count = 1

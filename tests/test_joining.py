@@ -10,13 +10,25 @@ import slowtorch_lib as st
 from tests.parity import assert_same, require_torch
 
 CASES = [
-    "torch.cat([a, b])", "torch.cat([a, b], 1)", "torch.cat([a, b], -1)",
-    "torch.cat([a, c])", "torch.cat([a, c], -2)", "torch.cat([a, e])",
-    "torch.cat([e, e])", "torch.cat((a,), 1)", "torch.cat([a.t(), b.t()], 1)",
-    "torch.cat([i, i.bool()])", "torch.cat([e, i])", "torch.concat([a, b])",
-    "torch.stack([a, b])", "torch.stack([a, b], 1)", "torch.stack([a, b], -1)",
-    "torch.stack([a, b.double()])", "torch.stack([s, s * 2])",
-    "torch.stack([s, torch.tensor(2)])", "torch.stack([a[:, 0], a[:, 1]], 1)",
+    "torch.cat([a, b])",
+    "torch.cat([a, b], 1)",
+    "torch.cat([a, b], -1)",
+    "torch.cat([a, c])",
+    "torch.cat([a, c], -2)",
+    "torch.cat([a, e])",
+    "torch.cat([e, e])",
+    "torch.cat((a,), 1)",
+    "torch.cat([a.t(), b.t()], 1)",
+    "torch.cat([i, i.bool()])",
+    "torch.cat([e, i])",
+    "torch.concat([a, b])",
+    "torch.stack([a, b])",
+    "torch.stack([a, b], 1)",
+    "torch.stack([a, b], -1)",
+    "torch.stack([a, b.double()])",
+    "torch.stack([s, s * 2])",
+    "torch.stack([s, torch.tensor(2)])",
+    "torch.stack([a[:, 0], a[:, 1]], 1)",
 ]
 
 
@@ -24,7 +36,9 @@ def _env(lib: Any) -> dict[str, Any]:
     a = lib.arange(6.0).reshape(2, 3).requires_grad_()
     b = lib.arange(6.0, 12.0).reshape(2, 3).requires_grad_()
     return {
-        "torch": lib, "a": a, "b": b,
+        "torch": lib,
+        "a": a,
+        "b": b,
         "c": lib.ones(1, 3, dtype=lib.int64),
         "e": lib.zeros(0),
         "i": lib.ones(1, 3, dtype=lib.int64),
@@ -56,10 +70,16 @@ def test_join_matches_torch(code: str) -> None:
 
 
 ERRORS = [
-    "torch.cat([a, torch.zeros(2)])", "torch.cat([a, torch.zeros(2, 4)])",
-    "torch.cat([a, b], 2)", "torch.cat([])", "torch.cat(a)",
-    "torch.cat([torch.tensor(1.)])", "torch.cat([a, torch.tensor(1.)])",
-    "torch.stack([a, c])", "torch.stack([])", "torch.stack([a, b], 3)",
+    "torch.cat([a, torch.zeros(2)])",
+    "torch.cat([a, torch.zeros(2, 4)])",
+    "torch.cat([a, b], 2)",
+    "torch.cat([])",
+    "torch.cat(a)",
+    "torch.cat([torch.tensor(1.)])",
+    "torch.cat([a, torch.tensor(1.)])",
+    "torch.stack([a, c])",
+    "torch.stack([])",
+    "torch.stack([a, b], 3)",
     "torch.stack(a)",
 ]
 

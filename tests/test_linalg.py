@@ -1,4 +1,5 @@
-"""Matrix products against PyTorch: every ``matmul`` shape case, grad_fn chains, errors."""
+"""Matrix products against PyTorch: every ``matmul`` shape case, grad_fn chains,
+errors."""
 
 from __future__ import annotations
 
@@ -37,7 +38,9 @@ def values(shape: tuple[int, ...], seed: int) -> list[float]:
     return [round(rng.uniform(-2, 2), 3) for _ in range(count)]
 
 
-def pair(lib: Any, shape: tuple[int, ...], seed: int, dtype_name: str = "float64") -> Any:
+def pair(
+    lib: Any, shape: tuple[int, ...], seed: int, dtype_name: str = "float64"
+) -> Any:
     flat = values(shape, seed)
     if dtype_name == "int64":
         flat = [int(v * 3) for v in flat]
@@ -74,11 +77,19 @@ def test_matmul_grad_fn_examples() -> None:
 @pytest.mark.parametrize("name", ["mm", "bmm", "mv", "dot", "matmul"])
 def test_named_products_match_torch(name: str) -> None:
     torch = require_torch()
-    shapes = {"mm": ((2, 3), (3, 4)), "bmm": ((2, 2, 3), (2, 3, 4)), "mv": ((2, 3), (3,)),
-              "dot": ((3,), (3,)), "matmul": ((2, 2, 3), (3,))}[name]
+    shapes = {
+        "mm": ((2, 3), (3, 4)),
+        "bmm": ((2, 2, 3), (2, 3, 4)),
+        "mv": ((2, 3), (3,)),
+        "dot": ((3,), (3,)),
+        "matmul": ((2, 2, 3), (3,)),
+    }[name]
     for dtype_name in ("float32", "float64", "int64"):
         a, b = pair(st, shapes[0], 3, dtype_name), pair(st, shapes[1], 4, dtype_name)
-        ta, tb = pair(torch, shapes[0], 3, dtype_name), pair(torch, shapes[1], 4, dtype_name)
+        ta, tb = (
+            pair(torch, shapes[0], 3, dtype_name),
+            pair(torch, shapes[1], 4, dtype_name),
+        )
         assert_same(getattr(st, name)(a, b), getattr(torch, name)(ta, tb))
         assert_same(getattr(a, name)(b), getattr(ta, name)(tb))
 
@@ -120,14 +131,24 @@ def test_product_errors_match_torch(case: tuple[str, Any, Any]) -> None:
 
 @pytest.mark.parametrize("name", ["mm", "bmm", "mv", "dot", "matmul"])
 def test_products_refuse_mixed_dtypes(name: str) -> None:
-    shapes = {"mm": ((2, 2), (2, 2)), "bmm": ((1, 2, 2), (1, 2, 2)), "mv": ((2, 2), (2,)),
-              "dot": ((2,), (2,)), "matmul": ((2, 2), (2, 2))}[name]
-    same_error(lambda L: getattr(L, name)(L.ones(*shapes[0]),
-                                          L.ones(*shapes[1], dtype=L.float64)))
+    shapes = {
+        "mm": ((2, 2), (2, 2)),
+        "bmm": ((1, 2, 2), (1, 2, 2)),
+        "mv": ((2, 2), (2,)),
+        "dot": ((2,), (2,)),
+        "matmul": ((2, 2), (2, 2)),
+    }[name]
+    same_error(
+        lambda L: getattr(L, name)(
+            L.ones(*shapes[0]), L.ones(*shapes[1], dtype=L.float64)
+        )
+    )
 
 
 def test_matmul_of_0d_tensor() -> None:
-    with pytest.raises(RuntimeError, match="both arguments to matmul need to be at least 1D"):
+    with pytest.raises(
+        RuntimeError, match="both arguments to matmul need to be at least 1D"
+    ):
         st.tensor(2.0) @ st.ones(3)
 
 

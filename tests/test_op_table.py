@@ -107,14 +107,19 @@ def test_gradients_match_torch(case: OpCase) -> None:
     theirs_loss.backward()
     for number, (mine, other) in enumerate(zip(ours_in, theirs_in)):
         if other.grad is None:
-            assert mine.grad is None, f"input {number} got a gradient torch does not give"
+            assert mine.grad is None, (
+                f"input {number} got a gradient torch does not give"
+            )
         else:
             assert mine.grad is not None, f"input {number} got no gradient"
             assert_same(mine.grad, other.grad)
 
 
-@pytest.mark.parametrize("case", [c for c in ALL_CASES if c.gradcheck],
-                         ids=[c.name for c in ALL_CASES if c.gradcheck])
+@pytest.mark.parametrize(
+    "case",
+    [c for c in ALL_CASES if c.gradcheck],
+    ids=[c.name for c in ALL_CASES if c.gradcheck],
+)
 def test_gradcheck(case: OpCase) -> None:
     inputs = make_inputs(case, st)
     assert gradcheck(lambda *xs: case.fn(st, *xs), tuple(inputs))
@@ -161,4 +166,6 @@ def test_table_covers_every_engine_operation() -> None:
         if sub.__module__.startswith("slowtorch_lib.ops")
     }
     missing = engine_ops - names - NOT_IN_FORWARD_GRAPHS
-    assert not missing, f"operations without a case in tests/op_table.py: {sorted(missing)}"
+    assert not missing, (
+        f"operations without a case in tests/op_table.py: {sorted(missing)}"
+    )

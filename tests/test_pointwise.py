@@ -62,8 +62,23 @@ BINARY = {
     "ge": operator.ge,
 }
 # Results computed with one IEEE operation: they must agree to the last bit.
-EXACT = {"add", "sub", "mul", "truediv", "floordiv", "mod", "eq", "ne", "lt", "le",
-         "gt", "ge", "and", "or", "xor"}
+EXACT = {
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "and",
+    "or",
+    "xor",
+}
 
 
 def make(lib: Any, values: list[Any], dtype_name: str) -> Any:
@@ -77,8 +92,12 @@ def outcome(fn: Callable[..., Any], *args: Any) -> tuple[Any, BaseException | No
         return None, error
 
 
-def assert_same_outcome(ours: tuple[Any, Any], theirs: tuple[Any, Any],
-                        exact: bool = False, signed_zeros: bool = True) -> None:
+def assert_same_outcome(
+    ours: tuple[Any, Any],
+    theirs: tuple[Any, Any],
+    exact: bool = False,
+    signed_zeros: bool = True,
+) -> None:
     """Both raised the same error, or both returned the same tensor."""
     (mine, my_error), (other, their_error) = ours, theirs
     if my_error is not None or their_error is not None:
@@ -92,8 +111,12 @@ def assert_same_outcome(ours: tuple[Any, Any], theirs: tuple[Any, Any],
                 assert math.copysign(1, a) == math.copysign(1, b), (a, b)
 
 
-def run_both(fn: Callable[..., Any], *make_args: Any, exact: bool = False,
-         signed_zeros: bool = True) -> None:
+def run_both(
+    fn: Callable[..., Any],
+    *make_args: Any,
+    exact: bool = False,
+    signed_zeros: bool = True,
+) -> None:
     """Runs ``fn(lib, *args)`` in both libraries; ``make_args`` are (values, dtype)
     pairs turned into tensors, or plain Python values passed as they are."""
     torch = require_torch()
@@ -102,8 +125,10 @@ def run_both(fn: Callable[..., Any], *make_args: Any, exact: bool = False,
         return [make(lib, *a) if isinstance(a, tuple) else a for a in make_args]
 
     assert_same_outcome(
-        outcome(fn, st, *args_for(st)), outcome(fn, torch, *args_for(torch)),
-        exact=exact, signed_zeros=signed_zeros,
+        outcome(fn, st, *args_for(st)),
+        outcome(fn, torch, *args_for(torch)),
+        exact=exact,
+        signed_zeros=signed_zeros,
     )
 
 
@@ -118,11 +143,19 @@ def run_both(fn: Callable[..., Any], *make_args: Any, exact: bool = False,
 def test_binary_operator_tensor_tensor(name: str, left: str, right: str) -> None:
     op = BINARY[name]
     exact = name in EXACT
-    run_both(lambda lib, a, b: op(a, b), (VALUES[left], left), (OTHER[right], right),
-         exact=exact)
+    run_both(
+        lambda lib, a, b: op(a, b),
+        (VALUES[left], left),
+        (OTHER[right], right),
+        exact=exact,
+    )
     # A 0-d right operand promotes differently from a dimensioned one.
-    run_both(lambda lib, a, b: op(a, b), (VALUES[left], left), (OTHER[right][1], right),
-         exact=exact)
+    run_both(
+        lambda lib, a, b: op(a, b),
+        (VALUES[left], left),
+        (OTHER[right][1], right),
+        exact=exact,
+    )
 
 
 @pytest.mark.parametrize("name", list(BINARY))
@@ -130,20 +163,30 @@ def test_binary_operator_tensor_tensor(name: str, left: str, right: str) -> None
 def test_binary_operator_with_python_scalars(name: str, dtype_name: str) -> None:
     op = BINARY[name]
     for scalar in SCALARS:
-        run_both(lambda lib, a: op(a, scalar), (VALUES[dtype_name], dtype_name),
-             exact=name in EXACT)
-        run_both(lambda lib, a: op(scalar, a), (VALUES[dtype_name], dtype_name),
-             exact=name in EXACT)
+        run_both(
+            lambda lib, a: op(a, scalar),
+            (VALUES[dtype_name], dtype_name),
+            exact=name in EXACT,
+        )
+        run_both(
+            lambda lib, a: op(scalar, a),
+            (VALUES[dtype_name], dtype_name),
+            exact=name in EXACT,
+        )
 
 
 @pytest.mark.parametrize("dtype_name", ["float32", "float64"])
-@pytest.mark.parametrize("name", ["add", "sub", "mul", "truediv", "floordiv", "mod",
-                                  "pow", "lt", "eq", "ne"])
+@pytest.mark.parametrize(
+    "name", ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "eq", "ne"]
+)
 def test_binary_operator_on_special_values(dtype_name: str, name: str) -> None:
     op = BINARY[name]
-    run_both(lambda lib, a, b: op(a, b),
-             (SPECIAL, dtype_name), (SPECIAL_OTHER, dtype_name),
-         exact=name != "pow")
+    run_both(
+        lambda lib, a, b: op(a, b),
+        (SPECIAL, dtype_name),
+        (SPECIAL_OTHER, dtype_name),
+        exact=name != "pow",
+    )
 
 
 def test_float32_arithmetic_is_bit_exact_float32() -> None:
@@ -193,9 +236,13 @@ def test_ieee_results_of_unary_functions() -> None:
 # ----------------------------------------------------------------------
 
 INPLACE = {
-    "iadd": operator.iadd, "isub": operator.isub, "imul": operator.imul,
-    "itruediv": operator.itruediv, "ipow": operator.ipow,
-    "ifloordiv": operator.ifloordiv, "imod": operator.imod,
+    "iadd": operator.iadd,
+    "isub": operator.isub,
+    "imul": operator.imul,
+    "itruediv": operator.itruediv,
+    "ipow": operator.ipow,
+    "ifloordiv": operator.ifloordiv,
+    "imod": operator.imod,
 }
 
 
@@ -205,7 +252,11 @@ def test_inplace_bitwise_operators() -> None:
             for other in ("int64", "bool", 2, True):
 
                 def run(lib: Any, x: Any) -> Any:
-                    right = make(lib, [1, 0, 1, 0, 3], other) if isinstance(other, str) else other
+                    right = (
+                        make(lib, [1, 0, 1, 0, 3], other)
+                        if isinstance(other, str)
+                        else other
+                    )
                     assert op(x, right) is x
                     return x
 
@@ -225,7 +276,9 @@ def test_inplace_operators(name: str, dtype_name: str) -> None:
     for other in ["float32", "float64", "int64", "bool", 2, 0.5, True]:
 
         def run(lib: Any, x: Any) -> Any:
-            right = make(lib, [1, 2, 1, 2, 1], other) if isinstance(other, str) else other
+            right = (
+                make(lib, [1, 2, 1, 2, 1], other) if isinstance(other, str) else other
+            )
             result = op(x, right)
             assert result is x, "an in-place operator must return the same tensor"
             return x
@@ -235,7 +288,9 @@ def test_inplace_operators(name: str, dtype_name: str) -> None:
 
 def test_failed_inplace_operation_leaves_the_tensor_unchanged() -> None:
     x = st.tensor([1, 2, 3])
-    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+    with pytest.raises(
+        RuntimeError, match="can't be cast to the desired output type Long"
+    ):
         x += 0.5
     assert x.tolist() == [1, 2, 3]
     assert x._version == 0
@@ -245,8 +300,21 @@ def test_failed_inplace_operation_leaves_the_tensor_unchanged() -> None:
 # Unary functions, clamp, where, maximum
 # ----------------------------------------------------------------------
 
-UNARY = ["abs", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu",
-         "reciprocal", "rsqrt", "square"]
+UNARY = [
+    "abs",
+    "neg",
+    "exp",
+    "log",
+    "sqrt",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "reciprocal",
+    "rsqrt",
+    "square",
+]
 EXACT_UNARY = {"abs", "neg", "relu", "square", "sqrt", "reciprocal"}
 
 
@@ -254,32 +322,54 @@ EXACT_UNARY = {"abs", "neg", "relu", "square", "sqrt", "reciprocal"}
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_unary_functions(name: str, dtype_name: str) -> None:
     values = SPECIAL if dtype_name.startswith("float") else VALUES[dtype_name]
-    run_both(lambda lib, x: getattr(x, name)(), (values, dtype_name),
-         exact=name in EXACT_UNARY)
-    run_both(lambda lib, x: getattr(lib, name)(x), (values, dtype_name),
-         exact=name in EXACT_UNARY)
+    run_both(
+        lambda lib, x: getattr(x, name)(),
+        (values, dtype_name),
+        exact=name in EXACT_UNARY,
+    )
+    run_both(
+        lambda lib, x: getattr(lib, name)(x),
+        (values, dtype_name),
+        exact=name in EXACT_UNARY,
+    )
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
-@pytest.mark.parametrize("bounds", [(0, None), (None, 1), (0.5, 2), (-1, 1.5), (2, 1),
-                                    (True, None), (None, None)])
+@pytest.mark.parametrize(
+    "bounds",
+    [(0, None), (None, 1), (0.5, 2), (-1, 1.5), (2, 1), (True, None), (None, None)],
+)
 def test_clamp_with_number_bounds(dtype_name: str, bounds: tuple[Any, Any]) -> None:
     values = SPECIAL if dtype_name.startswith("float") else VALUES[dtype_name]
     low, high = bounds
     run_both(lambda lib, x: x.clamp(low, high), (values, dtype_name), exact=True)
-    run_both(lambda lib, x: lib.clamp(x, min=low, max=high), (values, dtype_name),
-             exact=True)
+    run_both(
+        lambda lib, x: lib.clamp(x, min=low, max=high), (values, dtype_name), exact=True
+    )
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_clamp_with_tensor_bounds(dtype_name: str) -> None:
     values = VALUES[dtype_name]
-    run_both(lambda lib, x, lo, hi: x.clamp(lo, hi), (values, dtype_name),
-         ([0.0, 0.5, 0.0, 3.0, 1.0], "float32"), ([1, 1, 2, 2, 1], "int64"), exact=True)
-    run_both(lambda lib, x, lo: x.clamp(min=lo), (values, dtype_name), (0.5, "float64"),
-         exact=True)
-    run_both(lambda lib, x, hi: lib.clamp(x, max=hi), (values, dtype_name),
-         ([[1], [2]], "int64"), exact=True)
+    run_both(
+        lambda lib, x, lo, hi: x.clamp(lo, hi),
+        (values, dtype_name),
+        ([0.0, 0.5, 0.0, 3.0, 1.0], "float32"),
+        ([1, 1, 2, 2, 1], "int64"),
+        exact=True,
+    )
+    run_both(
+        lambda lib, x, lo: x.clamp(min=lo),
+        (values, dtype_name),
+        (0.5, "float64"),
+        exact=True,
+    )
+    run_both(
+        lambda lib, x, hi: lib.clamp(x, max=hi),
+        (values, dtype_name),
+        ([[1], [2]], "int64"),
+        exact=True,
+    )
 
 
 def test_clamp_grad_fn_names_and_gradients() -> None:
@@ -301,16 +391,28 @@ def test_clamp_grad_fn_names_and_gradients() -> None:
 @pytest.mark.parametrize("right", DTYPES)
 def test_maximum_minimum(left: str, right: str) -> None:
     for name in ("maximum", "minimum"):
-        run_both(lambda lib, a, b: getattr(lib, name)(a, b), (VALUES[left], left),
-             (OTHER[right], right), exact=True)
+        run_both(
+            lambda lib, a, b: getattr(lib, name)(a, b),
+            (VALUES[left], left),
+            (OTHER[right], right),
+            exact=True,
+        )
     run_both(lambda lib, a: lib.maximum(a, 2), (VALUES[left], left))
 
 
 def test_maximum_minimum_propagate_nan() -> None:
-    run_both(lambda lib, a, b: lib.maximum(a, b), (SPECIAL, "float32"),
-         (SPECIAL_OTHER, "float32"), exact=True)
-    run_both(lambda lib, a, b: lib.minimum(a, b), (SPECIAL, "float64"),
-         (SPECIAL_OTHER, "float64"), exact=True)
+    run_both(
+        lambda lib, a, b: lib.maximum(a, b),
+        (SPECIAL, "float32"),
+        (SPECIAL_OTHER, "float32"),
+        exact=True,
+    )
+    run_both(
+        lambda lib, a, b: lib.minimum(a, b),
+        (SPECIAL, "float64"),
+        (SPECIAL_OTHER, "float64"),
+        exact=True,
+    )
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
@@ -351,17 +453,21 @@ def test_invert_and_bitwise_functions(dtype_name: str) -> None:
     run_both(lambda lib, x: ~x, (VALUES[dtype_name], dtype_name))
     run_both(lambda lib, x: lib.bitwise_not(x), (VALUES[dtype_name], dtype_name))
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-        run_both(lambda lib, x, y: getattr(lib, name)(x, y),
-                 (VALUES[dtype_name], dtype_name),
-             (OTHER["int64"], "int64"))
+        run_both(
+            lambda lib, x, y: getattr(lib, name)(x, y),
+            (VALUES[dtype_name], dtype_name),
+            (OTHER["int64"], "int64"),
+        )
 
 
 @pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_logical_functions(name: str, dtype_name: str) -> None:
-    run_both(lambda lib, x, y: getattr(lib, name)(x, y),
-             (VALUES[dtype_name], dtype_name),
-         (OTHER["float32"], "float32"))
+    run_both(
+        lambda lib, x, y: getattr(lib, name)(x, y),
+        (VALUES[dtype_name], dtype_name),
+        (OTHER["float32"], "float32"),
+    )
     run_both(lambda lib, x: lib.logical_not(x), (VALUES[dtype_name], dtype_name))
 
 
@@ -379,8 +485,9 @@ def test_bool_subtraction_and_negation_errors() -> None:
 
 
 def test_pow_of_integers() -> None:
-    run_both(lambda lib, a, b: a**b,
-             ([3, -2, 1, -1], "int64"), ([-1, -2, -3, -3], "int64"))
+    run_both(
+        lambda lib, a, b: a**b, ([3, -2, 1, -1], "int64"), ([-1, -2, -3, -3], "int64")
+    )
     run_both(lambda lib, a: a**-1, ([1, 2], "int64"))
     run_both(lambda lib, a: 2**a, ([-1, 2, 0], "int64"))
     run_both(lambda lib, a, b: a**b, ([True], "bool"), ([True], "bool"))
@@ -401,10 +508,14 @@ def test_errors_leave_operands_unchanged() -> None:
 def test_tensor_methods_match_functions(dtype_name: str) -> None:
     values = [5, -3, 0, 7] if dtype_name == "int64" else [5.5, -3.0, math.nan, 7.25]
     divisors = [2, 2, 3, -4] if dtype_name == "int64" else [2.0, -2.0, 3.0, 0.5]
-    run_both(lambda lib, x, y: x.floor_divide(y),
-             (values, dtype_name), (divisors, dtype_name))
-    run_both(lambda lib, x, y: x.remainder(y),
-             (values, dtype_name), (divisors, dtype_name))
+    run_both(
+        lambda lib, x, y: x.floor_divide(y),
+        (values, dtype_name),
+        (divisors, dtype_name),
+    )
+    run_both(
+        lambda lib, x, y: x.remainder(y), (values, dtype_name), (divisors, dtype_name)
+    )
     run_both(lambda lib, x: x.isnan(), (values, dtype_name))
     run_both(lambda lib, x: lib.isnan(x), (values, dtype_name))
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):

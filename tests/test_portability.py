@@ -35,12 +35,15 @@ def _find(version: str) -> str | None:
     """An interpreter of this version: on the PATH, or one that pyenv keeps."""
     candidates = [shutil.which(f"python{version}")]
     candidates += sorted(
-        str(p) for p in Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}")
+        str(p)
+        for p in Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}")
     )
     for candidate in candidates:
         if candidate is None:
             continue
-        probe = subprocess.run([candidate, "-c", "print(1)"], capture_output=True, timeout=60)
+        probe = subprocess.run(
+            [candidate, "-c", "print(1)"], capture_output=True, timeout=60
+        )
         if probe.returncode == 0:
             return candidate
     return None

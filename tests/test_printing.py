@@ -162,9 +162,17 @@ def test_repr_matches_torch(index: int) -> None:
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_suffix_wraps_where_torch_wraps(count: int, dtype: str) -> None:
     """A suffix that does not fit the last line goes to a new line."""
-    same_repr(lambda T: T.full((count,), 1.5, dtype=getattr(T, dtype), requires_grad=True) * 1e5)
-    same_repr(lambda T: T.full((count, 2), 1.25, dtype=getattr(T, dtype), requires_grad=True))
-    same_repr(lambda T: T.full((count,), -1e-20, dtype=getattr(T, dtype), requires_grad=True))
+    same_repr(
+        lambda T: (
+            T.full((count,), 1.5, dtype=getattr(T, dtype), requires_grad=True) * 1e5
+        )
+    )
+    same_repr(
+        lambda T: T.full((count, 2), 1.25, dtype=getattr(T, dtype), requires_grad=True)
+    )
+    same_repr(
+        lambda T: T.full((count,), -1e-20, dtype=getattr(T, dtype), requires_grad=True)
+    )
 
 
 def test_default_dtype_float64_shows_float32_suffix() -> None:
@@ -191,13 +199,17 @@ def test_known_texts() -> None:
     )
     assert repr(st.tensor([True, False])) == "tensor([ True, False])"
     assert repr(st.zeros(0, 3)) == "tensor([], size=(0, 3))"
-    assert repr(st.arange(1001.0)) == "tensor([   0.,    1.,    2.,  ...,  998.,  999., 1000.])"
+    assert (
+        repr(st.arange(1001.0))
+        == "tensor([   0.,    1.,    2.,  ...,  998.,  999., 1000.])"
+    )
     assert str(st.tensor([1e-5, 1.0])) == "tensor([1.0000e-05, 1.0000e+00])"
 
 
 def test_printing_helpers() -> None:
     assert _printing.shown_indices((2, 10), summarise=True) == [
-        [0, 1], [0, 1, 2, None, 7, 8, 9]
+        [0, 1],
+        [0, 1, 2, None, 7, 8, 9],
     ]
     assert _printing.shown_indices((2, 10), summarise=False)[1] == list(range(10))
     assert _printing.choose_style([1, 2], is_float=False) == "plain"
@@ -246,10 +258,14 @@ def tensors(draw: Any) -> st.Tensor:
     count = math.prod(shape)
     dtype = draw(st_.sampled_from(["float32", "float64", "int64", "bool"]))
     if dtype == "bool":
-        values: list[Any] = draw(st_.lists(st_.booleans(), min_size=count, max_size=count))
+        values: list[Any] = draw(
+            st_.lists(st_.booleans(), min_size=count, max_size=count)
+        )
     elif dtype == "int64":
         bound = 10 ** draw(st_.integers(0, 18))
-        values = draw(st_.lists(st_.integers(-bound, bound), min_size=count, max_size=count))
+        values = draw(
+            st_.lists(st_.integers(-bound, bound), min_size=count, max_size=count)
+        )
     else:
         low = draw(st_.integers(-12, 10))
         high = draw(st_.integers(low, 12))
@@ -277,11 +293,15 @@ def test_random_tensors_print_as_torch(ours: st.Tensor, requires_grad: bool) -> 
     assert repr(ours) == repr(theirs), f"\nours:\n{ours!r}\ntorch:\n{theirs!r}"
 
 
-@given(st_.integers(1, 3), st_.integers(300, 700), st_.sampled_from(["float32", "int64"]))
+@given(
+    st_.integers(1, 3), st_.integers(300, 700), st_.sampled_from(["float32", "int64"])
+)
 def test_random_summarised_tensors(rows: int, columns: int, dtype: str) -> None:
     torch = require_torch()
     ours = st.arange(rows * columns, dtype=getattr(st, dtype)).reshape(rows, columns)
     ours = ours * ours - 7
-    theirs = torch.arange(rows * columns, dtype=getattr(torch, dtype)).reshape(rows, columns)
+    theirs = torch.arange(rows * columns, dtype=getattr(torch, dtype)).reshape(
+        rows, columns
+    )
     theirs = theirs * theirs - 7
     assert repr(ours) == repr(theirs)

@@ -49,13 +49,20 @@ def test_golden_values() -> None:
     """Exact values after manual_seed(0): any change to the algorithm shows here."""
     st.manual_seed(0)
     assert st.rand(4).tolist() == [
-        0.8833107948303223, 0.4315279722213745, 0.02643376588821411, 0.9708819389343262,
+        0.8833107948303223,
+        0.4315279722213745,
+        0.02643376588821411,
+        0.9708819389343262,
     ]
     assert st.rand(3, dtype=st.float64).tolist() == [
-        0.10634669156721244, 0.32732576421812576, 0.17386786595968284,
+        0.10634669156721244,
+        0.32732576421812576,
+        0.17386786595968284,
     ]
     assert st.randn(3).tolist() == [
-        0.04654042050242424, 1.7177542448043823, -1.9612876176834106,
+        0.04654042050242424,
+        1.7177542448043823,
+        -1.9612876176834106,
     ]
     assert st.randint(0, 10, (8,)).tolist() == [6, 3, 1, 7, 7, 5, 2, 2]
     assert st.randperm(8).tolist() == [2, 1, 7, 0, 6, 3, 5, 4]
@@ -65,7 +72,11 @@ def test_same_seed_same_numbers() -> None:
     st.manual_seed(42)
     first = [st.rand(5).tolist(), st.randn(2, 3).tolist(), st.randint(7, (4,)).tolist()]
     st.manual_seed(42)
-    second = [st.rand(5).tolist(), st.randn(2, 3).tolist(), st.randint(7, (4,)).tolist()]
+    second = [
+        st.rand(5).tolist(),
+        st.randn(2, 3).tolist(),
+        st.randint(7, (4,)).tolist(),
+    ]
     assert first == second
     st.manual_seed(43)
     assert st.rand(5).tolist() != first[0]
@@ -275,7 +286,9 @@ def test_randperm_is_a_permutation(n: int, seed: int) -> None:
 @given(st_.floats(-100, 100), st_.floats(0, 50), st_.integers(0, 2**32))
 def test_uniform_fill_stays_in_range(low: float, width: float, seed: int) -> None:
     high = low + width
-    x = st.zeros(50, dtype=st.float64).uniform_(low, high, generator=Generator().manual_seed(seed))
+    x = st.zeros(50, dtype=st.float64).uniform_(
+        low, high, generator=Generator().manual_seed(seed)
+    )
     assert all(low <= v <= high for v in x.tolist())
 
 
@@ -381,14 +394,34 @@ def test_new_methods_follow_torch() -> None:
 def test_exports_under_torch_names() -> None:
     torch = require_torch()
     for name in [
-        "manual_seed", "seed", "initial_seed", "Generator", "default_generator",
-        "get_rng_state", "set_rng_state", "rand", "randn", "randint", "randperm",
-        "rand_like", "randn_like", "randint_like", "bernoulli",
+        "manual_seed",
+        "seed",
+        "initial_seed",
+        "Generator",
+        "default_generator",
+        "get_rng_state",
+        "set_rng_state",
+        "rand",
+        "randn",
+        "randint",
+        "randperm",
+        "rand_like",
+        "randn_like",
+        "randint_like",
+        "bernoulli",
     ]:
         assert hasattr(torch, name) and hasattr(st, name), name
     assert st.random.manual_seed is st.manual_seed
-    for method in ("uniform_", "normal_", "bernoulli_", "new_zeros", "new_ones", "new_full",
-                   "new_tensor", "new_empty"):
+    for method in (
+        "uniform_",
+        "normal_",
+        "bernoulli_",
+        "new_zeros",
+        "new_ones",
+        "new_full",
+        "new_tensor",
+        "new_empty",
+    ):
         assert hasattr(torch.Tensor, method) and hasattr(st.Tensor, method), method
 
 
@@ -411,8 +444,17 @@ def test_bernoulli_shapes_dtypes_and_extremes() -> None:
         assert tuple(ours.shape) == tuple(theirs.shape)
         assert repr(ours.dtype) == repr(theirs.dtype)
         assert set(ours.flatten().tolist()) <= {0, 1}
-    assert st.bernoulli(st.tensor([0.0, 1.0, 0.0, 1.0])).tolist() == [0.0, 1.0, 0.0, 1.0]
-    assert st.zeros(3).bernoulli_(st.tensor([0.0, 1.0, 1.0])).tolist() == [0.0, 1.0, 1.0]
+    assert st.bernoulli(st.tensor([0.0, 1.0, 0.0, 1.0])).tolist() == [
+        0.0,
+        1.0,
+        0.0,
+        1.0,
+    ]
+    assert st.zeros(3).bernoulli_(st.tensor([0.0, 1.0, 1.0])).tolist() == [
+        0.0,
+        1.0,
+        1.0,
+    ]
     assert st.zeros(2, 2).bernoulli_(st.tensor([1.0, 0.0])).tolist() == [[1, 0], [1, 0]]
 
 

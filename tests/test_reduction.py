@@ -1,4 +1,5 @@
-"""Reductions against PyTorch: values, dtypes, ``dim``/``keepdim``, errors, gradients."""
+"""Reductions against PyTorch: values, dtypes, ``dim``/``keepdim``, errors,
+gradients."""
 
 # Loop variables in the lambdas below are used at once, inside the loop.
 # ruff: noqa: B023
@@ -14,12 +15,27 @@ import pytest
 import slowtorch_lib as st
 from tests.parity import assert_same, require_torch
 
-NAMES = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
-         "var", "std", "all", "any"]
+NAMES = [
+    "sum",
+    "mean",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "var",
+    "std",
+    "all",
+    "any",
+]
 
 # Values as nested lists, built into tensors of the named dtype.
-BASE = [[[-1, 2, 0, 3], [1, -3, 2, 2], [0, 1, -2, 3]],
-        [[2, 2, -1, 0], [3, 0, 1, -1], [-2, 1, 1, 0]]]
+BASE = [
+    [[-1, 2, 0, 3], [1, -3, 2, 2], [0, 1, -2, 3]],
+    [[2, 2, -1, 0], [3, 0, 1, -1], [-2, 1, 1, 0]],
+]
 INPUTS: dict[str, tuple[Any, str]] = {
     "float32": ([[[v / 2 for v in row] for row in m] for m in BASE], "float32"),
     "float64": ([[[v / 2 for v in row] for row in m] for m in BASE], "float64"),
@@ -92,15 +108,19 @@ def test_reduction_matches_torch(name: str, key: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["var", "std"])
-@pytest.mark.parametrize("kwargs", [{"unbiased": False}, {"unbiased": True},
-                                    {"correction": 0}, {"correction": 2}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"unbiased": False}, {"unbiased": True}, {"correction": 0}, {"correction": 2}],
+)
 def test_var_std_corrections(name: str, kwargs: dict[str, Any]) -> None:
     torch = require_torch()
     ours, theirs = build(st, "float64"), build(torch, "float64")
     assert_same(getattr(ours, name)(1, **kwargs), getattr(theirs, name)(1, **kwargs))
     assert_same(getattr(ours, name)(**kwargs), getattr(theirs, name)(**kwargs))
-    assert_same(getattr(st, name)(ours, (0, 2), **kwargs),
-                getattr(torch, name)(theirs, (0, 2), **kwargs))
+    assert_same(
+        getattr(st, name)(ours, (0, 2), **kwargs),
+        getattr(torch, name)(theirs, (0, 2), **kwargs),
+    )
 
 
 def test_reduction_dtypes() -> None:
@@ -110,7 +130,9 @@ def test_reduction_dtypes() -> None:
         assert_same(ours.sum(), theirs.sum())
         assert_same(ours.prod(1), theirs.prod(1))
         assert_same(ours.sum(dtype=st.float64), theirs.sum(dtype=torch.float64))
-    with pytest.raises(RuntimeError, match="Input dtype must be either a floating point"):
+    with pytest.raises(
+        RuntimeError, match="Input dtype must be either a floating point"
+    ):
         build(st, "int64").mean()
     with pytest.raises(RuntimeError, match="std and var only support floating point"):
         build(st, "int64").var()
@@ -188,9 +210,13 @@ def test_reduction_gradients_match_torch(name: str, values: list[list[float]]) -
     assert out_ours.grad_fn.name() == out_theirs.grad_fn.name()
     count = out_theirs.numel()
     weights = [0.5 + i for i in range(count)]
-    (out_ours * st.tensor(weights, dtype=st.float64).reshape(out_ours.shape)).sum().backward()
-    (out_theirs * torch.tensor(weights, dtype=torch.float64).reshape(out_theirs.shape)).sum(
-    ).backward()
+    (
+        out_ours * st.tensor(weights, dtype=st.float64).reshape(out_ours.shape)
+    ).sum().backward()
+    (
+        out_theirs
+        * torch.tensor(weights, dtype=torch.float64).reshape(out_theirs.shape)
+    ).sum().backward()
     assert_same(ours.grad, theirs.grad)
 
 

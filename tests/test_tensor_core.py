@@ -24,7 +24,9 @@ from slowtorch_lib._strides import (
 )
 from tests.parity import both, require_torch, same_error
 
-shapes = st_.lists(st_.integers(min_value=0, max_value=4), min_size=0, max_size=4).map(tuple)
+shapes = st_.lists(st_.integers(min_value=0, max_value=4), min_size=0, max_size=4).map(
+    tuple
+)
 
 
 def test_contiguous_strides_examples() -> None:
@@ -42,7 +44,9 @@ def test_contiguous_strides_match_torch(shape: tuple[int, ...]) -> None:
 
 @given(shapes)
 def test_position_list_of_contiguous_tensor_counts_up(shape: tuple[int, ...]) -> None:
-    assert position_list(shape, contiguous_strides(shape), 0) == list(range(numel(shape)))
+    assert position_list(shape, contiguous_strides(shape), 0) == list(
+        range(numel(shape))
+    )
 
 
 def test_position_list_of_transpose() -> None:
@@ -77,7 +81,9 @@ def test_broadcast_shapes_rules() -> None:
     assert broadcast_shapes((3, 1), (4,)) == (3, 4)
     assert broadcast_shapes((), (2, 2)) == (2, 2)
     assert broadcast_shapes((1,), (0,)) == (0,)
-    with pytest.raises(RuntimeError, match=r"size of tensor a \(3\) must match .* b \(2\)"):
+    with pytest.raises(
+        RuntimeError, match=r"size of tensor a \(3\) must match .* b \(2\)"
+    ):
         broadcast_shapes((2, 3), (2,))
 
 
@@ -97,7 +103,9 @@ def test_broadcast_shapes_match_torch(a: tuple[int, ...], b: tuple[int, ...]) ->
 def test_normalize_dim() -> None:
     assert normalize_dim(-1, 3) == 2
     assert normalize_dim(0, 0) == 0 and normalize_dim(-1, 0) == 0
-    with pytest.raises(IndexError, match=r"expected to be in range of \[-2, 1\], but got 2"):
+    with pytest.raises(
+        IndexError, match=r"expected to be in range of \[-2, 1\], but got 2"
+    ):
         normalize_dim(2, 2)
     assert normalize_dims(None, 3) == (0, 1, 2)
     assert normalize_dims((-1, 0), 3) == (2, 0)
@@ -123,7 +131,10 @@ def test_float32_storage_rounds_like_torch() -> None:
 
 def test_conversions_and_errors_match_torch() -> None:
     torch = require_torch()
-    for make in (lambda m: m.tensor([[1.5, 2.0], [3.0, 4.0]]), lambda m: m.tensor([True, False])):
+    for make in (
+        lambda m: m.tensor([[1.5, 2.0], [3.0, 4.0]]),
+        lambda m: m.tensor([True, False]),
+    ):
         ours, theirs = make(st), make(torch)
         assert ours.tolist() == theirs.tolist()
         assert len(ours) == len(theirs)
@@ -159,7 +170,9 @@ def test_device_is_cpu_only() -> None:
     assert x.to("cpu") is x
     with pytest.raises(AssertionError, match="CPU only"):
         st.zeros(2, device="cuda")
-    with pytest.raises(RuntimeError, match="device type at start of device string: tpu"):
+    with pytest.raises(
+        RuntimeError, match="device type at start of device string: tpu"
+    ):
         st.zeros(2, device="tpu")
 
 
@@ -171,7 +184,9 @@ def test_requires_grad_rules_match_torch() -> None:
         x = module.ones(2, requires_grad=True)
         y = x * 2
         assert x.is_leaf and not y.is_leaf and y.requires_grad
-        with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf"):
+        with pytest.raises(
+            RuntimeError, match="only change requires_grad flags of leaf"
+        ):
             y.requires_grad_(False)
 
 
@@ -203,27 +218,47 @@ def test_engine_nodes_keep_their_bookkeeping_in_slots() -> None:
     assert vars(node) == {}
 
 
-@pytest.mark.parametrize("make", [
-    lambda L: L.tensor([[1.5, -2.0], [3.0, 4.25]]),
-    lambda L: L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True),
-    lambda L: L.tensor([[1, 2, 3]]),
-    lambda L: L.tensor([True, False]),
-    lambda L: L.tensor(7.0),
-    lambda L: L.arange(6.0).view(2, 3).t(),
-    lambda L: L.arange(6.0)[2:5],
-    lambda L: L.tensor([1.0, 2.0], requires_grad=True) * 2,  # non-leaf
-    lambda L: L.zeros(0, 3),
-], ids=["matrix", "float64-leaf", "int64", "bool", "0-d", "transpose", "slice",
-        "non-leaf", "empty"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda L: L.tensor([[1.5, -2.0], [3.0, 4.25]]),
+        lambda L: L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True),
+        lambda L: L.tensor([[1, 2, 3]]),
+        lambda L: L.tensor([True, False]),
+        lambda L: L.tensor(7.0),
+        lambda L: L.arange(6.0).view(2, 3).t(),
+        lambda L: L.arange(6.0)[2:5],
+        lambda L: L.tensor([1.0, 2.0], requires_grad=True) * 2,  # non-leaf
+        lambda L: L.zeros(0, 3),
+    ],
+    ids=[
+        "matrix",
+        "float64-leaf",
+        "int64",
+        "bool",
+        "0-d",
+        "transpose",
+        "slice",
+        "non-leaf",
+        "empty",
+    ],
+)
 def test_pickle_round_trip_matches_torch(make: Any) -> None:
     import pickle
 
     torch = require_torch()
 
     def facts(tensor: Any) -> tuple[Any, ...]:
-        return (tensor.tolist(), str(tensor.dtype), tuple(tensor.shape),
-                tensor.requires_grad, tensor.is_leaf, tensor.grad_fn is None,
-                tensor.stride(), tensor.storage_offset())
+        return (
+            tensor.tolist(),
+            str(tensor.dtype),
+            tuple(tensor.shape),
+            tensor.requires_grad,
+            tensor.is_leaf,
+            tensor.grad_fn is None,
+            tensor.stride(),
+            tensor.storage_offset(),
+        )
 
     ours = pickle.loads(pickle.dumps(make(st)))
     theirs = pickle.loads(pickle.dumps(make(torch)))
@@ -259,8 +294,15 @@ def test_deepcopy_matches_torch() -> None:
         v = L.arange(4.0)
         c, d = copy.deepcopy((v, v[1:]))
         c[1] = 9.0
-        return (b.tolist(), b.grad.tolist(), b.requires_grad, b.grad is a.grad,
-                d.tolist(), d.storage_offset(), v.tolist())
+        return (
+            b.tolist(),
+            b.grad.tolist(),
+            b.requires_grad,
+            b.grad is a.grad,
+            d.tolist(),
+            d.storage_offset(),
+            v.tolist(),
+        )
 
     ours, theirs = both(run)
     assert ours == theirs

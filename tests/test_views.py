@@ -13,22 +13,67 @@ from slowtorch_lib.ops.views import view_strides
 from tests.parity import assert_same, require_torch
 
 VIEWS = [
-    "b.view(12)", "b.view(2, -1)", "b.view(4, 1, 3)", "b.view_as(b)", "b.reshape(3, 4)",
-    "b.reshape(-1)", "b.reshape_as(b)", "b.t().reshape(12)", "b.t().reshape(2, 6)",
-    "b.t().view(4, 3)", "b.transpose(0, 1)", "b.transpose(-1, 0)", "b.permute(1, 0)",
-    "b.T", "b.mT", "b.t()", "b[0].T", "b[0].t()", "b[0, 0].T", "b.unsqueeze(0)",
-    "b.unsqueeze(-1)", "b.unsqueeze(1)", "b.unsqueeze(1).squeeze()",
-    "b.unsqueeze(1).squeeze(1)", "b.unsqueeze(0).unsqueeze(2).squeeze((0, 2))",
-    "b.squeeze()", "b.squeeze(0)", "b[:1].squeeze(0)", "b.expand(2, 3, 4)",
-    "b[:, :1].expand(3, 5)", "b[:, :1].expand(-1, 5)", "b.expand_as(b)",
-    "b.narrow(0, 1, 1)", "b.narrow(1, -2, 2)", "b.select(1, 2)", "b.select(0, -1)",
-    "b.flatten()", "b.flatten(0, 0)", "b[0].flatten()", "b.t().flatten()",
-    "b.contiguous()", "b.t().contiguous()", "b.split(2)[1]", "b.split([1, 2])[1]",
-    "b.split(3, 1)[1]", "b.chunk(2)[0]", "b.chunk(3, 1)[1]", "b.unbind()[1]",
-    "b.unbind(1)[3]", "b[1:].t().unsqueeze(0)[0, 1:]", "b[0, 0].view(1, 1)",
-    "b[0, 0].unsqueeze(0)", "b[:, 2:2]", "b[5:]", "b.t()[:, 1:].reshape(4, 2)",
-    "torch.reshape(b, (6, 2))", "torch.flatten(b)", "torch.squeeze(b)",
-    "torch.t(b)", "torch.transpose(b, 0, 1)", "torch.narrow(b, 0, 0, 2)",
+    "b.view(12)",
+    "b.view(2, -1)",
+    "b.view(4, 1, 3)",
+    "b.view_as(b)",
+    "b.reshape(3, 4)",
+    "b.reshape(-1)",
+    "b.reshape_as(b)",
+    "b.t().reshape(12)",
+    "b.t().reshape(2, 6)",
+    "b.t().view(4, 3)",
+    "b.transpose(0, 1)",
+    "b.transpose(-1, 0)",
+    "b.permute(1, 0)",
+    "b.T",
+    "b.mT",
+    "b.t()",
+    "b[0].T",
+    "b[0].t()",
+    "b[0, 0].T",
+    "b.unsqueeze(0)",
+    "b.unsqueeze(-1)",
+    "b.unsqueeze(1)",
+    "b.unsqueeze(1).squeeze()",
+    "b.unsqueeze(1).squeeze(1)",
+    "b.unsqueeze(0).unsqueeze(2).squeeze((0, 2))",
+    "b.squeeze()",
+    "b.squeeze(0)",
+    "b[:1].squeeze(0)",
+    "b.expand(2, 3, 4)",
+    "b[:, :1].expand(3, 5)",
+    "b[:, :1].expand(-1, 5)",
+    "b.expand_as(b)",
+    "b.narrow(0, 1, 1)",
+    "b.narrow(1, -2, 2)",
+    "b.select(1, 2)",
+    "b.select(0, -1)",
+    "b.flatten()",
+    "b.flatten(0, 0)",
+    "b[0].flatten()",
+    "b.t().flatten()",
+    "b.contiguous()",
+    "b.t().contiguous()",
+    "b.split(2)[1]",
+    "b.split([1, 2])[1]",
+    "b.split(3, 1)[1]",
+    "b.chunk(2)[0]",
+    "b.chunk(3, 1)[1]",
+    "b.unbind()[1]",
+    "b.unbind(1)[3]",
+    "b[1:].t().unsqueeze(0)[0, 1:]",
+    "b[0, 0].view(1, 1)",
+    "b[0, 0].unsqueeze(0)",
+    "b[:, 2:2]",
+    "b[5:]",
+    "b.t()[:, 1:].reshape(4, 2)",
+    "torch.reshape(b, (6, 2))",
+    "torch.flatten(b)",
+    "torch.squeeze(b)",
+    "torch.t(b)",
+    "torch.transpose(b, 0, 1)",
+    "torch.narrow(b, 0, 0, 2)",
 ]
 
 
@@ -62,14 +107,38 @@ def test_view_matches_torch(code: str) -> None:
 
 
 VIEW_ERRORS = [
-    "x.narrow(0, 2, 2)", "x.narrow(0, -4, 1)", "x.narrow(0, 1, -1)", "x.narrow(2, 0, 1)",
-    "x.view(5)", "x.view(-1, -1)", "x.view(-2, 6)", "x.view(0, -1)", "x.t().view(12)",
-    "x.select(1, 5)", "x.select(2, 0)", "x.squeeze(2)", "x.squeeze((0, 0))",
-    "x.unsqueeze(3)", "x.flatten(1, 0)", "x.permute(0)", "x.permute(0, 0)",
-    "x.permute(0, 2)", "x.split(0)", "x.split(-1)", "x.split([1, 1])", "x.split([4, -1])",
-    "x.chunk(0)", "x.chunk(-1)", "x.expand(2)", "x.expand(3, 5)", "x.expand(-1, 2, 4)",
-    "x.transpose(0, 2)", "torch.zeros(2, 2, 2).t()", "torch.zeros(3).mT",
-    "torch.tensor(1.).unbind()", "torch.zeros(0, 4).view(2, 0, -1)",
+    "x.narrow(0, 2, 2)",
+    "x.narrow(0, -4, 1)",
+    "x.narrow(0, 1, -1)",
+    "x.narrow(2, 0, 1)",
+    "x.view(5)",
+    "x.view(-1, -1)",
+    "x.view(-2, 6)",
+    "x.view(0, -1)",
+    "x.t().view(12)",
+    "x.select(1, 5)",
+    "x.select(2, 0)",
+    "x.squeeze(2)",
+    "x.squeeze((0, 0))",
+    "x.unsqueeze(3)",
+    "x.flatten(1, 0)",
+    "x.permute(0)",
+    "x.permute(0, 0)",
+    "x.permute(0, 2)",
+    "x.split(0)",
+    "x.split(-1)",
+    "x.split([1, 1])",
+    "x.split([4, -1])",
+    "x.chunk(0)",
+    "x.chunk(-1)",
+    "x.expand(2)",
+    "x.expand(3, 5)",
+    "x.expand(-1, 2, 4)",
+    "x.transpose(0, 2)",
+    "torch.zeros(2, 2, 2).t()",
+    "torch.zeros(3).mT",
+    "torch.tensor(1.).unbind()",
+    "torch.zeros(0, 4).view(2, 0, -1)",
     "torch.zeros(3).expand(2, 3).add_(1)",
 ]
 
@@ -88,8 +157,17 @@ def test_view_errors_match_torch(code: str) -> None:
     assert outcomes[0] == outcomes[1]
 
 
-SPLITS = ["x.split(2)", "x.split(0)", "y.split(2)", "y.chunk(3)", "z.chunk(4)",
-          "w.chunk(3)", "y.chunk(10)", "x.split(3, dim=1)", "x.split((3, 1), 1)"]
+SPLITS = [
+    "x.split(2)",
+    "x.split(0)",
+    "y.split(2)",
+    "y.chunk(3)",
+    "z.chunk(4)",
+    "w.chunk(3)",
+    "y.chunk(10)",
+    "x.split(3, dim=1)",
+    "x.split((3, 1), 1)",
+]
 
 
 @pytest.mark.parametrize("code", SPLITS)
@@ -97,17 +175,31 @@ def test_split_shapes_match_torch(code: str) -> None:
     torch = require_torch()
     shapes = []
     for lib in (st, torch):
-        env = {"x": lib.zeros(3, 4) if "x.split(0)" not in code else lib.zeros(0, 3),
-               "y": lib.zeros(5), "z": lib.zeros(6), "w": lib.zeros(0)}
-        shapes.append([(tuple(p.shape), p.stride(), p.storage_offset())
-                       for p in eval(code, env)])
+        env = {
+            "x": lib.zeros(3, 4) if "x.split(0)" not in code else lib.zeros(0, 3),
+            "y": lib.zeros(5),
+            "z": lib.zeros(6),
+            "w": lib.zeros(0),
+        }
+        shapes.append(
+            [(tuple(p.shape), p.stride(), p.storage_offset()) for p in eval(code, env)]
+        )
     assert shapes[0] == shapes[1]
 
 
 def test_zero_dim_views_match_torch() -> None:
     torch = require_torch()
-    for code in ["t.view(1, 1)", "t.unsqueeze(0)", "t.T", "t.flatten()", "t.squeeze()",
-                 "t.squeeze(0)", "t.expand(2, 3)", "t.reshape(1)", "t.view(-1)"]:
+    for code in [
+        "t.view(1, 1)",
+        "t.unsqueeze(0)",
+        "t.T",
+        "t.flatten()",
+        "t.squeeze()",
+        "t.squeeze(0)",
+        "t.expand(2, 3)",
+        "t.reshape(1)",
+        "t.view(-1)",
+    ]:
         a = eval(code, {"t": st.tensor(1.0)})
         b = eval(code, {"t": torch.tensor(1.0)})
         assert tuple(a.shape) == tuple(b.shape) and a.stride() == b.stride(), code
@@ -163,14 +255,19 @@ def test_stale_view_gets_as_strided_history_like_torch() -> None:
         b[1].mul_(3)
         out = (row * col[:1]).sum() + col.sum()
         out.backward()
-        results.append((row.grad_fn.name(), col.grad_fn.name(),
-                        b.grad_fn.name(), x.grad.tolist()))
+        results.append(
+            (row.grad_fn.name(), col.grad_fn.name(), b.grad_fn.name(), x.grad.tolist())
+        )
     assert results[0] == results[1]
 
 
 INPLACE_ERRORS = [
-    "b.split(2)[0].mul_(2)", "b.unbind()[0].mul_(2)", "b.chunk(2)[1].zero_()",
-    "b.split([1, 3])[0].add_(1)", "x[0].mul_(2)", "x.mul_(2)",
+    "b.split(2)[0].mul_(2)",
+    "b.unbind()[0].mul_(2)",
+    "b.chunk(2)[1].zero_()",
+    "b.split([1, 3])[0].add_(1)",
+    "x[0].mul_(2)",
+    "x.mul_(2)",
     "with torch.no_grad():\n    q = b[0]\nq.mul_(2)",
 ]
 
@@ -217,7 +314,11 @@ def test_views_of_views_record_their_whole_chain() -> None:
     y = x[1].t()[2:].unsqueeze(0)
     assert y._base is x
     assert [n for n in _chain(y)] == [
-        "UnsqueezeBackward0", "SliceBackward0", "TBackward0", "SelectBackward0"]
+        "UnsqueezeBackward0",
+        "SliceBackward0",
+        "TBackward0",
+        "SelectBackward0",
+    ]
     y.sum().backward()
     assert x.grad is not None and x.grad.sum().item() == 6.0
 
@@ -250,8 +351,9 @@ def strided_cases(draw: Any) -> tuple[list[int], list[int], int, int, list[int]]
     return shape, list(perm), narrow_dim, unsqueeze_at, draw(st_.permutations(factors))
 
 
-def _strided(lib: Any, shape: list[int], perm: list[int], narrow_dim: int,
-             unsqueeze_at: int) -> Any:
+def _strided(
+    lib: Any, shape: list[int], perm: list[int], narrow_dim: int, unsqueeze_at: int
+) -> Any:
     t = lib.arange(float(max(1, _count(shape))))[: _count(shape)].reshape(shape)
     t = t.permute(*perm) if perm else t
     if narrow_dim >= 0 and t.shape[narrow_dim] > 1:

@@ -131,8 +131,9 @@ def test_make_dot_values_and_grads_of_named_intermediate_results() -> None:
     loss = (h + x).sum()
     loss.retain_grad()
     loss.backward()
-    source = viz.make_dot(loss, {"x": x, "w": w, "h": h},
-                          show_values=True, show_grads=True).source
+    source = viz.make_dot(
+        loss, {"x": x, "w": w, "h": h}, show_values=True, show_grads=True
+    ).source
     # h is drawn inside the oval of the node that made it, with its value
     # and the gradient it kept.
     assert 'label="MulBackward0\nh\n(2,)\nvalue [3, -2]\ngrad [1, 1]"' in source
@@ -148,7 +149,7 @@ def test_make_dot_shows_no_grad_line_for_tensors_that_keep_none() -> None:
     loss = h.sum()
     loss.backward()
     source = viz.make_dot(loss, {"x": x, "h": h}, show_grads=True).source
-    assert "MulBackward0\nh\n(2,)\"" in source  # no grad: h did not retain it
+    assert 'MulBackward0\nh\n(2,)"' in source  # no grad: h did not retain it
     assert "grad [2, 2]" in source  # the leaf's
 
 
@@ -189,7 +190,11 @@ def test_backward_steps_follow_the_engine_order() -> None:
     steps = viz.backward_steps(loss, params=params)
     assert [step.node for step in steps] == topological_order([loss.grad_fn])
     assert [step.name for step in steps] == [
-        "SumBackward0", "AddBackward0", "MulBackward0", "w (3,)", "x (3,)",
+        "SumBackward0",
+        "AddBackward0",
+        "MulBackward0",
+        "w (3,)",
+        "x (3,)",
     ]
     assert [step.index for step in steps] == [0, 1, 2, 3, 4]
 

@@ -109,9 +109,7 @@ def stride_explorer(base: Tensor, views: dict[str, Tensor]) -> widgets.Widget:
     pages = []
     for name, view in views.items():
         count = view.numel()
-        slider = widgets.IntSlider(
-            value=0, min=0, max=count - 1, description="element"
-        )
+        slider = widgets.IntSlider(value=0, min=0, max=count - 1, description="element")
         elements = widgets.Stack(
             [widgets.HTML(render(name, view, storage, k)) for k in range(count)],
             selected_index=0,

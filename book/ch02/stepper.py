@@ -81,7 +81,9 @@ def _table(
             state, gradient = "running", step.grad_outputs[0]
         else:
             state, gradient = "waiting", waiting.get(number)
-        style = ' style="background:#fff3b0;font-weight:bold"' if number == current else ""
+        style = (
+            ' style="background:#fff3b0;font-weight:bold"' if number == current else ""
+        )
         rows.append(
             f"<tr{style}><td{PAD}>{number + 1}</td>"
             f"<td{PAD}><code>{html.escape(step.name)}</code></td><td{PAD}>{state}</td>"
@@ -90,9 +92,7 @@ def _table(
     return (
         '<table style="border-collapse:collapse;font-size:90%">'
         f"<tr><th{PAD}>#</th><th{PAD}>node</th><th{PAD}>state</th>"
-        f"<th{PAD}>gradient received so far</th></tr>"
-        + "".join(rows)
-        + "</table>"
+        f"<th{PAD}>gradient received so far</th></tr>" + "".join(rows) + "</table>"
     )
 
 
@@ -111,7 +111,8 @@ def _caption(steps: list[BackwardStep], current: int) -> str:
         )
     names = {id(other.node): other.name for other in steps}
     sent = ", ".join(
-        f"<code>{_values(g)}</code> to <code>{html.escape(names.get(id(t), t.name()))}</code>"
+        f"<code>{_values(g)}</code> to "
+        f"<code>{html.escape(names.get(id(t), t.name()))}</code>"
         for (t, _), g in zip(step.node.next_functions, step.grad_inputs)
         if t is not None and g is not None
     )
@@ -131,7 +132,9 @@ def step_pages(output: Tensor, params: Mapping[str, Tensor] | None = None) -> li
     for current in range(-1, len(steps)):
         graph = make_dot(output, params=params)
         for number, step in enumerate(steps[: current + 1]):
-            graph.node(node_id[id(step.node)], **(CURRENT if number == current else DONE))
+            graph.node(
+                node_id[id(step.node)], **(CURRENT if number == current else DONE)
+            )
         so_far: dict[int, Tensor | None]
         if current >= 0:
             so_far = dict(waiting[current])

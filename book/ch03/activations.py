@@ -105,7 +105,10 @@ def render(name: str, curves: tuple[list[float], ...], at: int) -> str:
     x, y, slope = xs[at], ys[at], slopes[at]
     left, right = max(x - 1.2, LOW), min(x + 1.2, HIGH)  # where the tangent goes
     tangent = _line(
-        left, y + (left - x) * slope, right, y + (right - x) * slope,
+        left,
+        y + (left - x) * slope,
+        right,
+        y + (right - x) * slope,
         'stroke="#c00000" stroke-width="1.5" stroke-dasharray="5,3"',
     )
     px, py = _point(x, y)
@@ -149,7 +152,10 @@ def activation_explorer(
     for name in names:
         curves = curve_and_slope(ACTIVATIONS[name][0], steps=between * (points - 1) + 1)
         slider = widgets.IntSlider(
-            value=points // 2 + 2, min=0, max=points - 1, description="point",
+            value=points // 2 + 2,
+            min=0,
+            max=points - 1,
+            description="point",
             readout=False,
         )
         shown = widgets.Stack(

@@ -366,9 +366,7 @@ class Function:
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
         """Given d(loss)/d(output), returns d(loss)/d(input) for each input."""
-        raise NotImplementedError(
-            f"backward is not implemented for {ctx.name()}"
-        )
+        raise NotImplementedError(f"backward is not implemented for {ctx.name()}")
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:

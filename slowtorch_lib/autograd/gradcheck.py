@@ -3,29 +3,26 @@ r"""Checking a backward pass against finite differences.
 A function ``f`` from inputs to outputs has a *Jacobian* for each pair
 (output, input): the matrix of partial derivatives
 
-.. math:: J_{jk} = \frac{\partial\, \text{out}_j}{\partial\, \text{in}_k}
+    J[j][k] = d out[j] / d in[k]
 
 with one row per output element and one column per input element. There
 are two independent ways to get it:
 
-* **Analytically**, from the backward pass. ``backward`` computes
-  :math:`v^\top J` for a vector :math:`v` (the gradient of the output). With
-  :math:`v = e_j`, the one-hot vector of output element :math:`j`, it gives
-  row :math:`j` of :math:`J`. So one backward pass per output element gives
-  the whole matrix.
-* **Numerically**, by nudging each input element by :math:`\pm\epsilon` and
-  watching the outputs move (central differences):
+* Analytically, from the backward pass. ``backward`` computes ``v @ J``
+  for a vector ``v`` (the gradient of the output). With ``v`` the one-hot
+  vector of output element ``j``, it gives row ``j`` of ``J``. So one
+  backward pass per output element gives the whole matrix.
+* Numerically, by nudging each input element by plus and minus ``eps`` and
+  watching the outputs move (central differences)::
 
-  .. math:: J_{jk} \approx
-            \frac{f_j(x + \epsilon e_k) - f_j(x - \epsilon e_k)}{2\epsilon}
+      J[j][k] ~ (f(x + eps * e_k)[j] - f(x - eps * e_k)[j]) / (2 * eps)
 
-  The error of this estimate shrinks like :math:`\epsilon^2`, but rounding
-  errors grow like :math:`1/\epsilon`, which is why the check is done in
-  float64 (about 16 significant digits) with :math:`\epsilon = 10^{-6}`.
+  The error of this estimate shrinks like ``eps ** 2``, but rounding errors
+  grow like ``1 / eps``, which is why the check is done in float64 (about
+  16 significant digits) with ``eps = 1e-6``.
 
 If backward is right, the two agree: for every element,
-:math:`|J^{\text{analytical}} - J^{\text{numerical}}| \le
-\text{atol} + \text{rtol} \cdot |J^{\text{numerical}}|`.
+``|J_analytical - J_numerical| <= atol + rtol * |J_numerical|``.
 
 :func:`gradgradcheck` applies the same test to the backward pass itself,
 which checks second derivatives (backward of backward, ``create_graph=True``).
@@ -60,8 +57,10 @@ class GradcheckError(RuntimeError):
 
 
 def _as_tuple(values: Any) -> tuple[Any, ...]:
-    return values if isinstance(values, tuple) else (
-        tuple(values) if isinstance(values, list) else (values,)
+    return (
+        values
+        if isinstance(values, tuple)
+        else (tuple(values) if isinstance(values, list) else (values,))
     )
 
 
@@ -87,10 +86,10 @@ def numerical_jacobian(
 ) -> list[list[Matrix]]:
     r"""Estimates the Jacobians of ``fn`` by central finite differences.
 
-    For each element :math:`k` of each input that requires grad, the element
-    is set to :math:`x_k + \epsilon`, then :math:`x_k - \epsilon`, directly
-    in the storage (no version bump, no graph), and column :math:`k` of the
-    Jacobian is :math:`(f(x + \epsilon e_k) - f(x - \epsilon e_k)) / 2\epsilon`.
+    For each element ``k`` of each input that requires grad, the element
+    is set to ``x[k] + eps``, then ``x[k] - eps``, directly in the storage
+    (no version bump, no graph), and column ``k`` of the Jacobian is
+    ``(f(x + eps * e_k) - f(x - eps * e_k)) / (2 * eps)``.
     The element is put back afterwards.
 
     Returns:
@@ -125,9 +124,9 @@ def numerical_jacobian(
 def analytical_jacobian(fn: Callable[..., Any], inputs: Inputs) -> list[list[Matrix]]:
     r"""The Jacobians of ``fn`` as the backward pass computes them.
 
-    Row :math:`j` of the Jacobian of an output is the gradient that backward
-    gives when the output's gradient is the one-hot tensor :math:`e_j`
-    (1 at element :math:`j`, 0 elsewhere): :math:`e_j^\top J`. So there is
+    Row ``j`` of the Jacobian of an output is the gradient that backward
+    gives when the output's gradient is the one-hot tensor ``e_j``
+    (1 at element ``j``, 0 elsewhere): ``e_j @ J``. So there is
     one backward pass per output element, each with ``retain_graph=True``.
 
     Returns:
@@ -172,22 +171,38 @@ def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _mismatch_message(
-    o: int, i: int, j: int, k: int, out_shape: tuple[int, ...], input: Tensor,
-    analytical: Matrix, numerical: Matrix, atol: float, rtol: float,
+    o: int,
+    i: int,
+    j: int,
+    k: int,
+    out_shape: tuple[int, ...],
+    input: Tensor,
+    analytical: Matrix,
+    numerical: Matrix,
+    atol: float,
+    rtol: float,
 ) -> str:
     a, n = analytical[j][k], numerical[j][k]
     lines = [
         f"Jacobian mismatch for output {o} with respect to input {i},",
-        (f"at output element {_unravel(j, out_shape)} and input element "
-         f"{_unravel(k, input._shape)}:"),
+        (
+            f"at output element {_unravel(j, out_shape)} and input element "
+            f"{_unravel(k, input._shape)}:"
+        ),
         f"  analytical (backward):          {a!r}",
         f"  numerical (finite differences): {n!r}",
-        (f"  difference {abs(a - n):.3g} > atol + rtol * |numerical| = "
-         f"{atol + rtol * abs(n):.3g}"),
+        (
+            f"  difference {abs(a - n):.3g} > atol + rtol * |numerical| = "
+            f"{atol + rtol * abs(n):.3g}"
+        ),
     ]
     if len(analytical) * (len(analytical[0]) if analytical else 0) <= 64:
-        lines += ["numerical:", _format_matrix(numerical),
-                  "analytical:", _format_matrix(analytical)]
+        lines += [
+            "numerical:",
+            _format_matrix(numerical),
+            "analytical:",
+            _format_matrix(analytical),
+        ]
     return "\n".join(lines)
 
 
@@ -247,10 +262,20 @@ def gradcheck(
                         continue
                     if not raise_exception:
                         return False
-                    raise GradcheckError(_mismatch_message(
-                        o, i, j, k, out_shapes[o], args[positions[i]],
-                        a_matrix, n_matrix, atol, rtol,
-                    ))
+                    raise GradcheckError(
+                        _mismatch_message(
+                            o,
+                            i,
+                            j,
+                            k,
+                            out_shapes[o],
+                            args[positions[i]],
+                            a_matrix,
+                            n_matrix,
+                            atol,
+                            rtol,
+                        )
+                    )
     return True
 
 
@@ -267,14 +292,13 @@ def gradgradcheck(
     r"""Checks second derivatives: :func:`gradcheck` applied to the backward pass.
 
     The backward pass of ``func`` is itself a function of the inputs and of
-    the output gradients :math:`v`:
-    :math:`g(x, v) = v^\top \partial f / \partial x`. It is computed with
+    the output gradients ``v``: ``g(x, v) = v @ (df / dx)``. It is computed with
     ``create_graph=True``, so it has a backward of its own, and
-    :func:`gradcheck` compares that with finite differences of :math:`g`.
+    :func:`gradcheck` compares that with finite differences of ``g``.
 
     Args:
         func, inputs, eps, atol, rtol, raise_exception: As :func:`gradcheck`.
-        grad_outputs: The gradients :math:`v` of the outputs. By default,
+        grad_outputs: The gradients ``v`` of the outputs. By default,
             fixed pseudo-random float64 tensors (the same on every run).
     """
     args = _as_tuple(inputs)
@@ -300,8 +324,13 @@ def gradgradcheck(
             if out.requires_grad
         ]
         wrt = [own_args[p] for p in positions]
-        grads = grad([out for out, _ in pairs], wrt, [seed for _, seed in pairs],
-                     create_graph=True, allow_unused=True)
+        grads = grad(
+            [out for out, _ in pairs],
+            wrt,
+            [seed for _, seed in pairs],
+            create_graph=True,
+            allow_unused=True,
+        )
         return tuple(
             from_values([0.0] * t.numel(), t._shape, t.dtype) if g is None else g
             for t, g in zip(wrt, grads)

@@ -71,8 +71,7 @@ def check_inplace(tensor: Tensor, overlap_ok: bool = False) -> None:
     base = tensor._base
     if base is None and tensor._grad_fn is None and tensor._requires_grad:
         raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place "
-            "operation."
+            "a leaf Variable that requires grad is being used in an in-place operation."
         )
     if base is None or not base.requires_grad:
         return

@@ -46,8 +46,13 @@ __all__ = [
 ]
 
 LINEAR_LAYERS = (
-    "linear", "conv1d", "conv2d", "conv3d",
-    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "linear",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
 )
 
 
@@ -163,7 +168,9 @@ def eye_(tensor: Tensor) -> Tensor:
 
 
 def uniform_(
-    tensor: Tensor, a: float = 0.0, b: float = 1.0,
+    tensor: Tensor,
+    a: float = 0.0,
+    b: float = 1.0,
     generator: Generator | None = None,
 ) -> Tensor:
     """Fills ``tensor`` with numbers drawn uniformly from ``[a, b)``."""
@@ -172,7 +179,9 @@ def uniform_(
 
 
 def normal_(
-    tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
     generator: Generator | None = None,
 ) -> Tensor:
     """Fills ``tensor`` with numbers drawn from a normal distribution."""
@@ -181,8 +190,12 @@ def normal_(
 
 
 def trunc_normal_(
-    tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
-    b: float = 2.0, generator: Generator | None = None,
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator: Generator | None = None,
 ) -> Tensor:
     """Fills ``tensor`` from a normal distribution cut to ``[a, b]``.
 
@@ -256,8 +269,11 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> floa
 
 
 def kaiming_uniform_(
-    tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
-    nonlinearity: str = "leaky_relu", generator: Generator | None = None,
+    tensor: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Generator | None = None,
 ) -> Tensor:
     """He initialisation, uniform on ``[-bound, bound]``.
 
@@ -286,8 +302,11 @@ def kaiming_uniform_(
 
 
 def kaiming_normal_(
-    tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
-    nonlinearity: str = "leaky_relu", generator: Generator | None = None,
+    tensor: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Generator | None = None,
 ) -> Tensor:
     """He initialisation, normal with ``std = gain / sqrt(fan)``.
 

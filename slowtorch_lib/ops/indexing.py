@@ -143,8 +143,9 @@ class FillWithTensor(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
-        zeros = from_values([0] * grad_output.numel(), grad_output._shape,
-                            grad_output.dtype)  # not grad * 0: inf * 0 is nan
+        zeros = from_values(
+            [0] * grad_output.numel(), grad_output._shape, grad_output.dtype
+        )  # not grad * 0: inf * 0 is nan
         return zeros, grad_output.sum()
 
 

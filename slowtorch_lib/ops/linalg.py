@@ -20,7 +20,9 @@ from slowtorch_lib.ops.pointwise import _not_implemented, result_type
 __all__ = ["bmm", "dot", "matmul", "mm", "mv"]
 
 
-def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) -> list[Any]:
+def matrix_product(
+    left: list[Any], right_t: list[Any], n: int, k: int, m: int
+) -> list[Any]:
     """Row-major ``(n, k) @ (k, m)`` with the right matrix given transposed.
 
     Args:
@@ -39,8 +41,12 @@ def matrix_product(left: list[Any], right_t: list[Any], n: int, k: int, m: int) 
 
 
 # The kernel each product's message names when it has no loop for bools.
-BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu", "dot": "dot",
-                "bmm": "bmm"}
+BOOL_KERNELS = {
+    "mm": "addmm_impl_cpu_",
+    "mv": "addmv_impl_cpu",
+    "dot": "dot",
+    "bmm": "bmm",
+}
 
 
 def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
@@ -68,7 +74,10 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
             f"{first}, and {second}"
         )
     else:
-        message = f"dot : expected both vectors to have same dtype, but found {first} and {second}"
+        message = (
+            "dot : expected both vectors to have same dtype, but found "
+            f"{first} and {second}"
+        )
     raise RuntimeError(message)
 
 
@@ -101,12 +110,14 @@ class Mm(Function):
             raise RuntimeError(f"{'self' if bad is a else 'mat2'} must be a matrix")
         if a._shape[1] != b._shape[0]:
             raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} "
+                "mat1 and mat2 shapes cannot be multiplied "
+                f"({a._shape[0]}x{a._shape[1]} "
                 f"and {b._shape[0]}x{b._shape[1]})"
             )
         _check_same_dtype(a, b)
         ctx.save_for_backward(
-            a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
+            a if ctx.needs_input_grad[1] else None,
+            b if ctx.needs_input_grad[0] else None,
         )
         return _product(a, b)
 
@@ -128,7 +139,9 @@ class Bmm(Function):
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
         if a.dim() != 3 or b.dim() != 3:
             raise RuntimeError(
-                "batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor"
+                "batch1 must be a 3D tensor"
+                if a.dim() != 3
+                else "batch2 must be a 3D tensor"
             )
         batch, n, k = a._shape
         if b._shape[0] != batch or b._shape[1] != k:
@@ -147,7 +160,9 @@ class Bmm(Function):
                 matrix_product(
                     left[i * n * k : (i + 1) * n * k],
                     right_t[i * m * k : (i + 1) * m * k],
-                    n, k, m,
+                    n,
+                    k,
+                    m,
                 )
             )
         return from_values(values, (batch, n, m), result_type(a, b))
@@ -163,8 +178,8 @@ class Bmm(Function):
 class Mv(Function):
     r"""Matrix times vector: ``(n, k) @ (k,)``.
 
-    .. math:: \frac{\partial L}{\partial A} = g v^\top, \qquad
-              \frac{\partial L}{\partial v} = A^\top g
+    Gradients, for the gradient g of the result: dL/dA = outer(g, v),
+    dL/dv = A.T @ g.
     """
 
     @staticmethod
@@ -186,13 +201,17 @@ class Mv(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
         a, v = ctx.saved_tensors
-        grad_a = grad_output.unsqueeze(1).mm(v.unsqueeze(0)) if ctx.needs_input_grad[0] else None
+        grad_a = (
+            grad_output.unsqueeze(1).mm(v.unsqueeze(0))
+            if ctx.needs_input_grad[0]
+            else None
+        )
         grad_v = a.t().mv(grad_output) if ctx.needs_input_grad[1] else None
         return grad_a, grad_v
 
 
 class Dot(Function):
-    r"""Dot product of two vectors. :math:`\partial/\partial a = b`, and back."""
+    """Dot product of two vectors. Derivatives: d/da = b, d/db = a."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
@@ -378,8 +397,15 @@ class Addmm(Function):
     grad_fn_name = "AddmmBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, bias: Tensor, m1: Tensor, m2: Tensor, *,
-                beta: Any = 1, alpha: Any = 1) -> Tensor:
+    def forward(
+        ctx: FunctionCtx,
+        bias: Tensor,
+        m1: Tensor,
+        m2: Tensor,
+        *,
+        beta: Any = 1,
+        alpha: Any = 1,
+    ) -> Tensor:
         n, k, m = _check_addmm(bias, m1, m2)
         ctx.beta, ctx.alpha = beta, alpha
         ctx.save_for_backward(
@@ -414,8 +440,9 @@ class Addmm(Function):
         return grad_bias, grad_m1, grad_m2
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
-          alpha: Any = 1) -> Tensor:
+def addmm(
+    input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
+) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts."""
     return Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)
 

@@ -166,7 +166,7 @@ def _zeros_like(tensor: Tensor) -> Tensor:
 
 def _not_implemented(kernel: str, d: dtype) -> NotImplementedError:
     """PyTorch's error for a dtype that an operation has no loop for."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{d.c_name}\'')
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
 
 
 # ----------------------------------------------------------------------
@@ -177,8 +177,7 @@ def _not_implemented(kernel: str, d: dtype) -> NotImplementedError:
 class Add(Function):
     r"""``a + alpha * b``.
 
-    .. math:: \frac{\partial}{\partial a} = 1, \qquad
-              \frac{\partial}{\partial b} = \alpha
+    Derivatives: d/da = 1, d/db = alpha.
     """
 
     @staticmethod
@@ -201,8 +200,7 @@ class Add(Function):
 class Sub(Function):
     r"""``a - alpha * b``.
 
-    .. math:: \frac{\partial}{\partial a} = 1, \qquad
-              \frac{\partial}{\partial b} = -\alpha
+    Derivatives: d/da = 1, d/db = -alpha.
     """
 
     @staticmethod
@@ -223,7 +221,7 @@ class Sub(Function):
 class Rsub(Function):
     r"""``other - alpha * x`` for a Python number ``other`` (``2 - x``).
 
-    .. math:: \frac{\partial}{\partial x} = -\alpha
+    Derivative: d/dx = -alpha.
     """
 
     grad_fn_name = "RsubBackward1"
@@ -280,8 +278,7 @@ class Mul(Function):
 class Div(Function):
     r"""``a / b`` (true division: integers give a float result).
 
-    .. math:: \frac{\partial}{\partial a} = \frac{1}{b}, \qquad
-              \frac{\partial}{\partial b} = -\frac{a}{b^2}
+    Derivatives: d/da = 1 / b, d/db = -a / b**2.
     """
 
     @staticmethod
@@ -307,7 +304,7 @@ class Div(Function):
 
 
 class Neg(Function):
-    r"""``-x``. :math:`\partial/\partial x = -1`."""
+    """``-x``. Derivative: -1."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -346,7 +343,11 @@ def _power(base: Operand, exponent: Operand, d: dtype) -> Tensor:
     ``x ** 0.5`` and ``x ** -0.5`` are square roots, as in PyTorch (so that
     ``(-inf) ** 0.5`` is ``nan``, where C's ``pow`` would say ``inf``).
     """
-    if isinstance(base, Tensor) and not isinstance(exponent, Tensor) and d.is_floating_point:
+    if (
+        isinstance(base, Tensor)
+        and not isinstance(exponent, Tensor)
+        and d.is_floating_point
+    ):
         if exponent == 0.5:
             return unary(ieee_sqrt, base, d)
         if exponent == -0.5:
@@ -361,7 +362,7 @@ def _power(base: Operand, exponent: Operand, d: dtype) -> Tensor:
 class PowScalar(Function):
     r"""``x ** exponent`` for a Python number ``exponent``.
 
-    .. math:: \frac{\partial}{\partial x} = \text{exponent} \cdot x^{\text{exponent} - 1}
+    Derivative: d/dx = exponent * x**(exponent - 1).
     """
 
     grad_fn_name = "PowBackward0"
@@ -387,8 +388,8 @@ class PowScalar(Function):
 class PowTensor(Function):
     r"""``base ** exponent`` for two tensors.
 
-    .. math:: \frac{\partial}{\partial \text{base}} = e\,b^{e-1}, \qquad
-              \frac{\partial}{\partial e} = b^{e} \ln b
+    Derivatives, for base b and exponent e: d/db = e * b**(e - 1),
+    d/de = b**e * log(b).
     """
 
     grad_fn_name = "PowBackward1"
@@ -421,7 +422,7 @@ class PowTensor(Function):
 class RPowScalar(Function):
     r"""``base ** x`` for a Python number ``base`` (``2 ** x``).
 
-    .. math:: \frac{\partial}{\partial x} = \text{base}^{x} \ln(\text{base})
+    Derivative: d/dx = base**x * log(base).
     """
 
     grad_fn_name = "PowBackward2"
@@ -445,7 +446,7 @@ class RPowScalar(Function):
 
 
 class Abs(Function):
-    r"""``|x|``. :math:`\partial/\partial x = \operatorname{sign}(x)` (0 at 0)."""
+    """``|x|``. Derivative: sign(x) (0 at 0)."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -476,7 +477,7 @@ class Exp(Function):
 
 
 class Log(Function):
-    r"""Natural logarithm. :math:`\partial/\partial x = 1/x`."""
+    """Natural logarithm. Derivative: 1 / x."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -490,7 +491,7 @@ class Log(Function):
 
 
 class Sqrt(Function):
-    r"""Square root. :math:`\partial/\partial x = 1 / (2\sqrt{x})`."""
+    """Square root. Derivative: 1 / (2 * sqrt(x))."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -505,7 +506,7 @@ class Sqrt(Function):
 
 
 class Sin(Function):
-    r"""Sine. :math:`\partial/\partial x = \cos x`."""
+    """Sine. Derivative: cos(x)."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -519,7 +520,7 @@ class Sin(Function):
 
 
 class Cos(Function):
-    r"""Cosine. :math:`\partial/\partial x = -\sin x`."""
+    """Cosine. Derivative: -sin(x)."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -533,7 +534,7 @@ class Cos(Function):
 
 
 class Tanh(Function):
-    r"""Hyperbolic tangent. :math:`\partial/\partial x = 1 - \tanh^2 x`."""
+    """Hyperbolic tangent. Derivative: 1 - tanh(x)**2."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -558,7 +559,7 @@ def _sigmoid_scalar(x: float) -> float:
 class Sigmoid(Function):
     r"""``1 / (1 + e^{-x})``.
 
-    .. math:: \frac{\partial}{\partial x} = \sigma(x)\,(1 - \sigma(x))
+    Derivative: d/dx = sigmoid(x) * (1 - sigmoid(x)).
     """
 
     @staticmethod
@@ -579,7 +580,7 @@ def _relu_scalar(x: Any) -> Any:
 
 
 class Relu(Function):
-    r"""``max(x, 0)``. :math:`\partial/\partial x = 1` where ``x > 0``, else 0."""
+    """``max(x, 0)``. Derivative: 1 where ``x > 0``, else 0."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -597,11 +598,13 @@ class Relu(Function):
 
 
 class Reciprocal(Function):
-    r"""``1 / x``. :math:`\partial/\partial x = -1/x^2`."""
+    """``1 / x``. Derivative: -1 / x**2."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        result = binary(operator.truediv, 1.0, x, _float_type(x.dtype), careful=ieee_div)
+        result = binary(
+            operator.truediv, 1.0, x, _float_type(x.dtype), careful=ieee_div
+        )
         ctx.save_for_backward(result)
         return result
 
@@ -617,7 +620,7 @@ def _rsqrt_scalar(x: float) -> float:
 
 
 class Rsqrt(Function):
-    r"""``1 / sqrt(x)``. :math:`\partial/\partial x = -\tfrac12 x^{-3/2}`."""
+    """``1 / sqrt(x)``. Derivative: -0.5 * x**(-1.5)."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -646,7 +649,9 @@ def _lower_to(high: Any, value: Any) -> Any:
     return value if value <= high or value != value else high
 
 
-def _clamp_values(x: Tensor, low: Operand | None, high: Operand | None, d: dtype) -> Tensor:
+def _clamp_values(
+    x: Tensor, low: Operand | None, high: Operand | None, d: dtype
+) -> Tensor:
     """The values of ``clamp`` (no graph): first raised to ``low``, then lowered
     to ``high``, so that ``high`` wins where ``low > high``, as in PyTorch."""
     result = x
@@ -660,14 +665,15 @@ def _clamp_values(x: Tensor, low: Operand | None, high: Operand | None, d: dtype
 class Clamp(Function):
     r"""Limits ``x`` to ``[min, max]`` (Python numbers; either may be None).
 
-    .. math:: \frac{\partial}{\partial x} = 1 \text{ where } \min \le x \le \max,
-              \text{ else } 0
+    Derivative: d/dx = 1 where min <= x <= max, else 0.
     """
 
     grad_fn_name = "ClampBackward1"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, min: Any = None, max: Any = None) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, min: Any = None, max: Any = None
+    ) -> Tensor:
         ctx.save_for_backward(x)
         ctx.bounds = (min, max)
         d = result_type(x, *(b for b in (min, max) if b is not None))
@@ -718,8 +724,9 @@ class ClampTensor(Function):
     grad_fn_name = "ClampBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, min: Tensor | None,
-                max: Tensor | None) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, min: Tensor | None, max: Tensor | None
+    ) -> Tensor:
         ctx.save_for_backward(x, min, max)
         d = result_type(x, *(b for b in (min, max) if b is not None))
         return _clamp_values(x, min, max, d)
@@ -772,8 +779,9 @@ class Minimum(Function):
         return _split_gradient(grad_output, a, b, a > b, a < b)
 
 
-def _split_gradient(grad_output: Tensor, a: Tensor, b: Tensor, a_loses: Tensor,
-                    b_loses: Tensor) -> tuple[Tensor, Tensor]:
+def _split_gradient(
+    grad_output: Tensor, a: Tensor, b: Tensor, a_loses: Tensor, b_loses: Tensor
+) -> tuple[Tensor, Tensor]:
     """The gradient of maximum or minimum: halved at ties, 0 for the loser.
 
     A comparison with ``nan`` is false both ways, so both inputs receive the
@@ -807,7 +815,9 @@ class Where(Function):
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Operand, other: Operand, *, condition: Tensor) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Operand, other: Operand, *, condition: Tensor
+    ) -> Tensor:
         ctx.save_for_backward(condition)
         d = result_type(x, other)
         for operand in (x, other):
@@ -819,7 +829,9 @@ class Where(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         (condition,) = ctx.saved_tensors
         grad_x = where(condition, grad_output, 0.0) if ctx.needs_input_grad[0] else None
-        grad_other = where(condition, 0.0, grad_output) if ctx.needs_input_grad[1] else None
+        grad_other = (
+            where(condition, 0.0, grad_output) if ctx.needs_input_grad[1] else None
+        )
         return grad_x, grad_other
 
 
@@ -926,7 +938,9 @@ class Copy(Function):
                 f"output with shape {list(target._shape)} doesn't match the "
                 f"broadcast shape {list(shape)}"
             )
-        values = cast_values(broadcast_values(source, shape), source.dtype, target.dtype)
+        values = cast_values(
+            broadcast_values(source, shape), source.dtype, target.dtype
+        )
         return from_values(values, shape, target.dtype)
 
     @staticmethod
@@ -1017,8 +1031,9 @@ class RoundedDiv(Function):
     grad_fn_name = "DivBackward2"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, a: Operand, b: Operand, *,
-                rounding_mode: str) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, a: Operand, b: Operand, *, rounding_mode: str
+    ) -> Tensor:
         if rounding_mode == "floor":
             return _floor_quotient(a, b)
         return _trunc_quotient(a, b)
@@ -1118,8 +1133,7 @@ def _remainder_values(a: Operand, b: Operand) -> Tensor:
 class Remainder(Function):
     r"""``a % b`` for two tensors: ``a - b * floor(a / b)``.
 
-    .. math:: \frac{\partial}{\partial a} = 1, \qquad
-              \frac{\partial}{\partial b} = -\lfloor a / b \rfloor
+    Derivatives: d/da = 1, d/db = -floor(a / b).
     """
 
     grad_fn_name = "RemainderBackward1"
@@ -1291,7 +1305,9 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         RuntimeError: If both bounds are None.
     """
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError(
+            "torch.clamp: At least one of 'min' or 'max' must not be None"
+        )
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return ClampTensor.apply(input, _as_tensor(min), _as_tensor(max))
     return Clamp.apply(input, min=min, max=max)
@@ -1454,19 +1470,37 @@ def logical_not(input: Tensor) -> Tensor:
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
     """True where both are non-zero."""
     _check_tensor("logical_and", other)
-    return binary(lambda a, b: bool(a) and bool(b), input, other, result_type(input, other), dtypes.bool_)
+    return binary(
+        lambda a, b: bool(a) and bool(b),
+        input,
+        other,
+        result_type(input, other),
+        dtypes.bool_,
+    )
 
 
 def logical_or(input: Tensor, other: Tensor) -> Tensor:
     """True where either is non-zero."""
     _check_tensor("logical_or", other)
-    return binary(lambda a, b: bool(a) or bool(b), input, other, result_type(input, other), dtypes.bool_)
+    return binary(
+        lambda a, b: bool(a) or bool(b),
+        input,
+        other,
+        result_type(input, other),
+        dtypes.bool_,
+    )
 
 
 def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     """True where exactly one is non-zero."""
     _check_tensor("logical_xor", other)
-    return binary(lambda a, b: bool(a) != bool(b), input, other, result_type(input, other), dtypes.bool_)
+    return binary(
+        lambda a, b: bool(a) != bool(b),
+        input,
+        other,
+        result_type(input, other),
+        dtypes.bool_,
+    )
 
 
 def check_inplace_result(target: Tensor, other: Operand) -> None:
@@ -1529,7 +1563,8 @@ def invert(input: Tensor) -> Tensor:
     """The ``~`` operator: :func:`bitwise_not`, refused for floats."""
     if input.dtype.is_floating_point:
         raise TypeError(
-            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+            "~ (operator.invert) is only implemented on integer and Boolean-type "
+            "tensors"
         )
     return bitwise_not(input)
 
@@ -1560,7 +1595,6 @@ __all__ += [
 
 # The largest finite value of each floating dtype (nan_to_num's defaults).
 _LARGEST = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
-
 
 
 def _whole(function: Any, values: list[float]) -> list[Any]:
@@ -1700,8 +1734,14 @@ class NanToNum(Function):
     grad_fn_name = "NanToNumBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, nan: float, posinf: float | None,
-                neginf: float | None) -> Tensor:
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        *,
+        nan: float,
+        posinf: float | None,
+        neginf: float | None,
+    ) -> Tensor:
         ctx.save_for_backward(x)
         if not x.dtype.is_floating_point:
             return contiguous_copy(x)
@@ -1771,13 +1811,16 @@ def log1p(input: Tensor) -> Tensor:
     return Log1p.apply(input)
 
 
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
-               neginf: float | None = None) -> Tensor:
+def nan_to_num(
+    input: Tensor,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+) -> Tensor:
     """``nan`` replaced by ``nan``, ``inf`` by ``posinf`` and ``-inf`` by
     ``neginf`` (by default the largest and smallest finite values of the
     dtype). Integers and bools are copied unchanged."""
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
-
 
 
 # Fused operations that optimisers use: addcmul, addcdiv, lerp
@@ -1785,9 +1828,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
 # ----------------------------------------------------------------------
 
 
-def _three_way(
-    function: Any, a: Tensor, b: Tensor, c: Operand, d: dtype
-) -> Tensor:
+def _three_way(function: Any, a: Tensor, b: Tensor, c: Operand, d: dtype) -> Tensor:
     """Applies ``function(x, y, z)`` to matching elements, broadcasting.
 
     ``c`` may be a Python number (a scalar ``weight`` of ``lerp``).
@@ -1889,8 +1930,10 @@ def cast_scalar_for(value: Any, d: dtype) -> Any:
 def _check_lerp(start: Tensor, end: Tensor, weight: Operand) -> None:
     """``lerp`` works on floating-point tensors of one dtype only."""
     if not start.dtype.is_floating_point:
-        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else (
-            "lerp_kernel_scalar"
+        kernel = (
+            "lerp_kernel_tensor"
+            if isinstance(weight, Tensor)
+            else ("lerp_kernel_scalar")
         )
         raise _not_implemented(kernel, start.dtype)
     others = [("end", end)]

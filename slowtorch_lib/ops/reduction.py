@@ -69,8 +69,12 @@ def _dims(dim: Dims, ndim: int) -> tuple[int, ...]:
     return dims if ndim else ()
 
 
-def _expand_back(grad_output: Tensor, input_shape: tuple[int, ...],
-                 dims: tuple[int, ...], keepdim: bool) -> Tensor:
+def _expand_back(
+    grad_output: Tensor,
+    input_shape: tuple[int, ...],
+    dims: tuple[int, ...],
+    keepdim: bool,
+) -> Tensor:
     """The gradient of a reduction, spread back over the input's shape.
 
     Each input element contributed to exactly one output element; the
@@ -92,8 +96,14 @@ class Sum(Function):
     grad_fn_name = "SumBackward1"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
-                dtype: dtype | None = None) -> Tensor:
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        *,
+        dims: tuple[int, ...],
+        keepdim: bool,
+        dtype: dtype | None = None,
+    ) -> Tensor:
         ctx.input_shape = x._shape
         ctx.dims, ctx.keepdim = dims, keepdim
         out_dtype = dtype or _sum_type(x.dtype)
@@ -117,13 +127,15 @@ class SumAll(Sum):
 class Mean(Function):
     r"""The mean of all elements, or along ``dims``.
 
-    .. math:: \frac{\partial}{\partial x_i} \frac{1}{n}\sum_j x_j = \frac{1}{n}
+    Derivative: d(mean)/dx_i = 1 / n, for each of the n elements.
     """
 
     grad_fn_name = "MeanBackward1"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool
+    ) -> Tensor:
         ctx.input_shape = x._shape
         ctx.dims, ctx.keepdim = dims, keepdim
         count = numel([x._shape[d] for d in dims])
@@ -151,8 +163,13 @@ def _check_differentiable_dtype(input: Tensor, dtype: dtype | None) -> None:
         raise RuntimeError(f"Autograd not support dtype: {dtype.c_name}")
 
 
-def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
-        dtype: dtype | None = None) -> Tensor:
+def sum(
+    input: Tensor,
+    dim: Dims = None,
+    keepdim: bool = False,
+    *,
+    dtype: dtype | None = None,
+) -> Tensor:
     """The sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
     _check_differentiable_dtype(input, dtype)
     ndim = input.dim()
@@ -161,8 +178,13 @@ def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
     return Sum.apply(input, dims=_dims(dim, ndim), keepdim=keepdim, dtype=dtype)
 
 
-def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
-         dtype: dtype | None = None) -> Tensor:
+def mean(
+    input: Tensor,
+    dim: Dims = None,
+    keepdim: bool = False,
+    *,
+    dtype: dtype | None = None,
+) -> Tensor:
     """The mean of all elements, or along ``dim``.
 
     Raises:
@@ -198,10 +220,13 @@ def sum_to_size(input: Tensor, shape: Sequence[int]) -> Tensor:
         size != 1 and size != input._shape[lead + i] for i, size in enumerate(shape)
     ):
         raise RuntimeError(
-            f"size {{{list(shape)}}} is not expandable to size {{{list(input._shape)}}}."
+            f"size {{{list(shape)}}} is not expandable to size "
+            f"{{{list(input._shape)}}}."
         )
     dims = tuple(range(lead)) + tuple(
-        lead + i for i, size in enumerate(shape) if size == 1 and input._shape[lead + i] != 1
+        lead + i
+        for i, size in enumerate(shape)
+        if size == 1 and input._shape[lead + i] != 1
     )
     summed = sum(input, dims, keepdim=True) if dims else input
     return summed.reshape(shape)
@@ -247,7 +272,7 @@ def _others_product(x: Tensor, dims: tuple[int, ...]) -> Tensor:
 class Prod(Function):
     r"""The product along one dimension.
 
-    .. math:: \frac{\partial}{\partial x_i} \prod_j x_j = \prod_{j \ne i} x_j
+    Derivative: d(prod)/dx_i = the product of all the other elements.
 
     Where no element is zero this is ``result / x_i``. With zeros the
     product of the other elements is computed directly.
@@ -256,11 +281,15 @@ class Prod(Function):
     grad_fn_name = "ProdBackward1"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool
+    ) -> Tensor:
         ctx.dims, ctx.keepdim = dims, keepdim
         out_dtype = _sum_type(x.dtype)
         products = [math.prod(g) for g in reduction_groups(x, dims)]
-        result = from_values(products, reduced_shape(x._shape, dims, keepdim), out_dtype)
+        result = from_values(
+            products, reduced_shape(x._shape, dims, keepdim), out_dtype
+        )
         ctx.save_for_backward(x, result)
         return result
 
@@ -282,8 +311,13 @@ class ProdAll(Prod):
     grad_fn_name = "ProdBackward0"
 
 
-def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
-         dtype: dtype | None = None) -> Tensor:
+def prod(
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: dtype | None = None,
+) -> Tensor:
     """The product of all elements, or along ``dim``."""
     _check_int_dim("prod", dim)
     _check_differentiable_dtype(input, dtype)
@@ -337,7 +371,8 @@ def _check_not_empty(name: str, x: Tensor, dim: Dims) -> None:
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         if name in ("argmax", "argmin"):
             raise IndexError(
-                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+                f"{name}(): Expected reduction dim to be specified for "
+                "input.numel() == 0."
             )
         raise RuntimeError(
             f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -357,12 +392,14 @@ def _check_int_dim(name: str, dim: Any) -> None:
     """``max``, ``argmax``, ``prod``... reduce one dimension: ``dim`` is an int."""
     if dim is not None and not isinstance(dim, int):
         raise TypeError(
-            f"{name}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}"
+            f"{name}(): argument 'dim' (position 1) must be int, not "
+            f"{type(dim).__name__}"
         )
 
 
-def _spread_among_ties(grad_output: Tensor, x: Tensor, result: Tensor,
-                       dims: tuple[int, ...], keepdim: bool) -> Tensor:
+def _spread_among_ties(
+    grad_output: Tensor, x: Tensor, result: Tensor, dims: tuple[int, ...], keepdim: bool
+) -> Tensor:
     """The gradient of max/min over ``dims``, shared evenly by tied elements."""
     result_back = _expand_back(result, x._shape, dims, keepdim)
     grad_back = _expand_back(grad_output, x._shape, dims, keepdim)
@@ -379,8 +416,9 @@ class Amax(Function):
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
-                fold: Any) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool, fold: Any
+    ) -> Tensor:
         values = [fold(g) for g in reduction_groups(x, dims)]
         result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
         ctx.dims, ctx.keepdim = dims, keepdim
@@ -430,7 +468,10 @@ class MaxResult(NamedTuple):
     indices: Tensor
 
     def __repr__(self) -> str:
-        return f"torch.return_types.max(\nvalues={self.values!r},\nindices={self.indices!r})"
+        return (
+            f"torch.return_types.max(\nvalues={self.values!r},\n"
+            f"indices={self.indices!r})"
+        )
 
 
 class MinResult(NamedTuple):
@@ -440,7 +481,10 @@ class MinResult(NamedTuple):
     indices: Tensor
 
     def __repr__(self) -> str:
-        return f"torch.return_types.min(\nvalues={self.values!r},\nindices={self.indices!r})"
+        return (
+            f"torch.return_types.min(\nvalues={self.values!r},\n"
+            f"indices={self.indices!r})"
+        )
 
 
 class MaxDim(Function):
@@ -453,8 +497,9 @@ class MaxDim(Function):
     grad_fn_name = "MaxBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
-                fold: Any) -> tuple[Tensor, Tensor]:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool, fold: Any
+    ) -> tuple[Tensor, Tensor]:
         groups = reduction_groups(x, dims)
         values = [fold(g) for g in groups]
         indices = [_index_of(g, v) for g, v in zip(groups, values)]
@@ -467,7 +512,9 @@ class MaxDim(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_values: Tensor, grad_indices: Any) -> Tensor:
         (indices,) = ctx.saved_tensors
-        return _scatter_to_index(grad_values, indices, ctx.input_shape, ctx.dims, ctx.keepdim)
+        return _scatter_to_index(
+            grad_values, indices, ctx.input_shape, ctx.dims, ctx.keepdim
+        )
 
 
 class MinDim(MaxDim):
@@ -476,8 +523,13 @@ class MinDim(MaxDim):
     grad_fn_name = "MinBackward0"
 
 
-def _scatter_to_index(grad: Tensor, indices: Tensor, shape: tuple[int, ...],
-                      dims: tuple[int, ...], keepdim: bool) -> Tensor:
+def _scatter_to_index(
+    grad: Tensor,
+    indices: Tensor,
+    shape: tuple[int, ...],
+    dims: tuple[int, ...],
+    keepdim: bool,
+) -> Tensor:
     """A gradient of ``shape`` that is ``grad`` at ``indices`` along the dim, else 0."""
     if not dims:
         return grad
@@ -499,10 +551,13 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
     fold = _largest if is_max else _smallest
     if dim is None:
         whole = MaxAll if is_max else MinAll
-        return whole.apply(input, dims=tuple(range(input.dim())), keepdim=False, fold=fold)
+        return whole.apply(
+            input, dims=tuple(range(input.dim())), keepdim=False, fold=fold
+        )
     along = MaxDim if is_max else MinDim
-    values, indices = along.apply(input, dims=_dims(dim, input.dim()), keepdim=keepdim,
-                                  fold=fold)
+    values, indices = along.apply(
+        input, dims=_dims(dim, input.dim()), keepdim=keepdim, fold=fold
+    )
     return MaxResult(values, indices) if is_max else MinResult(values, indices)
 
 
@@ -547,7 +602,9 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     dims = _dims(dim, input.dim())
     groups = reduction_groups(input, dims)
     indices = [_index_of(g, fold(g)) for g in groups]
-    return from_values(indices, reduced_shape(input._shape, dims, keepdim), dtypes.int64)
+    return from_values(
+        indices, reduced_shape(input._shape, dims, keepdim), dtypes.int64
+    )
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -582,12 +639,20 @@ def _variance(group: Sequence[Any], correction: Any) -> float:
 class Var(Function):
     r"""The variance along ``dims``, with ``correction`` (1: unbiased).
 
-    .. math:: \frac{\partial}{\partial x_i} = \frac{2 (x_i - \bar{x})}{N - c}
+    Derivative: d(var)/dx_i = 2 * (x_i - mean) / (N - c), for N elements
+    and correction c.
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
-                correction: Any, whole: bool = False) -> Tensor:
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        *,
+        dims: tuple[int, ...],
+        keepdim: bool,
+        correction: Any,
+        whole: bool = False,
+    ) -> Tensor:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
         ctx.whole = whole
         ctx.save_for_backward(x)
@@ -597,12 +662,19 @@ class Var(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return _variance_gradient(grad_output, x, ctx.dims, ctx.keepdim,
-                                  ctx.correction, ctx.whole)
+        return _variance_gradient(
+            grad_output, x, ctx.dims, ctx.keepdim, ctx.correction, ctx.whole
+        )
 
 
-def _variance_gradient(grad_output: Tensor, x: Tensor, dims: tuple[int, ...],
-                       keepdim: bool, correction: Any, whole: bool) -> Tensor:
+def _variance_gradient(
+    grad_output: Tensor,
+    x: Tensor,
+    dims: tuple[int, ...],
+    keepdim: bool,
+    correction: Any,
+    whole: bool,
+) -> Tensor:
     """The gradient of the variance: ``grad * 2 (x - mean) / (N - c)``.
 
     Without degrees of freedom (``N - c <= 0``) PyTorch keeps this formula
@@ -621,12 +693,20 @@ def _variance_gradient(grad_output: Tensor, x: Tensor, dims: tuple[int, ...],
 class Std(Function):
     r"""The standard deviation: the square root of :class:`Var`.
 
-    .. math:: \frac{\partial}{\partial x_i} = \frac{x_i - \bar{x}}{(N - c)\,\sigma}
+    Derivative: d(std)/dx_i = (x_i - mean) / ((N - c) * std), for N
+    elements and correction c.
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool,
-                correction: Any, whole: bool = False) -> Tensor:
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        *,
+        dims: tuple[int, ...],
+        keepdim: bool,
+        correction: Any,
+        whole: bool = False,
+    ) -> Tensor:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
         ctx.whole = whole
         groups = reduction_groups(x, dims)
@@ -640,8 +720,9 @@ class Std(Function):
         x, result = ctx.saved_tensors
         # d std = d var / (2 std); where the spread is 0, PyTorch answers 0.
         grad_var = grad_output / (result * 2)
-        grad = _variance_gradient(grad_var, x, ctx.dims, ctx.keepdim, ctx.correction,
-                                  ctx.whole)
+        grad = _variance_gradient(
+            grad_var, x, ctx.dims, ctx.keepdim, ctx.correction, ctx.whole
+        )
         zero_spread = _expand_back(result == 0, x._shape, ctx.dims, ctx.keepdim)
         return where(zero_spread, 0.0, grad)
 
@@ -659,26 +740,48 @@ def _check_floating(input: Tensor) -> None:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
-def var(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
-        keepdim: bool = False, *, correction: Any = None) -> Tensor:
+def var(
+    input: Tensor,
+    dim: Dims = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> Tensor:
     """The variance (by default unbiased: divided by ``N - 1``)."""
     if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
         dim, unbiased = None, dim
     _check_floating(input)
     dims = _dims(dim, input.dim())
-    return Var.apply(input, dims=dims, keepdim=keepdim,
-                     correction=_correction(unbiased, correction), whole=dim is None)
+    return Var.apply(
+        input,
+        dims=dims,
+        keepdim=keepdim,
+        correction=_correction(unbiased, correction),
+        whole=dim is None,
+    )
 
 
-def std(input: Tensor, dim: Dims = None, unbiased: bool | None = None,
-        keepdim: bool = False, *, correction: Any = None) -> Tensor:
+def std(
+    input: Tensor,
+    dim: Dims = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> Tensor:
     """The standard deviation (by default unbiased)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     _check_floating(input)
     dims = _dims(dim, input.dim())
-    return Std.apply(input, dims=dims, keepdim=keepdim,
-                     correction=_correction(unbiased, correction), whole=dim is None)
+    return Std.apply(
+        input,
+        dims=dims,
+        keepdim=keepdim,
+        correction=_correction(unbiased, correction),
+        whole=dim is None,
+    )
 
 
 # ----------------------------------------------------------------------

@@ -78,9 +78,11 @@ def test_sequential_runs_in_order() -> None:
 
 
 def test_sequential_from_ordered_dict() -> None:
-    same(lambda lib: lib.nn.Sequential(
-        OrderedDict([("first", scale(lib, 2.0)), ("act", shift(lib))])
-    ))
+    same(
+        lambda lib: lib.nn.Sequential(
+            OrderedDict([("first", scale(lib, 2.0)), ("act", shift(lib))])
+        )
+    )
 
 
 def test_sequential_empty_and_nested() -> None:
@@ -108,9 +110,11 @@ def test_sequential_slicing(index: slice) -> None:
 
 
 def test_sequential_slice_keeps_ordered_dict_names() -> None:
-    same(lambda lib: lib.nn.Sequential(
-        OrderedDict([("a", shift(lib)), ("b", scale(lib, 3.0)), ("c", shift(lib))])
-    )[1:])
+    same(
+        lambda lib: lib.nn.Sequential(
+            OrderedDict([("a", shift(lib)), ("b", scale(lib, 3.0)), ("c", shift(lib))])
+        )[1:]
+    )
 
 
 def test_sequential_mutation() -> None:
@@ -176,9 +180,11 @@ def test_module_list_registers_and_reprs_runs_of_equal_modules() -> None:
     same(module_list)
     same(lambda lib: lib.nn.ModuleList())
     same(lambda lib: lib.nn.ModuleList([shift(lib) for _ in range(4)]))
-    same(lambda lib: lib.nn.ModuleList(
-        [shift(lib), scale(lib, 2.0), scale(lib, 2.0), shift(lib), shift(lib)]
-    ))
+    same(
+        lambda lib: lib.nn.ModuleList(
+            [shift(lib), scale(lib, 2.0), scale(lib, 2.0), shift(lib), shift(lib)]
+        )
+    )
     same(lambda lib: lib.nn.ModuleList([module_list(lib), module_list(lib)]))
 
 
@@ -252,9 +258,11 @@ def test_module_dict_keeps_insertion_order() -> None:
     same(module_dict)
     same(lambda lib: lib.nn.ModuleDict())
     same(lambda lib: lib.nn.ModuleDict([("z", shift(lib)), ("y", scale(lib, 1.0))]))
-    same(lambda lib: lib.nn.ModuleDict(
-        OrderedDict([("z", shift(lib)), ("y", scale(lib, 1.0))])
-    ))
+    same(
+        lambda lib: lib.nn.ModuleDict(
+            OrderedDict([("z", shift(lib)), ("y", scale(lib, 1.0))])
+        )
+    )
 
 
 def test_module_dict_mapping_api() -> None:

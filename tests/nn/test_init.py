@@ -70,24 +70,51 @@ CASES = [
     ("uniform_", {"a": -3.0, "b": 1.0}, -1.0, 4 / math.sqrt(12), None),
     ("normal_", {}, 0.0, 1.0, None),
     ("normal_", {"mean": 2.0, "std": 0.1}, 2.0, 0.1, None),
-    ("xavier_uniform_", {}, 0.0, math.sqrt(2 / (FAN_IN + FAN_OUT)),
-     math.sqrt(6 / (FAN_IN + FAN_OUT))),
-    ("xavier_uniform_", {"gain": 5 / 3}, 0.0,
-     5 / 3 * math.sqrt(2 / (FAN_IN + FAN_OUT)),
-     5 / 3 * math.sqrt(6 / (FAN_IN + FAN_OUT))),
-    ("xavier_normal_", {"gain": 2.0}, 0.0,
-     2 * math.sqrt(2 / (FAN_IN + FAN_OUT)), None),
-    ("kaiming_uniform_", {}, 0.0, math.sqrt(2 / (1 + 0.0)) / math.sqrt(FAN_IN),
-     math.sqrt(6 / FAN_IN)),
-    ("kaiming_uniform_", {"a": math.sqrt(5)}, 0.0,
-     1 / math.sqrt(3 * FAN_IN), 1 / math.sqrt(FAN_IN)),
-    ("kaiming_uniform_", {"mode": "fan_out", "nonlinearity": "relu"}, 0.0,
-     math.sqrt(2 / FAN_OUT), math.sqrt(6 / FAN_OUT)),
+    (
+        "xavier_uniform_",
+        {},
+        0.0,
+        math.sqrt(2 / (FAN_IN + FAN_OUT)),
+        math.sqrt(6 / (FAN_IN + FAN_OUT)),
+    ),
+    (
+        "xavier_uniform_",
+        {"gain": 5 / 3},
+        0.0,
+        5 / 3 * math.sqrt(2 / (FAN_IN + FAN_OUT)),
+        5 / 3 * math.sqrt(6 / (FAN_IN + FAN_OUT)),
+    ),
+    ("xavier_normal_", {"gain": 2.0}, 0.0, 2 * math.sqrt(2 / (FAN_IN + FAN_OUT)), None),
+    (
+        "kaiming_uniform_",
+        {},
+        0.0,
+        math.sqrt(2 / (1 + 0.0)) / math.sqrt(FAN_IN),
+        math.sqrt(6 / FAN_IN),
+    ),
+    (
+        "kaiming_uniform_",
+        {"a": math.sqrt(5)},
+        0.0,
+        1 / math.sqrt(3 * FAN_IN),
+        1 / math.sqrt(FAN_IN),
+    ),
+    (
+        "kaiming_uniform_",
+        {"mode": "fan_out", "nonlinearity": "relu"},
+        0.0,
+        math.sqrt(2 / FAN_OUT),
+        math.sqrt(6 / FAN_OUT),
+    ),
     ("kaiming_normal_", {}, 0.0, math.sqrt(2 / FAN_IN), None),
-    ("kaiming_normal_", {"a": 0.2, "mode": "FAN_OUT"}, 0.0,
-     math.sqrt(2 / (1 + 0.04)) / math.sqrt(FAN_OUT), None),
-    ("kaiming_normal_", {"nonlinearity": "tanh"}, 0.0, 5 / 3 / math.sqrt(FAN_IN),
-     None),
+    (
+        "kaiming_normal_",
+        {"a": 0.2, "mode": "FAN_OUT"},
+        0.0,
+        math.sqrt(2 / (1 + 0.04)) / math.sqrt(FAN_OUT),
+        None,
+    ),
+    ("kaiming_normal_", {"nonlinearity": "tanh"}, 0.0, 5 / 3 / math.sqrt(FAN_IN), None),
 ]
 
 
@@ -135,8 +162,10 @@ def test_trunc_normal_warns_as_torch_does() -> None:
 
 def test_kaiming_and_xavier_on_a_convolution_shape() -> None:
     # fan_in = 3 * 5 * 5 = 75, fan_out = 8 * 25 = 200
-    for name, std in (("kaiming_normal_", math.sqrt(2 / 75)),
-                      ("xavier_normal_", math.sqrt(2 / 275))):
+    for name, std in (
+        ("kaiming_normal_", math.sqrt(2 / 75)),
+        ("xavier_normal_", math.sqrt(2 / 275)),
+    ):
         st.manual_seed(1)
         values = flat(getattr(init, name)(st.empty(8, 3, 5, 5)))
         _, sample_std = moments(values)
@@ -151,11 +180,21 @@ def test_kaiming_and_xavier_on_a_convolution_shape() -> None:
 @pytest.mark.parametrize(
     ("nonlinearity", "param"),
     [
-        ("linear", None), ("conv1d", None), ("conv2d", None), ("conv3d", None),
-        ("conv_transpose1d", None), ("conv_transpose2d", None),
-        ("conv_transpose3d", None), ("sigmoid", None), ("tanh", None),
-        ("relu", None), ("leaky_relu", None), ("leaky_relu", 0.2),
-        ("leaky_relu", 1), ("leaky_relu", math.sqrt(5)), ("selu", None),
+        ("linear", None),
+        ("conv1d", None),
+        ("conv2d", None),
+        ("conv3d", None),
+        ("conv_transpose1d", None),
+        ("conv_transpose2d", None),
+        ("conv_transpose3d", None),
+        ("sigmoid", None),
+        ("tanh", None),
+        ("relu", None),
+        ("leaky_relu", None),
+        ("leaky_relu", 0.2),
+        ("leaky_relu", 1),
+        ("leaky_relu", math.sqrt(5)),
+        ("selu", None),
     ],
 )
 def test_calculate_gain(nonlinearity: str, param: Any) -> None:
@@ -184,8 +223,8 @@ def test_fan_in_and_fan_out(shape: tuple[int, ...]) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-             "kaiming_normal_"],
+    "name",
+    ["xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"],
 )
 @pytest.mark.parametrize("shape", [(), (5,)])
 def test_fewer_than_two_dimensions(name: str, shape: tuple[int, ...]) -> None:
@@ -241,8 +280,15 @@ def test_fixed_values_other_shapes_and_dtypes() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["uniform_", "normal_", "trunc_normal_", "xavier_uniform_", "xavier_normal_",
-     "kaiming_uniform_", "kaiming_normal_"],
+    [
+        "uniform_",
+        "normal_",
+        "trunc_normal_",
+        "xavier_uniform_",
+        "xavier_normal_",
+        "kaiming_uniform_",
+        "kaiming_normal_",
+    ],
 )
 def test_random_init_of_a_parameter_stays_a_leaf(name: str) -> None:
     p = st.nn.Parameter(st.zeros(4, 5))
@@ -257,8 +303,15 @@ def test_random_init_of_a_parameter_stays_a_leaf(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["uniform_", "normal_", "trunc_normal_", "xavier_uniform_", "xavier_normal_",
-     "kaiming_uniform_", "kaiming_normal_"],
+    [
+        "uniform_",
+        "normal_",
+        "trunc_normal_",
+        "xavier_uniform_",
+        "xavier_normal_",
+        "kaiming_uniform_",
+        "kaiming_normal_",
+    ],
 )
 def test_generator_argument(name: str) -> None:
     function = getattr(init, name)

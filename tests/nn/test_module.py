@@ -247,9 +247,7 @@ def non_leaf_parameter(lib: Any) -> Any:
         lambda lib, m: m.register_parameter(3, None),
         lambda lib, m: m.register_parameter("note", None),
         lambda lib, m: m.register_parameter("forward", None),
-        lambda lib, m: m.register_parameter(
-            "w", lib.nn.Parameter(lib.ones(1)) * 2
-        ),
+        lambda lib, m: m.register_parameter("w", lib.nn.Parameter(lib.ones(1)) * 2),
         lambda lib, m: setattr(m, "w", non_leaf_parameter(lib)),
         lambda lib, m: m.register_parameter("w", non_leaf_parameter(lib)),
         lambda lib, m: m.register_buffer("b", 3),
@@ -347,8 +345,12 @@ def test_dir_lists_registered_names() -> None:
 
 def test_named_modules_children_parameters_buffers() -> None:
     ours, theirs = both(net)
-    for method in ("named_modules", "named_children", "named_parameters",
-                   "named_buffers"):
+    for method in (
+        "named_modules",
+        "named_children",
+        "named_parameters",
+        "named_buffers",
+    ):
         mine = [name for name, _ in getattr(ours, method)()]
         their = [name for name, _ in getattr(theirs, method)()]
         assert mine == their, method
@@ -627,8 +629,10 @@ def test_load_state_dict_from_torch_values() -> None:
     with torch.no_grad():
         for p in theirs.parameters():
             p.mul_(-2.0)
-    converted = {k: st.tensor(v.tolist(), dtype=getattr(st, str(v.dtype)[6:]))
-                 for k, v in theirs.state_dict().items()}
+    converted = {
+        k: st.tensor(v.tolist(), dtype=getattr(st, str(v.dtype)[6:]))
+        for k, v in theirs.state_dict().items()
+    }
     ours.load_state_dict(converted)
     x = [[1.0, -2.0]]
     assert_same(ours(st.tensor(x)), theirs(torch.tensor(x)))
@@ -703,12 +707,16 @@ def test_failed_load_changes_nothing() -> None:
 
 def test_load_state_dict_converts_dtype() -> None:
     ours, theirs = both(net)
-    state = {k: v.double() if v.is_floating_point() else v
-             for k, v in ours.state_dict().items()}
+    state = {
+        k: v.double() if v.is_floating_point() else v
+        for k, v in ours.state_dict().items()
+    }
     ours.load_state_dict(state)
     assert ours.scale.dtype is st.float32
-    t_state = {k: v.double() if v.is_floating_point() else v
-               for k, v in theirs.state_dict().items()}
+    t_state = {
+        k: v.double() if v.is_floating_point() else v
+        for k, v in theirs.state_dict().items()
+    }
     theirs.load_state_dict(t_state)
     assert ours.scale.item() == theirs.scale.item()
 
@@ -718,8 +726,17 @@ def test_load_state_dict_converts_dtype() -> None:
 # ----------------------------------------------------------------------
 
 OPERATIONS = [
-    "parameter", "module", "none", "tensor", "plain", "buffer", "buffer_np",
-    "buffer_none", "delete", "register_parameter", "add_module",
+    "parameter",
+    "module",
+    "none",
+    "tensor",
+    "plain",
+    "buffer",
+    "buffer_np",
+    "buffer_none",
+    "delete",
+    "register_parameter",
+    "add_module",
 ]
 NAMES = ["a", "b", "c"]
 
@@ -766,19 +783,30 @@ def apply_operations(lib: Any, steps: list[tuple[str, str, str]]) -> list[str]:
 @needs_torch
 @given(
     hs.lists(
-        hs.tuples(hs.sampled_from(OPERATIONS), hs.sampled_from(["root", "child"]),
-                  hs.sampled_from(NAMES)),
+        hs.tuples(
+            hs.sampled_from(OPERATIONS),
+            hs.sampled_from(["root", "child"]),
+            hs.sampled_from(NAMES),
+        ),
         max_size=12,
     )
 )
 def test_any_sequence_of_registrations_matches_torch(
-    steps: list[tuple[str, str, str]]
+    steps: list[tuple[str, str, str]],
 ) -> None:
     assert apply_operations(st, steps) == apply_operations(torch, steps)
 
 
-EDITS = ["drop", "add_top", "add_child", "add_deep", "add_none_child", "reshape",
-         "not_tensor", "add_parameterless"]
+EDITS = [
+    "drop",
+    "add_top",
+    "add_child",
+    "add_deep",
+    "add_none_child",
+    "reshape",
+    "not_tensor",
+    "add_parameterless",
+]
 
 
 def load_edited(lib: Any, edits: list[tuple[str, int]], strict: bool) -> str:

@@ -251,8 +251,12 @@ def test_save_refuses_what_it_cannot_store(
 # ----------------------------------------------------------------------
 
 
-def build(header: Any, buffer: bytes = b"", raw_header: bytes | None = None,
-          length: int | None = None) -> bytes:
+def build(
+    header: Any,
+    buffer: bytes = b"",
+    raw_header: bytes | None = None,
+    length: int | None = None,
+) -> bytes:
     """A file with this header (a dict, or raw bytes) and this buffer."""
     text = raw_header if raw_header is not None else json.dumps(header).encode()
     declared = len(text) if length is None else length
@@ -274,10 +278,14 @@ BAD_FILES = {
     "pickle": b"\x80\x04\x95" + b"\x00" * 60,
     "invalid json": build(None, raw_header=b'{"w": {"dtype": "F32",'),
     "trailing garbage": build(None, raw_header=b'{"w": 1} xyz'),
-    "duplicate name": build(None, EIGHT + EIGHT, raw_header=(
-        b'{"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},'
-        b' "w": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}'
-    )),
+    "duplicate name": build(
+        None,
+        EIGHT + EIGHT,
+        raw_header=(
+            b'{"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},'
+            b' "w": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}'
+        ),
+    ),
     "nan in header": build(None, raw_header=b'{"w": NaN}'),
     "metadata not strings": build({"__metadata__": {"a": 1}}),
     "metadata a list": build({"__metadata__": ["a"]}),
@@ -286,8 +294,9 @@ BAD_FILES = {
     "entry with extra field": build({"w": {**F32_ENTRY, "extra": 1}}, EIGHT),
     "unknown dtype": build({"w": {**F32_ENTRY, "dtype": "F33"}}, EIGHT),
     "lower-case dtype": build({"w": {**F32_ENTRY, "dtype": "f32"}}, EIGHT),
-    "unsupported dtype": build({"w": {**F32_ENTRY, "dtype": "F16",
-                                      "data_offsets": [0, 4]}}, EIGHT[:4]),
+    "unsupported dtype": build(
+        {"w": {**F32_ENTRY, "dtype": "F16", "data_offsets": [0, 4]}}, EIGHT[:4]
+    ),
     "negative dimension": build({"w": {**F32_ENTRY, "shape": [-2]}}, EIGHT),
     "float dimension": build({"w": {**F32_ENTRY, "shape": [2.0]}}, EIGHT),
     "bool dimension": build({"w": {**F32_ENTRY, "shape": [True, True]}}, EIGHT),
@@ -309,12 +318,14 @@ BAD_FILES = {
     "gap between tensors": build(
         {"a": F32_ENTRY, "b": {**F32_ENTRY, "data_offsets": [12, 20]}}, EIGHT * 3
     ),
-    "gap at the start": build({"w": {**F32_ENTRY, "data_offsets": [4, 12]}},
-                              EIGHT + EIGHT[:4]),
+    "gap at the start": build(
+        {"w": {**F32_ENTRY, "data_offsets": [4, 12]}}, EIGHT + EIGHT[:4]
+    ),
     "bytes after the tensors": build({"w": F32_ENTRY}, EIGHT + b"\x00" * 4),
     "no tensors but bytes": build({}, EIGHT),
-    "bool byte 2": build({"w": {"dtype": "BOOL", "shape": [2],
-                                "data_offsets": [0, 2]}}, b"\x01\x02"),
+    "bool byte 2": build(
+        {"w": {"dtype": "BOOL", "shape": [2], "data_offsets": [0, 2]}}, b"\x01\x02"
+    ),
     "lone tensor lying": build(
         {"__metadata__": {"slowtorch_object": "tensor"}, "a": F32_ENTRY}, EIGHT
     ),
@@ -334,11 +345,23 @@ def test_bad_files_are_refused_clearly(name: str, tmp_path: Path) -> None:
 # Lies that the reference reader refuses too (the rest it cannot see, or
 # allows: other dtypes, extra fields, bool bytes, our own metadata).
 REFERENCE_REFUSES = [
-    "empty file", "seven bytes", "huge header length", "header longer than file",
-    "header over the limit", "not utf-8", "invalid json", "offsets reversed",
-    "offset past the end", "shape too big for bytes", "shape too small for bytes",
-    "shape claims a terabyte", "overlapping tensors", "gap between tensors",
-    "gap at the start", "bytes after the tensors", "unknown dtype",
+    "empty file",
+    "seven bytes",
+    "huge header length",
+    "header longer than file",
+    "header over the limit",
+    "not utf-8",
+    "invalid json",
+    "offsets reversed",
+    "offset past the end",
+    "shape too big for bytes",
+    "shape too small for bytes",
+    "shape claims a terabyte",
+    "overlapping tensors",
+    "gap between tensors",
+    "gap at the start",
+    "bytes after the tensors",
+    "unknown dtype",
 ]
 
 
@@ -391,8 +414,9 @@ def test_random_corruption_never_escapes_as_another_error() -> None:
 def test_text_mode_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "t.safetensors"
     st.save(st.ones(2), path)
-    with open(path, encoding="latin-1") as text_file, pytest.raises(
-        TypeError, match="mode 'rb'"
+    with (
+        open(path, encoding="latin-1") as text_file,
+        pytest.raises(TypeError, match="mode 'rb'"),
     ):
         st.load(text_file)
 
@@ -416,17 +440,20 @@ def tensors(draw: Any) -> st.Tensor:
     count = math.prod(shape)
     kind = draw(hs.sampled_from(["float32", "float64", "int64", "bool"]))
     if kind == "bool":
-        values: list[Any] = draw(hs.lists(hs.booleans(), min_size=count,
-                                          max_size=count))
+        values: list[Any] = draw(
+            hs.lists(hs.booleans(), min_size=count, max_size=count)
+        )
     elif kind == "int64":
-        values = draw(hs.lists(hs.integers(-(2**63), 2**63 - 1), min_size=count,
-                               max_size=count))
+        values = draw(
+            hs.lists(hs.integers(-(2**63), 2**63 - 1), min_size=count, max_size=count)
+        )
     else:
         width = 32 if kind == "float32" else 64
-        values = draw(hs.lists(hs.floats(width=width), min_size=count,
-                               max_size=count))
-    flat = st.tensor(values, dtype=getattr(st, kind)) if values else st.zeros(
-        0, dtype=getattr(st, kind)
+        values = draw(hs.lists(hs.floats(width=width), min_size=count, max_size=count))
+    flat = (
+        st.tensor(values, dtype=getattr(st, kind))
+        if values
+        else st.zeros(0, dtype=getattr(st, kind))
     )
     return flat.reshape(shape)
 
@@ -444,6 +471,4 @@ def test_any_state_dict_round_trips(state: dict[str, st.Tensor]) -> None:
     theirs = safetensors_torch.load(data)
     for key, tensor in state.items():
         assert theirs[key].contiguous().numpy().tobytes() == bits(tensor)
-    assert safetensors_torch.save(
-        {k: to_torch(v) for k, v in state.items()}
-    ) == data
+    assert safetensors_torch.save({k: to_torch(v) for k, v in state.items()}) == data

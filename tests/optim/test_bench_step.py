@@ -21,6 +21,8 @@ def test_engine_baseline_and_torch_take_the_same_steps() -> None:
     for name, tensor in engine_params.items():
         ours = tensor.reshape(-1).tolist()
         assert_close(ours, baseline_params[name], rtol=1e-5, atol=1e-7)
-        assert_close(ours, torch_params[name].reshape(-1).tolist(), rtol=1e-5, atol=1e-7)
+        assert_close(
+            ours, torch_params[name].reshape(-1).tolist(), rtol=1e-5, atol=1e-7
+        )
     # The step changed the weights (the comparison above is not vacuous).
     assert engine_params["w2"].reshape(-1).tolist() != values["w2"]

@@ -12,4 +12,4 @@ def type_name(tensor: Tensor) -> str:
 
     It is the middle of the legacy type name ``'torch.FloatTensor'``.
     """
-    return tensor.type()[len("torch."):-len("Tensor")]
+    return tensor.type()[len("torch.") : -len("Tensor")]

@@ -82,8 +82,9 @@ class LeakyReluInplace(LeakyRelu):
     grad_fn_name = "LeakyReluBackward1"
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01,
-               inplace: bool = False) -> Tensor:
+def leaky_relu(
+    input: Tensor, negative_slope: float = 0.01, inplace: bool = False
+) -> Tensor:
     """``input`` where positive, else ``negative_slope * input``."""
     if inplace:
         return input._inplace(
@@ -195,8 +196,10 @@ def _gelu_tanh_slope(x: float) -> float:
     return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * inner_slope
 
 
-GELU_KERNELS = {"none": (_gelu_exact, _gelu_exact_slope),
-                "tanh": (_gelu_tanh, _gelu_tanh_slope)}
+GELU_KERNELS = {
+    "none": (_gelu_exact, _gelu_exact_slope),
+    "tanh": (_gelu_tanh, _gelu_tanh_slope),
+}
 
 
 class Gelu(Function):
@@ -235,8 +238,9 @@ class GeluBackward(Function):
     grad_fn_name = "GeluBackwardBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, grad_output: Tensor, x: Tensor, *,
-                approximate: str) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, grad_output: Tensor, x: Tensor, *, approximate: str
+    ) -> Tensor:
         ctx.save_for_backward(grad_output, x)
         ctx.approximate = approximate
         return grad_output * unary(GELU_KERNELS[approximate][1], x)
@@ -308,17 +312,19 @@ def _map_rows(row_function: Any, x: Tensor, dim: int) -> Tensor:
     size = x._shape[dim] if x._shape else 1
     if not values or size == 0:
         return from_values(values, x._shape, x.dtype)
-    inner = numel(x._shape[dim + 1:])
+    inner = numel(x._shape[dim + 1 :])
     block = size * inner
     if inner == 1:
         out: list[float] = []
         for start in range(0, len(values), block):
-            out.extend(row_function(values[start:start + block]))
+            out.extend(row_function(values[start : start + block]))
         return from_values(out, x._shape, x.dtype)
     out = [0.0] * len(values)
     for start in range(0, len(values), block):
         for i in range(start, start + inner):
-            out[i:start + block:inner] = row_function(values[i:start + block:inner])
+            out[i : start + block : inner] = row_function(
+                values[i : start + block : inner]
+            )
     return from_values(out, x._shape, x.dtype)
 
 
@@ -386,8 +392,12 @@ def _with_dtype(input: Tensor, dtype: dtype | None) -> Tensor:
     return input if dtype is None or dtype is input.dtype else input.to(dtype)
 
 
-def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-            dtype: dtypes.dtype | None = None) -> Tensor:
+def softmax(
+    input: Tensor,
+    dim: int | None = None,
+    _stacklevel: int = 3,
+    dtype: dtypes.dtype | None = None,
+) -> Tensor:
     """``exp(input) / sum(exp(input))`` along ``dim``: each row sums to 1.
 
     Args:
@@ -399,8 +409,12 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return Softmax.apply(input, dim=_softmax_dim("softmax", input.dim(), dim))
 
 
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-                dtype: dtypes.dtype | None = None) -> Tensor:
+def log_softmax(
+    input: Tensor,
+    dim: int | None = None,
+    _stacklevel: int = 3,
+    dtype: dtypes.dtype | None = None,
+) -> Tensor:
     """``log(softmax(input))`` along ``dim``, finite even for logits like 1000."""
     input = _with_dtype(input, dtype)
     dim = _softmax_dim("log_softmax", input.dim(), dim)

@@ -67,15 +67,16 @@ class Embedding(Function):
     grad_fn_name = "EmbeddingBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, weight: Tensor, *, indices: Tensor,
-                padding_idx: int | None) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, weight: Tensor, *, indices: Tensor, padding_idx: int | None
+    ) -> Tensor:
         rows, width = weight._shape
         values = weight._values()
         picked: list[float] = []
         for i in indices._values():
             if not 0 <= i < rows:
                 raise IndexError("index out of range in self")
-            picked.extend(values[i * width:(i + 1) * width])
+            picked.extend(values[i * width : (i + 1) * width])
         ctx.save_for_backward(indices)
         ctx.weight_shape, ctx.padding_idx = weight._shape, padding_idx
         return from_values(picked, (*indices._shape, width), weight.dtype)
@@ -84,18 +85,22 @@ class Embedding(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (indices,) = ctx.saved_tensors
         width = ctx.weight_shape[1]
-        positions = [
-            i * width + j for i in indices._values() for j in range(width)
-        ]
+        positions = [i * width + j for i in indices._values() for j in range(width)]
         if ctx.padding_idx is not None:
             padding = (indices == ctx.padding_idx).unsqueeze(-1)
             grad_output = grad_output.masked_fill(padding, 0.0)
         return index_add_into_zeros(grad_output, positions, ctx.weight_shape)
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
-              max_norm: float | None = None, norm_type: float = 2.0,
-              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
     """The rows of ``weight`` picked by the integer tensor ``input``.
 
     Args:
@@ -130,8 +135,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     return Embedding.apply(weight, indices=input, padding_idx=padding_idx)
 
 
-def _renormalize(weight: Tensor, indices: Tensor, max_norm: float,
-                 norm_type: float) -> None:
+def _renormalize(
+    weight: Tensor, indices: Tensor, max_norm: float, norm_type: float
+) -> None:
     """Scales each looked-up row whose norm exceeds ``max_norm`` down to it."""
     rows, width = weight._shape
     values = weight._values()
@@ -139,11 +145,11 @@ def _renormalize(weight: Tensor, indices: Tensor, max_norm: float,
     for i in sorted(set(indices._values())):
         if not 0 <= i < rows:
             raise IndexError("index out of range in self")
-        row = values[i * width:(i + 1) * width]
+        row = values[i * width : (i + 1) * width]
         norm = sum(abs(v) ** norm_type for v in row) ** (1.0 / norm_type)
         if norm > max_norm:
             scale = max_norm / (norm + 1e-7)
-            values[i * width:(i + 1) * width] = [v * scale for v in row]
+            values[i * width : (i + 1) * width] = [v * scale for v in row]
             changed = True
     if changed:
         with no_grad():
@@ -155,8 +161,9 @@ def _renormalize(weight: Tensor, indices: Tensor, max_norm: float,
 # ----------------------------------------------------------------------
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True,
-            inplace: bool = False) -> Tensor:
+def dropout(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zeroes each element with probability ``p`` and scales the rest by
     ``1 / (1 - p)``, so that the expected value stays the same.
 
@@ -245,8 +252,9 @@ def _source_index(mode: str, index: int, size: int) -> int:
     return -index if index < 0 else 2 * (size - 1) - index
 
 
-def _pad_positions(shape: tuple[int, ...], pad: tuple[int, ...],
-                   mode: str) -> tuple[list[int], tuple[int, ...]]:
+def _pad_positions(
+    shape: tuple[int, ...], pad: tuple[int, ...], mode: str
+) -> tuple[list[int], tuple[int, ...]]:
     """For each output element, the flat input position it copies (-1: fill).
 
     ``pad`` is ``(left, right)`` pairs from the last dimension backwards,
@@ -267,7 +275,8 @@ def _pad_positions(shape: tuple[int, ...], pad: tuple[int, ...],
     for dim, size in enumerate(shape):
         positions = [
             p * size + i if p >= 0 and i >= 0 else -1
-            for p in positions for i in maps[dim]
+            for p in positions
+            for i in maps[dim]
         ]
     return positions, tuple(out_shape)
 
@@ -282,8 +291,9 @@ class ConstantPadNd(Function):
     grad_fn_name = "ConstantPadNdBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, pad: tuple[int, ...],
-                value: Any) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, pad: tuple[int, ...], value: Any
+    ) -> Tensor:
         ctx.pad = pad
         positions, shape = _pad_positions(x._shape, pad, "constant")
         values = x._values()
@@ -337,8 +347,9 @@ GATHER_PADS = {
 }
 
 
-def pad(input: Tensor, pad: Any, mode: str = "constant",
-        value: float | None = None) -> Tensor:
+def pad(
+    input: Tensor, pad: Any, mode: str = "constant", value: float | None = None
+) -> Tensor:
     """Pads (or, with negative amounts, crops) the last dimensions.
 
     Args:
@@ -396,4 +407,3 @@ def _check_reflection(input: Tensor, pad: tuple[int, ...]) -> None:
                 f"input dimension, but got: padding ({left}, {right}) at dimension "
                 f"{dim} of input {list(input._shape)}"
             )
-

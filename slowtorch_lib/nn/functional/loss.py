@@ -117,8 +117,9 @@ def _pointwise_loss_inputs(
     return shape, d, broadcast_values(input, shape), broadcast_values(target, shape)
 
 
-def _finish(values: list[float], reduced: bool, shape: tuple[int, ...],
-            d: dtypes.dtype) -> Tensor:
+def _finish(
+    values: list[float], reduced: bool, shape: tuple[int, ...], d: dtypes.dtype
+) -> Tensor:
     return from_values(values, () if reduced else shape, d)
 
 
@@ -137,8 +138,9 @@ class MseLoss(Function):
     grad_fn_name = "MseLossBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, input: Tensor, target: Tensor, *,
-                reduction: str) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, input: Tensor, target: Tensor, *, reduction: str
+    ) -> Tensor:
         shape, d, xs, ts = _pointwise_loss_inputs(input, target, "mse_cpu")
         ctx.save_for_backward(input, target)
         ctx.reduction, ctx.count = reduction, numel(shape)
@@ -153,9 +155,14 @@ class MseLoss(Function):
         return grad, -grad if ctx.needs_input_grad[1] else None
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,
-             reduce: Any = None, reduction: str = "mean",
-             weight: Tensor | None = None) -> Tensor:
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
     """The mean (or sum) of ``(input - target) ** 2``.
 
     With ``weight`` (one per element) each squared error is weighted, and
@@ -188,9 +195,14 @@ def _reduce_tensor(losses: Tensor, reduction: str) -> Tensor:
     return losses
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
-            reduce: Any = None, reduction: str = "mean",
-            weight: Tensor | None = None) -> Tensor:
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
     """The mean (or sum) of ``|input - target|``.
 
     Built from ``sub``, ``abs`` and ``mean`` or ``sum``, as PyTorch builds it.
@@ -225,8 +237,9 @@ class HuberLoss(Function):
     grad_fn_name = "HuberLossBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, input: Tensor, target: Tensor, *,
-                reduction: str, delta: float) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, input: Tensor, target: Tensor, *, reduction: str, delta: float
+    ) -> Tensor:
         shape, d, xs, ts = _pointwise_loss_inputs(input, target, "huber_cpu")
         ctx.save_for_backward(input, target)
         ctx.reduction, ctx.count, ctx.delta = reduction, numel(shape), delta
@@ -242,8 +255,13 @@ class HuberLoss(Function):
         return grad, -grad if ctx.needs_input_grad[1] else None
 
 
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
-               delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
+def huber_loss(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    weight: Tensor | None = None,
+) -> Tensor:
     """Squared error for small differences, ``delta * |d|`` for large ones.
 
     Raises:
@@ -276,11 +294,10 @@ class SmoothL1Loss(Function):
     grad_fn_name = "SmoothL1LossBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, input: Tensor, target: Tensor, *,
-                reduction: str, beta: float) -> Tensor:
-        shape, d, xs, ts = _pointwise_loss_inputs(
-            input, target, "smooth_l1_cpu"
-        )
+    def forward(
+        ctx: FunctionCtx, input: Tensor, target: Tensor, *, reduction: str, beta: float
+    ) -> Tensor:
+        shape, d, xs, ts = _pointwise_loss_inputs(input, target, "smooth_l1_cpu")
         ctx.save_for_backward(input, target)
         ctx.reduction, ctx.count, ctx.beta = reduction, numel(shape), beta
         losses = [_smooth_l1_scalar(x - t, beta) for x, t in zip(xs, ts)]
@@ -295,9 +312,14 @@ class SmoothL1Loss(Function):
         return grad, -grad if ctx.needs_input_grad[1] else None
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
-                   reduce: Any = None, reduction: str = "mean",
-                   beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
     """Huber's loss scaled by ``1 / beta``; with ``beta=0`` it is ``l1_loss``.
 
     Raises:
@@ -333,8 +355,15 @@ class NllLoss(Function):
     grad_fn_name = "NllLossBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, input: Tensor, target: Tensor, *,
-                weight: Tensor | None, reduction: str, ignore_index: int) -> Tensor:
+    def forward(
+        ctx: FunctionCtx,
+        input: Tensor,
+        target: Tensor,
+        *,
+        weight: Tensor | None,
+        reduction: str,
+        ignore_index: int,
+    ) -> Tensor:
         classes = input._shape[0] if input.dim() == 1 else input._shape[1]
         inner = numel(input._shape[2:])
         values = input._values()
@@ -389,8 +418,7 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None) -> None:
         )
     if target.dtype is not dtypes.int64:
         raise RuntimeError(
-            "expected target dtype to be Long or Byte, but got "
-            f"{type_name(target)}"
+            f"expected target dtype to be Long or Byte, but got {type_name(target)}"
         )
     if input.dim() <= 2 and target.dim() > 1:
         raise RuntimeError(
@@ -424,9 +452,15 @@ def _refuse_grad(function: str, name: str, tensor: Tensor | None) -> None:
         )
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
-             size_average: Any = None, ignore_index: int = -100,
-             reduce: Any = None, reduction: str = "mean") -> Tensor:
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: Any = None,
+    ignore_index: int = -100,
+    reduce: Any = None,
+    reduction: str = "mean",
+) -> Tensor:
     """The negative log-likelihood loss of log-probabilities ``input``.
 
     Args:
@@ -476,10 +510,16 @@ class MulByNumber(Mul):
     grad_fn_name = "MulBackward1"
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                  size_average: Any = None, ignore_index: int = -100,
-                  reduce: Any = None, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: Any = None,
+    ignore_index: int = -100,
+    reduce: Any = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
     """The cross-entropy between ``softmax(input)`` and the target.
 
     ``input`` holds unnormalized scores (logits), ``(C,)``, ``(N, C)`` or
@@ -506,12 +546,14 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
             input, target, weight, ignore_index, reduction, label_smoothing, class_dim
         )
     log_p = log_softmax(input, class_dim)
-    loss = nll_loss(log_p, target, weight, ignore_index=ignore_index,
-                    reduction=reduction)
+    loss = nll_loss(
+        log_p, target, weight, ignore_index=ignore_index, reduction=reduction
+    )
     if label_smoothing == 0:
         return loss
-    return _smoothed(loss, log_p, target, weight, ignore_index, reduction,
-                     label_smoothing, class_dim)
+    return _smoothed(
+        loss, log_p, target, weight, ignore_index, reduction, label_smoothing, class_dim
+    )
 
 
 def _class_weights(weight: Tensor, log_p: Tensor, class_dim: int) -> Tensor:
@@ -521,9 +563,16 @@ def _class_weights(weight: Tensor, log_p: Tensor, class_dim: int) -> Tensor:
     return weight.reshape(shape)
 
 
-def _smoothed(nll: Tensor, log_p: Tensor, target: Tensor, weight: Tensor | None,
-              ignore_index: int, reduction: str, label_smoothing: float,
-              class_dim: int) -> Tensor:
+def _smoothed(
+    nll: Tensor,
+    log_p: Tensor,
+    target: Tensor,
+    weight: Tensor | None,
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+    class_dim: int,
+) -> Tensor:
     """``(1 - eps) * nll + (eps / C) * sum over classes of -weight * log p``."""
     classes = log_p._shape[class_dim]
     if weight is not None:
@@ -537,18 +586,27 @@ def _smoothed(nll: Tensor, log_p: Tensor, target: Tensor, weight: Tensor | None,
     elif reduction == "mean":
         kept = ~ignored
         if weight is not None:
-            counted = [weight._values()[t] for t, k in
-                       zip(target._values(), kept._values()) if k]
+            counted = [
+                weight._values()[t]
+                for t, k in zip(target._values(), kept._values())
+                if k
+            ]
             smooth = smooth.sum() / sum(counted)
         else:
             smooth = smooth.sum() / kept.sum()
-    return (MulByNumber.apply(nll, 1 - label_smoothing)
-            + MulByNumber.apply(smooth, label_smoothing / classes))
+    return MulByNumber.apply(nll, 1 - label_smoothing) + MulByNumber.apply(
+        smooth, label_smoothing / classes
+    )
 
 
 def _cross_entropy_probabilities(
-    input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
-    reduction: str, label_smoothing: float, class_dim: int,
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None,
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+    class_dim: int,
 ) -> Tensor:
     """Cross-entropy against class probabilities: ``-sum(target * log p)``."""
     if not target.dtype.is_floating_point:
@@ -610,8 +668,14 @@ class BinaryCrossEntropy(Function):
     grad_fn_name = "BinaryCrossEntropyBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, input: Tensor, target: Tensor, *,
-                weight: Tensor | None, reduction: str) -> Tensor:
+    def forward(
+        ctx: FunctionCtx,
+        input: Tensor,
+        target: Tensor,
+        *,
+        weight: Tensor | None,
+        reduction: str,
+    ) -> Tensor:
         ps, ts = input._values(), target._values()
         if not all(0 <= p <= 1 for p in ps):
             raise RuntimeError("all elements of input should be between 0 and 1")
@@ -642,9 +706,14 @@ class BinaryCrossEntropy(Function):
         return grad_p, grad_t
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor,
-                         weight: Tensor | None = None, size_average: Any = None,
-                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+) -> Tensor:
     """Binary cross-entropy between probabilities ``input`` and ``target``.
 
     Raises:
@@ -684,17 +753,24 @@ class BinaryCrossEntropyWithLogits(Function):
     grad_fn_name = "BinaryCrossEntropyWithLogitsBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, input: Tensor, target: Tensor, *,
-                weight: Tensor | None, pos_weight: Tensor | None,
-                reduction: str) -> Tensor:
+    def forward(
+        ctx: FunctionCtx,
+        input: Tensor,
+        target: Tensor,
+        *,
+        weight: Tensor | None,
+        pos_weight: Tensor | None,
+        reduction: str,
+    ) -> Tensor:
         shape = input._shape
         xs, ts = input._values(), target._values()
         ws = _weights(weight, shape)
         if pos_weight is None:
             log_weights = [1.0] * len(xs)
         else:
-            log_weights = [1 + (q - 1) * t for q, t in
-                           zip(broadcast_values(pos_weight, shape), ts)]
+            log_weights = [
+                1 + (q - 1) * t for q, t in zip(broadcast_values(pos_weight, shape), ts)
+            ]
         losses = [
             w * ((1 - t) * x + lw * _log_sigmoid_neg(x))
             for x, t, w, lw in zip(xs, ts, ws, log_weights)
@@ -726,8 +802,12 @@ class BinaryCrossEntropyWithLogits(Function):
 
 
 def binary_cross_entropy_with_logits(
-    input: Tensor, target: Tensor, weight: Tensor | None = None,
-    size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
     pos_weight: Tensor | None = None,
 ) -> Tensor:
     """Binary cross-entropy of ``sigmoid(input)``, stable for any logits.
@@ -756,4 +836,3 @@ def binary_cross_entropy_with_logits(
     return BinaryCrossEntropyWithLogits.apply(
         input, target, weight=weight, pos_weight=pos_weight, reduction=reduction
     )
-

@@ -41,8 +41,13 @@ def _normalized(x: Tensor, dims: tuple[int, ...], eps: float) -> tuple[Tensor, T
     return centered * rstd, rstd
 
 
-def _grad_input(grad_output: Tensor, x: Tensor, weight: Tensor | None,
-                dims: tuple[int, ...], eps: float) -> Tensor:
+def _grad_input(
+    grad_output: Tensor,
+    x: Tensor,
+    weight: Tensor | None,
+    dims: tuple[int, ...],
+    eps: float,
+) -> Tensor:
     """The gradient of the input of a normalization over ``dims``."""
     x_hat, rstd = _normalized(x, dims, eps)
     g = grad_output if weight is None else grad_output * weight
@@ -69,9 +74,15 @@ class NativeLayerNorm(Function):
     grad_fn_name = "NativeLayerNormBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, weight: Tensor | None,
-                bias: Tensor | None, *, normalized_shape: tuple[int, ...],
-                eps: float) -> Tensor:
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        weight: Tensor | None,
+        bias: Tensor | None,
+        *,
+        normalized_shape: tuple[int, ...],
+        eps: float,
+    ) -> Tensor:
         if not x.dtype.is_floating_point:
             raise _not_implemented("LayerNormKernelImpl", x.dtype)
         ctx.save_for_backward(x, weight)
@@ -83,10 +94,11 @@ class NativeLayerNorm(Function):
         shift = bias._values() if bias is not None else [0.0] * size
         out: list[float] = []
         for start in range(0, len(values), size or 1):
-            group = values[start:start + size]
+            group = values[start : start + size]
             mean, rstd = _statistics(group, eps)
-            out.extend([(v - mean) * rstd * w + b
-                        for v, w, b in zip(group, scale, shift)])
+            out.extend(
+                [(v - mean) * rstd * w + b for v, w, b in zip(group, scale, shift)]
+            )
         return from_values(out, x._shape, x.dtype)
 
     @staticmethod
@@ -103,9 +115,13 @@ class NativeLayerNorm(Function):
         return grad_x, grad_weight, grad_bias
 
 
-def layer_norm(input: Tensor, normalized_shape: Sequence[int],
-               weight: Tensor | None = None, bias: Tensor | None = None,
-               eps: float = 1e-5) -> Tensor:
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
     """Normalizes over the last dimensions (``normalized_shape``), per sample.
 
     Raises:
@@ -119,7 +135,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int],
             f"of ints, not {type(normalized_shape).__name__}"
         )
     shape = tuple(normalized_shape)
-    if len(shape) > input.dim() or input._shape[input.dim() - len(shape):] != shape:
+    if len(shape) > input.dim() or input._shape[input.dim() - len(shape) :] != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
             f"[*, {', '.join(map(str, shape))}], but got input of size"
@@ -146,7 +162,7 @@ def _channel_groups(values: list[float], shape: tuple[int, ...]) -> list[list[fl
     inner = numel(shape[2:])
     groups: list[list[float]] = [[] for _ in range(channels)]
     for start in range(0, len(values), inner):
-        groups[(start // inner) % channels].extend(values[start:start + inner])
+        groups[(start // inner) % channels].extend(values[start : start + inner])
     return groups
 
 
@@ -161,10 +177,18 @@ class NativeBatchNorm(Function):
     grad_fn_name = "NativeBatchNormBackward0"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, weight: Tensor | None,
-                bias: Tensor | None, *, running_mean: Tensor | None,
-                running_var: Tensor | None, training: bool, momentum: float,
-                eps: float) -> Tensor:
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        weight: Tensor | None,
+        bias: Tensor | None,
+        *,
+        running_mean: Tensor | None,
+        running_var: Tensor | None,
+        training: bool,
+        momentum: float,
+        eps: float,
+    ) -> Tensor:
         if not x.dtype.is_floating_point:
             raise _not_implemented("batch_norm", x.dtype)
         shape = x._shape
@@ -176,8 +200,10 @@ class NativeBatchNorm(Function):
                 _update_running(running_mean, running_var, groups, stats, momentum)
         else:
             assert running_mean is not None and running_var is not None
-            stats = [(m, 1.0 / math.sqrt(v + eps)) for m, v in
-                     zip(running_mean._values(), running_var._values())]
+            stats = [
+                (m, 1.0 / math.sqrt(v + eps))
+                for m, v in zip(running_mean._values(), running_var._values())
+            ]
         scale = weight._values() if weight is not None else [1.0] * channels
         shift = bias._values() if bias is not None else [0.0] * channels
         inner = numel(shape[2:])
@@ -186,8 +212,9 @@ class NativeBatchNorm(Function):
         for start in range(0, len(values), inner or 1):
             c = (start // inner) % channels if inner else 0
             (mean, rstd), w, b = stats[c], scale[c], shift[c]
-            out.extend([(v - mean) * rstd * w + b
-                        for v in values[start:start + inner]])
+            out.extend(
+                [(v - mean) * rstd * w + b for v in values[start : start + inner]]
+            )
         ctx.save_for_backward(x, weight)
         ctx.training, ctx.eps = training, eps
         ctx.dims = (0, *range(2, x.dim()))
@@ -221,9 +248,13 @@ class NativeBatchNorm(Function):
         return grad_x, grad_weight, grad_bias
 
 
-def _update_running(running_mean: Tensor, running_var: Tensor,
-                    groups: list[list[float]], stats: list[tuple[float, float]],
-                    momentum: float) -> None:
+def _update_running(
+    running_mean: Tensor,
+    running_var: Tensor,
+    groups: list[list[float]],
+    stats: list[tuple[float, float]],
+    momentum: float,
+) -> None:
     """``running = (1 - momentum) * running + momentum * batch``, in place.
 
     The running variance is updated with the *unbiased* batch variance
@@ -232,20 +263,29 @@ def _update_running(running_mean: Tensor, running_var: Tensor,
     n = len(groups[0])
     means = [mean for mean, _ in stats]
     variances = [sum((v - m) ** 2 for v in g) / (n - 1) for g, m in zip(groups, means)]
-    new_mean = [(1 - momentum) * r + momentum * m
-                for r, m in zip(running_mean._values(), means)]
-    new_var = [(1 - momentum) * r + momentum * v
-               for r, v in zip(running_var._values(), variances)]
+    new_mean = [
+        (1 - momentum) * r + momentum * m for r, m in zip(running_mean._values(), means)
+    ]
+    new_var = [
+        (1 - momentum) * r + momentum * v
+        for r, v in zip(running_var._values(), variances)
+    ]
     running_mean._check_inplace()
     running_var._check_inplace()
     running_mean._write_values(new_mean)
     running_var._write_values(new_var)
 
 
-def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
-               weight: Tensor | None = None, bias: Tensor | None = None,
-               training: bool = False, momentum: float = 0.1,
-               eps: float = 1e-5) -> Tensor:
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
     """Normalizes each channel of ``(N, C)`` or ``(N, C, L)`` input.
 
     Args:
@@ -270,8 +310,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         )
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
-                         ("weight", weight), ("bias", bias)):
+    for name, tensor in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
         if tensor is not None and tensor.numel() != channels:
             raise RuntimeError(
                 f"{name} should contain {channels} elements not {tensor.numel()}"
@@ -279,6 +323,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if input.dim() < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
     return NativeBatchNorm.apply(
-        input, weight, bias, running_mean=running_mean, running_var=running_var,
-        training=training, momentum=momentum, eps=eps,
+        input,
+        weight,
+        bias,
+        running_mean=running_mean,
+        running_var=running_var,
+        training=training,
+        momentum=momentum,
+        eps=eps,
     )

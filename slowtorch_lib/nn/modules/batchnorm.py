@@ -35,10 +35,18 @@ class BatchNorm1d(Module):
         bias: Whether to learn ``bias`` (if ``affine``).
     """
 
-    def __init__(self, num_features: int, eps: float = 1e-5,
-                 momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None,
-                 dtype: Dtype | None = None, *, bias: bool = True) -> None:
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device: Any = None,
+        dtype: Dtype | None = None,
+        *,
+        bias: bool = True,
+    ) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -94,7 +102,11 @@ class BatchNorm1d(Module):
             input,
             self.running_mean if track else None,
             self.running_var if track else None,
-            self.weight, self.bias, use_batch, factor, self.eps,
+            self.weight,
+            self.bias,
+            use_batch,
+            factor,
+            self.eps,
         )
         if counting:  # counted once the batch was accepted
             with no_grad():
@@ -102,6 +114,8 @@ class BatchNorm1d(Module):
         return output
 
     def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.has_bias}, "
-                f"track_running_stats={self.track_running_stats}")
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.has_bias}, "
+            f"track_running_stats={self.track_running_stats}"
+        )

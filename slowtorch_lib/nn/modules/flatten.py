@@ -37,7 +37,7 @@ class Unflatten(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         dim = normalize_dim(self.dim, input.dim())
-        shape = (*input.shape[:dim], *self.unflattened_size, *input.shape[dim + 1:])
+        shape = (*input.shape[:dim], *self.unflattened_size, *input.shape[dim + 1 :])
         return input.view(shape)
 
     def extra_repr(self) -> str:

@@ -31,8 +31,9 @@ class _Loss(Module):
 
     reduction: str
 
-    def __init__(self, size_average: Any = None, reduce: Any = None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"
+    ) -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
             reduction = _reduction(reduction, size_average, reduce)
@@ -44,8 +45,13 @@ class _WeightedLoss(_Loss):
 
     weight: Tensor | None
 
-    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
-                 reduce: Any = None, reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
@@ -78,8 +84,13 @@ class HuberLoss(_Loss):
 class SmoothL1Loss(_Loss):
     """Huber's loss divided by ``beta``."""
 
-    def __init__(self, size_average: Any = None, reduce: Any = None,
-                 reduction: str = "mean", beta: float = 1.0) -> None:
+    def __init__(
+        self,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+        beta: float = 1.0,
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
@@ -90,40 +101,61 @@ class SmoothL1Loss(_Loss):
 class NLLLoss(_WeightedLoss):
     """Negative log-likelihood of log-probabilities (see ``F.nll_loss``)."""
 
-    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
-                 ignore_index: int = -100, reduce: Any = None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: Any = None,
+        ignore_index: int = -100,
+        reduce: Any = None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(input, target, weight=self.weight,
-                          ignore_index=self.ignore_index, reduction=self.reduction)
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
 
 
 class CrossEntropyLoss(_WeightedLoss):
     """Cross-entropy of logits against class indices or probabilities."""
 
-    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
-                 ignore_index: int = -100, reduce: Any = None,
-                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: Any = None,
+        ignore_index: int = -100,
+        reduce: Any = None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(input, target, weight=self.weight,
-                               ignore_index=self.ignore_index,
-                               reduction=self.reduction,
-                               label_smoothing=self.label_smoothing)
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
 
 
 class BCELoss(_WeightedLoss):
     """Binary cross-entropy of probabilities."""
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy(input, target, weight=self.weight,
-                                      reduction=self.reduction)
+        return F.binary_cross_entropy(
+            input, target, weight=self.weight, reduction=self.reduction
+        )
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -133,15 +165,23 @@ class BCEWithLogitsLoss(_Loss):
     weight: Tensor | None
     pos_weight: Tensor | None
 
-    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
-                 reduce: Any = None, reduction: str = "mean",
-                 pos_weight: Tensor | None = None) -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+        pos_weight: Tensor | None = None,
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(
-            input, target, self.weight, pos_weight=self.pos_weight,
+            input,
+            target,
+            self.weight,
+            pos_weight=self.pos_weight,
             reduction=self.reduction,
         )

@@ -225,9 +225,7 @@ class Module:
 
     def _check_initialised(self, what: str, home: str) -> None:
         if home not in self.__dict__:
-            raise AttributeError(
-                f"cannot assign {what} before Module.__init__() call"
-            )
+            raise AttributeError(f"cannot assign {what} before Module.__init__() call")
 
     def _forget(self, name: str, keep: str) -> None:
         """Removes ``name`` from every home but ``keep``, where it is about to
@@ -345,7 +343,10 @@ class Module:
 
     def __dir__(self) -> list[str]:
         names = itertools.chain(
-            dir(type(self)), self.__dict__, self._parameters, self._buffers,
+            dir(type(self)),
+            self.__dict__,
+            self._parameters,
+            self._buffers,
             self._modules,
         )
         return sorted({name for name in names if not name[0].isdigit()})
@@ -359,9 +360,7 @@ class Module:
         module = self
         for step in target.split(".") if target else []:
             if not hasattr(module, step):
-                raise AttributeError(
-                    f"{module._get_name()} has no attribute `{step}`"
-                )
+                raise AttributeError(f"{module._get_name()} has no attribute `{step}`")
             module = getattr(module, step)
             if not isinstance(module, Module):
                 raise AttributeError(f"`{step}` is not an nn.Module")
@@ -617,7 +616,8 @@ class Module:
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(
-                    destination=destination, prefix=f"{prefix}{name}.",
+                    destination=destination,
+                    prefix=f"{prefix}{name}.",
                     keep_vars=keep_vars,
                 )
         return destination
@@ -709,10 +709,10 @@ class Module:
     def __repr__(self) -> str:
         """``Name(extra)`` on one line, or one line per child, indented::
 
-            Sequential(
-              (0): Linear(in_features=2, out_features=3, bias=True)
-              (1): ReLU()
-            )
+        Sequential(
+          (0): Linear(in_features=2, out_features=3, bias=True)
+          (1): ReLU()
+        )
         """
         lines = self.extra_repr().split("\n") if self.extra_repr() else []
         children = [
@@ -757,7 +757,9 @@ def _copy_error(key: str, target: Tensor, value: Any) -> str:
 
 
 def _unexpected_keys(
-    module: Module, local: dict[str, Tensor], prefix: str,
+    module: Module,
+    local: dict[str, Tensor],
+    prefix: str,
     state_dict: Mapping[str, Any],
 ) -> list[str]:
     """Keys under ``prefix`` that name nothing of ``module``.
@@ -769,7 +771,7 @@ def _unexpected_keys(
     for key in state_dict:
         if not isinstance(key, str) or not key.startswith(prefix):
             continue
-        head, dot, _ = key[len(prefix):].partition(".")
+        head, dot, _ = key[len(prefix) :].partition(".")
         known = module._modules if dot else local
         if head not in known:
             unexpected.append(key)

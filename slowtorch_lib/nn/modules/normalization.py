@@ -27,9 +27,15 @@ class LayerNorm(Module):
         bias: Whether to learn ``bias`` (if ``elementwise_affine``).
     """
 
-    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
-                 elementwise_affine: bool = True, bias: bool = True,
-                 device: Any = None, dtype: Dtype | None = None) -> None:
+    def __init__(
+        self,
+        normalized_shape: int | Sequence[int],
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Dtype | None = None,
+    ) -> None:
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -37,11 +43,13 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype,
-                                          device=device))
+            self.weight = Parameter(
+                empty(self.normalized_shape, dtype=dtype, device=device)
+            )
             if bias:
-                self.bias = Parameter(empty(self.normalized_shape, dtype=dtype,
-                                            device=device))
+                self.bias = Parameter(
+                    empty(self.normalized_shape, dtype=dtype, device=device)
+                )
             else:
                 self.register_parameter("bias", None)
         else:
@@ -57,10 +65,13 @@ class LayerNorm(Module):
             init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias,
-                            self.eps)
+        return F.layer_norm(
+            input, self.normalized_shape, self.weight, self.bias, self.eps
+        )
 
     def extra_repr(self) -> str:
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, "
+            f"bias={self.bias is not None}"
+        )
