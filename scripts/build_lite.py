@@ -124,9 +124,9 @@ def build_wheel(
         "Requires-Python: >=3.10\n"
     ).encode()
     files[f"{info}/WHEEL"] = (
-        "Wheel-Version: 1.0\nGenerator: slowtorch build_lite\nRoot-Is-Purelib: true\n"
-        "Tag: py3-none-any\n"
-    ).encode()
+        b"Wheel-Version: 1.0\nGenerator: slowtorch build_lite\nRoot-Is-Purelib: true\n"
+        b"Tag: py3-none-any\n"
+    )
     top = sorted({Path(p).parts[0] for p in files if not p.startswith(dist + "-")})
     files[f"{info}/top_level.txt"] = ("\n".join(top) + "\n").encode()
     record = io.StringIO()

@@ -8,6 +8,8 @@ wheel installs ``etc/ipython/ipython_config.py``, which names it). Outside Pyodi
   DOT source goes to Graphviz compiled to WebAssembly (the npm package ``@viz-js/viz``,
   served by the site next to Pyodide) and comes back as SVG, synchronously once the
   renderer has loaded (it starts loading with the kernel);
+- limits recursion to CPython's default depth (1000), so that a runaway recursion
+  raises ``RecursionError`` instead of overflowing the browser's stack;
 - stands in for ``matplotlib`` when the browser cannot load it (offline: its
   WebAssembly wheels live on Pyodide's CDN): the cell runs, draws nothing, and
   ``plt.show()`` prints a one-line note instead of a traceback. Online the real
@@ -19,6 +21,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import os
+import re
 import subprocess
 import sys
 import types
@@ -70,11 +73,9 @@ async def _load_viz() -> Any:
 async def ready() -> bool:
     """Waits until the Graphviz renderer has loaded; True when it can draw."""
     if _state["viz"] is None and _state["error"] is None:
-        task = _state["task"]
-        if task is None:
-            await _load_viz()
-        else:
-            await task
+        # Loads it here rather than waiting for the task started with the kernel: the
+        # module is in the browser's cache by then, and this await cannot be starved.
+        await _load_viz()
     return _state["viz"] is not None
 
 
@@ -108,6 +109,10 @@ def _run_check(original: Any) -> Any:
         formats = [w[2:] for w in words if w.startswith("-T")]
         engines = [w[2:] for w in words if w.startswith("-K")]
         data = kwargs.get("input")
+        lines = kwargs.get("input_lines")
+        if data is None and lines is not None:
+            parts = list(lines)
+            data = b"".join(parts) if parts and isinstance(parts[0], bytes) else "".join(parts)
         if not words or os.path.basename(words[0]) != "dot" or data is None or args:
             return original(cmd, *args, **kwargs)
         fmt = formats[0].split(":")[0] if formats else "svg"
@@ -233,15 +238,54 @@ def _install_stand_ins() -> None:
         sys.meta_path.append(_StandInFinder())
 
 
+#: Cells that may draw a graph wait for the renderer before they run.
+GRAPH_CODE = re.compile(r"graphviz|make_dot|Digraph|\bdot\b")
+
+
+def _quiet(*args: Any) -> None:
+    return None
+
+
+def _patch_package_loading() -> None:
+    """Before each cell: wait for the renderer if the cell may draw, and load the
+    packages it imports without console errors for the ones that cannot be had
+    offline (their import then fails, or finds a stand-in, in the cell itself)."""
+    kernel = sys.modules.get("pyodide_kernel.kernel")
+    original = getattr(kernel, "_load_packages_from_imports", None)
+    if original is None or getattr(original, "slowtorch_lite", False):
+        return
+    import js
+    from pyodide.ffi import create_proxy, to_js
+
+    quiet = create_proxy(_quiet)
+    options = to_js({"errorCallback": quiet}, dict_converter=js.Object.fromEntries)
+
+    async def load_packages_from_imports(code: str, *args: Any) -> Any:
+        if GRAPH_CODE.search(code):
+            await ready()
+        try:
+            return await original(code, options)
+        except Exception:  # noqa: BLE001 - the import fails in the cell, with a message
+            return None
+
+    load_packages_from_imports.slowtorch_lite = True  # type: ignore[attr-defined]
+    kernel._load_packages_from_imports = load_packages_from_imports  # type: ignore[union-attr]
+
+
 def load_ipython_extension(shell: Any) -> None:
     """Sets the kernel up for the course (only under Pyodide)."""
     if sys.platform != "emscripten":
         return
+    # CPython's default depth: Pyodide allows 3000 nested calls, more than the
+    # browser's stack holds for some of them (a deep recursion then kills the kernel
+    # instead of raising RecursionError, as chapter 2 shows it does).
+    sys.setrecursionlimit(min(sys.getrecursionlimit(), 1000))
     # As in a desktop kernel, modules next to the notebook can be imported.
     if "" not in sys.path:
         sys.path.insert(0, "")
     _patch_graphviz()
     _install_stand_ins()
+    _patch_package_loading()
     if _state["task"] is None:
         import asyncio
 
