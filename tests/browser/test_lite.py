@@ -145,9 +145,12 @@ class LiteNotebook:
         self.page.wait_for_function(
             "() => window.jupyterapp && jupyterapp.shell.currentWidget"
             " && jupyterapp.shell.currentWidget.content"
-            " && jupyterapp.shell.currentWidget.content.model",
+            " && jupyterapp.shell.currentWidget.content.model"
+            " && jupyterapp.shell.currentWidget.sessionContext",
             timeout=KERNEL_TIMEOUT,
         )
+        # Commands sent before the notebook has its kernel session would be dropped.
+        self.page.evaluate("() => jupyterapp.shell.currentWidget.sessionContext.ready")
 
     def _route(self, route: Any) -> None:
         url = route.request.url
