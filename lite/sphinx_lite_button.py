@@ -28,7 +28,9 @@ def _is_notebook(source: Path) -> bool:
     return head.startswith("---") and "kernelspec:" in head.split("\n---", 1)[0]
 
 
-def _add_link(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+def _add_link(
+    app: Any, pagename: str, templatename: str, context: dict, doctree: Any
+) -> None:
     if doctree is None or "body" not in context:
         return
     try:

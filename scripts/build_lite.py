@@ -1,21 +1,24 @@
-"""Build the in-browser course (JupyterLite with the Pyodide kernel) into ``_build/html/lite``.
+"""Build the in-browser course (JupyterLite, Pyodide kernel) into ``_build/html/lite``.
 
 Nothing the site needs at page time comes from another host:
 
-- Pyodide itself: the npm package ``pyodide`` (pinned in ``scripts/assets/package.json``
-  at the version ``jupyterlite-pyodide-kernel`` expects) is copied into the lite source's
-  ``static/pyodide/``, which the build publishes and points the kernel at;
+- Pyodide itself: the npm package ``pyodide`` (pinned in
+  ``scripts/assets/package.json`` at the version ``jupyterlite-pyodide-kernel``
+  expects) is copied into the lite source's ``static/pyodide/``, which the build
+  publishes and points the kernel at;
 - the pure-Python packages the kernel loads from Pyodide's lock file (IPython, jedi,
-  micropip...) are downloaded from PyPI at the versions the lock names, and the lock's
-  ``sha256`` entries are recomputed for those files (PyPI's bytes differ from Pyodide's);
+  micropip...) are downloaded from PyPI at the versions the lock names, and the
+  lock's ``sha256`` entries are recomputed for those files (PyPI's bytes differ from
+  Pyodide's);
   every other lock entry points at Pyodide's CDN, so that numpy and matplotlib load when
   the reader is online (offline, ``slowtorch_lite`` stands in for matplotlib);
 - the wheels of ``slowtorch_lib``, of the ``course`` package (whatever it contains at
   build time) and of ``slowtorch_lite`` (``lite/slowtorch_lite``: graphs rendered by
   Graphviz compiled to WebAssembly, ``@viz-js/viz``) are built here from this checkout,
   never fetched; with ``comm``, ``graphviz`` and ``ipywidgets`` (pinned in
-  ``requirements.txt``) they are added to the lock, preloaded when the kernel starts, and
-  also published in the site's ``pypi/`` folder for ``%pip`` with ``disablePyPIFallback``;
+  ``requirements.txt``) they are added to the lock, preloaded when the kernel
+  starts, and also published in the site's ``pypi/`` folder for ``%pip`` with
+  ``disablePyPIFallback``;
 - the notebooks: every chapter named in ``_toc.yml`` (MyST markdown notebooks, converted
   with jupytext; ``literalinclude`` directives replaced by the code they quote, other
   directives by plain Markdown), the folders of helper modules next to them, and every
@@ -63,7 +66,11 @@ PYPI_EXTRAS = {
     "ipywidgets": ["comm", "ipython", "traitlets"],
 }
 #: The browser kernel's name: notebooks carrying another one open with a dialog.
-KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+KERNELSPEC = {
+    "name": "python",
+    "display_name": "Python (Pyodide)",
+    "language": "python",
+}
 #: What the lite site offers.
 APPS = ["lab", "notebooks", "tree"]
 #: In notebook folders, files and folders that are not copied into the lite contents.
@@ -88,9 +95,9 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-# ---------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------
 # Wheels built from this checkout
-# ---------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------
 
 
 def _record_hash(data: bytes) -> str:
@@ -113,8 +120,10 @@ def build_wheel(
     for package in packages:
         for path in sorted(package.rglob("*")):
             relative = path.relative_to(package.parent)
-            if path.is_file() and not SKIPPED.intersection(relative.parts) and (
-                path.suffix not in {".pyc", ".pyo"}
+            if (
+                path.is_file()
+                and not SKIPPED.intersection(relative.parts)
+                and (path.suffix not in {".pyc", ".pyo"})
             ):
                 files[relative.as_posix()] = path.read_bytes()
     for target, text in (data_files or {}).items():
@@ -157,15 +166,21 @@ def own_wheels(folder: Path) -> dict[str, tuple[Path, list[str], list[str]]]:
     wheels = {
         "slowtorch-lib": (
             build_wheel(
-                "slowtorch_lib", version, [ROOT / "slowtorch_lib"], folder,
-                "PyTorch's core rebuilt in pure Python (the slowtorch course's engine).",
+                "slowtorch_lib",
+                version,
+                [ROOT / "slowtorch_lib"],
+                folder,
+                "PyTorch's core rebuilt in pure Python (the slowtorch engine).",
             ),
             ["slowtorch_lib"],
             [],
         ),
         "slowtorch-lite": (
             build_wheel(
-                "slowtorch_lite", version, [LITE / "slowtorch_lite"], folder,
+                "slowtorch_lite",
+                version,
+                [LITE / "slowtorch_lite"],
+                folder,
                 "The slowtorch course's notebooks in the browser (Pyodide).",
                 {"etc/ipython/ipython_config.py": IPYTHON_CONFIG},
             ),
@@ -176,7 +191,10 @@ def own_wheels(folder: Path) -> dict[str, tuple[Path, list[str], list[str]]]:
     if (ROOT / "course" / "__init__.py").is_file():
         wheels["slowtorch-course"] = (
             build_wheel(
-                "slowtorch_course", version, [ROOT / "course"], folder,
+                "slowtorch_course",
+                version,
+                [ROOT / "course"],
+                folder,
                 "The slowtorch course's exercises, checks and grading.",
             ),
             ["course"],
@@ -185,9 +203,9 @@ def own_wheels(folder: Path) -> dict[str, tuple[Path, list[str], list[str]]]:
     return wheels
 
 
-# ---------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------
 # Wheels from PyPI
-# ---------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------
 
 
 def requirement_pins() -> dict[str, str]:
@@ -215,35 +233,61 @@ def download_wheels(specs: list[tuple[str, str]], python: str) -> dict[str, Path
     if missing:
         log(f"pip download {' '.join(missing)}")
         result = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-             "--only-binary=:all:", "--python-version", python, "--platform", "any",
-             "--implementation", "py", "--abi", "none", "-d", str(WHEEL_CACHE), *missing],
-            capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--python-version",
+                python,
+                "--platform",
+                "any",
+                "--implementation",
+                "py",
+                "--abi",
+                "none",
+                "-d",
+                str(WHEEL_CACHE),
+                *missing,
+            ],
+            capture_output=True,
+            text=True,
         )
         if result.returncode != 0:
             # Without the noise some pip configurations print about local index folders.
             noise = re.compile(r"^WARNING: Location 'file:")
-            print("\n".join(line for line in result.stderr.splitlines()
-                            if not noise.match(line)), file=sys.stderr)
+            print(
+                "\n".join(
+                    line for line in result.stderr.splitlines() if not noise.match(line)
+                ),
+                file=sys.stderr,
+            )
             raise SystemExit("build_lite: pip download failed")
     found = {}
     for name, version in specs:
         wheel = cached_wheel(name, version)
         if wheel is None:
-            raise SystemExit(f"build_lite: no pure-Python wheel of {name}=={version} on PyPI")
+            raise SystemExit(
+                f"build_lite: no pure-Python wheel of {name}=={version} on PyPI"
+            )
         found[normalize(name)] = wheel
     return found
 
 
-# ---------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------
 # Pyodide and its lock file
-# ---------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------
 
 
 def check_pyodide_version() -> str:
     from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION
 
-    package = json.loads((MODULES / "pyodide" / "package.json").read_text(encoding="utf-8"))
+    package = json.loads(
+        (MODULES / "pyodide" / "package.json").read_text(encoding="utf-8")
+    )
     if package["version"] != PYODIDE_VERSION:
         raise SystemExit(
             f"build_lite: scripts/assets pins pyodide {package['version']}, but "
@@ -277,16 +321,18 @@ def closure(packages: dict[str, Any], roots: list[str]) -> list[str]:
     return sorted(seen)
 
 
-def write_lock(folder: Path, version: str, extras: dict[str, tuple[Path, list[str], list[str]]]
-               ) -> list[str]:
+def write_lock(
+    folder: Path, version: str, extras: dict[str, tuple[Path, list[str], list[str]]]
+) -> list[str]:
     """Rewrites ``folder/pyodide-lock.json``; returns the names to preload."""
     lock_path = folder / "pyodide-lock.json"
     lock = json.loads(lock_path.read_text(encoding="utf-8"))
     packages: dict[str, Any] = lock["packages"]
     python = ".".join(lock["info"]["python"].split(".")[:2])
 
-    kernel = closure(packages, KERNEL_LOCK_ROOTS + [d for _, _, ds in extras.values()
-                                                    for d in ds])
+    kernel = closure(
+        packages, KERNEL_LOCK_ROOTS + [d for _, _, ds in extras.values() for d in ds]
+    )
     kernel = [n for n in kernel if n not in extras]
     downloaded = download_wheels([(n, packages[n]["version"]) for n in kernel], python)
     cdn = PYODIDE_CDN.format(version=version)
@@ -312,15 +358,19 @@ def write_lock(folder: Path, version: str, extras: dict[str, tuple[Path, list[st
             "depends": depends,
             "unvendored_tests": False,
         }
-    lock_path.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    log(f"pyodide-lock.json: {len(downloaded)} kernel wheels and {len(extras)} course "
-        "wheels served by the site, the rest from Pyodide's CDN when online")
+    lock_path.write_text(
+        json.dumps(lock, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    log(
+        f"pyodide-lock.json: {len(downloaded)} kernel wheels and {len(extras)} course "
+        "wheels served by the site, the rest from Pyodide's CDN when online"
+    )
     return sorted(extras)
 
 
-# ---------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------
 # Notebooks
-# ---------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*(?P<arg>.*)$")
 ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<text>[^`]*)`")
@@ -352,7 +402,7 @@ def toc_files() -> list[str]:
 
 
 def notebook_source(entry: str) -> Path | None:
-    """The notebook behind a TOC entry: an .ipynb, or MyST markdown with a kernelspec."""
+    """The notebook behind a TOC entry: .ipynb, or MyST markdown with a kernelspec."""
     for suffix in (".ipynb", ".md"):
         path = ROOT / (entry + suffix)
         if path.is_file():
@@ -370,7 +420,8 @@ def _pyobject(source: str, dotted: str) -> str | None:
     for part in dotted.split("."):
         body = [c for n in nodes for c in getattr(n, "body", [])]
         nodes = [
-            n for n in body
+            n
+            for n in body
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
             and n.name == part
         ]
@@ -394,7 +445,9 @@ def _include(base: Path, argument: str, options: dict[str, str]) -> str:
     if "pyobject" in options:
         code = _pyobject(text, options["pyobject"].strip())
         if code is None:
-            return f"*(The book shows `{options['pyobject']}` from `{path.name}` here.)*"
+            return (
+                f"*(The book shows `{options['pyobject']}` from `{path.name}` here.)*"
+            )
         text = code
     elif "lines" in options:
         keep: list[str] = []
@@ -423,7 +476,11 @@ def plain_markdown(text: str, base: Path) -> str:
         i += 1
         while i < len(lines):
             inner = FENCE.match(lines[i])
-            if inner and inner["fence"][0] == fence[0] and len(inner["fence"]) == len(fence):
+            if (
+                inner
+                and inner["fence"][0] == fence[0]
+                and len(inner["fence"]) == len(fence)
+            ):
                 depth += 1
             elif lines[i].strip() == fence and depth == 0:
                 break
@@ -444,7 +501,9 @@ def plain_markdown(text: str, base: Path) -> str:
             out.append(f"```{argument}\n" + "\n".join(body) + "\n```")
         elif name in {"figure", "image"}:
             caption = plain_markdown("\n".join(body), base).strip()
-            out.append(f"![{caption}]({argument})" + (f"\n\n*{caption}*" if caption else ""))
+            out.append(
+                f"![{caption}]({argument})" + (f"\n\n*{caption}*" if caption else "")
+            )
         elif name in {"toctree", "tableofcontents", "bibliography", "glue:figure"}:
             continue
         else:
@@ -460,8 +519,10 @@ def _role(match: re.Match[str]) -> str:
     if role == "math":
         return f"${text}$"
     label = re.match(r"^(.*?)\s*<[^>]*>$", text)
-    return f"*{label.group(1) if label else text}*" if role in {"ref", "doc", "numref"} else (
-        f"`{text}`"
+    return (
+        f"*{label.group(1) if label else text}*"
+        if role in {"ref", "doc", "numref"}
+        else (f"`{text}`")
     )
 
 
@@ -489,8 +550,11 @@ def copy_helpers(folder: Path, target: Path) -> None:
         if path.name in SKIPPED or path.name.startswith((".", "_")):
             continue
         if path.is_dir():
-            shutil.copytree(path, target / path.name,
-                            ignore=shutil.ignore_patterns(*SKIPPED, "*.pyc"))
+            shutil.copytree(
+                path,
+                target / path.name,
+                ignore=shutil.ignore_patterns(*SKIPPED, "*.pyc"),
+            )
         elif path.suffix not in {".md", ".ipynb"} or path.name == "README.md":
             if path.suffix == ".md" and notebook_source(str(path.with_suffix(""))):
                 continue
@@ -515,9 +579,9 @@ def write_contents(contents: Path) -> list[str]:
     return written
 
 
-# ---------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------
 # The build
-# ---------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------
 
 
 def write_settings(lite_dir: Path, preload: list[str]) -> None:
@@ -528,7 +592,9 @@ def write_settings(lite_dir: Path, preload: list[str]) -> None:
     settings["disablePyPIFallback"] = True
     settings.setdefault("loadPyodideOptions", {})["packages"] = preload
     (lite_dir / "jupyter-lite.json").write_text(json.dumps(config, indent=2) + "\n")
-    shutil.copy2(LITE / "jupyter_lite_config.json", lite_dir / "jupyter_lite_config.json")
+    shutil.copy2(
+        LITE / "jupyter_lite_config.json", lite_dir / "jupyter_lite_config.json"
+    )
     overrides = LITE / "overrides.json"
     if overrides.is_file():
         shutil.copy2(overrides, lite_dir / "overrides.json")
@@ -537,7 +603,9 @@ def write_settings(lite_dir: Path, preload: list[str]) -> None:
 def check_output(preload: list[str], notebooks: list[str]) -> None:
     config = json.loads((OUTPUT / "jupyter-lite.json").read_text(encoding="utf-8"))
     data = config["jupyter-config-data"]
-    settings = data["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    settings = data["litePluginSettings"][
+        "@jupyterlite/pyodide-kernel-extension:kernel"
+    ]
     problems = []
     if not str(settings.get("pyodideUrl", "")).startswith("./static/pyodide/"):
         problems.append(f"pyodideUrl is {settings.get('pyodideUrl')!r}")
@@ -545,13 +613,19 @@ def check_output(preload: list[str], notebooks: list[str]) -> None:
         problems.append("disablePyPIFallback is not true")
     if settings.get("loadPyodideOptions", {}).get("packages") != preload:
         problems.append("loadPyodideOptions.packages is missing")
-    for needed in ["static/pyodide/pyodide.mjs", "static/pyodide/pyodide-lock.json",
-                   "static/pyodide/viz.js", "pypi/all.json",
-                   *(f"files/{n}" for n in notebooks)]:
+    for needed in [
+        "static/pyodide/pyodide.mjs",
+        "static/pyodide/pyodide-lock.json",
+        "static/pyodide/viz.js",
+        "pypi/all.json",
+        *(f"files/{n}" for n in notebooks),
+    ]:
         if not (OUTPUT / needed).is_file():
             problems.append(f"{needed} is missing")
     if problems:
-        raise SystemExit("build_lite: the lite build is incomplete: " + "; ".join(problems))
+        raise SystemExit(
+            "build_lite: the lite build is incomplete: " + "; ".join(problems)
+        )
 
 
 def main() -> int:
@@ -582,10 +656,20 @@ def main() -> int:
     write_settings(STAGE, preload)
     log(f"{len(notebooks)} notebooks, {len(extras)} wheels; running jupyter lite build")
     command = [
-        sys.executable, "-m", "jupyterlite_core", "build",
-        "--lite-dir", str(STAGE), "--output-dir", str(OUTPUT),
-        "--contents", str(STAGE / "contents"), "--piplite-wheels", str(wheels),
-        "--no-sourcemaps", "--no-unused-shared-packages",
+        sys.executable,
+        "-m",
+        "jupyterlite_core",
+        "build",
+        "--lite-dir",
+        str(STAGE),
+        "--output-dir",
+        str(OUTPUT),
+        "--contents",
+        str(STAGE / "contents"),
+        "--piplite-wheels",
+        str(wheels),
+        "--no-sourcemaps",
+        "--no-unused-shared-packages",
         *(item for app in APPS for item in ("--apps", app)),
     ]
     env = dict(os.environ, JUPYTERLITE_NO_JUPYTER_SERVER="0")
@@ -594,9 +678,15 @@ def main() -> int:
         print(result.stdout[-6000:], result.stderr[-6000:], sep="\n", file=sys.stderr)
         raise SystemExit("build_lite: jupyter lite build failed")
     check_output(preload, notebooks)
+    # Browsers ask the site's root for a favicon (a 404 in the console otherwise).
+    icon = OUTPUT / "lab" / "favicon.ico"
+    if icon.is_file() and not (OUTPUT.parent / "favicon.ico").exists():
+        shutil.copy2(icon, OUTPUT.parent / "favicon.ico")
     size = sum(f.stat().st_size for f in OUTPUT.rglob("*") if f.is_file())
-    log(f"{OUTPUT.relative_to(ROOT)} ready: {size / 1e6:.1f} MB, "
-        f"{time.monotonic() - start:.0f} s")
+    log(
+        f"{OUTPUT.relative_to(ROOT)} ready: {size / 1e6:.1f} MB, "
+        f"{time.monotonic() - start:.0f} s"
+    )
     return 0
 
 

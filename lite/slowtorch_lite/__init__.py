@@ -90,11 +90,17 @@ def render_svg(source: str, engine: str = "dot") -> str:
 
     viz = _state["viz"]
     if viz is None:
-        reason = _state["error"] or "it is still loading; run the cell again in a moment"
-        raise RuntimeError(f"the in-browser Graphviz renderer is not available: {reason}")
+        reason = (
+            _state["error"] or "it is still loading; run the cell again in a moment"
+        )
+        raise RuntimeError(
+            f"the in-browser Graphviz renderer is not available: {reason}"
+        )
     import js
 
-    options = to_js({"format": "svg", "engine": engine}, dict_converter=js.Object.fromEntries)
+    options = to_js(
+        {"format": "svg", "engine": engine}, dict_converter=js.Object.fromEntries
+    )
     try:
         return str(viz.renderString(source, options))
     except JsException as error:
@@ -112,14 +118,16 @@ def _run_check(original: Any) -> Any:
         lines = kwargs.get("input_lines")
         if data is None and lines is not None:
             parts = list(lines)
-            data = b"".join(parts) if parts and isinstance(parts[0], bytes) else "".join(parts)
+            data = (
+                b"".join(parts)
+                if parts and isinstance(parts[0], bytes)
+                else "".join(parts)
+            )
         if not words or os.path.basename(words[0]) != "dot" or data is None or args:
             return original(cmd, *args, **kwargs)
         fmt = formats[0].split(":")[0] if formats else "svg"
         if fmt != "svg":
-            raise RuntimeError(
-                f"in the browser graphs render as SVG only, not {fmt!r}"
-            )
+            raise RuntimeError(f"in the browser graphs render as SVG only, not {fmt!r}")
         encoding = kwargs.get("encoding")
         source = data if isinstance(data, str) else bytes(data).decode("utf-8")
         try:
@@ -269,7 +277,7 @@ def _patch_package_loading() -> None:
             return None
 
     load_packages_from_imports.slowtorch_lite = True  # type: ignore[attr-defined]
-    kernel._load_packages_from_imports = load_packages_from_imports  # type: ignore[union-attr]
+    kernel._load_packages_from_imports = load_packages_from_imports
 
 
 def load_ipython_extension(shell: Any) -> None:

@@ -1,8 +1,9 @@
 """Run the course's notebooks in the in-browser site (``_build/html/lite``), offline.
 
-Headless Chromium opens the JupyterLite build that ``scripts/build-book.sh`` writes, with
-every request that leaves the local server blocked, and drives the notebooks through
-JupyterLab's own commands (``window.jupyterapp``, exposed by ``lite/jupyter-lite.json``):
+Headless Chromium opens the JupyterLite build that ``scripts/build-book.sh`` writes,
+with every request that leaves the local server blocked, and drives the notebooks
+through JupyterLab's own commands (``window.jupyterapp``, exposed by
+``lite/jupyter-lite.json``):
 
 - the chapter 1 exercise notebook: run all cells in the Pyodide kernel; put the solution
   notebook's answer into the first exercise and a wrong answer into another; their check
@@ -73,7 +74,7 @@ def _unavailable() -> str | None:
     if not (LITE / "jupyter-lite.json").is_file():
         return f"no JupyterLite build in {LITE}: run 'bash scripts/build-book.sh' first"
     if not CHROMIUM.is_file():
-        return f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)"
+        return f"{CHROMIUM} is missing: install it (apt-get install chromium)"
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
@@ -138,8 +139,10 @@ class LiteNotebook:
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
         self.page.on("console", self._console)
-        self.page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
-        self.page.on("response", self._response)
+        self.page.on(
+            "pageerror", lambda error: self.errors.append(f"uncaught: {error}")
+        )
+        self.context.on("response", self._response)
         self.opened = time.monotonic()
         self.page.goto(f"{site}lite/notebooks/index.html?path={path}")
         self.page.wait_for_function(
@@ -190,7 +193,7 @@ class LiteNotebook:
         )
 
     def run_all(self) -> float:
-        """Runs every cell; returns the seconds from opening to the first executed one."""
+        """Runs every cell; returns seconds from opening to the first executed one."""
         self.evaluate("() => jupyterapp.commands.execute('notebook:run-all-cells')")
         self.page.wait_for_function(
             """() => { const cells = jupyterapp.shell.currentWidget.content.model.cells;
@@ -254,8 +257,11 @@ def _text(outputs: list[dict[str, Any]]) -> str:
 
 
 def _errors(outputs: list[dict[str, Any]]) -> list[str]:
-    return [f"{o.get('ename')}: {o.get('evalue')}" for o in outputs
-            if o.get("output_type") == "error"]
+    return [
+        f"{o.get('ename')}: {o.get('evalue')}"
+        for o in outputs
+        if o.get("output_type") == "error"
+    ]
 
 
 def _source(cell: dict[str, Any]) -> str:
@@ -266,8 +272,12 @@ def _source(cell: dict[str, Any]) -> str:
 def _cpython(code: str) -> str:
     """What CPython prints for ``code``, run from the repository's root."""
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     return result.stdout
@@ -332,9 +342,12 @@ def test_exercises_run_and_check_in_the_browser(lite_site: str, chromium: Any) -
                     return index
             return stubs[exercise_id] + 1
 
-        setup = "\n".join(_source(c) for c in exercise["cells"][: stubs[right_id]]
-                          if c["cell_type"] == "code" and "setup" in
-                          c.get("metadata", {}).get("tags", []))
+        setup = "\n".join(
+            _source(c)
+            for c in exercise["cells"][: stubs[right_id]]
+            if c["cell_type"] == "code"
+            and "setup" in c.get("metadata", {}).get("tags", [])
+        )
         printed = {}
         for exercise_id, answer in [
             (right_id, _source(solution["cells"][answers[right_id]])),
@@ -356,11 +369,17 @@ def test_exercises_run_and_check_in_the_browser(lite_site: str, chromium: Any) -
         assert "pass" not in printed[wrong_id].lower(), printed[wrong_id]
 
         last = max(i for i, c in enumerate(cells) if c["type"] == "code")
-        browser_ms = float(re.findall(r"matmul64 ([\d.]+) ms",
-                                      _text(notebook.run_cell(last, MATMUL)))[0])
+        browser_ms = float(
+            re.findall(r"matmul64 ([\d.]+) ms", _text(notebook.run_cell(last, MATMUL)))[
+                0
+            ]
+        )
         cpython_ms = float(re.findall(r"matmul64 ([\d.]+) ms", _cpython(MATMUL))[0])
-        print(f"[lite] 64x64 matmul (slowtorch_lib, float32): browser {browser_ms:.1f} ms, "
-              f"CPython {cpython_ms:.1f} ms ({browser_ms / cpython_ms:.1f}x)")
+        print(
+            f"[lite] 64x64 matmul (slowtorch_lib, float32): "
+            f"browser {browser_ms:.1f} ms, "
+            f"CPython {cpython_ms:.1f} ms ({browser_ms / cpython_ms:.1f}x)"
+        )
         notebook.page.wait_for_timeout(1000)
     finally:
         notebook.close()
@@ -377,7 +396,8 @@ def _graph_chapter() -> str:
     pytest.fail("no chapter with make_dot and a widget among the lite notebooks")
 
 
-SVG_GRAPHS = """() => Array.from(document.querySelectorAll('.jp-OutputArea svg g.graph'))
+SVG_GRAPHS = """() => Array.from(
+  document.querySelectorAll('.jp-OutputArea svg g.graph'))
   .filter(g => g.getBoundingClientRect().width > 0).length"""
 
 
@@ -393,8 +413,10 @@ def test_graphs_and_widgets_in_the_browser(lite_site: str, chromium: Any) -> Non
                 continue
             outputs = notebook.run_cell(index)
             if opened is not None:
-                print(f"\n[lite] {path}: {time.monotonic() - opened:.1f} s from opening "
-                      "to the first executed cell")
+                print(
+                    f"\n[lite] {path}: {time.monotonic() - opened:.1f} s from opening "
+                    "to the first executed cell"
+                )
                 opened = None
             assert not _errors(outputs), f"{path}, cell {index}: {_errors(outputs)}"
             for output in outputs:
@@ -425,6 +447,44 @@ def test_graphs_and_widgets_in_the_browser(lite_site: str, chromium: Any) -> Non
             f"{path}: the widget did not respond: {before} -> {after}"
         )
         notebook.page.wait_for_timeout(1000)
+    finally:
+        notebook.close()
+    _check_quietly(notebook)
+
+
+def test_edits_persist_and_save_as_ipynb(lite_site: str, chromium: Any) -> None:
+    """An edit saved in the browser is there on the next visit, as an .ipynb with the
+    browser kernel's metadata (what a downloaded notebook carries)."""
+    path, _, _ = _exercise_notebook()
+    notebook = LiteNotebook(chromium, lite_site, path)
+    marker = "# edited in the browser by test_lite"
+    try:
+        notebook.evaluate(
+            """(marker) => { const panel = jupyterapp.shell.currentWidget;
+              const cells = panel.content.model.cells;
+              const cell = cells.get(cells.length - 1);
+              cell.sharedModel.setSource(marker);
+              return jupyterapp.commands.execute('docmanager:save'); }""",
+            marker,
+        )
+        notebook.page.reload()
+        notebook.page.wait_for_function(
+            "() => window.jupyterapp && jupyterapp.shell.currentWidget"
+            " && jupyterapp.shell.currentWidget.content.model"
+            " && jupyterapp.shell.currentWidget.context",
+            timeout=KERNEL_TIMEOUT,
+        )
+        notebook.evaluate("() => jupyterapp.shell.currentWidget.context.ready")
+        cells = notebook.cells()
+        assert _source(cells[-1]) == marker, "the edit did not survive a reload"
+        saved = notebook.evaluate(
+            "(path) => jupyterapp.serviceManager.contents.get(path, {content: true})"
+            ".then(model => model.content)",
+            path,
+        )
+        assert saved["nbformat"] == 4
+        print(f"\n[lite] a notebook saved in the browser carries: {saved['metadata']}")
+        assert saved["metadata"]["kernelspec"]["name"] == "python"
     finally:
         notebook.close()
     _check_quietly(notebook)
