@@ -12,7 +12,12 @@ through JupyterLab's own commands (``window.jupyterapp``, exposed by
 - the chapter that draws computation graphs: run it until a graph and a widget have
   appeared; the graph is an SVG drawn by Graphviz in WebAssembly, and the widget's
   slider moves the page it shows;
-- in both, nothing is requested from another host and the console shows no error.
+- an edit saved in the browser survives a reload, as an .ipynb with the browser
+  kernel's metadata (printed);
+- the chapter that plots runs offline without a traceback (matplotlib's cells print a
+  one-line note; the blocked attempts to load it from Pyodide's CDN are the only
+  outside requests: online, plots work);
+- everywhere else, nothing is requested from another host; the console shows no error.
 
 Printed, not asserted: the time from opening a notebook to its first executed cell, and
 the time of chapter 1's 64x64 matrix product in the browser and in CPython.
@@ -487,4 +492,36 @@ def test_edits_persist_and_save_as_ipynb(lite_site: str, chromium: Any) -> None:
         assert saved["metadata"]["kernelspec"]["name"] == "python"
     finally:
         notebook.close()
+    _check_quietly(notebook)
+
+
+def test_plotting_chapter_runs_offline_without_tracebacks(
+    lite_site: str, chromium: Any
+) -> None:
+    """Offline, matplotlib cannot be loaded: plotting cells print a one-line note, every
+    cell runs, and the only requests that leave the site are the (blocked) attempts to
+    load matplotlib from Pyodide's CDN, which is what makes plots work online."""
+    listing = json.loads((LITE / "files" / "lite-notebooks.json").read_text())
+    plotting = [
+        path for path in listing
+        if "import matplotlib" in (LITE / "files" / path).read_text(encoding="utf-8")
+    ]
+    if not plotting:
+        pytest.skip("no notebook imports matplotlib")
+    notebook = LiteNotebook(chromium, lite_site, plotting[0])
+    try:
+        notebook.run_all()
+        code = [c for c in notebook.cells() if c["type"] == "code"]
+        errors = [e for c in code for e in _errors(c["outputs"])]
+        assert not errors, f"{plotting[0]}: tracebacks in the browser: {errors}"
+        assert all(c["count"] is not None for c in code)
+        note = "matplotlib cannot be loaded"
+        notes = [c for c in code if note in _text(c["outputs"])]
+        assert notes, f"{plotting[0]}: no plotting cell printed the offline note"
+        notebook.page.wait_for_timeout(1000)
+    finally:
+        notebook.close()
+    cdn = "https://cdn.jsdelivr.net/pyodide/"
+    assert all(url.startswith(cdn) for url in notebook.outside), notebook.outside
+    notebook.outside.clear()
     _check_quietly(notebook)
