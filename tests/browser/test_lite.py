@@ -430,6 +430,7 @@ def test_graphs_and_widgets_in_the_browser(lite_site: str, chromium: Any) -> Non
                 saw_widget |= "application/vnd.jupyter.widget-view+json" in data
             if saw_graph and saw_widget:
                 break
+        widget_cell = index
         assert saw_graph, f"{path}: no cell drew a graph"
         assert saw_widget, f"{path}: no cell showed a widget"
         notebook.page.wait_for_function(f"() => ({SVG_GRAPHS})() > 0", timeout=30_000)
@@ -451,6 +452,11 @@ def test_graphs_and_widgets_in_the_browser(lite_site: str, chromium: Any) -> Non
         assert after[0] != before[0] and after[1] != before[1], (
             f"{path}: the widget did not respond: {before} -> {after}"
         )
+        # The rest of the chapter runs too (its deep graphs included).
+        for index, cell in enumerate(cells):
+            if index > widget_cell and cell["type"] == "code":
+                outputs = notebook.run_cell(index)
+                assert not _errors(outputs), f"{path}, cell {index}: {_errors(outputs)}"
         notebook.page.wait_for_timeout(1000)
     finally:
         notebook.close()
@@ -503,7 +509,8 @@ def test_plotting_chapter_runs_offline_without_tracebacks(
     load matplotlib from Pyodide's CDN, which is what makes plots work online."""
     listing = json.loads((LITE / "files" / "lite-notebooks.json").read_text())
     plotting = [
-        path for path in listing
+        path
+        for path in listing
         if "import matplotlib" in (LITE / "files" / path).read_text(encoding="utf-8")
     ]
     if not plotting:
