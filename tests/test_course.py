@@ -398,8 +398,9 @@ def test_solution_notebooks_store_one_passing_verdict_per_check() -> None:
 def test_the_setup_cell_says_what_to_do_when_the_engine_is_missing(
     tmp_path: Path,
 ) -> None:
+    # -S: without site-packages, where the set-up installed the engine.
     done = subprocess.run(
-        [sys.executable, "-I", "-c", notebooks.SETUP],
+        [sys.executable, "-I", "-S", "-c", notebooks.SETUP],
         cwd=tmp_path,
         capture_output=True,
         text=True,
