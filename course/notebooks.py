@@ -24,7 +24,10 @@ an id from its position, so regenerating gives byte-identical files.
 The setup cell (:data:`SETUP`, which imports ``torch`` and ``check``) is put
 second in every notebook, so sources use those names without importing them;
 a ``# ruff: noqa: F821`` line at the top tells the linter so. Lines starting
-with ``# ruff:`` are left out of the notebooks, and so are empty cells.
+with ``# ruff:`` are left out of the notebooks, and so are empty cells. So are
+``# fmt: off`` / ``# fmt: on``, which keep the formatter from splitting a
+prediction's ``# ANSWER`` line (a split answer would leave its first lines in
+the exercise notebook).
 """
 
 from __future__ import annotations
@@ -147,9 +150,12 @@ def split_solutions(code: str) -> tuple[str, str, list[str]]:
 
 
 def without_lint(text: str) -> str:
-    """``text`` without the ``# ruff: ...`` lines meant for the linter."""
+    """``text`` without the ``# ruff: ...`` and ``# fmt: ...`` lines meant for
+    the linter and the formatter."""
     return "\n".join(
-        line for line in text.split("\n") if not line.startswith("# ruff:")
+        line
+        for line in text.split("\n")
+        if not line.startswith(("# ruff:", "# fmt: off", "# fmt: on"))
     )
 
 

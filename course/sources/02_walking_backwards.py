@@ -58,13 +58,11 @@ check("2.1", answers_2_1)
 # float, `None` for no gradient, and `True`/`False` for `requires_grad`.
 
 # %% tags=["exercise-2.2"]
+# fmt: off
 answers_2_2 = {
     "(a * a).sum().backward(); a.grad": [2.0, 4.0, 6.0],  # ANSWER
-    "(a * 3).sum().backward(); (a * 3).sum().backward(); a.grad": [
-        6.0,
-        6.0,
-        6.0,
-    ],  # ANSWER
+    "(a * 3).sum().backward(); (a * 3).sum().backward(); "
+    "a.grad": [6.0, 6.0, 6.0],  # ANSWER
     "(a + a.sum()).sum().backward(); a.grad": [4.0, 4.0, 4.0],  # ANSWER
     "(a.detach() * a).sum().backward(); a.grad": [1.0, 2.0, 3.0],  # ANSWER
     "y = a * 2; a.grad": None,  # ANSWER
@@ -73,15 +71,13 @@ answers_2_2 = {
     "s = torch.tensor(2.0, requires_grad=True); "
     "(s * a).sum().backward(); s.grad": 6.0,  # ANSWER
     "p = torch.ones(3, 1, requires_grad=True); "
-    "(p + torch.zeros(2, 3, 4)).sum().backward(); p.grad": [
-        [8.0],
-        [8.0],
-        [8.0],
-    ],  # ANSWER
+    "(p + torch.zeros(2, 3, 4)).sum().backward(); "
+    "p.grad": [[8.0], [8.0], [8.0]],  # ANSWER
     "(g,) = torch.autograd.grad((a ** 3).sum(), a, create_graph=True); "
     "g.sum().backward(); a.grad": [6.0, 12.0, 18.0],  # ANSWER
     "(g,) = torch.autograd.grad((a ** 3).sum(), a); g.requires_grad": False,  # ANSWER
 }
+# fmt: on
 
 # %% tags=["check-2.2"]
 check("2.2", answers_2_2)

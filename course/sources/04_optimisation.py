@@ -32,6 +32,7 @@
 # is called once with each loss in turn. Write floats.
 
 # %% tags=["exercise-4.1"]
+# fmt: off
 answers_4_1 = {
     "StepLR(opt, step_size=3, gamma=0.5), 7 steps": 0.25,  # ANSWER
     "MultiStepLR(opt, milestones=[2, 5], gamma=0.1), 5 steps": 0.01,  # ANSWER
@@ -46,6 +47,7 @@ answers_4_1 = {
     "StepLR(opt2, step_size=2, gamma=0.5), 2 steps": [0.5, 0.1],  # ANSWER
     "ReduceLROnPlateau(opt, patience=1, factor=0.5), losses 3, 2, 2, 2": 0.5,  # ANSWER
 }
+# fmt: on
 
 # %% tags=["check-4.1"]
 check("4.1", answers_4_1)
@@ -67,40 +69,34 @@ check("4.1", answers_4_1)
 # shape as a tuple, a dtype as a string such as `"torch.float32"`.
 
 # %% tags=["exercise-4.2"]
+# fmt: off
 answers_4_2 = {
     "(w * w).sum().backward(); opt.zero_grad(); w.grad": None,  # ANSWER
-    "(w * w).sum().backward(); opt.zero_grad(set_to_none=False); w.grad": [
-        0.0,
-        0.0,
-    ],  # ANSWER
+    "(w * w).sum().backward(); opt.zero_grad(set_to_none=False); "
+    "w.grad": [0.0, 0.0],  # ANSWER
     "(w * w).sum().backward(); opt.step(); w": [0.8, 1.6],  # ANSWER
-    "(w * w).sum().backward(); (w * w).sum().backward(); opt.step(); w": [
-        0.6,
-        1.2,
-    ],  # ANSWER
+    "(w * w).sum().backward(); (w * w).sum().backward(); opt.step(); "
+    "w": [0.6, 1.2],  # ANSWER
     "opt.step(); w": [1.0, 2.0],  # ANSWER
     "len(opt.param_groups)": 1,  # ANSWER
     "opt.param_groups[0]['momentum']": 0,  # ANSWER
     "m = torch.optim.SGD([w], lr=0.1, momentum=0.9); (w * w).sum().backward(); "
     "m.step(); sorted(m.state[w])": ["momentum_buffer"],  # ANSWER
-    "a = torch.optim.Adam([w], lr=0.1); (w * w).sum().backward(); a.step(); w": [
-        0.9,
-        1.9,
-    ],  # ANSWER
+    "a = torch.optim.Adam([w], lr=0.1); (w * w).sum().backward(); a.step(); "
+    "w": [0.9, 1.9],  # ANSWER
     "a = torch.optim.Adam([w]); (w * w).sum().backward(); a.step(); "
     "sorted(a.state[w])": ["exp_avg", "exp_avg_sq", "step"],  # ANSWER
-    "(w * w).sum().backward(); torch.nn.utils.clip_grad_norm_([w], 1.0).item()": 20
-    ** 0.5,  # ANSWER
-    "(w * w).sum().backward(); torch.nn.utils.clip_grad_norm_([w], 1.0); w.grad": [
-        2 / 20**0.5,
-        4 / 20**0.5,
-    ],  # ANSWER
+    "(w * w).sum().backward(); "
+    "torch.nn.utils.clip_grad_norm_([w], 1.0).item()": 20**0.5,  # ANSWER
+    "(w * w).sum().backward(); torch.nn.utils.clip_grad_norm_([w], 1.0); "
+    "w.grad": [2 / 20**0.5, 4 / 20**0.5],  # ANSWER
     "len(DataLoader(ds, batch_size=4))": 3,  # ANSWER
     "len(DataLoader(ds, batch_size=4, drop_last=True))": 2,  # ANSWER
     "[len(y) for x, y in DataLoader(ds, batch_size=4)]": [4, 4, 2],  # ANSWER
     "x, y = next(iter(DataLoader(ds, batch_size=4))); x.shape": (4, 1),  # ANSWER
     "x, y = next(iter(DataLoader(ds, batch_size=4))); y.dtype": "torch.int64",  # ANSWER
 }
+# fmt: on
 
 # %% tags=["check-4.2"]
 check("4.2", answers_4_2)
