@@ -577,7 +577,8 @@ def batches(n: int, batch_size: int, drop_last: bool = False) -> Any:
         data = torch.utils.data
         dataset = data.TensorDataset(torch.arange(float(n)), torch.arange(n) % 3)
         loader = data.DataLoader(dataset, batch_size=batch_size, drop_last=drop_last)
-        return {"len": len(loader), "batches": [list(batch) for batch in loader]}
+        found = [batch[0].tolist() for batch in loader]
+        return {"len": len(loader), "sizes": [len(b) for b in found], "x": found}
 
     return run
 
