@@ -500,8 +500,8 @@ COSINE = [
 
 # --- clip_grad_norm_ --------------------------------------------------------------
 
-GRAD_W = [[3.0, -4.0], [0.0, 12.0]]
-GRAD_B = [5.0, -1.0]
+GRAD_W = [[1.0, -2.0], [2.0, 4.0]]
+GRAD_B = [-12.0, 0.0]  # all together: a norm of 13
 
 
 def clipped(max_norm: float, scale: float = 1.0, **options: Any) -> Any:
@@ -553,7 +553,7 @@ def nonfinite(torch: Any) -> Any:
 
 
 CLIP = [
-    Case("max_norm=1.0 (total norm 14)", clipped(1.0)),
+    Case("max_norm=1.0 (total norm 13)", clipped(1.0)),
     Case("max_norm=7.0", clipped(7.0)),
     Case("max_norm=100.0: nothing to clip", clipped(100.0)),
     Case("max_norm=2.0, norm_type=1", clipped(2.0, norm_type=1)),
