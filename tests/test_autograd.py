@@ -893,3 +893,21 @@ def test_a_deep_graph_is_freed_one_node_after_another() -> None:
         sys.setprofile(None)
     assert last() is None and first() is not None  # x keeps its accumulator
     assert 1 <= deepest <= 2
+
+
+def test_freeing_every_kind_of_node_raises_nothing() -> None:
+    """Nodes the engine makes itself (``CopySlices``, ``AccumulateGrad``) are
+    freed through the same queue as the nodes of operations."""
+    unraisable: list[Any] = []
+    previous, sys.unraisablehook = sys.unraisablehook, unraisable.append
+    try:
+        a = st.ones(3, requires_grad=True) * 2
+        view = a[:2]
+        view.mul_(3)
+        assert a.grad_fn is not None and a.grad_fn.name() == "CopySlices"
+        a.sum().backward()
+        del a, view
+        gc.collect()
+    finally:
+        sys.unraisablehook = previous
+    assert unraisable == []

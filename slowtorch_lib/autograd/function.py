@@ -285,11 +285,13 @@ class FunctionCtx(Node):
         return self._name
 
     def _take_parts(self) -> tuple[Any, ...]:
-        # The edges, the saved tensors, and what forward kept on ctx.
-        parts = (self.next_functions, self._saved, self.__dict__)
+        # The edges, the saved tensors, and what forward kept on ctx (a node
+        # made by the engine itself, such as CopySlices, keeps nothing there).
+        parts = (self.next_functions, self._saved, getattr(self, "__dict__", None))
         self.next_functions = ()
         self._saved = None
-        self.__dict__ = {}
+        if parts[2] is not None:
+            self.__dict__ = {}
         return parts
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
