@@ -904,7 +904,7 @@ def test_freeing_every_kind_of_node_raises_nothing() -> None:
         a = st.ones(3, requires_grad=True) * 2
         view = a[:2]
         view.mul_(3)
-        assert a.grad_fn is not None and a.grad_fn.name() == "CopySlices"
+        assert type(a.grad_fn).__name__ == "CopySlices"
         a.sum().backward()
         del a, view
         gc.collect()
