@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 CHAPTER1 = "01_arrays_to_tensors"
 CHAPTER2 = "02_walking_backwards"
+CHAPTER3 = "03_building_blocks"
 
 
 def notebook(folder: str, chapter: str) -> dict[str, Any]:
@@ -206,6 +207,7 @@ def jupyterlite() -> dict[str, Any]:
 FIXTURES: dict[str, tuple[str, Callable[[], dict[str, Any]] | None]] = {
     "full1": (CHAPTER1, lambda: notebook("solutions", CHAPTER1)),
     "full2": (CHAPTER2, lambda: notebook("solutions", CHAPTER2)),
+    "full3": (CHAPTER3, lambda: notebook("solutions", CHAPTER3)),
     "blank": (CHAPTER1, lambda: notebook("exercises", CHAPTER1)),
     "partial": (CHAPTER1, partial),
     "imports": (CHAPTER1, imports_reference),
