@@ -428,7 +428,7 @@ def test_checks_need_only_the_engine_and_the_standard_library() -> None:
     """What the browser (Pyodide) can have: no jupytext, nbformat or torch."""
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
-        "import course, course.checks.ch01, course.checks.ch02; "
+        "import course, course.checks.ch01, course.checks.ch02, course.checks.ch03; "
         "course.check('1.5', lambda shape: ()); "
         "print(sorted({m.split('.')[0] for m in sys.modules}))"
     )
@@ -645,6 +645,10 @@ def test_answers_using_the_reference_score_zero(
     assert "uses the reference: import solutions" in out
     assert "uses the reference: import torch" in out
     assert points(grades["hidden_import"], "1.7") == 0
+    row3 = grades["imports3"]
+    assert [points(row3, e) for e in ("3.4", "3.7", "3.9", "3.10")] == [0, 0, 1, 0]
+    assert "uses the reference: the engine's own _named_members" in out
+    assert "from slowtorch_lib.serialization import check_entries" in out
     assert "is (or calls) the engine's own version" in out
 
 

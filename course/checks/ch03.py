@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from course.checking import Case, Exercise
-from course.checks.ch02 import gradients_of
+from course.checks.ch02 import gradients_of as outputs_and_gradients
 
 # --- running a little program -----------------------------------------------------
 
@@ -39,6 +39,13 @@ def set_weights(torch: Any, layer: Any, weight: Any, bias: Any) -> Any:
         layer.weight.copy_(torch.tensor(weight))
         layer.bias.copy_(torch.tensor(bias))
     return layer
+
+
+def gradients_of(make: Any, *values: Any, double: bool = False) -> Any:
+    """Chapter 2's cases of a backward rule, with the keys in the order the
+    recorded answers have (so that a failing case shows its gradients first)."""
+    run = outputs_and_gradients(make, *values, double=double)
+    return lambda torch: dict(sorted(run(torch).items()))
 
 
 # --- 3.1 names in a model ---------------------------------------------------------
@@ -285,7 +292,7 @@ def loss_and_grad(make: Any, logits: Any = LOGITS) -> Any:
         loss = make(torch, x)
         weights = torch.arange(1.0, 1.0 + loss.numel()).reshape(loss.shape)
         (loss * weights).sum().backward()
-        return {"loss": loss, "grad": x.grad}
+        return {"grad": x.grad, "loss": loss}
 
     return run
 
@@ -466,7 +473,7 @@ def layer_grads(torch: Any) -> Any:
     (
         out * torch.tensor([[1.0, -1.0], [2.0, 0.5], [0.0, 1.0], [3.0, -2.0]])
     ).sum().backward()
-    return {"x": x.grad, "weight": layer.weight.grad, "bias": layer.bias.grad}
+    return {"bias": layer.bias.grad, "weight": layer.weight.grad, "x": x.grad}
 
 
 def mlp_grads(torch: Any) -> Any:
@@ -484,7 +491,7 @@ def frozen_weight(torch: Any) -> Any:
     layer.weight.requires_grad_(False)
     x = torch.tensor(X, requires_grad=True)
     layer(x).sum().backward()
-    return {"x": x.grad, "weight": layer.weight.grad, "bias": layer.bias.grad}
+    return {"bias": layer.bias.grad, "weight": layer.weight.grad, "x": x.grad}
 
 
 ADDMM = [
@@ -814,8 +821,8 @@ EXERCISES = {
         [
             "Return three gradients (bias, m1, m2), with None for an input that "
             "needs none (ctx.needs_input_grad).",
-            "For out = beta * bias + alpha * (m1 @ m2) and G the gradient of out: "
-            "beta * G for the bias, alpha * G @ m2.T and alpha * m1.T @ G.",
+            "The chapter's G W and G^T x, for out = x W^T + b, are the case "
+            "m1 = x, m2 = W^T; beta and alpha scale each gradient they multiply.",
             "m1 is saved only when m2 needs a gradient, and m2 only when m1 does; "
             "the engine sums the bias's gradient back to the bias's shape.",
         ],
@@ -831,8 +838,8 @@ EXERCISES = {
         [
             "forward saved its result y = log_softmax(x) and keeps ctx.dim.",
             "dy_i/dx_j = [i == j] - softmax(x)_j, and softmax(x) is y.exp().",
-            "So the gradient is G - y.exp() * (sum of G along dim), with the sum "
-            "kept as a dimension of size 1 so that it broadcasts.",
+            "The chain rule sums G_i * dy_i/dx_j over i, along ctx.dim: sum with "
+            "keepdim=True, so that the sum broadcasts back over each row.",
         ],
         target="slowtorch_lib.nn.functional.activation.LogSoftmax.backward",
         what="gradients",

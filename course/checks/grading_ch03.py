@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from course.checking import Case
-from course.checks.ch02 import gradients_of
 from course.checks.ch03 import (
     LOGITS,
     SCORES,
@@ -16,6 +15,7 @@ from course.checks.ch03 import (
     classes,
     entry,
     f32,
+    gradients_of,
     loaded,
     loss_and_grad,
     names,

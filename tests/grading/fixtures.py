@@ -99,6 +99,24 @@ def imports_reference() -> dict[str, Any]:
     )
 
 
+def chapter3_references() -> dict[str, Any]:
+    """Chapter 3's pieces taken from the engine: a method of Module, a helper
+    that holds the answer, a backward rule and a function of serialization."""
+    blank = notebook("exercises", CHAPTER3)
+    return with_answers(
+        blank,
+        exercise_3_4="elu_backward = torch.nn.functional.activation.Elu.backward\n",
+        exercise_3_7=(
+            "def named_parameters(self, prefix='', recurse=True, "
+            "remove_duplicate=True):\n"
+            "    return self._named_members('_parameters', prefix, recurse, "
+            "remove_duplicate)\n"
+        ),
+        exercise_3_9=solution_answer(CHAPTER3, "3.9"),
+        exercise_3_10="from slowtorch_lib.serialization import check_entries\n",
+    )
+
+
 def hidden_reference() -> dict[str, Any]:
     """The engine's own function reached without naming it in an import."""
     blank = notebook("exercises", CHAPTER1)
@@ -208,6 +226,7 @@ FIXTURES: dict[str, tuple[str, Callable[[], dict[str, Any]] | None]] = {
     "full1": (CHAPTER1, lambda: notebook("solutions", CHAPTER1)),
     "full2": (CHAPTER2, lambda: notebook("solutions", CHAPTER2)),
     "full3": (CHAPTER3, lambda: notebook("solutions", CHAPTER3)),
+    "imports3": (CHAPTER3, chapter3_references),
     "blank": (CHAPTER1, lambda: notebook("exercises", CHAPTER1)),
     "partial": (CHAPTER1, partial),
     "imports": (CHAPTER1, imports_reference),
