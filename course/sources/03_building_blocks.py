@@ -371,8 +371,8 @@ check("3.9", log_softmax_backward)
 # of non-negative ints, offsets that are not `[begin, end]` with
 # `begin <= end <= buffer_length`, a byte count other than
 # `numel * dtype.itemsize`, and tensors that do not tile the buffer exactly
-# (no gap, no overlap, nothing left over). Test what you write on files that
-# lie, as the check will.
+# (no gap, no overlap, nothing left over). `naturals` is given. Test what you
+# write on files that lie, as the check will.
 
 # %% tags=["exercise-3.10"]
 from math import prod
@@ -380,15 +380,14 @@ from math import prod
 from slowtorch_lib.serialization import DTYPES_BY_NAME, SafetensorError
 
 
+def naturals(values):
+    """Whether ``values`` is a list of non-negative ints (bools excluded)."""
+    return isinstance(values, list) and all(type(v) is int and v >= 0 for v in values)
+
+
 def check_entries(header, buffer_length):
     """Each tensor's (dtype, shape, (begin, end)), checked against the buffer."""
-
     # BEGIN SOLUTION
-    def naturals(values):
-        return isinstance(values, list) and all(
-            type(v) is int and v >= 0 for v in values
-        )
-
     keys = {"dtype", "shape", "data_offsets"}
     entries = {}
     for name, info in header.items():
