@@ -90,6 +90,8 @@ NAMES = [
     "list(nn.Linear(2, 3, bias=False).state_dict())",
     "list(nn.BatchNorm1d(3).state_dict())",
     "block.fc = None; [name for name, _ in block.named_parameters()]",
+    "block.cache = nn.Parameter(torch.zeros(3)); list(block.state_dict())",
+    "block.extra = nn.Linear(3, 3); [name for name, _ in block.named_children()]",
 ]
 
 # --- 3.2 which grad_fn ------------------------------------------------------------
@@ -165,6 +167,11 @@ MODES = [
     "bn = nn.BatchNorm1d(2); bn.eval(); bn(x)",
     "bn = nn.BatchNorm1d(2); bn.eval(); bn(x); bn.running_mean",
     "bn = nn.BatchNorm1d(2); bn(x); bn.eval(); bn(x)",
+    "w = nn.Parameter(torch.tensor([1.0, 2.0])); (w * w).sum().backward(); "
+    "(w * w).sum().backward(); w.grad",
+    "w = nn.Parameter(torch.tensor([1.0, 2.0])); (w * w).sum().backward(); "
+    "with torch.no_grad(): w -= 0.25 * w.grad; w",
+    "m = nn.Linear(2, 1); m(x).sum().backward(); m.zero_grad(); m.bias.grad",
 ]
 
 # --- 3.4 Elu's backward -----------------------------------------------------------
@@ -728,13 +735,14 @@ EXERCISES = {
     ),
     "3.3": Exercise(
         "3.3",
-        "train and eval",
+        "train, eval and a training step",
         "answers_3_3",
         "predict",
         [Case(text, program(text, mode_inputs)) for text in MODES],
         [
             "Write tensors as nested lists of floats. A new module is in training "
-            "mode; eval() and train() switch the whole tree.",
+            "mode; eval() and train() switch the whole tree; backward() adds into "
+            ".grad until zero_grad() sets it to None.",
             "In training, dropout zeroes elements and scales the others by "
             "1 / (1 - p); in eval mode it returns its input unchanged.",
             "In training, BatchNorm1d normalises with the batch's own mean and "

@@ -88,6 +88,18 @@ answers_3_1 = {
     "block.fc = None; [name for name, _ in block.named_parameters()]": [
         "scale"
     ],  # ANSWER
+    "block.cache = nn.Parameter(torch.zeros(3)); list(block.state_dict())": [
+        "scale",
+        "cache",
+        "steps",
+        "fc.weight",
+        "fc.bias",
+    ],  # ANSWER
+    "block.extra = nn.Linear(3, 3); [name for name, _ in block.named_children()]": [
+        "fc",
+        "act",
+        "extra",
+    ],  # ANSWER
 }
 
 # %% tags=["check-3.1"]
@@ -128,10 +140,11 @@ answers_3_2 = {
 check("3.2", answers_3_2)
 
 # %% [markdown]
-# ## Exercise 3.3: train and eval
+# ## Exercise 3.3: train, eval and a training step
 #
 # With `x = torch.tensor([[1.0, 2.0], [3.0, 6.0]])` (two samples of two
-# features), what does each little program give? Write a tensor as a nested
+# features), what does each little program give (the last three are pieces
+# of a training loop)? Write a tensor as a nested
 # list of floats, and feel free to write arithmetic (`0.5 / 3**0.5`): a
 # float is right when it agrees with PyTorch to about 6 digits. `BatchNorm1d`
 # uses `eps=1e-5` and `momentum=0.1`, which you may leave out of your sums.
@@ -157,6 +170,13 @@ answers_3_3 = {
         [0.8 / 1.1**0.5, 1.6 / 1.7**0.5],
         [2.8 / 1.1**0.5, 5.6 / 1.7**0.5],
     ],  # ANSWER
+    "w = nn.Parameter(torch.tensor([1.0, 2.0])); (w * w).sum().backward(); "
+    "(w * w).sum().backward(); w.grad": [4.0, 8.0],  # ANSWER
+    "w = nn.Parameter(torch.tensor([1.0, 2.0])); (w * w).sum().backward(); "
+    "with torch.no_grad(): w -= 0.25 * w.grad; w": [0.5, 1.0],  # ANSWER
+    "m = nn.Linear(2, 1); m(x).sum().backward(); m.zero_grad(); m.bias.grad": (
+        None
+    ),  # ANSWER
 }
 
 # %% tags=["check-3.3"]
