@@ -47,7 +47,6 @@ SOLUTIONS_DIR = ROOT / "solutions"
 BEGIN = re.compile(r"^(\s*)# BEGIN SOLUTION\s*(?:\|\s*(.*))?$")
 END = re.compile(r"^\s*# END SOLUTION\s*$")
 ANSWER = re.compile(r"^(\s*(?:.*:\s+)?)(.+?),\s*# ANSWER\s*$")
-CLOSER = re.compile(r"^(\s*)[\]\)\}]$")  # an answer's value ending on its own line
 TAG = re.compile(r"^(exercise|check)-(\d+\.\d+)$")
 
 SETUP = """\
@@ -136,11 +135,7 @@ def split_solutions(code: str) -> tuple[str, str, list[str]]:
         elif ANSWER.match(line):
             answer = ANSWER.match(line)
             assert answer is not None
-            closer = CLOSER.match(answer.group(1) + answer.group(2))
-            if closer:  # the value opened on an earlier line: hide all of it
-                hidden += _drop_value(exercise, len(closer.group(1)))
-            else:
-                exercise.append(answer.group(1) + "...,")
+            exercise.append(answer.group(1) + "...,")
             solution.append(answer.group(1) + answer.group(2) + ",")
             hidden.append(answer.group(1) + answer.group(2) + ",")
         else:
@@ -149,24 +144,6 @@ def split_solutions(code: str) -> tuple[str, str, list[str]]:
     if inside:
         raise ValueError("'# BEGIN SOLUTION' without '# END SOLUTION'")
     return "\n".join(exercise), "\n".join(solution), hidden
-
-
-def _drop_value(exercise: list[str], indent: int) -> list[str]:
-    """Turns ``"key": [`` ... (the lines of a value split over several lines,
-    at the end of ``exercise``) into ``"key": ...,``; returns the value's lines.
-
-    The line that opened the value has the closing line's indentation and
-    ends with its opening bracket.
-    """
-    dropped: list[str] = []
-    while exercise:
-        line = exercise.pop()
-        own_level = len(line) - len(line.lstrip()) == indent
-        if own_level and line.rstrip().endswith(("[", "(", "{")):
-            exercise.append(line.rstrip()[:-1].rstrip() + " ...,")
-            return dropped[::-1]
-        dropped.append(line)
-    raise ValueError("an answer's closing bracket without its opening line")
 
 
 def without_lint(text: str) -> str:

@@ -122,7 +122,7 @@ ensure_web_assets() {
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
         log "npm assets: already installed"
     else
-        log "npm ci (MathJax 3, require.js, @jupyter-widgets/html-manager)"
+        log "npm ci (MathJax 3, require.js, @jupyter-widgets/html-manager, pyodide, @viz-js/viz)"
         (cd "$ASSETS" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) \
             || die "npm ci failed in scripts/assets"
         echo "$want" > "$stamp"
@@ -141,5 +141,14 @@ setup_book() {
 
 build_book() {
     log "jupyter-book build . -W -n --keep-going --all"
-    (cd "$ROOT" && "$VENV/bin/jupyter-book" build . -W -n --keep-going --all)
+    (cd "$ROOT" && "$VENV/bin/jupyter-book" build . -W -n --keep-going --all) || return 1
+    build_lite
+}
+
+# The in-browser course (JupyterLite, Pyodide) into _build/html/lite, after the book:
+# the book's "Run this notebook in your browser" links point there. Fully offline at page
+# time; see scripts/build_lite.py.
+build_lite() {
+    log "scripts/build_lite.py (JupyterLite with Pyodide into _build/html/lite)"
+    "$PY" "$ROOT/scripts/build_lite.py"
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything CI checks, in order: set-up (as build-book.sh, plus requirements-test.txt with
-# torch==2.13.0 CPU and playwright, and Debian's chromium), then mypy, ruff, pytest on
-# tests/, nbval on solutions/ and exercises/, the book build, and the browser tests.
+# torch==2.13.0 CPU and playwright, and Debian's chromium), then mypy, ruff (lint and
+# format), pytest on tests/, nbval on solutions/ and exercises/, the book build, and the
+# browser tests.
 # Every step runs even when an earlier one failed; the script exits 1 if any failed.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -38,6 +39,7 @@ sanitize=()
 
 step mypy "$VENV/bin/mypy" slowtorch_lib
 step ruff "$VENV/bin/ruff" check .
+step ruff-format "$VENV/bin/ruff" format --check .
 step pytest "$VENV/bin/pytest" tests -m "not browser" -p no:cacheprovider
 step nbval-solutions "$VENV/bin/pytest" --nbval --nbval-current-env "${sanitize[@]}" \
     --nbval-cell-timeout=300 -p no:cacheprovider solutions/

@@ -524,3 +524,20 @@ def test_stale_view_double_backward_matches_torch() -> None:
         (gg,) = lib.autograd.grad(g.sum(), x)
         results.append((g.tolist(), gg.tolist()))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    ("shape", "index"),
+    [
+        ((1, 2, 1, 1), (Ellipsis, 0, None, [1], None, slice(None, 0))),
+        ((0, 3), (slice(None), [5])),
+    ],
+)
+def test_out_of_range_index_into_an_empty_result_is_not_read(
+    shape: tuple[int, ...], index: tuple[Any, ...]
+) -> None:
+    """PyTorch checks an index only when it reads it: an empty result reads none."""
+    torch = require_torch()
+    expected = torch.zeros(*shape)[index]
+    got = st.zeros(*shape)[index]
+    assert tuple(got.shape) == tuple(expected.shape)

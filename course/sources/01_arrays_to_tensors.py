@@ -131,7 +131,6 @@ check("1.4", answers_1_4)
 # results of arithmetic, `contiguous`...) and compares shapes, strides and
 # values with PyTorch's.
 
-
 # %% tags=["exercise-1.5"]
 def contiguous_strides(shape):
     """The strides of a row-major tensor of this shape."""
@@ -156,7 +155,6 @@ check("1.5", contiguous_strides)
 # tensor of `count` elements. Raise `RuntimeError` (as PyTorch does) when
 # there is more than one `-1`, a size below -1, or no way to hold exactly
 # `count` elements. The engine's `reshape` and `view` will call yours.
-
 
 # %% tags=["exercise-1.6"]
 def infer_shape(shape, count):
@@ -194,7 +192,6 @@ check("1.6", infer_shape)
 # transposed tensors, `contiguous`... Build the list one dimension at a time,
 # without making index tuples (a chapter-1 kernel must be quick).
 
-
 # %% tags=["exercise-1.7"]
 def position_list(shape, strides, offset):
     """The storage positions of every element, row-major."""
@@ -225,7 +222,6 @@ check("1.7", position_list)
 # block; a new shape can cut each block into any sizes with the same product,
 # never across two blocks. The check runs `view` and `reshape` on transposed,
 # sliced and permuted tensors through your function.
-
 
 # %% tags=["exercise-1.8"]
 def view_strides(shape, strides, new_shape):

@@ -60,24 +60,18 @@ check("2.1", answers_2_1)
 # %% tags=["exercise-2.2"]
 answers_2_2 = {
     "(a * a).sum().backward(); a.grad": [2.0, 4.0, 6.0],  # ANSWER
-    "(a * 3).sum().backward(); (a * 3).sum().backward(); a.grad": [
-        6.0,
-        6.0,
-        6.0,
-    ],  # ANSWER
+    "(a * 3).sum().backward(); (a * 3).sum().backward(); a.grad":
+        [6.0, 6.0, 6.0],  # ANSWER
     "(a + a.sum()).sum().backward(); a.grad": [4.0, 4.0, 4.0],  # ANSWER
     "(a.detach() * a).sum().backward(); a.grad": [1.0, 2.0, 3.0],  # ANSWER
     "y = a * 2; a.grad": None,  # ANSWER
     "with torch.no_grad(): y = a * 2; y.requires_grad": False,  # ANSWER
     "a.detach().requires_grad": False,  # ANSWER
-    "s = torch.tensor(2.0, requires_grad=True); "
-    "(s * a).sum().backward(); s.grad": 6.0,  # ANSWER
+    "s = torch.tensor(2.0, requires_grad=True); (s * a).sum().backward(); s.grad":
+        6.0,  # ANSWER
     "p = torch.ones(3, 1, requires_grad=True); "
-    "(p + torch.zeros(2, 3, 4)).sum().backward(); p.grad": [
-        [8.0],
-        [8.0],
-        [8.0],
-    ],  # ANSWER
+    "(p + torch.zeros(2, 3, 4)).sum().backward(); p.grad":
+        [[8.0], [8.0], [8.0]],  # ANSWER
     "(g,) = torch.autograd.grad((a ** 3).sum(), a, create_graph=True); "
     "g.sum().backward(); a.grad": [6.0, 12.0, 18.0],  # ANSWER
     "(g,) = torch.autograd.grad((a ** 3).sum(), a); g.requires_grad": False,  # ANSWER
@@ -92,7 +86,6 @@ check("2.2", answers_2_2)
 # The engine's `Log.forward(ctx, x)` saves `x` with `ctx.save_for_backward(x)`.
 # Write its backward. The check runs `log` in backward passes (and a second
 # derivative) with your rule inside the engine.
-
 
 # %% tags=["exercise-2.3"]
 def log_backward(ctx, grad_output):
@@ -111,7 +104,6 @@ check("2.3", log_backward)
 #
 # `Tanh.forward(ctx, x)` saves its **result** `y = tanh(x)`, not `x`: the
 # derivative can be written with `y` alone. Write the backward.
-
 
 # %% tags=["exercise-2.4"]
 def tanh_backward(ctx, grad_output):
@@ -183,7 +175,6 @@ check("2.5", no_grad)
 # an input that needs none. (Shapes: return gradients of the output's shape;
 # the engine sums them back to each input's shape, as the chapter shows.)
 
-
 # %% tags=["exercise-2.6"]
 def div_backward(ctx, grad_output):
     """(d loss/d a, d loss/d b) for out = a / b."""
@@ -210,7 +201,6 @@ check("2.6", div_backward)
 # broadcasting added (leading ones) or stretched (size 1 in `shape`), with the
 # result of exactly `shape`. Raise `RuntimeError` when `input` could not have
 # been broadcast from `shape`.
-
 
 # %% tags=["exercise-2.7"]
 def sum_to_size(input, shape):
@@ -247,7 +237,6 @@ check("2.7", sum_to_size)
 # receives two gradients, one for the values and one for the indices (which
 # is `None`: indices are not differentiable). Return the gradient for `x`.
 
-
 # %% tags=["exercise-2.8"]
 def max_dim_backward(ctx, grad_values, grad_indices):
     """d(loss)/dx for values, indices = x.max(dim)."""
@@ -278,7 +267,6 @@ check("2.8", max_dim_backward)
 # each exactly once, in such an order. A graph may be thousands of nodes deep:
 # Python's recursion stops near 1,000 calls. The check runs whole backward
 # passes (several outputs, `autograd.grad`, `create_graph`) with your order.
-
 
 # %% tags=["exercise-2.9"]
 def topological_order(roots):

@@ -44,62 +44,31 @@
 
 # %% tags=["exercise-3.1"]
 answers_3_1 = {
-    "[name for name, _ in block.named_parameters()]": [
-        "scale",
-        "fc.weight",
-        "fc.bias",
-    ],  # ANSWER
+    "[name for name, _ in block.named_parameters()]":
+        ["scale", "fc.weight", "fc.bias"],  # ANSWER
     "list(block.state_dict())": ["scale", "steps", "fc.weight", "fc.bias"],  # ANSWER
     "[name for name, _ in block.named_children()]": ["fc", "act"],  # ANSWER
     "[name for name, _ in block.named_buffers()]": ["steps"],  # ANSWER
     "'cache' in block.state_dict()": False,  # ANSWER
     "type(block.fc.weight).__name__": "Parameter",  # ANSWER
     "block.fc.weight.shape": [3, 2],  # ANSWER
-    "[name for name, _ in net.named_modules()]": [
-        "",
-        "0",
-        "0.fc",
-        "0.act",
-        "1",
-    ],  # ANSWER
-    "[name for name, _ in net.named_parameters()]": [
-        "0.scale",
-        "0.fc.weight",
-        "0.fc.bias",
-        "1.weight",
-        "1.bias",
-    ],  # ANSWER
+    "[name for name, _ in net.named_modules()]":
+        ["", "0", "0.fc", "0.act", "1"],  # ANSWER
+    "[name for name, _ in net.named_parameters()]":
+        ["0.scale", "0.fc.weight", "0.fc.bias", "1.weight", "1.bias"],  # ANSWER
     "sum(p.numel() for p in net.parameters())": 16,  # ANSWER
     "len(list(nn.Sequential(lin, lin).parameters()))": 2,  # ANSWER
-    "list(nn.Sequential(lin, lin).state_dict())": [
-        "0.weight",
-        "0.bias",
-        "1.weight",
-        "1.bias",
-    ],  # ANSWER
+    "list(nn.Sequential(lin, lin).state_dict())":
+        ["0.weight", "0.bias", "1.weight", "1.bias"],  # ANSWER
     "list(nn.Linear(2, 3, bias=False).state_dict())": ["weight"],  # ANSWER
-    "list(nn.BatchNorm1d(3).state_dict())": [
-        "weight",
-        "bias",
-        "running_mean",
-        "running_var",
-        "num_batches_tracked",
-    ],  # ANSWER
-    "block.fc = None; [name for name, _ in block.named_parameters()]": [
-        "scale"
-    ],  # ANSWER
-    "block.cache = nn.Parameter(torch.zeros(3)); list(block.state_dict())": [
-        "scale",
-        "cache",
-        "steps",
-        "fc.weight",
-        "fc.bias",
-    ],  # ANSWER
-    "block.extra = nn.Linear(3, 3); [name for name, _ in block.named_children()]": [
-        "fc",
-        "act",
-        "extra",
-    ],  # ANSWER
+    "list(nn.BatchNorm1d(3).state_dict())":
+        "weight bias running_mean running_var num_batches_tracked".split(),  # ANSWER
+    "block.fc = None; [name for name, _ in block.named_parameters()]":
+        ["scale"],  # ANSWER
+    "block.cache = nn.Parameter(torch.zeros(3)); list(block.state_dict())":
+        ["scale", "cache", "steps", "fc.weight", "fc.bias"],  # ANSWER
+    "block.extra = nn.Linear(3, 3); [name for name, _ in block.named_children()]":
+        ["fc", "act", "extra"],  # ANSWER
 }
 
 # %% tags=["check-3.1"]
@@ -124,16 +93,15 @@ answers_3_2 = {
     "F.softmax(x, dim=1)": "SoftmaxBackward0",  # ANSWER
     "F.log_softmax(x, dim=1)": "LogSoftmaxBackward0",  # ANSWER
     "F.cross_entropy(x, t)": "NllLossBackward0",  # ANSWER
-    "F.cross_entropy(x, t)"
-    ".grad_fn.next_functions[0][0]": "LogSoftmaxBackward0",  # ANSWER
+    "F.cross_entropy(x, t).grad_fn.next_functions[0][0]":
+        "LogSoftmaxBackward0",  # ANSWER
     "F.mse_loss(x, torch.zeros(4, 3))": "MseLossBackward0",  # ANSWER
     "nn.Sequential(nn.Linear(3, 2), nn.ReLU())(x)": "ReluBackward0",  # ANSWER
     "nn.Dropout(0.5).eval()(x)": None,  # ANSWER
     "nn.Embedding(5, 2)(torch.tensor([1, 3]))": "EmbeddingBackward0",  # ANSWER
     "nn.LayerNorm(3)(x)": "NativeLayerNormBackward0",  # ANSWER
-    "F.binary_cross_entropy_with_logits(x, torch.ones(4, 3))": (
-        "BinaryCrossEntropyWithLogitsBackward0"
-    ),  # ANSWER
+    "F.binary_cross_entropy_with_logits(x, torch.ones(4, 3))":
+        "BinaryCrossEntropyWithLogitsBackward0",  # ANSWER
 }
 
 # %% tags=["check-3.2"]
@@ -155,9 +123,8 @@ answers_3_3 = {
     "d = nn.Dropout(0.5); d.eval(); d(x)": [[1.0, 2.0], [3.0, 6.0]],  # ANSWER
     "nn.Dropout(p=1.0)(x)": [[0.0, 0.0], [0.0, 0.0]],  # ANSWER
     "sorted(set(nn.Dropout(0.5)(torch.ones(100)).tolist()))": [0.0, 2.0],  # ANSWER
-    "m = nn.Sequential(nn.Linear(2, 2), nn.Dropout()); m.eval(); m[1].training": (
-        False
-    ),  # ANSWER
+    "m = nn.Sequential(nn.Linear(2, 2), nn.Dropout()); m.eval(); m[1].training":
+        False,  # ANSWER
     "m = nn.Sequential(nn.Linear(2, 2), nn.Dropout()); m.eval(); m.train(); "
     "m[1].training": True,  # ANSWER
     "bn = nn.BatchNorm1d(2); bn(x)": [[-1.0, -1.0], [1.0, 1.0]],  # ANSWER
@@ -166,17 +133,14 @@ answers_3_3 = {
     "bn = nn.BatchNorm1d(2); bn(x); bn.num_batches_tracked.item()": 1,  # ANSWER
     "bn = nn.BatchNorm1d(2); bn.eval(); bn(x)": [[1.0, 2.0], [3.0, 6.0]],  # ANSWER
     "bn = nn.BatchNorm1d(2); bn.eval(); bn(x); bn.running_mean": [0.0, 0.0],  # ANSWER
-    "bn = nn.BatchNorm1d(2); bn(x); bn.eval(); bn(x)": [
-        [0.8 / 1.1**0.5, 1.6 / 1.7**0.5],
-        [2.8 / 1.1**0.5, 5.6 / 1.7**0.5],
-    ],  # ANSWER
+    "bn = nn.BatchNorm1d(2); bn(x); bn.eval(); bn(x)":
+        [[0.8 / 1.1**0.5, 1.6 / 1.7**0.5], [2.8 / 1.1**0.5, 5.6 / 1.7**0.5]],  # ANSWER
     "w = nn.Parameter(torch.tensor([1.0, 2.0])); (w * w).sum().backward(); "
     "(w * w).sum().backward(); w.grad": [4.0, 8.0],  # ANSWER
     "w = nn.Parameter(torch.tensor([1.0, 2.0])); (w * w).sum().backward(); "
     "with torch.no_grad(): w -= 0.25 * w.grad; w": [0.5, 1.0],  # ANSWER
-    "m = nn.Linear(2, 1); m(x).sum().backward(); m.zero_grad(); m.bias.grad": (
-        None
-    ),  # ANSWER
+    "m = nn.Linear(2, 1); m(x).sum().backward(); m.zero_grad(); m.bias.grad":
+        None,  # ANSWER
 }
 
 # %% tags=["check-3.3"]

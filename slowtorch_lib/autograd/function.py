@@ -38,6 +38,38 @@ Hook = Callable[..., Any]
 TensorHook = Callable[["Tensor"], Optional["Tensor"]]
 
 
+class _FreeingQueue:
+    """Frees dying graph nodes one after another instead of one inside another.
+
+    When the last reference to a node goes, Python frees what the node holds,
+    which may be the last reference to the next node, and so on down the
+    graph: one nested call per node. A chain 10,000 operations deep then
+    overflows the stack of a Python with a small one (the browser's). So a
+    dying node hands what it holds to this queue, and only the outermost
+    call empties it, one entry at a time.
+    """
+
+    def __init__(self) -> None:
+        self.parts: list[Any] = []
+        self.busy = False
+
+    def free(self, node: Node) -> None:
+        # The queue must hold the only reference to the parts, so that
+        # popping them really frees them.
+        self.parts.append(node._take_parts())
+        if self.busy:
+            return  # an outer call is emptying the queue
+        self.busy = True
+        try:
+            while self.parts:
+                self.parts.pop()  # may free nodes, which queue their parts
+        finally:
+            self.busy = False
+
+
+_FREEING_QUEUE = _FreeingQueue()
+
+
 class Node:
     """One step of the backward graph: what a tensor's ``grad_fn`` points to.
 
@@ -125,6 +157,15 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    def _take_parts(self) -> list[Any]:
+        """Takes out what the node refers to, for the freeing queue."""
+        parts: list[Any] = [self.next_functions]
+        self.next_functions = ()
+        return parts
+
+    def __del__(self, queue: _FreeingQueue = _FREEING_QUEUE) -> None:
+        queue.free(self)
 
 
 class RemovableHandle:
@@ -242,6 +283,16 @@ class FunctionCtx(Node):
 
     def name(self) -> str:
         return self._name
+
+    def _take_parts(self) -> list[Any]:
+        parts = super()._take_parts()
+        parts.append(getattr(self, "_saved", None))
+        self._saved = None
+        values = getattr(self, "__dict__", None)  # what forward kept on ctx
+        if values:
+            parts.append(dict(values))
+            values.clear()
+        return parts
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Keeps tensors for ``backward``, noting their versions.

@@ -397,9 +397,13 @@ def _positions(
             f"shapes {shapes}"
         ) from None
     row_major = contiguous_strides(shape)
-    # One flat offset per element of the broadcast index.
+    dims = [d for d, _ in advanced]
+    rest = [d for d in range(len(shape)) if d not in dims]
+    # One flat offset per element of the broadcast index. When the result
+    # has no elements, PyTorch reads no index, so none is checked either.
     offsets = [0] * numel(index_shape)
-    for number, (dim, index_tensor) in enumerate(advanced):
+    empty_result = any(shape[d] == 0 for d in rest)
+    for number, (dim, index_tensor) in enumerate([] if empty_result else advanced):
         size = shape[dim]
         for i, value in enumerate(broadcast_values(index_tensor, index_shape)):
             if not -size <= value < size:
@@ -409,8 +413,6 @@ def _positions(
                     f"with size {size}"
                 )
             offsets[i] += (value % size) * row_major[dim]
-    dims = [d for d, _ in advanced]
-    rest = [d for d in range(len(shape)) if d not in dims]
     adjacent = dims == list(range(dims[0], dims[-1] + 1))
     if adjacent:
         before = [d for d in rest if d < dims[0]]

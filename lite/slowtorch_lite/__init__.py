@@ -1,0 +1,300 @@
+"""What the course's notebooks need when they run in the browser (JupyterLite, Pyodide).
+
+The in-browser kernel loads this module as an IPython extension when it starts (the
+wheel installs ``etc/ipython/ipython_config.py``, which names it). Outside Pyodide
+(``sys.platform != "emscripten"``) loading it changes nothing. Under Pyodide it:
+
+- renders ``graphviz`` objects: the ``dot`` program cannot run in a browser, so the
+  DOT source goes to Graphviz compiled to WebAssembly (the npm package ``@viz-js/viz``,
+  served by the site next to Pyodide) and comes back as SVG, synchronously once the
+  renderer has loaded (it starts loading with the kernel);
+- limits recursion to CPython's default depth (1000), so that a runaway recursion
+  raises ``RecursionError`` instead of overflowing the browser's stack;
+- stands in for ``matplotlib`` when the browser cannot load it (offline: its
+  WebAssembly wheels live on Pyodide's CDN): the cell runs, draws nothing, and
+  ``plt.show()`` prints a one-line note instead of a traceback. Online the real
+  matplotlib is loaded and plots work.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import os
+import re
+import subprocess
+import sys
+import types
+from typing import Any
+
+__all__ = ["load_ipython_extension", "ready", "render_svg"]
+
+#: Where the renderer lives, relative to the folder that holds Pyodide.
+VIZ_PATH = "viz.js"
+#: Shown instead of a figure when matplotlib cannot be loaded.
+MATPLOTLIB_NOTE = (
+    "(No figure here: matplotlib cannot be loaded in the browser while offline; "
+    "the figure is on the book's page.)"
+)
+#: Modules replaced by a stand-in when they cannot be imported.
+STAND_IN_MODULES = ("matplotlib", "mpl_toolkits", "pylab")
+
+_state: dict[str, Any] = {"viz": None, "error": None, "task": None}
+
+
+def _pyodide_base_url() -> str:
+    """The URL of the folder that holds Pyodide (and, next to it, the renderer)."""
+    import js  # type: ignore[import-not-found]
+
+    try:
+        import pyodide_js  # type: ignore[import-not-found]
+
+        base = str(pyodide_js._api.config.indexURL)
+        if base:
+            return base
+    except Exception:  # noqa: BLE001 - fall back on the worker's own address
+        pass
+    href = str(js.location.href)
+    return href.split("/extensions/")[0] + "/static/pyodide/"
+
+
+async def _load_viz() -> Any:
+    from pyodide.code import run_js  # type: ignore[import-not-found]
+
+    url = _pyodide_base_url() + VIZ_PATH
+    try:
+        module = await run_js(f"import({url!r})")
+        _state["viz"] = await module.instance()
+    except Exception as error:  # noqa: BLE001 - reported when a graph is drawn
+        _state["error"] = f"{type(error).__name__}: {error}"
+    return _state["viz"]
+
+
+async def ready() -> bool:
+    """Waits until the Graphviz renderer has loaded; True when it can draw."""
+    if _state["viz"] is None and _state["error"] is None:
+        # Loads it here rather than waiting for the task started with the kernel: the
+        # module is in the browser's cache by then, and this await cannot be starved.
+        await _load_viz()
+    return _state["viz"] is not None
+
+
+def render_svg(source: str, engine: str = "dot") -> str:
+    """Renders DOT source to SVG with the in-browser Graphviz.
+
+    Raises:
+        RuntimeError: If the renderer has not loaded (yet, or at all).
+        ValueError: If Graphviz rejects the source.
+    """
+    from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
+
+    viz = _state["viz"]
+    if viz is None:
+        reason = (
+            _state["error"] or "it is still loading; run the cell again in a moment"
+        )
+        raise RuntimeError(
+            f"the in-browser Graphviz renderer is not available: {reason}"
+        )
+    import js
+
+    options = to_js(
+        {"format": "svg", "engine": engine}, dict_converter=js.Object.fromEntries
+    )
+    try:
+        return str(viz.renderString(source, options))
+    except JsException as error:
+        raise ValueError(f"Graphviz could not draw this graph: {error}") from None
+
+
+def _run_check(original: Any) -> Any:
+    """A stand-in for graphviz's ``execute.run_check``: ``dot -Tsvg`` in the browser."""
+
+    def run_check(cmd: Any, *args: Any, **kwargs: Any) -> subprocess.CompletedProcess:
+        words = [str(word) for word in cmd]
+        formats = [w[2:] for w in words if w.startswith("-T")]
+        engines = [w[2:] for w in words if w.startswith("-K")]
+        data = kwargs.get("input")
+        lines = kwargs.get("input_lines")
+        if data is None and lines is not None:
+            parts = list(lines)
+            data = (
+                b"".join(parts)
+                if parts and isinstance(parts[0], bytes)
+                else "".join(parts)
+            )
+        if not words or os.path.basename(words[0]) != "dot" or data is None or args:
+            return original(cmd, *args, **kwargs)
+        fmt = formats[0].split(":")[0] if formats else "svg"
+        if fmt != "svg":
+            raise RuntimeError(f"in the browser graphs render as SVG only, not {fmt!r}")
+        encoding = kwargs.get("encoding")
+        source = data if isinstance(data, str) else bytes(data).decode("utf-8")
+        try:
+            svg = render_svg(source, engines[0] if engines else "dot")
+        except ValueError as error:
+            raise subprocess.CalledProcessError(1, words, stderr=str(error)) from None
+        stdout: str | bytes = svg if encoding else svg.encode("utf-8")
+        stderr: str | bytes = "" if encoding else b""
+        return subprocess.CompletedProcess(words, 0, stdout=stdout, stderr=stderr)
+
+    run_check.slowtorch_lite = True  # type: ignore[attr-defined]
+    return run_check
+
+
+def _patch_graphviz() -> None:
+    """Routes graphviz's ``dot`` calls to the in-browser renderer."""
+    try:
+        from graphviz.backend import execute  # type: ignore[import-untyped]
+    except ImportError:
+        return
+    if not getattr(execute.run_check, "slowtorch_lite", False):
+        execute.run_check = _run_check(execute.run_check)
+    # Code that checks for the program first (shutil.which("dot")) finds a stand-in:
+    # it is never run, graphviz's calls to it end up above.
+    folder = "/usr/local/bin"
+    os.makedirs(folder, exist_ok=True)
+    stand_in = os.path.join(folder, "dot")
+    if not os.path.exists(stand_in):
+        with open(stand_in, "w", encoding="utf-8") as file:
+            file.write("#!/bin/sh\n# Graphviz runs as WebAssembly in the browser.\n")
+        os.chmod(stand_in, 0o755)
+    path = os.environ.get("PATH", "")
+    if folder not in path.split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join(p for p in (folder, path) if p)
+
+
+class _Absorber:
+    """Stands in for any matplotlib object: every call and attribute gives another."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, name: str) -> _Absorber:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Absorber(f"{self._name}.{name}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        last = self._name.rsplit(".", 1)[-1]
+        if last == "show":
+            print(MATPLOTLIB_NOTE)
+            return None
+        if last == "subplots":
+            rows = args[0] if args else kwargs.get("nrows", 1)
+            cols = args[1] if len(args) > 1 else kwargs.get("ncols", 1)
+            count = rows * cols
+            axes: Any = _Absorber("axes") if count == 1 else _AbsorberList(count)
+            return _Absorber("figure"), axes
+        return _Absorber(f"{self._name}()")
+
+    def __getitem__(self, key: Any) -> _Absorber:
+        return _Absorber(f"{self._name}[]")
+
+    def __iter__(self) -> Any:
+        return iter(())
+
+    def __enter__(self) -> _Absorber:
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return "<matplotlib is not available offline>"
+
+
+class _AbsorberList(list):  # type: ignore[type-arg]
+    def __init__(self, count: int) -> None:
+        super().__init__(_Absorber("axes[]") for _ in range(count))
+
+    def __getattr__(self, name: str) -> _Absorber:
+        return _Absorber(f"axes.{name}")
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, int):
+            return list.__getitem__(self, key)
+        return _Absorber("axes[]")
+
+
+class _StandInModule(types.ModuleType):
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Absorber(f"{self.__name__}.{name}")
+
+
+class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Last on ``sys.meta_path``: used only when the real package is not there."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname.split(".")[0] not in STAND_IN_MODULES:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec: Any) -> types.ModuleType:
+        module = _StandInModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        return None
+
+
+def _install_stand_ins() -> None:
+    if not any(isinstance(finder, _StandInFinder) for finder in sys.meta_path):
+        sys.meta_path.append(_StandInFinder())
+
+
+#: Cells that may draw a graph wait for the renderer before they run.
+GRAPH_CODE = re.compile(r"graphviz|make_dot|Digraph|\bdot\b")
+
+
+def _quiet(*args: Any) -> None:
+    return None
+
+
+def _patch_package_loading() -> None:
+    """Before each cell: wait for the renderer if the cell may draw, and load the
+    packages it imports without console errors for the ones that cannot be had
+    offline (their import then fails, or finds a stand-in, in the cell itself)."""
+    kernel = sys.modules.get("pyodide_kernel.kernel")
+    original = getattr(kernel, "_load_packages_from_imports", None)
+    if original is None or getattr(original, "slowtorch_lite", False):
+        return
+    import js
+    from pyodide.ffi import create_proxy, to_js
+
+    quiet = create_proxy(_quiet)
+    options = to_js({"errorCallback": quiet}, dict_converter=js.Object.fromEntries)
+
+    async def load_packages_from_imports(code: str, *args: Any) -> Any:
+        if GRAPH_CODE.search(code):
+            await ready()
+        try:
+            return await original(code, options)
+        except Exception:  # noqa: BLE001 - the import fails in the cell, with a message
+            return None
+
+    load_packages_from_imports.slowtorch_lite = True  # type: ignore[attr-defined]
+    kernel._load_packages_from_imports = load_packages_from_imports
+
+
+def load_ipython_extension(shell: Any) -> None:
+    """Sets the kernel up for the course (only under Pyodide)."""
+    if sys.platform != "emscripten":
+        return
+    # CPython's default depth: Pyodide allows 3000 nested calls, more than the
+    # browser's stack holds for some of them (a deep recursion then kills the kernel
+    # instead of raising RecursionError, as chapter 2 shows it does).
+    sys.setrecursionlimit(min(sys.getrecursionlimit(), 1000))
+    # As in a desktop kernel, modules next to the notebook can be imported.
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    _patch_graphviz()
+    _install_stand_ins()
+    _patch_package_loading()
+    if _state["task"] is None:
+        import asyncio
+
+        _state["task"] = asyncio.ensure_future(_load_viz())

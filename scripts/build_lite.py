@@ -1,0 +1,694 @@
+"""Build the in-browser course (JupyterLite, Pyodide kernel) into ``_build/html/lite``.
+
+Nothing the site needs at page time comes from another host:
+
+- Pyodide itself: the npm package ``pyodide`` (pinned in
+  ``scripts/assets/package.json`` at the version ``jupyterlite-pyodide-kernel``
+  expects) is copied into the lite source's ``static/pyodide/``, which the build
+  publishes and points the kernel at;
+- the pure-Python packages the kernel loads from Pyodide's lock file (IPython, jedi,
+  micropip...) are downloaded from PyPI at the versions the lock names, and the
+  lock's ``sha256`` entries are recomputed for those files (PyPI's bytes differ from
+  Pyodide's);
+  every other lock entry points at Pyodide's CDN, so that numpy and matplotlib load when
+  the reader is online (offline, ``slowtorch_lite`` stands in for matplotlib);
+- the wheels of ``slowtorch_lib``, of the ``course`` package (whatever it contains at
+  build time) and of ``slowtorch_lite`` (``lite/slowtorch_lite``: graphs rendered by
+  Graphviz compiled to WebAssembly, ``@viz-js/viz``) are built here from this checkout,
+  never fetched; with ``comm``, ``graphviz`` and ``ipywidgets`` (pinned in
+  ``requirements.txt``) they are added to the lock, preloaded when the kernel
+  starts, and also published in the site's ``pypi/`` folder for ``%pip`` with
+  ``disablePyPIFallback``;
+- the notebooks: every chapter named in ``_toc.yml`` (MyST markdown notebooks, converted
+  with jupytext; ``literalinclude`` directives replaced by the code they quote, other
+  directives by plain Markdown), the folders of helper modules next to them, and every
+  notebook in ``exercises/``, all with the browser kernel's name (``python``).
+
+The lite source is staged afresh in ``_build/lite`` on every run: JupyterLite caches its
+build steps, and a stale cache silently drops settings from ``jupyter-lite.json``. The
+script checks the written settings before it finishes.
+
+Usage: python scripts/build_lite.py   (after scripts/lib.sh installed the npm assets)
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+LITE = ROOT / "lite"
+STAGE = ROOT / "_build" / "lite"
+OUTPUT = ROOT / "_build" / "html" / "lite"
+MODULES = ROOT / "scripts" / "assets" / "node_modules"
+WHEEL_CACHE = ROOT / ".cache" / "lite-wheels"
+PYODIDE_CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
+
+#: The kernel's own needs from Pyodide's lock, served by the site (with dependencies).
+KERNEL_LOCK_ROOTS = ["micropip", "packaging", "ipython", "jedi"]
+#: Extra PyPI wheels for the kernel, pinned in requirements.txt: name -> lock "depends".
+PYPI_EXTRAS = {
+    "comm": [],
+    "graphviz": [],
+    "ipywidgets": ["comm", "ipython", "traitlets"],
+}
+#: The browser kernel's name: notebooks carrying another one open with a dialog.
+KERNELSPEC = {
+    "name": "python",
+    "display_name": "Python (Pyodide)",
+    "language": "python",
+}
+#: What the lite site offers.
+APPS = ["lab", "notebooks", "tree"]
+#: In notebook folders, files and folders that are not copied into the lite contents.
+SKIPPED = {"__pycache__", ".ipynb_checkpoints", "node_modules", ".DS_Store"}
+
+IPYTHON_CONFIG = """\
+# Installed by the slowtorch_lite wheel: the in-browser kernel loads the extension.
+c = get_config()  # noqa: F821
+c.InteractiveShellApp.extensions.append("slowtorch_lite")
+"""
+
+
+def log(message: str) -> None:
+    print(f"build_lite: {message}", flush=True)
+
+
+def normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ------------------------------------------------------------------------------------
+# Wheels built from this checkout
+# ------------------------------------------------------------------------------------
+
+
+def _record_hash(data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "sha256=" + digest.decode()
+
+
+def build_wheel(
+    name: str,
+    version: str,
+    packages: list[Path],
+    folder: Path,
+    summary: str,
+    data_files: dict[str, str] | None = None,
+) -> Path:
+    """Writes a pure-Python wheel of ``packages`` (folders, every file in them)."""
+    dist = name.replace("-", "_")
+    info = f"{dist}-{version}.dist-info"
+    files: dict[str, bytes] = {}
+    for package in packages:
+        for path in sorted(package.rglob("*")):
+            relative = path.relative_to(package.parent)
+            if (
+                path.is_file()
+                and not SKIPPED.intersection(relative.parts)
+                and (path.suffix not in {".pyc", ".pyo"})
+            ):
+                files[relative.as_posix()] = path.read_bytes()
+    for target, text in (data_files or {}).items():
+        files[f"{dist}-{version}.data/data/{target}"] = text.encode()
+    files[f"{info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {summary}\n"
+        "Requires-Python: >=3.10\n"
+    ).encode()
+    files[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: slowtorch build_lite\nRoot-Is-Purelib: true\n"
+        b"Tag: py3-none-any\n"
+    )
+    top = sorted({Path(p).parts[0] for p in files if not p.startswith(dist + "-")})
+    files[f"{info}/top_level.txt"] = ("\n".join(top) + "\n").encode()
+    record = io.StringIO()
+    writer = csv.writer(record, lineterminator="\n")
+    for path, data in files.items():
+        writer.writerow([path, _record_hash(data), len(data)])
+    writer.writerow([f"{info}/RECORD", "", ""])
+    files[f"{info}/RECORD"] = record.getvalue().encode()
+    wheel = folder / f"{dist}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, data in files.items():
+            entry = zipfile.ZipInfo(path, date_time=(2026, 1, 1, 0, 0, 0))
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = 0o644 << 16
+            archive.writestr(entry, data)
+    return wheel
+
+
+def project_version() -> str:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    match = re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    return match.group(1) if match else "0.0.0"
+
+
+def own_wheels(folder: Path) -> dict[str, tuple[Path, list[str], list[str]]]:
+    """The wheels made from this checkout: lock name -> (wheel, imports, depends)."""
+    version = project_version()
+    wheels = {
+        "slowtorch-lib": (
+            build_wheel(
+                "slowtorch_lib",
+                version,
+                [ROOT / "slowtorch_lib"],
+                folder,
+                "PyTorch's core rebuilt in pure Python (the slowtorch engine).",
+            ),
+            ["slowtorch_lib"],
+            [],
+        ),
+        "slowtorch-lite": (
+            build_wheel(
+                "slowtorch_lite",
+                version,
+                [LITE / "slowtorch_lite"],
+                folder,
+                "The slowtorch course's notebooks in the browser (Pyodide).",
+                {"etc/ipython/ipython_config.py": IPYTHON_CONFIG},
+            ),
+            ["slowtorch_lite"],
+            ["graphviz"],
+        ),
+    }
+    if (ROOT / "course" / "__init__.py").is_file():
+        wheels["slowtorch-course"] = (
+            build_wheel(
+                "slowtorch_course",
+                version,
+                [ROOT / "course"],
+                folder,
+                "The slowtorch course's exercises, checks and grading.",
+            ),
+            ["course"],
+            ["slowtorch-lib"],
+        )
+    return wheels
+
+
+# ------------------------------------------------------------------------------------
+# Wheels from PyPI
+# ------------------------------------------------------------------------------------
+
+
+def requirement_pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)", line.strip())
+        if match:
+            pins[normalize(match.group(1))] = match.group(2)
+    return pins
+
+
+def cached_wheel(name: str, version: str) -> Path | None:
+    dist = re.sub(r"[-_.]+", "_", name).lower()
+    for path in WHEEL_CACHE.glob("*.whl"):
+        parts = path.name.split("-")
+        if re.sub(r"[-_.]+", "_", parts[0]).lower() == dist and parts[1] == version:
+            return path
+    return None
+
+
+def download_wheels(specs: list[tuple[str, str]], python: str) -> dict[str, Path]:
+    """Pure-Python wheels ``name==version`` from PyPI (kept in .cache/lite-wheels)."""
+    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
+    missing = [f"{n}=={v}" for n, v in specs if cached_wheel(n, v) is None]
+    if missing:
+        log(f"pip download {' '.join(missing)}")
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--python-version",
+                python,
+                "--platform",
+                "any",
+                "--implementation",
+                "py",
+                "--abi",
+                "none",
+                "-d",
+                str(WHEEL_CACHE),
+                *missing,
+            ],
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode != 0:
+            # Without the noise some pip configurations print about local index folders.
+            noise = re.compile(r"^WARNING: Location 'file:")
+            print(
+                "\n".join(
+                    line for line in result.stderr.splitlines() if not noise.match(line)
+                ),
+                file=sys.stderr,
+            )
+            raise SystemExit("build_lite: pip download failed")
+    found = {}
+    for name, version in specs:
+        wheel = cached_wheel(name, version)
+        if wheel is None:
+            raise SystemExit(
+                f"build_lite: no pure-Python wheel of {name}=={version} on PyPI"
+            )
+        found[normalize(name)] = wheel
+    return found
+
+
+# ------------------------------------------------------------------------------------
+# Pyodide and its lock file
+# ------------------------------------------------------------------------------------
+
+
+def check_pyodide_version() -> str:
+    from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION
+
+    package = json.loads(
+        (MODULES / "pyodide" / "package.json").read_text(encoding="utf-8")
+    )
+    if package["version"] != PYODIDE_VERSION:
+        raise SystemExit(
+            f"build_lite: scripts/assets pins pyodide {package['version']}, but "
+            f"jupyterlite-pyodide-kernel expects {PYODIDE_VERSION}: pin that in "
+            "scripts/assets/package.json and run 'npm install' there"
+        )
+    return PYODIDE_VERSION
+
+
+def copy_pyodide(target: Path) -> None:
+    source = MODULES / "pyodide"
+    target.mkdir(parents=True)
+    for path in source.iterdir():
+        if path.suffix in {".map", ".ts", ".html"} or path.name in {"README.md"}:
+            continue
+        shutil.copy2(path, target / path.name)
+    # The graph renderer (one ES module with its WebAssembly inlined) travels with
+    # Pyodide: the build publishes this folder as it is.
+    shutil.copy2(MODULES / "@viz-js" / "viz" / "dist" / "viz.js", target / "viz.js")
+
+
+def closure(packages: dict[str, Any], roots: list[str]) -> list[str]:
+    seen: list[str] = []
+    todo = [normalize(r) for r in roots]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in packages:
+            continue
+        seen.append(name)
+        todo += [normalize(d) for d in packages[name].get("depends", [])]
+    return sorted(seen)
+
+
+def write_lock(
+    folder: Path, version: str, extras: dict[str, tuple[Path, list[str], list[str]]]
+) -> list[str]:
+    """Rewrites ``folder/pyodide-lock.json``; returns the names to preload."""
+    lock_path = folder / "pyodide-lock.json"
+    lock = json.loads(lock_path.read_text(encoding="utf-8"))
+    packages: dict[str, Any] = lock["packages"]
+    python = ".".join(lock["info"]["python"].split(".")[:2])
+
+    kernel = closure(
+        packages, KERNEL_LOCK_ROOTS + [d for _, _, ds in extras.values() for d in ds]
+    )
+    kernel = [n for n in kernel if n not in extras]
+    downloaded = download_wheels([(n, packages[n]["version"]) for n in kernel], python)
+    cdn = PYODIDE_CDN.format(version=version)
+    for name, entry in packages.items():
+        if name in downloaded:
+            wheel = downloaded[name]
+            shutil.copy2(wheel, folder / wheel.name)
+            entry["file_name"] = wheel.name
+            entry["sha256"] = sha256(wheel)
+        elif not re.match(r"^https?://", entry["file_name"]):
+            entry["file_name"] = cdn + entry["file_name"]
+    for name, (wheel, imports, depends) in extras.items():
+        if wheel.parent != folder:
+            shutil.copy2(wheel, folder / wheel.name)
+        packages[name] = {
+            "name": name,
+            "version": wheel.name.split("-")[1],
+            "file_name": wheel.name,
+            "install_dir": "site",
+            "sha256": sha256(wheel),
+            "package_type": "package",
+            "imports": imports,
+            "depends": depends,
+            "unvendored_tests": False,
+        }
+    lock_path.write_text(
+        json.dumps(lock, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    log(
+        f"pyodide-lock.json: {len(downloaded)} kernel wheels and {len(extras)} course "
+        "wheels served by the site, the rest from Pyodide's CDN when online"
+    )
+    return sorted(extras)
+
+
+# ------------------------------------------------------------------------------------
+# Notebooks
+# ------------------------------------------------------------------------------------
+
+FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*(?P<arg>.*)$")
+ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<text>[^`]*)`")
+
+
+def toc_files() -> list[str]:
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key in ("root", "file"):
+                if isinstance(node.get(key), str):
+                    files.append(node[key])
+            if isinstance(node.get("glob"), str):
+                for path in sorted(ROOT.glob(node["glob"])):
+                    if path.suffix in {".md", ".ipynb"}:
+                        files.append(path.relative_to(ROOT).with_suffix("").as_posix())
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return list(dict.fromkeys(files))
+
+
+def notebook_source(entry: str) -> Path | None:
+    """The notebook behind a TOC entry: .ipynb, or MyST markdown with a kernelspec."""
+    for suffix in (".ipynb", ".md"):
+        path = ROOT / (entry + suffix)
+        if path.is_file():
+            if suffix == ".ipynb":
+                return path
+            head = path.read_text(encoding="utf-8")[:2000]
+            if head.startswith("---") and "kernelspec:" in head.split("\n---", 1)[0]:
+                return path
+    return None
+
+
+def _pyobject(source: str, dotted: str) -> str | None:
+    tree = ast.parse(source)
+    nodes: list[ast.AST] = [tree]
+    for part in dotted.split("."):
+        body = [c for n in nodes for c in getattr(n, "body", [])]
+        nodes = [
+            n
+            for n in body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and n.name == part
+        ]
+        if not nodes:
+            return None
+    node = nodes[0]
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    lines = source.splitlines()[first - 1 : node.end_lineno]
+    indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
+    return "\n".join(x[indent:] for x in lines)
+
+
+def _include(base: Path, argument: str, options: dict[str, str]) -> str:
+    path = (base / argument.strip()).resolve()
+    language = options.get("language", "python" if path.suffix == ".py" else "")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return f"*(The book shows `{argument.strip()}` here.)*"
+    if "pyobject" in options:
+        code = _pyobject(text, options["pyobject"].strip())
+        if code is None:
+            return (
+                f"*(The book shows `{options['pyobject']}` from `{path.name}` here.)*"
+            )
+        text = code
+    elif "lines" in options:
+        keep: list[str] = []
+        all_lines = text.splitlines()
+        for part in options["lines"].split(","):
+            start, _, end = part.strip().partition("-")
+            keep += all_lines[int(start) - 1 : int(end or start)]
+        text = "\n".join(keep)
+    return f"```{language}\n{text.rstrip()}\n```"
+
+
+def plain_markdown(text: str, base: Path) -> str:
+    """MyST directives and roles as plain Markdown, which JupyterLab renders."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        match = FENCE.match(lines[i])
+        if not match:
+            out.append(ROLE.sub(_role, lines[i]))
+            i += 1
+            continue
+        fence, name, argument = match["fence"], match["name"], match["arg"].strip()
+        body: list[str] = []
+        depth = 0
+        i += 1
+        while i < len(lines):
+            inner = FENCE.match(lines[i])
+            if (
+                inner
+                and inner["fence"][0] == fence[0]
+                and len(inner["fence"]) == len(fence)
+            ):
+                depth += 1
+            elif lines[i].strip() == fence and depth == 0:
+                break
+            elif lines[i].strip() == fence:
+                depth -= 1
+            body.append(lines[i])
+            i += 1
+        i += 1
+        options: dict[str, str] = {}
+        while body and re.match(r"^:[\w-]+:", body[0]):
+            key, _, value = body.pop(0)[1:].partition(":")
+            options[key.strip()] = value.strip()
+        if name == "literalinclude":
+            out.append(_include(base, argument, options))
+        elif name in {"math"}:
+            out.append("$$\n" + "\n".join(body).strip() + "\n$$")
+        elif name in {"code", "code-block", "sourcecode"}:
+            out.append(f"```{argument}\n" + "\n".join(body) + "\n```")
+        elif name in {"figure", "image"}:
+            caption = plain_markdown("\n".join(body), base).strip()
+            out.append(
+                f"![{caption}]({argument})" + (f"\n\n*{caption}*" if caption else "")
+            )
+        elif name in {"toctree", "tableofcontents", "bibliography", "glue:figure"}:
+            continue
+        else:
+            title = argument or name.replace("-", " ").capitalize()
+            inner_text = plain_markdown("\n".join(body), base).strip()
+            quoted = "\n".join("> " + x if x else ">" for x in inner_text.split("\n"))
+            out.append(f"> **{title}**\n>\n{quoted}")
+    return "\n".join(out)
+
+
+def _role(match: re.Match[str]) -> str:
+    role, text = match["role"], match["text"]
+    if role == "math":
+        return f"${text}$"
+    label = re.match(r"^(.*?)\s*<[^>]*>$", text)
+    return (
+        f"*{label.group(1) if label else text}*"
+        if role in {"ref", "doc", "numref"}
+        else (f"`{text}`")
+    )
+
+
+def write_notebook(source: Path, target: Path) -> None:
+    import jupytext
+    import nbformat
+
+    notebook = jupytext.read(source)
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            cell.source = plain_markdown(cell.source, source.parent)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    notebook.metadata.pop("jupytext", None)
+    notebook.metadata["kernelspec"] = dict(KERNELSPEC)
+    notebook.metadata["language_info"] = {"name": "python"}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
+
+
+def copy_helpers(folder: Path, target: Path) -> None:
+    """The helper modules and data next to a notebook (book/ch01/...), for imports."""
+    for path in folder.iterdir():
+        if path.name in SKIPPED or path.name.startswith((".", "_")):
+            continue
+        if path.is_dir():
+            shutil.copytree(
+                path,
+                target / path.name,
+                ignore=shutil.ignore_patterns(*SKIPPED, "*.pyc"),
+            )
+        elif path.suffix not in {".md", ".ipynb"} or path.name == "README.md":
+            if path.suffix == ".md" and notebook_source(str(path.with_suffix(""))):
+                continue
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target / path.name)
+
+
+def write_contents(contents: Path) -> list[str]:
+    """Every chapter and exercise notebook, as the lite site serves them."""
+    written: list[str] = []
+    folders: set[Path] = set()
+    sources = [notebook_source(entry) for entry in toc_files()]
+    sources += sorted((ROOT / "exercises").glob("*.ipynb"))
+    for source in dict.fromkeys(s for s in sources if s is not None):
+        relative = source.relative_to(ROOT).with_suffix(".ipynb")
+        write_notebook(source, contents / relative)
+        written.append(relative.as_posix())
+        folders.add(source.parent)
+    for folder in sorted(folders):
+        copy_helpers(folder, contents / folder.relative_to(ROOT))
+    (contents / "lite-notebooks.json").write_text(json.dumps(written, indent=1) + "\n")
+    return written
+
+
+# ------------------------------------------------------------------------------------
+# The build
+# ------------------------------------------------------------------------------------
+
+
+def write_settings(lite_dir: Path, preload: list[str]) -> None:
+    config = json.loads((LITE / "jupyter-lite.json").read_text(encoding="utf-8"))
+    settings = config["jupyter-config-data"]["litePluginSettings"][
+        "@jupyterlite/pyodide-kernel-extension:kernel"
+    ]
+    settings["disablePyPIFallback"] = True
+    settings.setdefault("loadPyodideOptions", {})["packages"] = preload
+    (lite_dir / "jupyter-lite.json").write_text(json.dumps(config, indent=2) + "\n")
+    shutil.copy2(
+        LITE / "jupyter_lite_config.json", lite_dir / "jupyter_lite_config.json"
+    )
+    overrides = LITE / "overrides.json"
+    if overrides.is_file():
+        shutil.copy2(overrides, lite_dir / "overrides.json")
+
+
+def check_output(preload: list[str], notebooks: list[str]) -> None:
+    config = json.loads((OUTPUT / "jupyter-lite.json").read_text(encoding="utf-8"))
+    data = config["jupyter-config-data"]
+    settings = data["litePluginSettings"][
+        "@jupyterlite/pyodide-kernel-extension:kernel"
+    ]
+    problems = []
+    if not str(settings.get("pyodideUrl", "")).startswith("./static/pyodide/"):
+        problems.append(f"pyodideUrl is {settings.get('pyodideUrl')!r}")
+    if settings.get("disablePyPIFallback") is not True:
+        problems.append("disablePyPIFallback is not true")
+    if settings.get("loadPyodideOptions", {}).get("packages") != preload:
+        problems.append("loadPyodideOptions.packages is missing")
+    for needed in [
+        "static/pyodide/pyodide.mjs",
+        "static/pyodide/pyodide-lock.json",
+        "static/pyodide/viz.js",
+        "pypi/all.json",
+        *(f"files/{n}" for n in notebooks),
+    ]:
+        if not (OUTPUT / needed).is_file():
+            problems.append(f"{needed} is missing")
+    if problems:
+        raise SystemExit(
+            "build_lite: the lite build is incomplete: " + "; ".join(problems)
+        )
+
+
+def main() -> int:
+    start = time.monotonic()
+    version = check_pyodide_version()
+    for folder in (STAGE, OUTPUT):
+        if folder.exists():
+            shutil.rmtree(folder)
+    wheels = STAGE / "wheels"
+    wheels.mkdir(parents=True)
+    pyodide = STAGE / "static" / "pyodide"
+    copy_pyodide(pyodide)
+
+    extras = own_wheels(wheels)
+    pins = requirement_pins()
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text(encoding="utf-8"))
+    python = ".".join(lock["info"]["python"].split(".")[:2])
+    missing = [name for name in PYPI_EXTRAS if name not in pins]
+    if missing:
+        raise SystemExit(f"build_lite: requirements.txt pins no version of {missing}")
+    pypi = download_wheels([(name, pins[name]) for name in PYPI_EXTRAS], python)
+    for name, depends in PYPI_EXTRAS.items():
+        shutil.copy2(pypi[name], wheels / pypi[name].name)
+        extras[name] = (wheels / pypi[name].name, [name], depends)
+    preload = write_lock(pyodide, version, extras)
+
+    notebooks = write_contents(STAGE / "contents")
+    write_settings(STAGE, preload)
+    log(f"{len(notebooks)} notebooks, {len(extras)} wheels; running jupyter lite build")
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlite_core",
+        "build",
+        "--lite-dir",
+        str(STAGE),
+        "--output-dir",
+        str(OUTPUT),
+        "--contents",
+        str(STAGE / "contents"),
+        "--piplite-wheels",
+        str(wheels),
+        "--no-sourcemaps",
+        "--no-unused-shared-packages",
+        *(item for app in APPS for item in ("--apps", app)),
+    ]
+    env = dict(os.environ, JUPYTERLITE_NO_JUPYTER_SERVER="0")
+    result = subprocess.run(command, cwd=STAGE, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        print(result.stdout[-6000:], result.stderr[-6000:], sep="\n", file=sys.stderr)
+        raise SystemExit("build_lite: jupyter lite build failed")
+    check_output(preload, notebooks)
+    # Browsers ask the site's root for a favicon (a 404 in the console otherwise).
+    icon = OUTPUT / "lab" / "favicon.ico"
+    if icon.is_file() and not (OUTPUT.parent / "favicon.ico").exists():
+        shutil.copy2(icon, OUTPUT.parent / "favicon.ico")
+    size = sum(f.stat().st_size for f in OUTPUT.rglob("*") if f.is_file())
+    log(
+        f"{OUTPUT.relative_to(ROOT)} ready: {size / 1e6:.1f} MB, "
+        f"{time.monotonic() - start:.0f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,534 @@
+"""Run the course's notebooks in the in-browser site (``_build/html/lite``), offline.
+
+Headless Chromium opens the JupyterLite build that ``scripts/build-book.sh`` writes,
+with every request that leaves the local server blocked, and drives the notebooks
+through JupyterLab's own commands (``window.jupyterapp``, exposed by
+``lite/jupyter-lite.json``):
+
+- the chapter 1 exercise notebook: run all cells in the Pyodide kernel; put the solution
+  notebook's answer into the first exercise and a wrong answer into another; their check
+  cells print, in the browser, exactly the lines CPython prints for the same answers
+  (one passes, one fails);
+- the chapter that draws computation graphs: run it until a graph and a widget have
+  appeared; the graph is an SVG drawn by Graphviz in WebAssembly, and the widget's
+  slider moves the page it shows;
+- an edit saved in the browser survives a reload, as an .ipynb with the browser
+  kernel's metadata (printed);
+- the chapter that plots runs offline without a traceback (matplotlib's cells print a
+  one-line note; the blocked attempts to load it from Pyodide's CDN are the only
+  outside requests: online, plots work);
+- everywhere else, nothing is requested from another host; the console shows no error.
+
+Printed, not asserted: the time from opening a notebook to its first executed cell, and
+the time of chapter 1's 64x64 matrix product in the browser and in CPython.
+
+Skipped without a build or without ``/usr/bin/chromium``, unless
+``SLOWTORCH_REQUIRE_BROWSER=1`` (set by ``scripts/run-tests.sh``).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("SLOWTORCH_BOOK_BUILD", ROOT / "_build")).resolve()
+HTML = BUILD / "html"
+LITE = HTML / "lite"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+#: Starting the kernel and running a notebook take long on a busy 2-core machine.
+KERNEL_TIMEOUT = 240_000
+CELL_TIMEOUT = 180_000
+EXERCISE_TAG = re.compile(r"^exercise-(.+)$")
+
+MATMUL = """\
+import random, timeit
+import slowtorch_lib as _engine
+random.seed(0)
+_a = _engine.tensor([[random.gauss(0, 1) for _ in range(64)] for _ in range(64)])
+_b = _engine.tensor([[random.gauss(0, 1) for _ in range(64)] for _ in range(64)])
+_best = min(timeit.repeat(lambda: _a @ _b, number=3, repeat=5)) / 3
+print(f"matmul64 {_best * 1e3:.3f} ms")
+"""
+
+
+def _unavailable() -> str | None:
+    if not (LITE / "jupyter-lite.json").is_file():
+        return f"no JupyterLite build in {LITE}: run 'bash scripts/build-book.sh' first"
+    if not CHROMIUM.is_file():
+        return f"{CHROMIUM} is missing: install it (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed (requirements-test.txt)"
+    return None
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+    }
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def lite_site() -> Iterator[str]:
+    reason = _unavailable()
+    if reason:
+        if os.environ.get("SLOWTORCH_REQUIRE_BROWSER") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    handler = functools.partial(_QuietHandler, directory=str(HTML))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def chromium(lite_site: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class LiteNotebook:
+    """One notebook open in the lite site, in a fresh, offline browser context."""
+
+    def __init__(self, browser: Any, site: str, path: str) -> None:
+        self.site = site
+        self.outside: list[str] = []
+        self.failed: list[str] = []
+        self.errors: list[str] = []
+        self.context = browser.new_context()
+        # The kernel runs in a web worker, whose requests only the context sees.
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("console", self._console)
+        self.page.on(
+            "pageerror", lambda error: self.errors.append(f"uncaught: {error}")
+        )
+        self.context.on("response", self._response)
+        self.opened = time.monotonic()
+        self.page.goto(f"{site}lite/notebooks/index.html?path={path}")
+        self.page.wait_for_function(
+            "() => window.jupyterapp && jupyterapp.shell.currentWidget"
+            " && jupyterapp.shell.currentWidget.content"
+            " && jupyterapp.shell.currentWidget.content.model"
+            " && jupyterapp.shell.currentWidget.sessionContext",
+            timeout=KERNEL_TIMEOUT,
+        )
+        # Commands sent before the notebook has its kernel session would be dropped.
+        self.page.evaluate("() => jupyterapp.shell.currentWidget.sessionContext.ready")
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url.startswith((self.site, "data:", "blob:")):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def _response(self, response: Any) -> None:
+        if response.status >= 400:
+            self.failed.append(f"{response.status} {response.url}")
+
+    def close(self) -> None:
+        self.context.close()
+
+    def evaluate(self, script: str, argument: Any = None) -> Any:
+        return self.page.evaluate(script, argument)
+
+    def cells(self) -> list[dict[str, Any]]:
+        """Every cell: type, source, execution count, outputs (nbformat JSON)."""
+        return self.evaluate(
+            """() => { const cells = jupyterapp.shell.currentWidget.content.model.cells;
+              const out = [];
+              for (let i = 0; i < cells.length; i++) {
+                const c = cells.get(i);
+                out.push({type: c.type, source: c.sharedModel.getSource(),
+                          count: c.type === 'code' ? c.executionCount : null,
+                          outputs: c.type === 'code' ? c.outputs.toJSON() : [],
+                          tags: (c.getMetadata('tags') || [])});
+              }
+              return out; }"""
+        )
+
+    def run_all(self) -> float:
+        """Runs every cell; returns seconds from opening to the first executed one."""
+        self.evaluate("() => jupyterapp.commands.execute('notebook:run-all-cells')")
+        self.page.wait_for_function(
+            """() => { const cells = jupyterapp.shell.currentWidget.content.model.cells;
+              for (let i = 0; i < cells.length; i++) {
+                const c = cells.get(i);
+                if (c.type === 'code') { return c.executionCount !== null; } }
+              return true; }""",
+            timeout=KERNEL_TIMEOUT,
+            polling=200,
+        )
+        first = time.monotonic() - self.opened
+        self.page.wait_for_function(
+            """() => { const cells = jupyterapp.shell.currentWidget.content.model.cells;
+              let pending = false, error = false;
+              for (let i = 0; i < cells.length; i++) {
+                const c = cells.get(i);
+                if (c.type !== 'code') continue;
+                if (c.executionCount === null) pending = true;
+                for (let j = 0; j < c.outputs.length; j++)
+                  if (c.outputs.get(j).type === 'error') error = true; }
+              return !pending || error; }""",
+            timeout=KERNEL_TIMEOUT,
+            polling=500,
+        )
+        return first
+
+    def run_cell(self, index: int, source: str | None = None) -> list[dict[str, Any]]:
+        """Runs one cell (after replacing its source); returns its outputs."""
+        before = self.cells()[index]["count"]
+        self.evaluate(
+            """([index, source]) => { const panel = jupyterapp.shell.currentWidget;
+              const cell = panel.content.model.cells.get(index);
+              if (source !== null) cell.sharedModel.setSource(source);
+              panel.content.activeCellIndex = index;
+              return jupyterapp.commands.execute('notebook:run-cell'); }""",
+            [index, source],
+        )
+        self.page.wait_for_function(
+            """([index, before]) => {
+              const c = jupyterapp.shell.currentWidget.content.model.cells.get(index);
+              return c.executionCount !== null && c.executionCount !== before; }""",
+            arg=[index, before],
+            timeout=CELL_TIMEOUT,
+            polling=200,
+        )
+        return self.cells()[index]["outputs"]
+
+
+def _text(outputs: list[dict[str, Any]]) -> str:
+    parts = []
+    for output in outputs:
+        if output.get("output_type") == "stream":
+            text = output.get("text", "")
+            parts.append("".join(text) if isinstance(text, list) else text)
+        elif output.get("output_type") == "error":
+            parts.append(f"{output.get('ename')}: {output.get('evalue')}")
+        else:
+            data = output.get("data", {}).get("text/plain", "")
+            parts.append("".join(data) if isinstance(data, list) else data)
+    return "".join(parts)
+
+
+def _errors(outputs: list[dict[str, Any]]) -> list[str]:
+    return [
+        f"{o.get('ename')}: {o.get('evalue')}"
+        for o in outputs
+        if o.get("output_type") == "error"
+    ]
+
+
+def _source(cell: dict[str, Any]) -> str:
+    source = cell["source"]
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _cpython(code: str) -> str:
+    """What CPython prints for ``code``, run from the repository's root."""
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+def _wrong_answer(stub: str) -> str:
+    """The stub with its ``raise NotImplementedError`` replaced by a wrong answer."""
+    wrong = re.sub(r"raise NotImplementedError\b.*", "return None", stub)
+    assert wrong != stub, f"cannot make a wrong answer from this stub:\n{stub}"
+    return wrong
+
+
+def _check_quietly(notebook: LiteNotebook) -> None:
+    assert not notebook.outside, f"requests left the site: {notebook.outside}"
+    assert not notebook.failed, f"requests failed: {notebook.failed}"
+    assert not notebook.errors, f"console errors: {notebook.errors}"
+
+
+def _exercise_notebook() -> tuple[str, Path, Path]:
+    found = sorted((ROOT / "exercises").glob("01_*.ipynb"))
+    assert found, "no chapter 1 exercise notebook in exercises/"
+    exercise = found[0]
+    solution = ROOT / "solutions" / exercise.name
+    assert solution.is_file(), f"no solution notebook for {exercise.name}"
+    return exercise.relative_to(ROOT).as_posix(), exercise, solution
+
+
+def _tagged(cells: list[dict[str, Any]]) -> dict[str, int]:
+    """Exercise id -> index of its exercise cell."""
+    found = {}
+    for index, cell in enumerate(cells):
+        for tag in cell.get("metadata", {}).get("tags", cell.get("tags", [])):
+            match = EXERCISE_TAG.match(tag)
+            if match:
+                found[match.group(1)] = index
+    return found
+
+
+def test_exercises_run_and_check_in_the_browser(lite_site: str, chromium: Any) -> None:
+    path, exercise_file, solution_file = _exercise_notebook()
+    exercise = json.loads(exercise_file.read_text(encoding="utf-8"))
+    solution = json.loads(solution_file.read_text(encoding="utf-8"))
+    stubs = _tagged(exercise["cells"])
+    answers = _tagged(solution["cells"])
+    ids = [i for i in stubs if i in answers]
+    assert len(ids) >= 2, f"{path}: fewer than two exercises with solutions"
+    right_id, wrong_id = ids[0], ids[1]
+
+    notebook = LiteNotebook(chromium, lite_site, path)
+    try:
+        first = notebook.run_all()
+        cells = notebook.cells()
+        code = [c for c in cells if c["type"] == "code"]
+        errors = [e for c in code for e in _errors(c["outputs"])]
+        assert not errors, f"{path}: cells failed in the browser: {errors}"
+        assert all(c["count"] is not None for c in code), f"{path}: cells did not run"
+        print(f"\n[lite] {path}: {first:.1f} s from opening to the first executed cell")
+
+        def check_index(exercise_id: str) -> int:
+            for index, cell in enumerate(cells):
+                if f"check-{exercise_id}" in cell["tags"]:
+                    return index
+            return stubs[exercise_id] + 1
+
+        setup = "\n".join(
+            _source(c)
+            for c in exercise["cells"][: stubs[right_id]]
+            if c["cell_type"] == "code"
+            and "setup" in c.get("metadata", {}).get("tags", [])
+        )
+        printed = {}
+        for exercise_id, answer in [
+            (right_id, _source(solution["cells"][answers[right_id]])),
+            (wrong_id, _wrong_answer(_source(exercise["cells"][stubs[wrong_id]]))),
+        ]:
+            check = check_index(exercise_id)
+            assert not _errors(notebook.run_cell(stubs[exercise_id], answer))
+            browser = _text(notebook.run_cell(check))
+            expected = _cpython("\n".join([setup, answer, _source(cells[check])]))
+            assert browser.strip() == expected.strip(), (
+                f"exercise {exercise_id}: the browser printed {browser!r}, "
+                f"CPython {expected!r}"
+            )
+            printed[exercise_id] = browser.strip()
+        print(f"[lite] right answer: {printed[right_id]}")
+        print(f"[lite] wrong answer: {printed[wrong_id]}")
+        assert printed[right_id] != printed[wrong_id]
+        assert "pass" in printed[right_id].lower(), printed[right_id]
+        assert "pass" not in printed[wrong_id].lower(), printed[wrong_id]
+
+        last = max(i for i, c in enumerate(cells) if c["type"] == "code")
+        browser_ms = float(
+            re.findall(r"matmul64 ([\d.]+) ms", _text(notebook.run_cell(last, MATMUL)))[
+                0
+            ]
+        )
+        cpython_ms = float(re.findall(r"matmul64 ([\d.]+) ms", _cpython(MATMUL))[0])
+        print(
+            f"[lite] 64x64 matmul (slowtorch_lib, float32): "
+            f"browser {browser_ms:.1f} ms, "
+            f"CPython {cpython_ms:.1f} ms ({browser_ms / cpython_ms:.1f}x)"
+        )
+        notebook.page.wait_for_timeout(1000)
+    finally:
+        notebook.close()
+    _check_quietly(notebook)
+
+
+def _graph_chapter() -> str:
+    """The first chapter in the lite site that draws graphs and shows widgets."""
+    listing = json.loads((LITE / "files" / "lite-notebooks.json").read_text())
+    for path in listing:
+        text = (LITE / "files" / path).read_text(encoding="utf-8")
+        if path.startswith("book/") and "make_dot" in text and "stepper" in text:
+            return path
+    pytest.fail("no chapter with make_dot and a widget among the lite notebooks")
+
+
+SVG_GRAPHS = """() => Array.from(
+  document.querySelectorAll('.jp-OutputArea svg g.graph'))
+  .filter(g => g.getBoundingClientRect().width > 0).length"""
+
+
+def test_graphs_and_widgets_in_the_browser(lite_site: str, chromium: Any) -> None:
+    path = _graph_chapter()
+    notebook = LiteNotebook(chromium, lite_site, path)
+    try:
+        cells = notebook.cells()
+        saw_graph = saw_widget = False
+        opened = notebook.opened
+        for index, cell in enumerate(cells):
+            if cell["type"] != "code":
+                continue
+            outputs = notebook.run_cell(index)
+            if opened is not None:
+                print(
+                    f"\n[lite] {path}: {time.monotonic() - opened:.1f} s from opening "
+                    "to the first executed cell"
+                )
+                opened = None
+            assert not _errors(outputs), f"{path}, cell {index}: {_errors(outputs)}"
+            for output in outputs:
+                data = output.get("data", {})
+                saw_graph |= "<svg" in "".join(data.get("image/svg+xml", ""))
+                saw_widget |= "application/vnd.jupyter.widget-view+json" in data
+            if saw_graph and saw_widget:
+                break
+        widget_cell = index
+        assert saw_graph, f"{path}: no cell drew a graph"
+        assert saw_widget, f"{path}: no cell showed a widget"
+        notebook.page.wait_for_function(f"() => ({SVG_GRAPHS})() > 0", timeout=30_000)
+
+        slider = notebook.page.locator(".jp-OutputArea .widget-slider").last
+        slider.wait_for(timeout=30_000)
+        readout = slider.locator(".widget-readout")
+        stack = notebook.page.locator(".jp-OutputArea .widget-vbox").last
+        before = (readout.inner_text(), stack.inner_text())
+        handle = slider.locator(".noUi-handle")
+        handle.focus()
+        handle.press("ArrowRight")
+        notebook.page.wait_for_function(
+            "([el, text]) => el.textContent !== text",
+            arg=[readout.element_handle(), before[0]],
+            timeout=10_000,
+        )
+        after = (readout.inner_text(), stack.inner_text())
+        assert after[0] != before[0] and after[1] != before[1], (
+            f"{path}: the widget did not respond: {before} -> {after}"
+        )
+        # The rest of the chapter runs too (its deep graphs included).
+        for index, cell in enumerate(cells):
+            if index > widget_cell and cell["type"] == "code":
+                outputs = notebook.run_cell(index)
+                assert not _errors(outputs), f"{path}, cell {index}: {_errors(outputs)}"
+        notebook.page.wait_for_timeout(1000)
+    finally:
+        notebook.close()
+    _check_quietly(notebook)
+
+
+def test_edits_persist_and_save_as_ipynb(lite_site: str, chromium: Any) -> None:
+    """An edit saved in the browser is there on the next visit, as an .ipynb with the
+    browser kernel's metadata (what a downloaded notebook carries)."""
+    path, _, _ = _exercise_notebook()
+    notebook = LiteNotebook(chromium, lite_site, path)
+    marker = "# edited in the browser by test_lite"
+    try:
+        notebook.evaluate(
+            """(marker) => { const panel = jupyterapp.shell.currentWidget;
+              const cells = panel.content.model.cells;
+              const cell = cells.get(cells.length - 1);
+              cell.sharedModel.setSource(marker);
+              return jupyterapp.commands.execute('docmanager:save'); }""",
+            marker,
+        )
+        notebook.page.reload()
+        notebook.page.wait_for_function(
+            "() => window.jupyterapp && jupyterapp.shell.currentWidget"
+            " && jupyterapp.shell.currentWidget.content.model"
+            " && jupyterapp.shell.currentWidget.context",
+            timeout=KERNEL_TIMEOUT,
+        )
+        notebook.evaluate("() => jupyterapp.shell.currentWidget.context.ready")
+        cells = notebook.cells()
+        assert _source(cells[-1]) == marker, "the edit did not survive a reload"
+        saved = notebook.evaluate(
+            "(path) => jupyterapp.serviceManager.contents.get(path, {content: true})"
+            ".then(model => model.content)",
+            path,
+        )
+        assert saved["nbformat"] == 4
+        print(f"\n[lite] a notebook saved in the browser carries: {saved['metadata']}")
+        assert saved["metadata"]["kernelspec"]["name"] == "python"
+    finally:
+        notebook.close()
+    _check_quietly(notebook)
+
+
+def test_plotting_chapter_runs_offline_without_tracebacks(
+    lite_site: str, chromium: Any
+) -> None:
+    """Offline, matplotlib cannot be loaded: plotting cells print a one-line note, every
+    cell runs, and the only requests that leave the site are the (blocked) attempts to
+    load matplotlib from Pyodide's CDN, which is what makes plots work online."""
+    listing = json.loads((LITE / "files" / "lite-notebooks.json").read_text())
+    plotting = [
+        path
+        for path in listing
+        if "import matplotlib" in (LITE / "files" / path).read_text(encoding="utf-8")
+    ]
+    if not plotting:
+        pytest.skip("no notebook imports matplotlib")
+    notebook = LiteNotebook(chromium, lite_site, plotting[0])
+    try:
+        notebook.run_all()
+        code = [c for c in notebook.cells() if c["type"] == "code"]
+        errors = [e for c in code for e in _errors(c["outputs"])]
+        assert not errors, f"{plotting[0]}: tracebacks in the browser: {errors}"
+        assert all(c["count"] is not None for c in code)
+        note = "matplotlib cannot be loaded"
+        notes = [c for c in code if note in _text(c["outputs"])]
+        assert notes, f"{plotting[0]}: no plotting cell printed the offline note"
+        notebook.page.wait_for_timeout(1000)
+    finally:
+        notebook.close()
+    cdn = "https://cdn.jsdelivr.net/pyodide/"
+    assert all(url.startswith(cdn) for url in notebook.outside), notebook.outside
+    notebook.outside.clear()
+    _check_quietly(notebook)
