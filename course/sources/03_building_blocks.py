@@ -4,8 +4,8 @@
 # # Chapter 3 exercises: building blocks
 #
 # First three predictions (what a model holds and names, which `grad_fn` a
-# layer or a loss records, what changes between `train()` and `eval()`),
-# checked against PyTorch's recorded answers. Then pieces of the engine's
+# layer or a loss records, what changes between `train()` and `eval()` and
+# in a training step), checked against PyTorch's recorded answers. Then pieces of the engine's
 # `nn`: backward rules of an activation, of the linear layer and of
 # `log_softmax`; Kaiming's initialisation; `cross_entropy`; the walk that
 # finds a model's parameters; and the check that makes loading a
