@@ -5,9 +5,9 @@
 #
 # First three predictions (what a model holds and names, which `grad_fn` a
 # layer or a loss records, what changes between `train()` and `eval()` and
-# in a training step), checked against PyTorch's recorded answers. Then pieces of the engine's
-# `nn`: backward rules of an activation, of the linear layer and of
-# `log_softmax`; Kaiming's initialisation; `cross_entropy`; the walk that
+# in a training step), checked against PyTorch's recorded answers. Then
+# pieces of the engine's `nn`: backward rules of an activation, of the
+# linear layer and of `log_softmax`; Kaiming's initialisation; `cross_entropy`; the walk that
 # finds a model's parameters; and the check that makes loading a
 # safetensors file safe. Each check puts your piece **into the engine in
 # place of its own** and runs real models, losses and files through it.
