@@ -7,10 +7,11 @@
 # layer or a loss records, what changes between `train()` and `eval()` and
 # in a training step), checked against PyTorch's recorded answers. Then
 # pieces of the engine's `nn`: backward rules of an activation, of the
-# linear layer and of `log_softmax`; Kaiming's initialisation; `cross_entropy`; the walk that
-# finds a model's parameters; and the check that makes loading a
-# safetensors file safe. Each check puts your piece **into the engine in
-# place of its own** and runs real models, losses and files through it.
+# linear layer and of `log_softmax`; Kaiming's initialisation;
+# `cross_entropy`; the walk that finds a model's parameters; and the check
+# that makes loading a safetensors file safe. Each check puts your piece
+# **into the engine in place of its own** and runs real models, losses and
+# files through it.
 #
 # As in chapter 2, a backward rule is a function `backward(ctx, grad_output)`
 # that returns d(loss)/d(input) for each input, written with tensor
