@@ -25,7 +25,11 @@ Targets (engine time / baseline time):
 * ``(x*x + 3*x).sum()`` on 10,000 float32 elements: at most 2
 * forward + backward of ``sum(A @ B)``, 64x64: at most 1.5
 * ``(x*x + 3*x).sum()`` forward + backward on 10,000 elements: at most 2
-* one SGD training step of a 2-64-64-2 MLP on 64 points: at most 1.3
+* forward + backward of ``Linear(64, 64)`` on a batch of 64: at most 1.3
+* one training step of a 2-64-64-2 tanh MLP on 64 points (cross-entropy,
+  ``optim.SGD``): at most 1.3
+
+The last two cases are defined in ``bench/nn_cases.py``.
 
 Against the fused loop the elementwise cases take several times longer:
 every engine operation makes a pass of its own and stores a float32 result,
@@ -36,17 +40,16 @@ arithmetic itself. The "engine / fused" column shows that price.
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import sys
 import time
-from array import array
 from collections.abc import Callable
 from operator import add, mul
-from struct import pack, unpack
 from typing import Any
 
 import slowtorch_lib as st
+from bench import nn_cases
+from bench.flat import matmul, random_floats, to_float32
 
 torch: Any
 try:
@@ -62,15 +65,6 @@ Program = Callable[[], Any]
 # ----------------------------------------------------------------------
 
 
-def py_matmul(
-    left: list[float], right: list[float], n: int, k: int, m: int
-) -> list[float]:
-    """Row-major ``(n, k) @ (k, m)`` on flat lists: columns gathered once."""
-    rows = [left[i * k : (i + 1) * k] for i in range(n)]
-    columns = [right[j::m] for j in range(m)]
-    return [sum(map(mul, row, column)) for row in rows for column in columns]
-
-
 def py_transpose(values: list[float], n: int, m: int) -> list[float]:
     """The ``(m, n)`` transpose of a row-major ``(n, m)`` flat list."""
     return [values[i * m + j] for j in range(m) for i in range(n)]
@@ -78,18 +72,12 @@ def py_transpose(values: list[float], n: int, m: int) -> list[float]:
 
 def py_sum_ab_forward_backward(a: list[float], b: list[float], n: int) -> Any:
     """``loss = sum(A @ B)``, then dA = G B^T and dB = A^T G with G all ones."""
-    product = to_float32(py_matmul(a, b, n, n, n))
+    product = to_float32(matmul(a, b, n, n, n))
     loss = sum(product)
     ones = [1.0] * (n * n)
-    grad_a = to_float32(py_matmul(ones, py_transpose(b, n, n), n, n, n))
-    grad_b = to_float32(py_matmul(py_transpose(a, n, n), ones, n, n, n))
+    grad_a = to_float32(matmul(ones, py_transpose(b, n, n), n, n, n))
+    grad_b = to_float32(matmul(py_transpose(a, n, n), ones, n, n, n))
     return loss, grad_a, grad_b
-
-
-def to_float32(values: list[float]) -> list[float]:
-    """``values`` rounded to float32, as Python floats (pack, then unpack)."""
-    layout = f"{len(values)}f"
-    return list(unpack(layout, pack(layout, *values)))
 
 
 def py_poly_sum(xs: list[float]) -> float:
@@ -163,12 +151,6 @@ class Case:
         self.fused = fused  # the one-loop float64 program, where there is one
 
 
-def random_floats(count: int, seed: int) -> list[float]:
-    rng = random.Random(seed)
-    # Rounded to float32 so that every program sees the same numbers.
-    return array("f", [rng.uniform(-1, 1) for _ in range(count)]).tolist()
-
-
 def build_cases() -> list[Case]:
     cases = []
 
@@ -185,7 +167,7 @@ def build_cases() -> list[Case]:
         Case(
             "matmul 64x64",
             lambda: a @ b,
-            lambda: to_float32(py_matmul(a_values, b_values, n, n, n)),
+            lambda: to_float32(matmul(a_values, b_values, n, n, n)),
             (lambda: ta @ tb) if torch is not None else None,
             1.25,
         )
@@ -292,13 +274,8 @@ def build_cases() -> list[Case]:
         )
     )
 
-    # Issue 9: one SGD training step of a 2-64-64-2 MLP (bench/training_step.py).
-    from bench.training_step import make_programs
-
-    engine, baseline, reference = make_programs(torch)
-    cases.append(
-        Case("MLP step 2-64-64-2, batch 64, SGD", engine, baseline, reference, 1.3)
-    )
+    # Linear(64, 64) and the MLP training step (issue 8): bench/nn_cases.py.
+    cases += [Case(*spec) for spec in nn_cases.specs(torch)]
     return cases
 
 
@@ -353,7 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     if torch is not None:
         torch.set_num_threads(1)
 
-    header = f"{'case':34} {'engine':>11} {'baseline':>11} {'eng/base':>9}"
+    cases = build_cases()
+    width = max(len(case.name) for case in cases)
+    header = f"{'case':{width}} {'engine':>11} {'baseline':>11} {'eng/base':>9}"
     header += f" {'fused':>11} {'eng/fused':>10}"
     if torch is not None:
         header += f" {'torch':>11} {'eng/torch':>10}"
@@ -361,12 +340,12 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     print("-" * len(header))
     failures = 0
-    for case in build_cases():
+    for case in cases:
         times = measure(case, rounds)
         per_node = case.per > 1
         ratio = times["engine"] / times["baseline"]
         line = (
-            f"{case.name:34} {format_time(times['engine'], per_node):>11} "
+            f"{case.name:{width}} {format_time(times['engine'], per_node):>11} "
             f"{format_time(times['baseline'], per_node):>11} {ratio:>8.2f}x"
         )
         if "fused" in times:
@@ -389,19 +368,6 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("All targets met." if not failures else f"{failures} target(s) missed.")
     return 1 if failures else 0
-
-
-# ----------------------------------------------------------------------
-# nn cases (issue 8): Linear(64, 64) and an MLP training step, defined in
-# bench/nn_cases.py and appended to the cases above.
-# ----------------------------------------------------------------------
-from bench import nn_cases  # noqa: E402
-
-_core_cases = build_cases
-
-
-def build_cases() -> list[Case]:  # noqa: F811
-    return _core_cases() + [Case(*spec) for spec in nn_cases.specs(torch)]
 
 
 if __name__ == "__main__":

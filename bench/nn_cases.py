@@ -1,71 +1,46 @@
 """The ``nn`` benchmark cases: a ``Linear(64, 64)`` layer and an MLP training step.
 
 Each case has an engine program (written as a student would write it, with
-``slowtorch_lib.nn``), a hand-written pure-Python baseline over flat lists
-and a torch program. The baseline computes the *same float32 numbers* as the
-engine: every intermediate result that the engine stores as a float32
-tensor is rounded to float32 here too (:func:`to_float32`), and sums run in
-the same order. ``tests/nn/test_nn_bench.py`` checks that they agree exactly.
-
-Transposes are never materialized in the baselines: a column of a row-major
-``(n, m)`` list is the slice ``values[j::m]``, the cheapest gather there is.
+``slowtorch_lib.nn`` and, for the training step, ``slowtorch_lib.optim.SGD``),
+a hand-written pure-Python baseline over flat lists (helpers in
+:mod:`bench.flat`) and a torch program. The baseline computes the *same
+float32 numbers* as the engine: every intermediate result that the engine
+stores as a float32 tensor is rounded to float32 here too (:func:`to_float32`),
+and sums run in the same order. ``tests/nn/test_nn_bench.py`` checks that they
+agree exactly, step after step.
 """
 
 from __future__ import annotations
 
 import math
-import random
-from array import array
 from collections.abc import Callable
 from operator import add, mul, sub
-from struct import pack, unpack
 from typing import Any
 
 import slowtorch_lib as st
+from bench.flat import (
+    columns_of,
+    float32,
+    matmul,
+    products,
+    random_floats,
+    rows_of,
+    to_float32,
+)
 from slowtorch_lib import nn
 
 Program = Callable[[], Any]
 
 BATCH = 64
 LEARNING_RATE = 0.1
-TARGETS = {"Linear(64, 64) fwd+bwd, batch 64": 1.3, "MLP 2-64-64-2 train step": 1.3}
-
-
-def to_float32(values: list[float]) -> list[float]:
-    """``values`` rounded to float32, as Python floats (pack, then unpack)."""
-    layout = f"{len(values)}f"
-    return list(unpack(layout, pack(layout, *values)))
-
-
-def float32(value: float) -> float:
-    return to_float32([value])[0]
-
-
-def random_floats(count: int, seed: int) -> list[float]:
-    rng = random.Random(seed)
-    return array("f", [rng.uniform(-1, 1) for _ in range(count)]).tolist()
+LINEAR_CASE = "Linear(64, 64) fwd+bwd, batch 64"
+MLP_CASE = "MLP 2-64-64-2 training step (cross-entropy, SGD)"
+TARGETS = {LINEAR_CASE: 1.3, MLP_CASE: 1.3}
 
 
 # ----------------------------------------------------------------------
 # Flat-list kernels of the baselines
 # ----------------------------------------------------------------------
-
-
-def rows_of(values: list[float], n: int, m: int) -> list[list[float]]:
-    """The ``n`` rows of a row-major ``(n, m)`` list."""
-    return [values[i * m : (i + 1) * m] for i in range(n)]
-
-
-def columns_of(values: list[float], n: int, m: int) -> list[list[float]]:
-    """The ``m`` columns of a row-major ``(n, m)`` list (strided slices)."""
-    return [values[j::m] for j in range(m)]
-
-
-def products(
-    left_rows: list[list[float]], right_columns: list[list[float]]
-) -> list[float]:
-    """All dot products of rows with columns: a matrix product, row-major."""
-    return [sum(map(mul, row, column)) for row in left_rows for column in right_columns]
 
 
 def affine(
@@ -93,7 +68,7 @@ def affine_backward(
     grad_columns = columns_of(grad, n, m)
     grad_x = None
     if need_input:
-        grad_x = to_float32(products(rows_of(grad, n, m), columns_of(weight, m, k)))
+        grad_x = to_float32(matmul(grad, weight, n, m, k))
     grad_weight = to_float32(products(grad_columns, columns_of(x, n, k)))
     grad_bias = to_float32([sum(column) for column in grad_columns])
     return grad_x, grad_weight, grad_bias
@@ -139,7 +114,7 @@ def linear_case(torch: Any) -> tuple[str, Program, Program, Program | None]:
             t_layer(inputs).sum().backward()
             return inputs.grad
 
-    return "Linear(64, 64) fwd+bwd, batch 64", engine, baseline, reference
+    return LINEAR_CASE, engine, baseline, reference
 
 
 # ----------------------------------------------------------------------
@@ -164,14 +139,15 @@ def mlp_data() -> tuple[list[float], list[int]]:
     return points, labels
 
 
-def engine_step(model: Any, x: st.Tensor, target: st.Tensor) -> st.Tensor:
-    """Forward, loss, backward, plain SGD under no_grad: how a student writes it."""
-    model.zero_grad()
-    loss = nn.functional.cross_entropy(model(x), target)
+def training_step(lib: Any, model: Any, optimizer: Any, x: Any, target: Any) -> Any:
+    """zero_grad, forward, loss, backward, step: how a student writes it.
+
+    ``lib`` is ``slowtorch_lib`` or ``torch``: the same code runs under both.
+    """
+    optimizer.zero_grad()
+    loss = lib.nn.functional.cross_entropy(model(x), target)
     loss.backward()
-    with st.no_grad():
-        for p in model.parameters():
-            p -= LEARNING_RATE * p.grad
+    optimizer.step()
     return loss
 
 
@@ -233,7 +209,7 @@ class BaselineMLP:
         _, grad_w1, grad_b1 = affine_backward(
             x, w1, grad_z1, n, 2, hidden, need_input=False
         )
-        # SGD: p - rate * grad, each product and difference rounded
+        # SGD, as param.add_(grad, alpha=-lr): the product rounded, then the sum
         grads = [grad_w1, grad_b1, grad_w2, grad_b2, grad_w3, grad_b3]
         self.params = [
             to_float32(list(map(sub, p, to_float32([self.rate * g for g in grad]))))
@@ -249,6 +225,7 @@ def flat_parameters(model: Any) -> list[list[float]]:
 def mlp_case(torch: Any) -> tuple[str, Program, Program, Program | None]:
     st.manual_seed(0)
     model = make_mlp(st)
+    optimizer = st.optim.SGD(model.parameters(), lr=LEARNING_RATE)
     points, labels = mlp_data()
     x = st.tensor(points).reshape(BATCH, 2)
     target = st.tensor(labels)
@@ -260,21 +237,16 @@ def mlp_case(torch: Any) -> tuple[str, Program, Program, Program | None]:
         with torch.no_grad():
             for p, values in zip(t_model.parameters(), flat_parameters(model)):
                 p.copy_(torch.tensor(values).reshape(p.shape))
+        t_optimizer = torch.optim.SGD(t_model.parameters(), lr=LEARNING_RATE)
         tx = torch.tensor(points).reshape(BATCH, 2)
         t_target = torch.tensor(labels)
 
         def reference() -> Any:
-            t_model.zero_grad()
-            loss = torch.nn.functional.cross_entropy(t_model(tx), t_target)
-            loss.backward()
-            with torch.no_grad():
-                for p in t_model.parameters():
-                    p -= LEARNING_RATE * p.grad
-            return loss
+            return training_step(torch, t_model, t_optimizer, tx, t_target)
 
     return (
-        "MLP 2-64-64-2 train step",
-        lambda: engine_step(model, x, target),
+        MLP_CASE,
+        lambda: training_step(st, model, optimizer, x, target),
         lambda: baseline_model.step(points, labels),
         reference,
     )

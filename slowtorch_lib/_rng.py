@@ -58,6 +58,8 @@ from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import broadcast_values
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import CPU, Tensor, check_device, device, from_values
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.pointwise import NoDerivative
 
 __all__ = [
     "bernoulli",
@@ -495,25 +497,61 @@ def _check_probabilities(probabilities: list[float], function: str) -> None:
             raise RuntimeError(f"{function} expects p to be in [0, 1], but got p={p:g}")
 
 
+class Bernoulli(Function):
+    """Coin flips with the probabilities in ``input``.
+
+    The result is a step function of the probabilities, so the gradient is
+    zero; PyTorch records the node all the same (``BernoulliBackward0``).
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, input: Tensor, *, generator: Any = None) -> Tensor:
+        return _flips(input, input._values(), generator)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        size = grad_output.numel()
+        return from_values([0.0] * size, grad_output._shape, grad_output.dtype)
+
+
+class BernoulliWithP(NoDerivative):
+    """Coin flips with one probability ``p``: PyTorch has no derivative."""
+
+    grad_fn_name = "torch::autograd::NotImplemented"
+    aten_name = "bernoulli"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, input: Tensor, *, p: float, generator: Any = None
+    ) -> Tensor:
+        return _flips(input, [p] * input.numel(), generator)
+
+
+def _flips(input: Tensor, probabilities: list[Any], generator: Any) -> Tensor:
+    """1 with each probability, else 0, in ``input``'s shape and dtype."""
+    _check_probabilities(probabilities, "bernoulli")
+    units = uniform_values(len(probabilities), dtypes.float64, _generator(generator))
+    flips = [1.0 if u < q else 0.0 for u, q in zip(units, probabilities)]
+    return from_values(flips, input._shape, input.dtype)
+
+
 def bernoulli(
     input: Tensor, p: float | None = None, *, generator: Generator | None = None
 ) -> Tensor:
     """Coin flips: 1 with probability ``input[i]`` (or ``p``), else 0.
 
-    The result has the shape and dtype of ``input``. It is not recorded by
-    autograd (PyTorch records it, with a gradient of zero).
+    The result has the shape and dtype of ``input``.
 
     Raises:
         NotImplementedError: For an integer or bool ``input``.
-        RuntimeError: If a probability is outside [0, 1].
+        RuntimeError: If a probability is outside [0, 1], or (with ``p``) in
+            backward, as PyTorch has no derivative for it.
     """
     input = like_input("bernoulli", input)
     _check_float(input.dtype, "bernoulli_tensor_cpu_p_")
-    probabilities = input._values() if p is None else [p] * input.numel()
-    _check_probabilities(probabilities, "bernoulli")
-    units = uniform_values(len(probabilities), dtypes.float64, _generator(generator))
-    flips = [1.0 if u < q else 0.0 for u, q in zip(units, probabilities)]
-    return from_values(flips, input._shape, input.dtype)
+    if p is None:
+        return Bernoulli.apply(input, generator=generator)
+    return BernoulliWithP.apply(input, p=p, generator=generator)
 
 
 def bernoulli_(

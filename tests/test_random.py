@@ -478,3 +478,20 @@ def test_bernoulli_statistics() -> None:
     assert abs(sum(flips) / len(flips) - 0.3) < 0.015
     x = st.zeros(10000).bernoulli_(0.8, generator=Generator().manual_seed(1))
     assert abs(sum(x.tolist()) / 10000 - 0.8) < 0.015
+
+
+def test_bernoulli_in_a_graph_as_torch() -> None:
+    """``bernoulli(x)`` records a node with a zero gradient; with a number
+    ``p`` the node has no derivative, and backward raises."""
+    torch = require_torch()
+    for lib in (st, torch):
+        x = lib.full((3,), 0.5, requires_grad=True)
+        flips = x.bernoulli()
+        assert type(flips.grad_fn).__name__ == "BernoulliBackward0"
+        flips.sum().backward()
+        assert x.grad.tolist() == [0.0, 0.0, 0.0]
+        with_p = lib.bernoulli(x, 0.3)
+        assert with_p.grad_fn.name() == "torch::autograd::NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::bernoulli"):
+            with_p.sum().backward()
+        assert not lib.bernoulli(x.detach()).requires_grad

@@ -158,9 +158,9 @@ class Node:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
-    def _take_parts(self) -> list[Any]:
+    def _take_parts(self) -> tuple[Any, ...]:
         """Takes out what the node refers to, for the freeing queue."""
-        parts: list[Any] = [self.next_functions]
+        parts = (self.next_functions,)
         self.next_functions = ()
         return parts
 
@@ -284,14 +284,12 @@ class FunctionCtx(Node):
     def name(self) -> str:
         return self._name
 
-    def _take_parts(self) -> list[Any]:
-        parts = super()._take_parts()
-        parts.append(getattr(self, "_saved", None))
+    def _take_parts(self) -> tuple[Any, ...]:
+        # The edges, the saved tensors, and what forward kept on ctx.
+        parts = (self.next_functions, self._saved, self.__dict__)
+        self.next_functions = ()
         self._saved = None
-        values = getattr(self, "__dict__", None)  # what forward kept on ctx
-        if values:
-            parts.append(dict(values))
-            values.clear()
+        self.__dict__ = {}
         return parts
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:

@@ -24,6 +24,7 @@ HERE = Path(__file__).resolve().parent
 CHAPTER1 = "01_arrays_to_tensors"
 CHAPTER2 = "02_walking_backwards"
 CHAPTER3 = "03_building_blocks"
+CHAPTER4 = "04_optimisation"
 
 
 def notebook(folder: str, chapter: str) -> dict[str, Any]:
@@ -227,6 +228,7 @@ FIXTURES: dict[str, tuple[str, Callable[[], dict[str, Any]] | None]] = {
     "full2": (CHAPTER2, lambda: notebook("solutions", CHAPTER2)),
     "full3": (CHAPTER3, lambda: notebook("solutions", CHAPTER3)),
     "imports3": (CHAPTER3, chapter3_references),
+    "full4": (CHAPTER4, lambda: notebook("solutions", CHAPTER4)),
     "blank": (CHAPTER1, lambda: notebook("exercises", CHAPTER1)),
     "partial": (CHAPTER1, partial),
     "imports": (CHAPTER1, imports_reference),

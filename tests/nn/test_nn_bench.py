@@ -18,10 +18,17 @@ def test_linear_baseline_gives_the_engine_numbers() -> None:
 def test_mlp_baseline_gives_the_engine_numbers_step_after_step() -> None:
     st.manual_seed(0)
     model = nn_cases.make_mlp(st)
+    optimizer = st.optim.SGD(model.parameters(), lr=nn_cases.LEARNING_RATE)
     points, labels = nn_cases.mlp_data()
     x, target = st.tensor(points).reshape(nn_cases.BATCH, 2), st.tensor(labels)
-    baseline = nn_cases.BaselineMLP(nn_cases.flat_parameters(model))
+    start = nn_cases.flat_parameters(model)
+    baseline = nn_cases.BaselineMLP(start)
+    losses = []
     for _ in range(3):
-        loss = nn_cases.engine_step(model, x, target)
+        loss = nn_cases.training_step(st, model, optimizer, x, target)
         assert loss.item() == baseline.step(points, labels)
         assert nn_cases.flat_parameters(model) == baseline.params
+        losses.append(loss.item())
+    # The steps changed the weights and the loss (the checks are not vacuous).
+    assert nn_cases.flat_parameters(model) != start
+    assert losses[2] < losses[0]

@@ -1,0 +1,91 @@
+"""Chapter 4: grading-only cases (left out of a student release).
+
+Same form as the public cases in ``ch04.py``; the grader runs both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from course.checking import Case
+from course.checks.ch04 import (
+    BLOBS,
+    batches,
+    classifier,
+    clipped,
+    cosine,
+    grads_after,
+    one_pass,
+    regression,
+    resumed,
+    saved_state,
+    trajectory,
+    two_groups,
+)
+
+
+def many_groups(torch: Any) -> Any:
+    params = [torch.full((2,), float(k), requires_grad=True) for k in range(3)]
+    optimizer = torch.optim.SGD([{"params": [p]} for p in params], lr=0.1)
+    for p in params:
+        (p * p).sum().backward()
+    optimizer.zero_grad(set_to_none=False)
+    return [p.grad for p in params]
+
+
+CASES = {
+    "4.3": [
+        Case("three groups, zero_grad(set_to_none=False)", many_groups),
+        Case("zero_grad(set_to_none=True) after create_graph", grads_after(True, True)),
+    ],
+    "4.4": [
+        Case(
+            "SGD(lr=0.01, momentum=0.5, nesterov=True, weight_decay=0.2)",
+            trajectory("SGD", lr=0.01, momentum=0.5, nesterov=True, weight_decay=0.2),
+        ),
+        Case(
+            "SGD(lr=0.02, momentum=0.9, nesterov=True): state after 3 steps",
+            saved_state("SGD", lr=0.02, momentum=0.9, nesterov=True),
+        ),
+    ],
+    "4.5": [
+        Case(
+            "AdamW(lr=0.05, amsgrad=True), 8 steps",
+            trajectory("AdamW", 8, lr=0.05, amsgrad=True),
+        ),
+        Case(
+            "AdamW(lr=0.1, weight_decay=0.3): 3 steps, load_state_dict, 3 more",
+            resumed("AdamW", lr=0.1, weight_decay=0.3),
+        ),
+        Case(
+            "two groups: Adam {betas: (0.8, 0.99)} and lr=0.05",
+            two_groups("Adam", {"betas": (0.8, 0.99)}, {"lr": 0.05}),
+        ),
+    ],
+    "4.6": [
+        Case(
+            "CosineAnnealingLR(opt, T_max=2, eta_min=0.05): 9 steps",
+            cosine(9, T_max=2, eta_min=0.05),
+        ),
+        Case("three groups, T_max=7: 8 steps", cosine(8, 0.1, 0.3, T_max=7)),
+    ],
+    "4.7": [
+        Case("max_norm=0.5, norm_type=3", clipped(0.5, norm_type=3)),
+        Case("max_norm=13.0: the norm itself", clipped(13.0)),
+    ],
+    "4.8": [
+        Case("7 samples, batch_size=3", batches(7, 3)),
+        Case("7 samples, batch_size=7, drop_last=True", batches(7, 7, True)),
+    ],
+    "4.9": [
+        Case("RandomSampler(range(1)): one pass", one_pass(1)),
+        Case(
+            "RandomSampler(range(6), replacement=True, num_samples=4)",
+            one_pass(6, replacement=True, num_samples=4),
+        ),
+    ],
+    "4.10": [
+        Case("a straight line: 2 epochs, batches of 12", regression(2, 12)),
+        Case("three blobs, 2-16-3, 4 epochs", classifier(BLOBS, [2, 16, 3], 4, 0.9)),
+    ],
+}

@@ -1,0 +1,436 @@
+# ruff: noqa: F821, F811  (setup-cell names; each answer cell imports its own)
+
+# %% [markdown]
+# # Chapter 4 exercises: optimisation
+#
+# Two predictions first (learning rates under schedulers; what `zero_grad`,
+# `step` and a `DataLoader` do), checked against PyTorch's recorded answers.
+# Then pieces of the engine: `Optimizer.zero_grad`, the update rules of SGD
+# and Adam, the cosine schedule, gradient clipping, batching and shuffling,
+# and finally a whole training loop. Each check puts your piece **into the
+# engine in place of its own** and runs real optimisers, schedulers and data
+# loaders through it, comparing parameters, learning rates and batches with
+# PyTorch's.
+#
+# An optimiser in this engine is written as torch's are: the base class
+# `Optimizer.step` finds every parameter that has a gradient and, with
+# autograd off, calls `self._update(param, grad, state, group)`, where
+# `group` is the parameter's group (a dict: `group["lr"]`,
+# `group["momentum"]`...) and `state` the dict the optimiser keeps for that
+# parameter between steps (empty at the first step). `_update` changes
+# `param` **in place**. Keep everything an answer needs inside its cell: the
+# grader runs each answer cell on its own.
+
+# %% [markdown]
+# ## Exercise 4.1: which learning rate?
+#
+# Each scheduler is made on an SGD optimiser `opt` whose learning rate is
+# `1.0` (in the one case with two groups, `opt2`, their rates are `1.0` and
+# `0.2`). Then the loop `opt.step(); scheduler.step()` runs the given number
+# of times. What is `opt.param_groups[0]["lr"]` afterwards (a list with both
+# groups' rates for `opt2`)? For `ReduceLROnPlateau`, `scheduler.step(loss)`
+# is called once with each loss in turn. Write floats.
+
+# %% tags=["exercise-4.1"]
+answers_4_1 = {
+    "StepLR(opt, step_size=3, gamma=0.5), 7 steps": 0.25,  # ANSWER
+    "MultiStepLR(opt, milestones=[2, 5], gamma=0.1), 5 steps": 0.01,  # ANSWER
+    "ExponentialLR(opt, gamma=0.5), 3 steps": 0.125,  # ANSWER
+    "CosineAnnealingLR(opt, T_max=4), 2 steps": 0.5,  # ANSWER
+    "CosineAnnealingLR(opt, T_max=4), 4 steps": 0.0,  # ANSWER
+    "CosineAnnealingLR(opt, T_max=4, eta_min=0.2), 6 steps": 0.6,  # ANSWER
+    "LinearLR(opt, start_factor=0.25, total_iters=3), 0 steps": 0.25,  # ANSWER
+    "LinearLR(opt, start_factor=0.25, total_iters=3), 1 step": 0.5,  # ANSWER
+    "LinearLR(opt, start_factor=0.25, total_iters=3), 10 steps": 1.0,  # ANSWER
+    "LambdaLR(opt, lambda k: 1 / (k + 1)), 3 steps": 0.25,  # ANSWER
+    "StepLR(opt2, step_size=2, gamma=0.5), 2 steps": [0.5, 0.1],  # ANSWER
+    "ReduceLROnPlateau(opt, patience=1, factor=0.5), losses 3, 2, 2, 2": 0.5,  # ANSWER
+}
+
+# %% tags=["check-4.1"]
+check("4.1", answers_4_1)
+
+# %% [markdown]
+# ## Exercise 4.2: the loop's bookkeeping
+#
+# Each entry is a little program (statements separated by `;`) that starts
+# from fresh names:
+#
+# ```python
+# w = torch.tensor([1.0, 2.0], requires_grad=True)
+# opt = torch.optim.SGD([w], lr=0.1)
+# ds = TensorDataset(torch.arange(10.0).reshape(10, 1), torch.arange(10))
+# ```
+#
+# and `DataLoader` from `torch.utils.data`. What is the value of its last
+# expression? Write a tensor as a list of floats, `None` for no gradient, a
+# shape as a tuple, a dtype as a string such as `"torch.float32"`.
+
+# %% tags=["exercise-4.2"]
+answers_4_2 = {
+    "(w * w).sum().backward(); opt.zero_grad(); w.grad": None,  # ANSWER
+    "(w * w).sum().backward(); opt.zero_grad(set_to_none=False); "
+    "w.grad": [0.0, 0.0],  # ANSWER
+    "(w * w).sum().backward(); opt.step(); w": [0.8, 1.6],  # ANSWER
+    "(w * w).sum().backward(); (w * w).sum().backward(); opt.step(); "
+    "w": [0.6, 1.2],  # ANSWER
+    "opt.step(); w": [1.0, 2.0],  # ANSWER
+    "len(opt.param_groups)": 1,  # ANSWER
+    "opt.param_groups[0]['momentum']": 0,  # ANSWER
+    "m = torch.optim.SGD([w], lr=0.1, momentum=0.9); (w * w).sum().backward(); "
+    "m.step(); sorted(m.state[w])": ["momentum_buffer"],  # ANSWER
+    "a = torch.optim.Adam([w], lr=0.1); (w * w).sum().backward(); a.step(); "
+    "w": [0.9, 1.9],  # ANSWER
+    "a = torch.optim.Adam([w]); (w * w).sum().backward(); a.step(); "
+    "sorted(a.state[w])": ["exp_avg", "exp_avg_sq", "step"],  # ANSWER
+    "(w * w).sum().backward(); "
+    "torch.nn.utils.clip_grad_norm_([w], 1.0).item()": 20**0.5,  # ANSWER
+    "(w * w).sum().backward(); torch.nn.utils.clip_grad_norm_([w], 1.0); "
+    "w.grad": [2 / 20**0.5, 4 / 20**0.5],  # ANSWER
+    "len(DataLoader(ds, batch_size=4))": 3,  # ANSWER
+    "len(DataLoader(ds, batch_size=4, drop_last=True))": 2,  # ANSWER
+    "[len(y) for x, y in DataLoader(ds, batch_size=4)]": [4, 4, 2],  # ANSWER
+    "x, y = next(iter(DataLoader(ds, batch_size=4))); x.shape": (4, 1),  # ANSWER
+    "x, y = next(iter(DataLoader(ds, batch_size=4))); y.dtype": "torch.int64",  # ANSWER
+}
+
+# %% tags=["check-4.2"]
+check("4.2", answers_4_2)
+
+# %% [markdown]
+# ## Exercise 4.3: `Optimizer.zero_grad`
+#
+# Write the method `zero_grad(self, set_to_none=True)` of the base class
+# `Optimizer`: it clears the gradient of every parameter of every group
+# (`self.param_groups`, a list of dicts each holding a list under
+# `"params"`). With `set_to_none=True` (the default) a gradient becomes
+# `None`; with `False` it is filled with zeros **in place**, so that `.grad`
+# stays the same tensor. A parameter without a gradient is left alone. The
+# check makes it the `zero_grad` of every optimiser.
+
+
+# %% tags=["exercise-4.3"]
+def zero_grad(self, set_to_none=True):
+    """Clears the gradients of all the optimiser's parameters."""
+    # BEGIN SOLUTION
+    for group in self.param_groups:
+        for param in group["params"]:
+            grad = param.grad
+            if grad is None:
+                continue
+            if set_to_none:
+                param.grad = None
+                continue
+            if grad.grad_fn is not None:
+                grad.detach_()
+            else:
+                grad.requires_grad_(False)
+            grad.zero_()
+    # END SOLUTION
+
+
+# %% tags=["check-4.3"]
+check("4.3", zero_grad)
+
+# %% [markdown]
+# ## Exercise 4.4: SGD with momentum and Nesterov
+#
+# Write `SGD._update(self, param, grad, state, group)`. The settings are
+# `group["lr"]`, `"momentum"`, `"dampening"`, `"weight_decay"`, `"nesterov"`
+# and `"maximize"`. The rule, with `g` the gradient:
+#
+# - with `maximize`, climb instead: `g = -g`;
+# - weight decay adds an L2 penalty's gradient: `g = g + weight_decay * param`;
+# - with momentum, a buffer remembers past steps: on the first step
+#   `buf = g` (a copy), later `buf = momentum * buf + (1 - dampening) * g`;
+#   then the step goes along `buf`, or, with Nesterov, along
+#   `g + momentum * buf`;
+# - finally `param = param - lr * g` (in place).
+#
+# Keep the buffer in `state["momentum_buffer"]`, as PyTorch does, so that
+# `state_dict` saves it and `load_state_dict` brings it back.
+
+
+# %% tags=["exercise-4.4"]
+def sgd_update(self, param, grad, state, group):
+    """One SGD step for one parameter, in place."""
+    # BEGIN SOLUTION
+    momentum = group["momentum"]
+    direction = -grad if group["maximize"] else grad
+    if group["weight_decay"]:
+        direction = direction + group["weight_decay"] * param
+    if momentum:
+        velocity = state.get("momentum_buffer")
+        if velocity is None:
+            velocity = direction.detach().clone()
+            state["momentum_buffer"] = velocity
+        else:
+            velocity.mul_(momentum).add_(direction, alpha=1 - group["dampening"])
+        if group["nesterov"]:
+            direction = direction + momentum * velocity
+        else:
+            direction = velocity
+    param.sub_(group["lr"] * direction)
+    # END SOLUTION
+
+
+# %% tags=["check-4.4"]
+check("4.4", sgd_update)
+
+# %% [markdown]
+# ## Exercise 4.5: Adam, with bias correction, and AdamW
+#
+# Write `Adam._update(self, param, grad, state, group)`; `AdamW` uses it too.
+# Adam keeps, per element, a running average of the gradient `m` and of its
+# square `v`. At step `t = 1, 2, ...`, with `(beta1, beta2) = group["betas"]`:
+#
+# - `m = beta1 * m + (1 - beta1) * g` and `v = beta2 * v + (1 - beta2) * g * g`;
+# - both start at zero, so early on they are too small: the step uses
+#   `m / (1 - beta1 ** t)` and `sqrt(v / (1 - beta2 ** t)) + eps`,
+#   `param = param - lr * m_hat / (sqrt(v_hat) + eps)`.
+#
+# Weight decay comes in two ways. Adam's (L2) adds `weight_decay * param` to
+# the gradient first. AdamW's, when `group["decoupled_weight_decay"]` is
+# true, leaves the gradient alone and shrinks the parameter before the step:
+# `param = param * (1 - lr * weight_decay)`. Also handle `group["maximize"]`
+# (flip the gradient) and `group["amsgrad"]` (divide by the largest `v` seen
+# so far instead of the current one). Keep `state["step"]` (a float tensor,
+# as PyTorch does), `state["exp_avg"]`, `state["exp_avg_sq"]` and, with
+# amsgrad, `state["max_exp_avg_sq"]`.
+
+
+# %% tags=["exercise-4.5"]
+def adam_update(self, param, grad, state, group):
+    """One Adam (or AdamW) step for one parameter, in place."""
+    # BEGIN SOLUTION
+    if not state:
+        state["step"] = torch.tensor(0.0)
+        state["exp_avg"] = torch.zeros_like(param)
+        state["exp_avg_sq"] = torch.zeros_like(param)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = torch.zeros_like(param)
+    beta1, beta2 = group["betas"]
+    lr, decay = group["lr"], group["weight_decay"]
+    g = -grad if group["maximize"] else grad
+    state["step"] += 1
+    t = state["step"].item()
+    if decay and group["decoupled_weight_decay"]:
+        param.mul_(1 - lr * decay)
+    elif decay:
+        g = g + decay * param
+    mean, square = state["exp_avg"], state["exp_avg_sq"]
+    mean.mul_(beta1).add_(g, alpha=1 - beta1)
+    square.mul_(beta2).add_(g * g, alpha=1 - beta2)
+    if group["amsgrad"]:
+        largest = state["max_exp_avg_sq"]
+        largest.copy_(torch.maximum(largest, square))
+        square = largest
+    mean_hat = mean / (1 - beta1**t)
+    root = (square / (1 - beta2**t)).sqrt()
+    param.sub_(lr * mean_hat / (root + group["eps"]))
+    # END SOLUTION
+
+
+# %% tags=["check-4.5"]
+check("4.5", adam_update)
+
+# %% [markdown]
+# ## Exercise 4.6: the cosine schedule
+#
+# Write `CosineAnnealingLR.get_lr(self)`: the learning rate of each group
+# at step `t = self.last_epoch` (`scheduler.step()` adds 1 to it and then
+# writes what `get_lr` returns into the groups). It falls along half a
+# cosine from each group's starting rate (`self.base_lrs`) at `t = 0` to
+# `self.eta_min` at `t = self.T_max`, and rises again after. The optimiser
+# is `self.optimizer`.
+#
+# PyTorch's `get_lr` does not recompute the rate from scratch: it scales each
+# group's **current** rate, so that another scheduler changing the rate too
+# still counts (one check case runs two schedulers on one optimiser). Try the
+# direct formula first; then, for that case, think about what the ratio of
+# two consecutive rates is.
+
+# %% tags=["exercise-4.6"]
+import math
+
+
+def cosine_get_lr(self):
+    """Each group's learning rate at step ``self.last_epoch``."""
+    # BEGIN SOLUTION
+    t, t_max, floor = self.last_epoch, self.T_max, self.eta_min
+    current = [group["lr"] for group in self.optimizer.param_groups]
+    if t == 0:
+        return current
+    if (t - 1 - t_max) % (2 * t_max) == 0:
+        # The previous step was at the bottom, where the ratio would be 0 / 0:
+        # climb by one step of the cosine instead.
+        climb = (1 - math.cos(math.pi / t_max)) / 2
+        return [lr + (b - floor) * climb for lr, b in zip(current, self.base_lrs)]
+    height = 1 + math.cos(math.pi * t / t_max)
+    before = 1 + math.cos(math.pi * (t - 1) / t_max)
+    return [floor + (lr - floor) * height / before for lr in current]
+    # END SOLUTION
+
+
+# %% tags=["check-4.6"]
+check("4.6", cosine_get_lr)
+
+# %% [markdown]
+# ## Exercise 4.7: clipping by the global norm
+#
+# Write `clip_grad_norm_(parameters, max_norm, norm_type=2.0,
+# error_if_nonfinite=False, foreach=None)`. The *total norm* is the norm of
+# all the gradients' elements taken together as one long vector (the
+# `norm_type`-norm: `(sum |x| ** p) ** (1 / p)`, or the largest `|x|` for
+# `inf`). If it is larger than `max_norm`, multiply **every** gradient in
+# place by `max_norm / (total_norm + 1e-6)`: the step keeps its direction and
+# only its length shrinks. Return the total norm measured before clipping, as
+# a 0-d tensor. `parameters` is a tensor or an iterable of tensors (maybe a
+# generator); those without a gradient are skipped. With
+# `error_if_nonfinite=True`, a total norm that is `nan` or `inf` raises a
+# `RuntimeError`.
+
+# %% tags=["exercise-4.7"]
+import math
+
+
+def clip_grad_norm_(
+    parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None
+):
+    """Scales all gradients together so that their total norm is <= max_norm."""
+    # BEGIN SOLUTION
+    if isinstance(parameters, torch.Tensor):
+        parameters = [parameters]
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if not grads:
+        return torch.tensor(0.0)
+    sizes = torch.cat([g.reshape(-1) for g in grads]).abs()
+    if norm_type == math.inf:
+        total = sizes.max()
+    else:
+        total = (sizes**norm_type).sum() ** (1.0 / norm_type)
+    if error_if_nonfinite and not math.isfinite(total.item()):
+        raise RuntimeError("the total norm of the gradients is not finite")
+    factor = min(max_norm / (total.item() + 1e-6), 1.0)
+    for g in grads:
+        g.mul_(factor)
+    return total
+    # END SOLUTION
+
+
+# %% tags=["check-4.7"]
+check("4.7", clip_grad_norm_)
+
+# %% [markdown]
+# ## Exercise 4.8: batches
+#
+# A `DataLoader` does not cut batches itself: it asks a `BatchSampler` for
+# lists of indices, then fetches and collates those samples. Write the class
+# `BatchSampler(sampler, batch_size, drop_last)`: iterating over it gives the
+# indices of `sampler` (any iterable of indices, read in its order) in lists
+# of `batch_size`; the last list may be shorter, unless `drop_last` leaves it
+# out. `len()` of it is the number of lists one pass gives. Each pass reads
+# `sampler` afresh (a shuffling sampler gives a new order). The check makes
+# it the `BatchSampler` of every `DataLoader`.
+
+
+# %% tags=["exercise-4.8"]
+class BatchSampler:
+    """Groups the indices of ``sampler`` into lists of ``batch_size``."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        # BEGIN SOLUTION
+        pending = []
+        for index in self.sampler:
+            pending.append(index)
+            if len(pending) == self.batch_size:
+                yield pending
+                pending = []
+        if pending and not self.drop_last:
+            yield pending
+        # END SOLUTION
+
+    def __len__(self):
+        # BEGIN SOLUTION
+        full, rest = divmod(len(self.sampler), self.batch_size)
+        return full if self.drop_last or not rest else full + 1
+        # END SOLUTION
+
+
+# %% tags=["check-4.8"]
+check("4.8", BatchSampler)
+
+# %% [markdown]
+# ## Exercise 4.9: shuffling
+#
+# `DataLoader(..., shuffle=True)` visits the data set through a
+# `RandomSampler`. Write its `__iter__(self)`, a generator: one pass yields
+# every index of `range(n)`, `n = len(self.data_source)`, once each, in a
+# random order drawn from `self.generator` (a `torch.Generator`, or `None`
+# for the global generator that `torch.manual_seed` seeds). Two more
+# settings: with `self.replacement`, draw `self.num_samples` indices
+# independently (some twice, some never); without, when `self.num_samples`
+# is more than `n`, give whole random orders one after another, the last one
+# cut short.
+#
+# The engine's random numbers are not PyTorch's, so the check does not
+# compare orders with PyTorch's: it checks what any right answer gives (every
+# index once, a new order each pass, the same order from the same seed).
+
+
+# %% tags=["exercise-4.9"]
+def random_sampler_iter(self):
+    """The indices of ``self.data_source``, in a random order."""
+    # BEGIN SOLUTION
+    n = len(self.data_source)
+    if self.replacement:
+        drawn = torch.randint(0, n, (self.num_samples,), generator=self.generator)
+        yield from drawn.tolist()
+        return
+    left = self.num_samples
+    while left > 0:
+        yield from torch.randperm(n, generator=self.generator).tolist()[:left]
+        left -= n
+    # END SOLUTION
+
+
+# %% tags=["check-4.9"]
+check("4.9", random_sampler_iter)
+
+# %% [markdown]
+# ## Exercise 4.10: a training loop
+#
+# Write `train(model, loss_fn, optimizer, loader, epochs)`: `epochs` passes
+# over `loader`, one optimiser step per batch `(inputs, targets)`, with the
+# loop of the chapter. Return a list with one Python float per epoch: the
+# mean of that epoch's batch losses. The check trains a straight-line fit
+# (whose losses must be PyTorch's) and small classifiers on two moons and
+# three blobs, which must reach a given accuracy, in a few seconds.
+
+
+# %% tags=["exercise-4.10"]
+def train(model, loss_fn, optimizer, loader, epochs):
+    """Trains ``model``; returns the mean batch loss of each epoch."""
+    # BEGIN SOLUTION
+    history = []
+    for _ in range(epochs):
+        batch_losses = []
+        for inputs, targets in loader:
+            optimizer.zero_grad()
+            guess = model(inputs)
+            error = loss_fn(guess, targets)
+            error.backward()
+            optimizer.step()
+            batch_losses.append(error.item())
+        history.append(sum(batch_losses) / len(batch_losses))
+    return history
+    # END SOLUTION
+
+
+# %% tags=["check-4.10"]
+check("4.10", train)
