@@ -428,7 +428,8 @@ def test_checks_need_only_the_engine_and_the_standard_library() -> None:
     """What the browser (Pyodide) can have: no jupytext, nbformat or torch."""
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
-        "import course, course.checks.ch01, course.checks.ch02, course.checks.ch04; "
+        "import course, course.checks.ch01, course.checks.ch02, "
+        "course.checks.ch03, course.checks.ch04; "
         "course.check('1.5', lambda shape: ()); "
         "print(sorted({m.split('.')[0] for m in sys.modules}))"
     )
@@ -590,6 +591,8 @@ def points(row: dict[str, str], exercise: str) -> float:
 
 CH1 = [e for e in EXERCISES if e.startswith("1.")]
 CH2 = [e for e in EXERCISES if e.startswith("2.")]
+CH3 = [e for e in EXERCISES if e.startswith("3.")]
+CH4 = [e for e in EXERCISES if e.startswith("4.")]
 
 
 @pytest.mark.slow
@@ -598,7 +601,7 @@ def test_grades_have_one_row_per_student_and_one_column_per_exercise(
 ) -> None:
     assert set(grades) == set(fixtures.FIXTURES)
     header = list(next(iter(grades.values())))
-    assert header == ["student", *CH1, *CH2, "points", "out of", "notes"]
+    assert header == ["student", *EXERCISES, "points", "out of", "notes"]
 
 
 @pytest.mark.slow
@@ -607,6 +610,8 @@ def test_full_marks_for_solutions_and_zero_for_a_blank_notebook(
 ) -> None:
     assert all(points(grades["full1"], e) == 1 for e in CH1)
     assert all(points(grades["full2"], e) == 1 for e in CH2)
+    assert all(points(grades["full3"], e) == 1 for e in CH3)
+    assert all(points(grades["full4"], e) == 1 for e in CH4)
     assert all(points(grades["jupyterlite"], e) == 1 for e in CH2)
     assert all(points(grades["blank"], e) == 0 for e in CH1)
     report = (runs["feedback"] / "blank.md").read_text(encoding="utf-8")
@@ -643,6 +648,10 @@ def test_answers_using_the_reference_score_zero(
     assert "uses the reference: import solutions" in out
     assert "uses the reference: import torch" in out
     assert points(grades["hidden_import"], "1.7") == 0
+    row3 = grades["imports3"]
+    assert [points(row3, e) for e in ("3.4", "3.7", "3.9", "3.10")] == [0, 0, 1, 0]
+    assert "uses the reference: the engine's own _named_members" in out
+    assert "from slowtorch_lib.serialization import check_entries" in out
     assert "is (or calls) the engine's own version" in out
 
 

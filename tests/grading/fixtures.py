@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 CHAPTER1 = "01_arrays_to_tensors"
 CHAPTER2 = "02_walking_backwards"
+CHAPTER3 = "03_building_blocks"
+CHAPTER4 = "04_optimisation"
 
 
 def notebook(folder: str, chapter: str) -> dict[str, Any]:
@@ -95,6 +97,24 @@ def imports_reference() -> dict[str, Any]:
         exercise_1_4=(
             "import importlib\nimportlib.import_module('torch')\nanswers_1_4 = {}\n"
         ),
+    )
+
+
+def chapter3_references() -> dict[str, Any]:
+    """Chapter 3's pieces taken from the engine: a method of Module, a helper
+    that holds the answer, a backward rule and a function of serialization."""
+    blank = notebook("exercises", CHAPTER3)
+    return with_answers(
+        blank,
+        exercise_3_4="elu_backward = torch.nn.functional.activation.Elu.backward\n",
+        exercise_3_7=(
+            "def named_parameters(self, prefix='', recurse=True, "
+            "remove_duplicate=True):\n"
+            "    return self._named_members('_parameters', prefix, recurse, "
+            "remove_duplicate)\n"
+        ),
+        exercise_3_9=solution_answer(CHAPTER3, "3.9"),
+        exercise_3_10="from slowtorch_lib.serialization import check_entries\n",
     )
 
 
@@ -206,6 +226,9 @@ def jupyterlite() -> dict[str, Any]:
 FIXTURES: dict[str, tuple[str, Callable[[], dict[str, Any]] | None]] = {
     "full1": (CHAPTER1, lambda: notebook("solutions", CHAPTER1)),
     "full2": (CHAPTER2, lambda: notebook("solutions", CHAPTER2)),
+    "full3": (CHAPTER3, lambda: notebook("solutions", CHAPTER3)),
+    "imports3": (CHAPTER3, chapter3_references),
+    "full4": (CHAPTER4, lambda: notebook("solutions", CHAPTER4)),
     "blank": (CHAPTER1, lambda: notebook("exercises", CHAPTER1)),
     "partial": (CHAPTER1, partial),
     "imports": (CHAPTER1, imports_reference),
