@@ -28,14 +28,11 @@ Skipped without a build or without ``/usr/bin/chromium``, unless
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import re
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,22 +40,18 @@ from typing import Any
 
 import pytest
 
+from tests.browser.serving import (
+    HTML,
+    ROOT,
+    launched,
+    missing_browser,
+    served,
+    skip_or_fail,
+)
+
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("SLOWTORCH_BOOK_BUILD", ROOT / "_build")).resolve()
-HTML = BUILD / "html"
 LITE = HTML / "lite"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 #: Starting the kernel and running a notebook take long on a busy 2-core machine.
 KERNEL_TIMEOUT = 240_000
 CELL_TIMEOUT = 180_000
@@ -78,57 +71,22 @@ print(f"matmul64 {_best * 1e3:.3f} ms")
 def _unavailable() -> str | None:
     if not (LITE / "jupyter-lite.json").is_file():
         return f"no JupyterLite build in {LITE}: run 'bash scripts/build-book.sh' first"
-    if not CHROMIUM.is_file():
-        return f"{CHROMIUM} is missing: install it (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright Python package is not installed (requirements-test.txt)"
-    return None
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".mjs": "text/javascript",
-        ".js": "text/javascript",
-        ".wasm": "application/wasm",
-        ".json": "application/json",
-    }
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+    return missing_browser()
 
 
 @pytest.fixture(scope="module")
 def lite_site() -> Iterator[str]:
     reason = _unavailable()
     if reason:
-        if os.environ.get("SLOWTORCH_REQUIRE_BROWSER") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    handler = functools.partial(_QuietHandler, directory=str(HTML))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+        skip_or_fail(reason)
+    with served(HTML) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def chromium(lite_site: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with launched() as browser:
+        yield browser
 
 
 class LiteNotebook:

@@ -21,12 +21,8 @@ failure.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import os
 import re
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,23 +30,18 @@ from typing import Any
 
 import pytest
 
+from tests.browser.serving import (
+    BUILD,
+    HTML,
+    launched,
+    missing_browser,
+    served,
+    skip_or_fail,
+)
+
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-# The book's build folder; another book's can be tested with SLOWTORCH_BOOK_BUILD=PATH.
-BUILD = Path(os.environ.get("SLOWTORCH_BOOK_BUILD", ROOT / "_build")).resolve()
-HTML = BUILD / "html"
 EXECUTED = BUILD / "jupyter_execute"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 # Folders of the build that hold assets, not pages (lite/: the JupyterLite site, tested
 # by test_lite.py).
 ASSET_FOLDERS = {"_static", "_sources", "_images", "reports", "lite"}
@@ -72,22 +63,7 @@ def _unavailable() -> str | None:
     """Why the browser tests cannot run here, or None."""
     if not (HTML / "index.html").is_file():
         return f"no built book in {HTML}: run 'bash scripts/build-book.sh' first"
-    if not CHROMIUM.is_file():
-        return (
-            f"{CHROMIUM} is missing: install Debian's chromium "
-            "(apt-get install chromium)"
-        )
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright Python package is not installed (requirements-test.txt)"
-    return None
-
-
-def _skip_or_fail(reason: str) -> None:
-    if os.environ.get("SLOWTORCH_REQUIRE_BROWSER") == "1":
-        pytest.fail(reason)
-    pytest.skip(reason)
+    return missing_browser()
 
 
 def _pages() -> list[str]:
@@ -179,41 +155,21 @@ def _expected(page: str) -> Expected:
     return expected
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def site() -> Iterator[str]:
     """The base URL of the built book, served from 127.0.0.1."""
     reason = _unavailable()
     if reason:
-        _skip_or_fail(reason)
-    handler = functools.partial(_QuietHandler, directory=str(HTML))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+        skip_or_fail(reason)
+    with served(HTML) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
 def browser(site: str) -> Iterator[Any]:
     """Debian's Chromium, headless, driven by playwright (no browser download)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with launched() as chromium:
+        yield chromium
 
 
 WAIT_FOR_IMAGES = """

@@ -1,0 +1,94 @@
+"""What both browser test files need: the built site served from 127.0.0.1,
+and Debian's Chromium driven by playwright (no browser download)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# The book's build folder; another book's can be tested with SLOWTORCH_BOOK_BUILD=PATH.
+BUILD = Path(os.environ.get("SLOWTORCH_BOOK_BUILD", ROOT / "_build")).resolve()
+HTML = BUILD / "html"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+def missing_browser() -> str | None:
+    """Why Chromium cannot be driven here, or None."""
+    if not CHROMIUM.is_file():
+        return (
+            f"{CHROMIUM} is missing: install Debian's chromium "
+            "(apt-get install chromium)"
+        )
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed (requirements-test.txt)"
+    return None
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skips, or fails where ``SLOWTORCH_REQUIRE_BROWSER=1`` (run-tests.sh)."""
+    if os.environ.get("SLOWTORCH_REQUIRE_BROWSER") == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without logging, with the types the in-browser site needs."""
+
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+    }
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def served(directory: Path) -> Iterator[str]:
+    """The base URL of ``directory`` served from 127.0.0.1 on a free port."""
+    handler = functools.partial(QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def launched() -> Iterator[Any]:
+    """Debian's Chromium, headless."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
