@@ -9,9 +9,22 @@ Import it as you would import torch::
     x.grad          # tensor([2., 4., 6.])
 """
 
-from slowtorch_lib._tensor import Size, Tensor, device  # noqa: I001  (Tensor first)
+from slowtorch_lib import (
+    _creation,
+    _printing,
+    _rng,
+    _tensor,
+    autograd,
+    nn,
+    optim,
+    utils,
+)
+from slowtorch_lib import _rng as random
+from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
     bool_ as bool,
+)
+from slowtorch_lib._dtype import (
     can_cast,
     double,
     dtype,
@@ -24,21 +37,20 @@ from slowtorch_lib._dtype import (
     promote_types,
     set_default_dtype,
 )
-from slowtorch_lib import autograd
+from slowtorch_lib._rng import *  # noqa: F403
+from slowtorch_lib._strides import broadcast_shapes
+from slowtorch_lib._tensor import Size, Tensor, device
+from slowtorch_lib.autograd import engine, history
 from slowtorch_lib.autograd.grad_mode import (
     enable_grad,
     is_grad_enabled,
     no_grad,
     set_grad_enabled,
 )
-from slowtorch_lib import _creation, _rng
-from slowtorch_lib import _rng as random
-from slowtorch_lib._creation import *  # noqa: F403
-from slowtorch_lib._rng import *  # noqa: F403
-from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib.ops import (
     comparison,
     gather_scatter,
+    indexing,
     joining,
     linalg,
     pointwise,
@@ -58,6 +70,26 @@ from slowtorch_lib.ops.reduction import *  # noqa: F403
 from slowtorch_lib.ops.scan import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
 from slowtorch_lib.ops.views import *  # noqa: F403
+from slowtorch_lib.serialization import load, save
+
+# Tensor's methods call the ops above it; they are connected once, here.
+_tensor.bind_ops(
+    creation=_creation,
+    printing=_printing,
+    rng=_rng,
+    engine=engine,
+    history=history,
+    comparison=comparison,
+    gather_scatter=gather_scatter,
+    indexing=indexing,
+    linalg=linalg,
+    pointwise=pointwise,
+    rearrange=rearrange,
+    reduction=reduction,
+    scan=scan,
+    sorting=sorting,
+    views=views,
+)
 
 # The functions come from each module's own __all__: a new operation is
 # exported by adding it to the __all__ of the module that defines it.
@@ -104,8 +136,3 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
-
-# The nn package and the serialization functions import the ops above.
-import slowtorch_lib.nn as nn  # noqa: E402
-from slowtorch_lib import optim, utils  # noqa: E402
-from slowtorch_lib.serialization import load, save  # noqa: E402

@@ -42,10 +42,6 @@ DeviceArg = str | device | None
 # What counts as a nested sequence in ``tensor(data)``.
 SEQUENCES = (list, tuple, range)
 
-INT64_MIN = dtypes.int64.min
-INT64_MAX = dtypes.int64.max
-FLOAT32_MAX = dtypes.float32.max
-
 
 # ----------------------------------------------------------------------
 # Shared checks
@@ -156,12 +152,12 @@ def convert(value: Any, d: dtype) -> Any:
     if d is dtypes.bool_:
         return bool(value)
     if isinstance(value, float):
-        if not (math.isfinite(value) and INT64_MIN <= value < 2.0**63):
+        if not (math.isfinite(value) and dtypes.int64.min <= value < 2.0**63):
             raise RuntimeError(
                 "value cannot be converted to type int64 without overflow"
             )
         return int(value)
-    if not INT64_MIN <= value <= INT64_MAX:
+    if not dtypes.int64.min <= value <= dtypes.int64.max:
         raise ValueError("Overflow when unpacking long long")
     return int(value)
 
@@ -172,7 +168,7 @@ def checked_fill(value: Any, d: dtype) -> Any:
     overflow = RuntimeError(
         f"value cannot be converted to type {d.cpp_type} without overflow"
     )
-    too_big = math.isfinite(value) and abs(value) > FLOAT32_MAX
+    too_big = math.isfinite(value) and abs(value) > dtypes.float32.max
     if d is dtypes.float32 and too_big:
         raise overflow
     try:

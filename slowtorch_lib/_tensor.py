@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import builtins
 import copy
+import warnings
 import weakref
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Union
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
-from slowtorch_lib._dtype import dtype
+from slowtorch_lib._dtype import Scalar, dtype
 from slowtorch_lib._storage import Storage
 from slowtorch_lib._strides import (
     contiguous_strides,
@@ -34,11 +36,25 @@ from slowtorch_lib._strides import (
 )
 
 if TYPE_CHECKING:
+    # The layers above, which the methods reach through ``bind_ops``.
+    from slowtorch_lib import _creation, _printing, _rng
+    from slowtorch_lib.autograd import engine as _engine
+    from slowtorch_lib.autograd import history as _history
     from slowtorch_lib.autograd.function import AccumulateGrad, Node
+    from slowtorch_lib.ops import comparison as _comparison
+    from slowtorch_lib.ops import gather_scatter as _gather_scatter
+    from slowtorch_lib.ops import indexing as _indexing
+    from slowtorch_lib.ops import linalg as _linalg
+    from slowtorch_lib.ops import pointwise as _pointwise
+    from slowtorch_lib.ops import rearrange as _rearrange
+    from slowtorch_lib.ops import reduction as _reduction
+    from slowtorch_lib.ops import scan as _scan
+    from slowtorch_lib.ops import sorting as _sorting
+    from slowtorch_lib.ops import views as _views
 
-__all__ = ["Size", "Tensor", "device", "from_values"]
+__all__ = ["Size", "Tensor", "bind_ops", "device", "from_values"]
 
-Scalar = Union[int, float, bool]  # noqa: UP007  (aliases are evaluated on 3.10)
+# Aliases are evaluated at import, on Python 3.10 too: hence ``Union``.
 TensorOrScalar = Union["Tensor", int, float, bool]  # noqa: UP007
 ShapeArg = Union[int, Sequence[int]]  # noqa: UP007
 
@@ -104,6 +120,22 @@ def check_device(requested: str | device | None) -> None:
     """Accepts ``None`` or the CPU; refuses any other device clearly."""
     if requested is not None:
         device(requested)
+
+
+def typename(value: object) -> str:
+    """The name PyTorch's error messages give a value's type.
+
+    A tensor is named by its legacy type (``'torch.FloatTensor'``), a
+    built-in by its bare name (``'int'``), anything else by module and
+    class name, with this package's name spelt ``torch``.
+    """
+    if isinstance(value, Tensor):
+        return value.type()
+    kind = value if isinstance(value, type) else type(value)
+    module = kind.__module__.replace("slowtorch_lib", "torch")
+    if module == "builtins":
+        return kind.__qualname__
+    return f"{module}.{kind.__qualname__}"
 
 
 class Tensor:
@@ -292,10 +324,8 @@ class Tensor:
         """
         data = self._storage.data
         if self.is_contiguous():
-            start, count = self._offset, numel(self._shape)
-            if start == 0 and count == len(data):
-                return data.tolist()  # all of the storage: no slice to copy
-            return data[start : start + count].tolist()
+            start = self._offset
+            return data[start : start + numel(self._shape)].tolist()
         return _strides.strided_values(data, self._shape, self._stride, self._offset)
 
     def tolist(self) -> Any:
@@ -401,9 +431,7 @@ class Tensor:
         return result
 
     def __repr__(self) -> str:
-        from slowtorch_lib._printing import tensor_repr
-
-        return tensor_repr(self)
+        return _printing.tensor_repr(self)
 
     __str__ = __repr__
 
@@ -446,8 +474,6 @@ class Tensor:
         :meth:`retain_grad` was called). Reading it on another non-leaf
         tensor warns, as PyTorch does, since it is never filled in."""
         if self._grad is None and self._grad_fn is not None and not self._retains_grad:
-            import warnings
-
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being "
                 "accessed. Its .grad attribute won't be populated during "
@@ -492,18 +518,14 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Asks a non-leaf tensor to keep its gradient in ``.grad``."""
-        from slowtorch_lib.autograd.engine import retain_grad
-
-        retain_grad(self)
+        _engine.retain_grad(self)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
         """Calls ``hook(grad)`` whenever a gradient for this tensor is computed.
 
         The hook may return a tensor to use instead of ``grad``.
         """
-        from slowtorch_lib.autograd.engine import register_tensor_hook
-
-        return register_tensor_hook(self, hook)
+        return _engine.register_tensor_hook(self, hook)
 
     def backward(
         self,
@@ -517,9 +539,7 @@ class Tensor:
         Gradients are added to the ``.grad`` of every leaf that requires grad.
         See :func:`slowtorch_lib.autograd.backward`.
         """
-        from slowtorch_lib.autograd.engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A new tensor on the same storage, cut out of the graph."""
@@ -1037,6 +1057,10 @@ class Tensor:
     # Reductions
     # ------------------------------------------------------------------
 
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """Sums down to ``size``: the reverse of broadcasting to this shape."""
+        return _reduction.sum_to_size(self, _shape_arg(size))
+
     def sum(
         self,
         dim: ShapeArg | None = None,
@@ -1124,6 +1148,12 @@ class Tensor:
     # ------------------------------------------------------------------
     # Views and shape changes
     # ------------------------------------------------------------------
+
+    def _as_strided(
+        self, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
+    ) -> Tensor:
+        """A view of this storage with exactly this geometry (not checked)."""
+        return _views.as_strided(self, shape, stride, offset)
 
     def view(self, *shape: Any) -> Tensor:
         if not shape:
@@ -1430,13 +1460,6 @@ class Tensor:
         return self._inplace(_rearrange.triu, diagonal)
 
 
-def _as_tensor_like(value: TensorOrScalar, like: Tensor) -> Tensor:
-    """A Python number as a 0-d tensor (for the reflected ``//`` and ``%``)."""
-    if isinstance(value, Tensor):
-        return value
-    return from_values([value], (), dtypes.scalar_dtype(value))
-
-
 def from_values(values: Sequence[Any], shape: tuple[int, ...], d: dtype) -> Tensor:
     """A new contiguous tensor holding ``values`` (row-major) with this shape.
 
@@ -1483,16 +1506,43 @@ def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
     return [_empty_nest(shape[1:]) for _ in range(shape[0])]
 
 
-# The operations import Tensor, so they are imported after it is defined.
-from slowtorch_lib import _creation, _rng  # noqa: E402
-from slowtorch_lib.autograd import history as _history  # noqa: E402
-from slowtorch_lib.ops import comparison as _comparison  # noqa: E402
-from slowtorch_lib.ops import gather_scatter as _gather_scatter  # noqa: E402
-from slowtorch_lib.ops import indexing as _indexing  # noqa: E402
-from slowtorch_lib.ops import linalg as _linalg  # noqa: E402
-from slowtorch_lib.ops import pointwise as _pointwise  # noqa: E402
-from slowtorch_lib.ops import rearrange as _rearrange  # noqa: E402
-from slowtorch_lib.ops import reduction as _reduction  # noqa: E402
-from slowtorch_lib.ops import scan as _scan  # noqa: E402
-from slowtorch_lib.ops import sorting as _sorting  # noqa: E402
-from slowtorch_lib.ops import views as _views  # noqa: E402
+def bind_ops(
+    *,
+    creation: ModuleType,
+    printing: ModuleType,
+    rng: ModuleType,
+    engine: ModuleType,
+    history: ModuleType,
+    comparison: ModuleType,
+    gather_scatter: ModuleType,
+    indexing: ModuleType,
+    linalg: ModuleType,
+    pointwise: ModuleType,
+    rearrange: ModuleType,
+    reduction: ModuleType,
+    scan: ModuleType,
+    sorting: ModuleType,
+    views: ModuleType,
+) -> None:
+    """Connects ``Tensor``'s methods to the modules that define them.
+
+    ``x.mul(y)`` is ``ops.pointwise.mul(x, y)``: the operation is defined
+    once, in the ops, and the method only passes its arguments on. But the
+    ops are built on ``Tensor``, so this module cannot import them: each
+    layer imports only the layers below it. Instead, the package
+    (``slowtorch_lib/__init__.py``), once it has imported every layer, calls
+    this function once, and it stores each module in a global of this
+    module, under the name the methods use (``_pointwise``, ``_views``...).
+
+    This is the one way ``Tensor`` reaches the layers above it. The same
+    names are imported under ``TYPE_CHECKING`` at the top of this file, so
+    that type checkers and "go to definition" see the real functions.
+    """
+    global _creation, _printing, _rng, _engine, _history, _comparison
+    global _gather_scatter, _indexing, _linalg, _pointwise, _rearrange
+    global _reduction, _scan, _sorting, _views
+    _creation, _printing, _rng = creation, printing, rng
+    _engine, _history = engine, history
+    _comparison, _gather_scatter, _indexing = comparison, gather_scatter, indexing
+    _linalg, _pointwise, _rearrange = linalg, pointwise, rearrange
+    _reduction, _scan, _sorting, _views = reduction, scan, sorting, views

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from slowtorch_lib._hooks import RemovableHandle
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import (
+    Edge,
     Meta,
     Node,
-    RemovableHandle,
     TensorHook,
     accumulate_grad,
     gradient_edge,
@@ -46,7 +47,6 @@ __all__ = [
 ]
 
 Tensors = Tensor | Sequence[Tensor]
-Edge = tuple[Node, int]
 Gradients = list[Tensor | None]  # one slot per output of a node
 Pending = dict[Node, Gradients]
 
@@ -139,7 +139,7 @@ def fit_gradient(gradient: Tensor, meta: Meta | None, node: Node) -> Tensor:
     shape, dtype = meta
     if gradient._shape != shape:
         try:
-            gradient = reduction.sum_to_size(gradient, shape)
+            gradient = gradient.sum_to_size(shape)
         except RuntimeError:
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient - got "
@@ -163,7 +163,7 @@ def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
     to replace the gradient; then ``retain_grad`` keeps what is left.
     """
     for output_nr, hooks in (node.tensor_hooks or {}).items():
-        for hook in list(hooks):
+        for hook in list(hooks.values()):
             gradient = grad_outputs[output_nr]
             if gradient is not None:
                 replaced = hook(gradient)
@@ -178,7 +178,7 @@ def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
 
 def call_pre_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
     """Runs the node's pre-hooks; each may replace all the gradients."""
-    for hook in list(node.pre_hooks or ()):
+    for hook in list((node.pre_hooks or {}).values()):
         replaced = hook(tuple(grad_outputs))
         if replaced is not None:
             grad_outputs = list(replaced)
@@ -189,7 +189,7 @@ def call_post_hooks(
     node: Node, grad_inputs: tuple[Tensor | None, ...], grad_outputs: Gradients
 ) -> tuple[Tensor | None, ...]:
     """Runs the node's post-hooks; each may replace the gradients sent on."""
-    for hook in list(node.post_hooks or ()):
+    for hook in list((node.post_hooks or {}).values()):
         replaced = hook(grad_inputs, tuple(grad_outputs))
         if replaced is not None:
             grad_inputs = tuple(replaced)
@@ -436,4 +436,3 @@ def _initial_gradients(
 
 
 # At the end: the operations import the autograd package.
-from slowtorch_lib.ops import reduction  # noqa: E402

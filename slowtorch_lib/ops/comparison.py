@@ -11,8 +11,8 @@ import math
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._kernels import binary
 from slowtorch_lib._tensor import Tensor
+from slowtorch_lib._tensor_kernels import binary
 from slowtorch_lib.ops.pointwise import result_type
 
 __all__ = ["allclose", "equal", "is_tensor", "isclose"]

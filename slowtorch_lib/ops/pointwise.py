@@ -15,22 +15,29 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+from itertools import compress, repeat
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import (
-    binary,
-    contiguous_copy,
+    cast_scalar,
+    cast_values,
     ieee_div,
     ieee_log,
     ieee_pow,
     ieee_sqrt,
-    unary,
 )
 from slowtorch_lib._strides import broadcast_shapes
-from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
+from slowtorch_lib._tensor_kernels import (
+    binary,
+    broadcast_map,
+    contiguous_copy,
+    expanded_values,
+    unary,
+)
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
 __all__ = [
@@ -84,10 +91,8 @@ __all__ = [
     "where",
 ]
 
-Operand = Tensor | int | float | bool
 
-
-def result_type(*operands: Operand) -> dtype:
+def result_type(*operands: TensorOrScalar) -> dtype:
     """The dtype of an operation on these operands, by PyTorch's promotion rules.
 
     >>> result_type(tensor([1, 2]), 2.5)
@@ -109,13 +114,13 @@ def _float_type(d: dtype) -> dtype:
     return d if d.is_floating_point else dtypes.get_default_dtype()
 
 
-def _is_bool(operand: Operand) -> bool:
+def _is_bool(operand: TensorOrScalar) -> bool:
     if isinstance(operand, Tensor):
         return operand.dtype is dtypes.bool_
     return isinstance(operand, bool)
 
 
-def _check_bool_subtraction(a: Operand, b: Operand) -> None:
+def _check_bool_subtraction(a: TensorOrScalar, b: TensorOrScalar) -> None:
     """PyTorch refuses ``-`` with bools: it is ``^`` or ``~`` that is meant."""
     if _is_bool(a) and _is_bool(b):
         raise RuntimeError(
@@ -142,14 +147,14 @@ def _check_alpha(alpha: Any, d: dtype) -> None:
     checked_fill(alpha, d)  # alpha must fit the result's dtype
 
 
-def _scaled(b: Operand, alpha: Any, d: dtype) -> Operand:
+def _scaled(b: TensorOrScalar, alpha: Any, d: dtype) -> TensorOrScalar:
     """``alpha * b`` computed in the result's dtype ``d``, as PyTorch does."""
     if isinstance(b, Tensor):
         return binary(operator.mul, b, alpha, d)
     return b * alpha
 
 
-def _no_loop(kernel: str, d: dtype, *operands: Operand) -> NotImplementedError:
+def _no_loop(kernel: str, d: dtype, *operands: TensorOrScalar) -> NotImplementedError:
     """:func:`_not_implemented`, once the operands are known to broadcast.
 
     PyTorch broadcasts before it looks for a loop, so a shape mismatch is
@@ -181,7 +186,9 @@ class Add(Function):
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, a: Operand, b: Operand, alpha: Any = 1) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar, alpha: Any = 1
+    ) -> Tensor:
         ctx.alpha = alpha
         d = result_type(a, b)
         _check_alpha(alpha, d)
@@ -204,7 +211,9 @@ class Sub(Function):
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, a: Operand, b: Operand, alpha: Any = 1) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar, alpha: Any = 1
+    ) -> Tensor:
         ctx.alpha = alpha
         _check_bool_subtraction(a, b)
         d = result_type(a, b)
@@ -247,7 +256,7 @@ class Mul(Function):
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, a: Operand, b: Operand) -> Tensor:
+    def forward(ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
         ctx.save_for_backward(
             a if isinstance(a, Tensor) and ctx.needs_input_grad[1] else None,
             b if isinstance(b, Tensor) and ctx.needs_input_grad[0] else None,
@@ -282,7 +291,7 @@ class Div(Function):
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, a: Operand, b: Operand) -> Tensor:
+    def forward(ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
         ctx.save_for_backward(
             a if isinstance(a, Tensor) and ctx.needs_input_grad[1] else None,
             b if isinstance(b, Tensor) else None,
@@ -337,7 +346,7 @@ def _integer_power(base: int, exponent: int) -> int:
     return 0
 
 
-def _power(base: Operand, exponent: Operand, d: dtype) -> Tensor:
+def _power(base: TensorOrScalar, exponent: TensorOrScalar, d: dtype) -> Tensor:
     """The values of ``base ** exponent`` in dtype ``d`` (no graph).
 
     ``x ** 0.5`` and ``x ** -0.5`` are square roots, as in PyTorch (so that
@@ -650,7 +659,7 @@ def _lower_to(high: Any, value: Any) -> Any:
 
 
 def _clamp_values(
-    x: Tensor, low: Operand | None, high: Operand | None, d: dtype
+    x: Tensor, low: TensorOrScalar | None, high: TensorOrScalar | None, d: dtype
 ) -> Tensor:
     """The values of ``clamp`` (no graph): first raised to ``low``, then lowered
     to ``high``, so that ``high`` wins where ``low > high``, as in PyTorch."""
@@ -696,7 +705,9 @@ class Clamp(Function):
         return where(_inside(x, low, high), grad_output, 0.0)
 
 
-def _inside(x: Tensor, low: Operand | None, high: Operand | None) -> Tensor:
+def _inside(
+    x: Tensor, low: TensorOrScalar | None, high: TensorOrScalar | None
+) -> Tensor:
     """True where ``low <= x <= high`` (a missing bound is no limit)."""
     inside = ~isnan(x)
     if low is not None:
@@ -816,7 +827,7 @@ class Where(Function):
 
     @staticmethod
     def forward(
-        ctx: FunctionCtx, x: Operand, other: Operand, *, condition: Tensor
+        ctx: FunctionCtx, x: TensorOrScalar, other: TensorOrScalar, *, condition: Tensor
     ) -> Tensor:
         ctx.save_for_backward(condition)
         d = result_type(x, other)
@@ -835,22 +846,16 @@ class Where(Function):
         return grad_x, grad_other
 
 
-def _select(condition: Tensor, x: Operand, other: Operand, d: dtype) -> Tensor:
+def _select(
+    condition: Tensor, x: TensorOrScalar, other: TensorOrScalar, d: dtype
+) -> Tensor:
     """The values of ``where`` (no graph): three-way broadcasting."""
-    from slowtorch_lib._kernels import broadcast_values, cast_scalar, cast_values
-    from slowtorch_lib._strides import broadcast_shapes
+    return broadcast_map(_choose, (condition, x, other), d)
 
-    shapes = [t._shape for t in (condition, x, other) if isinstance(t, Tensor)]
-    shape = broadcast_shapes(*shapes)
 
-    def values(operand: Operand) -> list[Any]:
-        if isinstance(operand, Tensor):
-            return cast_values(broadcast_values(operand, shape), operand.dtype, d)
-        return [cast_scalar(operand, d)] * len(mask)
-
-    mask = broadcast_values(condition, shape)
-    chosen = [a if m else b for m, a, b in zip(mask, values(x), values(other))]
-    return from_values(chosen, shape, d)
+def _choose(condition: Any, x: Any, other: Any) -> Any:
+    """``x`` where ``condition`` holds, else ``other``."""
+    return x if condition else other
 
 
 # ----------------------------------------------------------------------
@@ -875,8 +880,6 @@ class ToCopy(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dtype: dtype) -> Tensor:
-        from slowtorch_lib._kernels import cast_values
-
         return from_values(cast_values(x._values(), x.dtype, dtype), x._shape, dtype)
 
     @staticmethod
@@ -912,14 +915,35 @@ class Fill(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, value: Any) -> Tensor:
-        from slowtorch_lib._kernels import cast_scalar
-
         checked_fill(value, x.dtype)
         return from_values([cast_scalar(value, x.dtype)] * x.numel(), x._shape, x.dtype)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         return _zeros_like(grad_output)
+
+
+class FillWithTensor(Function):
+    """Every element set to the value of a 0-d tensor (``x[:] = 5``)."""
+
+    grad_fn_name = "FillBackward3"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, value: Tensor) -> Tensor:
+        filler = cast_scalar(value.item(), x.dtype)
+        return from_values([filler] * x.numel(), x._shape, x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        zeros = from_values(
+            [0] * grad_output.numel(), grad_output._shape, grad_output.dtype
+        )  # not grad * 0: inf * 0 is nan
+        return zeros, grad_output.sum()
+
+
+def fill_with_tensor(input: Tensor, value: Tensor) -> Tensor:
+    """A tensor like ``input`` holding the value of the 0-d tensor ``value``."""
+    return FillWithTensor.apply(input, value)
 
 
 class Copy(Function):
@@ -929,18 +953,13 @@ class Copy(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, target: Tensor, source: Tensor) -> Tensor:
-        from slowtorch_lib._kernels import broadcast_values, cast_values
-        from slowtorch_lib._strides import broadcast_shapes
-
         shape = broadcast_shapes(target._shape, source._shape)
         if shape != target._shape:
             raise RuntimeError(
                 f"output with shape {list(target._shape)} doesn't match the "
                 f"broadcast shape {list(shape)}"
             )
-        values = cast_values(
-            broadcast_values(source, shape), source.dtype, target.dtype
-        )
+        values = cast_values(expanded_values(source, shape), source.dtype, target.dtype)
         return from_values(values, shape, target.dtype)
 
     @staticmethod
@@ -953,12 +972,12 @@ class Copy(Function):
 # ----------------------------------------------------------------------
 
 
-def add(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
+def add(input: TensorOrScalar, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other``, broadcasting."""
     return Add.apply(input, other, alpha=alpha)
 
 
-def sub(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
+def sub(input: TensorOrScalar, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``, broadcasting."""
     return Sub.apply(input, other, alpha=alpha)
 
@@ -966,14 +985,14 @@ def sub(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
 subtract = sub
 
 
-def rsub(input: Tensor, other: Operand, *, alpha: Any = 1) -> Tensor:
+def rsub(input: Tensor, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input`` (what ``2 - x`` calls)."""
     if isinstance(other, Tensor):
         return Sub.apply(other, input, alpha=alpha)
     return Rsub.apply(input, other=other, alpha=alpha)
 
 
-def mul(input: Operand, other: Operand) -> Tensor:
+def mul(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input * other``, broadcasting."""
     return Mul.apply(input, other)
 
@@ -981,7 +1000,9 @@ def mul(input: Operand, other: Operand) -> Tensor:
 multiply = mul
 
 
-def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
+def div(
+    input: TensorOrScalar, other: TensorOrScalar, *, rounding_mode: str | None = None
+) -> Tensor:
     """``input / other`` (true division), or rounded with ``rounding_mode``.
 
     ``rounding_mode='floor'`` rounds down, ``'trunc'`` toward zero; rounded
@@ -1006,7 +1027,7 @@ def _trunc_scalar(v: float) -> float:
     return math.copysign(math.trunc(v), v) if math.isfinite(v) else v
 
 
-def _trunc_quotient(a: Operand, b: Operand) -> Tensor:
+def _trunc_quotient(a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
     """The values of ``a / b`` rounded toward zero, in the promoted dtype."""
     d = result_type(a, b)
     if d is dtypes.bool_:
@@ -1032,7 +1053,7 @@ class RoundedDiv(Function):
 
     @staticmethod
     def forward(
-        ctx: FunctionCtx, a: Operand, b: Operand, *, rounding_mode: str
+        ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar, *, rounding_mode: str
     ) -> Tensor:
         if rounding_mode == "floor":
             return _floor_quotient(a, b)
@@ -1055,7 +1076,7 @@ def _floor_div_scalar(a: Any, b: Any) -> Any:
         return ieee_div(a, b)
 
 
-def _floor_quotient(input: Operand, other: Operand) -> Tensor:
+def _floor_quotient(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """The values of ``input // other`` (no graph)."""
     d = result_type(input, other)
     if d is dtypes.bool_:
@@ -1087,11 +1108,11 @@ class FloorDivide(NoDerivative):
     aten_name = "floor_divide"
 
     @staticmethod
-    def forward(ctx: FunctionCtx, a: Operand, b: Operand) -> Tensor:
+    def forward(ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
         return _floor_quotient(a, b)
 
 
-def floor_divide(input: Operand, other: Operand) -> Tensor:
+def floor_divide(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input // other``, rounding down. Not differentiable.
 
     Raises:
@@ -1122,7 +1143,7 @@ def _remainder_scalar(a: Any, b: Any) -> Any:
     return result
 
 
-def _remainder_values(a: Operand, b: Operand) -> Tensor:
+def _remainder_values(a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
     """The values of ``a % b`` (no graph)."""
     d = result_type(a, b)
     if d is dtypes.bool_:
@@ -1177,7 +1198,7 @@ class RemainderOfScalar(NoDerivative):
         return _remainder_values(number, x)
 
 
-def remainder(input: Operand, other: Operand) -> Tensor:
+def remainder(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input % other`` with the sign of ``other``, as Python's ``%``."""
     if not isinstance(other, Tensor):
         assert isinstance(input, Tensor)
@@ -1187,7 +1208,7 @@ def remainder(input: Operand, other: Operand) -> Tensor:
     return Remainder.apply(input, other)
 
 
-def pow(input: Operand, exponent: Operand) -> Tensor:
+def pow(input: TensorOrScalar, exponent: TensorOrScalar) -> Tensor:
     """``input ** exponent``; either side may be a Python number."""
     if isinstance(input, Tensor) and isinstance(exponent, Tensor):
         return PowTensor.apply(input, exponent)
@@ -1313,7 +1334,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return Clamp.apply(input, min=min, max=max)
 
 
-def _as_tensor(value: Operand | None) -> Tensor | None:
+def _as_tensor(value: TensorOrScalar | None) -> Tensor | None:
     """A Python number as a 0-d tensor of its own dtype (None stays None)."""
     if value is None or isinstance(value, Tensor):
         return value
@@ -1353,7 +1374,7 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
     return Minimum.apply(input, other)
 
 
-def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
+def where(condition: Tensor, input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input`` where ``condition`` is true, else ``other``, broadcasting all three.
 
     Raises:
@@ -1414,8 +1435,6 @@ def filled(input: Tensor, value: Any) -> Tensor:
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value.dim()} dimensions."
             )
-        from slowtorch_lib.ops.indexing import fill_with_tensor
-
         return fill_with_tensor(input, value)
     return Fill.apply(input, value=value)
 
@@ -1444,7 +1463,7 @@ def to_dtype(input: Tensor, dtype: dtype) -> Tensor:
 
 
 def _comparison(function: Any) -> Any:
-    def compare(input: Operand, other: Operand) -> Tensor:
+    def compare(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
         return binary(function, input, other, result_type(input, other), dtypes.bool_)
 
     compare.__name__ = function.__name__
@@ -1503,7 +1522,7 @@ def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     )
 
 
-def check_inplace_result(target: Tensor, other: Operand) -> None:
+def check_inplace_result(target: Tensor, other: TensorOrScalar) -> None:
     """Checks, before computing, that ``target op= other`` can be stored.
 
     PyTorch checks the result's shape and dtype before it looks for a loop,
@@ -1527,7 +1546,9 @@ def check_inplace_result(target: Tensor, other: Operand) -> None:
         )
 
 
-def _bitwise(kernel: str, function: Any, input: Operand, other: Operand) -> Tensor:
+def _bitwise(
+    kernel: str, function: Any, input: TensorOrScalar, other: TensorOrScalar
+) -> Tensor:
     """A bitwise operation: on the bits of integers, logical on bools."""
     d = result_type(input, other)
     if d.is_floating_point:
@@ -1535,17 +1556,17 @@ def _bitwise(kernel: str, function: Any, input: Operand, other: Operand) -> Tens
     return binary(function, input, other, d)
 
 
-def bitwise_and(input: Operand, other: Operand) -> Tensor:
+def bitwise_and(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input & other``: bitwise AND of integers, logical AND of bools."""
     return _bitwise("bitwise_and_cpu", operator.and_, input, other)
 
 
-def bitwise_or(input: Operand, other: Operand) -> Tensor:
+def bitwise_or(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input | other``: bitwise OR of integers, logical OR of bools."""
     return _bitwise("bitwise_or_cpu", operator.or_, input, other)
 
 
-def bitwise_xor(input: Operand, other: Operand) -> Tensor:
+def bitwise_xor(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input ^ other``: bitwise XOR of integers, logical XOR of bools."""
     return _bitwise("bitwise_xor_cpu", operator.xor, input, other)
 
@@ -1573,11 +1594,6 @@ def invert(input: Tensor) -> Tensor:
 # Rounding, special values and log1p (added for issue 6: missing API)
 # ----------------------------------------------------------------------
 
-import builtins as _builtins  # noqa: E402  (``round`` and ``abs`` are ops here)
-from itertools import compress, repeat  # noqa: E402
-
-from slowtorch_lib._kernels import cast_scalar, cast_values  # noqa: E402
-
 __all__ += [
     "ceil",
     "divide",
@@ -1592,9 +1608,6 @@ __all__ += [
     "subtract",
     "trunc",
 ]
-
-# The largest finite value of each floating dtype (nan_to_num's defaults).
-_LARGEST = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
 
 
 def _whole(function: Any, values: list[float]) -> list[Any]:
@@ -1656,7 +1669,7 @@ class Round(Floor):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        return _round_values("round", _builtins.round, x)
+        return _round_values("round", builtins.round, x)
 
 
 class RoundDecimals(Function):
@@ -1691,14 +1704,14 @@ def _round_decimals(x: Tensor, decimals: int) -> Tensor:
     dtype: for float32, ``10**d`` and the product are float32 numbers (so
     ``10**39`` is already ``inf``, and every result ``nan``).
     """
-    power = _builtins.abs(decimals)
+    power = builtins.abs(decimals)
     ten_power = 10.0**power if power <= 308 else math.inf
     scale = repeat(cast_scalar(ten_power, x.dtype))  # inf beyond float32's range
     into, back = (operator.mul, operator.truediv)
     if decimals < 0:
         into, back = back, into
     scaled = cast_values(list(map(into, x._values(), scale)), dtypes.float64, x.dtype)
-    whole = _whole(_builtins.round, scaled)
+    whole = _whole(builtins.round, scaled)
     return from_values(list(map(back, whole, scale)), x._shape, x.dtype)
 
 
@@ -1745,7 +1758,7 @@ class NanToNum(Function):
         ctx.save_for_backward(x)
         if not x.dtype.is_floating_point:
             return contiguous_copy(x)
-        largest = _LARGEST[x.dtype.name]
+        largest = x.dtype.max  # the largest finite value
         high = largest if posinf is None else posinf
         low = -largest if neginf is None else neginf
 
@@ -1828,28 +1841,6 @@ def nan_to_num(
 # ----------------------------------------------------------------------
 
 
-def _three_way(function: Any, a: Tensor, b: Tensor, c: Operand, d: dtype) -> Tensor:
-    """Applies ``function(x, y, z)`` to matching elements, broadcasting.
-
-    ``c`` may be a Python number (a scalar ``weight`` of ``lerp``).
-    """
-    from itertools import repeat
-
-    from slowtorch_lib._kernels import broadcast_values, cast_scalar, cast_values
-    from slowtorch_lib._strides import broadcast_shapes
-
-    tensors = [t for t in (a, b, c) if isinstance(t, Tensor)]
-    shape = broadcast_shapes(*(t._shape for t in tensors))
-    columns: list[Any] = []
-    for operand in (a, b, c):
-        if isinstance(operand, Tensor):
-            values = broadcast_values(operand, shape)
-            columns.append(cast_values(values, operand.dtype, d))
-        else:
-            columns.append(repeat(cast_scalar(operand, d)))
-    return from_values(list(map(function, *columns)), shape, d)
-
-
 class Addcmul(Function):
     r"""``input + value * tensor1 * tensor2``.
 
@@ -1867,7 +1858,7 @@ class Addcmul(Function):
         ctx.value = value
         d = result_type(x, tensor1, tensor2)
         step = cast_scalar_for(value, d)
-        return _three_way(lambda a, b, c: a + step * b * c, x, tensor1, tensor2, d)
+        return broadcast_map(lambda a, b, c: a + step * b * c, (x, tensor1, tensor2), d)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
@@ -1889,8 +1880,6 @@ class Addcdiv(Function):
     def forward(
         ctx: FunctionCtx, x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any
     ) -> Tensor:
-        from slowtorch_lib._kernels import ieee_div
-
         if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
             raise RuntimeError(
                 "Integer division with addcdiv is no longer supported, and in a "
@@ -1909,7 +1898,7 @@ class Addcdiv(Function):
         def kernel(a: float, b: float, c: float) -> float:
             return a + step * ieee_div(b, c)
 
-        return _three_way(kernel, x, tensor1, tensor2, d)
+        return broadcast_map(kernel, (x, tensor1, tensor2), d)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
@@ -1922,12 +1911,10 @@ class Addcdiv(Function):
 
 def cast_scalar_for(value: Any, d: dtype) -> Any:
     """``value`` as the computation in dtype ``d`` sees it."""
-    from slowtorch_lib._kernels import cast_scalar
-
     return cast_scalar(value, d) if d.is_floating_point else value
 
 
-def _check_lerp(start: Tensor, end: Tensor, weight: Operand) -> None:
+def _check_lerp(start: Tensor, end: Tensor, weight: TensorOrScalar) -> None:
     """``lerp`` works on floating-point tensors of one dtype only."""
     if not start.dtype.is_floating_point:
         kernel = (
@@ -1966,7 +1953,7 @@ class LerpScalar(Function):
     def forward(ctx: FunctionCtx, start: Tensor, end: Tensor, *, weight: Any) -> Tensor:
         _check_lerp(start, end, weight)
         ctx.weight = weight
-        return _three_way(_lerp_scalar, start, end, weight, start.dtype)
+        return broadcast_map(_lerp_scalar, (start, end, weight), start.dtype)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
@@ -1987,7 +1974,7 @@ class LerpTensor(Function):
     def forward(ctx: FunctionCtx, start: Tensor, end: Tensor, weight: Tensor) -> Tensor:
         _check_lerp(start, end, weight)
         ctx.save_for_backward(start, end, weight)
-        return _three_way(_lerp_scalar, start, end, weight, start.dtype)
+        return broadcast_map(_lerp_scalar, (start, end, weight), start.dtype)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, ...]:
@@ -2017,7 +2004,7 @@ def addcdiv(
     return Addcdiv.apply(input, tensor1, tensor2, value=value)
 
 
-def lerp(input: Tensor, end: Tensor, weight: Operand) -> Tensor:
+def lerp(input: Tensor, end: Tensor, weight: TensorOrScalar) -> Tensor:
     """Linear interpolation: ``input + weight * (end - input)``.
 
     ``weight`` is a Python number or a tensor. Used by Adam to keep a running

@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import chain
 from math import isnan
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
@@ -26,6 +26,7 @@ from slowtorch_lib._strides import (
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.gather_scatter import scatter
+from slowtorch_lib.ops.return_types import SortResult, TopkResult
 
 __all__ = ["argsort", "sort", "topk"]
 
@@ -89,32 +90,6 @@ def _sorted_order(row: list[Any], descending: bool, floating: bool) -> list[int]
     nans = [i for i in places if row[i] != row[i]]
     order = sorted(numbers, key=row.__getitem__, reverse=descending)
     return nans + order if descending else order + nans
-
-
-class SortResult(NamedTuple):
-    """What ``sort`` returns: the sorted values and where they came from."""
-
-    values: Tensor
-    indices: Tensor
-
-    def __repr__(self) -> str:
-        return (
-            f"torch.return_types.sort(\nvalues={self.values!r},\n"
-            f"indices={self.indices!r})"
-        )
-
-
-class TopkResult(NamedTuple):
-    """What ``topk`` returns: the ``k`` values and where they came from."""
-
-    values: Tensor
-    indices: Tensor
-
-    def __repr__(self) -> str:
-        return (
-            f"torch.return_types.topk(\nvalues={self.values!r},\n"
-            f"indices={self.indices!r})"
-        )
 
 
 def _sort_rows(

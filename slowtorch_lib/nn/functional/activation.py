@@ -17,9 +17,9 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import unary
 from slowtorch_lib._strides import normalize_dim, numel
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import unary
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import pointwise
 from slowtorch_lib.ops.pointwise import _not_implemented, sigmoid, tanh, where

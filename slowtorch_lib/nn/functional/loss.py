@@ -18,14 +18,14 @@ from operator import sub
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._kernels import broadcast_values, ieee_div
+from slowtorch_lib._kernels import ieee_div
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
-from slowtorch_lib.nn.functional._messages import type_name
 from slowtorch_lib.nn.functional.activation import log_softmax
-from slowtorch_lib.ops.indexing import index_add_into_zeros
+from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
 from slowtorch_lib.ops.pointwise import (
     Div,
     Mul,
@@ -114,7 +114,7 @@ def _pointwise_loss_inputs(
     d = result_type(input, target)
     if not d.is_floating_point:
         raise _not_implemented(kernel, d)
-    return shape, d, broadcast_values(input, shape), broadcast_values(target, shape)
+    return shape, d, expanded_values(input, shape), expanded_values(target, shape)
 
 
 def _finish(
@@ -418,7 +418,7 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None) -> None:
         )
     if target.dtype is not dtypes.int64:
         raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {type_name(target)}"
+            f"expected target dtype to be Long or Byte, but got {target.dtype.c_name}"
         )
     if input.dim() <= 2 and target.dim() > 1:
         raise RuntimeError(
@@ -612,7 +612,7 @@ def _cross_entropy_probabilities(
     if not target.dtype.is_floating_point:
         raise RuntimeError(
             "Expected floating point type for target with class probabilities, "
-            f"got {type_name(target)}"
+            f"got {target.dtype.c_name}"
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
@@ -653,7 +653,7 @@ def _floored_log(p: float) -> float:
 def _weights(weight: Tensor | None, shape: tuple[int, ...]) -> list[Any]:
     if weight is None:
         return [1.0] * numel(shape)
-    return broadcast_values(weight, shape)
+    return expanded_values(weight, shape)
 
 
 class BinaryCrossEntropy(Function):
@@ -769,7 +769,7 @@ class BinaryCrossEntropyWithLogits(Function):
             log_weights = [1.0] * len(xs)
         else:
             log_weights = [
-                1 + (q - 1) * t for q, t in zip(broadcast_values(pos_weight, shape), ts)
+                1 + (q - 1) * t for q, t in zip(expanded_values(pos_weight, shape), ts)
             ]
         losses = [
             w * ((1 - t) * x + lw * _log_sigmoid_neg(x))
