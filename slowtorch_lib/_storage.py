@@ -6,6 +6,7 @@ from array import array
 from collections.abc import Sequence
 from struct import error as PackError
 from struct import pack
+from typing import Any
 
 from slowtorch_lib._dtype import Scalar, dtype
 
@@ -48,7 +49,7 @@ def wrap_int64(value: int) -> int:
     return (value + 2**63) % 2**64 - 2**63
 
 
-def _to_array(values: Sequence[Scalar], typecode: str) -> array:  # type: ignore[type-arg]
+def _to_array(values: Sequence[Scalar], typecode: str) -> array[Any]:
     """A new array of ``values``, converted to the storage type.
 
     ``array(typecode, values)`` converts one element at a time; packing all

@@ -972,7 +972,7 @@ class Tensor:
         *,
         generator: Any = None,
     ) -> Tensor:
-        """Fills with uniform random numbers in ``[from_, to)`` (see ``_random``)."""
+        """Fills with uniform random numbers in ``[from_, to)``."""
         return _rng.uniform_(self, from_, to, generator=generator)
 
     def normal_(
@@ -982,11 +982,11 @@ class Tensor:
         *,
         generator: Any = None,
     ) -> Tensor:
-        """Fills with normal random numbers of this mean and std (see ``_random``)."""
+        """Fills with normal random numbers of this mean and std."""
         return _rng.normal_(self, mean, std, generator=generator)
 
     def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
-        """Fills with 1 (probability ``p``) or 0 (see ``_random``)."""
+        """Fills with 1 (probability ``p``) or 0 (see :mod:`slowtorch_lib._rng`)."""
         return _rng.bernoulli_(self, p, generator=generator)
 
     # New tensors with this tensor's dtype (unless another is given).

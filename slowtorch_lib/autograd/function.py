@@ -502,9 +502,6 @@ def gradient_edge(tensor: Tensor) -> Edge:
     return (node, 0)
 
 
-# At the end: _tensor imports the ops, and the ops import this module.
-
-
 def check_saved_versions(ctx: FunctionCtx) -> None:
     """Raises if a tensor ``ctx`` saved was changed in place since.
 

@@ -214,8 +214,6 @@ class Gather(Function):
     ``grad_output`` into zeros, so an element read twice gets both.
     """
 
-    grad_fn_name = "GatherBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, index: Tensor) -> Tensor:
         ctx.save_for_backward(index)
@@ -311,8 +309,6 @@ class Scatter(Function):
     element was written.
     """
 
-    grad_fn_name = "ScatterBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx, x: Tensor, src: Tensor, *, dim: int, index: Tensor
@@ -360,8 +356,6 @@ class ScatterAdd(Function):
     Every element of ``x`` passes through, so its gradient is
     ``grad_output``; ``src``'s is gathered, as for :class:`Scatter`.
     """
-
-    grad_fn_name = "ScatterAddBackward0"
 
     @staticmethod
     def forward(
@@ -461,8 +455,6 @@ class IndexSelect(Function):
     the output slices that copied it (a scatter-add along ``dim``).
     """
 
-    grad_fn_name = "IndexSelectBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, index: Tensor) -> Tensor:
         ctx.save_for_backward(index)
@@ -531,8 +523,6 @@ class MaskedSelect(Function):
     Each selected element gets its gradient back at its place; the others
     get 0.
     """
-
-    grad_fn_name = "MaskedSelectBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, mask: Tensor) -> Tensor:

@@ -389,8 +389,6 @@ class Addmm(Function):
     ``m1`` and alpha * m1.T @ G for ``m2``.
     """
 
-    grad_fn_name = "AddmmBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx,

@@ -1072,7 +1072,8 @@ def _floor_div_scalar(a: Any, b: Any) -> Any:
         return a // b
     except ZeroDivisionError:
         if isinstance(a, int) and isinstance(b, int):
-            raise RuntimeError("ZeroDivisionError") from None  # noqa: TRY004  (as torch)
+            # RuntimeError, not ZeroDivisionError: as torch raises.
+            raise RuntimeError("ZeroDivisionError") from None  # noqa: TRY004
         return ieee_div(a, b)
 
 
@@ -1223,9 +1224,6 @@ def neg(input: Tensor) -> Tensor:
     return Neg.apply(input)
 
 
-negative = neg
-
-
 def abs(input: Tensor) -> Tensor:
     """``|input|``."""
     return Abs.apply(input)
@@ -1236,8 +1234,6 @@ class Sign(Function):
 
     A step function: its gradient is 0 everywhere.
     """
-
-    grad_fn_name = "SignBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -1477,8 +1473,6 @@ lt = _comparison(operator.lt)
 le = _comparison(operator.le)
 gt = _comparison(operator.gt)
 ge = _comparison(operator.ge)
-greater = gt
-less = lt
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -1631,8 +1625,6 @@ def _whole(function: Any, values: list[float]) -> list[Any]:
 class Floor(Function):
     """Rounds down. The derivative is 0 (the steps are flat)."""
 
-    grad_fn_name = "FloorBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         return _round_values("floor", math.floor, x)
@@ -1645,8 +1637,6 @@ class Floor(Function):
 class Ceil(Floor):
     """Rounds up. The derivative is 0."""
 
-    grad_fn_name = "CeilBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         return _round_values("ceil", math.ceil, x)
@@ -1655,8 +1645,6 @@ class Ceil(Floor):
 class Trunc(Floor):
     """Rounds toward zero. The derivative is 0."""
 
-    grad_fn_name = "TruncBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         return _round_values("trunc", math.trunc, x)
@@ -1664,8 +1652,6 @@ class Trunc(Floor):
 
 class Round(Floor):
     """Rounds to the nearest integer, halves to even. The derivative is 0."""
-
-    grad_fn_name = "RoundBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -1743,8 +1729,6 @@ class NanToNum(Function):
 
     The derivative is 1 where ``x`` is finite and 0 where it was replaced.
     """
-
-    grad_fn_name = "NanToNumBackward0"
 
     @staticmethod
     def forward(
@@ -1848,8 +1832,6 @@ class Addcmul(Function):
     ``value * tensor1`` for ``tensor2``.
     """
 
-    grad_fn_name = "AddcmulBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx, x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any
@@ -1873,8 +1855,6 @@ class Addcdiv(Function):
     Derivatives: 1 for ``input``, ``value / tensor2`` for ``tensor1`` and
     ``-value * tensor1 / tensor2 ** 2`` for ``tensor2``.
     """
-
-    grad_fn_name = "AddcdivBackward0"
 
     @staticmethod
     def forward(

@@ -118,8 +118,6 @@ class Sort(Function):
     scattered into zeros by the indices.
     """
 
-    grad_fn_name = "SortBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx, x: Tensor, *, dim: int, descending: bool, k: int | None = None
@@ -146,8 +144,6 @@ class SortStable(Sort):
 class Topk(Sort):
     """The ``k`` largest (or smallest) values along ``dim``; the gradient as
     for :class:`Sort`."""
-
-    grad_fn_name = "TopkBackward0"
 
 
 def sort(

@@ -315,9 +315,6 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return Transpose.apply(input, dim0=dim0, dim1=dim1)
 
 
-swapaxes = transpose
-
-
 def t(input: Tensor) -> Tensor:
     """The transpose of a matrix (a view)."""
     return T.apply(input)

@@ -61,8 +61,6 @@ class LeakyRelu(Function):
     Derivative: 1 where x > 0, else negative_slope.
     """
 
-    grad_fn_name = "LeakyReluBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, negative_slope: float) -> Tensor:
         _check_floating(x, "leaky_relu_cpu")
@@ -99,8 +97,6 @@ class Elu(Function):
     Derivative: 1 where x > 0, else alpha * e^x, which is result + alpha.
     """
 
-    grad_fn_name = "EluBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, alpha: float) -> Tensor:
         _check_floating(x, "elu_cpu")
@@ -133,8 +129,6 @@ class Silu(Function):
 
     Derivative: s * (1 + x * (1 - s)), with s = sigmoid(x).
     """
-
-    grad_fn_name = "SiluBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -212,8 +206,6 @@ class Gelu(Function):
     be differentiated again.
     """
 
-    grad_fn_name = "GeluBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, approximate: str) -> Tensor:
         _check_floating(x, "GeluKernelImpl")
@@ -234,8 +226,6 @@ class GeluBackward(Function):
     ``grad_output * gelu''(x)`` for ``x``, where for the exact GELU
     gelu''(x) = phi(x) * (2 - x^2).
     """
-
-    grad_fn_name = "GeluBackwardBackward0"
 
     @staticmethod
     def forward(
@@ -335,8 +325,6 @@ class Softmax(Function):
     the result and ``G`` the gradient of the result.
     """
 
-    grad_fn_name = "SoftmaxBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:
         _check_floating(x, "softmax_lastdim_kernel_impl")
@@ -358,8 +346,6 @@ class LogSoftmax(Function):
     Gradient: G - exp(y) * sum(G), the sum along ``dim``, where ``y`` is
     the result (so ``exp(y)`` is the softmax) and ``G`` its gradient.
     """
-
-    grad_fn_name = "LogSoftmaxBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:

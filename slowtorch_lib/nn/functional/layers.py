@@ -63,8 +63,6 @@ class Embedding(Function):
     gets none.
     """
 
-    grad_fn_name = "EmbeddingBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx, weight: Tensor, *, indices: Tensor, padding_idx: int | None
@@ -286,8 +284,6 @@ class ConstantPadNd(Function):
     The gradient is the gradient of the output with the padding cut off
     again: a constant pad with the amounts negated.
     """
-
-    grad_fn_name = "ConstantPadNdBackward0"
 
     @staticmethod
     def forward(

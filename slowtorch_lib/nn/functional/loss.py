@@ -135,8 +135,6 @@ class MseLoss(Function):
     for the target (divided by the element count for ``'mean'``).
     """
 
-    grad_fn_name = "MseLossBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx, input: Tensor, target: Tensor, *, reduction: str
@@ -234,8 +232,6 @@ class HuberLoss(Function):
     Derivative for the input: clamp(d, -delta, delta).
     """
 
-    grad_fn_name = "HuberLossBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx, input: Tensor, target: Tensor, *, reduction: str, delta: float
@@ -290,8 +286,6 @@ class SmoothL1Loss(Function):
 
     Derivative for the input: clamp(d / beta, -1, 1).
     """
-
-    grad_fn_name = "SmoothL1LossBackward0"
 
     @staticmethod
     def forward(
@@ -351,8 +345,6 @@ class NllLoss(Function):
     (for ``'mean'``; -w[t_n] for ``'sum'``), and 0 for every other class:
     the backward scatters one value per sample.
     """
-
-    grad_fn_name = "NllLossBackward0"
 
     @staticmethod
     def forward(
@@ -665,8 +657,6 @@ class BinaryCrossEntropy(Function):
     above 1e-12), and w * (log(1 - p) - log(p)) for ``t``.
     """
 
-    grad_fn_name = "BinaryCrossEntropyBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx,
@@ -749,8 +739,6 @@ class BinaryCrossEntropyWithLogits(Function):
     w * (sigmoid(x) - t) without ``pos_weight``), and
     w * (-x + (pos_weight - 1) * log(1 + e^{-x})) for ``t``.
     """
-
-    grad_fn_name = "BinaryCrossEntropyWithLogitsBackward0"
 
     @staticmethod
     def forward(

@@ -71,8 +71,6 @@ def _statistics(group: Sequence[float], eps: float) -> tuple[float, float]:
 class NativeLayerNorm(Function):
     """Normalizes each sample over its last ``len(normalized_shape)`` dimensions."""
 
-    grad_fn_name = "NativeLayerNormBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx,
@@ -173,8 +171,6 @@ class NativeBatchNorm(Function):
     averages are updated in place); in evaluation they are the running ones,
     and the operation is an affine map of ``x``.
     """
-
-    grad_fn_name = "NativeBatchNormBackward0"
 
     @staticmethod
     def forward(
