@@ -639,8 +639,11 @@ class Tensor:
         return self.div_(other)
 
     def __ifloordiv__(self, other: TensorOrScalar) -> Tensor:
+        return self.floor_divide_(other)
+
+    def floor_divide_(self, other: TensorOrScalar) -> Tensor:
         _pointwise.check_inplace_result(self, other)
-        return self._inplace(_pointwise.floor_divide, other)
+        return self._inplace(_pointwise.FloorDivideInPlace.apply, other)
 
     def __imod__(self, other: TensorOrScalar) -> Tensor:
         _pointwise.check_inplace_result(self, other)

@@ -153,3 +153,51 @@ def test_division_with_mode_none_has_the_true_gradient() -> None:
     assert gradcheck(lambda x, y: st.div(x, y, rounding_mode=None), (a, b))
     assert gradcheck(lambda x, y: (x * 1).div_(y, rounding_mode=None), (a, b))
     assert gradcheck(lambda x, y: st.true_divide(x, y), (a, b))
+
+
+# ----------------------------------------------------------------------
+# In-place floor division
+# ----------------------------------------------------------------------
+
+
+def _floor_divide_in_place(lib: Any, form: str) -> Any:
+    a = lib.tensor([3.5, -2.0, 7.0]).requires_grad_()
+    out = a * 1
+    other = lib.tensor([2.0, 3.0, -2.0])
+    if form == "//=":
+        out //= other
+    else:
+        out.floor_divide_(other)
+    return out
+
+
+@pytest.mark.parametrize("form", ["//=", "floor_divide_"])
+def test_floor_divide_in_place_matches_torch(form: str) -> None:
+    ours, theirs = both(lambda lib: _floor_divide_in_place(lib, form))
+    assert_same(ours, theirs)
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    message = same_error(lambda lib: _floor_divide_in_place(lib, form).sum().backward())
+    assert "aten::floor_divide_ " in message
+
+
+def test_floor_divide_out_of_place_names_floor_divide() -> None:
+    """Without torch: the error of backward names the function that ran."""
+    a = st.tensor([3.5, -2.0]).requires_grad_()
+    with pytest.raises(RuntimeError, match="aten::floor_divide is not"):
+        (a // 2).sum().backward()
+    with pytest.raises(RuntimeError, match="aten::floor_divide_ is not"):
+        (a * 1).floor_divide_(2).sum().backward()
+
+
+@pytest.mark.parametrize("other", [1.5, "float tensor"])
+def test_integer_floor_divide_in_place_by_a_float_raises(other: Any) -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor([7, -7, 3])
+        divisor = lib.tensor([2.0, 2.0, 2.0]) if other == "float tensor" else other
+        try:
+            x.floor_divide_(divisor)
+        finally:
+            assert x.tolist() == [7, -7, 3] and x._version == 0
+        return x
+
+    same_error(run)

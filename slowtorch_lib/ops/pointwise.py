@@ -1114,6 +1114,13 @@ class FloorDivide(NoDerivative):
         return _floor_quotient(a, b)
 
 
+class FloorDivideInPlace(FloorDivide):
+    """``a //= b``: backward's error names ``floor_divide_``, as PyTorch's."""
+
+    grad_fn_name = "torch::autograd::NotImplemented"
+    aten_name = "floor_divide_"
+
+
 def floor_divide(input: Operand, other: Operand) -> Tensor:
     """``input // other``, rounding down. Not differentiable.
 
