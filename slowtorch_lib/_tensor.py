@@ -659,8 +659,11 @@ class Tensor:
         return self.div_(other)
 
     def __ifloordiv__(self, other: TensorOrScalar) -> Tensor:
+        return self.floor_divide_(other)
+
+    def floor_divide_(self, other: TensorOrScalar) -> Tensor:
         _pointwise.check_inplace_result(self, other)
-        return self._inplace(_pointwise.floor_divide, other)
+        return self._inplace(_pointwise.FloorDivideInPlace.apply, other)
 
     def __imod__(self, other: TensorOrScalar) -> Tensor:
         _pointwise.check_inplace_result(self, other)
@@ -767,8 +770,8 @@ class Tensor:
     def mul(self, other: TensorOrScalar) -> Tensor:
         return _pointwise.mul(self, other)
 
-    def div(self, other: TensorOrScalar, *, rounding_mode: str | None = None) -> Tensor:
-        return _pointwise.div(self, other, rounding_mode=rounding_mode)
+    def div(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
+        return _pointwise.div(self, other, **rounding_mode)
 
     def pow(self, exponent: TensorOrScalar) -> Tensor:
         return _pointwise.pow(self, exponent)
@@ -922,8 +925,16 @@ class Tensor:
     def mul_(self, other: TensorOrScalar) -> Tensor:
         return self._inplace(_pointwise.mul, other)
 
-    def div_(self, other: TensorOrScalar) -> Tensor:
-        return self._inplace(_pointwise.div, other)
+    # ``rounding_mode`` is passed on only if given: PyTorch records another
+    # overload when it is, even as None (see ``ops.pointwise.div``).
+    def div_(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
+        return self._inplace(lambda x, y: _pointwise.div(x, y, **rounding_mode), other)
+
+    def divide_(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
+        return self.div_(other, **rounding_mode)
+
+    def true_divide_(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.true_divide, other)
 
     def pow_(self, exponent: TensorOrScalar) -> Tensor:
         _pointwise.check_inplace_result(self, exponent)
@@ -1278,10 +1289,8 @@ class Tensor:
     def true_divide(self, other: TensorOrScalar) -> Tensor:
         return _pointwise.true_divide(self, other)
 
-    def divide(
-        self, other: TensorOrScalar, *, rounding_mode: str | None = None
-    ) -> Tensor:
-        return _pointwise.divide(self, other, rounding_mode=rounding_mode)
+    def divide(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
+        return _pointwise.divide(self, other, **rounding_mode)
 
     def multiply(self, other: TensorOrScalar) -> Tensor:
         return _pointwise.multiply(self, other)

@@ -1000,16 +1000,36 @@ def mul(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
 multiply = mul
 
 
+class DivWithMode(Div):
+    """True division called with ``rounding_mode=None`` given.
+
+    PyTorch records it as another overload of ``div`` (the one that takes a
+    rounding mode), so its node is ``DivBackward2``, not ``DivBackward0``.
+    """
+
+    grad_fn_name = "DivBackward2"
+
+
+# The default of ``rounding_mode``: not given (``None`` given is another overload).
+NOT_GIVEN: Any = object()
+
+
 def div(
-    input: TensorOrScalar, other: TensorOrScalar, *, rounding_mode: str | None = None
+    input: TensorOrScalar,
+    other: TensorOrScalar,
+    *,
+    rounding_mode: str | None = NOT_GIVEN,
 ) -> Tensor:
     """``input / other`` (true division), or rounded with ``rounding_mode``.
 
     ``rounding_mode='floor'`` rounds down, ``'trunc'`` toward zero; rounded
-    division has no gradient.
+    division has no gradient. As in PyTorch, any ``rounding_mode`` given,
+    even ``None``, records ``DivBackward2``; without it, ``DivBackward0``.
     """
-    if rounding_mode is None:
+    if rounding_mode is NOT_GIVEN:
         return Div.apply(input, other)
+    if rounding_mode is None:
+        return DivWithMode.apply(input, other)
     if rounding_mode in ("floor", "trunc"):
         return RoundedDiv.apply(input, other, rounding_mode=rounding_mode)
     raise RuntimeError(
@@ -1018,7 +1038,11 @@ def div(
     )
 
 
-true_divide = div
+def true_divide(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
+    """``input / other``: :func:`div` without a rounding mode."""
+    return Div.apply(input, other)
+
+
 divide = div
 
 
@@ -1111,6 +1135,13 @@ class FloorDivide(NoDerivative):
     @staticmethod
     def forward(ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
         return _floor_quotient(a, b)
+
+
+class FloorDivideInPlace(FloorDivide):
+    """``a //= b``: backward's error names ``floor_divide_``, as PyTorch's."""
+
+    grad_fn_name = "torch::autograd::NotImplemented"
+    aten_name = "floor_divide_"
 
 
 def floor_divide(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
