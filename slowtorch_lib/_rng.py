@@ -59,7 +59,7 @@ from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import CPU, Tensor, check_device, device, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import NoDerivative
+from slowtorch_lib.ops.common import NoDerivative
 
 __all__ = [
     "bernoulli",

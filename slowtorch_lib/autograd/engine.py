@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from slowtorch_lib._creation import zeros_like
 from slowtorch_lib._hooks import RemovableHandle
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import (
@@ -318,7 +319,7 @@ def grad(
     results = _captured_gradients(roots, grads, edges, retain_graph, create_graph)
     for index, result in enumerate(results):
         if result is None and materialize_grads:
-            results[index] = _zeros_like(input_tuple[index])
+            results[index] = zeros_like(input_tuple[index])
         elif result is None and not allow_unused:
             raise RuntimeError(
                 f"The differentiated Tensor at index {index} appears to not have "
@@ -387,10 +388,6 @@ def _nodes_leading_to(order: list[Node], wanted: set[Node]) -> set[Node]:
                 needed.add(node)
                 break
     return needed
-
-
-def _zeros_like(tensor: Tensor) -> Tensor:
-    return from_values([0.0] * tensor.numel(), tensor._shape, tensor.dtype)
 
 
 def _as_tuple(tensors: Tensors) -> tuple[Tensor, ...]:

@@ -35,7 +35,7 @@ from slowtorch_lib._strides import (
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops import pointwise, views
+from slowtorch_lib.ops import copying, views
 from slowtorch_lib.ops.gather_scatter import Index, index
 
 # Indexing is reached through Tensor.__getitem__ and __setitem__; nothing here
@@ -469,7 +469,7 @@ def _copy_to(target: Tensor, value: Tensor) -> None:
     if value._shape == target._shape:
         target.copy_(value)
     elif value.dim() == 0:
-        target._inplace(pointwise.fill_with_tensor, value)
+        target._inplace(copying.fill_with_tensor, value)
     else:
         stripped = _strip_leading_ones(value, always_view=True)
         if stripped._shape != target._shape:

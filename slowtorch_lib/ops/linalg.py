@@ -15,7 +15,7 @@ from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import _not_implemented, result_type
+from slowtorch_lib.ops.common import not_implemented, result_type
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv"]
@@ -59,7 +59,7 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
         # No loop for bools; an empty product never reaches it (except dot).
         empty = a.numel() == 0 or b.numel() == 0
         if a.dtype is dtypes.bool_ and (op == "dot" or not empty):
-            raise _not_implemented(BOOL_KERNELS[op], a.dtype)
+            raise not_implemented(BOOL_KERNELS[op], a.dtype)
         return
     first, second = a.dtype.c_name, b.dtype.c_name
     if op == "mm":

@@ -21,13 +21,9 @@ from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import reduction_groups
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
-from slowtorch_lib.ops.pointwise import (
-    isnan,
-    maximum,
-    minimum,
-    where,
-)
+from slowtorch_lib.ops.comparison import isnan
 from slowtorch_lib.ops.return_types import MaxResult, MinResult
+from slowtorch_lib.ops.selecting import maximum, minimum, where
 
 __all__ = [
     "all",

@@ -23,9 +23,9 @@ from slowtorch_lib._strides import (
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd import history
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.copying import clone
 from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
 from slowtorch_lib.ops.joining import cat, stack
-from slowtorch_lib.ops.pointwise import clone
 from slowtorch_lib.ops.reduction import sum_to_size
 
 __all__ = [

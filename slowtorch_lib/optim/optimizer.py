@@ -83,6 +83,8 @@ class Optimizer:
                 param is not a tensor.
             ValueError: For a non-leaf tensor, a missing required setting, or
                 a parameter that is already in another group.
+            NotImplementedError: For ``differentiable=True``, which PyTorch
+                supports and this engine does not.
         """
         if not isinstance(param_group, dict):
             raise TypeError(
@@ -113,6 +115,11 @@ class Optimizer:
                     f"parameter {name}"
                 )
             param_group.setdefault(name, default)
+        if param_group.get("differentiable"):
+            raise NotImplementedError(
+                "differentiable=True is not supported by slowtorch: the optimiser's "
+                "step is never recorded in the graph. Leave differentiable=False."
+            )
         if len({id(p) for p in params}) != len(params):
             warnings.warn(
                 "optimizer contains a parameter group with duplicate parameters; "

@@ -22,7 +22,9 @@ from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import unary
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import pointwise
-from slowtorch_lib.ops.pointwise import _not_implemented, sigmoid, tanh, where
+from slowtorch_lib.ops.common import not_implemented
+from slowtorch_lib.ops.pointwise import sigmoid, tanh
+from slowtorch_lib.ops.selecting import where
 
 __all__ = [
     "elu",
@@ -40,7 +42,7 @@ __all__ = [
 def _check_floating(x: Tensor, kernel: str) -> None:
     """PyTorch's error for an activation given an integer or bool tensor."""
     if not x.dtype.is_floating_point:
-        raise _not_implemented(kernel, x.dtype)
+        raise not_implemented(kernel, x.dtype)
 
 
 # ----------------------------------------------------------------------

@@ -25,17 +25,10 @@ from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 from slowtorch_lib.nn.functional.activation import log_softmax
+from slowtorch_lib.ops.common import not_implemented, result_type
 from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
-from slowtorch_lib.ops.pointwise import (
-    Div,
-    Mul,
-    _not_implemented,
-    clamp,
-    clamp_min,
-    log,
-    result_type,
-    sigmoid,
-)
+from slowtorch_lib.ops.pointwise import Div, Mul, log, sigmoid
+from slowtorch_lib.ops.selecting import clamp, clamp_min
 
 __all__ = [
     "binary_cross_entropy",
@@ -113,7 +106,7 @@ def _pointwise_loss_inputs(
     shape = broadcast_shapes(input._shape, target._shape)
     d = result_type(input, target)
     if not d.is_floating_point:
-        raise _not_implemented(kernel, d)
+        raise not_implemented(kernel, d)
     return shape, d, expanded_values(input, shape), expanded_values(target, shape)
 
 
