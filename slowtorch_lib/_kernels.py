@@ -29,6 +29,7 @@ __all__ = [
     "cast_scalar",
     "cast_values",
     "contiguous_run",
+    "contiguous_values",
     "float_to_int64",
     "map_values",
     "reduced_shape",
@@ -186,6 +187,16 @@ def map_values(
         if fallback is None:
             raise
         return list(map(fallback, *columns))
+
+
+def contiguous_values(data: Any, offset: int, count: int) -> list[Any]:
+    """``count`` values of ``data`` from ``offset``, as a list of Python numbers.
+
+    All of a storage is read without the slice, which would copy it first.
+    """
+    if offset == 0 and count == len(data):
+        return data.tolist()  # type: ignore[no-any-return]
+    return data[offset : offset + count].tolist()  # type: ignore[no-any-return]
 
 
 def contiguous_run(data: Any, offset: int, count: int) -> Any:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Union
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import Scalar, dtype
+from slowtorch_lib._kernels import contiguous_values
 from slowtorch_lib._storage import Storage
 from slowtorch_lib._strides import (
     contiguous_strides,
@@ -330,8 +331,7 @@ class Tensor:
         """
         data = self._storage.data
         if self.is_contiguous():
-            start = self._offset
-            return data[start : start + numel(self._shape)].tolist()
+            return contiguous_values(data, self._offset, numel(self._shape))
         return _strides.strided_values(data, self._shape, self._stride, self._offset)
 
     def tolist(self) -> Any:

@@ -30,11 +30,19 @@ __all__ = [
 
 
 def expanded_values(tensor: Tensor, shape: tuple[int, ...]) -> list[Any]:
-    """The elements of ``tensor`` broadcast to ``shape``, in row-major order."""
+    """The elements of ``tensor`` broadcast to ``shape``, in row-major order.
+
+    Two shortcuts: a tensor whose storage is one cell (a scalar, or the
+    gradient of a sum expanded back) is that value repeated, and a tensor
+    already of the shape is read as it is.
+    """
+    data = tensor._storage.data
+    if len(data) == 1:
+        return [data[0]] * numel(shape)
     if tensor._shape == shape:
         return tensor._values()
     return _kernels.broadcast_values(
-        tensor._storage.data, tensor._shape, tensor._stride, tensor._offset, shape
+        data, tensor._shape, tensor._stride, tensor._offset, shape
     )
 
 
@@ -81,17 +89,8 @@ def broadcast_map(
         careful: A slower IEEE-safe version of ``function``, used if the fast
             loop raises (for example ``ieee_div`` for ``operator.truediv``).
     """
-    shapes = [t._shape for t in operands if isinstance(t, Tensor)]
-    shape = shapes[0] if len(set(shapes)) == 1 else broadcast_shapes(*shapes)
-    columns: list[Any] = []
-    for i, operand in enumerate(operands):
-        if not isinstance(operand, Tensor):
-            columns.append(repeat(cast_scalar(operand, compute_dtype)))
-        elif i > 0 and operand is operands[i - 1]:  # x * x: read the elements once
-            columns.append(columns[-1])
-        else:
-            values = expanded_values(operand, shape)
-            columns.append(cast_values(values, operand.dtype, compute_dtype))
+    shape = broadcast_shapes(*(t._shape for t in operands if isinstance(t, Tensor)))
+    columns = [_column(operand, shape, compute_dtype) for operand in operands]
     result = map_values(function, *columns, careful=careful)
     return from_values(result, shape, out_dtype or compute_dtype)
 
@@ -104,8 +103,39 @@ def binary(
     out_dtype: dtype | None = None,
     careful: Callable[[Any, Any], Any] | None = None,
 ) -> Tensor:
-    """:func:`broadcast_map` of a function of two arguments."""
-    return broadcast_map(function, (a, b), compute_dtype, out_dtype, careful)
+    """:func:`broadcast_map` of two operands, the case almost every op is.
+
+    Written out for speed (this runs once per operation): the shapes are
+    compared before they are broadcast, and ``x * x`` reads the elements of
+    ``x`` once.
+    """
+    d = compute_dtype
+    if isinstance(a, Tensor):
+        shape = a._shape
+        if isinstance(b, Tensor) and b._shape != shape:
+            shape = broadcast_shapes(shape, b._shape)
+        left: Any = cast_values(expanded_values(a, shape), a.dtype, d)
+    else:
+        shape = b._shape  # type: ignore[union-attr]
+        left = repeat(cast_scalar(a, d))
+    if b is a:
+        right: Any = left
+    elif isinstance(b, Tensor):
+        right = cast_values(expanded_values(b, shape), b.dtype, d)
+    else:
+        right = repeat(cast_scalar(b, d))
+    result = map_values(function, left, right, careful=careful)
+    return from_values(result, shape, out_dtype or d)
+
+
+def _column(operand: TensorOrScalar, shape: tuple[int, ...], d: dtype) -> Any:
+    """One operand's values, broadcast to ``shape`` and converted to ``d``.
+
+    A Python number is the same value, repeated without end.
+    """
+    if isinstance(operand, Tensor):
+        return cast_values(expanded_values(operand, shape), operand.dtype, d)
+    return repeat(cast_scalar(operand, d))
 
 
 def contiguous_copy(tensor: Tensor) -> Tensor:

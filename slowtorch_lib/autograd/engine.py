@@ -163,6 +163,8 @@ def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
     First each tensor's own hooks (``register_hook``), in order, each able
     to replace the gradient; then ``retain_grad`` keeps what is left.
     """
+    if not node.tensor_hooks and not node.retain_grad_hooks:
+        return grad_outputs
     for output_nr, hooks in (node.tensor_hooks or {}).items():
         for hook in list(hooks.values()):
             gradient = grad_outputs[output_nr]
@@ -179,7 +181,7 @@ def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
 
 def call_pre_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
     """Runs the node's pre-hooks; each may replace all the gradients."""
-    for hook in list((node.pre_hooks or {}).values()):
+    for hook in list(node.pre_hooks.values()) if node.pre_hooks else ():
         replaced = hook(tuple(grad_outputs))
         if replaced is not None:
             grad_outputs = list(replaced)
@@ -190,7 +192,7 @@ def call_post_hooks(
     node: Node, grad_inputs: tuple[Tensor | None, ...], grad_outputs: Gradients
 ) -> tuple[Tensor | None, ...]:
     """Runs the node's post-hooks; each may replace the gradients sent on."""
-    for hook in list((node.post_hooks or {}).values()):
+    for hook in list(node.post_hooks.values()) if node.post_hooks else ():
         replaced = hook(grad_inputs, tuple(grad_outputs))
         if replaced is not None:
             grad_inputs = tuple(replaced)

@@ -201,6 +201,7 @@ class Mul(Function):
         )
         # Python numbers are kept as they are; tensors only through saving.
         ctx.scalars = tuple(None if isinstance(v, Tensor) else v for v in (a, b))
+        ctx.squares = a is b
         d = result_type(a, b)
         if d is dtypes.bool_:
             return binary(operator.and_, a, b, d)
@@ -214,7 +215,10 @@ class Mul(Function):
         if ctx.needs_input_grad[0]:
             grad_a = grad_output * (b if b is not None else scalar_b)
         if ctx.needs_input_grad[1]:
-            grad_b = grad_output * (a if a is not None else scalar_a)
+            if ctx.squares and grad_a is not None:
+                grad_b = grad_a  # x * x: both gradients are grad_output * x
+            else:
+                grad_b = grad_output * (a if a is not None else scalar_a)
         return grad_a, grad_b
 
 
