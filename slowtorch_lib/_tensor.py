@@ -7,7 +7,9 @@ share the storage and differ only in the other three.
 For autograd it also carries ``requires_grad``, ``grad``, ``grad_fn`` and
 ``is_leaf``. Methods here are thin: each one calls the function of the same
 name in :mod:`slowtorch_lib.ops`, where the operation is defined once, with
-its forward and its backward side by side. History is recorded by
+its forward and its backward side by side (the modules above this one are
+reached through :func:`bind_ops`; the methods are grouped in the order of
+``ops/``). History is recorded by
 ``Function.apply`` (:mod:`slowtorch_lib.autograd.function`); the in-place
 methods (``add_``, ``x[i] = v``, ``detach_``...) rewrite it, and that is done
 in :mod:`slowtorch_lib.autograd.history`.

@@ -1,4 +1,10 @@
-"""Pointwise operations: each output element depends on one element of each input.
+"""Pointwise arithmetic and functions: ``add``, ``mul``, ``div``, ``pow``, ``exp``...
+
+Each output element depends on one element of each input. The other
+elementwise operations live next door, by kind: comparisons and logic in
+``comparison``, ``clamp``/``where`` in ``selecting``, rounding and rounded
+division in ``rounding``, copies and fills in ``copying``, ``bitwise``, and
+the optimisers' fused operations in ``fused``.
 
 Every differentiable operation is a :class:`Function` with its forward and
 its backward side by side. A backward receives ``grad_output``, the gradient
