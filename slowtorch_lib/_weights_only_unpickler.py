@@ -39,7 +39,7 @@ from slowtorch_lib._storage import Storage
 from slowtorch_lib._tensor import Tensor, _rebuild
 from slowtorch_lib.nn.parameter import Parameter
 
-__all__ = ["ALLOWED_GLOBALS", "StorageType", "WeightsUnpickler", "check_nesting"]
+__all__ = ["ALLOWED_GLOBALS", "StorageType", "WeightsUnpickler", "nested_too_deep"]
 
 # torch's other storage classes, as GLOBAL names them, and the dtype each holds.
 OTHER_STORAGES = {
@@ -53,7 +53,7 @@ OTHER_STORAGES = {
     "torch.ComplexDoubleStorage": "complex128",
     "torch.storage.UntypedStorage": "uint8",
 }
-MAX_NESTING = 500  # containers inside containers, on save and on load
+MAX_NESTING = 100  # containers inside containers, on save and on load
 
 
 class StorageType:
@@ -450,24 +450,21 @@ class WeightsUnpickler:
         self.stack.append(self.persistent_load(storage_type, key, location, numel))
 
 
-def check_nesting(result: Any) -> None:
-    """Refuses a result with containers nested more than ``MAX_NESTING`` deep.
+def nested_too_deep(obj: Any) -> bool:
+    """Whether ``obj`` has containers nested more than ``MAX_NESTING`` deep.
 
     Loading builds nesting without recursion, but whoever uses the result
-    (printing it, comparing it) recurses, and would fail there. A container
-    inside itself counts as nesting without end.
+    (printing it, comparing it, saving it) recurses, and would fail there. A
+    container inside itself counts as nesting without end.
     """
     deepest: dict[int, int] = {}
-    pending = [(result, 1)]
+    pending = [(obj, 1)]
     while pending:
         item, depth = pending.pop()
         if not isinstance(item, (list, tuple, dict)):
             continue
         if depth > MAX_NESTING:
-            raise pickle.UnpicklingError(
-                f"Weights only load failed. Containers are nested more than "
-                f"{MAX_NESTING} deep (or inside themselves)"
-            )
+            return True
         if deepest.get(id(item), 0) >= depth:
             continue
         deepest[id(item)] = depth
@@ -475,3 +472,4 @@ def check_nesting(result: Any) -> None:
         if isinstance(item, dict):
             children += [*item.values(), *getattr(item, "__dict__", {}).values()]
         pending.extend((child, depth + 1) for child in children)
+    return False

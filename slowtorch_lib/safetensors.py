@@ -152,10 +152,11 @@ def _check_tensors(tensors: Any) -> None:
             "Expected a dict of [str, torch.Tensor] but received "
             f"{type(tensors).__name__}"
         )
-    owners: dict[int, str] = {}
     for name, tensor in tensors.items():
         if not isinstance(name, str):
             raise TypeError(f"a tensor's name must be a str, not {name!r}")
+        if name == "__metadata__":
+            raise ValueError("the name '__metadata__' is reserved by safetensors")
         if not isinstance(tensor, Tensor):
             raise ValueError(
                 f"Key `{name}` is invalid, expected torch.Tensor but received "
@@ -166,12 +167,26 @@ def _check_tensors(tensors: Any) -> None:
                 f"You are trying to save a non contiguous tensor: `{name}`, which "
                 "is not allowed: call .contiguous() (or .clone()) first"
             )
-        other = owners.setdefault(id(tensor.untyped_storage()), name)
-        if other != name:
-            raise RuntimeError(
-                f"Some tensors share memory: {{{other!r}, {name!r}}}; save one of "
-                "them, or .clone() the others"
-            )
+    _check_no_overlap(tensors)
+
+
+def _check_no_overlap(tensors: Mapping[str, Tensor]) -> None:
+    """Refuses two tensors on the same elements of one storage (views of each
+    other), which would be saved twice and come back as two copies."""
+    spans: dict[int, list[tuple[int, int, str]]] = {}
+    for name, tensor in tensors.items():
+        begin = tensor.storage_offset()
+        if tensor.numel():
+            span = (begin, begin + tensor.numel(), name)
+            spans.setdefault(id(tensor.untyped_storage()), []).append(span)
+    for group in spans.values():
+        group.sort()
+        for (_, end, first), (begin, _, second) in zip(group, group[1:]):
+            if begin < end:
+                raise RuntimeError(
+                    f"Some tensors share memory: {{{first!r}, {second!r}}}; save "
+                    "one of them, or .clone() the others"
+                )
 
 
 def _check_metadata(metadata: Any) -> None:

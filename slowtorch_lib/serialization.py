@@ -57,7 +57,7 @@ from slowtorch_lib._weights_only_unpickler import (
     STORAGE_NAMES,
     StorageType,
     WeightsUnpickler,
-    check_nesting,
+    nested_too_deep,
 )
 from slowtorch_lib.nn.parameter import Parameter
 
@@ -98,8 +98,8 @@ def save(
     Raises:
         pickle.PicklingError: For an object that ``torch.load`` would refuse
             to load with ``weights_only=True`` (a module, a function...), or
-            containers nested more than ``MAX_NESTING`` deep (or in a cycle
-            through a tuple).
+            containers nested more than ``MAX_NESTING`` deep (or inside
+            themselves), which the loader would refuse.
         NotImplementedError: For other options than the defaults above.
     """
     if pickle_module is not pickle or pickle_protocol != 2:
@@ -146,18 +146,18 @@ class WeightsPickler:
 
     def dumps(self, obj: Any) -> bytes:
         """The pickle of ``obj``."""
+        if nested_too_deep(obj):
+            raise pickle.PicklingError(
+                f"save() stores containers nested at most {MAX_NESTING} deep, "
+                "and none inside itself"
+            )
         self.out += pickle.PROTO + bytes([2])
-        self.write(obj, 0)
+        self.write(obj)
         self.out += pickle.STOP
         return bytes(self.out)
 
-    def write(self, obj: Any, depth: int) -> None:
+    def write(self, obj: Any) -> None:
         """Appends the instructions that rebuild ``obj``."""
-        if depth > MAX_NESTING:
-            raise pickle.PicklingError(
-                f"save() stores containers nested at most {MAX_NESTING} deep (or a "
-                "tuple inside itself, which has no end)"
-            )
         if id(obj) in self._memo:
             self._get(self._memo[id(obj)])
         elif obj is None:
@@ -175,11 +175,11 @@ class WeightsPickler:
         elif isinstance(obj, Tensor):
             self._tensor(obj)
         elif isinstance(obj, tuple):
-            self._tuple(obj, depth)
+            self._tuple(obj)
         elif isinstance(obj, list):
-            self._list(obj, depth)
+            self._list(obj)
         elif isinstance(obj, dict):
-            self._dict(obj, depth)
+            self._dict(obj)
         else:
             raise pickle.PicklingError(
                 f"save() cannot store a {type(obj).__name__}: it stores tensors, "
@@ -207,22 +207,22 @@ class WeightsPickler:
     def _global(self, module: str, name: str) -> None:
         self.out += pickle.GLOBAL + f"{module}\n{name}\n".encode()
 
-    def _tuple(self, items: tuple[Any, ...], depth: int) -> None:
+    def _tuple(self, items: tuple[Any, ...]) -> None:
         self.out += pickle.MARK
         for item in items:
-            self.write(item, depth + 1)
+            self.write(item)
         self.out += pickle.TUPLE
 
-    def _list(self, items: list[Any], depth: int) -> None:
+    def _list(self, items: list[Any]) -> None:
         self.out += pickle.EMPTY_LIST
         self._put(items)
         if items:
             self.out += pickle.MARK
             for item in items:
-                self.write(item, depth + 1)
+                self.write(item)
             self.out += pickle.APPENDS
 
-    def _dict(self, items: dict[Any, Any], depth: int) -> None:
+    def _dict(self, items: dict[Any, Any]) -> None:
         if isinstance(items, OrderedDict):
             self._empty_ordered_dict()
         else:
@@ -231,8 +231,8 @@ class WeightsPickler:
         if items:
             self.out += pickle.MARK
             for key, value in items.items():
-                self.write(key, depth + 1)
-                self.write(value, depth + 1)
+                self.write(key)
+                self.write(value)
             self.out += pickle.SETITEMS
 
     def _empty_ordered_dict(self) -> None:
@@ -250,13 +250,13 @@ class WeightsPickler:
         self.out += pickle.MARK
         self._persistent_id(tensor.untyped_storage())
         self._int(tensor.storage_offset())
-        self._tuple(tensor.shape, 0)
-        self._tuple(tensor.stride(), 0)
-        self.write(tensor.requires_grad and not parameter, 0)
+        self._tuple(tensor.shape)
+        self._tuple(tensor.stride())
+        self.write(tensor.requires_grad and not parameter)
         self._empty_ordered_dict()
         self.out += pickle.TUPLE + pickle.REDUCE
         if parameter:
-            self.write(tensor.requires_grad, 0)
+            self.write(tensor.requires_grad)
             self._empty_ordered_dict()
             self.out += pickle.TUPLE + pickle.REDUCE
         self._put(tensor)
@@ -381,7 +381,11 @@ def load(
         result = unpickler.load()
     except pickle.UnpicklingError as error:
         raise pickle.UnpicklingError(f"Weights only load failed. {error}") from None
-    check_nesting(result)
+    if nested_too_deep(result):
+        raise pickle.UnpicklingError(
+            f"Weights only load failed. Containers are nested more than "
+            f"{MAX_NESTING} deep (or inside themselves)"
+        )
     return result
 
 

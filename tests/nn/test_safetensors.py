@@ -1,14 +1,13 @@
-"""save/load in the safetensors format: round trips, torch interop, bad files."""
+"""slowtorch_lib.safetensors, the engine's safetensors.torch: round trips,
+interop with the safetensors package and torch, bad files."""
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import random
 import struct
 import tracemalloc
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,14 @@ from hypothesis import given
 from hypothesis import strategies as hs
 
 import slowtorch_lib as st
-from slowtorch_lib.serialization import SafetensorError, deserialize, serialize
+from slowtorch_lib.safetensors import (
+    SafetensorError,
+    load,
+    load_file,
+    save,
+    save_file,
+    tensor_bytes,
+)
 from tests.parity import assert_same
 
 try:
@@ -33,8 +39,6 @@ needs_torch = pytest.mark.skipif(
 
 def bits(tensor: st.Tensor) -> bytes:
     """The exact bytes of the elements (so nan, -0.0 and inf compare exactly)."""
-    from slowtorch_lib.serialization import tensor_bytes
-
     return tensor_bytes(tensor)
 
 
@@ -62,12 +66,17 @@ def samples() -> dict[str, st.Tensor]:
     }
 
 
+def contiguous_samples() -> dict[str, st.Tensor]:
+    """The samples made contiguous, as safetensors only saves those."""
+    return {name: tensor.contiguous() for name, tensor in samples().items()}
+
+
 @pytest.mark.parametrize("name", list(samples()))
-def test_lone_tensor_round_trip(name: str, tmp_path: Path) -> None:
-    tensor = samples()[name]
+def test_one_tensor_round_trip(name: str, tmp_path: Path) -> None:
+    tensor = samples()[name].contiguous()
     path = tmp_path / "t.safetensors"
-    st.save(tensor, path)
-    loaded = st.load(path)
+    save_file({"t": tensor}, path)
+    loaded = load_file(path)["t"]
     assert type(loaded) is st.Tensor
     assert loaded.shape == tensor.shape and loaded.dtype is tensor.dtype
     assert bits(loaded) == bits(tensor)
@@ -75,33 +84,31 @@ def test_lone_tensor_round_trip(name: str, tmp_path: Path) -> None:
 
 
 def test_dict_round_trip_keeps_every_tensor(tmp_path: Path) -> None:
-    tensors = samples()
+    tensors = contiguous_samples()
     path = str(tmp_path / "d.safetensors")
-    st.save(tensors, path)
-    loaded = st.load(path)
-    assert isinstance(loaded, OrderedDict)
+    save_file(tensors, path, metadata={"format": "pt"})
+    loaded = load_file(path)
+    assert type(loaded) is dict
     assert sorted(loaded) == sorted(tensors)
     for key, tensor in tensors.items():
         assert loaded[key].shape == tensor.shape
         assert bits(loaded[key]) == bits(tensor)
 
 
-def test_shared_storage_is_saved_as_separate_copies() -> None:
+def test_disjoint_views_of_one_storage_are_saved_as_separate_copies() -> None:
     base = st.tensor([1.0, 2.0, 3.0, 4.0])
-    data = serialize({"whole": base, "half": base[2:]})
-    loaded = deserialize(data)
-    assert isinstance(loaded, dict)
+    data = save({"low": base[:2], "high": base[2:]})
+    loaded = load(data)
     with st.no_grad():
-        loaded["whole"][3] = 99.0
-    assert loaded["half"].tolist() == [3.0, 4.0]
-    assert len(data) - 8 - int.from_bytes(data[:8], "little") == 6 * 4
+        loaded["low"][1] = 99.0
+    assert loaded["high"].tolist() == [3.0, 4.0]
+    assert len(data) - 8 - int.from_bytes(data[:8], "little") == 4 * 4
 
 
-def test_file_objects_and_bytes_io() -> None:
-    buffer = io.BytesIO()
-    st.save({"w": st.ones(2, 2)}, buffer)
-    buffer.seek(0)
-    loaded = st.load(buffer)
+def test_bytes_round_trip() -> None:
+    data = save({"w": st.ones(2, 2)})
+    assert isinstance(data, bytes)
+    loaded = load(data)
     assert isinstance(loaded, dict) and loaded["w"].tolist() == [[1.0, 1.0]] * 2
 
 
@@ -127,9 +134,9 @@ def test_state_dict_round_trip_through_a_file(tmp_path: Path) -> None:
     with st.no_grad():
         for p in source.parameters():
             p.mul_(-3.0)
-    st.save(source.state_dict(), tmp_path / "model.safetensors")
+    save_file(source.state_dict(), tmp_path / "model.safetensors")
     target = state_dict_model(st)
-    result = target.load_state_dict(st.load(tmp_path / "model.safetensors"))
+    result = target.load_state_dict(load_file(tmp_path / "model.safetensors"))
     assert repr(result) == "<All keys matched successfully>"
     for key, value in source.state_dict().items():
         assert bits(target.state_dict()[key]) == bits(value)
@@ -142,24 +149,14 @@ def test_state_dict_round_trip_through_a_file(tmp_path: Path) -> None:
 
 @needs_torch
 def test_engine_file_loads_in_torch(tmp_path: Path) -> None:
-    tensors = samples()
+    tensors = contiguous_samples()
     path = tmp_path / "ours.safetensors"
-    st.save(tensors, path)
+    save_file(tensors, path)
     theirs = safetensors_torch.load_file(str(path))
     assert sorted(theirs) == sorted(tensors)
     for key, tensor in tensors.items():
         assert_same(tensor, theirs[key], exact=True)
         assert bits(tensor) == theirs[key].contiguous().numpy().tobytes()
-
-
-@needs_torch
-def test_engine_lone_tensor_loads_in_torch(tmp_path: Path) -> None:
-    path = tmp_path / "one.safetensors"
-    tensor = st.tensor([[1.0, 2.0], [3.0, 4.0]]).t()
-    st.save(tensor, path)
-    loaded = safetensors_torch.load_file(str(path))
-    assert list(loaded) == ["tensor"]
-    assert_same(tensor, loaded["tensor"], exact=True)
 
 
 @needs_torch
@@ -172,8 +169,8 @@ def test_torch_state_dict_loads_into_the_engine(tmp_path: Path) -> None:
     safetensors_torch.save_file(
         theirs.state_dict(), str(path), metadata={"format": "pt"}
     )
-    loaded = st.load(path)
-    assert isinstance(loaded, OrderedDict)
+    loaded = load_file(path)
+    assert type(loaded) is dict
     ours = state_dict_model(st)
     ours.load_state_dict(loaded)
     for key, value in theirs.state_dict().items():
@@ -192,8 +189,7 @@ def test_torch_tensors_of_every_dtype_load_exactly(tmp_path: Path) -> None:
     }
     path = tmp_path / "torch.safetensors"
     safetensors_torch.save_file(tensors, str(path))
-    loaded = st.load(path)
-    assert isinstance(loaded, OrderedDict)
+    loaded = load_file(path)
     for key, value in tensors.items():
         assert_same(loaded[key], value, exact=True)
         assert bits(loaded[key]) == value.numpy().tobytes()
@@ -201,22 +197,22 @@ def test_torch_tensors_of_every_dtype_load_exactly(tmp_path: Path) -> None:
 
 @needs_torch
 def test_files_are_byte_identical_to_the_reference_writer(tmp_path: Path) -> None:
-    tensors = {k: v for k, v in samples().items() if k != "param"}
+    tensors = {k: v for k, v in contiguous_samples().items() if k != "param"}
     tensors["z_last"] = st.ones(1, dtype=st.int64)
     tensors["a_first"] = st.zeros(2, dtype=st.bool)
     path = tmp_path / "reference.safetensors"
     safetensors_torch.save_file({k: to_torch(v) for k, v in tensors.items()}, str(path))
-    assert serialize(tensors) == path.read_bytes()
+    assert save(tensors) == path.read_bytes()
 
 
 def test_header_layout() -> None:
-    data = serialize({"w": st.ones(3)}, {"slowtorch_object": "tensor"})
+    data = save({"w": st.ones(3)}, {"format": "pt"})
     length = int.from_bytes(data[:8], "little")
     assert length % 8 == 0
     header = data[8 : 8 + length]
-    assert header.startswith(b'{"__metadata__":{"slowtorch_object":"tensor"},"w":')
+    assert header.startswith(b'{"__metadata__":{"format":"pt"},"w":')
     assert json.loads(header) == {
-        "__metadata__": {"slowtorch_object": "tensor"},
+        "__metadata__": {"format": "pt"},
         "w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 12]},
     }
     assert data[8 + length :] == struct.pack("<3f", 1.0, 1.0, 1.0)
@@ -227,23 +223,63 @@ def test_header_layout() -> None:
 # ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("obj", "error"),
-    [
-        ([st.ones(1)], TypeError),
-        (3.0, TypeError),
-        ({1: st.ones(1)}, TypeError),
-        ({"w": [1.0]}, TypeError),
-        ({"__metadata__": st.ones(1)}, ValueError),
-    ],
-)
-def test_save_refuses_what_it_cannot_store(
-    obj: Any, error: type, tmp_path: Path
-) -> None:
+def unsaveable() -> dict[str, tuple[Any, type]]:
+    """What safetensors refuses to save, and the exception it raises."""
+    matrix = st.arange(6.0).reshape(2, 3)
+    return {
+        "a list": ([st.ones(1)], ValueError),
+        "a lone tensor": (st.ones(2), ValueError),
+        "a number": (3.0, ValueError),
+        "an int key": ({1: st.ones(1)}, TypeError),
+        "a list value": ({"w": [1.0]}, ValueError),
+        "a transposed tensor": ({"w": matrix.t()}, ValueError),
+        "an expanded tensor": ({"w": st.ones(2, 1).expand(2, 3)}, ValueError),
+        "a strided view": ({"w": st.arange(6.0)[::2]}, ValueError),
+        "one tensor twice": ({"a": matrix, "b": matrix}, RuntimeError),
+        "overlapping views": ({"a": matrix, "b": matrix[1]}, RuntimeError),
+    }
+
+
+@pytest.mark.parametrize("name", list(unsaveable()))
+def test_save_refuses_what_safetensors_refuses(name: str, tmp_path: Path) -> None:
+    obj, error = unsaveable()[name]
     path = tmp_path / "bad.safetensors"
     with pytest.raises(error):
-        st.save(obj, path)
+        save_file(obj, path)
     assert not path.exists()
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(unsaveable()))
+def test_safetensors_refuses_them_with_the_same_exception(name: str) -> None:
+    obj, error = unsaveable()[name]
+    storages: dict[int, Any] = {}
+    if isinstance(obj, dict):
+        obj = {k: to_torch_view(v, storages) for k, v in obj.items()}
+    else:
+        obj = to_torch_view(obj, storages)
+    with pytest.raises(error):
+        safetensors_torch.save(obj)
+
+
+def to_torch_view(value: Any, storages: dict[int, Any]) -> Any:
+    """The same view in torch (same storage, offset, shape and strides), its
+    storage shared with the other views made with the same ``storages``."""
+    if not isinstance(value, st.Tensor):
+        return value
+    storage = value.untyped_storage()
+    if id(storage) not in storages:
+        storages[id(storage)] = torch.tensor(storage.data.tolist())
+    return storages[id(storage)].as_strided(
+        tuple(value.shape), value.stride(), value.storage_offset()
+    )
+
+
+def test_reserved_name_and_bad_metadata_are_refused() -> None:
+    with pytest.raises(ValueError, match="reserved"):
+        save({"__metadata__": st.ones(1)})
+    with pytest.raises(TypeError, match="metadata"):
+        save({"w": st.ones(1)}, metadata={"epoch": 3})  # type: ignore[dict-item]
 
 
 # ----------------------------------------------------------------------
@@ -326,9 +362,6 @@ BAD_FILES = {
     "bool byte 2": build(
         {"w": {"dtype": "BOOL", "shape": [2], "data_offsets": [0, 2]}}, b"\x01\x02"
     ),
-    "lone tensor lying": build(
-        {"__metadata__": {"slowtorch_object": "tensor"}, "a": F32_ENTRY}, EIGHT
-    ),
 }
 
 
@@ -337,7 +370,7 @@ def test_bad_files_are_refused_clearly(name: str, tmp_path: Path) -> None:
     path = tmp_path / "bad.safetensors"
     path.write_bytes(BAD_FILES[name])
     with pytest.raises(SafetensorError) as error:
-        st.load(path)
+        load_file(path)
     assert isinstance(error.value, RuntimeError)
     assert len(str(error.value)) > 20
 
@@ -379,7 +412,7 @@ def test_no_allocation_for_what_the_header_claims() -> None:
     tracemalloc.start()
     try:
         with pytest.raises(SafetensorError, match="buffer"):
-            deserialize(data)
+            load(data)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -387,15 +420,15 @@ def test_no_allocation_for_what_the_header_claims() -> None:
 
 
 def test_every_truncation_of_a_valid_file_is_refused() -> None:
-    data = serialize({"a": st.ones(2, 3), "b": st.tensor([1, 2]), "c": st.tensor(True)})
+    data = save({"a": st.ones(2, 3), "b": st.tensor([1, 2]), "c": st.tensor(True)})
     for cut in range(len(data)):
         with pytest.raises(SafetensorError):
-            deserialize(data[:cut])
-    deserialize(data)  # the whole file is fine
+            load(data[:cut])
+    load(data)  # the whole file is fine
 
 
 def test_random_corruption_never_escapes_as_another_error() -> None:
-    data = bytearray(serialize(samples()))
+    data = bytearray(save(contiguous_samples()))
     length = int.from_bytes(data[:8], "little")
     rng = random.Random(8)
     refused = 0
@@ -405,25 +438,28 @@ def test_random_corruption_never_escapes_as_another_error() -> None:
             position = rng.randrange(0, 8 + length)
             corrupted[position] = rng.randrange(256)
         try:
-            deserialize(bytes(corrupted))
+            load(bytes(corrupted))
         except SafetensorError:
             refused += 1
     assert refused > 200
 
 
-def test_text_mode_file_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "t.safetensors"
-    st.save(st.ones(2), path)
-    with (
-        open(path, encoding="latin-1") as text_file,
-        pytest.raises(TypeError, match="mode 'rb'"),
-    ):
-        st.load(text_file)
+def test_text_is_refused() -> None:
+    with pytest.raises(TypeError, match="bytes"):
+        load("{}")  # type: ignore[arg-type]
 
 
 def test_missing_file_is_file_not_found(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
-        st.load(tmp_path / "nothing.safetensors")
+        load_file(tmp_path / "nothing.safetensors")
+
+
+def test_load_file_runs_on_the_cpu_only(tmp_path: Path) -> None:
+    path = tmp_path / "w.safetensors"
+    save_file({"w": st.ones(1)}, path)
+    assert load_file(path, device="cpu")["w"].tolist() == [1.0]
+    with pytest.raises(AssertionError, match="CPU only"):
+        load_file(path, device="cuda")
 
 
 # ----------------------------------------------------------------------
@@ -461,8 +497,8 @@ def tensors(draw: Any) -> st.Tensor:
 @needs_torch
 @given(hs.dictionaries(names, tensors(), max_size=4))
 def test_any_state_dict_round_trips(state: dict[str, st.Tensor]) -> None:
-    data = serialize(state)
-    loaded = deserialize(data)
+    data = save(state)
+    loaded = load(data)
     assert isinstance(loaded, dict) and sorted(loaded) == sorted(state)
     for key, tensor in state.items():
         assert loaded[key].dtype is tensor.dtype
