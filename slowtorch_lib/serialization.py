@@ -337,7 +337,7 @@ def load(
     map_location: Any = None,
     pickle_module: Any = None,
     *,
-    weights_only: bool | None = True,
+    weights_only: bool | None = None,
     mmap: bool | None = None,
     **pickle_load_args: Any,
 ) -> Any:
@@ -353,9 +353,11 @@ def load(
         f: A file name, a path, or a file opened for binary reading.
         map_location: ``None``, ``"cpu"`` or a dict mapping saved locations to
             ``"cpu"``; with it, storages saved on another device come to the CPU.
-        pickle_module: Must be ``None``, as for ``torch.load`` with
-            ``weights_only=True``.
-        weights_only: Must be ``True`` (or ``None``, meaning the default).
+        pickle_module: Must be ``None``. (``torch.load`` refuses one with
+            ``weights_only=True``, and given one without ``weights_only``
+            runs a full unpickler, which this engine does not have.)
+        weights_only: ``True``, or ``None`` (the default), which means
+            ``True`` unless ``pickle_module`` is given, as in ``torch.load``.
             This engine loads weights only: a full unpickler would run
             whatever code the file names, so it has none.
         mmap: Accepted for compatibility; the file is always read into memory.
@@ -369,7 +371,8 @@ def load(
         RuntimeError: If the archive is not torch's zip format, is truncated,
             has compressed records or records that do not fit in it, or
             storages of another size than their tensors need.
-        NotImplementedError: For ``weights_only=False``.
+        NotImplementedError: For ``weights_only=False`` (or a
+            ``pickle_module`` without ``weights_only``).
     """
     _check_load_options(pickle_module, weights_only, pickle_load_args)
     locations = _location_map(map_location)
@@ -392,7 +395,9 @@ def load(
 def _check_load_options(
     pickle_module: Any, weights_only: bool | None, extra: dict[str, Any]
 ) -> None:
-    if weights_only is False:
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if not weights_only:
         raise NotImplementedError(
             "load(weights_only=False) would run whatever code the file's pickle "
             "names; this engine only loads weights (tensors, state dicts, "
@@ -540,7 +545,9 @@ class StorageReader:
         if key in self.storages:
             storage = self.storages[key]
             if storage.dtype is not d or len(storage) != numel:
-                raise pickle.UnpicklingError(f"storage {key} is named twice, unlike")
+                raise pickle.UnpicklingError(
+                    f"storage {key} is named with two dtypes or sizes"
+                )
             return storage
         record = f"data/{key}"
         expected = numel * d.itemsize
