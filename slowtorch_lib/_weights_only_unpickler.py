@@ -195,7 +195,7 @@ class WeightsUnpickler:
         "LONG1": "_push_arg",
         "BINFLOAT": "_push_arg",
         "BINUNICODE": "_push_arg",
-        "SHORT_BINSTRING": "_push_arg",
+        "SHORT_BINSTRING": "_push_python2_string",
         "EMPTY_TUPLE": "_push_empty_tuple",
         "EMPTY_LIST": "_push_empty_list",
         "EMPTY_DICT": "_push_empty_dict",
@@ -243,7 +243,13 @@ class WeightsUnpickler:
             raise pickle.UnpicklingError(f"the pickle is damaged: {error}") from None
         if not self.done:
             raise pickle.UnpicklingError("the pickle ends before STOP")
-        return self.stack.pop()
+        result = self.stack.pop()
+        if nested_too_deep(result):
+            raise pickle.UnpicklingError(
+                f"Containers are nested more than {MAX_NESTING} deep (or inside "
+                "themselves)"
+            )
+        return result
 
     # -- the stack and the memo ------------------------------------------
 
@@ -289,9 +295,11 @@ class WeightsUnpickler:
     # -- plain values ----------------------------------------------------
 
     def _push_arg(self, value: Any) -> None:
-        if isinstance(value, bytes):  # SHORT_BINSTRING, from Python 2
-            value = value.decode(self.encoding)
         self.stack.append(value)
+
+    def _push_python2_string(self, text: str) -> None:
+        """A Python 2 ``str``: bytes, which genops gives as latin-1 text."""
+        self.stack.append(text.encode("latin-1").decode(self.encoding))
 
     def _push_none(self, arg: None) -> None:
         self.stack.append(None)
@@ -356,17 +364,18 @@ class WeightsUnpickler:
 
     def _setitem(self, arg: None) -> None:
         value, key = self._pop(), self._pop()
-        self._set_items(self._target(dict), [key, value])
+        self._set_items(self._target(dict, OrderedDict), [key, value])
 
     def _setitems(self, arg: None) -> None:
         items = self._pop_mark()
-        self._set_items(self._target(dict), items)
+        self._set_items(self._target(dict, OrderedDict), items)
 
-    def _target(self, kind: type) -> Any:
+    def _target(self, *kinds: type) -> Any:
+        """The container on top of the stack, which must be one of ``kinds``."""
         target = self._top()
-        if type(target) not in (kind, OrderedDict if kind is dict else kind):
+        if type(target) not in kinds:
             raise pickle.UnpicklingError(
-                f"can only add items to a {kind.__name__}, not to a "
+                f"can only add items to a {kinds[0].__name__}, not to a "
                 f"{type(target).__name__}"
             )
         return target
@@ -425,8 +434,10 @@ class WeightsUnpickler:
                 "Can only build an OrderedDict from a dict, but got a "
                 f"{type(target).__name__}"
             )
-        if not all(type(key) is str for key in state):
-            raise pickle.UnpicklingError("attribute names must be strings")
+        if not all(type(key) is str and not hasattr(target, key) for key in state):
+            raise pickle.UnpicklingError(
+                "an OrderedDict's attributes must be new names (not its methods)"
+            )
         vars(target).update(state)
 
     def _persistent_load(self, arg: None) -> None:

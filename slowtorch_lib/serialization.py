@@ -67,6 +67,8 @@ PathOrFile = Union[str, "os.PathLike[str]", IO[bytes]]  # noqa: UP007
 
 ALIGNMENT = 64  # bytes: where each record's data starts (torch.save's default)
 FORMAT_VERSION = "3"  # the ``version`` record torch 2.x writes
+
+
 # ----------------------------------------------------------------------
 # Saving
 # ----------------------------------------------------------------------
@@ -343,11 +345,11 @@ def load(
 ) -> Any:
     """Reads a file that ``torch.save`` (or :func:`save`) wrote.
 
-    Only weights are loaded, as ``torch.load`` does by default: tensors,
-    ``Parameter``\\ s, dicts (and ``OrderedDict``\\ s) lists and tuples of
-    them, numbers, strings, ``None`` and dtypes. Tensors that shared a
-    storage when saved share one again. The pickle is run by
-    :class:`WeightsUnpickler`, which refuses anything else before running it.
+    Only weights are loaded, as ``torch.load`` does by default: tensors and
+    parameters, dicts (plain or ordered), lists and tuples of them, numbers,
+    strings, ``None`` and dtypes. Tensors that shared a storage when saved
+    share one again. The pickle is run by ``WeightsUnpickler``, which refuses
+    anything else before running it.
 
     Args:
         f: A file name, a path, or a file opened for binary reading.
@@ -381,15 +383,9 @@ def load(
     encoding = pickle_load_args.get("encoding", "ASCII")
     unpickler = WeightsUnpickler(archive.read("data.pkl"), storages.load, encoding)
     try:
-        result = unpickler.load()
+        return unpickler.load()
     except pickle.UnpicklingError as error:
         raise pickle.UnpicklingError(f"Weights only load failed. {error}") from None
-    if nested_too_deep(result):
-        raise pickle.UnpicklingError(
-            f"Weights only load failed. Containers are nested more than "
-            f"{MAX_NESTING} deep (or inside themselves)"
-        )
-    return result
 
 
 def _check_load_options(

@@ -68,6 +68,7 @@ def sample(lib: Any) -> dict[Any, Any]:
         "strided": matrix[::2, 1::2],
         "expanded": lib.tensor([[1.0], [2.0]]).expand(2, 3),
         "requires_grad": lib.ones(2, requires_grad=True),
+        "computed": lib.ones(2, requires_grad=True) * 2,  # saved as a leaf
         "param": lib.nn.Parameter(lib.tensor([1.0, 2.0])),
         "frozen": lib.nn.Parameter(lib.ones(1), requires_grad=False),
         "state_dict": state_dict_model(lib).state_dict(),
@@ -540,6 +541,19 @@ PICKLE_ATTACKS: dict[str, tuple[bytes, bool]] = {
         False,
     ),
     "100,000 open MARKs": (HEAD + P.MARK * 100_000 + P.STOP, False),
+    "BUILD hiding an OrderedDict's method": (
+        HEAD
+        + glob("collections", "OrderedDict")
+        + P.EMPTY_TUPLE
+        + P.REDUCE
+        + P.EMPTY_DICT
+        + text("items")
+        + glob("collections", "OrderedDict")
+        + P.SETITEM
+        + P.BUILD
+        + P.STOP,
+        False,
+    ),
     "a list inside itself": (
         HEAD
         + P.EMPTY_LIST
@@ -627,6 +641,27 @@ def test_a_valid_hand_written_pickle_loads() -> None:
     """The attacks above are refused for what they do, not for their form."""
     loaded = st.load(io.BytesIO(archive(HEAD + tensor_pickle() + P.STOP)))
     assert loaded.tolist() == [1.5, -2.0]
+
+
+def test_metadata_and_python_2_strings_load() -> None:
+    metadata = P.EMPTY_DICT + text("_metadata") + P.EMPTY_DICT + P.SETITEM
+    pickled = (
+        HEAD
+        + glob("collections", "OrderedDict")
+        + P.EMPTY_TUPLE
+        + P.REDUCE
+        + P.SHORT_BINSTRING
+        + b"\x04caf\xe9"
+        + tensor_pickle()
+        + P.SETITEM
+        + metadata
+        + P.BUILD
+        + P.STOP
+    )
+    loaded = st.load(io.BytesIO(archive(pickled)), encoding="latin1")
+    assert list(loaded) == ["café"] and loaded._metadata == {}
+    with pytest.raises(pickle.UnpicklingError, match="damaged"):
+        st.load(io.BytesIO(archive(pickled)))  # not ASCII
 
 
 def test_a_cuda_storage_needs_map_location() -> None:
