@@ -269,7 +269,10 @@ def to_torch_view(value: Any, storages: dict[int, Any]) -> Any:
         return value
     storage = value.untyped_storage()
     if id(storage) not in storages:
-        storages[id(storage)] = torch.tensor(storage.data.tolist())
+        kind = getattr(torch, storage.dtype.name)
+        raw = bytearray(storage.data.tobytes())  # the exact bits, nan included
+        copy = torch.frombuffer(raw, dtype=kind) if raw else torch.empty(0, dtype=kind)
+        storages[id(storage)] = copy
     return storages[id(storage)].as_strided(
         tuple(value.shape), value.stride(), value.storage_offset()
     )

@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
 
 import slowtorch_lib as st
 from slowtorch_lib._weights_only_unpickler import MAX_NESTING, rebuild_tensor_v2
 from slowtorch_lib.serialization import zip_archive
-from tests.nn.test_safetensors import state_dict_model
+from tests.nn.test_safetensors import state_dict_model, tensors, to_torch_view
 
 try:
     import torch
@@ -89,7 +91,7 @@ def describe(obj: Any, storages: dict[Any, int]) -> Any:
             key: Any = id(storage)
             raw = storage.data.tobytes()
         else:
-            key, raw = storage.data_ptr(), bytes(storage.tolist())
+            key, raw = storage._cdata, bytes(storage.tolist())  # its StorageImpl
         number = storages.setdefault(key, len(storages))
         geometry = (tuple(obj.shape), tuple(obj.stride()), obj.storage_offset())
         kind = (type(obj).__name__, str(obj.dtype), obj.requires_grad)
@@ -169,6 +171,49 @@ def test_an_object_saved_twice_comes_back_as_one(tmp_path: Path) -> None:
     st.save([tensor, tensor, inner, inner], tmp_path / "same.pt")
     for loaded in (st.load(tmp_path / "same.pt"), torch.load(tmp_path / "same.pt")):
         assert loaded[0] is loaded[1] and loaded[2] is loaded[3]
+
+
+@hs.composite
+def views(draw: Any) -> st.Tensor:
+    """A tensor, or a view of it: transposed, narrowed or strided."""
+    tensor = draw(tensors())
+    if tensor.dim() >= 2 and draw(hs.booleans()):
+        tensor = tensor.transpose(0, tensor.dim() - 1)
+    if tensor.dim() >= 1 and tensor.shape[0] > 1 and draw(hs.booleans()):
+        tensor = tensor[draw(hs.integers(0, 1)) :: draw(hs.integers(1, 2))]
+    return tensor
+
+
+leaves = hs.one_of(views(), hs.integers(-(2**70), 2**70), hs.text(max_size=5))
+nests = hs.recursive(
+    leaves,
+    lambda inner: hs.one_of(
+        hs.lists(inner, max_size=3),
+        hs.dictionaries(hs.text(max_size=4), inner, max_size=3),
+    ),
+    max_leaves=6,
+)
+
+
+@needs_torch
+@given(nests)
+def test_any_nest_of_views_round_trips_through_torch_both_ways(obj: Any) -> None:
+    theirs = torch.load(io.BytesIO(saved(obj)))
+    assert_same_objects(obj, theirs)
+    storages: dict[int, Any] = {}
+    buffer = io.BytesIO()
+    torch.save(to_torch(obj, storages), buffer)
+    buffer.seek(0)
+    assert_same_objects(st.load(buffer), obj)
+
+
+def to_torch(obj: Any, storages: dict[int, Any]) -> Any:
+    """The same nest in torch, views sharing storage as in ``obj``."""
+    if isinstance(obj, list):
+        return [to_torch(item, storages) for item in obj]
+    if isinstance(obj, dict):
+        return {key: to_torch(value, storages) for key, value in obj.items()}
+    return to_torch_view(obj, storages)
 
 
 # ----------------------------------------------------------------------
