@@ -101,7 +101,7 @@ def rebuild_tensor_v2(
     )
     needed = storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     if 0 in size:
-        needed = storage_offset
+        needed = 0  # an empty tensor reads nothing, wherever it starts
     _refuse_unless(
         needed <= len(storage),
         f"a tensor of size {list(size)}, stride {list(stride)} and offset "

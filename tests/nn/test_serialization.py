@@ -63,6 +63,7 @@ def sample(lib: Any) -> dict[Any, Any]:
         "bool": lib.tensor([[True, False, True]]),
         "scalar": lib.tensor(2.5),
         "empty": lib.zeros(0, 3),
+        "empty_past_the_end": lib.zeros(2, 0)[1:],  # offset 1 in an empty storage
         "matrix": matrix,
         "transposed": matrix.t(),
         "row": matrix[1],
