@@ -418,6 +418,16 @@ notebook and check it again. To hand in, hand in the notebooks.
 """
 
 
+CLASS_NOTE = """
+
+## In this class edition
+
+The engine's exercise pieces are stubs here, and there are no worked solutions:
+you write the pieces. A piece that passes its check is saved into `my_engine/`
+and the engine uses it from then on, in every notebook (see `../README.md`).
+"""
+
+
 def release(out: Path, give: Collection[str] = ()) -> list[Path]:
     """Writes a class edition into ``out`` (an empty or new folder).
 
@@ -435,6 +445,9 @@ def release(out: Path, give: Collection[str] = ()) -> list[Path]:
     shutil.copytree(PACKAGE, out / "course", ignore=course_ignore)
     _apply(plan(give)[0], PACKAGE, out / "course")
     shutil.copytree(ROOT / "exercises", out / "exercises", ignore=IGNORE)
+    notes = out / "exercises" / "README.md"
+    if notes.exists():
+        notes.write_text(notes.read_text("utf-8").rstrip() + CLASS_NOTE, "utf-8")
     (out / "exercises" / FOLDER).mkdir()
     (out / "exercises" / FOLDER / "README.md").write_text(README, "utf-8")
     for name in ("pyproject.toml", "requirements.txt"):

@@ -167,9 +167,10 @@ def save_piece(piece: Piece, source: str) -> Path:
     path = folder / piece.file_name
     header = [
         f"# Exercise {piece.id}, {piece.name}: your piece of the engine, written in",
-        f"# {piece.notebook}. It replaces {piece.target}",
-        "# in the class edition's engine, in every notebook. It was saved when it",
-        f'# passed all the public cases; course.reset("{piece.id}") removes it.',
+        f"# {piece.notebook} and saved when it passed its check. In the class",
+        "# edition's engine it replaces, in every notebook,",
+        f"#     {piece.target}",
+        f'# course.reset("{piece.id}") deletes it.',
         "",
     ]
     path.write_text("\n".join(header) + "\n" + source.rstrip() + "\n", "utf-8")
