@@ -506,3 +506,20 @@ print(json.dumps([ours, theirs]))
     assert len(ours) == len(theirs) == 20
     for step, (a, b) in enumerate(zip(ours, theirs)):
         assert abs(a - b) <= 1e-5 * max(1.0, abs(b)), (step, a, b)
+
+
+def test_write_engine_for_a_grader_loads_no_saved_piece(tmp_path: Path) -> None:
+    edition.write_engine(tmp_path, give={"1.5"}, load_saved=False)
+    init = (tmp_path / "slowtorch_lib/__init__.py").read_text("utf-8")
+    assert "load_saved" not in init
+    strides = (tmp_path / "slowtorch_lib/_strides.py").read_text("utf-8")
+    assert "exercise 1.5" not in strides and "exercise 1.7" in strides
+    (tmp_path / "my_engine").mkdir()
+    (tmp_path / "my_engine/ex1_7_position_list.py").write_text(
+        "def position_list(shape, strides, offset):\n    return [offset]\n"
+    )
+    code = (
+        "import slowtorch_lib._class as c, slowtorch_lib as torch\n"
+        "print(c.GIVEN, c.saved_pieces.loaded(), torch.zeros(2, 3).stride())\n"
+    )
+    assert run_python(tmp_path, "-c", code, cwd=tmp_path) == "('1.5',) [] (3, 1)\n"
