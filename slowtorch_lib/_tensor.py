@@ -1066,6 +1066,117 @@ class Tensor:
     def log1p_(self) -> Tensor:
         return self._inplace(_pointwise.log1p)
 
+    def log10(self) -> Tensor:
+        return _pointwise.log10(self)
+
+    def log10_(self) -> Tensor:
+        return self._inplace(_pointwise.log10)
+
+    def log2(self) -> Tensor:
+        return _pointwise.log2(self)
+
+    def log2_(self) -> Tensor:
+        return self._inplace(_pointwise.log2)
+
+    def exp2(self) -> Tensor:
+        return _pointwise.exp2(self)
+
+    def exp2_(self) -> Tensor:
+        return self._inplace(_pointwise.exp2)
+
+    def expm1(self) -> Tensor:
+        return _pointwise.expm1(self)
+
+    def expm1_(self) -> Tensor:
+        return self._inplace(_pointwise.expm1)
+
+    def tan(self) -> Tensor:
+        return _pointwise.tan(self)
+
+    def tan_(self) -> Tensor:
+        return self._inplace(_pointwise.tan)
+
+    def sinh(self) -> Tensor:
+        return _pointwise.sinh(self)
+
+    def sinh_(self) -> Tensor:
+        return self._inplace(_pointwise.sinh)
+
+    def cosh(self) -> Tensor:
+        return _pointwise.cosh(self)
+
+    def cosh_(self) -> Tensor:
+        return self._inplace(_pointwise.cosh)
+
+    def asin(self) -> Tensor:
+        return _pointwise.asin(self)
+
+    def asin_(self) -> Tensor:
+        return self._inplace(_pointwise.asin)
+
+    def acos(self) -> Tensor:
+        return _pointwise.acos(self)
+
+    def acos_(self) -> Tensor:
+        return self._inplace(_pointwise.acos)
+
+    def atan(self) -> Tensor:
+        return _pointwise.atan(self)
+
+    def atan_(self) -> Tensor:
+        return self._inplace(_pointwise.atan)
+
+    def log_(self) -> Tensor:
+        return self._inplace(_pointwise.log)
+
+    def sin_(self) -> Tensor:
+        return self._inplace(_pointwise.sin)
+
+    def cos_(self) -> Tensor:
+        return self._inplace(_pointwise.cos)
+
+    def tanh_(self) -> Tensor:
+        return self._inplace(_pointwise.tanh)
+
+    def sigmoid_(self) -> Tensor:
+        return self._inplace(_pointwise.sigmoid)
+
+    def reciprocal_(self) -> Tensor:
+        return self._inplace(_pointwise.reciprocal)
+
+    def rsqrt_(self) -> Tensor:
+        return self._inplace(_pointwise.rsqrt)
+
+    def square_(self) -> Tensor:
+        return self._inplace(_pointwise.square)
+
+    def abs_(self) -> Tensor:
+        return self._inplace(_pointwise.abs)
+
+    def arcsin(self) -> Tensor:
+        return _pointwise.asin(self)
+
+    def arccos(self) -> Tensor:
+        return _pointwise.acos(self)
+
+    def arctan(self) -> Tensor:
+        return _pointwise.atan(self)
+
+    def atan2(self, other: Tensor) -> Tensor:
+        return _pointwise.atan2(self, other)
+
+    def atan2_(self, other: Tensor) -> Tensor:
+        return self._inplace(_pointwise.atan2, other)
+
+    def arctan2(self, other: Tensor) -> Tensor:
+        return _pointwise.atan2(self, other)
+
+    def hypot(self, other: Tensor) -> Tensor:
+        return _pointwise.hypot(self, other)
+
+    def hypot_(self, other: Tensor) -> Tensor:
+        return self._inplace(_pointwise.hypot, other)
+
     # ------------------------------------------------------------------
     # Copies, casts and fills (ops/copying.py)
     # ------------------------------------------------------------------
