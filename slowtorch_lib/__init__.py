@@ -17,8 +17,9 @@ What is matched with PyTorch, and what is not:
   ``grad_fn`` names of the graph (``MulBackward0``); the exception type of
   every error, and its message where a learner would read it.
 * Not matched: speed and memory; random numbers (the same seed gives a
-  reproducible stream, not PyTorch's); the devices (the CPU only: asking
-  for ``cuda`` raises as PyTorch does on a machine without a GPU); dtypes
+  reproducible stream, not PyTorch's); the devices (the CPU only: ``cuda``
+  can be named, and putting a tensor there raises as PyTorch does on a
+  machine without a GPU; ``torch.cuda.is_available()`` is False); dtypes
   other than float32, float64, int64 and bool; the C++ internals (hooks
   on storages, dispatch keys, ``torch.compile``).
 * An option that PyTorch accepts and this engine does not support raises
@@ -43,6 +44,7 @@ from slowtorch_lib import (
     _rng,
     _tensor,
     autograd,
+    cuda,
     nn,
     optim,
     utils,
@@ -146,6 +148,7 @@ __all__ = [
     "bool",
     "broadcast_shapes",
     "can_cast",
+    "cuda",
     "device",
     "double",
     "dtype",

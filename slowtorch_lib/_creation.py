@@ -21,7 +21,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_scalar
 from slowtorch_lib._strides import numel
-from slowtorch_lib._tensor import Tensor, check_device, device, from_values
+from slowtorch_lib._tensor import CPU, Tensor, check_device, device, from_values
 
 __all__ = [
     "arange",
@@ -31,9 +31,11 @@ __all__ = [
     "eye",
     "full",
     "full_like",
+    "get_default_device",
     "linspace",
     "ones",
     "ones_like",
+    "set_default_device",
     "tensor",
     "zeros",
     "zeros_like",
@@ -693,3 +695,23 @@ def fused_multiply_add(a: float, b: int, c: float, d: dtype) -> float:
     # float32 keeps 24 significant bits: scale them to an integer, round it.
     exponent = max(math.frexp(float(exact))[1] - 24, -149)
     return math.ldexp(round(exact / Fraction(2) ** exponent), exponent)
+
+
+# ----------------------------------------------------------------------
+# The default device
+# ----------------------------------------------------------------------
+
+
+def set_default_device(device: DeviceArg) -> None:
+    """Sets where new tensors are made. Only the CPU (or ``None``) is accepted.
+
+    Raises:
+        AssertionError: For ``cuda``, as PyTorch without CUDA (PyTorch raises
+            it at the next tensor made; this engine raises it here).
+    """
+    check_device(device)
+
+
+def get_default_device() -> device:
+    """Where new tensors are made: the CPU."""
+    return CPU

@@ -82,53 +82,83 @@ class Size(tuple):  # type: ignore[type-arg]
 
 
 class device:
-    """Where a tensor lives. This engine has one device: the CPU.
+    """Where a tensor lives: ``device("cpu")``, ``device("cuda:0")``.
+
+    Any device PyTorch names can be described, as on a machine without a
+    GPU; only the CPU can hold a tensor. Putting one anywhere else raises
+    what PyTorch raises there (see :func:`check_device`).
 
     Raises:
-        AssertionError: For ``"cuda"``, as PyTorch does on a machine without it.
-        RuntimeError: For a name that is no device at all.
+        RuntimeError: For a name that is no device at all, or a bad index.
     """
 
-    __slots__ = ("type",)
+    __slots__ = ("index", "type")
     type: str
+    index: int | None
 
-    def __init__(self, type: str | device = "cpu") -> None:
-        name = type.type if isinstance(type, device) else str(type)
-        kind = name.split(":")[0]
-        if kind in ("cuda", "mps", "xpu"):
-            raise AssertionError(
-                f"slowtorch runs on the CPU only; device '{name}' is not available. "
-                "Use device='cpu' (or leave the device out)."
-            )
-        if kind != "cpu":
+    def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        name = str(type)
+        kind, _, number = name.partition(":")
+        if kind not in DEVICE_TYPES:
             raise RuntimeError(
-                f"Expected one of cpu, cuda, mps device type at start of device "
+                "Expected one of cpu, cuda, mps device type at start of device "
                 f"string: {name}"
             )
-        self.type = "cpu"
+        if number:
+            if not number.isdigit() or index is not None:
+                raise RuntimeError(f"Invalid device string: '{name}'")
+            index = int(number)
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
+        self.type, self.index = kind, index
 
     def __repr__(self) -> str:
-        return "device(type='cpu')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self) -> str:
-        return "cpu"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            return other == "cpu"
-        return isinstance(other, device)
+        if not isinstance(other, device):
+            return False
+        return (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
-        return hash("cpu")
+        return hash((self.type, self.index))
 
+
+# PyTorch's words where a GPU is needed and there is none, and ours.
+NO_CUDA = "Torch not compiled with CUDA enabled (this engine runs on the CPU only)"
+
+# The device types PyTorch names; this engine has only the first.
+DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta", "hip")
 
 CPU = device("cpu")
 
 
 def check_device(requested: str | device | None) -> None:
-    """Accepts ``None`` or the CPU; refuses any other device clearly."""
-    if requested is not None:
-        device(requested)
+    """Accepts ``None`` or the CPU; refuses any other device as PyTorch does
+    on a machine without it.
+
+    Raises:
+        AssertionError: For ``cuda``: ``Torch not compiled with CUDA enabled``.
+        RuntimeError: For another device, or a name that is no device.
+    """
+    if requested is None:
+        return
+    where = device(requested)
+    if where.type == "cuda":
+        raise AssertionError(NO_CUDA)
+    if where.type != "cpu":
+        raise RuntimeError(
+            f"PyTorch is not linked with support for {where.type} devices "
+            "(this engine runs on the CPU only)"
+        )
 
 
 def typename(value: object) -> str:
@@ -1215,6 +1245,10 @@ class Tensor:
 
     def cpu(self) -> Tensor:
         return self
+
+    def cuda(self, device: int | str | None = None, **kwargs: Any) -> Tensor:
+        """Refused as PyTorch refuses it on a machine without a GPU."""
+        raise AssertionError(NO_CUDA)
 
     def copy_(self, source: Tensor) -> Tensor:
         """Copies ``source`` (broadcast to this shape) into this tensor."""
