@@ -73,7 +73,9 @@ from slowtorch_lib._tensor import Size, Tensor, device
 from slowtorch_lib.autograd import engine, history
 from slowtorch_lib.autograd.grad_mode import (
     enable_grad,
+    inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
@@ -158,7 +160,9 @@ __all__ = [
     "float64",
     "get_default_dtype",
     "int64",
+    "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "long",
     "no_grad",
     "promote_types",

@@ -177,6 +177,22 @@ def typename(value: object) -> str:
     return f"{module}.{kind.__qualname__}"
 
 
+class _InferenceMode:
+    """Whether inference mode is on: every tensor made then is an inference
+    tensor. Switched by :class:`slowtorch_lib.autograd.grad_mode.inference_mode`."""
+
+    enabled: bool = False
+
+
+INFERENCE_MODE = _InferenceMode()
+
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed."
+    "You can make a clone to get a normal tensor before doing inplace update."
+    "See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
 class Tensor:
     """A multi-dimensional array of numbers of one dtype, that can track gradients.
 
@@ -190,6 +206,7 @@ class Tensor:
         "_grad",
         "_grad_accumulator",
         "_grad_fn",
+        "_inference",
         "_offset",
         "_one_of_many",
         "_output_nr",
@@ -220,6 +237,7 @@ class Tensor:
     _view_version: int  # for a view: storage version its history is from
     _views: list[weakref.ref[Tensor]] | None  # for a base: its views
     _one_of_many: str | None  # for one of split()'s views: which one
+    _inference: bool  # made in inference mode (or a view of such a tensor)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(
@@ -252,6 +270,9 @@ class Tensor:
         self._view_version = 0
         self._views = None
         self._one_of_many = None
+        self._inference = INFERENCE_MODE.enabled or (
+            base is not None and base._inference
+        )
         return self
 
     # ------------------------------------------------------------------
@@ -482,6 +503,10 @@ class Tensor:
     # Autograd state
     # ------------------------------------------------------------------
 
+    def is_inference(self) -> builtins.bool:
+        """Whether this tensor was made in inference mode (or is a view of one)."""
+        return self._inference
+
     @property
     def requires_grad(self) -> bool:
         """Whether operations on this tensor are recorded for autograd."""
@@ -498,6 +523,11 @@ class Tensor:
         if flag and not self.dtype.is_floating_point:
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients"
+            )
+        if flag and self._inference and not INFERENCE_MODE.enabled:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside "
+                "InferenceMode is not allowed."
             )
         self._requires_grad = builtins.bool(flag)
 
