@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import builtins
 import copy
+import functools
 import warnings
 import weakref
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
@@ -61,11 +62,43 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import sorting as _sorting
     from slowtorch_lib.ops import views as _views
 
-__all__ = ["Size", "Tensor", "bind_ops", "device", "from_values"]
+__all__ = [
+    "Size",
+    "Tensor",
+    "bind_ops",
+    "device",
+    "from_values",
+    "keepdims_alias",
+]
 
 # Aliases are evaluated at import, on Python 3.10 too: hence ``Union``.
 TensorOrScalar = Union["Tensor", int, float, bool]  # noqa: UP007
 ShapeArg = Union[int, Sequence[int]]  # noqa: UP007
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def keepdims_alias(function: F) -> F:
+    """Lets a reduction take numpy's spelling ``keepdims=`` for ``keepdim=``,
+    as PyTorch's reductions do.
+
+    Raises:
+        TypeError: If both spellings are given.
+    """
+
+    @functools.wraps(function)
+    def reduction(*args: Any, **kwargs: Any) -> Any:
+        if "keepdims" in kwargs:
+            if "keepdim" in kwargs:
+                raise TypeError(
+                    f"{function.__name__}() got an unexpected keyword argument "
+                    "'keepdims'"
+                )
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return function(*args, **kwargs)
+
+    return reduction  # type: ignore[return-value]
 
 
 class Size(tuple):  # type: ignore[type-arg]
@@ -1372,6 +1405,7 @@ class Tensor:
         """Sums down to ``size``: the reverse of broadcasting to this shape."""
         return _reduction.sum_to_size(self, _shape_arg(size))
 
+    @keepdims_alias
     def sum(
         self,
         dim: ShapeArg | None = None,
@@ -1381,6 +1415,7 @@ class Tensor:
     ) -> Tensor:
         return _reduction.sum(self, dim, keepdim, dtype=dtype)
 
+    @keepdims_alias
     def mean(
         self,
         dim: ShapeArg | None = None,
@@ -1390,27 +1425,35 @@ class Tensor:
     ) -> Tensor:
         return _reduction.mean(self, dim, keepdim, dtype=dtype)
 
+    @keepdims_alias
     def prod(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.prod(self, dim, keepdim)
 
+    @keepdims_alias
     def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return _reduction.max(self, dim, keepdim)
 
+    @keepdims_alias
     def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return _reduction.min(self, dim, keepdim)
 
+    @keepdims_alias
     def amax(self, dim: ShapeArg = (), keepdim: builtins.bool = False) -> Tensor:
         return _reduction.amax(self, dim, keepdim)
 
+    @keepdims_alias
     def amin(self, dim: ShapeArg = (), keepdim: builtins.bool = False) -> Tensor:
         return _reduction.amin(self, dim, keepdim)
 
+    @keepdims_alias
     def argmax(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.argmax(self, dim, keepdim)
 
+    @keepdims_alias
     def argmin(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.argmin(self, dim, keepdim)
 
+    @keepdims_alias
     def var(
         self,
         dim: ShapeArg | None = None,
@@ -1421,6 +1464,7 @@ class Tensor:
     ) -> Tensor:
         return _reduction.var(self, dim, unbiased, keepdim, correction=correction)
 
+    @keepdims_alias
     def std(
         self,
         dim: ShapeArg | None = None,
@@ -1431,9 +1475,11 @@ class Tensor:
     ) -> Tensor:
         return _reduction.std(self, dim, unbiased, keepdim, correction=correction)
 
+    @keepdims_alias
     def all(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.all(self, dim, keepdim)
 
+    @keepdims_alias
     def any(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.any(self, dim, keepdim)
 

@@ -17,7 +17,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_values, ieee_div, ieee_sqrt, reduced_shape
 from slowtorch_lib._strides import normalize_dims, numel
-from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
 from slowtorch_lib._tensor_kernels import reduction_groups
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
@@ -155,6 +155,7 @@ def _check_differentiable_dtype(input: Tensor, dtype: dtype | None) -> None:
         raise RuntimeError(f"Autograd not support dtype: {dtype.c_name}")
 
 
+@keepdims_alias
 def sum(
     input: Tensor,
     dim: Dims = None,
@@ -170,6 +171,7 @@ def sum(
     return Sum.apply(input, dims=_dims(dim, ndim), keepdim=keepdim, dtype=dtype)
 
 
+@keepdims_alias
 def mean(
     input: Tensor,
     dim: Dims = None,
@@ -303,6 +305,7 @@ class ProdAll(Prod):
     grad_fn_name = "ProdBackward0"
 
 
+@keepdims_alias
 def prod(
     input: Tensor,
     dim: int | None = None,
@@ -527,6 +530,7 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
     return MaxResult(values, indices) if is_max else MinResult(values, indices)
 
 
+@keepdims_alias
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The largest element; with ``dim``, a ``(values, indices)`` pair.
 
@@ -535,11 +539,13 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme("max", input, dim, keepdim)
 
 
+@keepdims_alias
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The smallest element; with ``dim``, a ``(values, indices)`` pair."""
     return _extreme("min", input, dim, keepdim)
 
 
+@keepdims_alias
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The largest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amax", input, dim)
@@ -547,6 +553,7 @@ def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
 
 
+@keepdims_alias
 def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The smallest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amin", input, dim)
@@ -573,11 +580,13 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     )
 
 
+@keepdims_alias
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (of the flattened tensor if no ``dim``)."""
     return _arg_extreme("argmax", input, dim, keepdim)
 
 
+@keepdims_alias
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element (of the flattened tensor if no ``dim``)."""
     return _arg_extreme("argmin", input, dim, keepdim)
@@ -706,6 +715,7 @@ def _check_floating(input: Tensor) -> None:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
+@keepdims_alias
 def var(
     input: Tensor,
     dim: Dims = None,
@@ -728,6 +738,7 @@ def var(
     )
 
 
+@keepdims_alias
 def std(
     input: Tensor,
     dim: Dims = None,
@@ -755,6 +766,7 @@ def std(
 # ----------------------------------------------------------------------
 
 
+@keepdims_alias
 def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where every element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
@@ -762,6 +774,7 @@ def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     return from_values(values, reduced_shape(input._shape, dims, keepdim), dtypes.bool_)
 
 
+@keepdims_alias
 def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where some element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
