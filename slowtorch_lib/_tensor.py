@@ -1736,6 +1736,15 @@ class Tensor:
         """Fills with 1 (probability ``p``) or 0 (see :mod:`slowtorch_lib._rng`)."""
         return _rng.bernoulli_(self, p, generator=generator)
 
+    def multinomial(
+        self,
+        num_samples: int,
+        replacement: builtins.bool = False,
+        *,
+        generator: Any = None,
+    ) -> Tensor:
+        return _rng.multinomial(self, num_samples, replacement, generator=generator)
+
     def bernoulli(self, p: Any = None, *, generator: Any = None) -> Tensor:
         """0 or 1 for each element, 1 with the element's probability (or ``p``)."""
         return _rng.bernoulli(self, p, generator=generator)
