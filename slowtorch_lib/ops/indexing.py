@@ -98,10 +98,13 @@ def _as_items(index: Any) -> tuple[Any, ...]:
     """The index as a tuple of items, one per ``[...]`` entry.
 
     A list that holds slices, ``None``, ``...``, lists or tensors is read as a
-    tuple (``x[[0, [1]]]`` is ``x[0, [1]]``), as NumPy used to do.
+    tuple (``x[[0, [1]]]`` is ``x[0, [1]]``), as NumPy used to do. A ``range``
+    is read as the list of its integers (``x[range(n), y]``).
     """
+    if isinstance(index, range):
+        return (list(index),)
     if isinstance(index, tuple):
-        return index
+        return tuple(list(item) if isinstance(item, range) else item for item in index)
     if isinstance(index, list) and len(index) < 32:
         for item in index:
             if isinstance(item, (Tensor, list, tuple, slice)) or item is None:
