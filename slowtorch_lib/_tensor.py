@@ -1624,6 +1624,9 @@ class Tensor:
     # Rearranging (ops/rearrange.py)
     # ------------------------------------------------------------------
 
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        return _rearrange.roll(self, shifts, dims)
+
     def flip(self, *dims: Any) -> Tensor:
         return _rearrange.flip(self, _shape_arg(dims))
 

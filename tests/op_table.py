@@ -560,3 +560,9 @@ CASES += [
     _case("inplace_sinh", lambda L, x: (x * 1).sinh_(), M),
     _case("inplace_atan2", lambda L, x, y: (x * 1).atan2_(y), M, (3,)),
 ]
+
+CASES += [
+    _case("roll_flat", lambda L, x: L.roll(x, 2), M),
+    _case("roll_dims", lambda L, x: x.roll((1, -1), (0, 1)), M),
+    _case("roll_transposed", lambda L, x: L.roll(x.t(), -4, 1), (3, 4)),
+]
