@@ -30,6 +30,7 @@ __all__ = [
     "empty_like",
     "eye",
     "full",
+    "from_numpy",
     "full_like",
     "get_default_device",
     "linspace",
@@ -297,8 +298,8 @@ def tensor(
 
     Args:
         data: A Python number, nested lists or tuples of numbers (all rows of
-            the same length), or a tensor (copied, with a warning, as in
-            PyTorch).
+            the same length), a NumPy array or number (its dtype is kept), or
+            a tensor (copied, with a warning, as in PyTorch).
         dtype: The element type; inferred from the data if not given.
         device: Only the CPU exists.
         requires_grad: Whether autograd should track the new tensor.
@@ -324,8 +325,11 @@ def tensor(
     else:
         if isinstance(data, str):
             raise TypeError("new(): invalid data type 'str'")
-        values, shape = flatten_data(data)
-        inferred = infer_dtype(values)
+        if is_numpy(data):
+            values, shape, inferred = numpy_values(data)
+        else:
+            values, shape = flatten_data(data)
+            inferred = infer_dtype(values)
         values = [v.item() if isinstance(v, Tensor) else v for v in values]
     if dtype is None:
         dtype = inferred
@@ -715,3 +719,49 @@ def set_default_device(device: DeviceArg) -> None:
 def get_default_device() -> device:
     """Where new tensors are made: the CPU."""
     return CPU
+
+
+# ----------------------------------------------------------------------
+# NumPy arrays in (NumPy stays optional: it is never imported here)
+# ----------------------------------------------------------------------
+
+
+def is_numpy(data: Any) -> bool:
+    """Whether ``data`` is a NumPy array or NumPy number."""
+    return type(data).__module__ == "numpy" and hasattr(data, "dtype")
+
+
+def numpy_values(array: Any) -> tuple[list[Any], tuple[int, ...], dtype]:
+    """The values (row-major), shape and dtype of a NumPy array or number.
+
+    Raises:
+        TypeError: For a NumPy dtype this engine does not have, as PyTorch
+            for one it does not have.
+    """
+    by_name = {d.name: d for d in dtypes.ALL_DTYPES}
+    d = by_name.get(array.dtype.name)
+    if d is None:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{array.dtype.type.__name__}. The "
+            f"supported types are: {', '.join(by_name)}."
+        )
+    shape = tuple(array.shape)
+    return list(array.reshape(-1).tolist()), shape, d
+
+
+def from_numpy(array: Any) -> Tensor:
+    """A tensor with the values, shape and dtype of a NumPy array.
+
+    PyTorch's tensor shares the array's memory. Here the values are copied
+    (an engine tensor keeps its numbers in a Python ``array``, which cannot
+    point into NumPy's memory): writing to one afterwards does not change
+    the other. ``Tensor.numpy()`` does share, the other way round.
+
+    Raises:
+        TypeError: If ``array`` is not a NumPy array, or of a dtype the
+            engine does not have.
+    """
+    if not (is_numpy(array) and type(array).__name__ == "ndarray"):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    values, shape, d = numpy_values(array)
+    return from_values(values, shape, d)

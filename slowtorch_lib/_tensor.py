@@ -420,6 +420,31 @@ class Tensor:
             return contiguous_values(data, self._offset, numel(self._shape))
         return _strides.strided_values(data, self._shape, self._stride, self._offset)
 
+    def numpy(self, *, force: builtins.bool = False) -> Any:
+        """The tensor as a NumPy array that shares its memory.
+
+        Writing to either changes both, as in PyTorch (where the storage
+        holds a type NumPy has: float32, float64, int64, bool...; otherwise
+        the values are copied). ``force=True`` detaches first.
+
+        Raises:
+            RuntimeError: If the tensor requires grad (use
+                ``tensor.detach().numpy()``), or NumPy is not installed.
+        """
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use "
+                "tensor.detach().numpy() instead."
+            )
+        return numpy_view(self)
+
+    def __array__(self, dtype: Any = None, copy: builtins.bool | None = None) -> Any:
+        """Lets ``numpy.array(tensor)`` and ``numpy.asarray(tensor)`` work."""
+        array = numpy_view(self.detach())
+        if dtype is not None and dtype != array.dtype:
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
     def tolist(self) -> Any:
         """The elements as (nested) Python lists of Python numbers."""
         values = self._values()
@@ -1849,3 +1874,36 @@ def bind_ops(
     _bitwise, _fused, _reduction, _views = bitwise, fused, reduction, views
     _gather_scatter, _indexing, _rearrange = gather_scatter, indexing, rearrange
     _sorting, _scan, _linalg, _rng = sorting, scan, linalg, rng
+
+
+def numpy_module() -> ModuleType:
+    """NumPy, imported only when a tensor is exchanged with it.
+
+    Raises:
+        RuntimeError: If NumPy is not installed (PyTorch's message).
+    """
+    try:
+        import numpy
+    except ImportError:
+        raise RuntimeError("Numpy is not available") from None
+    return numpy
+
+
+def numpy_view(tensor: Tensor) -> Any:
+    """A NumPy array over the tensor's storage, with its shape and strides.
+
+    The array reads the storage's ``array`` buffer directly, so the two
+    share memory; a dtype whose storage NumPy cannot read as it is (one
+    kept in a wider type) is copied instead.
+    """
+    numpy = numpy_module()
+    data = tensor._storage.data
+    kind = numpy.dtype(tensor.dtype.name)
+    if kind.itemsize != data.itemsize or len(data) == 0:
+        return numpy.array(tensor.tolist(), dtype=kind).reshape(tensor._shape)
+    flat = numpy.frombuffer(data, dtype=kind)
+    return numpy.lib.stride_tricks.as_strided(
+        flat[tensor._offset :],
+        shape=tensor._shape,
+        strides=[step * data.itemsize for step in tensor._stride],
+    )
