@@ -742,8 +742,9 @@ def numpy_values(array: Any) -> tuple[list[Any], tuple[int, ...], dtype]:
     d = by_name.get(array.dtype.name)
     if d is None:
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{array.dtype.type.__name__}. The "
-            f"supported types are: {', '.join(by_name)}."
+            "can't convert np.ndarray of type "
+            f"numpy.{array.dtype.type.__name__}. The only supported types are: "
+            f"{', '.join(by_name)}."
         )
     shape = tuple(array.shape)
     return list(array.reshape(-1).tolist()), shape, d
