@@ -1883,7 +1883,7 @@ def numpy_module() -> ModuleType:
         RuntimeError: If NumPy is not installed (PyTorch's message).
     """
     try:
-        import numpy
+        import numpy  # here, not at the top: NumPy is optional
     except ImportError:
         raise RuntimeError("Numpy is not available") from None
     return numpy

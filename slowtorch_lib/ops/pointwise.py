@@ -41,6 +41,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
+    accepts_out,
     check_alpha,
     float_type,
     is_bool,
@@ -145,6 +146,7 @@ class Add(Function):
         return grad_output, grad_output if alpha == 1 else grad_output * alpha
 
 
+@accepts_out
 def add(input: TensorOrScalar, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other``, broadcasting."""
     return Add.apply(input, other, alpha=alpha)
@@ -173,6 +175,7 @@ class Sub(Function):
         return grad_output, -grad_output if ctx.alpha == 1 else grad_output * -ctx.alpha
 
 
+@accepts_out
 def sub(input: TensorOrScalar, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``, broadcasting."""
     return Sub.apply(input, other, alpha=alpha)
@@ -245,6 +248,7 @@ class Mul(Function):
         return grad_a, grad_b
 
 
+@accepts_out
 def mul(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input * other``, broadcasting."""
     return Mul.apply(input, other)
@@ -295,6 +299,7 @@ class DivWithMode(Div):
 NOT_GIVEN: Any = object()
 
 
+@accepts_out
 def div(
     input: TensorOrScalar,
     other: TensorOrScalar,
