@@ -52,6 +52,8 @@ def assert_close(ours: Any, theirs: Any, where: str) -> None:
         assert ours == theirs, (where, ours, theirs)
 
 
+# PyTorch's own ``__array__`` warns under NumPy 2 (it takes no ``copy``).
+@pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name: str) -> None:
     if name in NEEDS_NUMPY:

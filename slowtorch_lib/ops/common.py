@@ -139,6 +139,10 @@ def check_tensor(name: str, other: Any) -> None:
         )
 
 
+# The operations whose ``out=`` must have exactly the result's dtype.
+EXACT_OUT_DTYPE = ("mm", "matmul")
+
+
 def accepts_out(function: F) -> F:
     """Gives an operation PyTorch's ``out=`` keyword: ``add(a, b, out=c)``.
 
@@ -169,6 +173,11 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
+        )
+    if name in EXACT_OUT_DTYPE and out.dtype is not result.dtype:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {result.dtype.cpp_type_name}, but "
+            f"got {out.dtype.cpp_type_name} instead"
         )
     if not dtypes.can_cast(result.dtype, out.dtype):
         raise RuntimeError(

@@ -33,7 +33,9 @@ def run(torch: Any) -> dict[str, Any]:
         ix = 0
         while True:
             p = P[ix]
-            ix = torch.multinomial(p, num_samples=1, replacement=True, generator=g).item()
+            ix = torch.multinomial(
+                p, num_samples=1, replacement=True, generator=g
+            ).item()
             out.append(itos[ix])
             if ix == 0 or len(out) > 30:
                 break
