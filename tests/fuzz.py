@@ -288,6 +288,16 @@ class Generator:
                 "reciprocal()",
                 "rsqrt()",
                 "square()",
+                "log10()",
+                "log2()",
+                "exp2()",
+                "expm1()",
+                "sinh()",
+                "cosh()",
+                "tan()",
+                "asin()",
+                "atan()",
+                "roll(1)",
                 "clamp(min={a})",
                 "clamp(max={a})",
                 "clamp({a}, {b})",
@@ -321,6 +331,9 @@ class Generator:
             "tanh",
             "sigmoid",
             "relu",
+            "log10",
+            "expm1",
+            "acos",
         ):
             self.emit(f"{self.fresh()} = torch.{text[:-2]}({x})")
         else:
@@ -339,6 +352,8 @@ class Generator:
                 "{x} // {y}",
                 "{x} % {y}",
                 "{x} ** {y}",
+                "torch.atan2({x}, {y})",
+                "{x}.hypot({y})",
                 "{y} + {x}",
                 "{y} - {x}",
                 "{y} * {x}",
@@ -385,7 +400,7 @@ class Generator:
         shape, _ = self.meta(x)
         rank = len(shape)
         dim = rng.randint(-rank, rank - 1) if rank else rng.choice((0, -1))
-        keep = rng.choice(("", ", keepdim=True"))
+        keep = rng.choice(("", ", keepdim=True", ", keepdims=True"))
         method = rng.choice(
             (
                 "sum()",
@@ -497,6 +512,8 @@ class Generator:
                 "{x}.pow_({y})",
                 "{x}.neg_()",
                 "{x}.exp_()",
+                "{x}.log2_()",
+                "{x}.atan2_({y})",
                 "{x}.sqrt_()",
                 "{x}.relu_()",
                 "{x}.clamp_({a}, {b})",

@@ -43,6 +43,7 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
     accepts_out,
     check_alpha,
+    check_tensor,
     float_type,
     is_bool,
     no_loop,
@@ -1081,7 +1082,12 @@ class Atan2(Function):
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
-    """The angle of each point ``(other, input)``, in radians, in ``[-pi, pi]``."""
+    """The angle of each point ``(other, input)``, in radians, in ``[-pi, pi]``.
+
+    Raises:
+        TypeError: If ``other`` is a number rather than a tensor.
+    """
+    check_tensor("atan2", other)
     return Atan2.apply(input, other)
 
 
@@ -1107,7 +1113,13 @@ class Hypot(Function):
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
-    """``sqrt(input ** 2 + other ** 2)``, elementwise."""
+    """``sqrt(input ** 2 + other ** 2)``, elementwise.
+
+    Raises:
+        TypeError: If ``other`` is a number rather than a tensor.
+        NotImplementedError: For integer inputs, as PyTorch.
+    """
+    check_tensor("hypot", other)
     return Hypot.apply(input, other)
 
 
