@@ -148,7 +148,7 @@ class inference_mode:
     def __new__(cls, mode: Any = True) -> Any:
         context = super().__new__(cls)
         if callable(mode):  # @inference_mode without parentheses
-            context.__init__()
+            inference_mode.__init__(context)
             return context(mode)
         return context
 

@@ -1070,7 +1070,7 @@ class Atan2(Function):
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, y: TensorOrScalar, x: TensorOrScalar) -> Tensor:
+    def forward(ctx: FunctionCtx, y: Tensor, x: Tensor) -> Tensor:
         ctx.save_for_backward(y, x)
         return binary(math.atan2, y, x, float_type(result_type(y, x)))
 
@@ -1098,9 +1098,7 @@ class Hypot(Function):
     def forward(ctx: FunctionCtx, x: Tensor, y: Tensor) -> Tensor:
         d = result_type(x, y)
         if not d.is_floating_point:
-            raise NotImplementedError(
-                f"\"hypot_cpu\" not implemented for '{d.c_name}'"
-            )
+            raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{d.c_name}'")
         result = binary(math.hypot, x, y, d)
         ctx.save_for_backward(x, y, result)
         return result

@@ -16,6 +16,7 @@ from slowtorch_lib.nn.modules.activation import (
     Tanh,
 )
 from slowtorch_lib.nn.modules.batchnorm import BatchNorm1d
+from slowtorch_lib.nn.modules.container import ModuleDict, ModuleList, Sequential
 from slowtorch_lib.nn.modules.conv import (
     AvgPool1d,
     AvgPool2d,
@@ -25,7 +26,6 @@ from slowtorch_lib.nn.modules.conv import (
     MaxPool1d,
     MaxPool2d,
 )
-from slowtorch_lib.nn.modules.container import ModuleDict, ModuleList, Sequential
 from slowtorch_lib.nn.modules.dropout import Dropout
 from slowtorch_lib.nn.modules.flatten import Flatten, Unflatten
 from slowtorch_lib.nn.modules.linear import Identity, Linear
