@@ -351,6 +351,42 @@ def test_exercises_run_and_check_in_the_browser(lite_site: str, chromium: Any) -
     _check_quietly(notebook)
 
 
+def _chapters() -> list[str]:
+    """The book's chapters in the lite site (known without a build: the TOC)."""
+    listing = LITE / "files" / "lite-notebooks.json"
+    if listing.is_file():
+        return [p for p in json.loads(listing.read_text()) if p.startswith("book/")]
+    return ["book/(no build)"]
+
+
+@pytest.mark.parametrize("path", _chapters())
+def test_run_all_runs_every_cell_of_a_chapter(
+    lite_site: str, chromium: Any, path: str
+) -> None:
+    """Run All in the browser runs a chapter to its end: its deliberate errors
+    (tagged ``raises-exception``) show their traceback and do not stop it."""
+    notebook = LiteNotebook(chromium, lite_site, path)
+    try:
+        first = notebook.run_all()
+        print(f"\n[lite] {path}: {first:.1f} s from opening to the first executed cell")
+        for index, cell in enumerate(notebook.cells()):
+            if cell["type"] != "code":
+                continue
+            label = f"{path}, cell {index} ({_source(cell)[:60]!r})"
+            assert cell["count"] is not None, f"{label} did not run"
+            if "raises-exception" in cell["tags"]:
+                shown = _text(cell["outputs"])
+                assert "Error" in shown or "Exception" in shown, (
+                    f"{label}: its deliberate error shows no message: {shown!r}"
+                )
+            else:
+                assert not _errors(cell["outputs"]), (
+                    f"{label}: {_errors(cell['outputs'])}"
+                )
+    finally:
+        notebook.close()
+
+
 def _graph_chapter() -> str:
     """The first chapter in the lite site that draws graphs and shows widgets."""
     listing = json.loads((LITE / "files" / "lite-notebooks.json").read_text())
