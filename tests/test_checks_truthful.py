@@ -149,3 +149,23 @@ def test_public_check_fails_what_grading_fails(
             f"exercise {exercise_id}, an answer {what}: grading fails "
             f"{sorted(lost)}, the check shows none of them (it fails {sorted(failing)})"
         )
+
+
+def test_an_error_in_the_answer_shows_one_traceback_and_a_hint_about_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from course.checking import check
+
+    namespace: dict[str, Any] = {}
+    exec(
+        "def contiguous_strides(shape):\n"
+        "    return tuple(stride_of(size) for size in shape)\n",
+        namespace,
+    )
+    check("1.5", namespace["contiguous_strides"])
+    printed = capsys.readouterr().out
+    assert printed.count("NameError: name 'stride_of' is not defined") == 1, printed
+    assert printed.count('File "') <= 4, printed
+    assert "(the same error as above)" in printed
+    hint = printed.strip().splitlines()[-1]
+    assert hint.startswith("Hint:") and "not defined" in hint, hint
