@@ -2,8 +2,23 @@
 // pages by scripts/build_lite.py). Reads the open notebook's kernel through
 // window.jupyterapp (exposeAppInBrowser in jupyter-lite.json) and says what is
 // happening until the kernel answers; then the note goes away.
+// It also makes a cell run before the notebook has its kernel session wait for it:
+// JupyterLab would otherwise ask which kernel to use ("Select Kernel").
 (function () {
   "use strict";
+  const RUN = /^(notebook:run|notebook:restart-run|runmenu:run)/;
+  function waitForSession(app) {
+    if (!app || !app.commands || app.commands.slowtorchWaits) return;
+    const execute = app.commands.execute.bind(app.commands);
+    app.commands.execute = async function (id, args) {
+      if (RUN.test(id)) {
+        const widget = app.shell.currentWidget;
+        if (widget && widget.sessionContext) await widget.sessionContext.ready;
+      }
+      return execute(id, args);
+    };
+    app.commands.slowtorchWaits = true;
+  }
   const started = Date.now();
   const note = document.createElement("div");
   note.id = "slowtorch-loading";
@@ -28,6 +43,7 @@
   function watch() {
     if (done) return;
     const app = window.jupyterapp;
+    waitForSession(app);
     const widget = app && app.shell && app.shell.currentWidget;
     const context = widget && widget.sessionContext;
     const kernel = context && context.session && context.session.kernel;

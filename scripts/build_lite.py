@@ -639,7 +639,9 @@ def write_notebook(
 
     notebook = jupytext.read(source)
     for index, cell in enumerate(notebook.cells):
-        cell["id"] = f"cell-{index}"
+        # Unique in a folder: the browser's matplotlib stand-in finds a cell's
+        # stored figures by its id.
+        cell["id"] = f"{source.stem[:50]}-{index}"
         if cell.cell_type == "markdown":
             cell.source = plain_markdown(cell.source, source.parent)
         if cell.cell_type == "code":
