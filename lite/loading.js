@@ -1,11 +1,21 @@
-// "Python is loading..." while the in-browser kernel starts (added to the lite site's
-// pages by scripts/build_lite.py). Reads the open notebook's kernel through
+// The course's additions to the lite site's pages (added by scripts/build_lite.py).
+// "Python is loading..." while the in-browser kernel starts: reads the open notebook's kernel through
 // window.jupyterapp (exposeAppInBrowser in jupyter-lite.json) and says what is
 // happening until the kernel answers; then the note goes away.
 // It also makes a cell run before the notebook has its kernel session wait for it:
 // JupyterLab would otherwise ask which kernel to use ("Select Kernel").
+// And a downloaded notebook keeps its own name (01_arrays_to_tensors.ipynb):
+// JupyterLite names the download after the whole path, which the browser turns
+// into exercises_01_arrays_to_tensors.ipynb.
 (function () {
   "use strict";
+  const click = HTMLAnchorElement.prototype.click;
+  HTMLAnchorElement.prototype.click = function () {
+    if (this.download && this.download.includes("/")) {
+      this.download = this.download.split("/").pop();
+    }
+    return click.call(this);
+  };
   const RUN = /^(notebook:run|notebook:restart-run|runmenu:run)/;
   function waitForSession(app) {
     if (!app || !app.commands || app.commands.slowtorchWaits) return;

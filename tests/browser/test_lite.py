@@ -104,7 +104,7 @@ class LiteNotebook:
         self.outside: list[str] = []
         self.failed: list[str] = []
         self.errors: list[str] = []
-        self.context = browser.new_context()
+        self.context = browser.new_context(accept_downloads=True)
         # The kernel runs in a web worker, whose requests only the context sees.
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
@@ -597,6 +597,14 @@ def test_edits_persist_and_save_as_ipynb(lite_site: str, chromium: Any) -> None:
         assert saved["nbformat"] == 4
         print(f"\n[lite] a notebook saved in the browser carries: {saved['metadata']}")
         assert saved["metadata"]["kernelspec"]["name"] == "python"
+        untrusted = notebook.evaluate(UNTRUSTED_CELLS)
+        assert not untrusted, f"reopened, cells {untrusted} are not trusted"
+        with notebook.page.expect_download(timeout=60_000) as download:
+            notebook.evaluate(
+                "() => { jupyterapp.commands.execute('docmanager:download'); }"
+            )
+        name = download.value.suggested_filename
+        assert name == Path(path).name, f"downloaded as {name}"
     finally:
         notebook.close()
     _check_quietly(notebook)
