@@ -5,10 +5,7 @@ the environment this Python runs in (``{sys.prefix}/share/jupyter/lab/
 settings``), so that a double-click on a chapter's MyST file (``book/*.md``)
 opens it as a notebook, through jupytext, instead of as text, and JupyterLab
 does not ask whether to fetch news. Other settings already in the file are kept.
-Next to it, ``etc/jupyter/labconfig/page_config.json`` disables the in-browser
-kernel's extension (installed for the JupyterLite build; JupyterLab on the
-desktop cannot load it and says so in the browser's console). Run by
-``scripts/build-book.sh``.
+Run by ``scripts/build-book.sh``.
 """
 
 from __future__ import annotations
@@ -27,8 +24,6 @@ NEWS = {
         "checkForUpdates": False,
     }
 }
-#: Lab extensions for the browser build only, disabled on the desktop.
-BROWSER_ONLY = ["@jupyterlite/pyodide-kernel-extension"]
 
 
 def settings_file(prefix: str = sys.prefix) -> Path:
@@ -45,27 +40,6 @@ def write_settings(path: Path | None = None) -> Path:
     plugin.setdefault("defaultViewers", {}).update(VIEWERS)
     for name, values in NEWS.items():
         current.setdefault(name, {}).update(values)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
-    write_page_config(page_config_file(path))
-    return path
-
-
-def page_config_file(settings: Path) -> Path:
-    """``{prefix}/etc/jupyter/labconfig/page_config.json`` for a settings file
-    ``{prefix}/share/jupyter/lab/settings/overrides.json``."""
-    prefix = settings.parents[4]
-    return prefix / "etc" / "jupyter" / "labconfig" / "page_config.json"
-
-
-def write_page_config(path: Path) -> Path:
-    """Disables the browser-only lab extensions (as ``jupyter labextension
-    disable`` does), keeping the rest of the file."""
-    current: dict[str, Any] = {}
-    if path.exists():
-        current = json.loads(path.read_text(encoding="utf-8") or "{}")
-    disabled = current.setdefault("disabledExtensions", {})
-    disabled.update(dict.fromkeys(BROWSER_ONLY, True))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
     return path

@@ -78,19 +78,11 @@ def test_chapter_notebooks_are_runnable_on_the_desktop(chapters: list[Path]) -> 
         assert NotebookNotary().check_signature(nbformat.read(path, 4)), path.name
 
 
-def test_desktop_lab_asks_nothing_and_skips_the_browser_kernel_extension(
-    tmp_path: Path,
-) -> None:
+def test_desktop_lab_does_not_ask_about_news(tmp_path: Path) -> None:
     from course.lab import write_settings
 
     path = tmp_path / "share/jupyter/lab/settings/overrides.json"
-    config = tmp_path / "etc/jupyter/labconfig/page_config.json"
-    config.parent.mkdir(parents=True)
-    config.write_text(json.dumps({"disabledExtensions": {"other": True}}))
     write_settings(path)
     settings = json.loads(path.read_text())
-    assert settings["@jupyterlab/apputils-extension:notification"]["fetchNews"] == (
-        "false"
-    )
-    disabled = json.loads(config.read_text())["disabledExtensions"]
-    assert disabled == {"other": True, "@jupyterlite/pyodide-kernel-extension": True}
+    notification = settings["@jupyterlab/apputils-extension:notification"]
+    assert notification["fetchNews"] == "false"
