@@ -73,6 +73,21 @@ def test_view_never_copies_and_reshape_copies_only_when_it_must() -> None:
         assert x[0, 0].item() == 100.0  # a copy: x is untouched
 
 
+def test_torch_storage_has_no_data_and_size_zero_counts_as_one() -> None:
+    torch = require_torch()
+    assert not hasattr(torch.zeros(3).untyped_storage(), "data")
+    assert hasattr(st.zeros(3).untyped_storage(), "data")  # the engine's own
+    assert torch.zeros(2, 0, 3).stride() == st.zeros(2, 0, 3).stride() == (3, 3, 1)
+
+
+def test_a_wide_spread_prints_in_scientific_notation_and_is_summarised() -> None:
+    torch = require_torch()
+    theirs = repr(torch.arange(2000.0))
+    assert theirs == repr(st.arange(2000.0))
+    assert "e+03" in theirs and "..." in theirs
+    assert theirs.count("e+") + theirs.count("e-") == 6  # three on each side
+
+
 # ----------------------------------------------------------------------
 # Chapter 2: grad_fn names, node attributes, version counters, views
 # ----------------------------------------------------------------------
@@ -155,6 +170,48 @@ def _copy_parameters(ours: nn.Module, theirs) -> None:
     with st.no_grad():
         for name, tensor in theirs.state_dict().items():
             ours.state_dict()[name].copy_(from_torch(tensor))
+
+
+def test_linear_records_addmm_with_the_transpose_of_its_weight() -> None:
+    torch = require_torch()
+    for lib in (torch, st):
+        layer = lib.nn.Linear(3, 2)
+        node = layer(lib.ones(4, 3)).grad_fn
+        names = [n.name() if n is not None else None for n, _ in node.next_functions]
+        assert node.name() == "AddmmBackward0"
+        assert names == ["torch::autograd::AccumulateGrad", None, "TBackward0"]
+    source = inspect.getsource(torch.nn.Linear.reset_parameters)
+    assert "kaiming_uniform_(self.weight, a=math.sqrt(5))" in source
+
+
+def test_cross_entropy_is_log_softmax_then_nll_loss() -> None:
+    torch = require_torch()
+    for lib in (torch, st):
+        logits = lib.zeros(2, 3, requires_grad=True)
+        loss = lib.nn.functional.cross_entropy(logits, lib.tensor([0, 2]))
+        assert loss.grad_fn.name() == "NllLossBackward0"
+        assert loss.grad_fn.next_functions[0][0].name() == "LogSoftmaxBackward0"
+
+
+def test_state_dict_tensors_are_detached_and_share_storage() -> None:
+    torch = require_torch()
+    layer = torch.nn.Linear(2, 2)
+    weight = layer.state_dict()["weight"]
+    assert not weight.requires_grad
+    assert weight.data_ptr() == layer.weight.data_ptr()
+    ours = nn.Linear(2, 2)
+    our_weight = ours.state_dict()["weight"]
+    assert not our_weight.requires_grad
+    assert our_weight.untyped_storage() is ours.weight.untyped_storage()
+
+
+def test_a_shape_mismatch_fails_even_when_not_strict() -> None:
+    torch = require_torch()
+    for lib in (torch, st):
+        layer = lib.nn.Linear(2, 2)
+        bad = {"weight": lib.zeros(3, 3), "bias": lib.zeros(2)}
+        with pytest.raises(RuntimeError):
+            layer.load_state_dict(bad, strict=False)
 
 
 def test_embedding_rows_and_their_gradient() -> None:
