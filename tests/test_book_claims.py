@@ -394,6 +394,13 @@ def test_recorded_numbers_say_where_and_when(record: str) -> None:
     assert data["torch_version"] and data["machine"] and data["cpu_count"]
 
 
+@pytest.mark.parametrize("page", sorted(BOOK.glob("*.md")), ids=lambda p: p.name)
+def test_no_control_characters(page: Path) -> None:
+    """A stray escape (a tab or a backspace where TeX wanted a backslash)."""
+    text = page.read_text()
+    assert not re.search(r"[\x00-\x09\x0b-\x1f]", text)
+
+
 def test_no_page_calls_a_recorded_number_live() -> None:
     for page in BOOK.glob("*.md"):
         assert "measured when this page was built" not in page.read_text()

@@ -12,7 +12,7 @@ from typing import Any
 
 ALPHABET = "." + "abcdefghijklmnopqrstuvwxyz"  # "." starts and ends a name
 CONTEXT = 3
-STEPS, BATCH = 1000, 32
+STEPS, BATCH = 500, 32
 
 
 def examples(words: list[str]) -> tuple[list[list[int]], list[int]]:
