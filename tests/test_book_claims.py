@@ -93,6 +93,12 @@ def test_a_wide_spread_prints_in_scientific_notation_and_is_summarised() -> None
 # ----------------------------------------------------------------------
 
 
+def test_torch_tensor_mul_is_a_cpp_method() -> None:
+    torch = require_torch()
+    assert torch.Tensor.__mul__ is torch._C.TensorBase.__mul__
+    assert type(torch.Tensor.__mul__).__name__ == "method_descriptor"
+
+
 def test_overload_suffixes_of_sum_and_max() -> None:
     torch = require_torch()
     for lib in (torch, st):
