@@ -15,8 +15,9 @@ by default since PyTorch 2.6. It runs the instructions one at a time:
   (``INST``, ``OBJ``, ``NEWOBJ``, ``EXT1``, ``STACK_GLOBAL``...);
 - ``GLOBAL`` may only name what is in the table :data:`ALLOWED_GLOBALS`,
   and it looks the name up there: it never imports anything;
-- ``REDUCE`` may only call ``OrderedDict`` and the two rebuild functions,
-  which check every argument the file gives them;
+- ``REDUCE`` may only call ``OrderedDict`` (with no arguments) and the
+  functions that rebuild a tensor, a ``Parameter`` and a ``Size``, which
+  check every argument the file gives them;
 - ``BUILD`` may only set attributes of an ``OrderedDict`` (``_metadata``);
 - ``BINPERSID`` (a persistent id) may only name a storage, which the caller's
   ``persistent_load`` reads and checks.
@@ -36,7 +37,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._storage import Storage
-from slowtorch_lib._tensor import Tensor, _rebuild
+from slowtorch_lib._tensor import Size, Tensor, _rebuild
 from slowtorch_lib.nn.parameter import Parameter
 
 __all__ = ["ALLOWED_GLOBALS", "StorageType", "WeightsUnpickler", "nested_too_deep"]
@@ -100,7 +101,7 @@ def rebuild_tensor_v2(
     )
     needed = storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     if 0 in size:
-        needed = storage_offset
+        needed = 0  # an empty tensor reads nothing, wherever it starts
     _refuse_unless(
         needed <= len(storage),
         f"a tensor of size {list(size)}, stride {list(stride)} and offset "
@@ -127,6 +128,12 @@ def rebuild_parameter(
     return Parameter(data, requires_grad)
 
 
+def rebuild_size(sizes: tuple[int, ...]) -> Size:
+    """``torch.Size(sizes)``: a shape, of non-negative ints."""
+    _refuse_unless(_naturals(sizes), "a Size must be a tuple of ints >= 0")
+    return Size(sizes)
+
+
 def _naturals(values: Any) -> bool:
     """Whether ``values`` is a tuple of non-negative ints (bools excluded)."""
     return type(values) is tuple and all(type(v) is int and v >= 0 for v in values)
@@ -138,11 +145,12 @@ def _refuse_unless(condition: bool, reason: str) -> None:
 
 
 # The only names a pickle may import (with GLOBAL), and what each stands for.
-# Of these, REDUCE may call only OrderedDict and the two rebuild functions.
+# Of these, REDUCE may call only OrderedDict and the three rebuild functions.
 ALLOWED_GLOBALS: dict[str, Any] = {
     "collections.OrderedDict": OrderedDict,
     "torch._utils._rebuild_tensor_v2": rebuild_tensor_v2,
     "torch._utils._rebuild_parameter": rebuild_parameter,
+    "torch.Size": rebuild_size,
     "torch.FloatStorage": StorageType(dtypes.float32),
     "torch.DoubleStorage": StorageType(dtypes.float64),
     "torch.LongStorage": StorageType(dtypes.int64),
@@ -158,7 +166,7 @@ STORAGE_NAMES = {
     for name, kind in ALLOWED_GLOBALS.items()
     if isinstance(kind, StorageType)
 }
-CALLABLE_GLOBALS = (OrderedDict, rebuild_tensor_v2, rebuild_parameter)
+CALLABLE_GLOBALS = (OrderedDict, rebuild_tensor_v2, rebuild_parameter, rebuild_size)
 
 
 # What a persistent id becomes: (storage type, key, location, numel) -> storage.

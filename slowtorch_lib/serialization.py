@@ -51,7 +51,7 @@ from typing import IO, Any, Union
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._storage import Storage
-from slowtorch_lib._tensor import Tensor, check_device
+from slowtorch_lib._tensor import Size, Tensor, check_device
 from slowtorch_lib._weights_only_unpickler import (
     MAX_NESTING,
     STORAGE_NAMES,
@@ -176,11 +176,13 @@ class WeightsPickler:
             self._global("torch", obj.name)
         elif isinstance(obj, Tensor):
             self._tensor(obj)
-        elif isinstance(obj, tuple):
+        elif type(obj) is Size:
+            self._size(obj)
+        elif type(obj) is tuple:
             self._tuple(obj)
-        elif isinstance(obj, list):
+        elif type(obj) is list:
             self._list(obj)
-        elif isinstance(obj, dict):
+        elif type(obj) in (dict, OrderedDict):
             self._dict(obj)
         else:
             raise pickle.PicklingError(
@@ -208,6 +210,13 @@ class WeightsPickler:
 
     def _global(self, module: str, name: str) -> None:
         self.out += pickle.GLOBAL + f"{module}\n{name}\n".encode()
+
+    def _size(self, size: Size) -> None:
+        """``torch.Size((2, 3))``."""
+        self._global("torch", "Size")
+        self.out += pickle.MARK
+        self._tuple(tuple(size))
+        self.out += pickle.TUPLE + pickle.REDUCE
 
     def _tuple(self, items: tuple[Any, ...]) -> None:
         self.out += pickle.MARK
@@ -252,7 +261,7 @@ class WeightsPickler:
         self.out += pickle.MARK
         self._persistent_id(tensor.untyped_storage())
         self._int(tensor.storage_offset())
-        self._tuple(tensor.shape)
+        self._tuple(tuple(tensor.shape))
         self._tuple(tensor.stride())
         self.write(tensor.requires_grad and not parameter)
         self._empty_ordered_dict()

@@ -12,7 +12,7 @@ import random
 import struct
 import tracemalloc
 import zipfile
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,7 @@ def sample(lib: Any) -> dict[Any, Any]:
         "bool": lib.tensor([[True, False, True]]),
         "scalar": lib.tensor(2.5),
         "empty": lib.zeros(0, 3),
+        "empty_past_the_end": lib.zeros(2, 0)[1:],  # offset 1 in an empty storage
         "matrix": matrix,
         "transposed": matrix.t(),
         "row": matrix[1],
@@ -77,6 +78,7 @@ def sample(lib: Any) -> dict[Any, Any]:
         "nested": [1, -7, 2**40, -(2**70), 2.5, "text", "ünï", None, True],
         "tuple": (matrix, [matrix[0], {"k": (), 3: []}], False),
         "dtype": lib.float64,
+        "size": matrix.shape,
         7: "an int key",
     }
 
@@ -319,10 +321,20 @@ def self_containing_list() -> list[Any]:
         {1, 2},
         b"bytes",
         [object()],
+        defaultdict(list),
         {"nested": deep_list(MAX_NESTING + 1)},
         self_containing_list(),
     ],
-    ids=["module", "function", "set", "bytes", "object", "too deep", "cycle"],
+    ids=[
+        "module",
+        "function",
+        "set",
+        "bytes",
+        "object",
+        "defaultdict",
+        "too deep",
+        "cycle",
+    ],
 )
 def test_save_refuses_what_is_not_weights(obj: Any, tmp_path: Path) -> None:
     with pytest.raises(pickle.PicklingError):
@@ -617,6 +629,10 @@ PICKLE_ATTACKS: dict[str, tuple[bytes, bool]] = {
     "strides past the end of the storage": (
         HEAD + tensor_pickle(size=(2, 2), stride=(1, 1), offset=1) + P.STOP,
         True,
+    ),
+    "a torch.Size of a list": (
+        HEAD + glob("torch", "Size") + tup(P.EMPTY_LIST) + P.REDUCE + P.STOP,
+        False,
     ),
     "a negative size": (HEAD + tensor_pickle(size=(-2,)) + P.STOP, True),
     "requires_grad on int64": (
