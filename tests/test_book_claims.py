@@ -73,6 +73,44 @@ def test_view_never_copies_and_reshape_copies_only_when_it_must() -> None:
         assert x[0, 0].item() == 100.0  # a copy: x is untouched
 
 
+def test_the_error_messages_chapter_one_shows_are_torchs() -> None:
+    torch = require_torch()
+    messages = []
+    for lib in (torch, st):
+        with pytest.raises(RuntimeError) as view_error:
+            lib.arange(12.0).reshape(3, 4).t().view(12)
+        with pytest.raises(RuntimeError) as broadcast_error:
+            lib.tensor([1.0, 2.0, 3.0]) + lib.tensor([1.0, 2.0])
+        messages.append((str(view_error.value), str(broadcast_error.value)))
+    assert messages[0] == messages[1]
+
+
+def test_promotion_cases_of_chapter_one() -> None:
+    torch = require_torch()
+    results = []
+    for lib in (torch, st):
+        ints, floats = lib.tensor([1, 2]), lib.tensor([1.0, 2.0])
+        results.append(
+            [
+                (ints + floats).dtype,
+                (ints * 2.5).dtype,
+                (ints / 2).dtype,
+                (floats + lib.tensor(1.0, dtype=lib.float64)).dtype,
+                (floats + lib.tensor([1.0], dtype=lib.float64)).dtype,
+                (lib.tensor([True, False]) + 1).dtype,
+            ]
+        )
+    assert [str(d) for d in results[0]] == [str(d) for d in results[1]]
+    assert [str(d) for d in results[0]] == [
+        "torch.float32",
+        "torch.float32",
+        "torch.float32",
+        "torch.float32",
+        "torch.float64",
+        "torch.int64",
+    ]
+
+
 def test_torch_storage_has_no_data_and_size_zero_counts_as_one() -> None:
     torch = require_torch()
     assert not hasattr(torch.zeros(3).untyped_storage(), "data")
