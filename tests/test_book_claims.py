@@ -188,6 +188,17 @@ def test_version_counters_are_shared_by_views_and_detach_but_not_data() -> None:
     assert ours._version == 2
 
 
+def test_in_place_change_of_a_leaf_needs_no_grad() -> None:
+    torch = require_torch()
+    for lib in (torch, st):
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.raises(RuntimeError):
+            w -= 0.1
+        with lib.no_grad():
+            w -= 0.1
+        assert w.is_leaf and w.requires_grad and w.grad_fn is None
+
+
 def test_in_place_write_through_a_view() -> None:
     torch = require_torch()
     results = []
@@ -358,6 +369,22 @@ def test_torch_load_refuses_other_classes_by_default() -> None:
         torch.load(buffer)  # weights_only=True is the default since torch 2.6
     buffer.seek(0)
     assert isinstance(torch.load(buffer, weights_only=False)["other"], _NotATensor)
+
+
+def test_weights_only_allows_what_a_state_dict_needs() -> None:
+    torch = require_torch()
+    from torch._weights_only_unpickler import _get_allowed_globals
+
+    allowed = _get_allowed_globals()
+    for name in (
+        "collections.OrderedDict",
+        "torch._utils._rebuild_tensor_v2",
+        "torch._utils._rebuild_parameter",
+        "torch.FloatStorage",
+    ):
+        assert name in allowed
+    assert "builtins.print" not in allowed and "os.system" not in allowed
+    assert callable(torch.serialization.add_safe_globals)
 
 
 # ----------------------------------------------------------------------
