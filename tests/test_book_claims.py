@@ -317,6 +317,33 @@ def test_layernorm_normalises_each_sample_with_the_biased_variance() -> None:
     assert_same(our_out.detach(), their_out.detach(), rtol=1e-5)
 
 
+def test_torchs_normalisation_nodes_save_the_statistics() -> None:
+    torch = require_torch()
+    x = torch.randn(4, 3, requires_grad=True)
+    for layer in (torch.nn.BatchNorm1d(3), torch.nn.LayerNorm(3)):
+        node = layer(x).grad_fn
+        saved = {name for name in dir(node) if name.startswith("_saved_")}
+        assert {"_saved_input", "_saved_result1", "_saved_result2"} <= saved
+    bn_node = torch.nn.BatchNorm1d(3)(x).grad_fn
+    invstd = 1 / (x.var(0, unbiased=False) + 1e-5).sqrt()
+    assert torch.allclose(bn_node._saved_result1, x.mean(0))
+    assert torch.allclose(bn_node._saved_result2, invstd, rtol=1e-4)
+
+
+def test_second_derivatives_through_layer_norm_match_torch() -> None:
+    torch = require_torch()
+    rows = [[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]]
+    results = []
+    for lib in (torch, st):
+        x = lib.tensor(rows, dtype=lib.float64, requires_grad=True)
+        layer = lib.nn.LayerNorm(3, dtype=lib.float64)
+        (grad,) = lib.autograd.grad((layer(x) ** 3).sum(), x, create_graph=True)
+        (second,) = lib.autograd.grad((grad * grad).sum(), x)
+        results.append(second)
+    theirs, ours = results
+    assert_same(ours, theirs, rtol=1e-9)
+
+
 def test_dropout_is_inverted_and_the_identity_in_evaluation() -> None:
     torch = require_torch()
     for lib in (torch, st):
