@@ -98,8 +98,8 @@ def save_file(
     """Writes a dict of named tensors (a ``state_dict``) to a safetensors file.
 
     Args:
-        tensors: A mapping from names (strings) to contiguous tensors that do
-            not share storage.
+        tensors: A mapping from names (strings) to contiguous tensors, no two
+            of them on the same elements of one storage.
         filename: Where to write.
         metadata: Strings to keep in the header's ``__metadata__``.
 
@@ -107,7 +107,8 @@ def save_file(
         ValueError: If ``tensors`` is not a mapping, a value is not a tensor
             or a tensor is not contiguous, as ``safetensors.torch`` does.
         TypeError: If a key or a metadata entry is not a string.
-        RuntimeError: If two tensors share storage (save one, or clone).
+        RuntimeError: If two tensors overlap in one storage (save one, or
+            clone the others), as ``safetensors.torch`` does.
     """
     data = save(tensors, metadata)
     with open(filename, "wb") as file:

@@ -27,13 +27,17 @@ from slowtorch_lib.safetensors import (
 from tests.parity import assert_same
 
 try:
-    import safetensors.torch as safetensors_torch
     import torch
 except ImportError:  # the tests of the engine alone still run
-    torch = safetensors_torch = None
+    torch = None
+try:
+    import safetensors.torch as safetensors_torch
+except ImportError:
+    safetensors_torch = None
 
 needs_torch = pytest.mark.skipif(
-    safetensors_torch is None, reason="needs torch and the safetensors package"
+    torch is None or safetensors_torch is None,
+    reason="needs torch and the safetensors package (requirements-test.txt)",
 )
 
 
