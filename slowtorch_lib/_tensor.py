@@ -661,6 +661,29 @@ class Tensor:
         _pointwise.check_inplace_result(self, other)
         return self._inplace(_pointwise.bitwise_xor, other)
 
+    def __ilshift__(self, other: TensorOrScalar) -> Tensor:
+        return self.bitwise_left_shift_(other)
+
+    def __irshift__(self, other: TensorOrScalar) -> Tensor:
+        return self.bitwise_right_shift_(other)
+
+    def bitwise_and_(self, other: TensorOrScalar) -> Tensor:
+        return self.__iand__(other)
+
+    def bitwise_or_(self, other: TensorOrScalar) -> Tensor:
+        return self.__ior__(other)
+
+    def bitwise_xor_(self, other: TensorOrScalar) -> Tensor:
+        return self.__ixor__(other)
+
+    def bitwise_left_shift_(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
+        return self._inplace(_pointwise.bitwise_left_shift, other)
+
+    def bitwise_right_shift_(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_result(self, other)
+        return self._inplace(_pointwise.bitwise_right_shift, other)
+
     def __floordiv__(self, other: TensorOrScalar) -> Tensor:
         return _pointwise.floor_divide(self, other)
 
@@ -712,6 +735,18 @@ class Tensor:
     __rand__ = __and__
     __ror__ = __or__
     __rxor__ = __xor__
+
+    def __lshift__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_left_shift(other, self)
+
+    def __rshift__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_right_shift(other, self)
 
     def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
         return _pointwise.eq(self, other)  # type: ignore[arg-type]
@@ -855,6 +890,12 @@ class Tensor:
 
     def bitwise_not(self) -> Tensor:
         return _pointwise.bitwise_not(self)
+
+    def bitwise_left_shift(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.bitwise_right_shift(self, other)
 
     def isnan(self) -> Tensor:
         return _pointwise.isnan(self)

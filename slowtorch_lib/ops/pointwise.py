@@ -29,6 +29,7 @@ from slowtorch_lib._kernels import (
     ieee_sqrt,
     unary,
 )
+from slowtorch_lib._storage import wrap_int64
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
@@ -37,8 +38,10 @@ __all__ = [
     "abs",
     "add",
     "bitwise_and",
+    "bitwise_left_shift",
     "bitwise_not",
     "bitwise_or",
+    "bitwise_right_shift",
     "bitwise_xor",
     "clamp",
     "clamp_max",
@@ -1578,6 +1581,36 @@ def bitwise_or(input: Operand, other: Operand) -> Tensor:
 def bitwise_xor(input: Operand, other: Operand) -> Tensor:
     """``input ^ other``: bitwise XOR of integers, logical XOR of bools."""
     return _bitwise("bitwise_xor_cpu", operator.xor, input, other)
+
+
+def _shift(kernel: str, function: Any, input: Operand, other: Operand) -> Tensor:
+    """A shift of the bits of integers (bools and floats have no kernel)."""
+    d = result_type(input, other)
+    if d is not dtypes.int64:
+        raise _no_loop(kernel, d, input, other)
+    return binary(function, input, other, d)
+
+
+def _shift_left_scalar(a: int, b: int) -> int:
+    """``a << b`` in int64: bits pushed past the top are lost, and a shift
+    by a negative amount or by 64 or more gives 0, as in PyTorch."""
+    return wrap_int64(a << b) if 0 <= b < 64 else 0
+
+
+def _shift_right_scalar(a: int, b: int) -> int:
+    """``a >> b`` in int64, keeping the sign: a shift by a negative amount or
+    by 64 or more gives 0, or -1 for a negative ``a``."""
+    return a >> (b if 0 <= b < 64 else 63)
+
+
+def bitwise_left_shift(input: Operand, other: Operand) -> Tensor:
+    """``input << other``: the bits of integers moved left (times 2**other)."""
+    return _shift("lshift_cpu", _shift_left_scalar, input, other)
+
+
+def bitwise_right_shift(input: Operand, other: Operand) -> Tensor:
+    """``input >> other``: the bits of integers moved right, rounding down."""
+    return _shift("rshift_cpu", _shift_right_scalar, input, other)
 
 
 def bitwise_not(input: Tensor) -> Tensor:
