@@ -465,3 +465,33 @@ def test_reshape_of_a_transpose_has_the_right_gradient() -> None:
     assert out.grad_fn.name() == "UnsafeViewBackward0"
     assert gradcheck(lambda t: (t * t).t().reshape(-1), (x,))
     assert gradcheck(lambda t: (t * t).t().reshape(3, 1, 2), (x,))
+
+
+# ----------------------------------------------------------------------
+# What a node saves: only what its needed gradients read
+# ----------------------------------------------------------------------
+
+
+def test_remainder_saves_its_inputs_only_for_the_divisors_gradient() -> None:
+    """Changing a divisor that needs no gradient in place does not break
+    backward (nothing reads it); changing one that does, raises."""
+
+    def run(lib: Any, divisor_needs_grad: bool) -> Any:
+        x = lib.tensor([-2.25, 2.75, -2.875, 2.125]).requires_grad_()
+        divisor = lib.tensor([2.0, -1.5, 2.0, 0.75])
+        divisor.requires_grad_(divisor_needs_grad)
+        out = x.remainder(divisor)
+        divisor.detach().mul_(2)
+        (out * lib.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+        return x.grad
+
+    ours, theirs = both(lambda lib: run(lib, False))
+    assert_same(ours, theirs)
+    same_error(lambda lib: run(lib, True), match_message=False)
+
+
+def test_remainder_gradients_by_finite_differences() -> None:
+    x = st.tensor([-2.25, 2.75, -2.875, 2.125], dtype=st.float64).requires_grad_()
+    divisor = st.tensor([2.0, -1.5, 2.0, 0.75], dtype=st.float64).requires_grad_()
+    assert gradcheck(lambda a, b: a.remainder(b), (x, divisor))
+    assert gradcheck(lambda a: a.remainder(divisor.detach()), (x,))
