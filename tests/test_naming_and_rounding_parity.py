@@ -495,3 +495,61 @@ def test_remainder_gradients_by_finite_differences() -> None:
     divisor = st.tensor([2.0, -1.5, 2.0, 0.75], dtype=st.float64).requires_grad_()
     assert gradcheck(lambda a, b: a.remainder(b), (x, divisor))
     assert gradcheck(lambda a: a.remainder(divisor.detach()), (x,))
+
+
+# ----------------------------------------------------------------------
+# In-place changes of one of several views (split, chunk, unbind)
+# ----------------------------------------------------------------------
+
+MULTI_OUTPUT_CHANGES = {
+    "no-grad base, operand requires grad": lambda lib, w: (
+        lib.zeros(2, 3).unbind(0)[0].mul_(w)
+    ),
+    "no-grad base, plain operand": lambda lib, w: lib.zeros(2, 3).unbind(0)[0].mul_(2),
+    "split piece, pow_": lambda lib, w: lib.zeros(2, 3).split(1)[0].pow_(w),
+    "chunk piece, fill_": lambda lib, w: lib.zeros(2, 3).chunk(2)[0].fill_(w),
+    "chunk piece, zero_": lambda lib, w: lib.zeros(2, 3).chunk(2)[0].zero_(),
+    "view of a piece, setitem": lambda lib, w: (
+        lib.zeros(2, 3).chunk(2)[0].__setitem__(0, w)
+    ),
+    "view of a piece of a graph tensor": lambda lib, w: (
+        (w * lib.ones(2, 3)).unbind(0)[0][1:].add_(1)
+    ),
+    "transposed piece of a graph tensor": lambda lib, w: (
+        (w * lib.ones(2, 3)).split(1)[0].t().add_(1)
+    ),
+    "bool piece &= float that requires grad": lambda lib, w: (
+        lib.zeros(2, 3, dtype=lib.bool).unbind(0)[0].__iand__(w)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", MULTI_OUTPUT_CHANGES)
+def test_changing_one_of_several_views_matches_torch(case: str) -> None:
+    torch = require_torch()
+
+    def run(lib: Any) -> Any:
+        return MULTI_OUTPUT_CHANGES[case](lib, lib.tensor(2.0).requires_grad_())
+
+    try:
+        theirs = run(torch)
+    except RuntimeError:
+        same_error(run)
+        return
+    ours = run(st)
+    if theirs is not None:
+        assert_same(ours, theirs)
+        assert ours.requires_grad == theirs.requires_grad
+
+
+def test_a_view_of_a_piece_is_one_of_several_views_too() -> None:
+    """Without torch: the refusal reaches views of the pieces."""
+    pieces = st.zeros(2, 3).split(1)
+    pieces[0][0].add_(1)  # nothing requires grad: allowed
+    assert pieces[0].tolist() == [[1.0, 1.0, 1.0]]
+    weight = st.tensor(2.0).requires_grad_()
+    with pytest.raises(RuntimeError, match="created in no_grad mode"):
+        pieces[0][0].mul_(weight)
+    with pytest.raises(RuntimeError, match="Output 0 of Slice is a view"):
+        (weight * st.ones(2, 3)).unbind(0)[0][1:].add_(1)
+    assert pieces[0].tolist() == [[1.0, 1.0, 1.0]]

@@ -50,8 +50,14 @@ __all__ = [
 # ----------------------------------------------------------------------
 
 
-def check_inplace(tensor: Tensor, overlap_ok: bool = False) -> None:
+def check_inplace(
+    tensor: Tensor, overlap_ok: bool = False, operand_requires_grad: bool = False
+) -> None:
     """Refuses in-place changes that would corrupt the values or the graph.
+
+    ``operand_requires_grad`` says whether another operand of the change
+    requires grad: then the change is recorded even if ``tensor`` is not
+    in the graph, which one of several views (``unbind``) cannot take.
 
     Raises:
         RuntimeError: If several elements share one storage cell (an
@@ -73,19 +79,27 @@ def check_inplace(tensor: Tensor, overlap_ok: bool = False) -> None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
+    recorded = tensor.requires_grad or operand_requires_grad
+    if tensor._one_of_many is not None and recorded:
+        node = tensor.grad_fn
+        raise RuntimeError(
+            (
+                f"Output {tensor._output_nr} of {node.name().removesuffix('Backward0')}"
+                " is a view and is being modified inplace."
+                if node is not None
+                else "A view was created in no_grad mode and is being modified "
+                "inplace with grad mode enabled."
+            )
+            + " This view is the output of a function that returns multiple views. "
+            "Such functions do not allow the output views to be modified inplace. "
+            "You should replace the inplace operation by an out-of-place one."
+        )
     if base is None or not base.requires_grad:
         return
     if base._grad_fn is None:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an "
             "in-place operation."
-        )
-    if tensor._one_of_many is not None:
-        raise RuntimeError(
-            f"{tensor._one_of_many} is a view and is being modified inplace. This "
-            "view is the output of a function that returns multiple views. Such "
-            "functions do not allow the output views to be modified inplace. You "
-            "should replace the inplace operation by an out-of-place one."
         )
     if tensor.grad_fn is None:
         raise RuntimeError(
@@ -118,11 +132,9 @@ def run_inplace(
     the base changed too. ``overlap_ok`` lets fills write into an expanded
     tensor.
     """
-    check_inplace(tensor, overlap_ok)
-    records = GRAD_MODE.enabled and (
-        tensor.requires_grad
-        or any(isinstance(a, Tensor) and a.requires_grad for a in args)
-    )
+    operand_requires_grad = any(isinstance(a, Tensor) and a.requires_grad for a in args)
+    check_inplace(tensor, overlap_ok, operand_requires_grad)
+    records = GRAD_MODE.enabled and (tensor.requires_grad or operand_requires_grad)
     # A recorded operation may save its input for backward; give it a
     # snapshot so that overwriting the tensor does not change what was saved.
     source = _snapshot(tensor) if records else tensor

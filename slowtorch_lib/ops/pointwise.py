@@ -33,6 +33,7 @@ from slowtorch_lib._storage import wrap_int64
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.history import check_inplace
 
 __all__ = [
     "abs",
@@ -1542,10 +1543,13 @@ def check_inplace_result(target: Tensor, other: Operand) -> None:
 
     PyTorch checks the result's shape and dtype before it looks for a loop,
     so an integer ``t &= 0.5`` is a casting error, not a missing kernel.
+    Autograd's checks (:func:`check_inplace`) come before both.
 
     Raises:
-        RuntimeError: If the result would not fit ``target``.
+        RuntimeError: If the result would not fit ``target``, or autograd
+            refuses the change.
     """
+    check_inplace(target, False, isinstance(other, Tensor) and other.requires_grad)
     if isinstance(other, Tensor):
         shape = broadcast_shapes(target._shape, other._shape)
         if shape != target._shape:

@@ -48,10 +48,13 @@ def as_view(
 
     Its ``_base`` is the tensor that owns the storage (never another view).
     The base keeps track of it (:func:`~slowtorch_lib.autograd.history.remember_view`)
-    so that an in-place change of the storage can give it a new history.
+    so that an in-place change of the storage can give it a new history. A
+    view of one of several views (``x.split(1)[0][0]``) is marked as one of
+    them too: it may not be changed in place either.
     """
     base = tensor._base if tensor._base is not None else tensor
     result = Tensor._make(tensor._storage, shape, stride, offset, base)
+    result._one_of_many = tensor._one_of_many
     history.remember_view(base, result)
     return result
 
