@@ -980,7 +980,8 @@ class Tensor:
 
     def copy_(self, source: Tensor) -> Tensor:
         """Copies ``source`` (broadcast to this shape) into this tensor."""
-        return self._inplace(_pointwise.copy_into, source)
+        # Copying a tensor into itself changes nothing, even if it is expanded.
+        return self._inplace(_pointwise.copy_into, source, overlap_ok=source is self)
 
     def fill_(self, value: Scalar) -> Tensor:
         """Sets every element to ``value``."""

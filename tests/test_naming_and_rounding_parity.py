@@ -553,3 +553,78 @@ def test_a_view_of_a_piece_is_one_of_several_views_too() -> None:
     with pytest.raises(RuntimeError, match="Output 0 of Slice is a view"):
         (weight * st.ones(2, 3)).unbind(0)[0][1:].add_(1)
     assert pieces[0].tolist() == [[1.0, 1.0, 1.0]]
+
+
+# ----------------------------------------------------------------------
+# In-place operations whose input overlaps the written-to tensor
+# ----------------------------------------------------------------------
+
+
+def _setitem(target: Any, key: Any, value: Any) -> Any:
+    target[key] = value
+    return target
+
+
+OVERLAPPING_WRITES = {
+    "x.t() += x": lambda lib: (
+        lib.arange(9.0).reshape(3, 3).t().add_(lib.arange(9.0).reshape(3, 3))
+    ),
+    "x += x.t()": lambda lib: (lambda x: x.add_(x.t()))(lib.arange(9.0).reshape(3, 3)),
+    "x += x": lambda lib: (lambda x: x.add_(x))(lib.arange(6.0).reshape(2, 3)),
+    "x += x.view": lambda lib: (lambda x: x.add_(x.view(3, 2)))(lib.arange(6.0)),
+    "x[1:] = x[:-1]": lambda lib: (lambda x: _setitem(x, slice(1, None), x[:-1]))(
+        lib.arange(6.0)
+    ),
+    "x[::2] += x[1::2]": lambda lib: (lambda x: x[::2].add_(x[1::2]))(lib.arange(6.0)),
+    "x[:3] += x[3:]": lambda lib: (lambda x: x[:3].add_(x[3:]))(lib.arange(6.0)),
+    "x[:4] += x[2:]": lambda lib: (lambda x: x[:4].add_(x[2:]))(lib.arange(6.0)),
+    "x[0] *= x[:, 0]": lambda lib: (lambda x: x[0].mul_(x[:, 0]))(
+        lib.arange(9.0).reshape(3, 3)
+    ),
+    "x.mT *= x": lambda lib: (lambda x: x.mT.mul_(x))(lib.arange(4.0).reshape(1, 2, 2)),
+    "x.pow_(x.t())": lambda lib: (lambda x: x.pow_(x.t()))(
+        lib.arange(4.0).reshape(2, 2)
+    ),
+    "expanded.copy_(itself)": lambda lib: (lambda x: x.copy_(x))(
+        lib.tensor(1.0).unsqueeze(0).expand(2)
+    ),
+    "expanded[1:] = its base": lambda lib: (
+        lambda x: _setitem(x.unsqueeze(0).expand(2, 3), slice(1, None), x)
+    )(lib.arange(3.0)),
+    "x[[0, 1]] = x[1:]": lambda lib: (lambda x: _setitem(x, [0, 1], x[1:]))(
+        lib.arange(3.0)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", OVERLAPPING_WRITES)
+def test_overlapping_in_place_writes_match_torch(case: str) -> None:
+    torch = require_torch()
+    run = OVERLAPPING_WRITES[case]
+    try:
+        theirs = run(torch)
+    except RuntimeError:
+        same_error(run)
+        return
+    assert_same(run(st), theirs)
+
+
+def test_partly_overlapping_write_leaves_the_tensor_unchanged() -> None:
+    x = st.arange(9.0).reshape(3, 3)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        x.add_(x.t())
+    assert x.tolist() == st.arange(9.0).reshape(3, 3).tolist() and x._version == 0
+    flat = x.view(-1)
+    flat[:3].add_(flat[6:])  # same storage, no common cell: allowed
+    assert x[0].tolist() == [6.0, 8.0, 10.0]
+
+
+@pytest.mark.parametrize(
+    "source, shape",
+    [((), (1,)), ((), (1, 1)), ((), (2, 1)), ((3,), (1, 3)), ((3,), (1, 1, 3))]
+    + [((0,), (1, 0)), ((3,), (2, 1, 3)), ((2, 1), (1, 2, 5))],
+)
+def test_expand_gives_new_dimensions_torchs_strides(source: Any, shape: Any) -> None:
+    ours, theirs = both(lambda lib: lib.zeros(source).expand(*shape))
+    assert ours.stride() == theirs.stride()
+    assert_same(ours, theirs)

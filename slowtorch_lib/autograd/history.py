@@ -134,6 +134,12 @@ def run_inplace(
     """
     operand_requires_grad = any(isinstance(a, Tensor) and a.requires_grad for a in args)
     check_inplace(tensor, overlap_ok, operand_requires_grad)
+    if any(isinstance(a, Tensor) and partly_overlap(tensor, a) for a in args):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location. Please clone() "
+            "the tensor before performing the operation."
+        )
     records = GRAD_MODE.enabled and (tensor.requires_grad or operand_requires_grad)
     # A recorded operation may save its input for backward; give it a
     # snapshot so that overwriting the tensor does not change what was saved.
@@ -160,6 +166,38 @@ def run_inplace(
         # Every other view of the storage now reads changed values.
         refresh_views_of(tensor._base if tensor._base is not None else tensor)
     return tensor
+
+
+def partly_overlap(a: Tensor, b: Tensor) -> bool:
+    """Whether ``a`` and ``b`` share some of their storage cells but are not
+    the same tensor, as PyTorch tells it before an in-place operation.
+
+    PyTorch looks only at tensors whose elements fill a block of storage
+    (a permutation of a contiguous layout) and compares the blocks: the
+    same block with other strides (``x`` and ``x.t()``), or blocks that
+    meet (``x[1:]`` and ``x[:-1]``), overlap partly. Other layouts are
+    "too hard" to tell, and allowed.
+    """
+    if a is b or a._storage is not b._storage or not a.numel() or not b.numel():
+        return False
+    if not (_fills_a_block(a) and _fills_a_block(b)):
+        return False
+    a_end, b_end = a._offset + a.numel(), b._offset + b.numel()
+    if a._offset == b._offset and a_end == b_end:
+        return a._stride != b._stride
+    return a._offset < b_end and b._offset < a_end
+
+
+def _fills_a_block(tensor: Tensor) -> bool:
+    """Whether the elements fill ``numel`` consecutive storage cells, each once."""
+    expected = 1
+    for stride, size in sorted(zip(tensor._stride, tensor._shape)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def _snapshot(tensor: Tensor) -> Tensor:

@@ -408,8 +408,11 @@ class Expand(Function):
                         f"The expanded size of the tensor ({size}) isn't allowed in a "
                         "leading, non-existing dimension"
                     )
+                # A new dimension of size 1 takes the stride of a contiguous
+                # layout, as in PyTorch; any other new dimension is stretched.
+                stretched = size != 1 or not new_shape
+                new_stride.insert(0, 0 if stretched else new_shape[0] * new_stride[0])
                 new_shape.insert(0, size)
-                new_stride.insert(0, 0)
                 continue
             old_size, old_stride = x._shape[i - lead], x._stride[i - lead]
             if size == -1:
