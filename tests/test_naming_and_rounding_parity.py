@@ -69,6 +69,10 @@ def test_fused_multiply_add_rounds_once() -> None:
     # float32: 1 + 2**-24 is a tie between two float32 values: even wins.
     assert fused_multiply_add(2.0**-24, 1, 1.0, st.float32) == 1.0
     assert fused_multiply_add(3 * 2.0**-24, 1, 1.0, st.float32) == 1 + 2.0**-22
+    # 2 * (2**24 + 3) is halfway between two float32 values; 2**-60 less is
+    # not, but rounding to float64 first would lose the 2**-60.
+    assert fused_multiply_add(2.0, 2**24 + 3, -(2.0**-60), st.float32) == 2**25 + 4
+    assert fused_multiply_add(2.0, 2**24 + 3, 2.0**-60, st.float32) == 2**25 + 8
     # A zero sum keeps the sign float arithmetic gives it.
     assert str(fused_multiply_add(-2.0, 0, -0.0, st.float32)) == "-0.0"
     assert str(fused_multiply_add(2.0, 1, -2.0, st.float32)) == "0.0"
