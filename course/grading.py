@@ -169,6 +169,13 @@ def grade_exercises(
             graded = judge.judge_piece(exercise, source, run, answers)
         else:
             graded = judge.judge_prediction(exercise, source, answers)
+        piece = source is not None and exercise.kind == "piece"
+        reaches = judge.suspicious(source) if piece and source else []
+        if source is not None and reaches:
+            graded.flags.append(
+                f"exercise {exercise.id}: the cell reaches outside the exercise "
+                f"({', '.join(reaches[:8])}); worth a look"
+            )
         if source is not None and judge.copied(exercise.id, source, answers):
             graded.flags.append(
                 f"exercise {exercise.id}: the answer matches the model answer (copied?)"

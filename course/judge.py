@@ -165,6 +165,7 @@ class Run:
     cases: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
     ends: dict[str, dict[str, Any]] = field(default_factory=dict)
     ignored: dict[str, int] = field(default_factory=dict)
+    conflicts: set[tuple[str, int]] = field(default_factory=set)
     ending: str | None = None
 
     def ignore(self, why: str) -> None:
@@ -218,7 +219,7 @@ KEYS = {
     "ready": {"kind"},
     "start": {"kind", "exercise"},
     "end": {"kind", "exercise", "status", "detail"},
-    "cell": {"kind", "exercise", "defined", "error", "reference"},
+    "cell": {"kind", "exercise", "defined", "error", "reference", "tampering"},
     "case": {
         "kind",
         "exercise",
@@ -284,6 +285,7 @@ class Reader:
         if kind == "cell":
             ok = isinstance(record["defined"], bool) and error_ok(record["error"])
             ok = ok and strings_ok(record["reference"])
+            ok = ok and strings_ok(record["tampering"])
             if not ok:
                 return "cell records out of range"
             return "cells reported twice" if exercise in self.run.cells else None
@@ -298,6 +300,7 @@ class Reader:
         if record["label"] != cases[index].label:
             return "cases with a wrong label"
         if index in self.run.cases.get(exercise, {}):
+            self.run.conflicts.add((exercise, index))  # neither counts
             return "cases reported twice"
         if exercise not in self.run.cells:
             return "cases before their cell"
@@ -515,12 +518,24 @@ def judge_piece(exercise: Exercise, source: str, run: Run, answers: Answers) -> 
         reference += record["reference"]
     if reference:
         graded.status = "reference"
-        graded.message = "uses the reference: " + ", ".join(sorted(set(reference)))
+        graded.message = "uses the reference: " + ", ".join(dict.fromkeys(reference))
         graded.flags.append(f"exercise {exercise.id} uses the reference")
         return graded
     if cell is None:
         graded.status = "stopped"
         graded.message = end["detail"] or "the answer cell did not finish"
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
+        return graded
+    if cell["error"]:
+        graded.flags.append(
+            f"exercise {exercise.id}: the answer cell raised {cell['error']['type']}"
+        )
+    if cell["tampering"]:
+        graded.status = "refused"
+        graded.message = (
+            "the cell left running what could change the cases: "
+            + ", ".join(cell["tampering"])
+        )
         graded.flags.append(f"exercise {exercise.id}: {graded.message}")
         return graded
     if not cell["defined"]:
@@ -539,6 +554,8 @@ def judge_piece(exercise: Exercise, source: str, run: Run, answers: Answers) -> 
     failed_convention: list[tuple[int, dict[str, Any] | None]] = []
     for index, case in enumerate(cases):
         record = reported.get(index)
+        if (exercise.id, index) in run.conflicts:
+            record = None
         want = expected.get(case.label, {"missing": "not recorded"})
         if record is not None and close(want, record["outcome"]):
             graded.passed += 1
@@ -648,6 +665,11 @@ def _value(node: ast.expr, depth: int) -> Any:
         number = _number(_value(node.operand, depth + 1))
         return -number if isinstance(node.op, ast.USub) else number
     if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
+        left, right = _value(node.left, depth + 1), _value(node.right, depth + 1)
+        if isinstance(left, str) and isinstance(right, str):
+            if not isinstance(node.op, ast.Add) or len(left) + len(right) > 10_000:
+                raise NotLiteral("not a literal")
+            return left + right
         left = _number(_value(node.left, depth + 1))
         right = _number(_value(node.right, depth + 1))
         if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > 1e6):
@@ -686,6 +708,12 @@ def judge_prediction(exercise: Exercise, source: str, answers: Answers) -> Grade
     cases = all_cases(exercise)
     graded = Graded(exercise.id, exercise.title, total=len(cases))
     expected = answers.expected.get(exercise.id, {})
+    reference = imports_in(source, exercise)
+    if reference:
+        graded.status = "reference"
+        graded.message = "uses the reference: " + ", ".join(reference)
+        graded.flags.append(f"exercise {exercise.id} uses the reference")
+        return graded
     predicted, problem = read_predictions(source, exercise.name)
     if predicted is None:
         graded.status = "error"
@@ -717,6 +745,52 @@ def judge_prediction(exercise: Exercise, source: str, answers: Answers) -> Grade
     graded.points = graded.passed / len(cases) if cases else 0.0
     graded.status = "graded"
     return graded
+
+
+# --- code that reaches outside the exercise: flagged for the teacher --------------
+
+SUSPECT_MODULES = {
+    "gc", "inspect", "sys", "os", "posix", "threading", "_thread", "signal",
+    "atexit", "subprocess", "multiprocessing", "socket", "ssl", "ctypes",
+    "importlib", "builtins", "resource", "shutil", "pathlib", "io", "urllib",
+    "http", "pty", "fcntl", "mmap", "pickle", "marshal", "json", "faulthandler",
+    "tracemalloc", "asyncio", "concurrent", "glob", "tempfile",
+}  # fmt: skip
+SUSPECT_NAMES = {
+    "__globals__", "__subclasses__", "__code__", "__closure__", "__builtins__",
+    "__import__", "__loader__", "__spec__", "f_back", "f_globals", "f_locals",
+    "f_builtins", "tb_frame", "gi_frame", "cr_frame", "_getframe", "settrace",
+    "setprofile", "open", "exec", "eval", "compile", "globals", "breakpoint",
+}  # fmt: skip
+
+
+LYING_METHODS = {"__eq__", "__ne__", "__repr__", "__str__", "__hash__", "__bool__"}
+
+
+def suspicious(source: str) -> list[str]:
+    """What in the cell's text reaches outside the exercise (the interpreter,
+    the operating system, other processes, files, the network)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {
+                a.name for a in node.names if a.name.split(".")[0] in SUSPECT_MODULES
+            }
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if module.split(".")[0] in SUSPECT_MODULES:
+                found.add(module)
+        elif isinstance(node, ast.Attribute) and node.attr in SUSPECT_NAMES:
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and node.id in SUSPECT_NAMES:
+            found.add(node.id)
+        elif isinstance(node, ast.FunctionDef) and node.name in LYING_METHODS:
+            found.add(f"defines {node.name}")
+    return sorted(found)
 
 
 # --- the copy check ----------------------------------------------------------------

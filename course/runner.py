@@ -95,6 +95,16 @@ def imports_in(source: str, exercise: Any) -> list[str]:
             ]
         elif isinstance(node, ast.Attribute) and node.attr in names:
             found.append(f"the engine's own {node.attr}")
+        elif isinstance(node, ast.Call) and node.args:
+            function = node.func
+            called = getattr(function, "attr", getattr(function, "id", ""))
+            first = node.args[0]
+            if (
+                called in ("import_module", "__import__")
+                and isinstance(first, ast.Constant)
+                and isinstance(first.value, str)
+            ):
+                modules = [first.value]
         found += [
             f"import {m}" for m in modules if m.split(".")[0] in FORBIDDEN_MODULES
         ]
@@ -279,6 +289,35 @@ def plain(value: Any, depth: int = 0) -> Any:
     return repr(value)
 
 
+def left_running() -> list[str]:
+    """What the cell left behind that could change the cases while they run
+    (threads, timers, signal handlers); timers and handlers are then undone."""
+    import signal as signals
+
+    found = []
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        threads = threading.active_count()
+    if threads > 1:
+        found.append(f"{threads - 1} thread(s) still running")
+    for timer in (signals.ITIMER_REAL, signals.ITIMER_VIRTUAL, signals.ITIMER_PROF):
+        if signals.getitimer(timer) != (0.0, 0.0):
+            found.append("a timer")
+            signals.setitimer(timer, 0)
+    for number in signals.valid_signals():
+        try:
+            handler = signals.getsignal(number)
+        except (ValueError, OSError):
+            continue
+        if callable(handler) and number != signals.SIGINT:
+            found.append(f"a handler for {signals.Signals(number).name}")
+            signals.signal(number, signals.SIG_DFL)
+    return sorted(set(found))[:20]
+
+
 class Child:
     """Sends a child's lines to the first process."""
 
@@ -322,15 +361,17 @@ def run_exercise(exercise: Any, source: str, snapshot: Snapshot, out: Child) -> 
             for value in list(namespace.values())
         ):
             reference.append(f"{exercise.name} is (or calls) the engine's own version")
+    tampering = left_running()
     out.send(
         {
             "kind": "cell",
             "defined": answer is not _MISSING,
             "error": error,
             "reference": sorted(set(reference))[:20],
+            "tampering": tampering,
         }
     )
-    if answer is _MISSING or reference:
+    if answer is _MISSING or reference or tampering:
         return
     cases = list(exercise.cases) + list(exercise.grading_cases)
     for index, case in enumerate(cases):

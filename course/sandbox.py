@@ -41,7 +41,7 @@ class Limits:
     """What one runner may use."""
 
     seconds: float = 60.0  # wall-clock time per exercise (CPU: a little more)
-    memory: int = 1536 * 2**20  # address space per process, bytes
+    memory: int = 1024 * 2**20  # address space per process, bytes
     file_size: int = 16 * 2**20  # largest file it may write, bytes
     processes: int = 32  # processes and threads at once
     output: int = 8 * 2**20  # bytes of records the judge reads per runner
