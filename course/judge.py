@@ -310,7 +310,7 @@ class Reader:
 
     def take(self, record: dict[str, Any]) -> None:
         kind = record["kind"]
-        exercise = record.get("exercise")
+        exercise = str(record.get("exercise"))
         if kind == "start":
             self.current = exercise
             self.started.append(exercise)
@@ -553,21 +553,21 @@ def judge_piece(exercise: Exercise, source: str, run: Run, answers: Answers) -> 
     failed_main: list[tuple[int, dict[str, Any] | None]] = []
     failed_convention: list[tuple[int, dict[str, Any] | None]] = []
     for index, case in enumerate(cases):
-        record = reported.get(index)
+        found: dict[str, Any] | None = reported.get(index)
         if (exercise.id, index) in run.conflicts:
-            record = None
+            found = None
         want = expected.get(case.label, {"missing": "not recorded"})
-        if record is not None and close(want, record["outcome"]):
+        if found is not None and close(want, found["outcome"]):
             graded.passed += 1
             continue
         if index >= public:
             graded.hidden_failed += 1
             continue
         target = failed_convention if case.convention else failed_main
-        target.append((index, record))
-    for index, record in (failed_main + failed_convention)[:SHOWN_FAILURES]:
+        target.append((index, found))
+    for index, failed in (failed_main + failed_convention)[:SHOWN_FAILURES]:
         case = cases[index]
-        got = "no result" if record is None else show(record["outcome"])
+        got = "no result" if failed is None else show(failed["outcome"])
         if answers.leaks(got):
             got = "(hidden: it quotes the grader's files)"
         graded.failures.append(
@@ -576,7 +576,7 @@ def judge_piece(exercise: Exercise, source: str, run: Run, answers: Answers) -> 
                 "convention": case.convention,
                 "expected": show(expected.get(case.label)),
                 "got": got,
-                "error": render_error(record and record["error"], source, answers),
+                "error": render_error(failed and failed["error"], source, answers),
             }
         )
     graded.points = min(1.0, max(0.0, graded.passed / len(cases))) if cases else 0.0
@@ -834,7 +834,8 @@ class _Normalise(ast.NodeTransformer):
         return self._body(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
-        assign = ast.Assign(targets=[node.target], value=node.value or ast.Pass())
+        value = node.value or ast.Constant(None)
+        assign = ast.Assign(targets=[node.target], value=value)
         return self.generic_visit(assign)
 
 

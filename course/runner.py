@@ -446,7 +446,7 @@ def read_nonce(fd: int) -> bytearray:
 
 
 def read_all(fd: int) -> bytes:
-    parts = []
+    parts: list[bytes] = []
     while True:
         chunk = os.read(fd, 1 << 16)
         if not chunk:
