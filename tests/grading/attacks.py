@@ -11,11 +11,12 @@ the notes must contain)``.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.grading.fixtures import CHAPTER1, notebook, with_answers
+from tests.grading.fixtures import CHAPTER1, notebook, solution_answer, with_answers
 
 STUB = """
 def contiguous_strides(shape):
@@ -148,8 +149,6 @@ for top in ("/runner", "/tmp", "/root", "/work", "/home", "/proc/1/cwd"):
                     found[name] = open(os.path.join(folder, name)).read()
                 except OSError:
                     pass
-def contiguous_strides(shape):
-    raise NotImplementedError(str(sorted(found)))
 """
 
 FORGED = """
@@ -213,15 +212,24 @@ try:
     reached.append("web")
 except Exception:
     pass
-if reached:
-    raise SystemExit("reached " + ",".join(reached))
 """
 
 
-def attack_cell(code: str, also_1_6: bool = False) -> Callable[[], dict[str, Any]]:
+def attack_cell(
+    code: str, also_1_6: bool = False, reward: str | None = None
+) -> Callable[[], dict[str, Any]]:
+    """The blank notebook with ``code`` in the answer cell of 1.5 (and 1.6).
+    With ``reward``: if that expression is true once the attack ran (it
+    reached the network, found the answers...), the cell ends with the model
+    answer, so that an attack that works scores more than a blank notebook."""
+
     def build() -> dict[str, Any]:
         blank = notebook("exercises", CHAPTER1)
-        answers = {"exercise_1_5": code + STUB}
+        source = code + STUB
+        if reward:
+            model = solution_answer(CHAPTER1, "1.5")
+            source += f"\nif {reward}:\n" + textwrap.indent(model, "    ")
+        answers = {"exercise_1_5": source}
         if also_1_6:
             answers["exercise_1_6"] = code + "\ninfer_shape = None\n"
         return with_answers(blank, **answers)
@@ -299,13 +307,13 @@ ATTACKS: dict[str, tuple[Callable[[], Any], str]] = {
     "attack_processes": (attack_cell(PROCESSES, True), "subprocess"),
     "attack_files": (attack_cell(FILES), "open"),
     "attack_kill": (attack_cell(KILL, True), "the runner stopped"),
-    "attack_read_answers": (attack_cell(READ_ANSWERS), "os"),
+    "attack_read_answers": (attack_cell(READ_ANSWERS, reward="found"), "os"),
     "attack_liar": (attack_cell(LIAR), "defines __eq__"),
     "attack_forged": (attack_cell(FORGED, True), "ignored"),
     "attack_output": (attack_cell(OUTPUT), "sent more than the runner reads"),
     "attack_memory": (attack_cell(MEMORY), "MemoryError"),
     "attack_fork_bomb": (attack_cell(FORK_BOMB), "os"),
-    "attack_network": (attack_cell(NETWORK), "socket"),
+    "attack_network": (attack_cell(NETWORK, reward="reached"), "socket"),
     "bad_source_numbers": (blank_with(source_numbers), "source is not text"),
     "bad_metadata_list": (blank_with(metadata_list), "metadata is not an object"),
     "bad_tags_number": (blank_with(tags_number), "tags are not a list"),
