@@ -87,7 +87,7 @@ def runner_tree(dest: Path) -> Path:
 @dataclass
 class Answers:
     """What only the judge holds: recorded outcomes, the grading-only cases'
-    text (never shown) and the model answers' fingerprints."""
+    text (to keep it out of feedback) and the model answers' fingerprints."""
 
     expected: dict[str, dict[str, Any]]
     secret_text: str
@@ -105,12 +105,11 @@ class Answers:
             if path.exists():
                 for exercise, cases in json.loads(path.read_text("utf-8")).items():
                     expected.setdefault(exercise, {}).update(cases)
-        grading = PACKAGE / "checks" / "expected_grading.json"
+        # What the runner could read and quote: the grading-only programs (the
+        # recorded answers never reach it).
         secret = "\n".join(
             p.read_text("utf-8") for p in sorted(PACKAGE.glob("checks/grading_*.py"))
         )
-        if grading.exists():
-            secret += grading.read_text("utf-8")
         return cls(expected, secret, model_fingerprints())
 
     def save(self, folder: Path) -> None:

@@ -388,7 +388,7 @@ def run_exercise(exercise: Any, source: str, snapshot: Snapshot, out: Child) -> 
             got = {"raised": type(raised).__name__}
             got_error = error_data(raised, filename)
         else:
-            got_error = _case_error(message, filename)
+            got_error = _case_error(message, filename, got)
         snapshot.restore()
         try:
             outcome = plain(normalize(got))
@@ -409,20 +409,28 @@ def run_exercise(exercise: Any, source: str, snapshot: Snapshot, out: Child) -> 
             return  # not attempted: the other cases would say the same
 
 
-def _case_error(message: str | None, filename: str) -> dict[str, Any] | None:
+def _case_error(
+    message: str | None, filename: str, outcome: Any
+) -> dict[str, Any] | None:
+    """The short traceback of a case (text) as data: the exception's type
+    (from the outcome), its message and the student's line numbers."""
     if message is None:
         return None
-    last = message.strip().splitlines()[-1] if message.strip() else ""
-    kind, _, text = last.partition(":")
-    lines = []
-    for line in message.splitlines():
-        marker = f'File "{filename}", line '
+    kind = outcome.get("raised", "") if isinstance(outcome, dict) else ""
+    kind = kind if isinstance(kind, str) else ""
+    lines, text = [], ""
+    marker = f'File "{filename}", line '
+    for number, line in enumerate(message.splitlines()):
         if marker in line:
-            number = line.split(marker, 1)[1].split(",")[0]
-            if number.isdigit():
-                lines.append(int(number))
+            digits = line.split(marker, 1)[1].split(",")[0]
+            if digits.isdigit():
+                lines.append(int(digits))
+        elif kind and (line == kind or line.startswith(kind + ":")):
+            rest = "\n".join(message.splitlines()[number:])
+            text = rest[len(kind) + 1 :]
+            break
     return {
-        "type": kind.strip()[:80],
+        "type": kind[:80],
         "message": " ".join(text.split())[:MESSAGE],
         "lines": lines[-4:],
     }
@@ -519,6 +527,7 @@ class Runner:
             )
 
     def one(self, exercise: Any, source: str, snapshot: Snapshot) -> tuple[str, str]:
+        self.status: int | None = None
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -556,9 +565,15 @@ class Runner:
             left = deadline - time.monotonic()
             if left <= 0:
                 return "timeout", f"timed out after {self.seconds:g} s"
-            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
-            if not ready:
+            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
+            if not ready and not self.exited(pid):
                 continue
+            if not ready:
+                # Ended: read what is left, not waiting for a process it
+                # started that may hold the pipe open.
+                ready, _, _ = select.select([fd], [], [], 0)
+                if not ready:
+                    break
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 break
@@ -569,7 +584,7 @@ class Runner:
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
                 self.pass_on(exercise, line)
-        code = self.wait(pid, deadline)
+        code = self.status if self.status is not None else self.wait(pid, deadline)
         if code is None:
             return "timeout", f"timed out after {self.seconds:g} s"
         if code != 0:
@@ -584,6 +599,15 @@ class Runner:
         if isinstance(record, dict) and record.get("kind") in ("cell", "case"):
             record["exercise"] = exercise.id
             self.emit(record)
+
+    def exited(self, pid: int) -> bool:
+        """Whether the child has ended (its exit code kept in ``status``)."""
+        if self.status is not None:
+            return True
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            self.status = os.waitstatus_to_exitcode(status)
+        return bool(done)
 
     def wait(self, pid: int, deadline: float) -> int | None:
         while time.monotonic() < deadline:

@@ -851,3 +851,6 @@ def test_attacks_change_no_other_row_and_feedback_keeps_grading_cases_hidden(
         assert not [label for label in hidden if f"`{label}`" in text], report
     partial = (runs["feedback"] / "partial.md").read_text(encoding="utf-8")
     assert "of the grading-only cases (not shown)" in partial
+    quoting = runs["feedback"] / "attack_quote_grading.md"
+    text = quoting.read_text(encoding="utf-8")
+    assert "ValueError: (message hidden" in text and attacks.QUOTED not in text

@@ -151,6 +151,16 @@ for top in ("/runner", "/tmp", "/root", "/work", "/home", "/proc/1/cwd"):
                     pass
 """
 
+QUOTE_GRADING = """
+import glob
+quoted = ""
+for path in sorted(glob.glob("/runner/course/checks/grading_ch01.py")):
+    quoted = open(path).read()
+def contiguous_strides(shape):
+    raise ValueError(quoted[:300])
+"""
+QUOTED = "grading-only cases (left out of a student release)"
+
 FORGED = """
 import gc, os
 for thing in gc.get_objects():
@@ -216,16 +226,17 @@ except Exception:
 
 
 def attack_cell(
-    code: str, also_1_6: bool = False, reward: str | None = None
+    code: str, also_1_6: bool = False, reward: str | None = None, stub: bool = True
 ) -> Callable[[], dict[str, Any]]:
     """The blank notebook with ``code`` in the answer cell of 1.5 (and 1.6).
     With ``reward``: if that expression is true once the attack ran (it
     reached the network, found the answers...), the cell ends with the model
-    answer, so that an attack that works scores more than a blank notebook."""
+    answer, so that an attack that works scores more than a blank notebook.
+    Without ``stub``, ``code`` defines the answer itself."""
 
     def build() -> dict[str, Any]:
         blank = notebook("exercises", CHAPTER1)
-        source = code + STUB
+        source = code + STUB if stub else code
         if reward:
             model = solution_answer(CHAPTER1, "1.5")
             source += f"\nif {reward}:\n" + textwrap.indent(model, "    ")
@@ -308,6 +319,7 @@ ATTACKS: dict[str, tuple[Callable[[], Any], str]] = {
     "attack_files": (attack_cell(FILES), "open"),
     "attack_kill": (attack_cell(KILL, True), "the runner stopped"),
     "attack_read_answers": (attack_cell(READ_ANSWERS, reward="found"), "os"),
+    "attack_quote_grading": (attack_cell(QUOTE_GRADING, stub=False), "glob"),
     "attack_liar": (attack_cell(LIAR), "defines __eq__"),
     "attack_forged": (attack_cell(FORGED, True), "ignored"),
     "attack_output": (attack_cell(OUTPUT), "sent more than the runner reads"),
