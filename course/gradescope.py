@@ -5,7 +5,8 @@ the submitted notebooks are in ``ROOT/submission`` and the grade goes to
 ``ROOT/results/results.json``, in Gradescope's format: one test per
 exercise with its score and max score, the output visible to the student
 (the public cases that failed, hints), the grading-only cases' details
-hidden. The same runner and judge grade it as on a teacher's machine; where
+hidden, and the flags (copied? reaches outside the exercise?) in a test hidden
+from the student. The same runner and judge grade it as on a teacher's machine; where
 the container allows no user namespaces, the container itself is the outer
 boundary (said in the output).
 """
@@ -52,13 +53,25 @@ def results(root: Path, weights: dict[str, float] | None = None) -> dict[str, An
                 }
             )
     lines = [f"{r.path.name}: {n}" for r in graded for n in r.notes] + notes
-    if not submitted:
-        lines.append("no notebook (.ipynb) in the submission")
     if problem is not None:
         lines.append(f"graded without bubblewrap inside this container ({problem})")
+    score = round(sum(float(t["score"]) for t in tests), 4)
+    if lines:  # flags (copied? reaches outside?) are for the teacher only
+        tests.append(
+            {
+                "name": "Notes for the teacher",
+                "score": 0,
+                "max_score": 0,
+                "output": "\n".join(lines),
+                "visibility": "hidden",
+            }
+        )
+    shown = [f"{r.path.name}: {n}" for r in graded if not r.exercises for n in r.notes]
+    if not submitted:
+        shown.append("no notebook (.ipynb) in the submission")
     return {
-        "score": round(sum(t["score"] for t in tests), 4),
-        "output": "\n".join(lines),
+        "score": score,
+        "output": "\n".join(shown),
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
