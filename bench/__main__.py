@@ -274,7 +274,7 @@ def build_cases() -> list[Case]:
         )
     )
 
-    # Linear(64, 64) and the MLP training step (issue 8): bench/nn_cases.py.
+    # Linear(64, 64) and the MLP training step: bench/nn_cases.py.
     cases += [Case(*spec) for spec in nn_cases.specs(torch)]
     return cases
 

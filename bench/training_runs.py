@@ -1,4 +1,4 @@
-"""``python -m bench.training_runs``: two real trainings, timed (issue 9).
+"""``python -m bench.training_runs``: two real trainings, timed.
 
 * **digits**: chapter 4's model (64 -> 32 -> 10, Adam, batches of 64) trained
   from scratch on the engine until its test accuracy reaches 95 %, checked

@@ -5,12 +5,16 @@ Students only meet :func:`check`, in the check cell after each exercise::
     from course import check
     check("1.5", contiguous_strides)
 
+In a class edition (``python -m course release``) a piece that passes its
+check is saved and used by the engine from then on; ``course.pieces()``
+lists what is saved and ``course.reset("1.5")`` deletes a saved piece.
+
 Teachers use the command line (see ``python -m course --help``)::
 
     python -m course generate          # write exercises/ and solutions/
     python -m course generate --check  # fail if they are out of date
     python -m course grade PATH...     # grade submitted notebooks
-    python -m course release OUT/      # a student copy, without solutions
+    python -m course release OUT/      # a class edition: students write the engine
     python -m course.record            # record PyTorch's answers (needs torch)
 
 The engine (``slowtorch_lib``) knows nothing of this package. What a check
@@ -20,5 +24,6 @@ browser (Pyodide).
 """
 
 from course.checking import check
+from course.workspace import pieces, reset
 
-__all__ = ["check"]
+__all__ = ["check", "pieces", "reset"]

@@ -73,9 +73,17 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("platform", choices=("gradescope",))
     export.add_argument("out", type=Path, help="the zip file to write")
     release = commands.add_parser(
-        "release", help="write a student copy: no solutions, no grading-only cases"
+        "release",
+        help="write a class edition: the engine's exercise pieces are stubs "
+        "that the students write; no solutions, no grading-only cases",
     )
     release.add_argument("out", type=Path, help="an empty or new folder")
+    release.add_argument(
+        "--give",
+        default="",
+        metavar="IDS",
+        help="pieces shipped solved: exercise ids or chapters (1.5,2.9 or ch1,ch2)",
+    )
     commands.add_parser(
         "lab-settings",
         help="make JupyterLab open the chapters (book/*.md) as notebooks",
@@ -89,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "generate":
         return run_generate(args.check)
     if args.command == "release":
-        return run_release(args.out)
+        return run_release(args.out, args.give)
     if args.command == "export":
         from course import export
 
@@ -114,14 +122,21 @@ def run_generate(check: bool) -> int:
     return 0
 
 
-def run_release(out: Path) -> int:
-    root = grading.PACKAGE.parent
+def run_release(out: Path, give: str) -> int:
+    from course import edition
+
     try:
-        written = grading.release(root, out)
-    except FileExistsError as error:
+        given = edition.parse_give(give)
+        written = edition.release(out, given)
+    except (FileExistsError, ValueError) as error:
         print(error, file=sys.stderr)
         return 2
-    print(f"wrote {len(written)} files to {out} (no solutions, no grading-only cases)")
+    print(
+        f"wrote a class edition to {out}: {len(written)} files, "
+        f"{len(edition.pieces()) - len(given)} pieces to write, {len(given)} given"
+    )
+    for holder in edition.shared_answer_holders(given):
+        print(f"note: kept, as other code uses it, though it holds an answer: {holder}")
     return 0
 
 

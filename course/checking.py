@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from course.substitute import substituted
+from course.workspace import after_check
 
 __all__ = [
     "Case",
@@ -484,6 +485,7 @@ def check(exercise_id: str, answer: Any) -> None:
         ):
             FAILURES[exercise_id] = FAILURES.get(exercise_id, 0) + 1
         text = message(report, FAILURES.get(exercise_id, 0))
+        text = after_check(exercise, answer, report, text)  # a class edition's
     except Exception as error:  # noqa: BLE001  (the notebook must keep running)
         text = (
             f"exercise {exercise_id}: could not be checked ({one_line(repr(error))})."

@@ -214,6 +214,7 @@ JUDGE_FILES = (
     "checking.py",
     "substitute.py",
     "datasets.py",
+    "workspace.py",
     "runner.py",
     "sandbox.py",
     "judge.py",

@@ -69,7 +69,7 @@ def runner_tree(dest: Path) -> Path:
     course = dest / "course"
     (course / "checks").mkdir(parents=True)
     (course / "__init__.py").write_text(RUNNER_INIT, encoding="utf-8")
-    for name in ("checking.py", "substitute.py", "datasets.py"):
+    for name in ("checking.py", "substitute.py", "datasets.py", "workspace.py"):
         shutil.copy(PACKAGE / name, course / name)
     shutil.copytree(PACKAGE / "data", course / "data")
     for path in sorted((PACKAGE / "checks").glob("*.py")):

@@ -201,17 +201,6 @@ def metadata(chapter: Chapter, kind: str) -> dict[str, Any]:
     }
 
 
-def hidden_lines(chapter: Chapter) -> list[str]:
-    """Every non-blank line inside a solution region of the chapter's source."""
-    lines = []
-    for cell in read_source(chapter).cells:
-        if cell.cell_type == "code":
-            lines += [
-                line.strip() for line in split_solutions(cell.source)[2] if line.strip()
-            ]
-    return lines
-
-
 def kernel_environment() -> None:
     """Lets kernels started from here import the engine and the course."""
     paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)

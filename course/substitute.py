@@ -7,7 +7,12 @@ when the block raises). A target that is an attribute of a class, such as
 ``"slowtorch_lib.ops.pointwise.Log.backward"``, is replaced on the class; a
 static method stays a static method.
 
-Standard library only: this runs in the browser (Pyodide) too.
+:func:`put` does the same for good, and returns what undoes it: the class
+edition's engine puts the pieces a student has written in place of its stubs
+with it (a copy of this module ships inside that engine).
+
+Standard library only, and no import from the course: this runs in the
+browser (Pyodide) too.
 """
 
 from __future__ import annotations
@@ -15,10 +20,10 @@ from __future__ import annotations
 import contextlib
 import importlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["original", "substituted"]
+__all__ = ["original", "put", "substituted"]
 
 ENGINE = "slowtorch_lib"
 
@@ -53,9 +58,9 @@ def original(target: str) -> Any:
     return getattr(owner, name)
 
 
-@contextlib.contextmanager
-def substituted(target: str, replacement: Any) -> Iterator[None]:
-    """Replaces the engine's ``target`` by ``replacement`` inside the block."""
+def put(target: str, replacement: Any) -> Callable[[], None]:
+    """Puts ``replacement`` in place of the engine's ``target`` and returns
+    a function that puts the original back."""
     owner, name = _owner(target)
     if isinstance(owner, type):
         old = owner.__dict__[name]
@@ -63,11 +68,7 @@ def substituted(target: str, replacement: Any) -> Iterator[None]:
             staticmethod(replacement) if isinstance(old, staticmethod) else replacement
         )
         setattr(owner, name, new)
-        try:
-            yield
-        finally:
-            setattr(owner, name, old)
-        return
+        return lambda: setattr(owner, name, old)
     old = getattr(owner, name)
     replaced: list[tuple[dict[str, Any], str]] = []
     for module_name, module in list(sys.modules.items()):
@@ -78,8 +79,22 @@ def substituted(target: str, replacement: Any) -> Iterator[None]:
             if value is old:
                 namespace[key] = replacement
                 replaced.append((namespace, key))
+    if getattr(owner, name) is old:  # a target outside the engine
+        setattr(owner, name, replacement)
+        replaced.append((vars(owner), name))
+
+    def put_back() -> None:
+        for namespace, key in replaced:
+            namespace[key] = old
+
+    return put_back
+
+
+@contextlib.contextmanager
+def substituted(target: str, replacement: Any) -> Iterator[None]:
+    """Replaces the engine's ``target`` by ``replacement`` inside the block."""
+    put_back = put(target, replacement)
     try:
         yield
     finally:
-        for namespace, key in replaced:
-            namespace[key] = old
+        put_back()

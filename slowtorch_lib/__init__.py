@@ -7,11 +7,52 @@ Import it as you would import torch::
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     (x * x).sum().backward()
     x.grad          # tensor([2., 4., 6.])
+
+What is matched with PyTorch, and what is not:
+
+* Matched, and tested against real PyTorch: the names and signatures of
+  the functions, methods and classes the engine has; result dtypes (type
+  promotion included), shapes and values (float32 computed in float32,
+  IEEE ``inf`` and ``nan`` where PyTorch gives them); gradients and the
+  ``grad_fn`` names of the graph (``MulBackward0``); the exception type of
+  every error, and its message where a learner would read it.
+* Not matched: speed and memory; random numbers (the same seed gives a
+  reproducible stream, not PyTorch's); the devices (the CPU only: asking
+  for ``cuda`` raises as PyTorch does on a machine without a GPU); dtypes
+  other than float32, float64, int64 and bool; the C++ internals (hooks
+  on storages, dispatch keys, ``torch.compile``).
+* An option that PyTorch accepts and this engine does not support raises
+  ``NotImplementedError`` rather than being ignored
+  (``differentiable=True`` in an optimiser, ``num_workers > 0`` in a
+  ``DataLoader``). An option is accepted silently only where PyTorch on a
+  CPU would give the same results (``foreach``, ``fused``,
+  ``pin_memory``).
+
+The layers, bottom to top, each importing only from those below it:
+dtypes and index maths (``_dtype``, ``_strides``), storage (``_storage``),
+kernels on values, shapes and strides (``_kernels``), the ``Tensor`` type
+(``_tensor``, ``_tensor_kernels``, ``_creation``, ``_printing``), autograd
+(``autograd``), the operations (``ops``, ``_rng``), then ``nn``, ``optim``
+and ``utils.data``. ``Tensor``'s methods reach the operations through
+``_tensor.bind_ops``, called once below. ``tests/test_layering.py`` checks it.
 """
 
-from slowtorch_lib._tensor import Size, Tensor, device  # noqa: I001  (Tensor first)
+from slowtorch_lib import (
+    _creation,
+    _printing,
+    _rng,
+    _tensor,
+    autograd,
+    nn,
+    optim,
+    utils,
+)
+from slowtorch_lib import _rng as random
+from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
     bool_ as bool,
+)
+from slowtorch_lib._dtype import (
     can_cast,
     double,
     dtype,
@@ -24,40 +65,77 @@ from slowtorch_lib._dtype import (
     promote_types,
     set_default_dtype,
 )
-from slowtorch_lib import autograd
+from slowtorch_lib._rng import *  # noqa: F403
+from slowtorch_lib._strides import broadcast_shapes
+from slowtorch_lib._tensor import Size, Tensor, device
+from slowtorch_lib.autograd import engine, history
 from slowtorch_lib.autograd.grad_mode import (
     enable_grad,
     is_grad_enabled,
     no_grad,
     set_grad_enabled,
 )
-from slowtorch_lib import _creation, _rng
-from slowtorch_lib import _rng as random
-from slowtorch_lib._creation import *  # noqa: F403
-from slowtorch_lib._rng import *  # noqa: F403
-from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib.ops import (
+    bitwise,
+    common,
     comparison,
+    copying,
+    fused,
     gather_scatter,
+    indexing,
     joining,
     linalg,
     pointwise,
     rearrange,
     reduction,
+    rounding,
     scan,
+    selecting,
     sorting,
     views,
 )
+from slowtorch_lib.ops.bitwise import *  # noqa: F403
+from slowtorch_lib.ops.common import *  # noqa: F403
 from slowtorch_lib.ops.comparison import *  # noqa: F403
+from slowtorch_lib.ops.copying import *  # noqa: F403
+from slowtorch_lib.ops.fused import *  # noqa: F403
 from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
 from slowtorch_lib.ops.joining import *  # noqa: F403
 from slowtorch_lib.ops.linalg import *  # noqa: F403
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
 from slowtorch_lib.ops.rearrange import *  # noqa: F403
 from slowtorch_lib.ops.reduction import *  # noqa: F403
+from slowtorch_lib.ops.rounding import *  # noqa: F403
 from slowtorch_lib.ops.scan import *  # noqa: F403
+from slowtorch_lib.ops.selecting import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
 from slowtorch_lib.ops.views import *  # noqa: F403
+from slowtorch_lib.serialization import load, save
+
+# Tensor's methods call the ops above it; they are connected once, here.
+_tensor.bind_ops(
+    creation=_creation,
+    printing=_printing,
+    engine=engine,
+    history=history,
+    common=common,
+    comparison=comparison,
+    selecting=selecting,
+    rounding=rounding,
+    pointwise=pointwise,
+    copying=copying,
+    bitwise=bitwise,
+    fused=fused,
+    reduction=reduction,
+    views=views,
+    gather_scatter=gather_scatter,
+    indexing=indexing,
+    rearrange=rearrange,
+    sorting=sorting,
+    scan=scan,
+    linalg=linalg,
+    rng=_rng,
+)
 
 # The functions come from each module's own __all__: a new operation is
 # exported by adding it to the __all__ of the module that defines it.
@@ -86,14 +164,20 @@ __all__ = [
     "set_grad_enabled",
     *_creation.__all__,
     *_rng.__all__,
+    *bitwise.__all__,
+    *common.__all__,
     *comparison.__all__,
+    *copying.__all__,
+    *fused.__all__,
     *gather_scatter.__all__,
     *joining.__all__,
     *linalg.__all__,
     *pointwise.__all__,
     *rearrange.__all__,
     *reduction.__all__,
+    *rounding.__all__,
     *scan.__all__,
+    *selecting.__all__,
     *sorting.__all__,
     *views.__all__,
     "load",
@@ -104,8 +188,3 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
-
-# The nn package and the serialization functions import the ops above.
-import slowtorch_lib.nn as nn  # noqa: E402
-from slowtorch_lib import optim, utils  # noqa: E402
-from slowtorch_lib.serialization import load, save  # noqa: E402

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._kernels import cast_scalar
 from slowtorch_lib._strides import numel
 from slowtorch_lib._tensor import Tensor, check_device, device, from_values
 
@@ -41,10 +43,6 @@ DeviceArg = str | device | None
 
 # What counts as a nested sequence in ``tensor(data)``.
 SEQUENCES = (list, tuple, range)
-
-INT64_MIN = dtypes.int64.min
-INT64_MAX = dtypes.int64.max
-FLOAT32_MAX = dtypes.float32.max
 
 
 # ----------------------------------------------------------------------
@@ -156,12 +154,12 @@ def convert(value: Any, d: dtype) -> Any:
     if d is dtypes.bool_:
         return bool(value)
     if isinstance(value, float):
-        if not (math.isfinite(value) and INT64_MIN <= value < 2.0**63):
+        if not (math.isfinite(value) and dtypes.int64.min <= value < 2.0**63):
             raise RuntimeError(
                 "value cannot be converted to type int64 without overflow"
             )
         return int(value)
-    if not INT64_MIN <= value <= INT64_MAX:
+    if not dtypes.int64.min <= value <= dtypes.int64.max:
         raise ValueError("Overflow when unpacking long long")
     return int(value)
 
@@ -172,7 +170,7 @@ def checked_fill(value: Any, d: dtype) -> Any:
     overflow = RuntimeError(
         f"value cannot be converted to type {d.cpp_type} without overflow"
     )
-    too_big = math.isfinite(value) and abs(value) > FLOAT32_MAX
+    too_big = math.isfinite(value) and abs(value) > dtypes.float32.max
     if d is dtypes.float32 and too_big:
         raise overflow
     try:
@@ -631,14 +629,10 @@ def linspace(
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end``, both included.
 
-    With ``step = (end - start) / (steps - 1)``, the first half is counted up
-    from ``start`` (``start + i * step``) and the second half down from
-    ``end`` (``end - (steps - 1 - i) * step``), so both ends are exact.
-    Values are computed in double precision, then stored. PyTorch computes
-    in float32 for float32 and int64 results (in an order that depends on
-    the CPU), so its last bit may differ, and so may an int64 value that
-    lands within a rounding error of a whole number. For an integer dtype
-    the ends are truncated to ints first, and each value is truncated.
+    The points are computed as PyTorch computes them (see
+    :func:`linspace_points`), so they agree to the last bit. For an integer
+    dtype the ends are truncated to ints first, the points are computed in
+    double precision, and each is truncated.
 
     Raises:
         TypeError: If ``steps`` is not an int.
@@ -658,15 +652,44 @@ def linspace(
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if dtype is dtypes.int64:
         start, end = int(start), int(end)
-    if steps == 1:
-        values = [float(start)]
-    else:
-        step = (end - start) / (steps - 1)
-        half = steps // 2
-        values = [
-            start + i * step if i < half else end - (steps - 1 - i) * step
-            for i in range(steps)
-        ]
+    precision = dtypes.float32 if dtype is dtypes.float32 else dtypes.float64
+    values = linspace_points(start, end, steps, precision)
     if dtype is dtypes.int64:
         values = [int(v) for v in values]
     return finish(from_values(values, (steps,), dtype), requires_grad, device)
+
+
+def linspace_points(start: float, end: float, steps: int, d: dtype) -> list[float]:
+    """The points of ``linspace``, computed in float dtype ``d`` as PyTorch does.
+
+    With ``step = (end - start) / (steps - 1)``, the first half of the points
+    is counted up from ``start`` (``start + i * step``) and the second half
+    down from ``end`` (``end - (steps - 1 - i) * step``), so both ends are
+    exact. Each point is one fused multiply-add, rounded once to ``d``: in
+    float32, the middle of ``linspace(-1, 1, 7)`` is ``-2.98e-08``, not 0.
+    """
+    start, end = cast_scalar(start, d), cast_scalar(end, d)
+    if steps == 1:
+        return [start]
+    step = cast_scalar(cast_scalar(end - start, d) / (steps - 1), d)
+    half = steps // 2
+    return [
+        fused_multiply_add(step, i, start, d)
+        if i < half
+        else fused_multiply_add(-step, steps - 1 - i, end, d)
+        for i in range(steps)
+    ]
+
+
+def fused_multiply_add(a: float, b: int, c: float, d: dtype) -> float:
+    """``a * b + c`` rounded once to float dtype ``d``, as C's ``fma`` does."""
+    if not (math.isfinite(a) and math.isfinite(c)):
+        return cast_scalar(a * b + c, d)
+    exact = Fraction(a) * b + Fraction(c)
+    if exact == 0:
+        return a * b + c  # the sign of a zero sum, as float arithmetic gives it
+    if d is dtypes.float64:
+        return float(exact)  # Fraction's float() rounds once, to nearest
+    # float32 keeps 24 significant bits: scale them to an integer, round it.
+    exponent = max(math.frexp(float(exact))[1] - 24, -149)
+    return math.ldexp(round(exact / Fraction(2) ** exponent), exponent)

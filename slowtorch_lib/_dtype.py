@@ -43,7 +43,7 @@ __all__ = [
     "set_default_dtype",
 ]
 
-Number = int | float | bool
+Scalar = int | float | bool
 
 # Categories, from lowest to highest.
 BOOL_CATEGORY = 0
@@ -96,7 +96,7 @@ class dtype:
         c_name: str,
         cpp_type: str,
         cpp_type_name: str,
-        limits: tuple[Number, Number],
+        limits: tuple[Scalar, Scalar],
     ) -> None:
         self.name = name
         self.typecode = typecode
@@ -116,7 +116,7 @@ class dtype:
         # pickle stores the name; loading gives back the one dtype object.
         return (_dtype_named, (self.name,))
 
-    def to_python(self, value: Number) -> Number:
+    def to_python(self, value: Scalar) -> Scalar:
         """Converts a stored element to the Python number it stands for."""
         if self.category == FLOAT_CATEGORY:
             return builtins.float(value)
@@ -235,7 +235,7 @@ def scalar_dtype(value: object) -> dtype:
     return _default_dtype
 
 
-def scalar_category(value: Number) -> int:
+def scalar_category(value: Scalar) -> int:
     """The category (bool, integer or float) of a Python number."""
     if isinstance(value, bool):
         return BOOL_CATEGORY
@@ -245,7 +245,7 @@ def scalar_category(value: Number) -> int:
 
 
 def result_dtype(
-    dimensioned: list[dtype], zero_dim: list[dtype], scalars: list[Number]
+    dimensioned: list[dtype], zero_dim: list[dtype], scalars: list[Scalar]
 ) -> dtype:
     """Applies PyTorch's promotion rule to the operands of one operation.
 

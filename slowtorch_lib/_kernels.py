@@ -1,8 +1,9 @@
 """Kernels: the loops that compute values, written once and reused by every op.
 
-Each kernel takes tensors, reads their elements in row-major order as Python
-lists, runs one Python-level loop (``map`` over the lists, which is the
-fastest loop pure Python has) and returns a new contiguous tensor.
+A kernel never sees a tensor. It works on what a tensor is made of: a flat
+sequence of values (a storage's array, or a Python list), a shape, strides
+and an offset, and returns a list of values in row-major order. The bridge
+from tensors to these loops is :mod:`slowtorch_lib._tensor_kernels`.
 
 Floating-point special cases follow IEEE 754 as PyTorch does: ``1 / 0`` is
 ``inf``, ``log(0)`` is ``-inf``, ``sqrt(-1)`` is ``nan``. Python's ``math``
@@ -14,29 +15,25 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Sequence
-from itertools import repeat
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._storage import wrap_int64
-from slowtorch_lib._strides import broadcast_shapes, numel
-from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._strides import numel
 
 __all__ = [
     "IEEE_FALLBACKS",
-    "binary",
     "broadcast_values",
     "cast_scalar",
     "cast_values",
-    "contiguous_copy",
+    "contiguous_run",
+    "contiguous_values",
     "float_to_int64",
+    "map_values",
     "reduced_shape",
     "reduction_groups",
-    "unary",
-    "wrap_int64",
 ]
 
 inf = math.inf
@@ -101,9 +98,6 @@ def ieee_cos(x: float) -> float:
     return nan if math.isinf(x) else math.cos(x)
 
 
-INT64_MIN = -(2**63)
-
-
 def float_to_int64(value: float) -> int:
     """A float truncated toward zero to int64, as PyTorch does on x86.
 
@@ -111,7 +105,7 @@ def float_to_int64(value: float) -> int:
     value; the CPU answers ``-2**63`` for all of them, and so does PyTorch.
     """
     if value != value or not -(2.0**63) <= value < 2.0**63:
-        return INT64_MIN
+        return int(dtypes.int64.min)
     return int(value)
 
 
@@ -156,161 +150,111 @@ def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
     return [v != 0 for v in values]
 
 
-def broadcast_values(tensor: Tensor, shape: tuple[int, ...]) -> list[Any]:
-    """The elements of ``tensor`` broadcast to ``shape``, in row-major order.
+def broadcast_values(
+    data: Sequence[Any],
+    shape: Sequence[int],
+    strides: Sequence[int],
+    offset: int,
+    target: Sequence[int],
+) -> list[Any]:
+    """The elements of a view broadcast to shape ``target``, in row-major order.
 
     Broadcasting is a view with stride 0 along each stretched dimension, so
-    the same storage cell is read again for every step along it. A tensor
-    whose storage is one cell (a scalar, or the gradient of a sum expanded
-    back) is simply that value repeated.
+    the same storage cell is read again for every step along it.
     """
-    data = tensor._storage.data
-    if len(data) == 1:
-        return [data[0]] * numel(shape)
-    if tensor._shape == shape:
-        return tensor._values()
-    strides = [0] * (len(shape) - len(tensor._shape))
-    for size, stride in zip(tensor._shape, tensor._stride):
-        strides.append(stride if size != 1 else 0)
-    return _strides.strided_values(data, shape, strides, tensor._offset)
+    broadcast_strides = [0] * (len(target) - len(shape))
+    for size, stride in zip(shape, strides):
+        broadcast_strides.append(stride if size != 1 else 0)
+    return _strides.strided_values(data, target, broadcast_strides, offset)
 
 
-def unary(
-    function: Callable[[Any], Any],
-    tensor: Tensor,
-    out_dtype: dtype | None = None,
-) -> Tensor:
-    """Applies ``function`` to every element: ``[f(x) for x in tensor]``.
+def map_values(
+    function: Callable[..., Any],
+    *columns: Iterable[Any],
+    careful: Callable[..., Any] | None = None,
+) -> list[Any]:
+    """``function`` applied to matching elements of ``columns``, as a list.
 
-    Args:
-        function: A scalar function, such as ``math.exp``.
-        tensor: The input.
-        out_dtype: The result's dtype; the input's by default.
+    The loop is ``map``, the fastest loop pure Python has. If Python raises
+    where IEEE 754 has an answer (``1 / 0``), the loop runs again with the
+    careful version of ``function``: ``careful``, or the one in
+    :data:`IEEE_FALLBACKS`.
     """
-    d = out_dtype or tensor.dtype
-    values = (
-        cast_values(tensor._values(), tensor.dtype, d)
-        if d.is_floating_point
-        else tensor._values()
-    )
     try:
-        result = list(map(function, values))
-    except ARITHMETIC_ERRORS:
-        careful = IEEE_FALLBACKS.get(function)
-        if careful is None:
-            raise
-        result = list(map(careful, values))
-    return from_values(result, tensor._shape, d)
-
-
-def binary(
-    function: Callable[[Any, Any], Any],
-    a: Tensor | Any,
-    b: Tensor | Any,
-    compute_dtype: dtype,
-    out_dtype: dtype | None = None,
-    careful: Callable[[Any, Any], Any] | None = None,
-) -> Tensor:
-    """Applies ``function`` to matching elements of ``a`` and ``b``.
-
-    Either side may be a Python number. Tensors are broadcast to a common
-    shape; every value is first converted to ``compute_dtype`` (so a
-    float32 computation sees ``0.1`` as the float32 nearest to 0.1, as in
-    PyTorch).
-
-    Args:
-        function: A scalar function of two arguments, such as ``operator.add``.
-        a: The left operand.
-        b: The right operand.
-        compute_dtype: The promoted dtype the computation happens in.
-        out_dtype: The result's dtype (``bool`` for comparisons); defaults to
-            ``compute_dtype``.
-        careful: A slower IEEE-safe version of ``function``, used if the fast
-            loop raises (for example ``ieee_div`` for ``operator.truediv``).
-    """
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        shape = (
-            a._shape if a._shape == b._shape else broadcast_shapes(a._shape, b._shape)
-        )
-        left: Any = cast_values(broadcast_values(a, shape), a.dtype, compute_dtype)
-        if b is a:  # x * x: read the elements once
-            right: Any = left
-        else:
-            right = cast_values(broadcast_values(b, shape), b.dtype, compute_dtype)
-    elif isinstance(a, Tensor):
-        shape = a._shape
-        left = cast_values(broadcast_values(a, shape), a.dtype, compute_dtype)
-        right = repeat(cast_scalar(b, compute_dtype))
-    else:
-        shape = b._shape
-        left = repeat(cast_scalar(a, compute_dtype))
-        right = cast_values(broadcast_values(b, shape), b.dtype, compute_dtype)
-    try:
-        result = list(map(function, left, right))
+        return list(map(function, *columns))
     except ARITHMETIC_ERRORS:
         fallback = careful or IEEE_FALLBACKS.get(function)
         if fallback is None:
             raise
-        result = list(map(fallback, left, right))
-    return from_values(result, shape, out_dtype or compute_dtype)
+        return list(map(fallback, *columns))
 
 
-def contiguous_copy(tensor: Tensor) -> Tensor:
-    """A new row-major tensor with the same values (no graph recorded).
+def contiguous_values(data: Any, offset: int, count: int) -> list[Any]:
+    """``count`` values of ``data`` from ``offset``, as a list of Python numbers.
 
-    A contiguous tensor's elements are one run of its storage array; copying
-    that run array to array moves raw bytes, without making a Python number
-    of each element.
+    All of a storage is read without the slice, which would copy it first.
     """
-    if tensor.is_contiguous():
-        start = tensor._offset
-        run = tensor._storage.data[start : start + numel(tensor._shape)]
-        return from_values(run, tensor._shape, tensor.dtype)
-    return from_values(tensor._values(), tensor._shape, tensor.dtype)
+    if offset == 0 and count == len(data):
+        return data.tolist()  # type: ignore[no-any-return]
+    return data[offset : offset + count].tolist()  # type: ignore[no-any-return]
 
 
-def reduction_groups(tensor: Tensor, dims: tuple[int, ...]) -> list[Sequence[Any]]:
-    """The elements of ``tensor`` grouped for a reduction over ``dims``.
+def contiguous_run(data: Any, offset: int, count: int) -> Any:
+    """``count`` cells of ``data`` from ``offset``, copied array to array.
+
+    Copying a run of a storage array moves raw bytes, without making a
+    Python number of each element.
+    """
+    return data[offset : offset + count]
+
+
+def reduction_groups(
+    values: Sequence[Any],
+    shape: tuple[int, ...],
+    dims: tuple[int, ...],
+    strides: Sequence[int] | None = None,
+    offset: int = 0,
+) -> list[Sequence[Any]]:
+    """The elements of a view grouped for a reduction over ``dims``.
+
+    ``values`` is either the storage of a contiguous view starting at
+    ``offset`` (``strides`` is None), or the storage of any view with its
+    ``strides`` and ``offset``.
 
     Returns one sequence per element of the result (in row-major order of
     the dimensions that remain); each holds the elements that reduce into
     it. Reducing over every dimension gives one group with all elements.
 
-    When the reduced dimensions are next to each other, the shape splits
-    into ``(outer, reduced, inner)`` sizes, and each group is one slice with
-    step ``inner`` of the row-major values: ``values[start : stop : inner]``.
+    When the reduced dimensions are next to each other and the view is
+    contiguous, the shape splits into ``(outer, reduced, inner)`` sizes, and
+    each group is one slice with step ``inner`` of the storage:
+    ``values[start : stop : inner]``. Slicing the storage array itself
+    copies numbers without turning each one into a Python object.
     Otherwise the reduced dimensions are moved last and the groups are
     consecutive runs.
     """
-    shape = tensor._shape
     dims = tuple(sorted(dims))
     if not dims:
-        return [[v] for v in tensor._values()]
-    if dims == tuple(range(dims[0], dims[-1] + 1)):
+        if strides is not None:
+            values = _strides.strided_values(values, shape, strides, offset)
+            offset = 0
+        return [[v] for v in values[offset : offset + numel(shape)]]
+    if strides is None and dims == tuple(range(dims[0], dims[-1] + 1)):
         outer = numel(shape[: dims[0]])
         reduced = numel(shape[dims[0] : dims[-1] + 1])
         inner = numel(shape[dims[-1] + 1 :])
-        if tensor.is_contiguous():
-            # Slicing the storage array itself copies numbers without
-            # turning each one into a Python object.
-            values: Sequence[Any] = tensor._storage.data
-            base = tensor._offset
-        else:
-            values = tensor._values()
-            base = 0
         block = reduced * inner
         return [
-            values[base + o * block + i : base + (o + 1) * block : inner]
+            values[offset + o * block + i : offset + (o + 1) * block : inner]
             for o in range(outer)
             for i in range(inner)
         ]
+    if strides is None:
+        strides = _strides.contiguous_strides(shape)
     kept = [d for d in range(len(shape)) if d not in dims]
     order = kept + list(dims)
     gathered = _strides.strided_values(
-        tensor._storage.data,
-        [shape[d] for d in order],
-        [tensor._stride[d] for d in order],
-        tensor._offset,
+        values, [shape[d] for d in order], [strides[d] for d in order], offset
     )
     group_size = numel([shape[d] for d in dims])
     if group_size == 0:

@@ -55,11 +55,11 @@ from slowtorch_lib._creation import (
     size_arg,
 )
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import broadcast_values
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import CPU, Tensor, check_device, device, from_values
+from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import NoDerivative
+from slowtorch_lib.ops.common import NoDerivative
 
 __all__ = [
     "bernoulli",
@@ -568,7 +568,7 @@ def bernoulli_(
                 f"bernoulli_: p of shape {list(p._shape)} does not broadcast to "
                 f"the shape {list(tensor._shape)} of the tensor"
             )
-        probabilities = broadcast_values(p, tensor._shape)
+        probabilities = expanded_values(p, tensor._shape)
     else:
         probabilities = [p] * tensor.numel()
     _check_probabilities(probabilities, "bernoulli_")

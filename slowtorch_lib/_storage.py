@@ -6,8 +6,9 @@ from array import array
 from collections.abc import Sequence
 from struct import error as PackError
 from struct import pack
+from typing import Any
 
-from slowtorch_lib._dtype import Number, dtype
+from slowtorch_lib._dtype import Scalar, dtype
 
 __all__ = ["Storage", "wrap_int64"]
 
@@ -30,7 +31,7 @@ class Storage:
 
     __slots__ = ("data", "dtype", "version")
 
-    def __init__(self, values: Sequence[Number], d: dtype) -> None:
+    def __init__(self, values: Sequence[Scalar], d: dtype) -> None:
         self.data = _to_array(values, d.typecode)
         self.dtype = d
         self.version = 0
@@ -48,7 +49,7 @@ def wrap_int64(value: int) -> int:
     return (value + 2**63) % 2**64 - 2**63
 
 
-def _to_array(values: Sequence[Number], typecode: str) -> array:  # type: ignore[type-arg]
+def _to_array(values: Sequence[Scalar], typecode: str) -> array[Any]:
     """A new array of ``values``, converted to the storage type.
 
     ``array(typecode, values)`` converts one element at a time; packing all

@@ -93,10 +93,10 @@ def strided_values(
     """The elements of a strided view of ``data``, in row-major order.
 
     The view's elements are ``data[p]`` for each position ``p`` of
-    :func:`position_list`. This is the one place where the engine gathers
-    them, so the one place with a speed trick: ``itemgetter`` fetches all
-    the positions in a single call, which is several times faster than a
-    Python loop over them.
+    :func:`position_list`. ``itemgetter`` fetches all the positions in a
+    single call, which is several times faster than a Python loop over
+    them; a view that sees one cell everywhere (a broadcast scalar) is that
+    value repeated.
 
     >>> strided_values([10, 11, 12, 13, 14, 15], (3, 2), strides=(1, 3), offset=0)
     [10, 13, 11, 14, 12, 15]

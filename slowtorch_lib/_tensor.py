@@ -7,7 +7,9 @@ share the storage and differ only in the other three.
 For autograd it also carries ``requires_grad``, ``grad``, ``grad_fn`` and
 ``is_leaf``. Methods here are thin: each one calls the function of the same
 name in :mod:`slowtorch_lib.ops`, where the operation is defined once, with
-its forward and its backward side by side. History is recorded by
+its forward and its backward side by side (the modules above this one are
+reached through :func:`bind_ops`; the methods are grouped in the order of
+``ops/``). History is recorded by
 ``Function.apply`` (:mod:`slowtorch_lib.autograd.function`); the in-place
 methods (``add_``, ``x[i] = v``, ``detach_``...) rewrite it, and that is done
 in :mod:`slowtorch_lib.autograd.history`.
@@ -17,14 +19,17 @@ from __future__ import annotations
 
 import builtins
 import copy
+import warnings
 import weakref
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Union
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
-from slowtorch_lib._dtype import dtype
+from slowtorch_lib._dtype import Scalar, dtype
+from slowtorch_lib._kernels import contiguous_values
 from slowtorch_lib._storage import Storage
 from slowtorch_lib._strides import (
     contiguous_strides,
@@ -34,11 +39,31 @@ from slowtorch_lib._strides import (
 )
 
 if TYPE_CHECKING:
+    # The layers above, which the methods reach through ``bind_ops``.
+    from slowtorch_lib import _creation, _printing, _rng
+    from slowtorch_lib.autograd import engine as _engine
+    from slowtorch_lib.autograd import history as _history
     from slowtorch_lib.autograd.function import AccumulateGrad, Node
+    from slowtorch_lib.ops import bitwise as _bitwise
+    from slowtorch_lib.ops import common as _common
+    from slowtorch_lib.ops import comparison as _comparison
+    from slowtorch_lib.ops import copying as _copying
+    from slowtorch_lib.ops import fused as _fused
+    from slowtorch_lib.ops import gather_scatter as _gather_scatter
+    from slowtorch_lib.ops import indexing as _indexing
+    from slowtorch_lib.ops import linalg as _linalg
+    from slowtorch_lib.ops import pointwise as _pointwise
+    from slowtorch_lib.ops import rearrange as _rearrange
+    from slowtorch_lib.ops import reduction as _reduction
+    from slowtorch_lib.ops import rounding as _rounding
+    from slowtorch_lib.ops import scan as _scan
+    from slowtorch_lib.ops import selecting as _selecting
+    from slowtorch_lib.ops import sorting as _sorting
+    from slowtorch_lib.ops import views as _views
 
-__all__ = ["Size", "Tensor", "device", "from_values"]
+__all__ = ["Size", "Tensor", "bind_ops", "device", "from_values"]
 
-Scalar = Union[int, float, bool]  # noqa: UP007  (aliases are evaluated on 3.10)
+# Aliases are evaluated at import, on Python 3.10 too: hence ``Union``.
 TensorOrScalar = Union["Tensor", int, float, bool]  # noqa: UP007
 ShapeArg = Union[int, Sequence[int]]  # noqa: UP007
 
@@ -104,6 +129,22 @@ def check_device(requested: str | device | None) -> None:
     """Accepts ``None`` or the CPU; refuses any other device clearly."""
     if requested is not None:
         device(requested)
+
+
+def typename(value: object) -> str:
+    """The name PyTorch's error messages give a value's type.
+
+    A tensor is named by its legacy type (``'torch.FloatTensor'``), a
+    built-in by its bare name (``'int'``), anything else by module and
+    class name, with this package's name spelt ``torch``.
+    """
+    if isinstance(value, Tensor):
+        return value.type()
+    kind = value if isinstance(value, type) else type(value)
+    module = kind.__module__.replace("slowtorch_lib", "torch")
+    if module == "builtins":
+        return kind.__qualname__
+    return f"{module}.{kind.__qualname__}"
 
 
 class Tensor:
@@ -292,10 +333,7 @@ class Tensor:
         """
         data = self._storage.data
         if self.is_contiguous():
-            start, count = self._offset, numel(self._shape)
-            if start == 0 and count == len(data):
-                return data.tolist()  # all of the storage: no slice to copy
-            return data[start : start + count].tolist()
+            return contiguous_values(data, self._offset, numel(self._shape))
         return _strides.strided_values(data, self._shape, self._stride, self._offset)
 
     def tolist(self) -> Any:
@@ -401,9 +439,7 @@ class Tensor:
         return result
 
     def __repr__(self) -> str:
-        from slowtorch_lib._printing import tensor_repr
-
-        return tensor_repr(self)
+        return _printing.tensor_repr(self)
 
     __str__ = __repr__
 
@@ -446,8 +482,6 @@ class Tensor:
         :meth:`retain_grad` was called). Reading it on another non-leaf
         tensor warns, as PyTorch does, since it is never filled in."""
         if self._grad is None and self._grad_fn is not None and not self._retains_grad:
-            import warnings
-
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being "
                 "accessed. Its .grad attribute won't be populated during "
@@ -492,18 +526,14 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Asks a non-leaf tensor to keep its gradient in ``.grad``."""
-        from slowtorch_lib.autograd.engine import retain_grad
-
-        retain_grad(self)
+        _engine.retain_grad(self)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
         """Calls ``hook(grad)`` whenever a gradient for this tensor is computed.
 
         The hook may return a tensor to use instead of ``grad``.
         """
-        from slowtorch_lib.autograd.engine import register_tensor_hook
-
-        return register_tensor_hook(self, hook)
+        return _engine.register_tensor_hook(self, hook)
 
     def backward(
         self,
@@ -517,9 +547,7 @@ class Tensor:
         Gradients are added to the ``.grad`` of every leaf that requires grad.
         See :func:`slowtorch_lib.autograd.backward`.
         """
-        from slowtorch_lib.autograd.engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A new tensor on the same storage, cut out of the graph."""
@@ -598,378 +626,15 @@ class Tensor:
             self, operation, *args, overlap_ok=overlap_ok, **kwargs
         )
 
-    # ------------------------------------------------------------------
-    # Arithmetic operators
-    # ------------------------------------------------------------------
-
-    def __add__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.add(self, other)
-
-    def __radd__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.add(self, other)
-
-    def __iadd__(self, other: TensorOrScalar) -> Tensor:
-        return self.add_(other)
-
-    def __sub__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.sub(self, other)
-
-    def __rsub__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.rsub(self, other)
-
-    def __isub__(self, other: TensorOrScalar) -> Tensor:
-        return self.sub_(other)
-
-    def __mul__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.mul(self, other)
-
-    def __rmul__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.mul(self, other)
-
-    def __imul__(self, other: TensorOrScalar) -> Tensor:
-        return self.mul_(other)
-
-    def __truediv__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.div(self, other)
-
-    def __rtruediv__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.mul(_pointwise.reciprocal(self), other)
-
-    def __itruediv__(self, other: TensorOrScalar) -> Tensor:
-        return self.div_(other)
-
-    def __ifloordiv__(self, other: TensorOrScalar) -> Tensor:
-        _pointwise.check_inplace_result(self, other)
-        return self._inplace(_pointwise.floor_divide, other)
-
-    def __imod__(self, other: TensorOrScalar) -> Tensor:
-        _pointwise.check_inplace_result(self, other)
-        return self._inplace(_pointwise.remainder, other)
-
-    def __iand__(self, other: TensorOrScalar) -> Tensor:
-        _pointwise.check_inplace_result(self, other)
-        return self._inplace(_pointwise.bitwise_and, other)
-
-    def __ior__(self, other: TensorOrScalar) -> Tensor:
-        _pointwise.check_inplace_result(self, other)
-        return self._inplace(_pointwise.bitwise_or, other)
-
-    def __ixor__(self, other: TensorOrScalar) -> Tensor:
-        _pointwise.check_inplace_result(self, other)
-        return self._inplace(_pointwise.bitwise_xor, other)
-
-    def __floordiv__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.floor_divide(self, other)
-
-    def __rfloordiv__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.floor_divide(other, self)
-
-    def __mod__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.remainder(self, other)
-
-    def __rmod__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.remainder(other, self)
-
-    def __pow__(self, exponent: TensorOrScalar) -> Tensor:
-        return _pointwise.pow(self, exponent)
-
-    def __rpow__(self, base: TensorOrScalar) -> Tensor:
-        return _pointwise.pow(base, self)
-
-    def __ipow__(self, exponent: TensorOrScalar) -> Tensor:
-        return self.pow_(exponent)
-
-    def __matmul__(self, other: Tensor) -> Tensor:
-        return _linalg.matmul(self, other)
-
-    def __rmatmul__(self, other: Tensor) -> Tensor:
-        return _linalg.matmul(other, self)
-
-    def __neg__(self) -> Tensor:
-        return _pointwise.neg(self)
-
-    def __pos__(self) -> Tensor:
-        return self
-
-    def __abs__(self) -> Tensor:
-        return _pointwise.abs(self)
-
-    def __invert__(self) -> Tensor:
-        return _pointwise.invert(self)
-
-    def __and__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.bitwise_and(self, other)
-
-    def __or__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.bitwise_or(self, other)
-
-    def __xor__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.bitwise_xor(self, other)
-
-    __rand__ = __and__
-    __ror__ = __or__
-    __rxor__ = __xor__
-
-    def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
-        return _pointwise.eq(self, other)  # type: ignore[arg-type]
-
-    def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
-        return _pointwise.ne(self, other)  # type: ignore[arg-type]
-
-    def __lt__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.lt(self, other)
-
-    def __le__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.le(self, other)
-
-    def __gt__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.gt(self, other)
-
-    def __ge__(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.ge(self, other)
-
-    def __getitem__(self, index: Any) -> Tensor:
-        return _indexing.getitem(self, index)
-
-    def __setitem__(self, index: Any, value: TensorOrScalar) -> None:
-        _indexing.setitem(self, index, value)
+    # ==================================================================
+    # Operations, in the order of ops/: each method calls the function of
+    # the same name, defined once with its forward and backward. In-place
+    # forms (``add_``) compute out of place, then write back (``_inplace``).
+    # ==================================================================
 
     # ------------------------------------------------------------------
-    # Pointwise methods
+    # New tensors with this tensor's dtype (creation)
     # ------------------------------------------------------------------
-
-    def add(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
-        return _pointwise.add(self, other, alpha=alpha)
-
-    def sub(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
-        return _pointwise.sub(self, other, alpha=alpha)
-
-    def mul(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.mul(self, other)
-
-    def div(self, other: TensorOrScalar, *, rounding_mode: str | None = None) -> Tensor:
-        return _pointwise.div(self, other, rounding_mode=rounding_mode)
-
-    def pow(self, exponent: TensorOrScalar) -> Tensor:
-        return _pointwise.pow(self, exponent)
-
-    def neg(self) -> Tensor:
-        return _pointwise.neg(self)
-
-    def abs(self) -> Tensor:
-        return _pointwise.abs(self)
-
-    def exp(self) -> Tensor:
-        return _pointwise.exp(self)
-
-    def log(self) -> Tensor:
-        return _pointwise.log(self)
-
-    def sqrt(self) -> Tensor:
-        return _pointwise.sqrt(self)
-
-    def sin(self) -> Tensor:
-        return _pointwise.sin(self)
-
-    def cos(self) -> Tensor:
-        return _pointwise.cos(self)
-
-    def tanh(self) -> Tensor:
-        return _pointwise.tanh(self)
-
-    def sigmoid(self) -> Tensor:
-        return _pointwise.sigmoid(self)
-
-    def relu(self) -> Tensor:
-        return _pointwise.relu(self)
-
-    def reciprocal(self) -> Tensor:
-        return _pointwise.reciprocal(self)
-
-    def rsqrt(self) -> Tensor:
-        return _pointwise.rsqrt(self)
-
-    def square(self) -> Tensor:
-        return _pointwise.square(self)
-
-    def clamp(
-        self, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None
-    ) -> Tensor:
-        return _pointwise.clamp(self, min, max)
-
-    clip = clamp
-
-    def clamp_min(self, min: Scalar) -> Tensor:
-        return _pointwise.clamp_min(self, min)
-
-    def clamp_max(self, max: Scalar) -> Tensor:
-        return _pointwise.clamp_max(self, max)
-
-    def maximum(self, other: Tensor) -> Tensor:
-        return _pointwise.maximum(self, other)
-
-    def minimum(self, other: Tensor) -> Tensor:
-        return _pointwise.minimum(self, other)
-
-    def where(self, condition: Tensor, other: TensorOrScalar) -> Tensor:
-        return _pointwise.where(condition, self, other)
-
-    def eq(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.eq(self, other)
-
-    def ne(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.ne(self, other)
-
-    def lt(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.lt(self, other)
-
-    def le(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.le(self, other)
-
-    def gt(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.gt(self, other)
-
-    def ge(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.ge(self, other)
-
-    def logical_not(self) -> Tensor:
-        return _pointwise.logical_not(self)
-
-    def floor_divide(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.floor_divide(self, other)
-
-    def remainder(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.remainder(self, other)
-
-    def bitwise_and(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.bitwise_and(self, other)
-
-    def bitwise_or(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.bitwise_or(self, other)
-
-    def bitwise_xor(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.bitwise_xor(self, other)
-
-    def bitwise_not(self) -> Tensor:
-        return _pointwise.bitwise_not(self)
-
-    def isnan(self) -> Tensor:
-        return _pointwise.isnan(self)
-
-    def clone(self) -> Tensor:
-        """A copy with its own storage (recorded as ``CloneBackward0``)."""
-        return _pointwise.clone(self)
-
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Converts to another dtype (and checks the device):
-        ``x.to(torch.float64)``."""
-        target: dtype | None = kwargs.pop("dtype", None)
-        for arg in args:
-            if isinstance(arg, dtype):
-                target = arg
-            elif isinstance(arg, (str, device)):
-                check_device(arg)
-            elif isinstance(arg, Tensor):
-                target = arg.dtype
-        check_device(kwargs.pop("device", None))
-        if target is None or target is self.dtype:
-            return self
-        return _pointwise.to_dtype(self, target)
-
-    def float(self) -> Tensor:
-        return self.to(dtypes.float32)
-
-    def double(self) -> Tensor:
-        return self.to(dtypes.float64)
-
-    def long(self) -> Tensor:
-        return self.to(dtypes.int64)
-
-    def bool(self) -> Tensor:
-        return self.to(dtypes.bool_)
-
-    def cpu(self) -> Tensor:
-        return self
-
-    # In-place forms. Each one computes out of place, then writes back.
-
-    def add_(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
-        return self._inplace(_pointwise.add, other, alpha=alpha)
-
-    def sub_(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
-        return self._inplace(_pointwise.sub, other, alpha=alpha)
-
-    def mul_(self, other: TensorOrScalar) -> Tensor:
-        return self._inplace(_pointwise.mul, other)
-
-    def div_(self, other: TensorOrScalar) -> Tensor:
-        return self._inplace(_pointwise.div, other)
-
-    def pow_(self, exponent: TensorOrScalar) -> Tensor:
-        _pointwise.check_inplace_result(self, exponent)
-        return self._inplace(_pointwise.pow, exponent)
-
-    def neg_(self) -> Tensor:
-        return self._inplace(_pointwise.neg)
-
-    def exp_(self) -> Tensor:
-        return self._inplace(_pointwise.exp)
-
-    def sqrt_(self) -> Tensor:
-        return self._inplace(_pointwise.sqrt)
-
-    def relu_(self) -> Tensor:
-        return self._inplace(_pointwise.relu)
-
-    def clamp_(
-        self, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None
-    ) -> Tensor:
-        return self._inplace(_pointwise.clamp, min, max)
-
-    def copy_(self, source: Tensor) -> Tensor:
-        """Copies ``source`` (broadcast to this shape) into this tensor."""
-        return self._inplace(_pointwise.copy_into, source)
-
-    def fill_(self, value: Scalar) -> Tensor:
-        """Sets every element to ``value``."""
-        return self._inplace(_pointwise.filled, value, overlap_ok=True)
-
-    def zero_(self) -> Tensor:
-        """Sets every element to zero."""
-        return self._inplace(_pointwise.zeroed, overlap_ok=True)
-
-    def masked_fill_(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
-        _pointwise.check_mask("masked_fill_", mask)
-        return self._inplace(_pointwise.masked_fill, mask, value, overlap_ok=True)
-
-    def masked_fill(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
-        return _pointwise.masked_fill(self, mask, value)
-
-    def uniform_(
-        self,
-        from_: builtins.float = 0.0,
-        to: builtins.float = 1.0,
-        *,
-        generator: Any = None,
-    ) -> Tensor:
-        """Fills with uniform random numbers in ``[from_, to)`` (see ``_random``)."""
-        return _rng.uniform_(self, from_, to, generator=generator)
-
-    def normal_(
-        self,
-        mean: builtins.float = 0.0,
-        std: builtins.float = 1.0,
-        *,
-        generator: Any = None,
-    ) -> Tensor:
-        """Fills with normal random numbers of this mean and std (see ``_random``)."""
-        return _rng.normal_(self, mean, std, generator=generator)
-
-    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
-        """Fills with 1 (probability ``p``) or 0 (see ``_random``)."""
-        return _rng.bernoulli_(self, p, generator=generator)
-
-    # New tensors with this tensor's dtype (unless another is given).
 
     def new_tensor(
         self,
@@ -1034,8 +699,503 @@ class Tensor:
         )
 
     # ------------------------------------------------------------------
-    # Reductions
+    # Comparisons and logic (ops/comparison.py)
     # ------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
+        return _comparison.eq(self, other)  # type: ignore[arg-type]
+
+    def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
+        return _comparison.ne(self, other)  # type: ignore[arg-type]
+
+    def __lt__(self, other: TensorOrScalar) -> Tensor:
+        return _comparison.lt(self, other)
+
+    def __le__(self, other: TensorOrScalar) -> Tensor:
+        return _comparison.le(self, other)
+
+    def __gt__(self, other: TensorOrScalar) -> Tensor:
+        return _comparison.gt(self, other)
+
+    def __ge__(self, other: TensorOrScalar) -> Tensor:
+        return _comparison.ge(self, other)
+
+    def eq(self, other: TensorOrScalar) -> Tensor:
+        return _comparison.eq(self, other)
+
+    def ne(self, other: TensorOrScalar) -> Tensor:
+        return _comparison.ne(self, other)
+
+    def lt(self, other: TensorOrScalar) -> Tensor:
+        return _comparison.lt(self, other)
+
+    def le(self, other: TensorOrScalar) -> Tensor:
+        return _comparison.le(self, other)
+
+    def gt(self, other: TensorOrScalar) -> Tensor:
+        return _comparison.gt(self, other)
+
+    def ge(self, other: TensorOrScalar) -> Tensor:
+        return _comparison.ge(self, other)
+
+    def logical_not(self) -> Tensor:
+        return _comparison.logical_not(self)
+
+    def isnan(self) -> Tensor:
+        return _comparison.isnan(self)
+
+    def logical_and(self, other: Tensor) -> Tensor:
+        return _comparison.logical_and(self, other)
+
+    def logical_or(self, other: Tensor) -> Tensor:
+        return _comparison.logical_or(self, other)
+
+    def logical_xor(self, other: Tensor) -> Tensor:
+        return _comparison.logical_xor(self, other)
+
+    def isinf(self) -> Tensor:
+        return _comparison.isinf(self)
+
+    def isfinite(self) -> Tensor:
+        return _comparison.isfinite(self)
+
+    def allclose(
+        self,
+        other: Tensor,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ) -> builtins.bool:
+        return _comparison.allclose(self, other, rtol, atol, equal_nan)
+
+    def isclose(
+        self,
+        other: Tensor,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ) -> Tensor:
+        return _comparison.isclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other: Tensor) -> builtins.bool:
+        return _comparison.equal(self, other)
+
+    # ------------------------------------------------------------------
+    # clamp, maximum, minimum, where, masked_fill (ops/selecting.py)
+    # ------------------------------------------------------------------
+
+    def clamp(
+        self, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None
+    ) -> Tensor:
+        return _selecting.clamp(self, min, max)
+
+    clip = clamp
+
+    def clamp_min(self, min: Scalar) -> Tensor:
+        return _selecting.clamp_min(self, min)
+
+    def clamp_max(self, max: Scalar) -> Tensor:
+        return _selecting.clamp_max(self, max)
+
+    def maximum(self, other: Tensor) -> Tensor:
+        return _selecting.maximum(self, other)
+
+    def minimum(self, other: Tensor) -> Tensor:
+        return _selecting.minimum(self, other)
+
+    def where(self, condition: Tensor, other: TensorOrScalar) -> Tensor:
+        return _selecting.where(condition, self, other)
+
+    def clamp_(
+        self, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None
+    ) -> Tensor:
+        return self._inplace(_selecting.clamp, min, max)
+
+    def masked_fill_(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
+        _selecting.check_mask("masked_fill_", mask)
+        return self._inplace(_selecting.masked_fill, mask, value, overlap_ok=True)
+
+    def masked_fill(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
+        return _selecting.masked_fill(self, mask, value)
+
+    # ------------------------------------------------------------------
+    # Rounding and rounded division (ops/rounding.py)
+    # ------------------------------------------------------------------
+
+    def floor_divide_(self, other: TensorOrScalar) -> Tensor:
+        _common.check_inplace_result(self, other)
+        return self._inplace(_rounding.FloorDivideInPlace.apply, other)
+
+    def __imod__(self, other: TensorOrScalar) -> Tensor:
+        _common.check_inplace_result(self, other)
+        return self._inplace(_rounding.remainder, other)
+
+    def __floordiv__(self, other: TensorOrScalar) -> Tensor:
+        return _rounding.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: TensorOrScalar) -> Tensor:
+        return _rounding.floor_divide(other, self)
+
+    def __mod__(self, other: TensorOrScalar) -> Tensor:
+        return _rounding.remainder(self, other)
+
+    def __rmod__(self, other: TensorOrScalar) -> Tensor:
+        return _rounding.remainder(other, self)
+
+    def floor_divide(self, other: TensorOrScalar) -> Tensor:
+        return _rounding.floor_divide(self, other)
+
+    def remainder(self, other: TensorOrScalar) -> Tensor:
+        return _rounding.remainder(self, other)
+
+    def floor(self) -> Tensor:
+        return _rounding.floor(self)
+
+    def ceil(self) -> Tensor:
+        return _rounding.ceil(self)
+
+    def round(self, *, decimals: int | None = None) -> Tensor:
+        return _rounding.round(self, decimals=decimals)
+
+    def trunc(self) -> Tensor:
+        return _rounding.trunc(self)
+
+    def fix(self) -> Tensor:
+        return _rounding.trunc(self)
+
+    def floor_(self) -> Tensor:
+        return self._inplace(_rounding.floor)
+
+    def ceil_(self) -> Tensor:
+        return self._inplace(_rounding.ceil)
+
+    def round_(self, *, decimals: int | None = None) -> Tensor:
+        return self._inplace(_rounding.round, decimals=decimals)
+
+    def trunc_(self) -> Tensor:
+        return self._inplace(_rounding.trunc)
+
+    # ------------------------------------------------------------------
+    # Arithmetic and elementwise functions (ops/pointwise.py)
+    # ------------------------------------------------------------------
+
+    def __add__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.add(self, other)
+
+    def __radd__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.add(self, other)
+
+    def __iadd__(self, other: TensorOrScalar) -> Tensor:
+        return self.add_(other)
+
+    def __sub__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.sub(self, other)
+
+    def __rsub__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.rsub(self, other)
+
+    def __isub__(self, other: TensorOrScalar) -> Tensor:
+        return self.sub_(other)
+
+    def __mul__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.mul(self, other)
+
+    def __rmul__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.mul(self, other)
+
+    def __imul__(self, other: TensorOrScalar) -> Tensor:
+        return self.mul_(other)
+
+    def __truediv__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.div(self, other)
+
+    def __rtruediv__(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.mul(_pointwise.reciprocal(self), other)
+
+    def __itruediv__(self, other: TensorOrScalar) -> Tensor:
+        return self.div_(other)
+
+    def __ifloordiv__(self, other: TensorOrScalar) -> Tensor:
+        return self.floor_divide_(other)
+
+    def __pow__(self, exponent: TensorOrScalar) -> Tensor:
+        return _pointwise.pow(self, exponent)
+
+    def __rpow__(self, base: TensorOrScalar) -> Tensor:
+        return _pointwise.pow(base, self)
+
+    def __ipow__(self, exponent: TensorOrScalar) -> Tensor:
+        return self.pow_(exponent)
+
+    def __neg__(self) -> Tensor:
+        return _pointwise.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return _pointwise.abs(self)
+
+    def add(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        return _pointwise.add(self, other, alpha=alpha)
+
+    def sub(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        return _pointwise.sub(self, other, alpha=alpha)
+
+    def mul(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.mul(self, other)
+
+    def div(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
+        return _pointwise.div(self, other, **rounding_mode)
+
+    def pow(self, exponent: TensorOrScalar) -> Tensor:
+        return _pointwise.pow(self, exponent)
+
+    def neg(self) -> Tensor:
+        return _pointwise.neg(self)
+
+    def abs(self) -> Tensor:
+        return _pointwise.abs(self)
+
+    def exp(self) -> Tensor:
+        return _pointwise.exp(self)
+
+    def log(self) -> Tensor:
+        return _pointwise.log(self)
+
+    def sqrt(self) -> Tensor:
+        return _pointwise.sqrt(self)
+
+    def sin(self) -> Tensor:
+        return _pointwise.sin(self)
+
+    def cos(self) -> Tensor:
+        return _pointwise.cos(self)
+
+    def tanh(self) -> Tensor:
+        return _pointwise.tanh(self)
+
+    def sigmoid(self) -> Tensor:
+        return _pointwise.sigmoid(self)
+
+    def relu(self) -> Tensor:
+        return _pointwise.relu(self)
+
+    def reciprocal(self) -> Tensor:
+        return _pointwise.reciprocal(self)
+
+    def rsqrt(self) -> Tensor:
+        return _pointwise.rsqrt(self)
+
+    def square(self) -> Tensor:
+        return _pointwise.square(self)
+
+    def add_(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        return self._inplace(_pointwise.add, other, alpha=alpha)
+
+    def sub_(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        return self._inplace(_pointwise.sub, other, alpha=alpha)
+
+    def mul_(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.mul, other)
+
+    # ``rounding_mode`` is passed on only if given: PyTorch records another
+    # overload when it is, even as None (see ``ops.pointwise.div``).
+    def div_(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
+        return self._inplace(lambda x, y: _pointwise.div(x, y, **rounding_mode), other)
+
+    def divide_(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
+        return self.div_(other, **rounding_mode)
+
+    def true_divide_(self, other: TensorOrScalar) -> Tensor:
+        return self._inplace(_pointwise.true_divide, other)
+
+    def pow_(self, exponent: TensorOrScalar) -> Tensor:
+        _common.check_inplace_result(self, exponent)
+        return self._inplace(_pointwise.pow, exponent)
+
+    def neg_(self) -> Tensor:
+        return self._inplace(_pointwise.neg)
+
+    def exp_(self) -> Tensor:
+        return self._inplace(_pointwise.exp)
+
+    def sqrt_(self) -> Tensor:
+        return self._inplace(_pointwise.sqrt)
+
+    def relu_(self) -> Tensor:
+        return self._inplace(_pointwise.relu)
+
+    def sign(self) -> Tensor:
+        return _pointwise.sign(self)
+
+    def sign_(self) -> Tensor:
+        return self._inplace(_pointwise.sign)
+
+    def true_divide(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.true_divide(self, other)
+
+    def divide(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
+        return _pointwise.divide(self, other, **rounding_mode)
+
+    def multiply(self, other: TensorOrScalar) -> Tensor:
+        return _pointwise.multiply(self, other)
+
+    def subtract(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        return _pointwise.subtract(self, other, alpha=alpha)
+
+    def nan_to_num(
+        self,
+        nan: builtins.float = 0.0,
+        posinf: builtins.float | None = None,
+        neginf: builtins.float | None = None,
+    ) -> Tensor:
+        return _pointwise.nan_to_num(self, nan, posinf, neginf)
+
+    def log1p(self) -> Tensor:
+        return _pointwise.log1p(self)
+
+    def nan_to_num_(
+        self,
+        nan: builtins.float = 0.0,
+        posinf: builtins.float | None = None,
+        neginf: builtins.float | None = None,
+    ) -> Tensor:
+        return self._inplace(_pointwise.nan_to_num, nan, posinf, neginf)
+
+    def log1p_(self) -> Tensor:
+        return self._inplace(_pointwise.log1p)
+
+    # ------------------------------------------------------------------
+    # Copies, casts and fills (ops/copying.py)
+    # ------------------------------------------------------------------
+
+    def clone(self) -> Tensor:
+        """A copy with its own storage (recorded as ``CloneBackward0``)."""
+        return _copying.clone(self)
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Converts to another dtype (and checks the device):
+        ``x.to(torch.float64)``."""
+        target: dtype | None = kwargs.pop("dtype", None)
+        for arg in args:
+            if isinstance(arg, dtype):
+                target = arg
+            elif isinstance(arg, (str, device)):
+                check_device(arg)
+            elif isinstance(arg, Tensor):
+                target = arg.dtype
+        check_device(kwargs.pop("device", None))
+        if target is None or target is self.dtype:
+            return self
+        return _copying.to_dtype(self, target)
+
+    def float(self) -> Tensor:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dtypes.float64)
+
+    def long(self) -> Tensor:
+        return self.to(dtypes.int64)
+
+    def bool(self) -> Tensor:
+        return self.to(dtypes.bool_)
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def copy_(self, source: Tensor) -> Tensor:
+        """Copies ``source`` (broadcast to this shape) into this tensor."""
+        return self._inplace(_copying.copy_into, source)
+
+    def fill_(self, value: Scalar) -> Tensor:
+        """Sets every element to ``value``."""
+        return self._inplace(_copying.filled, value, overlap_ok=True)
+
+    def zero_(self) -> Tensor:
+        """Sets every element to zero."""
+        return self._inplace(_copying.zeroed, overlap_ok=True)
+
+    # ------------------------------------------------------------------
+    # Bitwise operations (ops/bitwise.py)
+    # ------------------------------------------------------------------
+
+    def __iand__(self, other: TensorOrScalar) -> Tensor:
+        _common.check_inplace_result(self, other)
+        return self._inplace(_bitwise.bitwise_and, other)
+
+    def __ior__(self, other: TensorOrScalar) -> Tensor:
+        _common.check_inplace_result(self, other)
+        return self._inplace(_bitwise.bitwise_or, other)
+
+    def __ixor__(self, other: TensorOrScalar) -> Tensor:
+        _common.check_inplace_result(self, other)
+        return self._inplace(_bitwise.bitwise_xor, other)
+
+    def __invert__(self) -> Tensor:
+        return _bitwise.invert(self)
+
+    def __and__(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_and(self, other)
+
+    def __or__(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_or(self, other)
+
+    def __xor__(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_xor(self, other)
+
+    __rand__ = __and__
+
+    __ror__ = __or__
+
+    __rxor__ = __xor__
+
+    def bitwise_and(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_and(self, other)
+
+    def bitwise_or(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_or(self, other)
+
+    def bitwise_xor(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_xor(self, other)
+
+    def bitwise_not(self) -> Tensor:
+        return _bitwise.bitwise_not(self)
+
+    # ------------------------------------------------------------------
+    # Fused operations that optimisers use (ops/fused.py)
+    # ------------------------------------------------------------------
+
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
+        return _fused.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(
+        self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1
+    ) -> Tensor:
+        return self._inplace(_fused.addcmul, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
+        return _fused.addcdiv(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(
+        self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1
+    ) -> Tensor:
+        return self._inplace(_fused.addcdiv, tensor1, tensor2, value=value)
+
+    def lerp(self, end: Tensor, weight: TensorOrScalar) -> Tensor:
+        return _fused.lerp(self, end, weight)
+
+    def lerp_(self, end: Tensor, weight: TensorOrScalar) -> Tensor:
+        return self._inplace(_fused.lerp, end, weight)
+
+    # ------------------------------------------------------------------
+    # Reductions (ops/reduction.py)
+    # ------------------------------------------------------------------
+
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """Sums down to ``size``: the reverse of broadcasting to this shape."""
+        return _reduction.sum_to_size(self, _shape_arg(size))
 
     def sum(
         self,
@@ -1103,27 +1263,14 @@ class Tensor:
         return _reduction.any(self, dim, keepdim)
 
     # ------------------------------------------------------------------
-    # Matrix products
+    # Views and shape changes (ops/views.py)
     # ------------------------------------------------------------------
 
-    def matmul(self, other: Tensor) -> Tensor:
-        return _linalg.matmul(self, other)
-
-    def mm(self, mat2: Tensor) -> Tensor:
-        return _linalg.mm(self, mat2)
-
-    def bmm(self, mat2: Tensor) -> Tensor:
-        return _linalg.bmm(self, mat2)
-
-    def mv(self, vec: Tensor) -> Tensor:
-        return _linalg.mv(self, vec)
-
-    def dot(self, other: Tensor) -> Tensor:
-        return _linalg.dot(self, other)
-
-    # ------------------------------------------------------------------
-    # Views and shape changes
-    # ------------------------------------------------------------------
+    def _as_strided(
+        self, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
+    ) -> Tensor:
+        """A view of this storage with exactly this geometry (not checked)."""
+        return _views.as_strided(self, shape, stride, offset)
 
     def view(self, *shape: Any) -> Tensor:
         if not shape:
@@ -1211,101 +1358,72 @@ class Tensor:
         return _views.unbind(self, dim)
 
     # ------------------------------------------------------------------
-    # Issue 6, missing API: thin methods over the functions in ops/
+    # Gathering and scattering (ops/gather_scatter.py)
     # ------------------------------------------------------------------
 
-    # Operations optimisers use (appended block, issue 9)
+    def gather(self, dim: int, index: Tensor) -> Tensor:
+        return _gather_scatter.gather(self, dim, index)
+
+    def scatter(
+        self, dim: int, index: Tensor, src: Any = None, *, value: Any = None
+    ) -> Tensor:
+        return _gather_scatter.scatter(self, dim, index, src, value=value)
+
+    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        return _gather_scatter.scatter_add(self, dim, index, src)
+
+    def index_select(self, dim: int, index: Tensor) -> Tensor:
+        return _gather_scatter.index_select(self, dim, index)
+
+    def masked_select(self, mask: Tensor) -> Tensor:
+        return _gather_scatter.masked_select(self, mask)
+
+    def nonzero(self, *, as_tuple: builtins.bool = False) -> Any:
+        return _gather_scatter.nonzero(self, as_tuple=as_tuple)
+
+    def scatter_(
+        self, dim: int, index: Tensor, src: Any = None, *, value: Any = None
+    ) -> Tensor:
+        return self._inplace(_gather_scatter.scatter, dim, index, src, value=value)
+
+    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        return self._inplace(_gather_scatter.scatter_add, dim, index, src)
+
+    # ------------------------------------------------------------------
+    # Indexing: x[i] and x[i] = v (ops/indexing.py)
     # ------------------------------------------------------------------
 
-    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
-        return _pointwise.addcmul(self, tensor1, tensor2, value=value)
+    def __getitem__(self, index: Any) -> Tensor:
+        return _indexing.getitem(self, index)
 
-    def addcmul_(
-        self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1
-    ) -> Tensor:
-        return self._inplace(_pointwise.addcmul, tensor1, tensor2, value=value)
+    def __setitem__(self, index: Any, value: TensorOrScalar) -> None:
+        _indexing.setitem(self, index, value)
 
-    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1) -> Tensor:
-        return _pointwise.addcdiv(self, tensor1, tensor2, value=value)
+    # ------------------------------------------------------------------
+    # Rearranging (ops/rearrange.py)
+    # ------------------------------------------------------------------
 
-    def addcdiv_(
-        self, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 1
-    ) -> Tensor:
-        return self._inplace(_pointwise.addcdiv, tensor1, tensor2, value=value)
+    def flip(self, *dims: Any) -> Tensor:
+        return _rearrange.flip(self, _shape_arg(dims))
 
-    def lerp(self, end: Tensor, weight: TensorOrScalar) -> Tensor:
-        return _pointwise.lerp(self, end, weight)
+    def repeat(self, *sizes: Any) -> Tensor:
+        return _rearrange.repeat(self, *sizes)
 
-    def lerp_(self, end: Tensor, weight: TensorOrScalar) -> Tensor:
-        return self._inplace(_pointwise.lerp, end, weight)
+    def tril(self, diagonal: int = 0) -> Tensor:
+        return _rearrange.tril(self, diagonal)
 
-    def sign(self) -> Tensor:
-        return _pointwise.sign(self)
+    def triu(self, diagonal: int = 0) -> Tensor:
+        return _rearrange.triu(self, diagonal)
 
-    def sign_(self) -> Tensor:
-        return self._inplace(_pointwise.sign)
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        return self._inplace(_rearrange.tril, diagonal)
 
-    def true_divide(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.true_divide(self, other)
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        return self._inplace(_rearrange.triu, diagonal)
 
-    def divide(
-        self, other: TensorOrScalar, *, rounding_mode: str | None = None
-    ) -> Tensor:
-        return _pointwise.divide(self, other, rounding_mode=rounding_mode)
-
-    def multiply(self, other: TensorOrScalar) -> Tensor:
-        return _pointwise.multiply(self, other)
-
-    def subtract(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
-        return _pointwise.subtract(self, other, alpha=alpha)
-
-    def logical_and(self, other: Tensor) -> Tensor:
-        return _pointwise.logical_and(self, other)
-
-    def logical_or(self, other: Tensor) -> Tensor:
-        return _pointwise.logical_or(self, other)
-
-    def logical_xor(self, other: Tensor) -> Tensor:
-        return _pointwise.logical_xor(self, other)
-
-    def bernoulli(self, p: Any = None, *, generator: Any = None) -> Tensor:
-        """0 or 1 for each element, 1 with the element's probability (or ``p``)."""
-        return _rng.bernoulli(self, p, generator=generator)
-
-    def floor(self) -> Tensor:
-        return _pointwise.floor(self)
-
-    def ceil(self) -> Tensor:
-        return _pointwise.ceil(self)
-
-    def round(self, *, decimals: int | None = None) -> Tensor:
-        return _pointwise.round(self, decimals=decimals)
-
-    def trunc(self) -> Tensor:
-        return _pointwise.trunc(self)
-
-    def fix(self) -> Tensor:
-        return _pointwise.trunc(self)
-
-    def isinf(self) -> Tensor:
-        return _pointwise.isinf(self)
-
-    def isfinite(self) -> Tensor:
-        return _pointwise.isfinite(self)
-
-    def nan_to_num(
-        self,
-        nan: builtins.float = 0.0,
-        posinf: builtins.float | None = None,
-        neginf: builtins.float | None = None,
-    ) -> Tensor:
-        return _pointwise.nan_to_num(self, nan, posinf, neginf)
-
-    def log1p(self) -> Tensor:
-        return _pointwise.log1p(self)
-
-    def cumsum(self, dim: int, *, dtype: dtypes.dtype | None = None) -> Tensor:
-        return _scan.cumsum(self, dim, dtype=dtype)
+    # ------------------------------------------------------------------
+    # Sorting (ops/sorting.py)
+    # ------------------------------------------------------------------
 
     def sort(
         self,
@@ -1334,107 +1452,72 @@ class Tensor:
     ) -> _sorting.TopkResult:
         return _sorting.topk(self, k, dim, largest, sorted)
 
-    def gather(self, dim: int, index: Tensor) -> Tensor:
-        return _gather_scatter.gather(self, dim, index)
+    # ------------------------------------------------------------------
+    # Scans (ops/scan.py)
+    # ------------------------------------------------------------------
 
-    def scatter(
-        self, dim: int, index: Tensor, src: Any = None, *, value: Any = None
-    ) -> Tensor:
-        return _gather_scatter.scatter(self, dim, index, src, value=value)
-
-    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
-        return _gather_scatter.scatter_add(self, dim, index, src)
-
-    def index_select(self, dim: int, index: Tensor) -> Tensor:
-        return _gather_scatter.index_select(self, dim, index)
-
-    def masked_select(self, mask: Tensor) -> Tensor:
-        return _gather_scatter.masked_select(self, mask)
-
-    def nonzero(self, *, as_tuple: builtins.bool = False) -> Any:
-        return _gather_scatter.nonzero(self, as_tuple=as_tuple)
-
-    def flip(self, *dims: Any) -> Tensor:
-        return _rearrange.flip(self, _shape_arg(dims))
-
-    def repeat(self, *sizes: Any) -> Tensor:
-        return _rearrange.repeat(self, *sizes)
-
-    def tril(self, diagonal: int = 0) -> Tensor:
-        return _rearrange.tril(self, diagonal)
-
-    def triu(self, diagonal: int = 0) -> Tensor:
-        return _rearrange.triu(self, diagonal)
-
-    def allclose(
-        self,
-        other: Tensor,
-        rtol: builtins.float = 1e-05,
-        atol: builtins.float = 1e-08,
-        equal_nan: builtins.bool = False,
-    ) -> builtins.bool:
-        return _comparison.allclose(self, other, rtol, atol, equal_nan)
-
-    def isclose(
-        self,
-        other: Tensor,
-        rtol: builtins.float = 1e-05,
-        atol: builtins.float = 1e-08,
-        equal_nan: builtins.bool = False,
-    ) -> Tensor:
-        return _comparison.isclose(self, other, rtol, atol, equal_nan)
-
-    def equal(self, other: Tensor) -> builtins.bool:
-        return _comparison.equal(self, other)
-
-    # In-place forms: computed out of place, then written back.
-
-    def floor_(self) -> Tensor:
-        return self._inplace(_pointwise.floor)
-
-    def ceil_(self) -> Tensor:
-        return self._inplace(_pointwise.ceil)
-
-    def round_(self, *, decimals: int | None = None) -> Tensor:
-        return self._inplace(_pointwise.round, decimals=decimals)
-
-    def trunc_(self) -> Tensor:
-        return self._inplace(_pointwise.trunc)
-
-    def nan_to_num_(
-        self,
-        nan: builtins.float = 0.0,
-        posinf: builtins.float | None = None,
-        neginf: builtins.float | None = None,
-    ) -> Tensor:
-        return self._inplace(_pointwise.nan_to_num, nan, posinf, neginf)
-
-    def log1p_(self) -> Tensor:
-        return self._inplace(_pointwise.log1p)
+    def cumsum(self, dim: int, *, dtype: dtypes.dtype | None = None) -> Tensor:
+        return _scan.cumsum(self, dim, dtype=dtype)
 
     def cumsum_(self, dim: int) -> Tensor:
         return self._inplace(_scan.cumsum, dim)
 
-    def scatter_(
-        self, dim: int, index: Tensor, src: Any = None, *, value: Any = None
+    # ------------------------------------------------------------------
+    # Matrix products (ops/linalg.py)
+    # ------------------------------------------------------------------
+
+    def __matmul__(self, other: Tensor) -> Tensor:
+        return _linalg.matmul(self, other)
+
+    def __rmatmul__(self, other: Tensor) -> Tensor:
+        return _linalg.matmul(other, self)
+
+    def matmul(self, other: Tensor) -> Tensor:
+        return _linalg.matmul(self, other)
+
+    def mm(self, mat2: Tensor) -> Tensor:
+        return _linalg.mm(self, mat2)
+
+    def bmm(self, mat2: Tensor) -> Tensor:
+        return _linalg.bmm(self, mat2)
+
+    def mv(self, vec: Tensor) -> Tensor:
+        return _linalg.mv(self, vec)
+
+    def dot(self, other: Tensor) -> Tensor:
+        return _linalg.dot(self, other)
+
+    # ------------------------------------------------------------------
+    # Random fills (_rng.py)
+    # ------------------------------------------------------------------
+
+    def uniform_(
+        self,
+        from_: builtins.float = 0.0,
+        to: builtins.float = 1.0,
+        *,
+        generator: Any = None,
     ) -> Tensor:
-        return self._inplace(_gather_scatter.scatter, dim, index, src, value=value)
+        """Fills with uniform random numbers in ``[from_, to)``."""
+        return _rng.uniform_(self, from_, to, generator=generator)
 
-    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
-        return self._inplace(_gather_scatter.scatter_add, dim, index, src)
+    def normal_(
+        self,
+        mean: builtins.float = 0.0,
+        std: builtins.float = 1.0,
+        *,
+        generator: Any = None,
+    ) -> Tensor:
+        """Fills with normal random numbers of this mean and std."""
+        return _rng.normal_(self, mean, std, generator=generator)
 
-    def tril_(self, diagonal: int = 0) -> Tensor:
-        return self._inplace(_rearrange.tril, diagonal)
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        """Fills with 1 (probability ``p``) or 0 (see :mod:`slowtorch_lib._rng`)."""
+        return _rng.bernoulli_(self, p, generator=generator)
 
-    def triu_(self, diagonal: int = 0) -> Tensor:
-        return self._inplace(_rearrange.triu, diagonal)
-
-
-def _as_tensor_like(value: TensorOrScalar, like: Tensor) -> Tensor:
-    """A Python number as a 0-d tensor (for the reflected ``//`` and ``%``)."""
-    if isinstance(value, Tensor):
-        return value
-    return from_values([value], (), dtypes.scalar_dtype(value))
+    def bernoulli(self, p: Any = None, *, generator: Any = None) -> Tensor:
+        """0 or 1 for each element, 1 with the element's probability (or ``p``)."""
+        return _rng.bernoulli(self, p, generator=generator)
 
 
 def from_values(values: Sequence[Any], shape: tuple[int, ...], d: dtype) -> Tensor:
@@ -1483,16 +1566,53 @@ def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
     return [_empty_nest(shape[1:]) for _ in range(shape[0])]
 
 
-# The operations import Tensor, so they are imported after it is defined.
-from slowtorch_lib import _creation, _rng  # noqa: E402
-from slowtorch_lib.autograd import history as _history  # noqa: E402
-from slowtorch_lib.ops import comparison as _comparison  # noqa: E402
-from slowtorch_lib.ops import gather_scatter as _gather_scatter  # noqa: E402
-from slowtorch_lib.ops import indexing as _indexing  # noqa: E402
-from slowtorch_lib.ops import linalg as _linalg  # noqa: E402
-from slowtorch_lib.ops import pointwise as _pointwise  # noqa: E402
-from slowtorch_lib.ops import rearrange as _rearrange  # noqa: E402
-from slowtorch_lib.ops import reduction as _reduction  # noqa: E402
-from slowtorch_lib.ops import scan as _scan  # noqa: E402
-from slowtorch_lib.ops import sorting as _sorting  # noqa: E402
-from slowtorch_lib.ops import views as _views  # noqa: E402
+def bind_ops(
+    *,
+    creation: ModuleType,
+    printing: ModuleType,
+    engine: ModuleType,
+    history: ModuleType,
+    common: ModuleType,
+    comparison: ModuleType,
+    selecting: ModuleType,
+    rounding: ModuleType,
+    pointwise: ModuleType,
+    copying: ModuleType,
+    bitwise: ModuleType,
+    fused: ModuleType,
+    reduction: ModuleType,
+    views: ModuleType,
+    gather_scatter: ModuleType,
+    indexing: ModuleType,
+    rearrange: ModuleType,
+    sorting: ModuleType,
+    scan: ModuleType,
+    linalg: ModuleType,
+    rng: ModuleType,
+) -> None:
+    """Connects ``Tensor``'s methods to the modules that define them.
+
+    ``x.mul(y)`` is ``ops.pointwise.mul(x, y)``: the operation is defined
+    once, in the ops, and the method only passes its arguments on. But the
+    ops are built on ``Tensor``, so this module cannot import them: each
+    layer imports only the layers below it. Instead, the package
+    (``slowtorch_lib/__init__.py``), once it has imported every layer, calls
+    this function once, and it stores each module in a global of this
+    module, under the name the methods use (``_pointwise``, ``_views``...).
+
+    This is the one way ``Tensor`` reaches the layers above it; the
+    autograd engine and the ops use it too when they call a tensor's
+    methods. The same names are imported under ``TYPE_CHECKING`` at the top
+    of this file, so that type checkers and "go to definition" see the real
+    functions.
+    """
+    global _creation, _printing, _engine, _history
+    global _common, _comparison, _selecting, _rounding, _pointwise, _copying
+    global _bitwise, _fused, _reduction, _views, _gather_scatter, _indexing
+    global _rearrange, _sorting, _scan, _linalg, _rng
+    _creation, _printing, _engine, _history = creation, printing, engine, history
+    _common, _comparison, _selecting = common, comparison, selecting
+    _rounding, _pointwise, _copying = rounding, pointwise, copying
+    _bitwise, _fused, _reduction, _views = bitwise, fused, reduction, views
+    _gather_scatter, _indexing, _rearrange = gather_scatter, indexing, rearrange
+    _sorting, _scan, _linalg, _rng = sorting, scan, linalg, rng

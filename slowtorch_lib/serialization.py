@@ -1,91 +1,72 @@
-"""Saving and loading tensors: the safetensors format, in plain Python.
+"""``save`` and ``load`` in PyTorch's own file format, with a weights-only loader.
 
-PyTorch's own ``torch.save`` writes a pickle, and loading a pickle can run
-any code the file asks for. This engine writes and reads *safetensors*
-instead, a format that is only numbers and a description of them::
+``torch.save`` writes a zip archive whose records are *stored* (not
+compressed), each record's bytes starting at a multiple of 64 bytes from the
+start of the file. Every record sits in one folder, named after the file
+(``model`` for ``model.pt``; ``archive`` for a file object)::
 
-    [8 bytes]  N, the length of the header, as a little-endian unsigned int
-    [N bytes]  the header: JSON text, padded with spaces to a multiple of 8
-    [the rest] the buffer: every tensor's elements, little-endian, row-major
+    model/data.pkl                 the object, as a pickle (protocol 2)
+    model/.format_version          "1"
+    model/.storage_alignment       "64"
+    model/byteorder                "little" (the byte order of the storages)
+    model/data/0, model/data/1...  one record per storage: its raw elements
+    model/version                  "3"
+    model/.data/serialization_id   40 digits that name this save
 
-The header maps each tensor's name to its dtype, shape and place in the
-buffer::
+The pickle holds everything but the numbers. A tensor is pickled as a call
+``torch._utils._rebuild_tensor_v2(storage, offset, size, stride,
+requires_grad, OrderedDict())``, and its storage as a *persistent id*, the
+tuple ``("storage", torch.FloatStorage, "0", "cpu", numel)``: the loader
+fetches record ``data/0`` for it. Views of one storage name the same record,
+so they come back sharing storage. A ``Parameter`` is pickled as
+``torch._utils._rebuild_parameter(tensor, requires_grad, OrderedDict())``.
 
-    {"__metadata__": {"slowtorch_object": "tensor"},
-     "tensor": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}}
-
-``data_offsets`` are ``[begin, end)`` byte positions counted from the start
-of the buffer. The tensors tile the buffer exactly: no gaps, no overlaps.
-Files written here are byte for byte those that the ``safetensors`` package
-writes for the same tensors (tensors ordered by dtype, then by name), so
-each side reads the other's files.
-
-Loading trusts nothing in the file. Every number in the header is checked
-against the file's real size before any byte of the buffer is converted, so
-a file that lies (a huge header length, offsets past the end, overlapping
-tensors, a shape that does not match its bytes) is refused with a
-:class:`SafetensorError`, and nothing beyond the file's own bytes is ever
-allocated for it.
+A pickle is a program: its ``GLOBAL`` instruction imports any function and
+``REDUCE`` calls it, so unpickling a hostile file can run any code. That is
+why ``torch.load`` uses a *weights-only* unpickler by default (since PyTorch
+2.6), and why :func:`load` has only that one (see
+:mod:`slowtorch_lib._weights_only_unpickler`): it runs the pickle one
+instruction at a time, knows only the instructions that build data, and
+imports nothing. Anything else is refused with :class:`pickle.UnpicklingError`
+before it runs.
+The archive is checked as carefully: every record must be stored and lie
+inside the file, and every storage must hold exactly the bytes its persistent
+id claims, so nothing larger than the file is ever allocated.
 """
 
 from __future__ import annotations
 
-import json
-import math
+import hashlib
+import io
 import os
+import pickle
+import struct
 import sys
+import zipfile
 from array import array
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import IO, Any, Union
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._storage import Storage
+from slowtorch_lib._tensor import Size, Tensor, check_device
+from slowtorch_lib._weights_only_unpickler import (
+    MAX_NESTING,
+    STORAGE_NAMES,
+    StorageType,
+    WeightsUnpickler,
+    nested_too_deep,
+)
+from slowtorch_lib.nn.parameter import Parameter
 
-__all__ = ["SafetensorError", "load", "save"]
+__all__ = ["load", "save"]
 
 PathOrFile = Union[str, "os.PathLike[str]", IO[bytes]]  # noqa: UP007
 
-# The name a lone tensor is stored under, and the metadata that says so.
-LONE_TENSOR = "tensor"
-LONE_TENSOR_METADATA = {"slowtorch_object": "tensor"}
-
-# safetensors' names for the dtypes this engine has, in the order the
-# reference writer sorts them (larger alignment first).
-DTYPE_NAMES = {
-    dtypes.int64: "I64",
-    dtypes.float64: "F64",
-    dtypes.float32: "F32",
-    dtypes.bool_: "BOOL",
-}
-DTYPES_BY_NAME = {name: d for d, name in DTYPE_NAMES.items()}
-# Valid in safetensors, but not dtypes of this engine.
-OTHER_DTYPE_NAMES = {
-    "F16",
-    "BF16",
-    "I8",
-    "U8",
-    "I16",
-    "U16",
-    "I32",
-    "U32",
-    "U64",
-    "F8_E4M3",
-    "F8_E5M2",
-    "F8_E8M0",
-    "F4",
-    "F6_E2M3",
-    "F6_E3M2",
-    "C64",
-}
-
-# The largest header accepted (the reference implementation's limit).
-MAX_HEADER_BYTES = 100_000_000
-
-
-class SafetensorError(RuntimeError):
-    """A file that is not a valid safetensors file (or not one we can read)."""
+ALIGNMENT = 64  # bytes: where each record's data starts (torch.save's default)
+FORMAT_VERSION = "3"  # the ``version`` record torch 2.x writes
 
 
 # ----------------------------------------------------------------------
@@ -93,33 +74,55 @@ class SafetensorError(RuntimeError):
 # ----------------------------------------------------------------------
 
 
-def save(obj: Tensor | Mapping[str, Tensor], f: PathOrFile) -> None:
-    """Writes a tensor, or a dictionary of named tensors, to a safetensors file.
+def save(
+    obj: Any,
+    f: PathOrFile,
+    pickle_module: Any = pickle,
+    pickle_protocol: int = 2,
+    _use_new_zipfile_serialization: bool = True,
+) -> None:
+    """Writes ``obj`` to ``f`` in ``torch.save``'s format.
 
-    A state dict (``model.state_dict()``) is the usual dictionary. Views are
-    saved by value: a transposed tensor is written in its own row-major
-    order, and tensors sharing storage are written as separate copies.
+    ``obj`` may be a tensor (or ``Parameter``), a ``state_dict``, or dicts,
+    lists and tuples of tensors, ints, floats, strings, bools, ``None`` and
+    dtypes: what ``torch.load(f)`` reads with its default ``weights_only=True``.
+    Tensors keep their dtype, shape, strides, offset and ``requires_grad``;
+    tensors that share a storage (views) are saved with one copy of it and
+    come back sharing it. A ``grad`` and a ``grad_fn`` are not saved.
 
     Args:
-        obj: A tensor, or a mapping from names (strings) to tensors.
+        obj: What to save.
         f: A file name, a path, or a file opened for binary writing.
+        pickle_module: Only :mod:`pickle` (the default).
+        pickle_protocol: Only 2, torch's default.
+        _use_new_zipfile_serialization: Only ``True``: the zip format.
 
     Raises:
-        TypeError: If ``obj`` is neither, or a key is not a string.
-        ValueError: If a key is ``"__metadata__"``, which the format reserves.
+        pickle.PicklingError: For an object that ``torch.load`` would refuse
+            to load with ``weights_only=True`` (a module, a function...), or
+            containers nested more than ``MAX_NESTING`` deep (or inside
+            themselves), which the loader would refuse.
+        NotImplementedError: For other options than the defaults above.
     """
-    if isinstance(obj, Tensor):
-        tensors: Mapping[str, Tensor] = {LONE_TENSOR: obj}
-        metadata: dict[str, str] | None = LONE_TENSOR_METADATA
-    elif isinstance(obj, Mapping):
-        tensors, metadata = obj, None
-        _check_state_dict(tensors)
-    else:
-        raise TypeError(
-            "save() takes a Tensor or a dict of str to Tensor (a state_dict), "
-            f"not {type(obj).__name__}"
+    if pickle_module is not pickle or pickle_protocol != 2:
+        raise NotImplementedError(
+            "save() writes pickle protocol 2 with the standard pickle module, as "
+            "torch.save does by default; other pickle options are not supported"
         )
-    data = serialize(tensors, metadata)
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError(
+            "save() writes only the zip format; the legacy format is not supported"
+        )
+    writer = WeightsPickler()
+    records = {"data.pkl": writer.dumps(obj)}
+    records[".format_version"] = b"1"
+    records[".storage_alignment"] = str(ALIGNMENT).encode()
+    records["byteorder"] = sys.byteorder.encode()
+    for key, storage in writer.storages.items():
+        records[f"data/{key}"] = storage.data.tobytes()
+    records["version"] = FORMAT_VERSION.encode() + b"\n"
+    records[".data/serialization_id"] = _serialization_id(records)
+    data = zip_archive(_archive_name(f), records)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as file:
             file.write(data)
@@ -127,60 +130,212 @@ def save(obj: Tensor | Mapping[str, Tensor], f: PathOrFile) -> None:
         f.write(data)
 
 
-def _check_state_dict(tensors: Mapping[Any, Any]) -> None:
-    for key, value in tensors.items():
-        if not isinstance(key, str):
-            raise TypeError(
-                f"save() needs string keys, got {type(key).__name__} key {key!r}"
-            )
-        if key == "__metadata__":
-            raise ValueError("the key '__metadata__' is reserved by safetensors")
-        if not isinstance(value, Tensor):
-            raise TypeError(
-                f"save() can only store tensors, but '{key}' is a "
-                f"{type(value).__name__}"
-            )
+class WeightsPickler:
+    """Writes a pickle (protocol 2) of weights, as ``torch.save`` writes it.
 
-
-def serialize(
-    tensors: Mapping[str, Tensor], metadata: Mapping[str, str] | None = None
-) -> bytes:
-    """The bytes of a safetensors file holding ``tensors``.
-
-    The tensors are laid out by dtype (8-byte ones first, so each stays
-    aligned) and then by name, as the reference writer does.
+    Tensors are written as calls to ``torch._utils._rebuild_tensor_v2`` and
+    their storages as persistent ids; :attr:`storages` collects the storages
+    met, under their record keys ``"0"``, ``"1"``... Lists, dicts and tensors
+    are memoised, so an object met twice is loaded as one object.
     """
-    order = sorted(tensors, key=lambda name: (_rank(tensors[name].dtype), name))
-    header: dict[str, Any] = {}
-    if metadata is not None:
-        header["__metadata__"] = dict(metadata)
-    chunks = []
-    offset = 0
-    for name in order:
-        tensor = tensors[name]
-        chunk = tensor_bytes(tensor)
-        header[name] = {
-            "dtype": DTYPE_NAMES[tensor.dtype],
-            "shape": list(tensor.shape),
-            "data_offsets": [offset, offset + len(chunk)],
-        }
-        chunks.append(chunk)
-        offset += len(chunk)
-    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
-    text += b" " * (-len(text) % 8)  # pad to a multiple of 8 bytes
-    return len(text).to_bytes(8, "little") + text + b"".join(chunks)
+
+    def __init__(self) -> None:
+        self.out = bytearray()
+        self.storages: dict[str, Storage] = {}
+        self._keys: dict[int, str] = {}  # id(storage) -> its record key
+        self._memo: dict[int, int] = {}  # id(object) -> its memo index
+        self._kept: list[Any] = []  # the memoised objects, kept alive
+
+    def dumps(self, obj: Any) -> bytes:
+        """The pickle of ``obj``."""
+        if nested_too_deep(obj):
+            raise pickle.PicklingError(
+                f"save() stores containers nested at most {MAX_NESTING} deep, "
+                "and none inside itself"
+            )
+        self.out += pickle.PROTO + bytes([2])
+        self.write(obj)
+        self.out += pickle.STOP
+        return bytes(self.out)
+
+    def write(self, obj: Any) -> None:
+        """Appends the instructions that rebuild ``obj``."""
+        if id(obj) in self._memo:
+            self._get(self._memo[id(obj)])
+        elif obj is None:
+            self.out += pickle.NONE
+        elif isinstance(obj, bool):
+            self.out += pickle.NEWTRUE if obj else pickle.NEWFALSE
+        elif isinstance(obj, int):
+            self._int(obj)
+        elif isinstance(obj, float):
+            self.out += pickle.BINFLOAT + struct.pack(">d", obj)
+        elif isinstance(obj, str):
+            self._str(obj)
+        elif isinstance(obj, dtype):
+            self._global("torch", obj.name)
+        elif isinstance(obj, Tensor):
+            self._tensor(obj)
+        elif type(obj) is Size:
+            self._size(obj)
+        elif type(obj) is tuple:
+            self._tuple(obj)
+        elif type(obj) is list:
+            self._list(obj)
+        elif type(obj) in (dict, OrderedDict):
+            self._dict(obj)
+        else:
+            raise pickle.PicklingError(
+                f"save() cannot store a {type(obj).__name__}: it stores tensors, "
+                "dicts, lists and tuples of them, numbers, strings and None, what "
+                "torch.load(f) reads with weights_only=True"
+            )
+
+    def _int(self, value: int) -> None:
+        if 0 <= value < 2**8:
+            self.out += pickle.BININT1 + bytes([value])
+        elif 0 <= value < 2**16:
+            self.out += pickle.BININT2 + struct.pack("<H", value)
+        elif -(2**31) <= value < 2**31:
+            self.out += pickle.BININT + struct.pack("<i", value)
+        else:
+            encoded = pickle.encode_long(value)  # type: ignore[attr-defined]
+            if len(encoded) > 255:
+                raise pickle.PicklingError("save() stores ints of at most 255 bytes")
+            self.out += pickle.LONG1 + bytes([len(encoded)]) + encoded
+
+    def _str(self, text: str) -> None:
+        encoded = text.encode("utf-8", "surrogatepass")
+        self.out += pickle.BINUNICODE + struct.pack("<I", len(encoded)) + encoded
+
+    def _global(self, module: str, name: str) -> None:
+        self.out += pickle.GLOBAL + f"{module}\n{name}\n".encode()
+
+    def _size(self, size: Size) -> None:
+        """``torch.Size((2, 3))``."""
+        self._global("torch", "Size")
+        self.out += pickle.MARK
+        self._tuple(tuple(size))
+        self.out += pickle.TUPLE + pickle.REDUCE
+
+    def _tuple(self, items: tuple[Any, ...]) -> None:
+        self.out += pickle.MARK
+        for item in items:
+            self.write(item)
+        self.out += pickle.TUPLE
+
+    def _list(self, items: list[Any]) -> None:
+        self.out += pickle.EMPTY_LIST
+        self._put(items)
+        if items:
+            self.out += pickle.MARK
+            for item in items:
+                self.write(item)
+            self.out += pickle.APPENDS
+
+    def _dict(self, items: dict[Any, Any]) -> None:
+        if isinstance(items, OrderedDict):
+            self._empty_ordered_dict()
+        else:
+            self.out += pickle.EMPTY_DICT
+        self._put(items)
+        if items:
+            self.out += pickle.MARK
+            for key, value in items.items():
+                self.write(key)
+                self.write(value)
+            self.out += pickle.SETITEMS
+
+    def _empty_ordered_dict(self) -> None:
+        self._global("collections", "OrderedDict")
+        self.out += pickle.EMPTY_TUPLE + pickle.REDUCE
+
+    def _tensor(self, tensor: Tensor) -> None:
+        """``_rebuild_tensor_v2(storage, offset, size, stride, requires_grad,
+        OrderedDict())``, or for a ``Parameter``, ``_rebuild_parameter`` of it."""
+        parameter = isinstance(tensor, Parameter)
+        if parameter:
+            self._global("torch._utils", "_rebuild_parameter")
+            self.out += pickle.MARK
+        self._global("torch._utils", "_rebuild_tensor_v2")
+        self.out += pickle.MARK
+        self._persistent_id(tensor.untyped_storage())
+        self._int(tensor.storage_offset())
+        self._tuple(tuple(tensor.shape))
+        self._tuple(tensor.stride())
+        self.write(tensor.requires_grad and not parameter)
+        self._empty_ordered_dict()
+        self.out += pickle.TUPLE + pickle.REDUCE
+        if parameter:
+            self.write(tensor.requires_grad)
+            self._empty_ordered_dict()
+            self.out += pickle.TUPLE + pickle.REDUCE
+        self._put(tensor)
+
+    def _persistent_id(self, storage: Storage) -> None:
+        """``("storage", torch.FloatStorage, key, "cpu", numel)``, then BINPERSID."""
+        key = self._keys.get(id(storage))
+        if key is None:
+            key = self._keys[id(storage)] = str(len(self.storages))
+            self.storages[key] = storage
+        self.out += pickle.MARK
+        self._str("storage")
+        self._global("torch", STORAGE_NAMES[storage.dtype])
+        self._str(key)
+        self._str("cpu")
+        self._int(len(storage))
+        self.out += pickle.TUPLE + pickle.BINPERSID
+
+    def _put(self, obj: Any) -> None:
+        index = self._memo[id(obj)] = len(self._memo)
+        self._kept.append(obj)
+        if index < 256:
+            self.out += pickle.BINPUT + bytes([index])
+        else:
+            self.out += pickle.LONG_BINPUT + struct.pack("<I", index)
+
+    def _get(self, index: int) -> None:
+        if index < 256:
+            self.out += pickle.BINGET + bytes([index])
+        else:
+            self.out += pickle.LONG_BINGET + struct.pack("<I", index)
 
 
-def _rank(d: dtype) -> int:
-    return list(DTYPE_NAMES).index(d)
+def zip_archive(folder: str, records: dict[str, bytes]) -> bytes:
+    """A zip archive of ``records``, stored, each one's data 64-byte aligned."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in records.items():
+            info = zipfile.ZipInfo(f"{folder}/{name}")
+            big = len(data) >= zipfile.ZIP64_LIMIT
+            # The local header: 30 bytes, the name, our extra field (4 bytes
+            # and padding), and zipfile's 20-byte zip64 field if the record
+            # is big. The padding makes the data start at a multiple of 64.
+            header = 30 + len(info.filename.encode()) + 4 + (20 if big else 0)
+            padding = -(buffer.tell() + header) % ALIGNMENT
+            info.extra = b"FB" + struct.pack("<H", padding) + b"Z" * padding
+            with archive.open(info, "w", force_zip64=big) as record:
+                record.write(data)
+    return buffer.getvalue()
 
 
-def tensor_bytes(tensor: Tensor) -> bytes:
-    """The elements of ``tensor`` in row-major order, as little-endian bytes."""
-    values = array(tensor.dtype.typecode, tensor._values())
-    if sys.byteorder == "big":
-        values.byteswap()
-    return values.tobytes()
+def _archive_name(f: PathOrFile) -> str:
+    """The folder of the records: the file's name without its extension."""
+    if isinstance(f, (str, os.PathLike)):
+        stem = os.path.splitext(os.path.basename(os.fspath(f)))[0]
+        return stem or "archive"
+    return "archive"
+
+
+def _serialization_id(records: dict[str, bytes]) -> bytes:
+    """40 digits that name this save (torch draws them at random; here they
+    come from the contents, so that saving the same thing twice gives the
+    same file)."""
+    digest = hashlib.sha256()
+    for name, data in records.items():
+        digest.update(name.encode() + b"\0" + data)
+    number = int.from_bytes(digest.digest()[:16], "big")
+    return str(number).zfill(40).encode()
 
 
 # ----------------------------------------------------------------------
@@ -188,216 +343,234 @@ def tensor_bytes(tensor: Tensor) -> bytes:
 # ----------------------------------------------------------------------
 
 
-def load(f: PathOrFile) -> Tensor | OrderedDict[str, Tensor]:
-    """Reads a safetensors file written by :func:`save` or by ``safetensors``.
+def load(
+    f: PathOrFile,
+    map_location: Any = None,
+    pickle_module: Any = None,
+    *,
+    weights_only: bool | None = None,
+    mmap: bool | None = None,
+    **pickle_load_args: Any,
+) -> Any:
+    """Reads a file that ``torch.save`` (or :func:`save`) wrote.
 
-    Nothing in the file is ever executed: it is parsed as JSON and numbers.
+    Only weights are loaded, as ``torch.load`` does by default: tensors and
+    parameters, dicts (plain or ordered), lists and tuples of them, numbers,
+    strings, ``None`` and dtypes. Tensors that shared a storage when saved
+    share one again. The pickle is run by ``WeightsUnpickler``, which refuses
+    anything else before running it.
 
     Args:
         f: A file name, a path, or a file opened for binary reading.
-
-    Returns:
-        The tensor, if the file holds one saved by :func:`save`; otherwise an
-        ordered dict of the tensors, in the order of the file (by dtype, then
-        by name, for files written by the reference writer or by ``save``).
+        map_location: ``None``, ``"cpu"`` or a dict mapping saved locations to
+            ``"cpu"``; with it, storages saved on another device come to the CPU.
+        pickle_module: Must be ``None``. (``torch.load`` refuses one with
+            ``weights_only=True``, and given one without ``weights_only``
+            runs a full unpickler, which this engine does not have.)
+        weights_only: ``True``, or ``None`` (the default), which means
+            ``True`` unless ``pickle_module`` is given, as in ``torch.load``.
+            This engine loads weights only: a full unpickler would run
+            whatever code the file names, so it has none.
+        mmap: Accepted for compatibility; the file is always read into memory.
+        pickle_load_args: Only ``encoding``, used for Python 2 byte strings.
 
     Raises:
-        SafetensorError: If the file is truncated, is not a safetensors file,
-            or its header does not describe its contents exactly.
-        FileNotFoundError: If there is no such file.
-        TypeError: If ``f`` is a file opened in text mode.
+        pickle.UnpicklingError: If the pickle asks for anything but weights
+            (a global outside :data:`ALLOWED_GLOBALS`, an instruction that is
+            not for data), is malformed, nests containers too deep, or holds
+            dtypes this engine does not have.
+        RuntimeError: If the archive is not torch's zip format, is truncated,
+            has compressed records or records that do not fit in it, or
+            storages of another size than their tensors need.
+        NotImplementedError: For ``weights_only=False`` (or a
+            ``pickle_module`` without ``weights_only``).
     """
+    _check_load_options(pickle_module, weights_only, pickle_load_args)
+    locations = _location_map(map_location)
+    archive = TorchArchive(_read_all(f))
+    storages = StorageReader(archive, locations)
+    encoding = pickle_load_args.get("encoding", "ASCII")
+    unpickler = WeightsUnpickler(archive.read("data.pkl"), storages.load, encoding)
+    try:
+        return unpickler.load()
+    except pickle.UnpicklingError as error:
+        raise pickle.UnpicklingError(f"Weights only load failed. {error}") from None
+
+
+def _check_load_options(
+    pickle_module: Any, weights_only: bool | None, extra: dict[str, Any]
+) -> None:
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if not weights_only:
+        raise NotImplementedError(
+            "load(weights_only=False) would run whatever code the file's pickle "
+            "names; this engine only loads weights (tensors, state dicts, "
+            "containers, numbers and strings). Use weights_only=True, the default."
+        )
+    if pickle_module is not None:
+        raise RuntimeError(
+            "Can not safely load weights when explicit pickle_module is specified"
+        )
+    unknown = set(extra) - {"encoding"}
+    if unknown:
+        raise TypeError(f"load() got an unexpected keyword argument {min(unknown)!r}")
+
+
+def _location_map(map_location: Any) -> Callable[[str], str]:
+    """The location each saved location loads to (only the CPU exists here)."""
+    if map_location is None:
+        return _saved_location
+    if isinstance(map_location, dict):
+        for target in map_location.values():
+            check_device(target)
+        return lambda location: "cpu"
+    if callable(map_location):
+        raise NotImplementedError("load() takes map_location as a device or a dict")
+    check_device(map_location)
+    return lambda location: "cpu"
+
+
+def _saved_location(location: str) -> str:
+    if location != "cpu":
+        raise RuntimeError(
+            f"Attempting to deserialize object on device '{location}', but this "
+            "engine has only the CPU: use load(f, map_location='cpu') to map the "
+            "storages to the CPU."
+        )
+    return location
+
+
+def _read_all(f: PathOrFile) -> bytes:
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
-            data = file.read()
-    else:
-        data = f.read()
-        if not isinstance(data, (bytes, bytearray)):
-            raise TypeError(
-                "load() needs a file opened for reading bytes (mode 'rb'), but "
-                f"read() gave {type(data).__name__}"
-            )
-    return deserialize(bytes(data))
-
-
-def deserialize(data: bytes) -> Tensor | OrderedDict[str, Tensor]:
-    """The tensors held in the bytes of a safetensors file (see :func:`load`)."""
-    length = _header_length(data)
-    header, metadata = read_header(data[8 : 8 + length])
-    buffer = memoryview(data)[8 + length :]
-    entries = check_entries(header, len(buffer))
-    tensors: OrderedDict[str, Tensor] = OrderedDict()
-    for name, (d, shape, (begin, end)) in entries.items():
-        tensors[name] = tensor_from_bytes(name, buffer[begin:end], d, shape)
-    if metadata == LONE_TENSOR_METADATA:
-        if list(tensors) != [LONE_TENSOR]:
-            raise SafetensorError(
-                "the file's metadata says it holds one tensor named "
-                f"'{LONE_TENSOR}', but it holds {list(tensors)}"
-            )
-        return tensors[LONE_TENSOR]
-    return tensors
-
-
-def _header_length(data: bytes) -> int:
-    """The header's length, checked against the size of the file."""
-    if len(data) < 8:
-        raise SafetensorError(
-            f"not a safetensors file: it has {len(data)} bytes, fewer than the "
-            "8 that give the header's length"
+            return file.read()
+    data = f.read()
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(
+            "load() needs a file opened for reading bytes (mode 'rb'), but read() "
+            f"gave {type(data).__name__}"
         )
-    length = int.from_bytes(data[:8], "little")
-    if length > MAX_HEADER_BYTES:
-        raise SafetensorError(
-            f"not a safetensors file, or a corrupted one: the header length "
-            f"{length} is larger than the limit of {MAX_HEADER_BYTES} bytes"
-        )
-    if 8 + length > len(data):
-        raise SafetensorError(
-            f"the header should be {length} bytes, but only {len(data) - 8} "
-            "bytes follow its length: the file is truncated, or it is not a "
-            "safetensors file"
-        )
-    return length
+    return bytes(data)
 
 
-def read_header(raw: bytes) -> tuple[dict[str, Any], dict[str, str] | None]:
-    """The header's tensor entries and its ``__metadata__`` (or ``None``).
+class TorchArchive:
+    """The records of a ``torch.save`` zip archive, checked before any is read.
+
+    Every record must be stored (a compressed record could expand to any
+    size), lie inside the file, and sit in the one top folder.
 
     Raises:
-        SafetensorError: If the header is not a JSON object of the right form.
+        RuntimeError: Naming what is wrong with the archive.
     """
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SafetensorError(
-            "not a safetensors file: the header is not UTF-8 text"
-        ) from None
-    if not text.startswith("{"):
-        raise SafetensorError(
-            "not a safetensors file: the header does not start with '{'"
-        )
-    try:
-        header = json.loads(
-            text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants
-        )
-    except (ValueError, RecursionError) as error:
-        raise SafetensorError(f"the header is not valid JSON: {error}") from None
-    metadata = header.pop("__metadata__", None)
-    if metadata is not None and not (
-        isinstance(metadata, dict)
-        and all(isinstance(v, str) for v in metadata.values())
-    ):
-        raise SafetensorError("'__metadata__' must map strings to strings")
-    return header, metadata
 
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise SafetensorError(f"the header names '{key}' twice")
-            seen.add(key)
-    return result
-
-
-def _no_constants(name: str) -> None:
-    raise SafetensorError(f"the header contains {name}, which JSON does not allow")
-
-
-Entry = tuple[dtype, tuple[int, ...], tuple[int, int]]
-
-
-def check_entries(header: dict[str, Any], buffer_length: int) -> dict[str, Entry]:
-    """Checks every tensor's description against the others and the buffer.
-
-    Each entry needs a known dtype, a shape of non-negative integers, and
-    offsets ``[begin, end]`` inside the buffer holding exactly
-    ``numel * itemsize`` bytes; together the entries must cover the buffer
-    with no gap and no overlap.
-
-    Raises:
-        SafetensorError: Naming the first entry that breaks a rule.
-    """
-    entries = {
-        name: _check_entry(name, info, buffer_length) for name, info in header.items()
-    }
-    position = 0
-    by_offset = sorted(entries.items(), key=lambda item: item[1][2])
-    for number, (name, (_, _, (begin, end))) in enumerate(by_offset):
-        if begin != position:
-            problem = "overlaps another" if begin < position else "leaves a gap"
-            before = "the tensor before it ends" if number else "the buffer starts"
-            raise SafetensorError(
-                f"tensor '{name}' starts at byte {begin} of the buffer, but "
-                f"{before} at byte {position}: it {problem}"
+    def __init__(self, data: bytes) -> None:
+        if not data.startswith(b"PK\x03\x04"):
+            raise RuntimeError(
+                "not a file written by torch.save: it does not start as a zip "
+                "archive (the legacy format of PyTorch before 1.6 is not read)"
             )
-        position = end
-    if position != buffer_length:
-        raise SafetensorError(
-            f"the tensors cover {position} bytes, but the buffer after the header "
-            f"has {buffer_length} bytes"
-        )
-    return entries
+        try:
+            self._zip = zipfile.ZipFile(io.BytesIO(data))
+        except (zipfile.BadZipFile, ValueError, EOFError, struct.error) as error:
+            raise RuntimeError(
+                f"the zip archive is damaged or truncated ({error})"
+            ) from None
+        self.records = self._check_records(len(data))
+
+    def _check_records(self, size: int) -> dict[str, zipfile.ZipInfo]:
+        infos = self._zip.infolist()
+        if not infos:
+            raise RuntimeError("the zip archive is empty")
+        folder = infos[0].filename.split("/")[0] + "/"
+        records: dict[str, zipfile.ZipInfo] = {}
+        for info in infos:
+            name = info.filename
+            if not name.startswith(folder) or name[len(folder) :] in records:
+                raise RuntimeError(f"record {name!r} is outside {folder!r} or twice")
+            if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 1:
+                raise RuntimeError(
+                    f"record {name!r} is compressed or encrypted; torch.save "
+                    "stores its records, and a compressed one could expand to "
+                    "any size"
+                )
+            if info.file_size != info.compress_size or (
+                info.header_offset + info.file_size > size
+            ):
+                raise RuntimeError(
+                    f"record {name!r} claims {info.file_size} bytes, more than the "
+                    "archive holds for it"
+                )
+            records[name[len(folder) :]] = info
+        return records
+
+    def size(self, name: str) -> int:
+        """The size of a record, in bytes, read from the archive's directory."""
+        return self._info(name).file_size
+
+    def read(self, name: str) -> bytes:
+        """The bytes of a record (checked against its CRC)."""
+        try:
+            return self._zip.read(self._info(name))
+        except (zipfile.BadZipFile, EOFError, ValueError, struct.error) as error:
+            raise RuntimeError(f"record {name!r} is damaged ({error})") from None
+
+    def _info(self, name: str) -> zipfile.ZipInfo:
+        if name not in self.records:
+            raise RuntimeError(f"the archive has no record {name!r}")
+        return self.records[name]
 
 
-def _check_entry(name: str, info: Any, buffer_length: int) -> Entry:
-    if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
-        raise SafetensorError(
-            f"tensor '{name}' must be described by exactly 'dtype', 'shape' and "
-            "'data_offsets'"
-        )
-    kind = info["dtype"]
-    if kind not in DTYPES_BY_NAME:
-        what = "not supported" if kind in OTHER_DTYPE_NAMES else "unknown"
-        raise SafetensorError(
-            f"tensor '{name}' has dtype {kind!r}, which is {what}; this engine "
-            f"reads {', '.join(DTYPES_BY_NAME)}"
-        )
-    d = DTYPES_BY_NAME[kind]
-    shape, offsets = info["shape"], info["data_offsets"]
-    if not _naturals(shape):
-        raise SafetensorError(
-            f"tensor '{name}' has shape {shape!r}: expected a list of "
-            "non-negative integers"
-        )
-    if not (_naturals(offsets) and len(offsets) == 2 and offsets[0] <= offsets[1]):
-        raise SafetensorError(
-            f"tensor '{name}' has data_offsets {offsets!r}: expected [begin, end] "
-            "with 0 <= begin <= end"
-        )
-    begin, end = offsets
-    if end > buffer_length:
-        raise SafetensorError(
-            f"tensor '{name}' ends at byte {end}, past the end of the buffer "
-            f"({buffer_length} bytes): the file is truncated or corrupted"
-        )
-    expected = math.prod(shape) * d.itemsize
-    if end - begin != expected:
-        raise SafetensorError(
-            f"tensor '{name}' of shape {shape} and dtype {kind} needs {expected} "
-            f"bytes, but its data_offsets give {end - begin}"
-        )
-    return d, tuple(shape), (begin, end)
+class StorageReader:
+    """Reads the storages that the pickle's persistent ids name, each once.
+
+    A storage's record must hold exactly the bytes its persistent id claims
+    (``numel`` elements of its dtype): the size is checked in the archive's
+    directory before the record is read, so a lying id allocates nothing.
+    """
+
+    def __init__(self, archive: TorchArchive, location: Callable[[str], str]) -> None:
+        self.archive = archive
+        self.location = location
+        self.byteorder = self._byteorder()
+        self.storages: dict[str, Storage] = {}
+
+    def _byteorder(self) -> str:
+        if "byteorder" not in self.archive.records:
+            return "little"  # files from before the record existed
+        order = self.archive.read("byteorder").decode("ascii", "replace")
+        if order not in ("little", "big"):
+            raise RuntimeError(f"the byteorder record says {order!r}")
+        return order
+
+    def load(self, kind: StorageType, key: str, location: str, numel: int) -> Storage:
+        """The storage in record ``data/<key>``, read once and then shared."""
+        self.location(location)
+        d = kind.dtype
+        if key in self.storages:
+            storage = self.storages[key]
+            if storage.dtype is not d or len(storage) != numel:
+                raise pickle.UnpicklingError(
+                    f"storage {key} is named with two dtypes or sizes"
+                )
+            return storage
+        record = f"data/{key}"
+        expected = numel * d.itemsize
+        if self.archive.size(record) != expected:  # checked before reading
+            raise RuntimeError(
+                f"record {record} has {self.archive.size(record)} bytes, but its "
+                f"storage of {numel} {d} elements needs {expected}"
+            )
+        data = self.archive.read(record)
+        storage = self.storages[key] = _storage_from_bytes(data, d, self.byteorder)
+        return storage
 
 
-def _naturals(values: Any) -> bool:
-    """Whether ``values`` is a list of non-negative ints (bools excluded)."""
-    return isinstance(values, list) and all(type(v) is int and v >= 0 for v in values)
-
-
-def tensor_from_bytes(
-    name: str, chunk: memoryview, d: dtype, shape: tuple[int, ...]
-) -> Tensor:
-    """A new tensor holding the little-endian elements in ``chunk``."""
+def _storage_from_bytes(data: bytes, d: dtype, byteorder: str) -> Storage:
     values = array(d.typecode)
-    values.frombytes(chunk)
-    if sys.byteorder == "big":
+    values.frombytes(data)
+    if byteorder != sys.byteorder:
         values.byteswap()
     if d is dtypes.bool_ and any(v > 1 for v in values):
-        raise SafetensorError(
-            f"tensor '{name}' has dtype BOOL but holds bytes other than 0 and 1"
-        )
-    return from_values(values, shape, d)
+        raise pickle.UnpicklingError("a bool storage holds bytes other than 0 and 1")
+    return Storage(values, d)

@@ -393,7 +393,7 @@ def case_by_name(name: str) -> OpCase:
     raise KeyError(name)
 
 
-# ---------------- fused ops optimisers use (appended block, issue 9) ----------------
+# ---------------- fused ops that optimisers use ----------------
 CASES += [
     _case("addcmul", lambda L, x, y, z: L.addcmul(x, y, z, value=0.5), M, M, M),
     _case(
@@ -427,7 +427,7 @@ CASES += [
     ),
 ]
 
-# ---------------- nn (issue 8): addmm, the product of nn.Linear ----------------
+# ---------------- addmm, the product of nn.Linear ----------------
 CASES += [
     _case("addmm", lambda L, b, x, y: L.addmm(b, x, y), (4,), (2, 3), (3, 4)),
     _case(
@@ -440,8 +440,8 @@ CASES += [
 ]
 
 # ----------------------------------------------------------------------
-# Issue 6, missing API: rounding, log1p, nan_to_num, scans, sorting,
-# gather/scatter, rearranging. Index tensors are built inside ``fn``.
+# Rounding, log1p, nan_to_num, scans, sorting, gather/scatter,
+# rearranging. Index tensors are built inside ``fn``.
 # ----------------------------------------------------------------------
 
 

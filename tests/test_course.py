@@ -662,7 +662,7 @@ def test_answers_using_the_reference_score_zero(
     row3 = grades["imports3"]
     assert [points(row3, e) for e in ("3.4", "3.7", "3.9", "3.10")] == [0, 0, 1, 0]
     assert "uses the reference: the engine's own _named_members" in out
-    assert "from slowtorch_lib.serialization import check_entries" in out
+    assert "from slowtorch_lib.safetensors import check_entries" in out
     assert "is (or calls) the engine's own version" in out
 
 

@@ -309,6 +309,11 @@ VIEW_STRIDES = [
         "times that size",
     ),
     Case(
+        "torch.tensor(2.0).view(1, 1)",
+        viewed(lambda t: t.tensor(2.0), (1, 1)),
+        convention="a 0-d tensor has one element: it views as any shape of ones",
+    ),
+    Case(
         "torch.zeros(0, 3).view(3, 0)",
         viewed(lambda t: t.zeros(0, 3), (3, 0)),
         convention="a tensor with no elements can take any shape with no elements",

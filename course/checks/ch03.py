@@ -8,7 +8,6 @@ their weights written in (the engine's random numbers are not PyTorch's).
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from typing import Any
@@ -622,15 +621,16 @@ def safetensors_file(entries: dict[str, Any], buffer: bytes) -> bytes:
 
 def loaded(entries: dict[str, Any], buffer: bytes) -> Any:
     """What loading the file gives: its tensors, or the error it raises.
-    PyTorch reads safetensors with the ``safetensors`` package."""
+    PyTorch reads safetensors with the ``safetensors`` package, the engine
+    with its copy of it, ``slowtorch_lib.safetensors``."""
     data = safetensors_file(entries, buffer)
 
     def run(torch: Any) -> Any:
         if torch.__name__ == "torch":
             from safetensors.torch import load
-
-            return dict(load(data))
-        return dict(torch.load(io.BytesIO(data)))
+        else:
+            from slowtorch_lib.safetensors import load
+        return dict(load(data))
 
     return run
 
@@ -866,7 +866,7 @@ EXERCISES = {
             "The first must start at 0 and the last end at buffer_length; raise "
             "SafetensorError for every broken rule.",
         ],
-        target="slowtorch_lib.serialization.check_entries",
+        target="slowtorch_lib.safetensors.check_entries",
         forbidden=("_check_entry",),
         what="files",
     ),

@@ -343,7 +343,8 @@ check("3.9", log_softmax_backward)
 # %% [markdown]
 # ## Exercise 3.10: checking a safetensors header
 #
-# `torch.load` reads the 8-byte length and the JSON header, then asks one
+# `safetensors.load` (the engine's is `slowtorch_lib.safetensors.load`)
+# reads the 8-byte length and the JSON header, then asks one
 # function whether the header tells the truth before it converts a single
 # byte: `check_entries(header, buffer_length)`, where `header` maps each
 # tensor's name to what the file claims, such as
@@ -362,7 +363,7 @@ check("3.9", log_softmax_backward)
 # %% tags=["exercise-3.10"]
 from math import prod
 
-from slowtorch_lib.serialization import DTYPES_BY_NAME, SafetensorError
+from slowtorch_lib.safetensors import DTYPES_BY_NAME, SafetensorError
 
 
 def naturals(values):

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from slowtorch_lib._creation import zeros_like
+from slowtorch_lib._hooks import RemovableHandle
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import (
+    Edge,
     Meta,
     Node,
-    RemovableHandle,
     TensorHook,
     accumulate_grad,
     gradient_edge,
@@ -46,7 +48,6 @@ __all__ = [
 ]
 
 Tensors = Tensor | Sequence[Tensor]
-Edge = tuple[Node, int]
 Gradients = list[Tensor | None]  # one slot per output of a node
 Pending = dict[Node, Gradients]
 
@@ -139,7 +140,7 @@ def fit_gradient(gradient: Tensor, meta: Meta | None, node: Node) -> Tensor:
     shape, dtype = meta
     if gradient._shape != shape:
         try:
-            gradient = reduction.sum_to_size(gradient, shape)
+            gradient = gradient.sum_to_size(shape)
         except RuntimeError:
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient - got "
@@ -162,8 +163,10 @@ def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
     First each tensor's own hooks (``register_hook``), in order, each able
     to replace the gradient; then ``retain_grad`` keeps what is left.
     """
+    if not node.tensor_hooks and not node.retain_grad_hooks:
+        return grad_outputs
     for output_nr, hooks in (node.tensor_hooks or {}).items():
-        for hook in list(hooks):
+        for hook in list(hooks.values()):
             gradient = grad_outputs[output_nr]
             if gradient is not None:
                 replaced = hook(gradient)
@@ -178,7 +181,7 @@ def call_tensor_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
 
 def call_pre_hooks(node: Node, grad_outputs: Gradients) -> Gradients:
     """Runs the node's pre-hooks; each may replace all the gradients."""
-    for hook in list(node.pre_hooks or ()):
+    for hook in list(node.pre_hooks.values()) if node.pre_hooks else ():
         replaced = hook(tuple(grad_outputs))
         if replaced is not None:
             grad_outputs = list(replaced)
@@ -189,7 +192,7 @@ def call_post_hooks(
     node: Node, grad_inputs: tuple[Tensor | None, ...], grad_outputs: Gradients
 ) -> tuple[Tensor | None, ...]:
     """Runs the node's post-hooks; each may replace the gradients sent on."""
-    for hook in list(node.post_hooks or ()):
+    for hook in list(node.post_hooks.values()) if node.post_hooks else ():
         replaced = hook(grad_inputs, tuple(grad_outputs))
         if replaced is not None:
             grad_inputs = tuple(replaced)
@@ -318,7 +321,7 @@ def grad(
     results = _captured_gradients(roots, grads, edges, retain_graph, create_graph)
     for index, result in enumerate(results):
         if result is None and materialize_grads:
-            results[index] = _zeros_like(input_tuple[index])
+            results[index] = zeros_like(input_tuple[index])
         elif result is None and not allow_unused:
             raise RuntimeError(
                 f"The differentiated Tensor at index {index} appears to not have "
@@ -389,10 +392,6 @@ def _nodes_leading_to(order: list[Node], wanted: set[Node]) -> set[Node]:
     return needed
 
 
-def _zeros_like(tensor: Tensor) -> Tensor:
-    return from_values([0.0] * tensor.numel(), tensor._shape, tensor.dtype)
-
-
 def _as_tuple(tensors: Tensors) -> tuple[Tensor, ...]:
     return (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
 
@@ -436,4 +435,3 @@ def _initial_gradients(
 
 
 # At the end: the operations import the autograd package.
-from slowtorch_lib.ops import reduction  # noqa: E402

@@ -14,14 +14,18 @@ backwards only in :mod:`.engine`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Optional
 
+from slowtorch_lib._creation import zeros
+from slowtorch_lib._hooks import RemovableHandle, add_hook
+from slowtorch_lib._tensor import Tensor
+from slowtorch_lib._tensor_kernels import contiguous_copy
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 
 if TYPE_CHECKING:
     from slowtorch_lib._dtype import dtype
-    from slowtorch_lib._tensor import Tensor  # noqa: E402
 
 __all__ = [
     "AccumulateGrad",
@@ -29,10 +33,13 @@ __all__ = [
     "FunctionCtx",
     "Node",
     "accumulate_grad",
+    "check_saved_versions",
+    "clear_grads",
     "gradient_edge",
 ]
 
-Edge = tuple[Optional["Node"], int]
+# Where a gradient goes: a node, and which of its outputs the gradient is for.
+Edge = tuple["Node", int]
 Meta = tuple[tuple[int, ...], "dtype"]  # (shape, dtype)
 Hook = Callable[..., Any]
 TensorHook = Callable[["Tensor"], Optional["Tensor"]]
@@ -107,13 +114,13 @@ class Node:
     )
 
     def __init__(self) -> None:
-        self.next_functions: tuple[Edge, ...] = ()
+        self.next_functions: tuple[tuple[Node | None, int], ...] = ()
         self.input_meta: tuple[Meta | None, ...] = ()
         self.num_outputs = 1
-        self.tensor_hooks: dict[int, list[TensorHook]] | None = None
+        self.tensor_hooks: dict[int, dict[int, TensorHook]] | None = None
         self.retain_grad_hooks: dict[int, TensorHook] | None = None
-        self.pre_hooks: list[Hook] | None = None
-        self.post_hooks: list[Hook] | None = None
+        self.pre_hooks: dict[int, Hook] | None = None
+        self.post_hooks: dict[int, Hook] | None = None
 
     def name(self) -> str:
         """The node's name, such as ``'MulBackward0'``."""
@@ -132,9 +139,8 @@ class Node:
         A hook may return a new tuple of gradients to send on instead.
         """
         if self.post_hooks is None:
-            self.post_hooks = []
-        self.post_hooks.append(hook)
-        return RemovableHandle(self.post_hooks, hook)
+            self.post_hooks = {}
+        return add_hook(self.post_hooks, hook)
 
     def register_prehook(self, hook: Hook) -> RemovableHandle:
         """Adds ``hook(grad_outputs)``, called before this node runs.
@@ -142,18 +148,15 @@ class Node:
         A hook may return a new tuple of gradients to use instead.
         """
         if self.pre_hooks is None:
-            self.pre_hooks = []
-        self.pre_hooks.append(hook)
-        return RemovableHandle(self.pre_hooks, hook)
+            self.pre_hooks = {}
+        return add_hook(self.pre_hooks, hook)
 
     def add_tensor_hook(self, output_nr: int, hook: TensorHook) -> RemovableHandle:
         """Adds a hook for the gradient of output ``output_nr``, run before
         the node's own pre-hooks (this is what ``tensor.register_hook`` does)."""
         if self.tensor_hooks is None:
             self.tensor_hooks = {}
-        hooks = self.tensor_hooks.setdefault(output_nr, [])
-        hooks.append(hook)
-        return RemovableHandle(hooks, hook)
+        return add_hook(self.tensor_hooks.setdefault(output_nr, {}), hook)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -166,20 +169,6 @@ class Node:
 
     def __del__(self, queue: _FreeingQueue = _FREEING_QUEUE) -> None:
         queue.free(self)
-
-
-class RemovableHandle:
-    """Returned by ``register_hook``; ``handle.remove()`` takes the hook off."""
-
-    __slots__ = ("_hook", "_hooks")
-
-    def __init__(self, hooks: list[Any], hook: Any) -> None:
-        self._hooks = hooks
-        self._hook = hook
-
-    def remove(self) -> None:
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
 
 
 class AccumulateGrad(Node):
@@ -222,9 +211,32 @@ def accumulate_grad(tensor: Tensor, gradient: Tensor) -> None:
         tensor._grad = gradient if current is None else current + gradient
     elif current is None:
         # A copy of our own: the gradient may be a view of another tensor.
-        tensor._grad = _kernels.contiguous_copy(gradient)
+        tensor._grad = contiguous_copy(gradient)
     else:
         current._write_values((current + gradient)._values())
+
+
+def clear_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
+    """Clears the gradients that :func:`accumulate_grad` added up.
+
+    The one rule behind ``Module.zero_grad`` and ``Optimizer.zero_grad``, as
+    in PyTorch: with ``set_to_none`` (the default) ``.grad`` becomes
+    ``None``; otherwise the gradient, taken out of any graph, is filled with
+    zeros in place, so that ``.grad`` stays the same tensor. A parameter
+    without a gradient is left alone.
+    """
+    for param in params:
+        grad = param.grad
+        if grad is None:
+            continue
+        if set_to_none:
+            param.grad = None
+            continue
+        if grad.grad_fn is not None:
+            grad.detach_()
+        else:
+            grad.requires_grad_(False)
+        grad.zero_()
 
 
 class FunctionCtx(Node):
@@ -321,7 +333,7 @@ class FunctionCtx(Node):
                 "need to backward through the graph a second time or if you need "
                 "to access saved tensors after calling backward."
             )
-        history.check_saved_versions(self)
+        check_saved_versions(self)
         return tuple(tensor for tensor, _ in self._saved)  # type: ignore[misc]
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
@@ -348,7 +360,7 @@ class FunctionCtx(Node):
         """
         if self.materialize_grads and any(g is None for g in grad_outputs):
             grad_outputs = tuple(
-                _creation.zeros(shape, dtype=d) if g is None else g
+                zeros(shape, dtype=d) if g is None else g
                 for g, (shape, d) in zip(grad_outputs, self._output_meta)
             )
         grads = self._function.backward(self, *grad_outputs)
@@ -441,7 +453,7 @@ def _connect(
     ctx: FunctionCtx, args: tuple[Any, ...], needs: tuple[bool, ...], output: Any
 ) -> None:
     """Makes ``ctx`` the ``grad_fn`` of the outputs and links it to the inputs."""
-    edges: list[Edge] = []
+    edges: list[tuple[Node | None, int]] = []
     input_meta: list[Meta | None] = []
     for arg, need in zip(args, needs):
         if need:
@@ -475,7 +487,7 @@ def _default_node_name(cls: type[Function]) -> str:
     return f"{cls.__name__}Backward"
 
 
-def gradient_edge(tensor: Tensor) -> tuple[Node, int]:
+def gradient_edge(tensor: Tensor) -> Edge:
     """Where a gradient for ``tensor`` must be sent in the backward pass.
 
     For a tensor made by an operation, that is its ``grad_fn``; for a leaf
@@ -490,7 +502,41 @@ def gradient_edge(tensor: Tensor) -> tuple[Node, int]:
     return (node, 0)
 
 
-# At the end: _tensor imports the ops, and the ops import this module.
-from slowtorch_lib import _creation, _kernels  # noqa: E402
-from slowtorch_lib._tensor import Tensor  # noqa: E402
-from slowtorch_lib.autograd import history  # noqa: E402
+def check_saved_versions(ctx: FunctionCtx) -> None:
+    """Raises if a tensor ``ctx`` saved was changed in place since.
+
+    Raises:
+        RuntimeError: Naming the tensor, its version and the version saved.
+    """
+    assert ctx._saved is not None
+    for index, (tensor, version) in enumerate(ctx._saved):
+        if tensor is not None and tensor._storage.version != version:
+            raise RuntimeError(_modified_message(ctx, index, tensor, version))
+
+
+def _modified_message(
+    ctx: FunctionCtx, index: int, tensor: Tensor, version: int
+) -> str:
+    """The error for a saved tensor changed in place after it was saved.
+
+    It names the tensor by the node that made it: ``ctx`` for a saved
+    output, else the tensor's current ``grad_fn`` (the in-place operation
+    itself, if it was recorded). A leaf is named by its type and shape only.
+    """
+    if index < len(ctx._saved_is_output) and ctx._saved_is_output[index]:
+        maker: Node | None = ctx
+    else:
+        maker = tensor.grad_fn
+    made_by = ""
+    if maker is not None:
+        op = re.sub(r"Backward\d*$", "", maker.name())
+        made_by = f", which is output {tensor.output_nr} of {op},"
+    return (
+        "one of the variables needed for gradient computation has been "
+        f"modified by an inplace operation: [{tensor.type()} "
+        f"{list(tensor.shape)}]{made_by} is at version "
+        f"{tensor._storage.version}; expected version {version} instead. "
+        "Hint: the tensor was changed in place (an operation ending in _, "
+        "or x[...] = ...) after it was saved; use .clone() or the "
+        "out-of-place operation instead."
+    )

@@ -15,26 +15,26 @@ so that history must be rewritten, and that happens only here:
   (:func:`refresh_view_history`);
 * each storage counts its in-place writes (``version``). A node remembers
   the version of each tensor it saved; reading ``ctx.saved_tensors`` after
-  the tensor changed raises (:func:`check_saved_versions`), since the
-  gradient would be computed from the wrong numbers.
+  the tensor changed raises (``check_saved_versions`` in
+  :mod:`.function`), since the gradient would be computed from the wrong
+  numbers.
 """
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Callable
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._storage import Storage
+from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import FunctionCtx, Node, gradient_edge
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 
 __all__ = [
     "CopySlices",
     "check_inplace",
-    "check_saved_versions",
     "detach_",
     "mark_multi_output_views",
     "rebase_history",
@@ -188,51 +188,6 @@ def detach_(tensor: Tensor) -> Tensor:
 
 
 # ----------------------------------------------------------------------
-# Version counters
-# ----------------------------------------------------------------------
-
-
-def check_saved_versions(ctx: FunctionCtx) -> None:
-    """Raises if a tensor ``ctx`` saved was changed in place since.
-
-    Raises:
-        RuntimeError: Naming the tensor, its version and the version saved.
-    """
-    assert ctx._saved is not None
-    for index, (tensor, version) in enumerate(ctx._saved):
-        if tensor is not None and tensor._storage.version != version:
-            raise RuntimeError(_modified_message(ctx, index, tensor, version))
-
-
-def _modified_message(
-    ctx: FunctionCtx, index: int, tensor: Tensor, version: int
-) -> str:
-    """The error for a saved tensor changed in place after it was saved.
-
-    It names the tensor by the node that made it: ``ctx`` for a saved
-    output, else the tensor's current ``grad_fn`` (the in-place operation
-    itself, if it was recorded). A leaf is named by its type and shape only.
-    """
-    if index < len(ctx._saved_is_output) and ctx._saved_is_output[index]:
-        maker: Node | None = ctx
-    else:
-        maker = tensor.grad_fn
-    made_by = ""
-    if maker is not None:
-        op = re.sub(r"Backward\d*$", "", maker.name())
-        made_by = f", which is output {tensor.output_nr} of {op},"
-    return (
-        "one of the variables needed for gradient computation has been "
-        f"modified by an inplace operation: [{tensor.type()} "
-        f"{list(tensor.shape)}]{made_by} is at version "
-        f"{tensor._storage.version}; expected version {version} instead. "
-        "Hint: the tensor was changed in place (an operation ending in _, "
-        "or x[...] = ...) after it was saved; use .clone() or the "
-        "out-of-place operation instead."
-    )
-
-
-# ----------------------------------------------------------------------
 # Views: keeping their history in step with their base
 # ----------------------------------------------------------------------
 
@@ -297,7 +252,7 @@ def refresh_view_history(view: Tensor) -> None:
     enabled = GRAD_MODE.enabled
     GRAD_MODE.enabled = True
     try:
-        redone = views.as_strided(base, view._shape, view._stride, view._offset)
+        redone = base._as_strided(view._shape, view._stride, view._offset)
     finally:
         GRAD_MODE.enabled = enabled
     assert redone._grad_fn is not None
@@ -349,7 +304,7 @@ class CopySlices(FunctionCtx):
         # view's geometry picks out the covered elements.
         result = Tensor._make(Storage([0] * cells, grad.dtype), shape, stride, offset)
         result.copy_(grad)
-        covered = views.as_strided(result, *self.view_geometry)
+        covered = result._as_strided(*self.view_geometry)
         grads = self.fn.apply(covered.clone())
         if grads[0] is None:
             covered.zero_()
@@ -375,5 +330,3 @@ def rebase_history(view: Tensor, fn: FunctionCtx) -> None:
 
 
 # At the end: the tensor and the view operations import this module.
-from slowtorch_lib._tensor import Tensor, from_values  # noqa: E402
-from slowtorch_lib.ops import views  # noqa: E402

@@ -1,4 +1,6 @@
-"""Whole-tensor comparisons: ``isclose``, ``allclose``, ``equal``, ``is_tensor``.
+"""Comparisons: elementwise (``eq``, ``lt``..., the logical operations,
+``isnan``) giving bool tensors, and whole-tensor (``isclose``, ``allclose``,
+``equal``).
 
 Floating-point results rarely agree to the last bit, so tests compare
 within a tolerance: ``a`` is close to ``b`` if
@@ -8,16 +10,33 @@ within a tolerance: ``a`` is close to ``b`` if
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._kernels import binary
-from slowtorch_lib._tensor import Tensor
-from slowtorch_lib.ops.pointwise import result_type
+from slowtorch_lib._tensor import Tensor, TensorOrScalar
+from slowtorch_lib._tensor_kernels import binary, unary
+from slowtorch_lib.ops.common import check_tensor, result_type
 
-__all__ = ["allclose", "equal", "is_tensor", "isclose"]
-
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+__all__ = [
+    "allclose",
+    "eq",
+    "equal",
+    "ge",
+    "gt",
+    "is_tensor",
+    "isclose",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "le",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "lt",
+    "ne",
+]
 
 
 def is_tensor(obj: Any) -> bool:
@@ -55,8 +74,7 @@ def isclose(
         RuntimeError: If the dtypes differ or the shapes do not broadcast.
     """
     if input.dtype is not other.dtype:
-        mine, theirs = _TYPE_NAMES[input.dtype.name], _TYPE_NAMES[other.dtype.name]
-        raise RuntimeError(f"{mine} did not match {theirs}")
+        raise RuntimeError(f"{input.dtype.c_name} did not match {other.dtype.c_name}")
     close = _closeness(rtol, atol, equal_nan)
     return binary(close, input, other, input.dtype, dtypes.bool_)
 
@@ -83,3 +101,86 @@ def equal(input: Tensor, other: Tensor) -> bool:
         return False
     same = binary(lambda a, b: a == b, input, other, result_type(input, other))
     return all(same._values())
+
+
+def _comparison(function: Any) -> Any:
+    def compare(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
+        return binary(function, input, other, result_type(input, other), dtypes.bool_)
+
+    compare.__name__ = function.__name__
+    compare.__doc__ = f"Elementwise ``{function.__name__}``, giving a bool tensor."
+    return compare
+
+
+eq = _comparison(operator.eq)
+
+
+ne = _comparison(operator.ne)
+
+
+lt = _comparison(operator.lt)
+
+
+le = _comparison(operator.le)
+
+
+gt = _comparison(operator.gt)
+
+
+ge = _comparison(operator.ge)
+
+
+def logical_not(input: Tensor) -> Tensor:
+    """True where ``input`` is zero (``~mask`` for a bool tensor)."""
+    return unary(operator.not_, input, dtypes.bool_)
+
+
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    """True where both are non-zero."""
+    check_tensor("logical_and", other)
+    return binary(
+        lambda a, b: bool(a) and bool(b),
+        input,
+        other,
+        result_type(input, other),
+        dtypes.bool_,
+    )
+
+
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    """True where either is non-zero."""
+    check_tensor("logical_or", other)
+    return binary(
+        lambda a, b: bool(a) or bool(b),
+        input,
+        other,
+        result_type(input, other),
+        dtypes.bool_,
+    )
+
+
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
+    """True where exactly one is non-zero."""
+    check_tensor("logical_xor", other)
+    return binary(
+        lambda a, b: bool(a) != bool(b),
+        input,
+        other,
+        result_type(input, other),
+        dtypes.bool_,
+    )
+
+
+def isnan(input: Tensor) -> Tensor:
+    """True where an element is ``nan`` (never, for integers and bools)."""
+    return unary(math.isnan, input, dtypes.bool_)
+
+
+def isinf(input: Tensor) -> Tensor:
+    """True where an element is ``inf`` or ``-inf``."""
+    return unary(math.isinf, input, dtypes.bool_)
+
+
+def isfinite(input: Tensor) -> Tensor:
+    """True where an element is neither infinite nor ``nan``."""
+    return unary(math.isfinite, input, dtypes.bool_)

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import operator
 from itertools import compress, repeat
+from operator import itemgetter
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._kernels import broadcast_values, cast_scalar
+from slowtorch_lib._kernels import cast_scalar
 from slowtorch_lib._strides import (
     broadcast_shapes,
     contiguous_strides,
@@ -30,6 +31,7 @@ from slowtorch_lib._strides import (
     position_list,
 )
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
 __all__ = [
@@ -135,6 +137,72 @@ def _indexed_positions(layout: Layout, index: Tensor, dim: int) -> list[int]:
 
 
 # ----------------------------------------------------------------------
+# Reading by flat positions, and adding back into zeros
+# ----------------------------------------------------------------------
+# ``positions`` lists, for each element of a result, the row-major index of
+# an element of the input. Gathering by positions and adding back into
+# zeros by positions are each other's backward. Indexing (``x[i]``) and
+# ``as_strided`` are built on these two.
+
+
+class Index(Function):
+    """``x[positions]`` on the row-major elements of ``x``: a copy.
+
+    An element picked twice gets the sum of both gradients, which
+    :func:`index_add_into_zeros` does.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, positions: list[int], shape: tuple[int, ...]
+    ) -> Tensor:
+        ctx.input_shape = x._shape
+        ctx.positions = positions
+        values = x._values()
+        if len(positions) == 1:
+            return from_values([values[positions[0]]], shape, x.dtype)
+        picked = list(itemgetter(*positions)(values)) if positions else []
+        return from_values(picked, shape, x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return index_add_into_zeros(grad_output, ctx.positions, ctx.input_shape)
+
+
+class IndexAddIntoZeros(Function):
+    """Zeros of ``shape``, with element ``i`` of ``g`` added at ``positions[i]``."""
+
+    grad_fn_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, g: Tensor, *, positions: list[int], shape: tuple[int, ...]
+    ) -> Tensor:
+        ctx.g_shape = g._shape
+        ctx.positions = positions
+        out = [0] * numel(shape)
+        for position, value in zip(positions, g._values()):
+            out[position] += value
+        return from_values(out, shape, g.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        return index(grad_output, ctx.positions, ctx.g_shape)
+
+
+def index(input: Tensor, positions: list[int], shape: tuple[int, ...]) -> Tensor:
+    """The row-major elements of ``input`` at ``positions``, in ``shape``."""
+    return Index.apply(input, positions=positions, shape=shape)
+
+
+def index_add_into_zeros(
+    g: Tensor, positions: list[int], shape: tuple[int, ...]
+) -> Tensor:
+    """Zeros of ``shape`` plus ``g``'s elements at ``positions`` (repeats add up)."""
+    return IndexAddIntoZeros.apply(g, positions=positions, shape=shape)
+
+
+# ----------------------------------------------------------------------
 # gather
 # ----------------------------------------------------------------------
 
@@ -145,8 +213,6 @@ class Gather(Function):
     The gradient goes back to the elements that were read: a scatter-add of
     ``grad_output`` into zeros, so an element read twice gets both.
     """
-
-    grad_fn_name = "GatherBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, index: Tensor) -> Tensor:
@@ -243,8 +309,6 @@ class Scatter(Function):
     element was written.
     """
 
-    grad_fn_name = "ScatterBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx, x: Tensor, src: Tensor, *, dim: int, index: Tensor
@@ -292,8 +356,6 @@ class ScatterAdd(Function):
     Every element of ``x`` passes through, so its gradient is
     ``grad_output``; ``src``'s is gathered, as for :class:`Scatter`.
     """
-
-    grad_fn_name = "ScatterAddBackward0"
 
     @staticmethod
     def forward(
@@ -393,8 +455,6 @@ class IndexSelect(Function):
     the output slices that copied it (a scatter-add along ``dim``).
     """
 
-    grad_fn_name = "IndexSelectBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, index: Tensor) -> Tensor:
         ctx.save_for_backward(index)
@@ -464,13 +524,11 @@ class MaskedSelect(Function):
     get 0.
     """
 
-    grad_fn_name = "MaskedSelectBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, mask: Tensor) -> Tensor:
         shape = broadcast_shapes(mask._shape, x._shape)
-        keep = broadcast_values(mask, shape)
-        selected = list(compress(broadcast_values(x, shape), keep))
+        keep = expanded_values(mask, shape)
+        selected = list(compress(expanded_values(x, shape), keep))
         places = list(compress(range(len(keep)), keep))
         ctx.save_for_backward(from_values(places, (len(places),), dtypes.int64))
         ctx.shape = shape

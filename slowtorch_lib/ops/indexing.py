@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from operator import itemgetter
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._kernels import broadcast_values, cast_scalar, cast_values
+from slowtorch_lib._creation import tensor
+from slowtorch_lib._kernels import cast_scalar, cast_values
 from slowtorch_lib._strides import (
     broadcast_shapes,
     contiguous_strides,
@@ -33,68 +33,19 @@ from slowtorch_lib._strides import (
     position_list,
 )
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops import views
+from slowtorch_lib.ops import copying, views
+from slowtorch_lib.ops.gather_scatter import Index, index
 
 # Indexing is reached through Tensor.__getitem__ and __setitem__; nothing here
 # is a function of torch's own namespace.
 __all__: list[str] = []
 
-# The largest finite float32, for the overflow check of assigned numbers.
-FLOAT32_MAX = dtypes.float32.max
-
 
 # ----------------------------------------------------------------------
-# The three copying operations, by flat positions
+# Writing by flat positions (reading is ``index`` in gather_scatter)
 # ----------------------------------------------------------------------
-# ``positions`` lists, for each element of a result, the row-major index of
-# an element of the input. Gathering by positions and adding back into
-# zeros by positions are each other's backward.
-
-
-class Index(Function):
-    """``x[positions]`` on the row-major elements of ``x``: a copy.
-
-    An element picked twice gets the sum of both gradients, which
-    :func:`index_add_into_zeros` does.
-    """
-
-    @staticmethod
-    def forward(
-        ctx: FunctionCtx, x: Tensor, *, positions: list[int], shape: tuple[int, ...]
-    ) -> Tensor:
-        ctx.input_shape = x._shape
-        ctx.positions = positions
-        values = x._values()
-        if len(positions) == 1:
-            return from_values([values[positions[0]]], shape, x.dtype)
-        picked = list(itemgetter(*positions)(values)) if positions else []
-        return from_values(picked, shape, x.dtype)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        return index_add_into_zeros(grad_output, ctx.positions, ctx.input_shape)
-
-
-class IndexAddIntoZeros(Function):
-    """Zeros of ``shape``, with element ``i`` of ``g`` added at ``positions[i]``."""
-
-    grad_fn_name = "IndexPutBackward0"
-
-    @staticmethod
-    def forward(
-        ctx: FunctionCtx, g: Tensor, *, positions: list[int], shape: tuple[int, ...]
-    ) -> Tensor:
-        ctx.g_shape = g._shape
-        ctx.positions = positions
-        out = [0] * numel(shape)
-        for position, value in zip(positions, g._values()):
-            out[position] += value
-        return from_values(out, shape, g.dtype)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        return index(grad_output, ctx.positions, ctx.g_shape)
 
 
 class IndexPut(Function):
@@ -114,7 +65,7 @@ class IndexPut(Function):
         shape: tuple[int, ...],
     ) -> Tensor:
         ctx.positions, ctx.shape = positions, shape
-        new = cast_values(broadcast_values(values, shape), values.dtype, x.dtype)
+        new = cast_values(expanded_values(values, shape), values.dtype, x.dtype)
         out = x._values()
         for position, value in zip(positions, new):
             out[position] = value
@@ -131,46 +82,11 @@ class IndexPut(Function):
         return grad_x, grad_values
 
 
-class FillWithTensor(Function):
-    """Every element set to the value of a 0-d tensor (``x[:] = 5``)."""
-
-    grad_fn_name = "FillBackward3"
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, value: Tensor) -> Tensor:
-        filler = cast_scalar(value.item(), x.dtype)
-        return from_values([filler] * x.numel(), x._shape, x.dtype)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
-        zeros = from_values(
-            [0] * grad_output.numel(), grad_output._shape, grad_output.dtype
-        )  # not grad * 0: inf * 0 is nan
-        return zeros, grad_output.sum()
-
-
-def index(input: Tensor, positions: list[int], shape: tuple[int, ...]) -> Tensor:
-    """The row-major elements of ``input`` at ``positions``, in ``shape``."""
-    return Index.apply(input, positions=positions, shape=shape)
-
-
-def index_add_into_zeros(
-    g: Tensor, positions: list[int], shape: tuple[int, ...]
-) -> Tensor:
-    """Zeros of ``shape`` plus ``g``'s elements at ``positions`` (repeats add up)."""
-    return IndexAddIntoZeros.apply(g, positions=positions, shape=shape)
-
-
 def index_put(
     input: Tensor, values: Tensor, positions: list[int], shape: tuple[int, ...]
 ) -> Tensor:
     """A copy of ``input`` with ``values`` written at ``positions``."""
     return IndexPut.apply(input, values, positions=positions, shape=shape)
-
-
-def fill_with_tensor(input: Tensor, value: Tensor) -> Tensor:
-    """A tensor like ``input`` holding the value of the 0-d tensor ``value``."""
-    return FillWithTensor.apply(input, value)
 
 
 # ----------------------------------------------------------------------
@@ -202,8 +118,6 @@ def _index_tensor(item: Any) -> Tensor | None:
         IndexError: For a floating-point tensor.
     """
     if isinstance(item, list):
-        from slowtorch_lib._creation import tensor
-
         result = tensor(item) if item else tensor([], dtype=dtypes.int64)
         if result.dtype.is_floating_point:
             result = result.long()
@@ -405,7 +319,7 @@ def _positions(
     empty_result = any(shape[d] == 0 for d in rest)
     for number, (dim, index_tensor) in enumerate([] if empty_result else advanced):
         size = shape[dim]
-        for i, value in enumerate(broadcast_values(index_tensor, index_shape)):
+        for i, value in enumerate(expanded_values(index_tensor, index_shape)):
             if not -size <= value < size:
                 # PyTorch counts the dimension among the indexed ones.
                 raise IndexError(
@@ -481,7 +395,7 @@ def _scalar_tensor(value: Any, target: Tensor) -> Tensor:
             )
         if isinstance(value, int) and not -(2**63) <= value < 2**63:
             raise ValueError("Overflow when unpacking long long")
-    if d is dtypes.float32 and math.isfinite(value) and abs(value) > FLOAT32_MAX:
+    if d is dtypes.float32 and math.isfinite(value) and abs(value) > d.max:
         raise RuntimeError("value cannot be converted to type float without overflow")
     return from_values([cast_scalar(value, d)], (), d)
 
@@ -555,7 +469,7 @@ def _copy_to(target: Tensor, value: Tensor) -> None:
     if value._shape == target._shape:
         target.copy_(value)
     elif value.dim() == 0:
-        target._inplace(fill_with_tensor, value)
+        target._inplace(copying.fill_with_tensor, value)
     else:
         stripped = _strip_leading_ones(value, always_view=True)
         if stripped._shape != target._shape:

@@ -11,11 +11,12 @@ from operator import add, mul
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._kernels import broadcast_values
-from slowtorch_lib._strides import numel
+from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import _not_implemented, result_type
+from slowtorch_lib.ops.common import not_implemented, result_type
+from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv"]
 
@@ -58,7 +59,7 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
         # No loop for bools; an empty product never reaches it (except dot).
         empty = a.numel() == 0 or b.numel() == 0
         if a.dtype is dtypes.bool_ and (op == "dot" or not empty):
-            raise _not_implemented(BOOL_KERNELS[op], a.dtype)
+            raise not_implemented(BOOL_KERNELS[op], a.dtype)
         return
     first, second = a.dtype.c_name, b.dtype.c_name
     if op == "mm":
@@ -83,7 +84,7 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
 
 def _elements(tensor: Tensor) -> list[Any]:
     """The row-major elements; quick for a gradient that is one value expanded."""
-    return broadcast_values(tensor, tensor._shape)
+    return expanded_values(tensor, tensor._shape)
 
 
 def _product(a: Tensor, b: Tensor) -> Tensor:
@@ -267,8 +268,6 @@ class SqueezeAfterMatmul(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:
         ctx.dim = dim
-        from slowtorch_lib.ops.views import squeeze
-
         return squeeze(x, dim)
 
     @staticmethod
@@ -318,9 +317,6 @@ def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
     * Both are 3-d or more: the batch dimensions broadcast, both are
       expanded and flattened to one batch dimension, and :func:`bmm` runs.
     """
-    from slowtorch_lib._strides import broadcast_shapes
-    from slowtorch_lib.ops.views import UnsafeView, expand, reshape
-
     da, db = input.dim(), other.dim()
     if db <= 2:
         *batch, n, k = input._shape
@@ -378,7 +374,6 @@ def _check_addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> tuple[int, int, int]:
             f"self and mat2 must have the same dtype, but got "
             f"{bias.type()[6:-6]} and {m2.type()[6:-6]}"
         )
-    from slowtorch_lib.ops.views import expand
 
     expand(bias, (n, m))  # raises PyTorch's error if bias does not broadcast
     return n, k, m
@@ -393,8 +388,6 @@ class Addmm(Function):
     (which the engine sums back to the bias's shape), alpha * G @ m2.T for
     ``m1`` and alpha * m1.T @ G for ``m2``.
     """
-
-    grad_fn_name = "AddmmBackward0"
 
     @staticmethod
     def forward(
@@ -420,7 +413,7 @@ class Addmm(Function):
         if bias._shape == (m,) and bias.is_contiguous():
             offsets = bias._values() * n  # one row of bias per row of the result
         else:
-            offsets = broadcast_values(bias, (n, m))
+            offsets = expanded_values(bias, (n, m))
         if beta != 1:
             offsets = [beta * b for b in offsets]
         return from_values(list(map(add, products, offsets)), (n, m), m1.dtype)

@@ -44,8 +44,6 @@ class Flip(Function):
     """The elements in reverse order along ``dims``; the gradient is flipped
     back the same way."""
 
-    grad_fn_name = "FlipBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...]) -> Tensor:
         ctx.dims = dims
@@ -77,8 +75,6 @@ class Repeat(Function):
     gradients of its copies: ``grad_output`` reshaped to
     ``(r0, s0, r1, s1, ...)`` and summed over the ``r`` dimensions.
     """
-
-    grad_fn_name = "RepeatBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, repeats: tuple[int, ...]) -> Tensor:
@@ -155,8 +151,6 @@ class Tril(Function):
     """The lower triangle of each matrix (the last two dimensions); the
     gradient keeps the same triangle."""
 
-    grad_fn_name = "TrilBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, diagonal: int) -> Tensor:
         ctx.diagonal = diagonal
@@ -169,8 +163,6 @@ class Tril(Function):
 
 class Triu(Function):
     """The upper triangle of each matrix; the gradient keeps the same triangle."""
-
-    grad_fn_name = "TriuBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, diagonal: int) -> Tensor:

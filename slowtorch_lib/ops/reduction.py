@@ -11,27 +11,19 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import (
-    cast_values,
-    ieee_div,
-    ieee_sqrt,
-    reduced_shape,
-    reduction_groups,
-)
+from slowtorch_lib._kernels import cast_values, ieee_div, ieee_sqrt, reduced_shape
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import reduction_groups
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
-from slowtorch_lib.ops.pointwise import (
-    isnan,
-    maximum,
-    minimum,
-    where,
-)
+from slowtorch_lib.ops.comparison import isnan
+from slowtorch_lib.ops.return_types import MaxResult, MinResult
+from slowtorch_lib.ops.selecting import maximum, minimum, where
 
 __all__ = [
     "all",
@@ -459,32 +451,6 @@ class MinAll(MaxAll):
     """``x.min()`` with no ``dim``: PyTorch's ``MinBackward1``."""
 
     grad_fn_name = "MinBackward1"
-
-
-class MaxResult(NamedTuple):
-    """What ``x.max(dim)`` returns: the values and where they were found."""
-
-    values: Tensor
-    indices: Tensor
-
-    def __repr__(self) -> str:
-        return (
-            f"torch.return_types.max(\nvalues={self.values!r},\n"
-            f"indices={self.indices!r})"
-        )
-
-
-class MinResult(NamedTuple):
-    """What ``x.min(dim)`` returns: the values and where they were found."""
-
-    values: Tensor
-    indices: Tensor
-
-    def __repr__(self) -> str:
-        return (
-            f"torch.return_types.min(\nvalues={self.values!r},\n"
-            f"indices={self.indices!r})"
-        )
 
 
 class MaxDim(Function):

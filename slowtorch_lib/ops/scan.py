@@ -30,8 +30,6 @@ class Cumsum(Function):
     ``i >= j``: ``grad_output`` flipped, summed running, flipped back.
     """
 
-    grad_fn_name = "CumsumBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, dtype: dtype) -> Tensor:
         ctx.dim = dim

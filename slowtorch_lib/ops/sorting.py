@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import chain
 from math import isnan
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
@@ -26,6 +26,7 @@ from slowtorch_lib._strides import (
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.gather_scatter import scatter
+from slowtorch_lib.ops.return_types import SortResult, TopkResult
 
 __all__ = ["argsort", "sort", "topk"]
 
@@ -91,32 +92,6 @@ def _sorted_order(row: list[Any], descending: bool, floating: bool) -> list[int]
     return nans + order if descending else order + nans
 
 
-class SortResult(NamedTuple):
-    """What ``sort`` returns: the sorted values and where they came from."""
-
-    values: Tensor
-    indices: Tensor
-
-    def __repr__(self) -> str:
-        return (
-            f"torch.return_types.sort(\nvalues={self.values!r},\n"
-            f"indices={self.indices!r})"
-        )
-
-
-class TopkResult(NamedTuple):
-    """What ``topk`` returns: the ``k`` values and where they came from."""
-
-    values: Tensor
-    indices: Tensor
-
-    def __repr__(self) -> str:
-        return (
-            f"torch.return_types.topk(\nvalues={self.values!r},\n"
-            f"indices={self.indices!r})"
-        )
-
-
 def _sort_rows(
     x: Tensor, dim: int, descending: bool, k: int | None = None
 ) -> tuple[Tensor, Tensor]:
@@ -142,8 +117,6 @@ class Sort(Function):
     Each value's gradient goes back to the place it came from: ``grad_output``
     scattered into zeros by the indices.
     """
-
-    grad_fn_name = "SortBackward0"
 
     @staticmethod
     def forward(
@@ -171,8 +144,6 @@ class SortStable(Sort):
 class Topk(Sort):
     """The ``k`` largest (or smallest) values along ``dim``; the gradient as
     for :class:`Sort`."""
-
-    grad_fn_name = "TopkBackward0"
 
 
 def sort(

@@ -23,6 +23,10 @@ from slowtorch_lib._strides import (
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd import history
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.copying import clone
+from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
+from slowtorch_lib.ops.joining import cat, stack
+from slowtorch_lib.ops.reduction import sum_to_size
 
 __all__ = [
     "chunk",
@@ -216,8 +220,6 @@ def contiguous(input: Tensor) -> Tensor:
     """``input`` itself if it is row-major, else a row-major copy."""
     if input.is_contiguous():
         return input
-    from slowtorch_lib.ops.pointwise import clone
-
     return clone(input)
 
 
@@ -311,9 +313,6 @@ class Permute(Function):
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """``input`` with dimensions ``dim0`` and ``dim1`` swapped (a view)."""
     return Transpose.apply(input, dim0=dim0, dim1=dim1)
-
-
-swapaxes = transpose
 
 
 def t(input: Tensor) -> Tensor:
@@ -427,8 +426,6 @@ class Expand(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        from slowtorch_lib.ops.reduction import sum_to_size
-
         return sum_to_size(grad_output, ctx.input_shape)
 
 
@@ -625,8 +622,6 @@ class Split(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
-        from slowtorch_lib.ops.joining import cat
-
         return cat(list(grad_outputs), ctx.dim)
 
 
@@ -650,8 +645,6 @@ class Unbind(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
-        from slowtorch_lib.ops.joining import stack
-
         return stack(list(grad_outputs), ctx.dim)
 
 
@@ -772,8 +765,6 @@ class AsStrided(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        from slowtorch_lib.ops.indexing import index_add_into_zeros
-
         return index_add_into_zeros(grad_output, ctx.positions, ctx.input_shape)
 
 

@@ -32,7 +32,7 @@ class Adagrad(Optimizer):
         eps: Added to the denominator so it is never zero.
         foreach: Accepted for compatibility.
         maximize: Climb the objective instead of descending it.
-        differentiable: Accepted for compatibility; must be False.
+        differentiable: Must be False (True raises NotImplementedError).
         fused: Accepted for compatibility.
 
     Raises:

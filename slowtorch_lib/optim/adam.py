@@ -37,7 +37,7 @@ class Adam(Optimizer):
         foreach: Accepted for compatibility.
         maximize: Climb the objective instead of descending it.
         capturable: Accepted for compatibility.
-        differentiable: Accepted for compatibility; must be False.
+        differentiable: Must be False (True raises NotImplementedError).
         fused: Accepted for compatibility.
         decoupled_weight_decay: Shrink the parameter directly instead of
             adding to the gradient (this is AdamW).

@@ -28,7 +28,7 @@ class AdamW(Adam):
         maximize: Climb the objective instead of descending it.
         foreach: Accepted for compatibility.
         capturable: Accepted for compatibility.
-        differentiable: Accepted for compatibility; must be False.
+        differentiable: Must be False (True raises NotImplementedError).
         fused: Accepted for compatibility.
     """
 

@@ -19,7 +19,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from slowtorch_lib._tensor import Tensor
+from slowtorch_lib._tensor import Tensor, typename
+from slowtorch_lib.autograd.function import clear_grads
 from slowtorch_lib.autograd.grad_mode import enable_grad, no_grad
 
 __all__ = ["Optimizer", "required"]
@@ -35,13 +36,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-
-def _type_name(value: Any) -> str:
-    """How PyTorch names a type in messages: ``torch.FloatTensor``, ``int``..."""
-    if isinstance(value, Tensor):
-        return value.dtype.legacy_type_name
-    return type(value).__name__
 
 
 class Optimizer:
@@ -69,7 +63,7 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of "
-                f"Tensors or dicts, but got {_type_name(params)}"
+                f"Tensors or dicts, but got {typename(params)}"
             )
         groups = list(params)
         if not groups:
@@ -89,6 +83,8 @@ class Optimizer:
                 param is not a tensor.
             ValueError: For a non-leaf tensor, a missing required setting, or
                 a parameter that is already in another group.
+            NotImplementedError: For ``differentiable=True``, which PyTorch
+                supports and this engine does not.
         """
         if not isinstance(param_group, dict):
             raise TypeError(
@@ -108,7 +104,7 @@ class Optimizer:
             if not isinstance(param, Tensor):
                 raise TypeError(
                     "optimizer can only optimize Tensors, but one of the params is "
-                    + _type_name(param)
+                    + typename(param)
                 )
             if not param.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -119,6 +115,11 @@ class Optimizer:
                     f"parameter {name}"
                 )
             param_group.setdefault(name, default)
+        if param_group.get("differentiable"):
+            raise NotImplementedError(
+                "differentiable=True is not supported by slowtorch: the optimiser's "
+                "step is never recorded in the graph. Leave differentiable=False."
+            )
         if len({id(p) for p in params}) != len(params):
             warnings.warn(
                 "optimizer contains a parameter group with duplicate parameters; "
@@ -139,15 +140,8 @@ class Optimizer:
             set_to_none: Set ``.grad`` to ``None`` (the default, and cheaper)
                 rather than filling it with zeros.
         """
-        for group in self.param_groups:
-            for param in group["params"]:
-                if param.grad is None:
-                    continue
-                if set_to_none:
-                    param.grad = None
-                else:
-                    param.grad.detach_()
-                    param.grad.zero_()
+        params = [p for group in self.param_groups for p in group["params"]]
+        clear_grads(params, set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Updates every parameter that has a gradient, once.

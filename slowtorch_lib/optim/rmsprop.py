@@ -38,7 +38,7 @@ class RMSprop(Optimizer):
         capturable: Accepted for compatibility.
         foreach: Accepted for compatibility.
         maximize: Climb the objective instead of descending it.
-        differentiable: Accepted for compatibility; must be False.
+        differentiable: Must be False (True raises NotImplementedError).
 
     Raises:
         ValueError: For a negative setting.

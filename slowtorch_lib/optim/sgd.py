@@ -33,7 +33,7 @@ class SGD(Optimizer):
             no dampening).
         maximize: Climb the objective instead of descending it.
         foreach: Accepted for compatibility; this engine has one loop.
-        differentiable: Accepted for compatibility; must be False.
+        differentiable: Must be False (True raises NotImplementedError).
         fused: Accepted for compatibility; this engine has one loop.
 
     Raises:

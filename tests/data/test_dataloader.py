@@ -259,3 +259,10 @@ def test_random_split_warns_about_an_empty_part() -> None:
     with pytest.warns(UserWarning, match="Length of split at index 1 is 0"):
         parts = random_split(TensorDataset(st.arange(7)), [0.9, 0.1])
     assert [len(p) for p in parts] == [7, 0]
+
+
+def test_worker_processes_raise_rather_than_being_ignored() -> None:
+    data = TensorDataset(st.arange(4))
+    assert len(list(DataLoader(data, batch_size=2, num_workers=0))) == 2
+    with pytest.raises(NotImplementedError, match="num_workers > 0"):
+        DataLoader(data, batch_size=2, num_workers=2)

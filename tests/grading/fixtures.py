@@ -114,7 +114,7 @@ def chapter3_references() -> dict[str, Any]:
             "remove_duplicate)\n"
         ),
         exercise_3_9=solution_answer(CHAPTER3, "3.9"),
-        exercise_3_10="from slowtorch_lib.serialization import check_entries\n",
+        exercise_3_10="from slowtorch_lib.safetensors import check_entries\n",
     )
 
 

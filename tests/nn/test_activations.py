@@ -138,6 +138,12 @@ def test_activations_keep_special_values() -> None:
     for name in ("relu", "leaky_relu", "elu", "silu", "gelu", "tanh", "sigmoid"):
         ours = getattr(F, name)(st.tensor(special))
         theirs = getattr(torch.nn.functional, name)(torch.tensor(special))
+        if name == "gelu":
+            # torch's vectorised gelu gives nan at +inf on some CPUs (for tensors
+            # of two or more elements); its one-element path, like the formula
+            # x * (1 + erf(x / sqrt(2))) / 2, gives inf. Compare one at a time.
+            one_by_one = [torch.nn.functional.gelu(torch.tensor([v])) for v in special]
+            theirs = torch.cat(one_by_one)
         assert_same(ours, theirs)
 
 

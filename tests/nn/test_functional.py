@@ -496,7 +496,10 @@ EDGE_CASES = {
     "dropout of integers": lambda lib: lib.nn.functional.dropout(
         lib.ones(3, dtype=lib.int64)
     ),
-    "gelu of infinities": lambda lib: lib.nn.functional.gelu(lib.tensor([-INF, INF])),
+    # One value at a time: torch's vectorised gelu gives nan at +inf on some CPUs
+    # (for tensors of two or more elements); its one-element path gives inf.
+    "gelu of infinity": lambda lib: lib.nn.functional.gelu(lib.tensor([INF])),
+    "gelu of minus infinity": lambda lib: lib.nn.functional.gelu(lib.tensor([-INF])),
     "bce with logits of nan": lambda lib: (
         lib.nn.functional.binary_cross_entropy_with_logits(
             lib.tensor([float("nan")]), lib.tensor([1.0])

@@ -520,3 +520,17 @@ def test_lion_constructor_errors() -> None:
         st.optim.Lion([p], betas=(0.9, 1.0))
     with pytest.raises(ValueError, match="Invalid weight_decay value: -1"):
         st.optim.Lion([p], weight_decay=-1)
+
+
+OPTIMISERS_WITH_DIFFERENTIABLE = ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop"]
+
+
+@pytest.mark.parametrize("name", OPTIMISERS_WITH_DIFFERENTIABLE)
+def test_differentiable_true_raises_rather_than_being_ignored(name: str) -> None:
+    w = st.tensor([1.0, 2.0], requires_grad=True)
+    optimiser_class = getattr(st.optim, name)
+    optimiser_class([w], lr=0.1, differentiable=False)  # the default: accepted
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        optimiser_class([w], lr=0.1, differentiable=True)
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        optimiser_class([{"params": [w], "differentiable": True}], lr=0.1)

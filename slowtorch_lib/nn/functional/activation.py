@@ -17,12 +17,14 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import unary
 from slowtorch_lib._strides import normalize_dim, numel
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import unary
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import pointwise
-from slowtorch_lib.ops.pointwise import _not_implemented, sigmoid, tanh, where
+from slowtorch_lib.ops.common import not_implemented
+from slowtorch_lib.ops.pointwise import sigmoid, tanh
+from slowtorch_lib.ops.selecting import where
 
 __all__ = [
     "elu",
@@ -40,7 +42,7 @@ __all__ = [
 def _check_floating(x: Tensor, kernel: str) -> None:
     """PyTorch's error for an activation given an integer or bool tensor."""
     if not x.dtype.is_floating_point:
-        raise _not_implemented(kernel, x.dtype)
+        raise not_implemented(kernel, x.dtype)
 
 
 # ----------------------------------------------------------------------
@@ -60,8 +62,6 @@ class LeakyRelu(Function):
 
     Derivative: 1 where x > 0, else negative_slope.
     """
-
-    grad_fn_name = "LeakyReluBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, negative_slope: float) -> Tensor:
@@ -99,8 +99,6 @@ class Elu(Function):
     Derivative: 1 where x > 0, else alpha * e^x, which is result + alpha.
     """
 
-    grad_fn_name = "EluBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, alpha: float) -> Tensor:
         _check_floating(x, "elu_cpu")
@@ -133,8 +131,6 @@ class Silu(Function):
 
     Derivative: s * (1 + x * (1 - s)), with s = sigmoid(x).
     """
-
-    grad_fn_name = "SiluBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -212,8 +208,6 @@ class Gelu(Function):
     be differentiated again.
     """
 
-    grad_fn_name = "GeluBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, approximate: str) -> Tensor:
         _check_floating(x, "GeluKernelImpl")
@@ -234,8 +228,6 @@ class GeluBackward(Function):
     ``grad_output * gelu''(x)`` for ``x``, where for the exact GELU
     gelu''(x) = phi(x) * (2 - x^2).
     """
-
-    grad_fn_name = "GeluBackwardBackward0"
 
     @staticmethod
     def forward(
@@ -335,8 +327,6 @@ class Softmax(Function):
     the result and ``G`` the gradient of the result.
     """
 
-    grad_fn_name = "SoftmaxBackward0"
-
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:
         _check_floating(x, "softmax_lastdim_kernel_impl")
@@ -358,8 +348,6 @@ class LogSoftmax(Function):
     Gradient: G - exp(y) * sum(G), the sum along ``dim``, where ``y`` is
     the result (so ``exp(y)`` is the softmax) and ``G`` its gradient.
     """
-
-    grad_fn_name = "LogSoftmaxBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:

@@ -13,8 +13,7 @@ from slowtorch_lib import _rng
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import no_grad
-from slowtorch_lib.nn.functional._messages import type_name
-from slowtorch_lib.ops.indexing import Index, index_add_into_zeros
+from slowtorch_lib.ops.gather_scatter import Index, index_add_into_zeros
 from slowtorch_lib.ops.linalg import addmm, matmul
 
 __all__ = ["dropout", "dropout_mask", "embedding", "linear", "one_hot", "pad"]
@@ -63,8 +62,6 @@ class Embedding(Function):
     was picked (a row picked twice gets both); the row at ``padding_idx``
     gets none.
     """
-
-    grad_fn_name = "EmbeddingBackward0"
 
     @staticmethod
     def forward(
@@ -115,7 +112,7 @@ def embedding(
         IndexError: For an index outside the table.
     """
     if input.dtype is not dtypes.int64:
-        name = type_name(input)
+        name = input.dtype.c_name
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following "
             f"scalar types: Long, Int; but got torch.{name}Tensor instead (while "
@@ -182,7 +179,7 @@ def dropout(
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             "result type Float can't be cast to the desired output type "
-            f"{type_name(input)}"
+            f"{input.dtype.c_name}"
         )
     mask = dropout_mask(input, p)
     if inplace:
@@ -288,8 +285,6 @@ class ConstantPadNd(Function):
     again: a constant pad with the amounts negated.
     """
 
-    grad_fn_name = "ConstantPadNdBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx, x: Tensor, *, pad: tuple[int, ...], value: Any
@@ -313,7 +308,7 @@ class ReflectionPad1d(Index):
     """A mirror image of the edge (``[1, 2, 3]`` padded by 2: ``3 2 1 2 3 2 1``).
 
     The gradient of an element copied several times adds up, as for any
-    gather by positions (:class:`~slowtorch_lib.ops.indexing.Index`).
+    gather by positions (:class:`~slowtorch_lib.ops.gather_scatter.Index`).
     """
 
     grad_fn_name = "ReflectionPad1DBackward0"

@@ -18,24 +18,17 @@ from operator import sub
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._kernels import broadcast_values, ieee_div
+from slowtorch_lib._kernels import ieee_div
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
-from slowtorch_lib.nn.functional._messages import type_name
 from slowtorch_lib.nn.functional.activation import log_softmax
-from slowtorch_lib.ops.indexing import index_add_into_zeros
-from slowtorch_lib.ops.pointwise import (
-    Div,
-    Mul,
-    _not_implemented,
-    clamp,
-    clamp_min,
-    log,
-    result_type,
-    sigmoid,
-)
+from slowtorch_lib.ops.common import not_implemented, result_type
+from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
+from slowtorch_lib.ops.pointwise import Div, Mul, log, sigmoid
+from slowtorch_lib.ops.selecting import clamp, clamp_min
 
 __all__ = [
     "binary_cross_entropy",
@@ -113,8 +106,8 @@ def _pointwise_loss_inputs(
     shape = broadcast_shapes(input._shape, target._shape)
     d = result_type(input, target)
     if not d.is_floating_point:
-        raise _not_implemented(kernel, d)
-    return shape, d, broadcast_values(input, shape), broadcast_values(target, shape)
+        raise not_implemented(kernel, d)
+    return shape, d, expanded_values(input, shape), expanded_values(target, shape)
 
 
 def _finish(
@@ -134,8 +127,6 @@ class MseLoss(Function):
     Derivatives: 2 * (input - target) for the input, the negative of that
     for the target (divided by the element count for ``'mean'``).
     """
-
-    grad_fn_name = "MseLossBackward0"
 
     @staticmethod
     def forward(
@@ -234,8 +225,6 @@ class HuberLoss(Function):
     Derivative for the input: clamp(d, -delta, delta).
     """
 
-    grad_fn_name = "HuberLossBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx, input: Tensor, target: Tensor, *, reduction: str, delta: float
@@ -290,8 +279,6 @@ class SmoothL1Loss(Function):
 
     Derivative for the input: clamp(d / beta, -1, 1).
     """
-
-    grad_fn_name = "SmoothL1LossBackward0"
 
     @staticmethod
     def forward(
@@ -351,8 +338,6 @@ class NllLoss(Function):
     (for ``'mean'``; -w[t_n] for ``'sum'``), and 0 for every other class:
     the backward scatters one value per sample.
     """
-
-    grad_fn_name = "NllLossBackward0"
 
     @staticmethod
     def forward(
@@ -418,7 +403,7 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None) -> None:
         )
     if target.dtype is not dtypes.int64:
         raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {type_name(target)}"
+            f"expected target dtype to be Long or Byte, but got {target.dtype.c_name}"
         )
     if input.dim() <= 2 and target.dim() > 1:
         raise RuntimeError(
@@ -612,7 +597,7 @@ def _cross_entropy_probabilities(
     if not target.dtype.is_floating_point:
         raise RuntimeError(
             "Expected floating point type for target with class probabilities, "
-            f"got {type_name(target)}"
+            f"got {target.dtype.c_name}"
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
@@ -653,7 +638,7 @@ def _floored_log(p: float) -> float:
 def _weights(weight: Tensor | None, shape: tuple[int, ...]) -> list[Any]:
     if weight is None:
         return [1.0] * numel(shape)
-    return broadcast_values(weight, shape)
+    return expanded_values(weight, shape)
 
 
 class BinaryCrossEntropy(Function):
@@ -664,8 +649,6 @@ class BinaryCrossEntropy(Function):
     Derivatives: w * (p - t) / (p * (1 - p)) for ``p`` (the denominator kept
     above 1e-12), and w * (log(1 - p) - log(p)) for ``t``.
     """
-
-    grad_fn_name = "BinaryCrossEntropyBackward0"
 
     @staticmethod
     def forward(
@@ -750,8 +733,6 @@ class BinaryCrossEntropyWithLogits(Function):
     w * (-x + (pos_weight - 1) * log(1 + e^{-x})) for ``t``.
     """
 
-    grad_fn_name = "BinaryCrossEntropyWithLogitsBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx,
@@ -769,7 +750,7 @@ class BinaryCrossEntropyWithLogits(Function):
             log_weights = [1.0] * len(xs)
         else:
             log_weights = [
-                1 + (q - 1) * t for q, t in zip(broadcast_values(pos_weight, shape), ts)
+                1 + (q - 1) * t for q, t in zip(expanded_values(pos_weight, shape), ts)
             ]
         losses = [
             w * ((1 - t) * x + lw * _log_sigmoid_neg(x))

@@ -28,7 +28,7 @@ from typing import Any
 from slowtorch_lib._strides import numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.pointwise import _not_implemented
+from slowtorch_lib.ops.common import not_implemented
 
 __all__ = ["batch_norm", "layer_norm"]
 
@@ -71,8 +71,6 @@ def _statistics(group: Sequence[float], eps: float) -> tuple[float, float]:
 class NativeLayerNorm(Function):
     """Normalizes each sample over its last ``len(normalized_shape)`` dimensions."""
 
-    grad_fn_name = "NativeLayerNormBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx,
@@ -84,7 +82,7 @@ class NativeLayerNorm(Function):
         eps: float,
     ) -> Tensor:
         if not x.dtype.is_floating_point:
-            raise _not_implemented("LayerNormKernelImpl", x.dtype)
+            raise not_implemented("LayerNormKernelImpl", x.dtype)
         ctx.save_for_backward(x, weight)
         ctx.dims = tuple(range(x.dim() - len(normalized_shape), x.dim()))
         ctx.eps = eps
@@ -174,8 +172,6 @@ class NativeBatchNorm(Function):
     and the operation is an affine map of ``x``.
     """
 
-    grad_fn_name = "NativeBatchNormBackward0"
-
     @staticmethod
     def forward(
         ctx: FunctionCtx,
@@ -190,7 +186,7 @@ class NativeBatchNorm(Function):
         eps: float,
     ) -> Tensor:
         if not x.dtype.is_floating_point:
-            raise _not_implemented("batch_norm", x.dtype)
+            raise not_implemented("batch_norm", x.dtype)
         shape = x._shape
         channels = shape[1]
         groups = _channel_groups(x._values(), shape)

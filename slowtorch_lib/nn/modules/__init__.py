@@ -1,19 +1,10 @@
-"""The layers of :mod:`slowtorch_lib.nn`, one kind per file, as in PyTorch."""
+"""The layers of :mod:`slowtorch_lib.nn`, one kind per file, as in PyTorch.
 
-from slowtorch_lib.nn.modules.container import ModuleDict, ModuleList, Sequential
-from slowtorch_lib.nn.modules.module import Module
+This ``__all__`` is the one list of them: :mod:`slowtorch_lib.nn` exports
+what it names.
+"""
 
-__all__ = [
-    "Module",
-    "ModuleDict",
-    "ModuleList",
-    "Sequential",
-]
-
-# ----------------------------------------------------------------------
-# Layers, activations and losses (nn.functional's modules) are added below.
-# ----------------------------------------------------------------------
-from slowtorch_lib.nn.modules.activation import (  # noqa: E402
+from slowtorch_lib.nn.modules.activation import (
     ELU,
     GELU,
     LeakyReLU,
@@ -24,11 +15,12 @@ from slowtorch_lib.nn.modules.activation import (  # noqa: E402
     Softmax,
     Tanh,
 )
-from slowtorch_lib.nn.modules.batchnorm import BatchNorm1d  # noqa: E402
-from slowtorch_lib.nn.modules.dropout import Dropout  # noqa: E402
-from slowtorch_lib.nn.modules.flatten import Flatten, Unflatten  # noqa: E402
-from slowtorch_lib.nn.modules.linear import Identity, Linear  # noqa: E402
-from slowtorch_lib.nn.modules.loss import (  # noqa: E402
+from slowtorch_lib.nn.modules.batchnorm import BatchNorm1d
+from slowtorch_lib.nn.modules.container import ModuleDict, ModuleList, Sequential
+from slowtorch_lib.nn.modules.dropout import Dropout
+from slowtorch_lib.nn.modules.flatten import Flatten, Unflatten
+from slowtorch_lib.nn.modules.linear import Identity, Linear
+from slowtorch_lib.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
@@ -38,10 +30,11 @@ from slowtorch_lib.nn.modules.loss import (  # noqa: E402
     NLLLoss,
     SmoothL1Loss,
 )
-from slowtorch_lib.nn.modules.normalization import LayerNorm  # noqa: E402
-from slowtorch_lib.nn.modules.sparse import Embedding  # noqa: E402
+from slowtorch_lib.nn.modules.module import Module
+from slowtorch_lib.nn.modules.normalization import LayerNorm
+from slowtorch_lib.nn.modules.sparse import Embedding
 
-__all__ += [
+__all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
@@ -59,8 +52,12 @@ __all__ += [
     "Linear",
     "LogSoftmax",
     "MSELoss",
+    "Module",
+    "ModuleDict",
+    "ModuleList",
     "NLLLoss",
     "ReLU",
+    "Sequential",
     "SiLU",
     "Sigmoid",
     "SmoothL1Loss",

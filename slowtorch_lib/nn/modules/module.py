@@ -23,7 +23,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._tensor import Tensor, check_device
+from slowtorch_lib._hooks import RemovableHandle, add_hook
+from slowtorch_lib._tensor import Tensor, check_device, typename
+from slowtorch_lib.autograd.function import clear_grads
 from slowtorch_lib.autograd.grad_mode import no_grad
 from slowtorch_lib.nn.parameter import Parameter
 
@@ -31,46 +33,6 @@ __all__ = ["Module", "RemovableHandle"]
 
 ForwardPreHook = Callable[["Module", tuple[Any, ...]], Any]
 ForwardHook = Callable[["Module", tuple[Any, ...], Any], Any]
-
-
-def typename(value: object) -> str:
-    """The name PyTorch's error messages give a value's type.
-
-    A tensor is named by its legacy type (``'torch.FloatTensor'``), a
-    built-in by its bare name (``'int'``), anything else by module and
-    class name, with this package's name spelt ``torch``.
-    """
-    if isinstance(value, Tensor):
-        return value.type()
-    kind = value if isinstance(value, type) else type(value)
-    module = kind.__module__.replace("slowtorch_lib", "torch")
-    if module == "builtins":
-        return kind.__qualname__
-    return f"{module}.{kind.__qualname__}"
-
-
-class RemovableHandle:
-    """What ``register_forward_hook`` returns: ``handle.remove()`` unhooks.
-
-    It also works as a context manager, removing the hook on exit.
-    """
-
-    _next_id = 0
-
-    def __init__(self, hooks: dict[int, Any]) -> None:
-        self.hooks = hooks
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-
-    def remove(self) -> None:
-        """Takes the hook off (doing nothing if it is already off)."""
-        self.hooks.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.remove()
 
 
 class _IncompatibleKeys(NamedTuple):
@@ -161,18 +123,14 @@ class Module:
         The hook may return new arguments (a tuple, or one value) to use
         instead of ``args``.
         """
-        handle = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._forward_pre_hooks, hook)
 
     def register_forward_hook(self, hook: ForwardHook) -> RemovableHandle:
         """Calls ``hook(module, args, output)`` after each forward.
 
         The hook may return a value to use instead of ``output``.
         """
-        handle = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._forward_hooks, hook)
 
     # ------------------------------------------------------------------
     # Registering state: assignment routes each value to one home
@@ -497,18 +455,7 @@ class Module:
             set_to_none: Set ``.grad`` to ``None`` (the default) rather than
                 filling it with zeros.
         """
-        for param in self.parameters():
-            grad = param.grad
-            if grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-            else:
-                if grad.grad_fn is not None:
-                    grad.detach_()
-                else:
-                    grad.requires_grad_(False)
-                grad.zero_()
+        clear_grads(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[[Module], Any]) -> Module:
         """Calls ``fn`` on every submodule (children first), then on ``self``.

@@ -34,8 +34,8 @@ class DataLoader:
         shuffle: Visit the samples in a new random order at each pass.
         sampler: A sampler to choose the order instead.
         batch_sampler: A sampler of whole lists of indices instead.
-        num_workers: Accepted for compatibility; this engine loads every
-            batch in the main process.
+        num_workers: Must be 0: this engine loads every batch in the main
+            process, and more workers raise NotImplementedError.
         collate_fn: Makes a batch from a list of samples
             (:func:`default_collate` by default).
         pin_memory: Accepted for compatibility (there is no GPU).
@@ -73,6 +73,11 @@ class DataLoader:
             raise ValueError(
                 "num_workers option should be non-negative; use num_workers=0 to "
                 "disable multiprocessing."
+            )
+        if num_workers > 0:
+            raise NotImplementedError(
+                "num_workers > 0 is not supported by slowtorch: batches are always "
+                "loaded in the main process. Use num_workers=0."
             )
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")

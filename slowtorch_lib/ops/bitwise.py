@@ -1,0 +1,68 @@
+"""Bitwise operations: on the bits of integers, logical on bools.
+
+None has a derivative: PyTorch defines them for integers and bools only.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._tensor import Tensor, TensorOrScalar
+from slowtorch_lib._tensor_kernels import (
+    binary,
+    unary,
+)
+from slowtorch_lib.ops.common import no_loop, not_implemented, result_type
+
+__all__ = [
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+]
+
+
+def _bitwise(
+    kernel: str, function: Any, input: TensorOrScalar, other: TensorOrScalar
+) -> Tensor:
+    """A bitwise operation: on the bits of integers, logical on bools."""
+    d = result_type(input, other)
+    if d.is_floating_point:
+        raise no_loop(kernel, d, input, other)
+    return binary(function, input, other, d)
+
+
+def bitwise_and(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
+    """``input & other``: bitwise AND of integers, logical AND of bools."""
+    return _bitwise("bitwise_and_cpu", operator.and_, input, other)
+
+
+def bitwise_or(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
+    """``input | other``: bitwise OR of integers, logical OR of bools."""
+    return _bitwise("bitwise_or_cpu", operator.or_, input, other)
+
+
+def bitwise_xor(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
+    """``input ^ other``: bitwise XOR of integers, logical XOR of bools."""
+    return _bitwise("bitwise_xor_cpu", operator.xor, input, other)
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    """Flips every bit of an integer (``~5 == -6``); logical NOT of a bool."""
+    if input.dtype.is_floating_point:
+        raise not_implemented("bitwise_not_cpu", input.dtype)
+    if input.dtype is dtypes.bool_:
+        return unary(operator.not_, input)
+    return unary(operator.invert, input)
+
+
+def invert(input: Tensor) -> Tensor:
+    """The ``~`` operator: :func:`bitwise_not`, refused for floats."""
+    if input.dtype.is_floating_point:
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type "
+            "tensors"
+        )
+    return bitwise_not(input)

@@ -1,0 +1,133 @@
+"""What the ops share: type promotion, checks and errors.
+
+``result_type`` is PyTorch's type promotion for operands of an operation
+(tensors and Python numbers). The checks and errors here are the ones
+several kinds of op raise with the same words, and ``NoDerivative`` is the
+base of the ops PyTorch does not differentiate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._creation import checked_fill
+from slowtorch_lib._dtype import dtype
+from slowtorch_lib._strides import broadcast_shapes
+from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+
+__all__ = [
+    "result_type",
+]
+
+
+def result_type(*operands: TensorOrScalar) -> dtype:
+    """The dtype of an operation on these operands, by PyTorch's promotion rules.
+
+    >>> result_type(tensor([1, 2]), 2.5)
+    torch.float32
+    """
+    dimensioned: list[dtype] = []
+    zero_dim: list[dtype] = []
+    scalars: list[Any] = []
+    for operand in operands:
+        if isinstance(operand, Tensor):
+            (dimensioned if operand._shape else zero_dim).append(operand.dtype)
+        else:
+            scalars.append(operand)
+    return dtypes.result_dtype(dimensioned, zero_dim, scalars)
+
+
+def float_type(d: dtype) -> dtype:
+    """``d`` if it is floating point, else the default float dtype."""
+    return d if d.is_floating_point else dtypes.get_default_dtype()
+
+
+def is_bool(operand: TensorOrScalar) -> bool:
+    if isinstance(operand, Tensor):
+        return operand.dtype is dtypes.bool_
+    return isinstance(operand, bool)
+
+
+def check_alpha(alpha: Any, d: dtype) -> None:
+    """``alpha`` must not be a float for an integer result, as in PyTorch."""
+    if not d.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating "
+            "point number."
+        )
+    if isinstance(alpha, bool) and d is not dtypes.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    checked_fill(alpha, d)  # alpha must fit the result's dtype
+
+
+def no_loop(kernel: str, d: dtype, *operands: TensorOrScalar) -> NotImplementedError:
+    """:func:`not_implemented`, once the operands are known to broadcast.
+
+    PyTorch broadcasts before it looks for a loop, so a shape mismatch is
+    the error a user sees first.
+    """
+    broadcast_shapes(*[t._shape for t in operands if isinstance(t, Tensor)])
+    return not_implemented(kernel, d)
+
+
+def not_implemented(kernel: str, d: dtype) -> NotImplementedError:
+    """PyTorch's error for a dtype that an operation has no loop for."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
+
+
+def check_inplace_result(target: Tensor, other: TensorOrScalar) -> None:
+    """Checks, before computing, that ``target op= other`` can be stored.
+
+    PyTorch checks the result's shape and dtype before it looks for a loop,
+    so an integer ``t &= 0.5`` is a casting error, not a missing kernel.
+
+    Raises:
+        RuntimeError: If the result would not fit ``target``.
+    """
+    if isinstance(other, Tensor):
+        shape = broadcast_shapes(target._shape, other._shape)
+        if shape != target._shape:
+            raise RuntimeError(
+                f"output with shape {list(target._shape)} doesn't match the "
+                f"broadcast shape {list(shape)}"
+            )
+    d = result_type(target, other)
+    if not dtypes.can_cast(d, target.dtype):
+        raise RuntimeError(
+            f"result type {d.c_name} can't be cast to the desired "
+            f"output type {target.dtype.c_name}"
+        )
+
+
+class NoDerivative(Function):
+    """An operation PyTorch records but cannot differentiate.
+
+    Its output requires grad, so that the graph stays honest, but calling
+    backward through it raises, as in PyTorch (whose node is named
+    ``NotImplemented``). ``aten_name`` names the operation in the message.
+    """
+
+    grad_fn_name = "torch::autograd::NotImplemented"
+    aten_name = ""
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Any:
+        name = ctx._function.aten_name  # type: ignore[attr-defined]
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+def wrapped_number(value: TensorOrScalar | None) -> Tensor | None:
+    """A Python number as a 0-d tensor of its own dtype (None stays None)."""
+    if value is None or isinstance(value, Tensor):
+        return value
+    return from_values([value], (), dtypes.scalar_dtype(value))
+
+
+def check_tensor(name: str, other: Any) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'other' (position 2) must be Tensor, not "
+            f"{type(other).__name__}"
+        )

@@ -1,0 +1,201 @@
+"""The fused operations that optimisers use: ``addcmul``, ``addcdiv``, ``lerp``.
+
+Each computes in one pass what would otherwise take two or three ops,
+``input + value * tensor1 * tensor2`` for ``addcmul``, as PyTorch's do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slowtorch_lib._dtype import dtype
+from slowtorch_lib._kernels import (
+    cast_scalar,
+    ieee_div,
+)
+from slowtorch_lib._tensor import Tensor, TensorOrScalar
+from slowtorch_lib._tensor_kernels import (
+    broadcast_map,
+)
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import not_implemented, result_type
+
+__all__ = [
+    "addcdiv",
+    "addcmul",
+    "lerp",
+]
+
+
+def cast_scalar_for(value: Any, d: dtype) -> Any:
+    """``value`` as the computation in dtype ``d`` sees it."""
+    return cast_scalar(value, d) if d.is_floating_point else value
+
+
+class Addcmul(Function):
+    r"""``input + value * tensor1 * tensor2``.
+
+    Derivatives: 1 for ``input``, ``value * tensor2`` for ``tensor1`` and
+    ``value * tensor1`` for ``tensor2``.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any
+    ) -> Tensor:
+        ctx.save_for_backward(tensor1, tensor2)
+        ctx.value = value
+        d = result_type(x, tensor1, tensor2)
+        step = cast_scalar_for(value, d)
+        return broadcast_map(lambda a, b, c: a + step * b * c, (x, tensor1, tensor2), d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        tensor1, tensor2 = ctx.saved_tensors
+        value = ctx.value
+        return grad_output, grad_output * tensor2 * value, grad_output * tensor1 * value
+
+
+def addcmul(
+    input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1
+) -> Tensor:
+    """``input + value * tensor1 * tensor2``, broadcasting."""
+    return Addcmul.apply(input, tensor1, tensor2, value=value)
+
+
+class Addcdiv(Function):
+    r"""``input + value * tensor1 / tensor2``.
+
+    Derivatives: 1 for ``input``, ``value / tensor2`` for ``tensor1`` and
+    ``-value * tensor1 / tensor2 ** 2`` for ``tensor2``.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any
+    ) -> Tensor:
+        if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a "
+                "future  release addcdiv will perform a true division of tensor1 and "
+                "tensor2. The historic addcdiv behavior can be implemented as "
+                "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) "
+                "for integer inputs and as (input + value * tensor1 / tensor2) for "
+                "float inputs. The future addcdiv behavior is just the latter "
+                "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+            )
+        ctx.save_for_backward(tensor1, tensor2)
+        ctx.value = value
+        d = result_type(x, tensor1, tensor2)
+        step = cast_scalar_for(value, d)
+
+        def kernel(a: float, b: float, c: float) -> float:
+            return a + step * ieee_div(b, c)
+
+        return broadcast_map(kernel, (x, tensor1, tensor2), d)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        tensor1, tensor2 = ctx.saved_tensors
+        value = ctx.value
+        grad_tensor1 = grad_output * value / tensor2
+        grad_tensor2 = -grad_output * value * tensor1 / (tensor2 * tensor2)
+        return grad_output, grad_tensor1, grad_tensor2
+
+
+def addcdiv(
+    input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1
+) -> Tensor:
+    """``input + value * tensor1 / tensor2``, broadcasting.
+
+    Raises:
+        RuntimeError: If both ``tensor1`` and ``tensor2`` hold integers.
+    """
+    return Addcdiv.apply(input, tensor1, tensor2, value=value)
+
+
+def _check_lerp(start: Tensor, end: Tensor, weight: TensorOrScalar) -> None:
+    """``lerp`` works on floating-point tensors of one dtype only."""
+    if not start.dtype.is_floating_point:
+        kernel = (
+            "lerp_kernel_tensor"
+            if isinstance(weight, Tensor)
+            else ("lerp_kernel_scalar")
+        )
+        raise not_implemented(kernel, start.dtype)
+    others = [("end", end)]
+    if isinstance(weight, Tensor):
+        others.append(("weight", weight))
+    for name, other in others:
+        if other.dtype is not start.dtype:
+            raise RuntimeError(
+                f"expected dtype {start.dtype.cpp_type_name} for `{name}` but "
+                f"got dtype {other.dtype.cpp_type_name}"
+            )
+
+
+def _lerp_scalar(a: float, b: float, w: float) -> float:
+    """``a + w * (b - a)``, computed from the nearer end as PyTorch does."""
+    if -0.5 < w < 0.5:
+        return a + w * (b - a)
+    return b - (b - a) * (1 - w)
+
+
+class LerpScalar(Function):
+    r"""``start + weight * (end - start)`` for a Python-number ``weight``.
+
+    Derivatives: ``1 - weight`` for ``start`` and ``weight`` for ``end``.
+    """
+
+    grad_fn_name = "LerpBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, start: Tensor, end: Tensor, *, weight: Any) -> Tensor:
+        _check_lerp(start, end, weight)
+        ctx.weight = weight
+        return broadcast_map(_lerp_scalar, (start, end, weight), start.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        weight = ctx.weight
+        return grad_output * (1 - weight), grad_output * weight
+
+
+class LerpTensor(Function):
+    r"""``start + weight * (end - start)`` for a tensor ``weight``.
+
+    Derivatives: ``1 - weight`` for ``start``, ``weight`` for ``end`` and
+    ``end - start`` for ``weight``.
+    """
+
+    grad_fn_name = "LerpBackward1"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, start: Tensor, end: Tensor, weight: Tensor) -> Tensor:
+        _check_lerp(start, end, weight)
+        ctx.save_for_backward(start, end, weight)
+        return broadcast_map(_lerp_scalar, (start, end, weight), start.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, ...]:
+        start, end, weight = ctx.saved_tensors
+        return (
+            grad_output * (1 - weight),
+            grad_output * weight,
+            grad_output * (end - start),
+        )
+
+
+def lerp(input: Tensor, end: Tensor, weight: TensorOrScalar) -> Tensor:
+    """Linear interpolation: ``input + weight * (end - input)``.
+
+    ``weight`` is a Python number or a tensor. Used by Adam to keep a running
+    average: ``exp_avg.lerp_(grad, 1 - beta1)``.
+
+    Raises:
+        NotImplementedError: For integer tensors.
+        RuntimeError: If ``end`` (or a tensor ``weight``) has another dtype.
+    """
+    if isinstance(weight, Tensor):
+        return LerpTensor.apply(input, end, weight)
+    return LerpScalar.apply(input, end, weight=weight)

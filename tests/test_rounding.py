@@ -1,0 +1,126 @@
+"""Rounding, special values, ``log1p`` and ``nan_to_num`` against PyTorch.
+
+Each check runs the same code on both libraries (``lib`` is ``slowtorch_lib``
+or ``torch``) and compares what comes out, or the type and message of the
+exception. Gradients and ``grad_fn`` names are checked by the op table.
+"""
+
+# Loop variables in the lambdas below are used at once, inside the loop.
+# ruff: noqa: B023
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import slowtorch_lib as st
+from tests.parity import assert_same, require_torch
+from tests.parity_checks import (
+    DTYPES,
+    SPECIAL,
+    VALUES,
+    check,
+    grid,
+    inf,
+    nan,
+)
+
+ROUNDING = {
+    "floor": lambda lib, x: lib.floor(x),
+    "ceil": lambda lib, x: x.ceil(),
+    "trunc": lambda lib, x: lib.trunc(x),
+    "fix": lambda lib, x: lib.fix(x),
+    "round": lambda lib, x: lib.round(x),
+    "round_method": lambda lib, x: x.round(),
+    "isinf": lambda lib, x: lib.isinf(x),
+    "isfinite": lambda lib, x: x.isfinite(),
+    "nan_to_num": lambda lib, x: lib.nan_to_num(x),
+    "nan_to_num_args": lambda lib, x: x.nan_to_num(1.5, posinf=2.0, neginf=-7.0),
+    "nan_to_num_nan_only": lambda lib, x: lib.nan_to_num(x, nan=-1.0),
+    "log1p": lambda lib, x: lib.log1p(x),
+}
+
+
+@pytest.mark.parametrize("name", list(ROUNDING))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_rounding_and_special_values(name: str, dtype: str) -> None:
+    op = ROUNDING[name]
+    values = SPECIAL if dtype.startswith("float") else VALUES[dtype]
+    exact = name != "log1p"
+    check(lambda lib: op(lib, lib.tensor(values, dtype=getattr(lib, dtype))), exact)
+
+
+@pytest.mark.parametrize("name", list(ROUNDING))
+def test_rounding_keeps_shape_of_0d_empty_and_strided(name: str) -> None:
+    op = ROUNDING[name]
+    check(lambda lib: op(lib, lib.tensor(-2.5)))
+    check(lambda lib: op(lib, lib.zeros(2, 0)))
+    check(lambda lib: op(lib, lib.tensor(grid(1, (3, 4))).t()), exact=name != "log1p")
+
+
+@pytest.mark.parametrize("decimals", [-3, -1, 0, 1, 2, 3, 5])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_round_decimals_matches_torch_bit_for_bit(decimals: int, dtype: str) -> None:
+    rng = random.Random(decimals)
+    values = [rng.uniform(-1000, 1000) for _ in range(300)] + SPECIAL
+    values += [0.125, 0.375, 2.675, 1.005, -0.045, 1234.5678]
+    check(
+        lambda lib: lib.round(
+            lib.tensor(values, dtype=getattr(lib, dtype)), decimals=decimals
+        )
+    )
+
+
+def test_round_decimals_beyond_the_range_of_floats() -> None:
+    values = [0.0, 1.5, -2.25, inf, nan]
+    for decimals in (-400, -309, -39, -38, 38, 39, 308, 309, 400):
+        for dtype in ("float32", "float64"):
+            check(
+                lambda lib: lib.tensor(values, dtype=getattr(lib, dtype)).round(
+                    decimals=decimals
+                )
+            )
+
+
+def test_round_decimals_errors_and_integer_rounding() -> None:
+    check(lambda lib: lib.round(lib.tensor([15, 25]), decimals=-1))
+    check(lambda lib: lib.tensor([True]).round())
+    check(lambda lib: lib.tensor([True]).floor())
+    check(lambda lib: lib.ceil(lib.tensor([False])))
+    check(lambda lib: lib.trunc(lib.tensor([True])))
+
+
+def test_log1p_is_accurate_near_zero_and_promotes_integers() -> None:
+    check(lambda lib: lib.log1p(lib.tensor([1e-10, -1e-12, 1e-300], dtype=lib.float64)))
+    check(lambda lib: lib.tensor([1, 2, 0]).log1p(), exact=False)
+    check(lambda lib: lib.tensor([True, False]).log1p(), exact=False)
+
+
+def test_rounding_ops_have_zero_gradients_and_torch_names() -> None:
+    torch = require_torch()
+    for name in ("floor", "ceil", "trunc", "round"):
+        for lib in (st, torch):
+            x = lib.tensor([0.3, -1.7], requires_grad=True)
+            y = getattr(x, name)()
+            (y * lib.tensor([2.0, inf])).sum().backward()
+            assert x.grad.tolist() == [0.0, 0.0]
+        ours = getattr(st.tensor([1.5], requires_grad=True), name)()
+        theirs = getattr(torch.tensor([1.5], requires_grad=True), name)()
+        assert ours.grad_fn.name() == theirs.grad_fn.name()
+    # Passing decimals at all (even 0) is the other overload.
+    for lib_name, lib in (("st", st), ("torch", torch)):
+        x = lib.tensor([1.25], requires_grad=True)
+        assert x.round(decimals=0).grad_fn.name() == "RoundBackward1", lib_name
+        assert x.round().grad_fn.name() == "RoundBackward0", lib_name
+
+
+def test_nan_to_num_gradient_is_zero_where_replaced() -> None:
+    torch = require_torch()
+    grads = []
+    for lib in (st, torch):
+        x = lib.tensor([1.0, 0.0, -1.0, 2.0], requires_grad=True)
+        y = (x.log() * 3).nan_to_num()
+        y.sum().backward()
+        grads.append(x.grad)
+    assert_same(grads[0], grads[1])

@@ -1,0 +1,65 @@
+"""``cumsum`` against PyTorch: dtypes, rounding of float32 sums, int64 wrap-around.
+
+Each check runs the same code on both libraries (``lib`` is ``slowtorch_lib``
+or ``torch``) and compares what comes out, or the type and message of the
+exception. Gradients and ``grad_fn`` names are checked by the op table.
+"""
+
+# Loop variables in the lambdas below are used at once, inside the loop.
+# ruff: noqa: B023
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.parity_checks import (
+    DTYPES,
+    VALUES,
+    check,
+    grid,
+    inf,
+    nan,
+)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumsum_dtypes(dtype: str) -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor([VALUES[dtype], VALUES[dtype][::-1]], dtype=getattr(lib, dtype))
+        return x.cumsum(1), lib.cumsum(x, 0), x.cumsum(-1, dtype=lib.float64)
+
+    check(run, exact=dtype != "float32")
+
+
+def test_cumsum_float32_is_summed_in_double_then_rounded() -> None:
+    values = [0.1] * 50 + [1e8, 1.0, -1e8, 0.3] * 10
+    check(lambda lib: lib.tensor(values).cumsum(0))
+
+
+def test_int64_sums_wrap_around_as_in_torch() -> None:
+    big = 2**62
+    check(lambda lib: lib.tensor([big, big, big, -big]).cumsum(0))
+    check(lambda lib: lib.tensor([[big], [-big]]).cumsum(0, dtype=lib.int64))
+    check(
+        lambda lib: lib.tensor([big, 1]).scatter_add(
+            0, lib.tensor([0, 0]), lib.tensor([big, big])
+        )
+    )
+    check(lambda lib: lib.tensor([3e38, 3e38]).cumsum(0))
+
+
+def test_cumsum_edge_cases() -> None:
+    check(lambda lib: lib.tensor(3.5).cumsum(0))
+    check(lambda lib: lib.tensor(3.5).cumsum(-1))
+    check(lambda lib: lib.zeros(2, 0, 3).cumsum(1))
+    check(lambda lib: lib.zeros(2, 0, 3).cumsum(2))
+    check(
+        lambda lib: lib.tensor(grid(2, (3, 4, 2))).permute(2, 0, 1).cumsum(1),
+        exact=False,
+    )
+    check(lambda lib: lib.tensor([inf, -inf, 1.0, nan, 2.0]).cumsum(0))
+    check(lambda lib: lib.ones(2, 3).cumsum(2))
+    check(lambda lib: lib.cumsum(lib.ones(2, 3), -3))
+    check(lambda lib: lib.cumsum(lib.ones(2)), message=False)
