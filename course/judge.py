@@ -518,7 +518,7 @@ def judge_piece(exercise: Exercise, source: str, run: Run, answers: Answers) -> 
     if reference:
         graded.status = "reference"
         graded.message = "uses the reference: " + ", ".join(dict.fromkeys(reference))
-        graded.flags.append(f"exercise {exercise.id} uses the reference")
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
         return graded
     if cell is None:
         graded.status = "stopped"
@@ -532,8 +532,8 @@ def judge_piece(exercise: Exercise, source: str, run: Run, answers: Answers) -> 
     if cell["tampering"]:
         graded.status = "refused"
         graded.message = (
-            "the cell left running what could change the cases: "
-            + ", ".join(cell["tampering"])
+            "the cell reached into the grader or the system, or left running "
+            "what could change the cases: " + ", ".join(cell["tampering"])
         )
         graded.flags.append(f"exercise {exercise.id}: {graded.message}")
         return graded
@@ -711,7 +711,7 @@ def judge_prediction(exercise: Exercise, source: str, answers: Answers) -> Grade
     if reference:
         graded.status = "reference"
         graded.message = "uses the reference: " + ", ".join(reference)
-        graded.flags.append(f"exercise {exercise.id} uses the reference")
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
         return graded
     predicted, problem = read_predictions(source, exercise.name)
     if predicted is None:

@@ -233,11 +233,106 @@ class Snapshot:
 
         _dtype.set_default_dtype(self.default_dtype)
         sys.path[:] = self.path
-        sys.settrace(None)
-        sys.setprofile(None)
+        if sys.gettrace() is not None:
+            sys.settrace(None)
+        if sys.getprofile() is not None:
+            sys.setprofile(None)
 
 
 # --- the child: one exercise -------------------------------------------------------
+
+
+class Guard:
+    """An audit hook, set in each child before the answer runs (it cannot be
+    taken off): it notes reading the grader's own files (the engine's and the
+    cases' source: all of it was imported before) and what no answer needs:
+    processes, signals, sockets, ctypes, threads, tracing, gc's object lists.
+    Python's own ``linecache`` is emptied first, so that no trusted code opens
+    a source file either."""
+
+    EVENTS = (
+        "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+        "os.fork", "os.forkpty", "os.kill", "os.killpg", "signal.pthread_kill",
+        "sys.settrace", "sys.setprofile", "_thread.start_new_thread",
+        "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+    )  # fmt: skip
+    PREFIXES = ("socket.", "ctypes.")
+
+    def __init__(self, tree: str) -> None:
+        self.tree = tree.rstrip("/") + "/"
+        self.data = self.tree + "course/data/"
+        self.files: list[str] = []
+        self.events: list[str] = []
+
+    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and args and isinstance(args[0], (str, bytes)):
+            if not _reading(args):
+                return  # writing: the tree and /proc are read-only anyway
+            path = args[0] if isinstance(args[0], str) else args[0].decode("latin-1")
+            self.opened(os.path.normpath(os.path.join(os.getcwd(), path)))
+        elif event in self.EVENTS or event.startswith(self.PREFIXES):
+            if len(self.events) < 20 and event not in self.events:
+                self.events.append(event)
+
+    def opened(self, path: str) -> None:
+        if path.startswith(self.tree) and not path.startswith(self.data):
+            name = "reads the grader's files (" + path[len(self.tree) :] + ")"
+        elif path.startswith("/proc/") and path.split("/")[2] not in ("self",):
+            name = "reads other processes through /proc"
+        else:
+            return
+        if len(self.files) < 20 and name not in self.files:
+            self.files.append(name)
+
+    def take(self) -> tuple[list[str], list[str]]:
+        """What was noted since the last call."""
+        found = (list(self.files), list(self.events))
+        self.files.clear()
+        self.events.clear()
+        return found
+
+
+def _reading(args: tuple[Any, ...]) -> bool:
+    """Whether an ``open`` audit event opens for reading."""
+    mode = args[1] if len(args) > 1 else None
+    if isinstance(mode, str):
+        return "r" in mode or "+" in mode
+    flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+    return flags & os.O_ACCMODE != os.O_WRONLY
+
+
+GUARD: list[Guard] = []
+
+
+def guard() -> Guard:
+    """The child's audit hook, set once (before the student's code runs)."""
+    if not GUARD:
+        import linecache
+
+        linecache.clearcache()
+        linecache.getlines = lambda *args, **kwargs: []  # type: ignore[assignment]
+        linecache.updatecache = lambda *args, **kwargs: []  # type: ignore[assignment]
+        linecache.checkcache = lambda *args, **kwargs: None  # type: ignore[assignment]
+        tree = os.path.dirname(os.path.abspath(__file__))
+        GUARD.append(Guard(tree))
+        sys.addaudithook(GUARD[0])
+    return GUARD[0]
+
+
+def import_everything() -> None:
+    """Imports every module of the engine and of the course's cases, so that
+    the children never need to open a source file."""
+    import pkgutil
+
+    for name in ("slowtorch_lib", "course"):
+        package = importlib.import_module(name)
+        for info in pkgutil.walk_packages(package.__path__, name + "."):
+            if info.name.endswith("__main__"):
+                continue
+            try:
+                importlib.import_module(info.name)
+            except Exception:  # noqa: BLE001, S112  (what fails is not needed)
+                continue
 
 
 def quiet_check(*args: Any, **kwargs: Any) -> None:
@@ -345,6 +440,8 @@ def run_exercise(exercise: Any, source: str, snapshot: Snapshot, out: Child) -> 
     }
     seen: list[str] = []
     error = None
+    watcher = guard()
+    watcher.take()
     try:
         code = compile(source, filename, "exec")
         with watched_imports(seen):
@@ -361,7 +458,9 @@ def run_exercise(exercise: Any, source: str, snapshot: Snapshot, out: Child) -> 
             for value in list(namespace.values())
         ):
             reference.append(f"{exercise.name} is (or calls) the engine's own version")
-    tampering = left_running()
+    files, events = watcher.take()
+    reference += files
+    tampering = sorted(set(left_running() + events))[:20]
     out.send(
         {
             "kind": "cell",
@@ -389,6 +488,7 @@ def run_exercise(exercise: Any, source: str, snapshot: Snapshot, out: Child) -> 
             got_error = error_data(raised, filename)
         else:
             got_error = _case_error(message, filename, got)
+        later_files, later_events = watcher.take()
         snapshot.restore()
         try:
             outcome = plain(normalize(got))
@@ -402,7 +502,7 @@ def run_exercise(exercise: Any, source: str, snapshot: Snapshot, out: Child) -> 
                 "outcome": outcome,
                 "error": got_error,
                 "stub": stub,
-                "reference": sorted(set(seen_later))[:20],
+                "reference": sorted(set(seen_later + later_files + later_events))[:20],
             }
         )
         if stub:
@@ -511,6 +611,8 @@ class Runner:
         loaded = {exercise_id: load(exercise_id) for exercise_id, _ in self.exercises}
         import slowtorch_lib  # noqa: F401  (the whole engine, before the snapshot)
         import slowtorch_lib.autograd.engine  # noqa: F401
+
+        import_everything()
 
         snapshot = Snapshot()
         self.emit({"kind": "ready"})

@@ -149,6 +149,10 @@ for top in ("/runner", "/tmp", "/root", "/work", "/home", "/proc/1/cwd"):
                     found[name] = open(os.path.join(folder, name)).read()
                 except OSError:
                     pass
+source = ""  # the engine's own piece, as text
+for folder, _, names in os.walk("/runner/slowtorch_lib"):
+    if "_strides.py" in names:
+        source = open(os.path.join(folder, "_strides.py")).read()
 """
 
 QUOTE_GRADING = """
@@ -318,8 +322,14 @@ ATTACKS: dict[str, tuple[Callable[[], Any], str]] = {
     "attack_processes": (attack_cell(PROCESSES, True), "subprocess"),
     "attack_files": (attack_cell(FILES), "open"),
     "attack_kill": (attack_cell(KILL, True), "the runner stopped"),
-    "attack_read_answers": (attack_cell(READ_ANSWERS, reward="found"), "os"),
-    "attack_quote_grading": (attack_cell(QUOTE_GRADING, stub=False), "glob"),
+    "attack_read_answers": (
+        attack_cell(READ_ANSWERS, reward="found or source"),
+        "reads the grader's files",
+    ),
+    "attack_quote_grading": (
+        attack_cell(QUOTE_GRADING, stub=False),
+        "reads the grader's files (course/checks/grading_ch01.py)",
+    ),
     "attack_liar": (attack_cell(LIAR), "defines __eq__"),
     "attack_forged": (attack_cell(FORGED, True), "ignored"),
     "attack_output": (attack_cell(OUTPUT), "sent more than the runner reads"),

@@ -85,6 +85,19 @@ def test_the_reader_keeps_only_well_formed_records_with_the_nonce() -> None:
     assert graded.passed == 0 and 0 <= graded.points <= 1
 
 
+def test_an_error_message_quoting_the_grading_cases_is_hidden() -> None:
+    answers = judge.Answers.load()
+    quoted = answers.secret_text[100:160]
+    error = {"type": "ValueError", "message": " ".join(quoted.split()), "lines": [2]}
+    shown = judge.render_error(error, "x = 1\nraise ValueError(text)\n", answers)
+    assert shown == (
+        "  line 2: raise ValueError(text)\n"
+        "ValueError: (message hidden: it quotes the grader's files)"
+    )
+    error["message"] = "shapes (2, 3) and (4,) do not match"
+    assert judge.render_error(error, "", answers).endswith("do not match")
+
+
 def test_predictions_are_read_never_run(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     source = (
