@@ -357,29 +357,3 @@ def write_feedback(results: list[Result], folder: Path) -> list[Path]:
         path.write_text(feedback(student, mine), encoding="utf-8")
         written.append(path)
     return written
-
-
-# --- a student copy ----------------------------------------------------------------
-
-RELEASE_LEFT_OUT = ("grading_ch", "expected_grading.json", "record.py", "sources")
-
-
-def release(root: Path, out: Path) -> list[Path]:
-    """Writes a student copy: the engine, the course package without grading-only
-    cases or solutions, the exercise notebooks, and what installs them."""
-    if out.exists() and any(out.iterdir()):
-        raise FileExistsError(f"{out} is not empty")
-    out.mkdir(parents=True, exist_ok=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
-
-    def course_ignore(folder: str, names: list[str]) -> set[str]:
-        left = set(ignore(folder, names))
-        return left | {n for n in names if n.startswith(RELEASE_LEFT_OUT)}
-
-    shutil.copytree(root / "slowtorch_lib", out / "slowtorch_lib", ignore=ignore)
-    shutil.copytree(root / "course", out / "course", ignore=course_ignore)
-    shutil.copytree(root / "exercises", out / "exercises", ignore=ignore)
-    for name in ("pyproject.toml", "requirements.txt", "README.md"):
-        if (root / name).exists():
-            shutil.copy2(root / name, out / name)
-    return sorted(p for p in out.rglob("*") if p.is_file())
