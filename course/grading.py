@@ -39,7 +39,7 @@ from course.judge import Answers, Graded
 PACKAGE = Path(__file__).resolve().parent
 NO_SANDBOX = "graded WITHOUT the sandbox (--no-sandbox)"
 
-__all__ = ["Graded", "Result", "grade", "release"]
+__all__ = ["Graded", "Result", "grade"]
 
 
 @dataclass
