@@ -86,6 +86,7 @@ from slowtorch_lib.ops import (
     copying,
     fused,
     gather_scatter,
+    histograms,
     indexing,
     joining,
     linalg,
@@ -104,6 +105,7 @@ from slowtorch_lib.ops.comparison import *  # noqa: F403
 from slowtorch_lib.ops.copying import *  # noqa: F403
 from slowtorch_lib.ops.fused import *  # noqa: F403
 from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
+from slowtorch_lib.ops.histograms import *  # noqa: F403
 from slowtorch_lib.ops.joining import *  # noqa: F403
 from slowtorch_lib.ops.linalg import *  # noqa: F403
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
@@ -177,6 +179,7 @@ __all__ = [
     *copying.__all__,
     *fused.__all__,
     *gather_scatter.__all__,
+    *histograms.__all__,
     *joining.__all__,
     *linalg.__all__,
     *pointwise.__all__,
