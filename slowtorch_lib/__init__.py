@@ -22,6 +22,11 @@ What is matched with PyTorch, and what is not:
   machine without a GPU; ``torch.cuda.is_available()`` is False); dtypes
   other than float32, float64, int64 and bool; the C++ internals (hooks
   on storages, dispatch keys, ``torch.compile``).
+* NumPy is optional: it is imported only by the functions that exchange
+  data with it (``from_numpy``, ``Tensor.numpy``, ``numpy.array(t)``),
+  which raise ``RuntimeError: Numpy is not available`` without it.
+  ``Tensor.numpy()`` shares memory as in PyTorch; ``from_numpy`` copies
+  (a Python ``array`` cannot point into NumPy's memory).
 * An option that PyTorch accepts and this engine does not support raises
   ``NotImplementedError`` rather than being ignored
   (``differentiable=True`` in an optimiser, ``num_workers > 0`` in a
