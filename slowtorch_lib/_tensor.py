@@ -1483,6 +1483,10 @@ class Tensor:
         return _reduction.sum(self, dim, keepdim, dtype=dtype)
 
     @keepdims_alias
+    def logsumexp(self, dim: ShapeArg, keepdim: builtins.bool = False) -> Tensor:
+        return _reduction.logsumexp(self, dim, keepdim)
+
+    @keepdims_alias
     def mean(
         self,
         dim: ShapeArg | None = None,

@@ -566,3 +566,10 @@ CASES += [
     _case("roll_dims", lambda L, x: x.roll((1, -1), (0, 1)), M),
     _case("roll_transposed", lambda L, x: L.roll(x.t(), -4, 1), (3, 4)),
 ]
+
+CASES += [
+    _case("logsumexp_dim", lambda L, x: L.logsumexp(x, 1), M),
+    _case(
+        "logsumexp_dims_keepdims", lambda L, x: x.logsumexp((0, 1), keepdims=True), M
+    ),
+]

@@ -546,3 +546,22 @@ def test_histograms_refuse_as_torch(call: Callable[[Any], Any]) -> None:
 
 def test_histc_of_nan_data_refuses() -> None:
     same_error(lambda L: L.histc(L.tensor([1.0, math.nan]), 2), match_message=False)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [-math.inf, -math.inf],
+        [math.nan, 1.0],
+        [math.inf, 1.0],
+        [1000.0, 1000.0],
+        [-1000.0, 3.0],
+    ],
+)
+def test_logsumexp_edges(values: list[float]) -> None:
+    assert_same(*both(lambda L: L.logsumexp(L.tensor(values), 0)))
+
+
+def test_logsumexp_of_integers_and_of_nothing() -> None:
+    assert_same(*both(lambda L: L.logsumexp(L.tensor([1, 2]), 0)))
+    assert_same(*both(lambda L: L.zeros(0, 2).logsumexp(0)))

@@ -32,6 +32,7 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "logsumexp",
     "max",
     "mean",
     "min",
@@ -195,6 +196,55 @@ def mean(
     if dim is None:
         return MeanAll.apply(input, dims=tuple(range(ndim)), keepdim=False)
     return Mean.apply(input, dims=_dims(dim, ndim), keepdim=keepdim)
+
+
+def _logsumexp_group(group: Sequence[float]) -> float:
+    """``log(sum(exp(v)))``, with the largest value taken out first so that
+    no ``exp`` overflows."""
+    if not group:
+        return -math.inf
+    if _has_nan(group):
+        return math.nan
+    top = builtins.max(group)
+    if math.isinf(top):
+        return top
+    return top + math.log(math.fsum(math.exp(v - top) for v in group))
+
+
+class Logsumexp(Function):
+    """``log(sum(exp(x)))`` along ``dims``: a smooth maximum.
+
+    Derivative: d/dx_i = exp(x_i) / sum(exp(x)) = exp(x_i - result), the
+    softmax of ``x``.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool
+    ) -> Tensor:
+        ctx.input_shape, ctx.dims, ctx.keepdim = x._shape, dims, keepdim
+        results = [_logsumexp_group(g) for g in reduction_groups(x, dims)]
+        result = from_values(results, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        x, result = ctx.saved_tensors
+        spread = _expand_back(grad_output, ctx.input_shape, ctx.dims, ctx.keepdim)
+        back = _expand_back(result, ctx.input_shape, ctx.dims, ctx.keepdim)
+        return spread * (x - back).exp()
+
+
+@keepdims_alias
+def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input)))`` along ``dim``, computed without overflow.
+
+    Integer and bool input is summed as float (the default dtype).
+    """
+    if not input.dtype.is_floating_point:
+        input = input.to(dtypes.get_default_dtype())
+    return Logsumexp.apply(input, dims=_dims(dim, input.dim()), keepdim=keepdim)
 
 
 def sum_to_size(input: Tensor, shape: Sequence[int]) -> Tensor:
