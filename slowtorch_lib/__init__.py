@@ -140,6 +140,7 @@ _tensor.bind_ops(
     reduction=reduction,
     views=views,
     gather_scatter=gather_scatter,
+    histograms=histograms,
     indexing=indexing,
     rearrange=rearrange,
     sorting=sorting,

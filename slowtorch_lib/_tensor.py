@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import copying as _copying
     from slowtorch_lib.ops import fused as _fused
     from slowtorch_lib.ops import gather_scatter as _gather_scatter
+    from slowtorch_lib.ops import histograms as _histograms
     from slowtorch_lib.ops import indexing as _indexing
     from slowtorch_lib.ops import linalg as _linalg
     from slowtorch_lib.ops import pointwise as _pointwise
@@ -1482,6 +1483,17 @@ class Tensor:
     ) -> Tensor:
         return _reduction.sum(self, dim, keepdim, dtype=dtype)
 
+    def histc(
+        self,
+        bins: int = 100,
+        min: builtins.float = 0,
+        max: builtins.float = 0,
+    ) -> Tensor:
+        return _histograms.histc(self, bins, min, max)
+
+    def histogram(self, bins: Any = 100, **options: Any) -> Any:
+        return _histograms.histogram(self, bins, **options)
+
     @keepdims_alias
     def logsumexp(self, dim: ShapeArg, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.logsumexp(self, dim, keepdim)
@@ -1887,6 +1899,7 @@ def bind_ops(
     reduction: ModuleType,
     views: ModuleType,
     gather_scatter: ModuleType,
+    histograms: ModuleType,
     indexing: ModuleType,
     rearrange: ModuleType,
     sorting: ModuleType,
@@ -1913,13 +1926,14 @@ def bind_ops(
     global _creation, _printing, _engine, _history
     global _common, _comparison, _selecting, _rounding, _pointwise, _copying
     global _bitwise, _fused, _reduction, _views, _gather_scatter, _indexing
-    global _rearrange, _sorting, _scan, _linalg, _rng
+    global _rearrange, _sorting, _scan, _linalg, _rng, _histograms
     _creation, _printing, _engine, _history = creation, printing, engine, history
     _common, _comparison, _selecting = common, comparison, selecting
     _rounding, _pointwise, _copying = rounding, pointwise, copying
     _bitwise, _fused, _reduction, _views = bitwise, fused, reduction, views
     _gather_scatter, _indexing, _rearrange = gather_scatter, indexing, rearrange
     _sorting, _scan, _linalg, _rng = sorting, scan, linalg, rng
+    _histograms = histograms
 
 
 def numpy_module() -> ModuleType:

@@ -519,6 +519,8 @@ def test_new_inplace_forms(name: str) -> None:
         lambda L, x: L.histogram(x, L.tensor([0.0, 1.0, 3.0])),
         lambda L, x: L.histogram(x, bins=2, density=True),
         lambda L, x: L.histogram(x, bins=2, weight=L.ones(6) * 2),
+        lambda L, x: x.histc(4, 0, 4),
+        lambda L, x: x.histogram(2, range=(0.0, 2.0)),
     ],
 )
 def test_histograms_match_torch(call: Callable[[Any, Any], Any]) -> None:
