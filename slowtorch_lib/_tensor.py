@@ -30,7 +30,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import Scalar, dtype
 from slowtorch_lib._kernels import contiguous_values
-from slowtorch_lib._storage import Storage
+from slowtorch_lib._storage import Storage, stored_array
 from slowtorch_lib._strides import (
     contiguous_strides,
     normalize_dim,
@@ -583,8 +583,10 @@ class Tensor:
         data = storage.data
         if storage.dtype is dtypes.bool_:
             values = [builtins.bool(v) for v in values]
-        elif storage.dtype is dtypes.int64:
+        elif not storage.dtype.is_floating_point:
             values = [builtins.int(v) for v in values]
+        if storage.dtype.narrow:  # rounded or wrapped as the storage stores it
+            values = stored_array(values, storage.dtype).tolist()
         if self.is_contiguous():
             start = self._offset
             data[start : start + len(values)] = array(data.typecode, values)
@@ -1524,7 +1526,8 @@ def from_values(values: Sequence[Any], shape: tuple[int, ...], d: dtype) -> Tens
     """A new contiguous tensor holding ``values`` (row-major) with this shape.
 
     The storage converts each value to the dtype: floats are rounded to
-    float32 by ``array('f')``; bools are stored as 0 and 1.
+    float32 by ``array('f')`` (and further to float16 or bfloat16), integers
+    wrap into a narrow type's range; bools are stored as 0 and 1.
     """
     if d is dtypes.bool_:
         values = [builtins.bool(v) for v in values]
