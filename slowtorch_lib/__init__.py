@@ -57,9 +57,7 @@ from slowtorch_lib._dtype import (
 )
 from slowtorch_lib._dtype import (
     bfloat16,
-    byte,
     can_cast,
-    char,
     double,
     dtype,
     finfo,
@@ -161,9 +159,7 @@ __all__ = [
     "bfloat16",
     "bool",
     "broadcast_shapes",
-    "byte",
     "can_cast",
-    "char",
     "device",
     "double",
     "dtype",

@@ -42,9 +42,7 @@ from typing import Any
 __all__ = [
     "bfloat16",
     "bool_",
-    "byte",
     "can_cast",
-    "char",
     "double",
     "dtype",
     "float",
@@ -243,8 +241,6 @@ half = float16
 long = int64
 int_ = int32
 short = int16
-char = int8
-byte = uint8
 
 ALL_DTYPES = (
     float16,

@@ -191,11 +191,17 @@ class Tensor:
     _views: list[weakref.ref[Tensor]] | None  # for a base: its views
     _one_of_many: str | None  # for one of split()'s views: which one
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """The legacy constructor: ``Tensor([1, 2])``, ``Tensor(2, 3)``.
+
+        It makes a tensor of the default dtype; see
+        :func:`slowtorch_lib._creation.legacy_new`. Prefer ``tensor(data)``
+        and ``zeros(sizes)``, which say what they make.
+        """
+        return _creation.legacy_new(None, args, kwargs)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(
-            "Make tensors with slowtorch_lib.tensor(data), zeros(...), ones(...) "
-            "and the other creation functions, not with Tensor(...)."
-        )
+        pass  # everything happened in __new__
 
     @classmethod
     def _make(
@@ -288,9 +294,23 @@ class Tensor:
     def is_cuda(self) -> bool:
         return False
 
-    def type(self) -> str:
-        """The legacy type name, such as ``'torch.FloatTensor'``."""
-        return self.dtype.legacy_type_name
+    def type(self, dtype: Any = None, non_blocking: builtins.bool = False) -> Any:
+        """The legacy type name, ``'torch.FloatTensor'``, or with an argument
+        the tensor converted to that type.
+
+        ``dtype`` may be a dtype, a legacy class (``torch.IntTensor``) or
+        its name (``'torch.IntTensor'``).
+
+        Raises:
+            ValueError: For a name that is no legacy type.
+        """
+        if dtype is None:
+            return self.dtype.legacy_type_name
+        if isinstance(dtype, str):
+            dtype = _dtype_of_legacy_name(dtype)
+        elif isinstance(dtype, type):
+            dtype = _dtype_of_legacy_name(repr(dtype)[8:-2])
+        return self.to(dtype)
 
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating-point type."""
@@ -1104,6 +1124,12 @@ class Tensor:
     def bool(self) -> Tensor:
         return self.to(dtypes.bool_)
 
+    def half(self) -> Tensor:
+        return self.to(dtypes.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(dtypes.bfloat16)
+
     def cpu(self) -> Tensor:
         return self
 
@@ -1520,6 +1546,33 @@ class Tensor:
     def bernoulli(self, p: Any = None, *, generator: Any = None) -> Tensor:
         """0 or 1 for each element, 1 with the element's probability (or ``p``)."""
         return _rng.bernoulli(self, p, generator=generator)
+
+    # ------------------------------------------------------------------
+    # Casts named after C types. They come last: a method named ``int``
+    # hides the built-in ``int`` from the annotations written after it.
+    # ------------------------------------------------------------------
+
+    def int(self) -> Tensor:
+        return self.to(dtypes.int32)
+
+    def short(self) -> Tensor:
+        return self.to(dtypes.int16)
+
+    def char(self) -> Tensor:
+        return self.to(dtypes.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(dtypes.uint8)
+
+
+def _dtype_of_legacy_name(name: str) -> dtype:
+    """The dtype whose legacy class is called ``name`` (``'torch.IntTensor'``)."""
+    if name.startswith("torch.cuda."):
+        check_device("cuda")
+    for d in dtypes.ALL_DTYPES:
+        if d.legacy_type_name == name:
+            return d
+    raise ValueError(f"invalid type: {name!r}")
 
 
 def from_values(values: Sequence[Any], shape: tuple[int, ...], d: dtype) -> Tensor:
