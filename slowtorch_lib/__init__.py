@@ -50,12 +50,6 @@ from slowtorch_lib import (
 from slowtorch_lib import _rng as random
 from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
-    bool_ as bool,
-)
-from slowtorch_lib._dtype import (
-    int_ as int,
-)
-from slowtorch_lib._dtype import (
     bfloat16,
     can_cast,
     double,
@@ -77,6 +71,12 @@ from slowtorch_lib._dtype import (
     set_default_dtype,
     short,
     uint8,
+)
+from slowtorch_lib._dtype import (
+    bool_ as bool,
+)
+from slowtorch_lib._dtype import (
+    int_ as int,
 )
 from slowtorch_lib._rng import *  # noqa: F403
 from slowtorch_lib._strides import broadcast_shapes

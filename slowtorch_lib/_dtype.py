@@ -221,15 +221,11 @@ bfloat16 = dtype(
     (-3.3895313892515355e38, 3.3895313892515355e38),
     mantissa_bits=8,
 )
-int8 = dtype(
-    "int8", "b", 1, INT_CATEGORY, "Char", "int8_t", "signed char", (-128, 127)
-)
+int8 = dtype("int8", "b", 1, INT_CATEGORY, "Char", "int8_t", "signed char", (-128, 127))
 int16 = dtype(
     "int16", "h", 2, INT_CATEGORY, "Short", "int16_t", "short int", (-32768, 32767)
 )
-int32 = dtype(
-    "int32", "i", 4, INT_CATEGORY, "Int", "int", "int", (-(2**31), 2**31 - 1)
-)
+int32 = dtype("int32", "i", 4, INT_CATEGORY, "Int", "int", "int", (-(2**31), 2**31 - 1))
 uint8 = dtype(
     "uint8", "B", 1, INT_CATEGORY, "Byte", "uint8_t", "unsigned char", (0, 255)
 )

@@ -8,6 +8,7 @@ float16 or bfloat16 and wraps integers into a narrow type's range.
 from __future__ import annotations
 
 import math
+import sys
 from array import array
 from collections.abc import Sequence
 from struct import error as PackError
@@ -16,7 +17,14 @@ from typing import Any
 
 from slowtorch_lib._dtype import Scalar, dtype
 
-__all__ = ["Storage", "stored_array", "wrap_int64", "wrap_integer"]
+__all__ = [
+    "Storage",
+    "array_from_bytes",
+    "array_to_bytes",
+    "stored_array",
+    "wrap_int64",
+    "wrap_integer",
+]
 
 
 class Storage:
@@ -144,4 +152,37 @@ def _to_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
                 raise
             wrapped = (wrap_integer(int(v), d) for v in values)
             data = array(typecode, wrapped)
+    return data
+
+
+def array_to_bytes(data: array[Any], d: dtype, byteorder: str) -> bytes:
+    """Elements of dtype ``d`` as the bytes a file holds, ``itemsize`` each.
+
+    ``byteorder`` is ``"little"`` or ``"big"``. float16 is IEEE half
+    precision; a bfloat16 is the upper half of its float32's bits.
+    """
+    order = "<" if byteorder == "little" else ">"
+    if d.mantissa_bits == 11:
+        return pack(f"{order}{len(data)}e", *data)
+    if d.mantissa_bits == 8:
+        upper = array("H", (b >> 16 for b in array("I", data.tobytes())))
+        return _swapped(upper, byteorder).tobytes()
+    return _swapped(array(d.typecode, data), byteorder).tobytes()
+
+
+def array_from_bytes(raw: bytes, d: dtype, byteorder: str) -> array[Any]:
+    """The elements of dtype ``d`` in ``raw``, as :func:`array_to_bytes` wrote."""
+    order = "<" if byteorder == "little" else ">"
+    if d.mantissa_bits == 11:
+        return array("f", unpack(f"{order}{len(raw) // 2}e", raw))
+    if d.mantissa_bits == 8:
+        upper = _swapped(array("H", raw), byteorder)
+        return array("f", array("I", (h << 16 for h in upper)).tobytes())
+    return _swapped(array(d.typecode, raw), byteorder)
+
+
+def _swapped(data: array[Any], byteorder: str) -> array[Any]:
+    """``data`` (native order) changed in place to ``byteorder``, and back."""
+    if byteorder != sys.byteorder:
+        data.byteswap()
     return data

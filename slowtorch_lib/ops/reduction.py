@@ -16,6 +16,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_values, ieee_div, ieee_sqrt, reduced_shape
+from slowtorch_lib._storage import stored_array
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import reduction_groups
@@ -261,6 +262,17 @@ def _others_product(x: Tensor, dims: tuple[int, ...]) -> Tensor:
     return permuted.permute(inverse).contiguous() if x.dim() else permuted
 
 
+def _product(group: Sequence[Any], d: dtype) -> Any:
+    """The product of ``group``; for float16 and bfloat16, rounded to the
+    dtype after every multiplication, as PyTorch multiplies them."""
+    if not (d.is_floating_point and d.narrow):
+        return math.prod(group)
+    product = 1.0
+    for value in group:
+        product = stored_array([product * value], d)[0]
+    return product
+
+
 class Prod(Function):
     r"""The product along one dimension.
 
@@ -278,7 +290,7 @@ class Prod(Function):
     ) -> Tensor:
         ctx.dims, ctx.keepdim = dims, keepdim
         out_dtype = _sum_type(x.dtype)
-        products = [math.prod(g) for g in reduction_groups(x, dims)]
+        products = [_product(g, x.dtype) for g in reduction_groups(x, dims)]
         result = from_values(
             products, reduced_shape(x._shape, dims, keepdim), out_dtype
         )
