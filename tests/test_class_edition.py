@@ -230,8 +230,6 @@ def definition_at(text: str, number: int) -> str | None:
 KNOWN = {
     # Module._named_members walks parameters and buffers alike.
     ("Module._named_members", "3.7"),
-    # Module.zero_grad repeats Optimizer.zero_grad's loop.
-    ("Module.zero_grad", "4.3"),
     # The other optimisers' _update share Adam's bookkeeping (state, maximize).
     ("Adagrad._update", "4.5"),
     ("RMSprop._update", "4.5"),
