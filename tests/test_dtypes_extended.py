@@ -470,3 +470,76 @@ def test_safetensors_round_trip_byte_for_byte(name: str) -> None:
     loaded = safetensors_torch.load(written)
     same_values(ours["x"], loaded["x"])
     same_values(slowtorch_lib.safetensors.load(written)["x"], theirs["x"])
+
+
+# ----------------------------------------------------------------------
+# Which ops each dtype has, and their results
+# ----------------------------------------------------------------------
+
+OPS = {
+    "exp": lambda t, x: x.exp(),
+    "log": lambda t, x: x.log(),
+    "sigmoid": lambda t, x: x.sigmoid(),
+    "softmax": lambda t, x: t.nn.functional.softmax(x, -1),
+    "log_softmax": lambda t, x: t.nn.functional.log_softmax(x, -1),
+    "gelu": lambda t, x: t.nn.functional.gelu(x),
+    "layer_norm": lambda t, x: t.nn.functional.layer_norm(x, (3,)),
+    "cross_entropy": lambda t, x: t.nn.functional.cross_entropy(x, t.tensor([0, 1])),
+    "mean": lambda t, x: x.mean(),
+    "var": lambda t, x: x.var(),
+    "matmul": lambda t, x: x @ x.t(),
+    "sum": lambda t, x: x.sum(),
+    "cumsum": lambda t, x: x.cumsum(0),
+    "sort": lambda t, x: x.sort()[0],
+    "topk": lambda t, x: x.topk(1)[0],
+    "argmax": lambda t, x: x.argmax(),
+    "floor": lambda t, x: x.floor(),
+    "round": lambda t, x: x.round(),
+    "true_divide": lambda t, x: x / 2,
+    "floor_divide": lambda t, x: x // 2,
+    "remainder": lambda t, x: x % 2,
+    "pow": lambda t, x: x**2,
+    "clamp": lambda t, x: x.clamp(0, 1),
+    "where": lambda t, x: t.where(x > 0, x, x),
+    "masked_fill": lambda t, x: x.masked_fill(x > 1, 7),
+    "gather": lambda t, x: x.gather(0, t.tensor([[1, 0, 1]])),
+    "scatter_add": lambda t, x: x.scatter_add(0, t.tensor([[0, 1, 0]]), x[:1]),
+    "cat": lambda t, x: t.cat([x, x]),
+    "any": lambda t, x: x.any(0),
+    "all": lambda t, x: x.all(),
+    "shift_left": lambda t, x: x << 7,
+    "shift_right": lambda t, x: x >> t.tensor([1, 40, 2]).to(x.dtype),
+    "bitwise_and": lambda t, x: x & 6,
+    "bitwise_not": lambda t, x: ~x,
+}
+
+
+@pytest.mark.parametrize("name", NARROW)
+def test_ops_exist_for_the_dtypes_torch_has_them_for(name: str) -> None:
+    """Each op gives torch's result, or the same error where torch has no
+    loop for the dtype (softmax of integers, shifts of floats...)."""
+    torch = require_torch()
+    for op, code in OPS.items():
+
+        def run(t: Any, code: Any = code) -> Any:
+            return code(t, t.tensor([[1, 2, 0], [3, 1, 2]], dtype=getattr(t, name)))
+
+        try:
+            theirs = run(torch)
+        except Exception:  # noqa: BLE001 - then the engine must raise alike
+            same_error(run, match_message=False)
+            continue
+        close_values(run(st), theirs, op)
+
+
+def close_values(ours: st.Tensor, theirs: Any, what: str) -> None:
+    """Same dtype and shape; integers equal, floats within a few units of
+    the last place (functions such as ``sigmoid`` are computed by other
+    formulas than PyTorch's vectorised ones, and a composite such as
+    ``log_softmax`` rounds to float16 after each step, where PyTorch
+    rounds once)."""
+    assert repr(ours.dtype) == repr(theirs.dtype), what
+    assert tuple(ours.shape) == tuple(theirs.shape), what
+    eps = st.finfo(ours.dtype).eps if ours.is_floating_point() else 0
+    for a, b in zip(ours.flatten().tolist(), theirs.flatten().tolist()):
+        assert a == pytest.approx(b, rel=4 * eps, abs=eps), (what, a, b)

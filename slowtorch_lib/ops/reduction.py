@@ -771,11 +771,19 @@ def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where every element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
     values = [builtins.all(g) for g in reduction_groups(input, dims)]
-    return from_values(values, reduced_shape(input._shape, dims, keepdim), dtypes.bool_)
+    shape = reduced_shape(input._shape, dims, keepdim)
+    return from_values(values, shape, _logical_type(input.dtype))
 
 
 def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where some element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
     values = [builtins.any(g) for g in reduction_groups(input, dims)]
-    return from_values(values, reduced_shape(input._shape, dims, keepdim), dtypes.bool_)
+    shape = reduced_shape(input._shape, dims, keepdim)
+    return from_values(values, shape, _logical_type(input.dtype))
+
+
+def _logical_type(d: dtype) -> dtype:
+    """bool, except for uint8, which ``all`` and ``any`` keep (as PyTorch
+    does, from the days before it had a bool dtype)."""
+    return dtypes.uint8 if d is dtypes.uint8 else dtypes.bool_
