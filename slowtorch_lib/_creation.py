@@ -154,8 +154,9 @@ def convert(value: Any, d: dtype) -> Any:
 
     Floats become integers by truncation toward zero; anything nonzero
     becomes ``True``; floats too large for float32 become ``inf`` when
-    stored. A narrow integer type accepts what PyTorch accepts: its range,
-    and for uint8 also the negatives down to ``-255``, which wrap around.
+    stored. A narrow integer type accepts what PyTorch accepts: a float
+    within its range, an int within its range or, for uint8, an int down
+    to ``-255``, which wraps around.
 
     Raises:
         RuntimeError: For a float that the integer type cannot hold (``nan``,
@@ -172,6 +173,8 @@ def convert(value: Any, d: dtype) -> Any:
     if isinstance(value, float):
         if not (math.isfinite(value) and dtypes.int64.min <= value < 2.0**63):
             raise overflow
+        if d.narrow and not d.min <= value <= d.max:  # 127.5 is no int8
+            raise overflow
         value = int(value)
     elif not dtypes.int64.min <= value <= dtypes.int64.max:
         raise ValueError("Overflow when unpacking long long")
@@ -182,13 +185,14 @@ def convert(value: Any, d: dtype) -> Any:
 
 
 def checked_fill(value: Any, d: dtype) -> Any:
-    """The value ``full`` writes: like :func:`convert`, and also refuses
-    a finite float too large for float32, as PyTorch's ``full`` does."""
+    """The value ``fill_`` writes: like :func:`convert`, and also refuses
+    a finite float too large for float32, float16 or bfloat16, as PyTorch's
+    ``fill_``, ``masked_fill`` and ``clamp`` do."""
     overflow = RuntimeError(
         f"value cannot be converted to type {d.cpp_type} without overflow"
     )
-    too_big = math.isfinite(value) and abs(value) > dtypes.float32.max
-    if d is dtypes.float32 and too_big:
+    too_big = math.isfinite(value) and abs(value) > d.max
+    if d.is_floating_point and d.itemsize <= 4 and too_big:
         raise overflow
     try:
         return convert(value, d)
@@ -393,7 +397,10 @@ def full(
     value = python_number(fill_value, "fill_value", "full", 2)
     if dtype is None:
         dtype = dtypes.scalar_dtype(value)
-    values = [checked_fill(value, dtype)] * numel(shape)
+    if dtype.is_floating_point and dtype.narrow:  # PyTorch's full: inf, no error
+        values = [float(value)] * numel(shape)
+    else:
+        values = [checked_fill(value, dtype)] * numel(shape)
     return finish(from_values(values, shape, dtype), requires_grad, device)
 
 

@@ -204,6 +204,9 @@ def test_range_checks_on_creation_match_torch() -> None:
         lambda t: t.tensor([2**31], dtype=t.int32),
         lambda t: t.tensor([1.0e10], dtype=t.int16),
         lambda t: t.tensor([math.nan], dtype=t.int8),
+        lambda t: t.tensor([127.5], dtype=t.int8),
+        lambda t: t.tensor([-0.5], dtype=t.uint8),
+        lambda t: t.full((1,), 255.5, dtype=t.uint8),
         lambda t: t.full((2,), 300, dtype=t.int8),
         lambda t: t.zeros(2, dtype=t.int8).fill_(-129),
         lambda t: t.tensor([100], dtype=t.int8).add(1, alpha=300),
@@ -212,6 +215,7 @@ def test_range_checks_on_creation_match_torch() -> None:
     torch = require_torch()
     for code in [
         lambda t: t.tensor([-1, -255], dtype=t.uint8),
+        lambda t: t.tensor([-0.0, 0.5, 126.9], dtype=t.int8),
         lambda t: t.full((1,), -129, dtype=t.uint8),
         lambda t: t.full((1,), 1e6, dtype=t.float16),
         lambda t: t.arange(0, 300, 100, dtype=t.int8),
