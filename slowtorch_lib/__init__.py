@@ -19,8 +19,13 @@ What is matched with PyTorch, and what is not:
 * Not matched: speed and memory; random numbers (the same seed gives a
   reproducible stream, not PyTorch's); the devices (the CPU only: asking
   for ``cuda`` raises as PyTorch does on a machine without a GPU); dtypes
-  other than float32, float64, int64 and bool; the C++ internals (hooks
-  on storages, dispatch keys, ``torch.compile``).
+  other than the ten of ``_dtype`` (float16, bfloat16, float32, float64,
+  uint8, int8, int16, int32, int64, bool: no complex, float8 or wider
+  unsigned types); the last bit or two of float16 and bfloat16 results
+  that PyTorch computes in one fused float32 kernel and the engine in
+  several steps (``log_softmax``, most backward rules); what memory
+  PyTorch leaves uninitialised (``torch.Tensor(2, 3)`` is zeros here);
+  the C++ internals (hooks on storages, dispatch keys, ``torch.compile``).
 * An option that PyTorch accepts and this engine does not support raises
   ``NotImplementedError`` rather than being ignored
   (``differentiable=True`` in an optimiser, ``num_workers > 0`` in a

@@ -308,8 +308,8 @@ class Tensor:
             return self.dtype.legacy_type_name
         if isinstance(dtype, str):
             dtype = _dtype_of_legacy_name(dtype)
-        elif isinstance(dtype, type):
-            dtype = _dtype_of_legacy_name(repr(dtype)[8:-2])
+        elif isinstance(dtype, type):  # torch.IntTensor and its kin
+            dtype = _dtype_of_legacy_name(f"torch.{dtype.__name__}")
         return self.to(dtype)
 
     def is_floating_point(self) -> bool:

@@ -661,9 +661,10 @@ KNOWN_DIFFERENCES = (
         "torch's generated autograd code for fill_, index_put_ and masked_fill_ "
         "(x[i] = v, x[mask] = v) does not check the dtype of the written-to "
         "tensor, so writing a value that requires grad into an int64 or bool "
-        "tensor makes it require grad (copy_ checks, and does not); the engine "
+        "(or other integer) tensor makes it require grad (copy_ checks, and "
+        "does not); the engine "
         "keeps integer tensors out of the graph, as copy_ does.",
-        r"requires_grad False != True \((int64|bool)\)",
+        r"requires_grad False != True \((u?int(8|16|32|64)|bool)\)",
     ),
     KnownDifference(
         "matmul folded and transposed",
