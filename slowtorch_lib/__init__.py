@@ -20,8 +20,13 @@ What is matched with PyTorch, and what is not:
   reproducible stream, not PyTorch's); the devices (the CPU only: ``cuda``
   can be named, and putting a tensor there raises as PyTorch does on a
   machine without a GPU; ``torch.cuda.is_available()`` is False); dtypes
-  other than float32, float64, int64 and bool; the C++ internals (hooks
-  on storages, dispatch keys, ``torch.compile``).
+  other than the ten of ``_dtype`` (float16, bfloat16, float32, float64,
+  uint8, int8, int16, int32, int64, bool: no complex, float8 or wider
+  unsigned types); the last bit or two of float16 and bfloat16 results
+  that PyTorch computes in one fused float32 kernel and the engine in
+  several steps (``log_softmax``, most backward rules); what memory
+  PyTorch leaves uninitialised (``torch.Tensor(2, 3)`` is zeros here);
+  the C++ internals (hooks on storages, dispatch keys, ``torch.compile``).
 * NumPy is optional: it is imported only by the functions that exchange
   data with it (``from_numpy``, ``Tensor.numpy``, ``numpy.array(t)``),
   which raise ``RuntimeError: Numpy is not available`` without it.
@@ -57,20 +62,33 @@ from slowtorch_lib import (
 from slowtorch_lib import _rng as random
 from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
-    bool_ as bool,
-)
-from slowtorch_lib._dtype import (
+    bfloat16,
     can_cast,
     double,
     dtype,
+    finfo,
     float,
+    float16,
     float32,
     float64,
     get_default_dtype,
+    half,
+    iinfo,
+    int8,
+    int16,
+    int32,
     int64,
     long,
     promote_types,
     set_default_dtype,
+    short,
+    uint8,
+)
+from slowtorch_lib._dtype import (
+    bool_ as bool,
+)
+from slowtorch_lib._dtype import (
+    int_ as int,
 )
 from slowtorch_lib._rng import *  # noqa: F403
 from slowtorch_lib._strides import broadcast_shapes
@@ -155,6 +173,7 @@ __all__ = [
     "Size",
     "Tensor",
     "autograd",
+    "bfloat16",
     "bool",
     "broadcast_shapes",
     "can_cast",
@@ -163,10 +182,18 @@ __all__ = [
     "double",
     "dtype",
     "enable_grad",
+    "finfo",
     "float",
+    "float16",
     "float32",
     "float64",
     "get_default_dtype",
+    "half",
+    "iinfo",
+    "int",
+    "int8",
+    "int16",
+    "int32",
     "int64",
     "inference_mode",
     "is_grad_enabled",
@@ -177,6 +204,8 @@ __all__ = [
     "random",
     "set_default_dtype",
     "set_grad_enabled",
+    "short",
+    "uint8",
     *_creation.__all__,
     *_rng.__all__,
     *bitwise.__all__,

@@ -31,7 +31,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import Scalar, dtype
 from slowtorch_lib._kernels import contiguous_values
-from slowtorch_lib._storage import Storage
+from slowtorch_lib._storage import Storage, stored_array
 from slowtorch_lib._strides import (
     contiguous_strides,
     normalize_dim,
@@ -273,11 +273,17 @@ class Tensor:
     _one_of_many: str | None  # for one of split()'s views: which one
     _inference: bool  # made in inference mode (or a view of such a tensor)
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """The legacy constructor: ``Tensor([1, 2])``, ``Tensor(2, 3)``.
+
+        It makes a tensor of the default dtype; see
+        :func:`slowtorch_lib._creation.legacy_new`. Prefer ``tensor(data)``
+        and ``zeros(sizes)``, which say what they make.
+        """
+        return _creation.legacy_new(None, args, kwargs)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(
-            "Make tensors with slowtorch_lib.tensor(data), zeros(...), ones(...) "
-            "and the other creation functions, not with Tensor(...)."
-        )
+        pass  # everything happened in __new__
 
     @classmethod
     def _make(
@@ -373,9 +379,23 @@ class Tensor:
     def is_cuda(self) -> bool:
         return False
 
-    def type(self) -> str:
-        """The legacy type name, such as ``'torch.FloatTensor'``."""
-        return self.dtype.legacy_type_name
+    def type(self, dtype: Any = None, non_blocking: builtins.bool = False) -> Any:
+        """The legacy type name, ``'torch.FloatTensor'``, or with an argument
+        the tensor converted to that type.
+
+        ``dtype`` may be a dtype, a legacy class (``torch.IntTensor``) or
+        its name (``'torch.IntTensor'``).
+
+        Raises:
+            ValueError: For a name that is no legacy type.
+        """
+        if dtype is None:
+            return self.dtype.legacy_type_name
+        if isinstance(dtype, str):
+            dtype = _dtype_of_legacy_name(dtype)
+        elif isinstance(dtype, type):  # torch.IntTensor and its kin
+            dtype = _dtype_of_legacy_name(f"torch.{dtype.__name__}")
+        return self.to(dtype)
 
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating-point type."""
@@ -702,8 +722,10 @@ class Tensor:
         data = storage.data
         if storage.dtype is dtypes.bool_:
             values = [builtins.bool(v) for v in values]
-        elif storage.dtype is dtypes.int64:
+        elif not storage.dtype.is_floating_point:
             values = [builtins.int(v) for v in values]
+        if storage.dtype.narrow:  # rounded or wrapped as the storage stores it
+            values = stored_array(values, storage.dtype).tolist()
         if self.is_contiguous():
             start = self._offset
             data[start : start + len(values)] = array(data.typecode, values)
@@ -1332,6 +1354,12 @@ class Tensor:
     def bool(self) -> Tensor:
         return self.to(dtypes.bool_)
 
+    def half(self) -> Tensor:
+        return self.to(dtypes.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(dtypes.bfloat16)
+
     def cpu(self) -> Tensor:
         return self
 
@@ -1835,12 +1863,40 @@ class Tensor:
         """0 or 1 for each element, 1 with the element's probability (or ``p``)."""
         return _rng.bernoulli(self, p, generator=generator)
 
+    # ------------------------------------------------------------------
+    # Casts named after C types. They come last: a method named ``int``
+    # hides the built-in ``int`` from the annotations written after it.
+    # ------------------------------------------------------------------
+
+    def int(self) -> Tensor:
+        return self.to(dtypes.int32)
+
+    def short(self) -> Tensor:
+        return self.to(dtypes.int16)
+
+    def char(self) -> Tensor:
+        return self.to(dtypes.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(dtypes.uint8)
+
+
+def _dtype_of_legacy_name(name: str) -> dtype:
+    """The dtype whose legacy class is called ``name`` (``'torch.IntTensor'``)."""
+    if name.startswith("torch.cuda."):
+        check_device("cuda")
+    for d in dtypes.ALL_DTYPES:
+        if d.legacy_type_name == name:
+            return d
+    raise ValueError(f"invalid type: {name!r}")
+
 
 def from_values(values: Sequence[Any], shape: tuple[int, ...], d: dtype) -> Tensor:
     """A new contiguous tensor holding ``values`` (row-major) with this shape.
 
     The storage converts each value to the dtype: floats are rounded to
-    float32 by ``array('f')``; bools are stored as 0 and 1.
+    float32 by ``array('f')`` (and further to float16 or bfloat16), integers
+    wrap into a narrow type's range; bools are stored as 0 and 1.
     """
     if d is dtypes.bool_:
         values = [builtins.bool(v) for v in values]

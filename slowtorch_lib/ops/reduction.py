@@ -16,6 +16,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_values, ieee_div, ieee_sqrt, reduced_shape
+from slowtorch_lib._storage import stored_array
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
 from slowtorch_lib._tensor_kernels import reduction_groups
@@ -313,6 +314,17 @@ def _others_product(x: Tensor, dims: tuple[int, ...]) -> Tensor:
     return permuted.permute(inverse).contiguous() if x.dim() else permuted
 
 
+def _product(group: Sequence[Any], d: dtype) -> Any:
+    """The product of ``group``; for float16 and bfloat16, rounded to the
+    dtype after every multiplication, as PyTorch multiplies them."""
+    if not (d.is_floating_point and d.narrow):
+        return math.prod(group)
+    product = 1.0
+    for value in group:
+        product = stored_array([product * value], d)[0]
+    return product
+
+
 class Prod(Function):
     r"""The product along one dimension.
 
@@ -330,7 +342,7 @@ class Prod(Function):
     ) -> Tensor:
         ctx.dims, ctx.keepdim = dims, keepdim
         out_dtype = _sum_type(x.dtype)
-        products = [math.prod(g) for g in reduction_groups(x, dims)]
+        products = [_product(g, x.dtype) for g in reduction_groups(x, dims)]
         result = from_values(
             products, reduced_shape(x._shape, dims, keepdim), out_dtype
         )
@@ -821,7 +833,8 @@ def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where every element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
     values = [builtins.all(g) for g in reduction_groups(input, dims)]
-    return from_values(values, reduced_shape(input._shape, dims, keepdim), dtypes.bool_)
+    shape = reduced_shape(input._shape, dims, keepdim)
+    return from_values(values, shape, _logical_type(input.dtype))
 
 
 @keepdims_alias
@@ -829,4 +842,11 @@ def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where some element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
     values = [builtins.any(g) for g in reduction_groups(input, dims)]
-    return from_values(values, reduced_shape(input._shape, dims, keepdim), dtypes.bool_)
+    shape = reduced_shape(input._shape, dims, keepdim)
+    return from_values(values, shape, _logical_type(input.dtype))
+
+
+def _logical_type(d: dtype) -> dtype:
+    """bool, except for uint8, which ``all`` and ``any`` keep (as PyTorch
+    does, from the days before it had a bool dtype)."""
+    return dtypes.uint8 if d is dtypes.uint8 else dtypes.bool_

@@ -75,7 +75,7 @@ def run(torch: Any) -> dict[str, Any]:
                 X, y = X.to(device), y.to(device)
                 pred = model(X)
                 test_loss += loss_fn(pred, y).item()
-                correct += (pred.argmax(1) == y).float().sum().item()
+                correct += (pred.argmax(1) == y).type(torch.float).sum().item()
         return test_loss / num_batches, correct / size
 
     losses = []
