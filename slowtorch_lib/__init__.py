@@ -120,6 +120,7 @@ from slowtorch_lib.ops import (
     scan,
     selecting,
     sorting,
+    trigonometry,
     views,
 )
 from slowtorch_lib.ops.bitwise import *  # noqa: F403
@@ -138,6 +139,7 @@ from slowtorch_lib.ops.rounding import *  # noqa: F403
 from slowtorch_lib.ops.scan import *  # noqa: F403
 from slowtorch_lib.ops.selecting import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
+from slowtorch_lib.ops.trigonometry import *  # noqa: F403
 from slowtorch_lib.ops.views import *  # noqa: F403
 from slowtorch_lib.serialization import load, save
 
@@ -152,6 +154,7 @@ _tensor.bind_ops(
     selecting=selecting,
     rounding=rounding,
     pointwise=pointwise,
+    trigonometry=trigonometry,
     copying=copying,
     bitwise=bitwise,
     fused=fused,
@@ -224,6 +227,7 @@ __all__ = [
     *scan.__all__,
     *selecting.__all__,
     *sorting.__all__,
+    *trigonometry.__all__,
     *views.__all__,
     "load",
     "nn",

@@ -76,6 +76,28 @@ def ieee_sqrt(x: float) -> float:
     return math.sqrt(x) if x >= 0 else nan
 
 
+def ieee_function(function: Callable[[float], float]) -> Callable[[float], float]:
+    """``function`` giving IEEE's answer where ``math`` raises: ``nan`` for a
+    domain error (``-inf`` for a logarithm at 0) and ``inf`` on overflow."""
+
+    def careful(x: float) -> float:
+        try:
+            return function(x)
+        except ValueError:
+            return _nan_or_log_pole(function, x)
+        except OverflowError:
+            return math.copysign(math.inf, x) if function is math.sinh else math.inf
+
+    return careful
+
+
+def _nan_or_log_pole(function: Callable[[float], float], x: float) -> float:
+    """A logarithm's ``-inf`` at 0; ``nan`` for any other domain error."""
+    if x == 0 and function in (math.log10, math.log2):
+        return -math.inf
+    return math.nan
+
+
 def ieee_pow(base: float, exponent: float) -> float:
     """``base ** exponent`` with IEEE results where Python raises."""
     try:

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import scan as _scan
     from slowtorch_lib.ops import selecting as _selecting
     from slowtorch_lib.ops import sorting as _sorting
+    from slowtorch_lib.ops import trigonometry as _trigonometry
     from slowtorch_lib.ops import views as _views
 
 __all__ = [
@@ -1107,12 +1108,6 @@ class Tensor:
     def sqrt(self) -> Tensor:
         return _pointwise.sqrt(self)
 
-    def sin(self) -> Tensor:
-        return _pointwise.sin(self)
-
-    def cos(self) -> Tensor:
-        return _pointwise.cos(self)
-
     def tanh(self) -> Tensor:
         return _pointwise.tanh(self)
 
@@ -1231,50 +1226,8 @@ class Tensor:
     def expm1_(self) -> Tensor:
         return self._inplace(_pointwise.expm1)
 
-    def tan(self) -> Tensor:
-        return _pointwise.tan(self)
-
-    def tan_(self) -> Tensor:
-        return self._inplace(_pointwise.tan)
-
-    def sinh(self) -> Tensor:
-        return _pointwise.sinh(self)
-
-    def sinh_(self) -> Tensor:
-        return self._inplace(_pointwise.sinh)
-
-    def cosh(self) -> Tensor:
-        return _pointwise.cosh(self)
-
-    def cosh_(self) -> Tensor:
-        return self._inplace(_pointwise.cosh)
-
-    def asin(self) -> Tensor:
-        return _pointwise.asin(self)
-
-    def asin_(self) -> Tensor:
-        return self._inplace(_pointwise.asin)
-
-    def acos(self) -> Tensor:
-        return _pointwise.acos(self)
-
-    def acos_(self) -> Tensor:
-        return self._inplace(_pointwise.acos)
-
-    def atan(self) -> Tensor:
-        return _pointwise.atan(self)
-
-    def atan_(self) -> Tensor:
-        return self._inplace(_pointwise.atan)
-
     def log_(self) -> Tensor:
         return self._inplace(_pointwise.log)
-
-    def sin_(self) -> Tensor:
-        return self._inplace(_pointwise.sin)
-
-    def cos_(self) -> Tensor:
-        return self._inplace(_pointwise.cos)
 
     def tanh_(self) -> Tensor:
         return self._inplace(_pointwise.tanh)
@@ -1294,29 +1247,81 @@ class Tensor:
     def abs_(self) -> Tensor:
         return self._inplace(_pointwise.abs)
 
+    # ------------------------------------------------------------------
+    # Trigonometry (ops/trigonometry.py)
+    # ------------------------------------------------------------------
+
+    def sin(self) -> Tensor:
+        return _trigonometry.sin(self)
+
+    def sin_(self) -> Tensor:
+        return self._inplace(_trigonometry.sin)
+
+    def cos(self) -> Tensor:
+        return _trigonometry.cos(self)
+
+    def cos_(self) -> Tensor:
+        return self._inplace(_trigonometry.cos)
+
+    def tan(self) -> Tensor:
+        return _trigonometry.tan(self)
+
+    def tan_(self) -> Tensor:
+        return self._inplace(_trigonometry.tan)
+
+    def sinh(self) -> Tensor:
+        return _trigonometry.sinh(self)
+
+    def sinh_(self) -> Tensor:
+        return self._inplace(_trigonometry.sinh)
+
+    def cosh(self) -> Tensor:
+        return _trigonometry.cosh(self)
+
+    def cosh_(self) -> Tensor:
+        return self._inplace(_trigonometry.cosh)
+
+    def asin(self) -> Tensor:
+        return _trigonometry.asin(self)
+
+    def asin_(self) -> Tensor:
+        return self._inplace(_trigonometry.asin)
+
     def arcsin(self) -> Tensor:
-        return _pointwise.asin(self)
+        return _trigonometry.asin(self)
+
+    def acos(self) -> Tensor:
+        return _trigonometry.acos(self)
+
+    def acos_(self) -> Tensor:
+        return self._inplace(_trigonometry.acos)
 
     def arccos(self) -> Tensor:
-        return _pointwise.acos(self)
+        return _trigonometry.acos(self)
+
+    def atan(self) -> Tensor:
+        return _trigonometry.atan(self)
+
+    def atan_(self) -> Tensor:
+        return self._inplace(_trigonometry.atan)
 
     def arctan(self) -> Tensor:
-        return _pointwise.atan(self)
+        return _trigonometry.atan(self)
 
     def atan2(self, other: Tensor) -> Tensor:
-        return _pointwise.atan2(self, other)
+        return _trigonometry.atan2(self, other)
 
     def atan2_(self, other: Tensor) -> Tensor:
-        return self._inplace(_pointwise.atan2, other)
+        return self._inplace(_trigonometry.atan2, other)
 
     def arctan2(self, other: Tensor) -> Tensor:
-        return _pointwise.atan2(self, other)
+        return _trigonometry.atan2(self, other)
 
     def hypot(self, other: Tensor) -> Tensor:
-        return _pointwise.hypot(self, other)
+        return _trigonometry.hypot(self, other)
 
     def hypot_(self, other: Tensor) -> Tensor:
-        return self._inplace(_pointwise.hypot, other)
+        return self._inplace(_trigonometry.hypot, other)
 
     # ------------------------------------------------------------------
     # Copies, casts and fills (ops/copying.py)
@@ -1949,6 +1954,7 @@ def bind_ops(
     selecting: ModuleType,
     rounding: ModuleType,
     pointwise: ModuleType,
+    trigonometry: ModuleType,
     copying: ModuleType,
     bitwise: ModuleType,
     fused: ModuleType,
@@ -1982,14 +1988,14 @@ def bind_ops(
     global _creation, _printing, _engine, _history
     global _common, _comparison, _selecting, _rounding, _pointwise, _copying
     global _bitwise, _fused, _reduction, _views, _gather_scatter, _indexing
-    global _rearrange, _sorting, _scan, _linalg, _rng, _histograms
+    global _rearrange, _sorting, _scan, _linalg, _rng, _histograms, _trigonometry
     _creation, _printing, _engine, _history = creation, printing, engine, history
     _common, _comparison, _selecting = common, comparison, selecting
     _rounding, _pointwise, _copying = rounding, pointwise, copying
     _bitwise, _fused, _reduction, _views = bitwise, fused, reduction, views
     _gather_scatter, _indexing, _rearrange = gather_scatter, indexing, rearrange
     _sorting, _scan, _linalg, _rng = sorting, scan, linalg, rng
-    _histograms = histograms
+    _histograms, _trigonometry = histograms, trigonometry
 
 
 def numpy_module() -> ModuleType:
