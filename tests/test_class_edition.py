@@ -233,7 +233,6 @@ KNOWN = {
     # Module.zero_grad repeats Optimizer.zero_grad's loop.
     ("Module.zero_grad", "4.3"),
     # The other optimisers' _update share Adam's bookkeeping (state, maximize).
-    ("Adagrad._update", "4.5"),
     ("RMSprop._update", "4.5"),
     # nll_loss's _check_nll checks a class weight with cross_entropy's words.
     ("_check_nll", "3.6"),

@@ -849,6 +849,83 @@ TRAIN = [
     ),
 ]
 
+# --- Adagrad, the whole optimiser ---------------------------------------------------
+
+
+def fresh_state(torch: Any) -> Any:
+    """The state before any step: Adagrad makes it when it is built."""
+    p = torch.tensor(START, requires_grad=True)
+    optimizer = torch.optim.Adagrad([p], lr=0.1, initial_accumulator_value=0.5)
+    return optimizer.state_dict()
+
+
+def refused(**settings: Any) -> Any:
+    """Whether a setting is refused, and the parameter left alone."""
+
+    def run(torch: Any) -> Any:
+        p = torch.tensor(START, requires_grad=True)
+        try:
+            torch.optim.Adagrad([p], **settings)
+        except ValueError:
+            return {"raised": "ValueError", "p": p}
+        return {"raised": None, "p": p}
+
+    return run
+
+
+def added_group(torch: Any) -> Any:
+    """A group added after construction gets its state at its first step."""
+    p = torch.tensor(START, requires_grad=True)
+    q = torch.tensor(SECOND, requires_grad=True)
+    optimizer = torch.optim.Adagrad([p], lr=0.1)
+    optimizer.add_param_group({"params": [q], "lr": 0.3})
+    train_steps(optimizer, [p, q], 4, torch)
+    return {"p": p, "q": q, "state": optimizer.state_dict()["state"]}
+
+
+ADAGRAD = [
+    Case("Adagrad(lr=0.1): 6 steps", trajectory("Adagrad", lr=0.1)),
+    Case("Adagrad(lr=0.1, lr_decay=0.5)", trajectory("Adagrad", lr=0.1, lr_decay=0.5)),
+    Case(
+        "Adagrad(lr=0.1, weight_decay=0.5)",
+        trajectory("Adagrad", lr=0.1, weight_decay=0.5),
+    ),
+    Case(
+        "Adagrad(lr=0.2, initial_accumulator_value=1.0)",
+        trajectory("Adagrad", lr=0.2, initial_accumulator_value=1.0),
+    ),
+    Case("Adagrad(lr=0.1, eps=0.5)", trajectory("Adagrad", lr=0.1, eps=0.5)),
+    Case(
+        "Adagrad(lr=0.1, maximize=True)",
+        trajectory("Adagrad", 3, lr=0.1, maximize=True),
+    ),
+    Case(
+        "two groups: Adagrad {lr: 0.5, lr_decay: 0.1} and the defaults lr=0.1",
+        two_groups("Adagrad", {"lr": 0.5, "lr_decay": 0.1}, {"lr": 0.1}),
+    ),
+    Case("Adagrad: state_dict() before any step", fresh_state),
+    Case(
+        "Adagrad(lr=0.1): state_dict()['state'] after 3 steps",
+        saved_state("Adagrad", lr=0.1),
+    ),
+    Case(
+        "Adagrad(lr=0.1): 3 steps, load_state_dict, 3 more",
+        resumed("Adagrad", lr=0.1),
+    ),
+    Case(
+        "Adagrad(lr=0.1): a parameter without a gradient",
+        without_grad("Adagrad", lr=0.1),
+    ),
+    Case("Adagrad(lr=-0.1)", refused(lr=-0.1)),
+    Case("Adagrad(eps=-1e-3)", refused(eps=-1e-3)),
+    Case("Adagrad(lr_decay=-1.0)", refused(lr_decay=-1.0)),
+    Case(
+        "add_param_group({'params': [q], 'lr': 0.3}) after construction",
+        added_group,
+        convention="a group added later gets its state at its first step",
+    ),
+]
+
 # --- the exercises ----------------------------------------------------------------
 
 EXERCISES = {
@@ -1021,5 +1098,25 @@ EXERCISES = {
         target="course.checks.ch04.Loop.train",
         forbidden=("reference_train",),
         what="trainings",
+    ),
+    "4.11": Exercise(
+        "4.11",
+        "build: Adagrad",
+        "Adagrad",
+        "piece",
+        ADAGRAD,
+        [
+            "Three parts: check and collect the settings, hand them to the base "
+            "class as defaults, then make every parameter's state at once.",
+            "The state of a parameter is a step counter (a float32 0-d tensor) and "
+            "the running sum of its squared gradients, which starts at "
+            "initial_accumulator_value; _update may meet a parameter with no state "
+            "yet (a group added later).",
+            "In _update, apply maximize and weight decay to the gradient first, then "
+            "the decayed rate for this step; update the sum and the parameter in "
+            "place (addcmul_, addcdiv_), with eps added after the square root.",
+        ],
+        target="slowtorch_lib.optim.adagrad.Adagrad",
+        what="optimiser runs",
     ),
 }

@@ -84,6 +84,20 @@ CASES = {
             one_pass(6, replacement=True, num_samples=4),
         ),
     ],
+    "4.11": [
+        Case(
+            "Adagrad(lr=0.05, lr_decay=0.2, weight_decay=0.1), 8 steps",
+            trajectory("Adagrad", 8, lr=0.05, lr_decay=0.2, weight_decay=0.1),
+        ),
+        Case(
+            "Adagrad(lr=0.3, initial_accumulator_value=0.2): resumed",
+            resumed("Adagrad", lr=0.3, initial_accumulator_value=0.2),
+        ),
+        Case(
+            "two groups: Adagrad {eps: 0.1} and lr=0.2",
+            two_groups("Adagrad", {"eps": 0.1}, {"lr": 0.2}),
+        ),
+    ],
     "4.10": [
         Case("a straight line: 2 epochs, batches of 12", regression(2, 12)),
         Case("three blobs, 2-16-3, 4 epochs", classifier(BLOBS, [2, 16, 3], 4, 0.9)),

@@ -434,3 +434,122 @@ def train(model, loss_fn, optimizer, loader, epochs):
 
 # %% tags=["check-4.10"]
 check("4.10", train)
+
+# %% [markdown]
+# ## Exercise 4.11 (build): Adagrad, the whole optimiser
+#
+# Until now you wrote one method inside an optimiser that was already there.
+# This time write the class `Adagrad(torch.optim.Optimizer)` whole: its
+# settings, its per-parameter memory and its update. The check makes it
+# `torch.optim.Adagrad` everywhere and compares parameters and saved states
+# with PyTorch's.
+#
+# **The maths.** Adagrad (Duchi, Hazan and Singer, 2011) gives every element
+# of a parameter its own step size: the learning rate divided by the root of
+# the sum of all the squared gradients that element has seen. At step
+# $t = 1, 2, \dots$, with gradient $g_t$ (negated under `maximize`) and
+# $\lambda$ the weight decay:
+#
+# $$g_t \leftarrow g_t + \lambda\,\theta_{t-1}, \qquad
+#   \eta_t = \frac{\text{lr}}{1 + (t - 1)\,\text{lr\_decay}}, \qquad
+#   s_t = s_{t-1} + g_t^2, \qquad
+#   \theta_t = \theta_{t-1} - \eta_t\,\frac{g_t}{\sqrt{s_t} + \varepsilon}$$
+#
+# with $s_0$ filled with `initial_accumulator_value`.
+#
+# **The contract.**
+# - `Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0,
+#   initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
+#   differentiable=False, fused=None)`. A negative `lr`, `lr_decay`,
+#   `weight_decay`, `initial_accumulator_value` or `eps` raises `ValueError`
+#   before anything is made.
+# - Every setting is a default of the base class (`Optimizer.__init__(params,
+#   defaults)`), so that each parameter group can override it and
+#   `state_dict()` saves it.
+# - Unlike Adam, Adagrad makes each parameter's state **when it is built**,
+#   not at the first step: `state["step"]`, a float32 0-d tensor counting the
+#   steps, and `state["sum"]`, $s$, shaped like the parameter. A group added
+#   later, or a state loaded by `load_state_dict`, must still work.
+# - `_update(param, grad, state, group)` is called by `Optimizer.step` with
+#   autograd off, for each parameter that has a gradient; it changes `param`
+#   and the state in place.
+
+
+# %% tags=["exercise-4.11"]
+class Adagrad(torch.optim.Optimizer):
+    """Adagrad: each element's step shrinks with the gradients it has seen."""
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lr_decay=0,
+        weight_decay=0,
+        initial_accumulator_value=0,
+        eps=1e-10,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        fused=None,
+    ):
+        # BEGIN SOLUTION
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if lr_decay < 0.0:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if initial_accumulator_value < 0.0:
+            raise ValueError(
+                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
+            )
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = {
+            "lr": lr,
+            "lr_decay": lr_decay,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "initial_accumulator_value": initial_accumulator_value,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        super().__init__(params, defaults)
+        # Adagrad makes its state at once, as PyTorch's does.
+        for group in self.param_groups:
+            for param in group["params"]:
+                self._init_state(param, group)
+        # END SOLUTION
+
+    def _init_state(self, param, group):
+        """Makes the state of ``param`` (``step`` and ``sum``) if it has none."""
+        # BEGIN SOLUTION
+        state = self.state[param]
+        if not state:
+            state["step"] = torch.tensor(0.0)
+            state["sum"] = torch.full_like(param, group["initial_accumulator_value"])
+        # END SOLUTION
+
+    def _update(self, param, grad, state, group):
+        """One Adagrad step of ``param``, in place."""
+        # BEGIN SOLUTION
+        if not state:
+            self._init_state(param, group)
+        if group["maximize"]:
+            grad = -grad
+        state["step"] += 1
+        step = state["step"].item()
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        state["sum"].addcmul_(grad, grad, value=1)
+        std = state["sum"].sqrt().add_(group["eps"])
+        param.addcdiv_(grad, std, value=-clr)
+        # END SOLUTION
+
+
+# %% tags=["check-4.11"]
+check("4.11", Adagrad)
