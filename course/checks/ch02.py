@@ -8,6 +8,7 @@ in place of the engine's own.
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import Any
 
 from course.checking import Case, Exercise
@@ -444,6 +445,115 @@ TOPOLOGICAL = [
     Case("a chain of 3000 multiplications", long_chain),
 ]
 
+# --- gradcheck ------------------------------------------------------------------
+
+
+def custom(torch: Any, slip: float) -> Any:
+    """A Function for x ** 3 whose backward is off by ``slip`` times x."""
+
+    class Cube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx: Any, grad_output: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return grad_output * (3 * x * x + slip * x)
+
+    return Cube.apply
+
+
+def double(*values: Any) -> Any:
+    return lambda torch: [
+        torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values
+    ]
+
+
+def checked(make: Any, inputs: Any, as_tuple: bool = True, **options: Any) -> Any:
+    """``gradcheck(make(torch), inputs(torch), **options)``: its result, or the
+    exception's type, and the number of UserWarnings it gave."""
+
+    def run(torch: Any) -> Any:
+        args = inputs(torch)
+        given = tuple(args) if as_tuple else args[0]
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                result: Any = torch.autograd.gradcheck(make(torch), given, **options)
+            except Exception as error:  # noqa: BLE001  (the outcome)
+                result = {"raised": type(error).__name__}
+        warned = sum(issubclass(w.category, UserWarning) for w in seen)
+        return {"result": result, "warnings": warned}
+
+    return run
+
+
+def product_of(torch: Any) -> Any:
+    return lambda a, b: (a * b).tanh()
+
+
+GRADCHECK = [
+    Case(
+        "gradcheck(lambda a, b: (a * b).tanh(), (a, b)), float64",
+        checked(product_of, double([0.5, -1.0, 2.0], [1.5, 0.25, -0.5])),
+    ),
+    Case(
+        "gradcheck(Cube.apply, x) with a right backward",
+        checked(lambda t: custom(t, 0.0), double([0.5, -1.0, 2.0]), as_tuple=False),
+    ),
+    Case(
+        "gradcheck(Cube.apply, (x,)) with a wrong backward",
+        checked(lambda t: custom(t, 1.0), double([0.5, -1.0, 2.0])),
+    ),
+    Case(
+        "the wrong backward, raise_exception=False",
+        checked(
+            lambda t: custom(t, 1.0), double([0.5, -1.0, 2.0]), raise_exception=False
+        ),
+    ),
+    Case(
+        "a wrong backward that is right at x = 0",
+        checked(lambda t: custom(t, 1.0), double([0.0, 0.0])),
+    ),
+    Case(
+        "one input that does not require grad",
+        checked(
+            lambda t: lambda a, c: a.exp() * c,
+            lambda t: [
+                t.tensor([0.5, 1.0], dtype=t.float64, requires_grad=True),
+                t.tensor([2.0, -3.0], dtype=t.float64),
+            ],
+        ),
+    ),
+    Case(
+        "no input requires grad",
+        checked(
+            lambda t: lambda a: a.exp(),
+            lambda t: [t.tensor([0.5, 1.0], dtype=t.float64)],
+        ),
+    ),
+    Case(
+        "two outputs: (a.exp(), a * b)",
+        checked(
+            lambda t: lambda a, b: (a.exp(), a * b),
+            double([0.5, -1.0], [2.0, 3.0]),
+        ),
+    ),
+    Case(
+        "float32 inputs, with atol=1e-2 and rtol=1e-2",
+        checked(
+            lambda t: lambda a: a * a,
+            lambda t: [t.tensor([0.5, 2.0], requires_grad=True)],
+            eps=1e-3,
+            atol=1e-2,
+            rtol=1e-2,
+        ),
+        convention="a float32 input gives a UserWarning; the check goes on",
+    ),
+]
+
 # --- the exercises --------------------------------------------------------------
 
 EXERCISES = {
@@ -587,5 +697,22 @@ EXERCISES = {
         ],
         target="slowtorch_lib.autograd.engine.topological_order",
         what="backward passes",
+    ),
+    "2.10": Exercise(
+        "2.10",
+        "build: gradcheck",
+        "gradcheck",
+        "piece",
+        GRADCHECK,
+        [
+            "Three parts: find the inputs to check (and refuse or warn), compute "
+            "both Jacobians, then compare them element by element.",
+            "numerical_jacobian and analytical_jacobian return the same nested "
+            "layout: output, then input, then rows, then columns.",
+            "Two numbers agree when |a - n| <= atol + rtol * |n|; stop at the first "
+            "that does not, raising GradcheckError or returning False.",
+        ],
+        target="slowtorch_lib.autograd.gradcheck.gradcheck",
+        what="gradient checks",
     ),
 }

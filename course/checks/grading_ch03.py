@@ -40,7 +40,7 @@ def wrapped(torch: Any) -> Any:
 CASES = {
     "3.11": [
         Case(
-            "from_pretrained(T, freeze=False, padding_idx=-1)(tensor([4, 0, 4]))",
+            "Embedding(5, 2, _weight=T, padding_idx=-1)(tensor([4, 0, 4]))",
             looked_up([4, 0, 4], padding_idx=-1),
         ),
         Case("Embedding(4, 3, padding_idx=-4): the padding row", padding_row(-4)),
