@@ -8,6 +8,7 @@ in place of the engine's own.
 from __future__ import annotations
 
 import sys
+import time
 import warnings
 from typing import Any
 
@@ -391,13 +392,62 @@ def shared(torch: Any) -> Any:
     return x.grad
 
 
-def long_chain(torch: Any) -> Any:
-    x = torch.tensor([1.0], requires_grad=True)
-    y = x
-    for _ in range(3000):
-        y = y * 1.0001
-    y.backward()
-    return x.grad
+DEEP = 10_000  # nodes in a chain: ten times what Python's recursion allows
+WIDE = 20_000  # nodes side by side
+ORDER_BUDGET = 0.5  # CPU seconds for one topological_order of WIDE nodes
+
+
+def deep_chain(depth: int) -> Any:
+    """A chain of ``depth`` multiplications. A sort that calls itself once
+    per node cannot reach its far end: the case says so."""
+
+    def run(torch: Any) -> Any:
+        x = torch.tensor([1.0], requires_grad=True)
+        y = x
+        for _ in range(depth):
+            y = y * 1.0001
+        try:
+            y.backward()
+        except RecursionError:
+            return (
+                f"RecursionError: a chain of {depth} nodes is deeper than Python's "
+                "recursion allows; keep your own stack instead of calling yourself"
+            )
+        return x.grad
+
+    return run
+
+
+def wide_graph(width: int, balanced: bool = False) -> Any:
+    """``width`` products of the same leaf, added up (in one ``stack``, or in
+    a balanced tree of additions). Under the engine the case first times the
+    topological order alone, in CPU time (``time.process_time``: the time
+    this process computed, which other processes running at once do not
+    inflate), and reports a sort slower than ``ORDER_BUDGET``. A sort in
+    linear time takes about 0.02 s here; one that searches a list for each
+    node it meets takes seconds."""
+
+    def run(torch: Any) -> Any:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        parts = [x * float(k % 7) for k in range(width)]
+        while balanced and len(parts) > 1:
+            pairs = zip(parts[0::2], parts[1::2])
+            parts = [a + b for a, b in pairs] + parts[len(parts) // 2 * 2 :]
+        total = parts[0].sum() if balanced else torch.stack(parts).sum()
+        engine = sys.modules.get("slowtorch_lib.autograd.engine")
+        if torch.__name__ != "torch" and engine is not None:
+            start = time.process_time()
+            engine.topological_order([total.grad_fn])
+            spent = time.process_time() - start
+            if spent > ORDER_BUDGET:
+                return (
+                    f"too slow: over {ORDER_BUDGET} s of CPU time to sort {width} "
+                    "nodes; remember the nodes seen in a set, not a list"
+                )
+        total.backward()
+        return x.grad
+
+    return run
 
 
 def two_outputs(torch: Any) -> Any:
@@ -442,7 +492,8 @@ TOPOLOGICAL = [
     Case("torch.autograd.grad to a non-leaf", partial_grad),
     Case("a small tanh layer with w used twice", matrix_model),
     Case("create_graph=True, then backward of the gradient", double_backward),
-    Case("a chain of 3000 multiplications", long_chain),
+    Case(f"a chain of {DEEP} multiplications", deep_chain(DEEP)),
+    Case(f"{WIDE} products of x, stacked and summed", wide_graph(WIDE)),
 ]
 
 # --- gradcheck ------------------------------------------------------------------
@@ -693,7 +744,8 @@ EXERCISES = {
             "A depth-first search appends a node after all its next functions: "
             "reversed, that list is the order.",
             "Python's recursion stops near 1000 calls: keep your own stack of "
-            "(node, iterator over its children).",
+            "(node, iterator over its children), and remember the nodes seen in a "
+            "set (searching a list costs more at each node).",
         ],
         target="slowtorch_lib.autograd.engine.topological_order",
         what="backward passes",

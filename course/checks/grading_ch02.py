@@ -13,11 +13,13 @@ from course.checks.ch02 import (
     M,
     checked,
     custom,
+    deep_chain,
     double,
     gradients_of,
     grads_only,
     max_dim,
     summed_to,
+    wide_graph,
 )
 
 
@@ -103,5 +105,10 @@ CASES = {
     "2.9": [
         Case("three outputs sharing h", three_roots),
         Case("thirty branches added up", wide),
+        Case("a chain of 12000 multiplications", deep_chain(12_000)),
+        Case(
+            "16384 products of x, added up in a balanced tree",
+            wide_graph(16_384, balanced=True),
+        ),
     ],
 }

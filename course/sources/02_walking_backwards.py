@@ -260,13 +260,20 @@ check("2.8", max_dim_backward)
 # %% [markdown]
 # ## Exercise 2.9: the topological order
 #
-# The backward loop visits the nodes in an order where each node comes before
-# every node it sends gradients to (those in its `next_functions`, a tuple of
-# `(node, output_number)` pairs, where `node` may be `None`). Write
-# `topological_order(roots)`: every node reachable from the nodes in `roots`,
-# each exactly once, in such an order. A graph may be thousands of nodes deep:
-# Python's recursion stops near 1,000 calls. The check runs whole backward
-# passes (several outputs, `autograd.grad`, `create_graph`) with your order.
+# The backward loop may run a node only once every gradient meant for it has
+# arrived, that is after every node that sends it one. Write
+# `topological_order(roots)`: every node reachable from the nodes in `roots`
+# (following `next_functions`, a tuple of `(node, output_number)` pairs, where
+# `node` may be `None`), each exactly once, ordered so that each node comes
+# before every node in its `next_functions`. Such an order exists because the
+# graph has no cycle; your task is to find one for any graph the engine makes.
+#
+# Two limits make this harder than it looks. Graphs are deep: the check
+# differentiates a chain of 10,000 operations, ten times more than Python's
+# recursion allows. And graphs are wide: the check sorts 20,000 nodes and
+# allows half a second of CPU time for it, so the cost of each node must not
+# grow with the size of the graph. The check also runs whole backward passes
+# (several outputs, `autograd.grad`, `create_graph`) with your order.
 
 # %% tags=["exercise-2.9"]
 def topological_order(roots):
