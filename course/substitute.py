@@ -37,8 +37,11 @@ def _owner(target: str) -> tuple[Any, str]:
         loaded = sys.modules.get(".".join(parts[:cut]))
         if loaded is not None:
             owner: Any = loaded
-            for name in parts[cut:-1]:
-                owner = getattr(owner, name)
+            try:
+                for name in parts[cut:-1]:
+                    owner = getattr(owner, name)
+            except AttributeError:
+                break  # a submodule the package does not import: import it
             return owner, parts[-1]
     for cut in range(len(parts) - 1, 0, -1):
         try:

@@ -230,8 +230,6 @@ def definition_at(text: str, number: int) -> str | None:
 KNOWN = {
     # Module._named_members walks parameters and buffers alike.
     ("Module._named_members", "3.7"),
-    # Module.zero_grad repeats Optimizer.zero_grad's loop.
-    ("Module.zero_grad", "4.3"),
     # The other optimisers' _update share Adam's bookkeeping (state, maximize).
     ("RMSprop._update", "4.5"),
     # nll_loss's _check_nll checks a class weight with cross_entropy's words.

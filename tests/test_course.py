@@ -757,13 +757,12 @@ def _no_bias_correction_adam(
     param.sub_(group["lr"] * state["exp_avg"] / root)
 
 
-def _new_zeros(self: Any, set_to_none: bool = True) -> None:
+def _new_zeros(params: Any, set_to_none: bool = True) -> None:
     import slowtorch_lib as torch
 
-    for group in self.param_groups:
-        for param in group["params"]:
-            if param.grad is not None:
-                param.grad = None if set_to_none else torch.zeros_like(param)
+    for param in params:
+        if param.grad is not None:
+            param.grad = None if set_to_none else torch.zeros_like(param)
 
 
 def _per_tensor_clip(

@@ -398,12 +398,24 @@ def module_zero_grad(torch: Any) -> Any:
     return [layer.weight.grad, layer.bias.grad]
 
 
+def module_own_zero_grad(torch: Any) -> Any:
+    """Module.zero_grad, with no optimiser: the same rule."""
+    layer = torch.nn.Linear(2, 1)
+    layer(torch.ones(3, 2)).sum().backward()
+    weight_grad = layer.weight.grad
+    layer.zero_grad(set_to_none=False)
+    kept = [layer.weight.grad, layer.weight.grad is weight_grad]
+    layer.zero_grad()
+    return kept + [layer.weight.grad, layer.bias.grad]
+
+
 ZERO_GRAD = [
     Case("zero_grad(): every .grad", grads_after(None)),
     Case("zero_grad(set_to_none=True)", grads_after(True)),
     Case("zero_grad(set_to_none=False)", grads_after(False)),
     Case("backward, zero_grad(), backward", accumulate_after(True)),
     Case("backward, zero_grad(set_to_none=False), backward", accumulate_after(False)),
+    Case("Module.zero_grad, with and without set_to_none", module_own_zero_grad),
     Case("4 steps of SGD with zero_grad()", training_with(True)),
     Case("4 steps of SGD with zero_grad(set_to_none=False)", training_with(False)),
     Case("Linear(3, 2): zero_grad(set_to_none=False)", module_zero_grad),
@@ -962,19 +974,18 @@ EXERCISES = {
     ),
     "4.3": Exercise(
         "4.3",
-        "Optimizer.zero_grad",
-        "zero_grad",
+        "clear_grads",
+        "clear_grads",
         "piece",
         ZERO_GRAD,
         [
-            "Visit every parameter of every group (self.param_groups, each a dict "
-            "with a 'params' list); skip those whose .grad is None.",
+            "Visit every parameter in params; skip those whose .grad is None.",
             "set_to_none=True sets .grad to None; otherwise fill the existing "
             "tensor with zeros, in place, so it stays the same object.",
             "A gradient made with create_graph=True is part of a graph: detach "
             "it in place (detach_) before zeroing it.",
         ],
-        target="slowtorch_lib.optim.optimizer.Optimizer.zero_grad",
+        target="slowtorch_lib.autograd.function.clear_grads",
         what="uses of zero_grad",
     ),
     "4.4": Exercise(

@@ -98,39 +98,37 @@ answers_4_2 = {
 check("4.2", answers_4_2)
 
 # %% [markdown]
-# ## Exercise 4.3: `Optimizer.zero_grad`
+# ## Exercise 4.3: `clear_grads`, behind every `zero_grad`
 #
-# Write the method `zero_grad(self, set_to_none=True)` of the base class
-# `Optimizer`: it clears the gradient of every parameter of every group
-# (`self.param_groups`, a list of dicts each holding a list under
-# `"params"`). With `set_to_none=True` (the default) a gradient becomes
-# `None`; with `False` it is filled with zeros **in place**, so that `.grad`
-# stays the same tensor. A parameter without a gradient is left alone. The
-# check makes it the `zero_grad` of every optimiser.
+# `Module.zero_grad` and `Optimizer.zero_grad` follow one rule, and the engine
+# keeps it in one function, `clear_grads(params, set_to_none=True)`: both
+# methods pass it their parameters. Write it. With `set_to_none=True` (the
+# default) each gradient becomes `None`; with `False` it is filled with zeros
+# **in place**, so that `.grad` stays the same tensor. A parameter without a
+# gradient is left alone. The check makes it the rule of every `zero_grad`.
 
 
 # %% tags=["exercise-4.3"]
-def zero_grad(self, set_to_none=True):
-    """Clears the gradients of all the optimiser's parameters."""
+def clear_grads(params, set_to_none=True):
+    """Clears the gradients that backward added up."""
     # BEGIN SOLUTION
-    for group in self.param_groups:
-        for param in group["params"]:
-            grad = param.grad
-            if grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-                continue
-            if grad.grad_fn is not None:
-                grad.detach_()
-            else:
-                grad.requires_grad_(False)
-            grad.zero_()
+    for param in params:
+        grad = param.grad
+        if grad is None:
+            continue
+        if set_to_none:
+            param.grad = None
+            continue
+        if grad.grad_fn is not None:
+            grad.detach_()
+        else:
+            grad.requires_grad_(False)
+        grad.zero_()
     # END SOLUTION
 
 
 # %% tags=["check-4.3"]
-check("4.3", zero_grad)
+check("4.3", clear_grads)
 
 # %% [markdown]
 # ## Exercise 4.4: SGD with momentum and Nesterov
