@@ -832,8 +832,9 @@ def reference_train(
                 error.backward()
                 return error
 
-            seen.append(float(optimizer.step(closure)))
-        history.append(sum(seen) / len(seen))
+            seen.append((float(optimizer.step(closure)), len(inputs)))
+        samples = sum(size for _, size in seen)
+        history.append(sum(loss * size for loss, size in seen) / samples)
     return history
 
 
@@ -1104,7 +1105,8 @@ EXERCISES = {
             "step of the five-line loop.",
             "zero_grad, forward, loss, backward, step: in that order, every batch. "
             "Keep each batch's loss as a Python float (loss.item()).",
-            "Return one number per epoch: the mean of that epoch's batch losses.",
+            "A batch's loss is the mean over its samples: weigh it by the batch's "
+            "size, and divide the epoch's total by its number of samples.",
         ],
         target="course.checks.ch04.Loop.train",
         forbidden=("reference_train",),

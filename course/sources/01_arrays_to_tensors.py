@@ -11,10 +11,12 @@
 # its own*, then runs real tensor operations through it and compares them with
 # PyTorch's answers.
 #
-# Run the setup cell first. Each check prints "k of N right", the first cases
-# that went wrong (what ran, what PyTorch gave, what yours gave), and a hint
-# that says a little more each time the check fails. What your code prints
-# stays visible. Keep everything an answer needs inside its cell: the grader
+# Run the setup cell first. Each check prints "k of N right" and a hint that
+# says a little more each time the check fails. For a prediction it lists
+# the items you got wrong, without PyTorch's answer: think again, or ask for
+# the answers with `check("1.1", answers_1_1, reveal=True)`. For a piece of
+# the engine it shows the first cases that went wrong (what ran, what
+# PyTorch gave, what yours gave). What your code prints stays visible. Keep everything an answer needs inside its cell: the grader
 # runs each answer cell on its own.
 
 # %% [markdown]

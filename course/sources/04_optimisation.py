@@ -133,20 +133,28 @@ check("4.3", clear_grads)
 # %% [markdown]
 # ## Exercise 4.4: SGD with momentum and Nesterov
 #
-# Write `SGD._update(self, param, grad, state, group)`. The settings are
-# `group["lr"]`, `"momentum"`, `"dampening"`, `"weight_decay"`, `"nesterov"`
-# and `"maximize"`. The rule, with `g` the gradient:
+# Write `SGD._update(self, param, grad, state, group)`, one step of PyTorch's
+# SGD for one parameter $\theta$ with gradient $g_t$ at step $t$, under the
+# settings of its group: `lr` $\eta$, `momentum` $\mu$, `dampening`
+# $\tau$, `weight_decay` $\lambda$, `nesterov` and `maximize`.
 #
-# - with `maximize`, climb instead: `g = -g`;
-# - weight decay adds an L2 penalty's gradient: `g = g + weight_decay * param`;
-# - with momentum, a buffer remembers past steps: on the first step
-#   `buf = g` (a copy), later `buf = momentum * buf + (1 - dampening) * g`;
-#   then the step goes along `buf`, or, with Nesterov, along
-#   `g + momentum * buf`;
-# - finally `param = param - lr * g` (in place).
+# **The maths.** The objective SGD minimises is the loss plus the L2 penalty
+# $\frac{\lambda}{2}\lVert\theta\rVert^2$ (or, under `maximize`, the
+# loss is climbed: its gradient changes sign). Momentum keeps a velocity
+# $b$, an exponentially weighted sum of the gradients $d_t$ of that
+# objective:
 #
-# Keep the buffer in `state["momentum_buffer"]`, as PyTorch does, so that
-# `state_dict` saves it and `load_state_dict` brings it back.
+# $$b_1 = d_1, \qquad b_t = \mu\, b_{t-1} + (1 - \tau)\, d_t \quad (t > 1),$$
+#
+# and the step is $\theta \leftarrow \theta - \eta\, s_t$, where the
+# direction $s_t$ is $b_t$, or, with Nesterov's look-ahead,
+# $d_t + \mu\, b_t$. Without momentum ($\mu = 0$) there is no velocity
+# and $s_t = d_t$.
+#
+# **The contract.** Change `param` in place. The velocity is what PyTorch
+# keeps in `state["momentum_buffer"]` (a tensor of its own, not a view of
+# the gradient), so that `state_dict` saves it and `load_state_dict` brings
+# it back.
 
 
 # %% tags=["exercise-4.4"]
@@ -179,22 +187,31 @@ check("4.4", sgd_update)
 # ## Exercise 4.5: Adam, with bias correction, and AdamW
 #
 # Write `Adam._update(self, param, grad, state, group)`; `AdamW` uses it too.
-# Adam keeps, per element, a running average of the gradient `m` and of its
-# square `v`. At step `t = 1, 2, ...`, with `(beta1, beta2) = group["betas"]`:
 #
-# - `m = beta1 * m + (1 - beta1) * g` and `v = beta2 * v + (1 - beta2) * g * g`;
-# - both start at zero, so early on they are too small: the step uses
-#   `m / (1 - beta1 ** t)` and `sqrt(v / (1 - beta2 ** t)) + eps`,
-#   `param = param - lr * m_hat / (sqrt(v_hat) + eps)`.
+# **The maths.** Adam keeps, per element, exponential moving averages of the
+# gradient and of its square, with `(beta1, beta2) = group["betas"]`:
 #
-# Weight decay comes in two ways. Adam's (L2) adds `weight_decay * param` to
-# the gradient first. AdamW's, when `group["decoupled_weight_decay"]` is
-# true, leaves the gradient alone and shrinks the parameter before the step:
-# `param = param * (1 - lr * weight_decay)`. Also handle `group["maximize"]`
-# (flip the gradient) and `group["amsgrad"]` (divide by the largest `v` seen
-# so far instead of the current one). Keep `state["step"]` (a float tensor,
-# as PyTorch does), `state["exp_avg"]`, `state["exp_avg_sq"]` and, with
-# amsgrad, `state["max_exp_avg_sq"]`.
+# $$m_t = \beta_1 m_{t-1} + (1 - \beta_1)\, g_t, \qquad
+#   v_t = \beta_2 v_{t-1} + (1 - \beta_2)\, g_t^2, \qquad m_0 = v_0 = 0.$$
+#
+# Started at zero, the averages are biased towards it: if every $g$ were the
+# same, $m_t$ would be $(1 - \beta_1^t)\, g$. Adam divides that factor out
+# of each average, then steps by the corrected mean over the corrected root
+# mean square, $\eta\, \hat m_t / (\sqrt{\hat v_t} + \varepsilon)$,
+# where $\varepsilon$ (`eps`) is added after the root.
+#
+# Weight decay $\lambda$ comes in two ways. Adam's is an L2 penalty: its
+# gradient $\lambda\theta$ joins $g_t$ before the averages. AdamW's, when
+# `group["decoupled_weight_decay"]` is true, is kept out of the averages:
+# the parameter itself shrinks by the factor $1 - \eta\lambda$ before the
+# step. `maximize` climbs (the gradient's sign flips); `amsgrad` uses, in
+# the denominator, the largest $v$ each element has had so far instead of
+# the current one.
+#
+# **The contract.** Change `param` in place. Keep what PyTorch keeps, so that
+# `state_dict` matches: `state["step"]` (a float32 0-d tensor),
+# `state["exp_avg"]`, `state["exp_avg_sq"]` and, with amsgrad,
+# `state["max_exp_avg_sq"]`.
 
 
 # %% tags=["exercise-4.5"]
@@ -404,11 +421,15 @@ check("4.9", random_sampler_iter)
 # ## Exercise 4.10: a training loop
 #
 # Write `train(model, loss_fn, optimizer, loader, epochs)`: `epochs` passes
-# over `loader`, one optimiser step per batch `(inputs, targets)`, with the
-# loop of the chapter. Return a list with one Python float per epoch: the
-# mean of that epoch's batch losses. The check trains a straight-line fit
-# (whose losses must be PyTorch's) and small classifiers on two moons and
-# three blobs, which must reach a given accuracy, in a few seconds.
+# over `loader`, one optimiser step per batch `(inputs, targets)`. Return a
+# list with one Python float per epoch: the epoch's loss **per sample**,
+# $\frac{1}{N}\sum_{i=1}^{N} \ell_i$ over the $N$ samples of the epoch,
+# where $\ell_i$ is sample $i$'s loss at the moment its batch was used.
+# `loss_fn` gives the mean over its batch (as the default
+# `reduction="mean"` does), and the last batch of an epoch may be smaller
+# than the others. The check trains a straight-line fit (whose losses must
+# be PyTorch's) and small classifiers on two moons and three blobs, which
+# must reach a given accuracy, in a few seconds.
 
 
 # %% tags=["exercise-4.10"]
@@ -417,15 +438,16 @@ def train(model, loss_fn, optimizer, loader, epochs):
     # BEGIN SOLUTION
     history = []
     for _ in range(epochs):
-        batch_losses = []
+        total, count = 0.0, 0
         for inputs, targets in loader:
             optimizer.zero_grad()
             guess = model(inputs)
             error = loss_fn(guess, targets)
             error.backward()
             optimizer.step()
-            batch_losses.append(error.item())
-        history.append(sum(batch_losses) / len(batch_losses))
+            total += error.item() * len(inputs)
+            count += len(inputs)
+        history.append(total / count)
     return history
     # END SOLUTION
 
