@@ -16,8 +16,9 @@
 # the items you got wrong, without PyTorch's answer: think again, or ask for
 # the answers with `check("1.1", answers_1_1, reveal=True)`. For a piece of
 # the engine it shows the first cases that went wrong (what ran, what
-# PyTorch gave, what yours gave). What your code prints stays visible. Keep everything an answer needs inside its cell: the grader
-# runs each answer cell on its own.
+# PyTorch gave, what yours gave). What your code prints stays visible. Keep
+# everything an answer needs inside its cell: the grader runs each answer
+# cell on its own.
 
 # %% [markdown]
 # ## Exercise 1.1: view or copy?
