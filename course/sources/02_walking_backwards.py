@@ -339,6 +339,8 @@ check("2.9", topological_order)
 #   element that does not, raise `GradcheckError` (from the same module), a
 #   message that names the output, the input and the two values; or, with
 #   `raise_exception=False`, return `False`.
+# - The message names the input element by its multi-index, such as
+#   `(1, 0)` for a 2-d input.
 
 
 # %% tags=["exercise-2.10"]
@@ -386,10 +388,14 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                         continue
                     if not raise_exception:
                         return False
+                    where, rest = [], k  # the input element's multi-index
+                    for size in reversed(checked[i].shape):
+                        where.insert(0, rest % size)
+                        rest //= size
                     raise GradcheckError(
                         f"Jacobian mismatch for output {o} with respect to input "
-                        f"{i}, at output element {j} and input element {k} "
-                        f"(flattened): analytical {a!r}, numerical {n!r}"
+                        f"{i}, at output element {j} (flattened) and input element "
+                        f"{tuple(where)}: analytical {a!r}, numerical {n!r}"
                     )
     return True
     # END SOLUTION
