@@ -18,7 +18,8 @@ ones, and a hint that says more each time the check fails again (never the
 answer). For a prediction it gives the hint first, then the wrong items with
 the student's answers, and PyTorch's answers only when asked for
 (``check("2.1", answers, reveal=True)``). What the student's code prints
-stays visible; an exception raised in it is shown with a short traceback. :func:`check` never raises.
+stays visible; an exception raised in it is shown with a short traceback.
+:func:`check` never raises.
 
 Every case lives in ``course/checks/chNN.py`` (public: the student's check)
 or ``course/checks/grading_chNN.py`` (grading only, left out of a student
