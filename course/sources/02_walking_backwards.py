@@ -270,8 +270,8 @@ check("2.8", max_dim_backward)
 #
 # Two limits make this harder than it looks. Graphs are deep: the check
 # differentiates a chain of 10,000 operations, ten times more than Python's
-# recursion allows. And graphs are wide: the check sorts 20,000 nodes and
-# allows half a second of CPU time for it, so the cost of each node must not
+# recursion allows. And graphs are wide: the check sorts 12,000 nodes and
+# allows a quarter of a second of CPU time for it, so the cost of each node must not
 # grow with the size of the graph. The check also runs whole backward passes
 # (several outputs, `autograd.grad`, `create_graph`) with your order.
 
