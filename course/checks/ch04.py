@@ -12,6 +12,7 @@ the same seed giving the same order), and models start from weights set here.
 from __future__ import annotations
 
 import random
+import warnings
 from collections import Counter
 from typing import Any
 
@@ -939,6 +940,138 @@ ADAGRAD = [
     ),
 ]
 
+# --- ReduceLROnPlateau, the whole scheduler -----------------------------------------
+
+
+def reduced(metrics: list[float], *more: float, **settings: Any) -> Any:
+    """After each ``step(metric)``: the rates, the bad epochs, the cooldown."""
+
+    def run(torch: Any) -> Any:
+        optimizer = one_group(torch, 1.0, *more)
+        scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, **settings)
+        seen = []
+        for metric in metrics:
+            optimizer.step()
+            scheduler.step(metric)
+            seen.append(
+                [
+                    scheduler.get_last_lr(),
+                    scheduler.num_bad_epochs,
+                    scheduler.cooldown_counter,
+                    scheduler.in_cooldown,
+                ]
+            )
+        return {"steps": seen, "best": scheduler.best, "last": scheduler.last_epoch}
+
+    return run
+
+
+def plateau_resumed(torch: Any) -> Any:
+    optimizer = one_group(torch, 1.0)
+    make = torch.optim.lr_scheduler.ReduceLROnPlateau
+    first = make(optimizer, patience=1, factor=0.5, cooldown=1)
+    for metric in [3.0, 2.0, 2.0, 2.0]:
+        first.step(metric)
+    second = make(optimizer, patience=1, factor=0.5, cooldown=1)
+    second.load_state_dict(first.state_dict())
+    for metric in [2.0, 2.0, 2.0, 1.0]:
+        second.step(metric)
+    return [second.get_last_lr(), second.best, second.last_epoch]
+
+
+def plateau_tensor_metric(torch: Any) -> Any:
+    optimizer = one_group(torch, 1.0)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=0)
+    for metric in [2.0, 3.0, 1.0]:
+        scheduler.step(torch.tensor(metric))
+    return [scheduler.get_last_lr(), scheduler.best]
+
+
+def plateau_refused(make: Any) -> Any:
+    def run(torch: Any) -> Any:
+        optimizer = one_group(torch, 1.0, 0.5)
+        plateau = torch.optim.lr_scheduler.ReduceLROnPlateau
+        try:
+            make(plateau, optimizer)
+        except (ValueError, TypeError) as error:
+            return type(error).__name__
+        return "no error"
+
+    return run
+
+
+def plateau_epoch(torch: Any) -> Any:
+    optimizer = one_group(torch, 1.0)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        scheduler.step(1.0, epoch=7)
+    return [scheduler.last_epoch, sum(w.category is UserWarning for w in seen)]
+
+
+LOSSES = [5.0, 4.0, 4.0, 4.0, 3.9999, 4.5, 4.5, 4.5, 4.5, 2.0, 2.0, 2.0]
+
+PLATEAU = [
+    Case("patience=1, factor=0.5", reduced(LOSSES, patience=1, factor=0.5)),
+    Case("patience=2 (factor 0.1)", reduced(LOSSES, patience=2)),
+    Case(
+        "patience=1, cooldown=2, factor=0.5",
+        reduced(LOSSES, patience=1, cooldown=2, factor=0.5),
+    ),
+    Case(
+        "mode='max', patience=1, factor=0.5",
+        reduced(
+            [0.5, 0.6, 0.6, 0.55, 0.7, 0.7, 0.7], mode="max", patience=1, factor=0.5
+        ),
+    ),
+    Case(
+        "threshold_mode='abs', threshold=0.5, patience=0",
+        reduced(
+            [5.0, 4.6, 4.0, 3.9, 3.0], threshold_mode="abs", threshold=0.5, patience=0
+        ),
+    ),
+    Case(
+        "threshold=0.1 (rel), patience=0, factor=0.5",
+        reduced([5.0, 4.6, 4.0, 3.9, 3.0], threshold=0.1, patience=0, factor=0.5),
+    ),
+    Case(
+        "two groups, min_lr=[0.3, 0.2], patience=0, factor=0.5",
+        reduced([3.0, 3.0, 3.0, 3.0], 0.5, min_lr=[0.3, 0.2], patience=0, factor=0.5),
+    ),
+    Case(
+        "min_lr=0.15, patience=0, factor=0.5",
+        reduced([3.0] * 5, min_lr=0.15, patience=0, factor=0.5),
+    ),
+    Case("state_dict, load_state_dict into a new scheduler", plateau_resumed),
+    Case("step(torch.tensor(metric))", plateau_tensor_metric),
+    Case(
+        "factor=1.0",
+        plateau_refused(lambda make, opt: make(opt, factor=1.0)),
+    ),
+    Case(
+        "mode='best'",
+        plateau_refused(lambda make, opt: make(opt, mode="best")),
+    ),
+    Case(
+        "min_lr=[0.1] for two groups",
+        plateau_refused(lambda make, opt: make(opt, min_lr=[0.1])),
+    ),
+    Case(
+        "ReduceLROnPlateau(a list of parameters)",
+        plateau_refused(lambda make, opt: make(opt.param_groups[0]["params"])),
+    ),
+    Case(
+        "step(1.0, epoch=7)",
+        plateau_epoch,
+        convention="epoch= is deprecated: it sets last_epoch and warns",
+    ),
+    Case(
+        "eps=0.2, factor=0.9, patience=0",
+        reduced([3.0] * 4, eps=0.2, factor=0.9, patience=0),
+        convention="a change smaller than eps is not made",
+    ),
+]
+
 # --- the exercises ----------------------------------------------------------------
 
 EXERCISES = {
@@ -1131,5 +1264,23 @@ EXERCISES = {
         ],
         target="slowtorch_lib.optim.adagrad.Adagrad",
         what="optimiser runs",
+    ),
+    "4.12": Exercise(
+        "4.12",
+        "build: ReduceLROnPlateau",
+        "ReduceLROnPlateau",
+        "piece",
+        PLATEAU,
+        [
+            "Keep the best value so far and the number of calls since it last "
+            "improved; compare them with patience after each call.",
+            "'Improves' depends on mode and threshold_mode: four comparisons "
+            "(is_better). The best starts at inf for 'min' and -inf for 'max'.",
+            "After a reduction reset the bad epochs and start the cooldown; during "
+            "the cooldown, bad epochs stay at 0. Each group has its own min_lr, and "
+            "a change smaller than eps is skipped.",
+        ],
+        target="slowtorch_lib.optim.lr_scheduler.ReduceLROnPlateau",
+        what="schedules",
     ),
 }

@@ -571,3 +571,167 @@ class Adagrad(torch.optim.Optimizer):
 
 # %% tags=["check-4.11"]
 check("4.11", Adagrad)
+
+# %% [markdown]
+# ## Exercise 4.12 (build): `ReduceLROnPlateau`, the whole scheduler
+#
+# The schedules so far follow the clock. `ReduceLROnPlateau` follows the
+# training: it lowers the learning rate when a measured value (a validation
+# loss, an accuracy) stops improving. Write the class whole; the check makes
+# it `torch.optim.lr_scheduler.ReduceLROnPlateau` and compares learning
+# rates and the scheduler's bookkeeping with PyTorch's.
+#
+# **The rule.** Each call `step(metric)` compares the metric with the best
+# value seen so far. In `mode="min"` a value $a$ improves on the best $b$
+# when $a < b\,(1 - \text{threshold})$ (`threshold_mode="rel"`) or
+# $a < b - \text{threshold}$ (`"abs"`); in `mode="max"`, when
+# $a > b\,(1 + \text{threshold})$ or $a > b + \text{threshold}$. The best
+# starts at the worst value there is ($+\infty$ for `"min"`). The calls
+# since the last improvement are the *bad epochs*; when there are more
+# than `patience` of them, every group's rate becomes
+# $\max(\text{lr} \cdot \text{factor}, \text{min\_lr})$ (a change smaller
+# than `eps` is not made), the count starts again, and for the next
+# `cooldown` calls bad epochs are not counted.
+#
+# **The contract.**
+# - `ReduceLROnPlateau(optimizer, mode="min", factor=0.1, patience=10,
+#   threshold=1e-4, threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8)`:
+#   `min_lr` is one number, or a list with one per group. `ValueError` for
+#   `factor >= 1`, an unknown mode or threshold mode, or a `min_lr` list of
+#   the wrong length; `TypeError` if `optimizer` is not an optimiser.
+# - Attributes as PyTorch's: `best`, `num_bad_epochs`, `cooldown_counter`,
+#   `last_epoch` (the calls so far), `in_cooldown` (a property), and
+#   `get_last_lr()`, the groups' rates after the last call.
+# - `step(metrics, epoch=None)`: `metrics` may be a number or a 0-d tensor;
+#   passing `epoch` sets `last_epoch` and warns (`UserWarning`, deprecated).
+# - `state_dict()` holds every attribute but the optimiser;
+#   `load_state_dict(state)` puts them back.
+
+
+# %% tags=["exercise-4.12"]
+import math
+import warnings
+
+
+class ReduceLROnPlateau:
+    """Lowers the learning rate when a measured value stops improving."""
+
+    def __init__(
+        self,
+        optimizer,
+        mode="min",
+        factor=0.1,
+        patience=10,
+        threshold=1e-4,
+        threshold_mode="rel",
+        cooldown=0,
+        min_lr=0,
+        eps=1e-8,
+    ):
+        # BEGIN SOLUTION
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        if not isinstance(optimizer, torch.optim.Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.factor = factor
+        self.optimizer = optimizer
+        self.default_min_lr = None
+        if not isinstance(min_lr, (list, tuple)):
+            self.default_min_lr = min_lr
+            min_lr = [min_lr] * len(optimizer.param_groups)
+        elif len(min_lr) != len(optimizer.param_groups):
+            expected = len(optimizer.param_groups)
+            raise ValueError(f"expected {expected} min_lrs, got {len(min_lr)}")
+        self.min_lrs = list(min_lr)
+        self.patience = patience
+        self.cooldown = cooldown
+        self.eps = eps
+        self.last_epoch = 0
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode = mode
+        self.threshold = threshold
+        self.threshold_mode = threshold_mode
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+        # END SOLUTION
+
+    def step(self, metrics, epoch=None):
+        """Records one measurement and lowers the learning rate if it is time."""
+        # BEGIN SOLUTION
+        current = float(metrics)
+        if epoch is not None:
+            warnings.warn("The epoch parameter is deprecated.", UserWarning, 2)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self.is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        # END SOLUTION
+
+    def _reduce_lr(self):
+        # BEGIN SOLUTION
+        groups = self.optimizer.param_groups
+        if len(self.min_lrs) != len(groups):
+            default = self.default_min_lr or 0
+            self.min_lrs = [default] * len(groups)
+        for group, min_lr in zip(groups, self.min_lrs):
+            old_lr = float(group["lr"])
+            new_lr = max(old_lr * self.factor, min_lr)
+            if old_lr - new_lr > self.eps:
+                group["lr"] = new_lr
+        # END SOLUTION
+
+    def is_better(self, a, best):
+        """Whether ``a`` improves on ``best`` by more than the threshold."""
+        # BEGIN SOLUTION
+        if self.mode == "min" and self.threshold_mode == "rel":
+            return a < best * (1.0 - self.threshold)
+        if self.mode == "min":
+            return a < best - self.threshold
+        if self.threshold_mode == "rel":
+            return a > best * (self.threshold + 1.0)
+        return a > best + self.threshold
+        # END SOLUTION
+
+    @property
+    def in_cooldown(self):
+        # BEGIN SOLUTION
+        return self.cooldown_counter > 0
+        # END SOLUTION
+
+    def get_last_lr(self):
+        """The learning rate of each group, as last set."""
+        # BEGIN SOLUTION
+        return self._last_lr
+        # END SOLUTION
+
+    def state_dict(self):
+        """Everything the scheduler holds except the optimiser."""
+        # BEGIN SOLUTION
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+        # END SOLUTION
+
+    def load_state_dict(self, state_dict):
+        """Restores what ``state_dict`` returned."""
+        # BEGIN SOLUTION
+        self.__dict__.update(state_dict)
+        # END SOLUTION
+
+
+# %% tags=["check-4.12"]
+check("4.12", ReduceLROnPlateau)
