@@ -1,6 +1,6 @@
 """The course's command line.
 
-``python -m course generate|grade|release|lab-settings``.
+``python -m course generate|grade|export|release|lab-settings``.
 """
 
 from __future__ import annotations
@@ -41,11 +41,37 @@ def main(argv: list[str] | None = None) -> int:
         "--timeout",
         type=float,
         default=60.0,
-        help="seconds each notebook may run (default 60)",
+        help="seconds each exercise's answer and cases may run (default 60)",
     )
     grade.add_argument(
         "--jobs", type=int, default=1, help="notebooks graded at once (default 1)"
     )
+    grade.add_argument(
+        "--predictions",
+        action="store_true",
+        help="grade the prediction exercises too (read from the cells, never run)",
+    )
+    grade.add_argument(
+        "--weights",
+        type=Path,
+        help='a JSON or TOML file of exercise weights: {"1.5": 2, ...}',
+    )
+    grade.add_argument(
+        "--format",
+        choices=("plain", "canvas"),
+        default="plain",
+        help="the CSV: plain (per exercise, with notes) or a Canvas gradebook import",
+    )
+    grade.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run answers without bubblewrap (said in the report and the CSV)",
+    )
+    export = commands.add_parser(
+        "export", help="write an autograder for another platform"
+    )
+    export.add_argument("platform", choices=("gradescope",))
+    export.add_argument("out", type=Path, help="the zip file to write")
     release = commands.add_parser(
         "release",
         help="write a class edition: the engine's exercise pieces are stubs "
@@ -72,7 +98,13 @@ def main(argv: list[str] | None = None) -> int:
         return run_generate(args.check)
     if args.command == "release":
         return run_release(args.out, args.give)
-    return run_grade(args.paths, args.csv, args.feedback, args.timeout, args.jobs)
+    if args.command == "export":
+        from course import export
+
+        names = export.gradescope(args.out)
+        print(f"wrote {args.out} ({len(names)} files; upload it as the autograder)")
+        return 0
+    return run_grade(args)
 
 
 def run_generate(check: bool) -> int:
@@ -108,18 +140,29 @@ def run_release(out: Path, give: str) -> int:
     return 0
 
 
-def run_grade(
-    paths: list[Path],
-    csv_path: Path | None,
-    feedback: Path | None,
-    timeout: float,
-    jobs: int,
-) -> int:
+def run_grade(args: argparse.Namespace) -> int:
+    from course import export, sandbox
+
+    paths: list[Path] = args.paths
     missing = [path for path in paths if not path.exists()]
     if missing:
         print(
             f"no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr
         )
+        return 2
+    problem = sandbox.problem()
+    if problem is not None and not args.no_sandbox:
+        print(
+            f"cannot start the sandbox: {problem}.\nStudent code must not run "
+            "unconfined: install bubblewrap, or pass --no-sandbox to grade "
+            "without it (said in the report and in the CSV).",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        weights = export.load_weights(args.weights)
+    except (OSError, ValueError) as error:
+        print(f"cannot read the weights: {error}", file=sys.stderr)
         return 2
     submissions: list[tuple[Path, str]] = []
     for path in paths:
@@ -132,18 +175,29 @@ def run_grade(
     if not submissions:
         print("no notebooks to grade", file=sys.stderr)
         return 2
+    if args.no_sandbox:
+        print(f"WARNING: {grading.NO_SANDBOX}")
     start = time.monotonic()
-    results = grading.grade(submissions, timeout=timeout, jobs=jobs)
+    results = grading.grade(
+        submissions,
+        timeout=args.timeout,
+        jobs=args.jobs,
+        sandboxed=not args.no_sandbox,
+        predictions=args.predictions,
+    )
     for result in results:
         print(grading.table(result))
     folders = [path for path in paths if path.is_dir()]
-    target = csv_path or (folders[0] / "grades.csv" if folders else None)
+    target = args.csv or (folders[0] / "grades.csv" if folders else None)
     if target is not None:
-        grading.write_csv(results, target)
+        write = export.write_canvas if args.format == "canvas" else export.write_csv
+        write(results, target, weights)
         print(f"wrote {target}")
-    if feedback is not None:
-        written = grading.write_feedback(results, feedback)
-        print(f"wrote {len(written)} feedback reports to {feedback}")
+    if args.feedback is not None:
+        written = grading.write_feedback(results, args.feedback)
+        print(f"wrote {len(written)} feedback reports to {args.feedback}")
+    if args.no_sandbox:
+        print(f"WARNING: {grading.NO_SANDBOX}")
     print(f"graded {len(results)} notebooks in {time.monotonic() - start:.1f} s")
     return 0 if all(result.ok for result in results) else 1
 

@@ -422,7 +422,8 @@ def failure_lines(report: Report) -> list[str]:
     """The first failing cases (main ones first), with expected and got."""
     failed = [r for r in report.results if not r.passed and r.convention is None]
     failed += [r for r in report.results if not r.passed and r.convention is not None]
-    lines = []
+    lines: list[str] = []
+    shown: set[str] = set()  # each error's traceback is shown once
     for result in failed[:SHOWN_FAILURES]:
         label = "PyTorch convention" if result.convention else "case"
         lines.append(f"  {label}: {result.label}")
@@ -431,11 +432,54 @@ def failure_lines(report: Report) -> list[str]:
         if result.convention:
             lines.append(f"    (convention: {result.convention})")
         if result.error:
-            lines += ["    " + line for line in result.error.splitlines()]
+            last = result.error.splitlines()[-1]
+            if last in shown:
+                lines[-1] += "  (the same error as above)"
+            else:
+                shown.add(last)
+                lines += ["    " + line for line in result.error.splitlines()]
     more = len(failed) - SHOWN_FAILURES
     if more > 0:
         lines.append(f"  ... and {more} more failing case{'s' * (more > 1)}.")
     return lines
+
+
+#: What an error from the student's own code usually means, by its type.
+ERROR_HINTS = {
+    "NameError": "a name your code uses is not defined (a typo, or a name from a "
+    "cell that was not run): the last line of the traceback says which.",
+    "AttributeError": "an object has no attribute of that name: the last line of "
+    "the traceback says which object type and which name.",
+    "TypeError": "a call got a value of the wrong type, or the wrong number of "
+    "arguments: the line above the error is the call.",
+    "IndexError": "an index is out of range: check where your loop starts and stops.",
+    "KeyError": "a key is not in the dict: the last line of the traceback says which.",
+    "ZeroDivisionError": "a division by zero: which case can make the divisor 0?",
+    "RecursionError": "your function calls itself without end: check the case that "
+    "stops the recursion (or use a loop).",
+    "UnboundLocalError": "a variable is used before it is given a value in this "
+    "function.",
+}
+
+
+def error_hint(report: Report) -> str:
+    """A hint about the error the student's code raised, or "" if none did."""
+    for result in report.results:
+        # Only an error raised in the student's own lines (the traceback shows
+        # them); one the engine raised is a wrong answer's consequence.
+        if result.passed or not result.error or 'File "' not in result.error:
+            continue
+        name = result.error.splitlines()[-1].split(":")[0].strip()
+        name = name.rsplit(".", 1)[-1]
+        if name == "NotImplementedError":
+            continue
+        what = ERROR_HINTS.get(
+            name,
+            f"your code raised {name}: the last line of the traceback says what, "
+            "the line above it where.",
+        )
+        return f"Hint: {what}"
+    return ""
 
 
 def hint_for(exercise: Exercise, failures: int, main_failed: bool) -> str:
@@ -487,7 +531,8 @@ def message(report: Report, failures: int, reveal: bool = False) -> str:
         lines[0] = lines[0].rstrip(".") + ". All right!"
         return "\n".join(lines)
     main_failed = any(not r.passed and r.convention is None for r in report.results)
-    hint = hint_for(exercise, failures, main_failed)
+    # An error in the student's code comes first: the idea cannot be judged yet.
+    hint = error_hint(report) or hint_for(exercise, failures, main_failed)
     if exercise.kind == "predict":
         return "\n".join(lines + prediction_lines(report, hint, reveal))
     lines += failure_lines(report)

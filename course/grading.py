@@ -2,65 +2,44 @@
 
 For each submitted notebook the grader
 
-1. reads it as plain JSON (so notebooks saved by JupyterLab, Jupyter
-   Notebook or JupyterLite, with any kernel name and metadata, are read the
-   same way; a file that is not a notebook gets a note and no points);
+1. reads it defensively as plain JSON (:mod:`course.notebook_reader`): any
+   field of the wrong shape, a duplicate tag, a moved or missing cell is a
+   note on the student's row, never a stop;
 2. finds its chapter (notebook metadata, else its cells' tags, else the file
-   name) and, for each exercise of the chapter, the student's answer cell (by
-   its tag ``exercise-N.M``, else its cell id, else the cell that defines the
-   answer's name);
-3. runs those cells top to bottom in a fresh process, in a fresh temporary
-   folder, with a time limit, each answer alone and graded at once with every
-   case, public and grading-only, from a copy of the engine and of the
-   checks that the grader took before any notebook ran (see
-   :mod:`course.worker`). Check cells are never run: redefining ``check``,
-   patching the checker or the engine, or writing files changes nothing;
+   name) and each exercise's answer cell;
+3. runs the answers of the engine's pieces in the runner
+   (:mod:`course.runner`), inside the operating-system sandbox
+   (:mod:`course.sandbox`), with the class engine and the case programs
+   only; the judge (:mod:`course.judge`), outside, alone holds the expected
+   values and compares the outcomes, which arrive as plain data. Predictions
+   are read from the cell's text, never run, and graded only with
+   ``--predictions``;
 4. gives each exercise the fraction of its cases passed (0 for a stub, an
-   answer that imports the reference, a cell that runs out of time or kills
-   its process).
+   answer that uses the reference, a cell that runs out of time or stops the
+   runner), and flags answers that copy the model answer.
 
-Results come as a table, a CSV file (one row per student, one column per
-exercise) and, with ``--feedback``, one Markdown report per student.
+Results come as a table, a CSV file (:mod:`course.export`) and, with
+``--feedback``, one Markdown report per student.
 """
 
 from __future__ import annotations
 
-import ast
-import csv
-import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from course import judge, notebook_reader, sandbox
 from course.checking import Exercise, load
+from course.judge import Answers, Graded
 
 PACKAGE = Path(__file__).resolve().parent
-ENGINE = PACKAGE.parent / "slowtorch_lib"
-TAG = re.compile(r"^(exercise|check)-(\d+)[.-](\d+)$")
-MAX_RESTARTS = 3
+NO_SANDBOX = "graded WITHOUT the sandbox (--no-sandbox)"
 
-
-@dataclass
-class Graded:
-    """The grade of one exercise in one notebook."""
-
-    id: str
-    title: str
-    points: float = 0.0
-    passed: int = 0
-    total: int = 0
-    status: str = "missing"
-    message: str = ""
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    hints: list[str] = field(default_factory=list)
+__all__ = ["Graded", "Result", "grade"]
 
 
 @dataclass
@@ -85,43 +64,16 @@ class Result:
         )
 
 
-# --- reading notebooks ---------------------------------------------------------
+@dataclass
+class Options:
+    """How a class is graded."""
+
+    limits: sandbox.Limits = field(default_factory=sandbox.Limits)
+    sandboxed: bool = True
+    predictions: bool = False
 
 
-def read_notebook(path: Path) -> dict[str, Any]:
-    """The notebook as JSON, with each cell's source as one string.
-
-    Raises:
-        ValueError: If the file is not a notebook.
-    """
-    try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"not a notebook (not JSON: {error})") from None
-    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
-        raise ValueError("not a notebook (no list of cells)")
-    for cell in notebook["cells"]:
-        if isinstance(cell, dict) and isinstance(cell.get("source"), list):
-            cell["source"] = "".join(cell["source"])
-    notebook["cells"] = [c for c in notebook["cells"] if isinstance(c, dict)]
-    return notebook
-
-
-def roles(cell: dict[str, Any]) -> list[tuple[str, str]]:
-    """``[(role, exercise id)]`` from a cell's tags, else from its id."""
-    tags = (
-        cell.get("metadata", {}).get("tags", [])
-        if isinstance(cell.get("metadata"), dict)
-        else []
-    )
-    found = []
-    for text in [*tags, str(cell.get("id", ""))]:
-        match = TAG.match(str(text))
-        if match:
-            found.append((match.group(1), f"{match.group(2)}.{match.group(3)}"))
-        if found:
-            break
-    return found
+# --- which chapter, which cells ----------------------------------------------------
 
 
 def chapter_exercises(chapter: int) -> list[str]:
@@ -134,13 +86,16 @@ def chapter_exercises(chapter: int) -> list[str]:
     return list(module.EXERCISES)
 
 
-def find_chapter(notebook: dict[str, Any], path: Path) -> int | None:
+def find_chapter(notebook: notebook_reader.Notebook, path: Path) -> int | None:
     """From the notebook's metadata, else its tags, else its file name."""
-    name = str(notebook.get("metadata", {}).get("course", {}).get("chapter", ""))
-    for text in (name, ""):
-        if re.match(r"^\d\d_", text) and chapter_exercises(int(text[:2])):
-            return int(text[:2])
-    numbers = {int(e.split(".")[0]) for c in notebook["cells"] for _, e in roles(c)}
+    name = notebook.chapter_name
+    if re.match(r"^\d\d_", name) and chapter_exercises(int(name[:2])):
+        return int(name[:2])
+    numbers = {
+        int(e.split(".")[0])
+        for c in notebook.cells
+        for _, e in notebook_reader.roles(c)
+    }
     if len(numbers) == 1 and chapter_exercises(min(numbers)):
         return min(numbers)
     prefix = re.match(r"^(\d\d)_", path.name)
@@ -149,215 +104,116 @@ def find_chapter(notebook: dict[str, Any], path: Path) -> int | None:
     return None
 
 
-def defines(source: str, name: str) -> bool:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return False
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
-            return True
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            return True
-    return False
+def graded_exercises(chapter: int, predictions: bool) -> list[Exercise]:
+    found = [load(e) for e in chapter_exercises(chapter)]
+    return [e for e in found if predictions or e.kind == "piece"]
 
 
-def answer_cells(
-    notebook: dict[str, Any], exercises: list[Exercise]
-) -> tuple[dict[str, str], list[str]]:
-    """The source of each exercise's answer cell, and notes on the layout."""
-    code = [c for c in notebook["cells"] if c.get("cell_type") == "code"]
-    found: dict[str, str] = {}
-    where: dict[tuple[str, str], int] = {}
-    for number, cell in enumerate(code):
-        for role, exercise in roles(cell):
-            where.setdefault((role, exercise), number)
-            if role == "exercise" and exercise not in found:
-                found[exercise] = str(cell.get("source", ""))
-    notes = []
-    for exercise in exercises:
-        if exercise.id not in found:
-            for cell in code:
-                if defines(str(cell.get("source", "")), exercise.name):
-                    found[exercise.id] = str(cell["source"])
-                    notes.append(
-                        f"exercise {exercise.id}: its cell lost its tag; found it "
-                        f"by the name {exercise.name}"
-                    )
-                    break
-        if ("check", exercise.id) not in where:
-            notes.append(
-                f"exercise {exercise.id}: its check cell is missing (deleted?); "
-                "the grade does not depend on it"
-            )
-        elif ("exercise", exercise.id) in where and where[
-            ("check", exercise.id)
-        ] < where[("exercise", exercise.id)]:
-            notes.append(
-                f"exercise {exercise.id}: the check cell was moved above the "
-                "answer; the grade does not depend on it"
-            )
-    return found, notes
-
-
-# --- the grader's own copy of the engine and the checks -----------------------------
-
-
-def grader_files() -> dict[str, bytes]:
-    """Every file of the engine and of the course package, read once."""
-    files = {}
-    for root in (ENGINE, PACKAGE):
-        for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", ".json") and "__pycache__" not in path.parts:
-                files[str(path.relative_to(root.parent))] = path.read_bytes()
-    return files
-
-
-def run_worker(
-    jobs: list[tuple[str, str]], files: dict[str, bytes], timeout: float
-) -> tuple[list[dict[str, Any]], str | None]:
-    """Runs one worker; returns the records it wrote and how it ended."""
-    with tempfile.TemporaryDirectory(prefix="course-grade-") as temporary:
-        folder = Path(temporary)
-        library = folder / "grader"
-        for name, data in files.items():
-            target = library / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        work = folder / "work"
-        work.mkdir()
-        results = folder / "results.jsonl"
-        job = json.dumps({"results": str(results), "exercises": jobs})
-        command = [
-            sys.executable,
-            "-I",
-            "-c",
-            f"import sys; sys.path.insert(0, {str(library)!r}); "
-            "from course.worker import main; main()",
-        ]
-        ending = None
-        with open(folder / "output.txt", "w") as output:
-            process = subprocess.Popen(
-                command,
-                cwd=work,
-                stdin=subprocess.PIPE,
-                stdout=output,
-                stderr=output,
-                start_new_session=True,
-            )
-            try:
-                process.communicate(job.encode(), timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _kill(process)
-                ending = f"timed out after {timeout:g} s (an endless loop?)"
-        if ending is None and process.returncode != 0:
-            ending = (
-                f"the process exited (code {process.returncode}: os._exit or a crash?)"
-            )
-        records = []
-        if results.exists():
-            for line in results.read_text(encoding="utf-8").splitlines():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError:
-                    break
-        if ending is None and not records:
-            tail = (folder / "output.txt").read_text(errors="replace")[-500:]
-            ending = f"the grader's worker did not start: {tail}"
-    return records, ending
-
-
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, 9)
-    except (ProcessLookupError, PermissionError, AttributeError):
-        process.kill()
-    process.wait()
-
-
-def grade_answers(
-    sources: dict[str, str], order: list[str], files: dict[str, bytes], timeout: float
-) -> dict[str, dict[str, Any]]:
-    """Grades answers in order; starts again after a cell that hangs or exits."""
-    done: dict[str, dict[str, Any]] = {}
-    todo = [e for e in order if e in sources]
-    restarts = 0
-    while todo:
-        records, ending = run_worker([(e, sources[e]) for e in todo], files, timeout)
-        for record in records:
-            if record.get("status") != "started":
-                done[record["id"]] = record
-        started = [r["id"] for r in records if r.get("status") == "started"]
-        stuck = next((e for e in started if e not in done), None)
-        if stuck is not None:
-            done[stuck] = {
-                "id": stuck,
-                "status": "stopped",
-                "passed": 0,
-                "message": ending or "the process stopped",
-            }
-        elif ending is not None and todo:
-            for exercise in todo:
-                done.setdefault(
-                    exercise,
-                    {
-                        "id": exercise,
-                        "status": "stopped",
-                        "passed": 0,
-                        "message": ending,
-                    },
-                )
-        todo = [e for e in todo if e not in done]
-        restarts += 1
-        if restarts > MAX_RESTARTS and todo:
-            for exercise in todo:
-                done[exercise] = {
-                    "id": exercise,
-                    "status": "stopped",
-                    "passed": 0,
-                    "message": "not graded: earlier cells used up the time",
-                }
-            break
-    return done
+# --- grading -----------------------------------------------------------------------
 
 
 def grade_one(
-    path: Path, student: str, files: dict[str, bytes], timeout: float
+    path: Path,
+    student: str,
+    tree: Path,
+    answers: Answers,
+    options: Options,
 ) -> Result:
     start = time.monotonic()
     result = Result(path, student)
     try:
-        notebook = read_notebook(path)
-    except (OSError, ValueError) as error:
-        result.notes.append(f"cannot read {path.name}: {error}")
-        return result
-    result.chapter = find_chapter(notebook, path)
-    if result.chapter is None:
-        result.notes.append("cannot tell which chapter this notebook is for")
-        return result
-    exercises = [load(e) for e in chapter_exercises(result.chapter)]
-    sources, notes = answer_cells(notebook, exercises)
-    result.notes += notes
-    order = [e.id for e in exercises]
-    records = grade_answers(sources, order, files, timeout)
-    for exercise in exercises:
-        graded = Graded(exercise.id, exercise.title)
-        record = records.get(exercise.id)
-        if record is None:
-            graded.message = "no answer cell (deleted?)"
-        else:
-            graded.status = record.get("status", "error")
-            graded.total = record.get("total", 0)
-            graded.passed = record.get("passed", 0) if graded.status == "graded" else 0
-            graded.points = graded.passed / graded.total if graded.total else 0.0
-            graded.message = record.get("message", "")
-            graded.failures = record.get("failures", [])
-            graded.hints = record.get("hints", [])
-        result.exercises[exercise.id] = graded
-    result.seconds = time.monotonic() - start
+        try:
+            notebook = notebook_reader.read(path)
+        except notebook_reader.NotANotebook as error:
+            result.notes.append(f"cannot read {path.name}: {error}")
+            return result
+        result.notes += notebook.notes
+        result.chapter = find_chapter(notebook, path)
+        if result.chapter is None:
+            result.notes.append("cannot tell which chapter this notebook is for")
+            return result
+        exercises = graded_exercises(result.chapter, options.predictions)
+        sources, notes = notebook_reader.answer_cells(
+            notebook, [(e.id, e.name) for e in exercises]
+        )
+        result.notes += notes
+        grade_exercises(result, exercises, sources, tree, answers, options)
+    except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
+        result.notes.append(
+            f"the grader failed on this notebook ({type(error).__name__}); "
+            "its grades are incomplete"
+        )
+    finally:
+        result.seconds = time.monotonic() - start
     return result
+
+
+def grade_exercises(
+    result: Result,
+    exercises: list[Exercise],
+    sources: dict[str, str],
+    tree: Path,
+    answers: Answers,
+    options: Options,
+) -> None:
+    pieces = {e.id: e for e in exercises if e.kind == "piece"}
+    run = judge.run_pieces(tree, sources, pieces, options.limits, options.sandboxed)
+    for why, count in sorted(run.ignored.items()):
+        result.notes.append(f"the runner's output: {count} {why} ignored")
+    for exercise in exercises:
+        source = sources.get(exercise.id)
+        if source is None:
+            graded = Graded(exercise.id, exercise.title)
+            graded.message = "no answer cell (deleted?)"
+        elif exercise.kind == "piece":
+            graded = judge.judge_piece(exercise, source, run, answers)
+        else:
+            graded = judge.judge_prediction(exercise, source, answers)
+        piece = source is not None and exercise.kind == "piece"
+        reaches = judge.suspicious(source) if piece and source else []
+        if source is not None and reaches:
+            graded.flags.append(
+                f"exercise {exercise.id}: the cell reaches outside the exercise "
+                f"({', '.join(reaches[:8])}); worth a look"
+            )
+        if source is not None and judge.copied(exercise.id, source, answers):
+            graded.flags.append(
+                f"exercise {exercise.id}: the answer matches the model answer (copied?)"
+            )
+        result.exercises[exercise.id] = graded
+        result.notes += graded.flags
+
+
+def grade(
+    submissions: list[tuple[Path, str]],
+    timeout: float = 60.0,
+    jobs: int = 1,
+    sandboxed: bool = True,
+    predictions: bool = False,
+    answers: Answers | None = None,
+) -> list[Result]:
+    """Grades ``(notebook, student)`` pairs; one :class:`Result` each, in order.
+
+    ``timeout``: seconds each exercise's answer and cases may run.
+    """
+    options = Options(sandbox.Limits(seconds=timeout), sandboxed, predictions)
+    answers = answers or Answers.load()
+    folder = Path(tempfile.mkdtemp(prefix="course-grade-"))
+    folder.chmod(0o755)
+    try:
+        tree = judge.runner_tree(folder / "tree")
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            results = list(
+                pool.map(
+                    lambda item: grade_one(*item, tree, answers, options), submissions
+                )
+            )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if not sandboxed:
+        for result in results:
+            result.notes.insert(0, NO_SANDBOX)
+    return results
 
 
 def notebooks_in(folder: Path) -> list[Path]:
@@ -376,18 +232,7 @@ def student_of(path: Path, folder: Path | None) -> str:
     return parts[0] if len(parts) > 1 else path.stem
 
 
-def grade(
-    submissions: list[tuple[Path, str]], timeout: float = 60.0, jobs: int = 1
-) -> list[Result]:
-    """Grades ``(notebook, student)`` pairs; one :class:`Result` each, in order."""
-    files = grader_files()
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(
-            pool.map(lambda item: grade_one(*item, files, timeout), submissions)
-        )
-
-
-# --- reports ----------------------------------------------------------------------
+# --- reports -----------------------------------------------------------------------
 
 
 def status_text(graded: Graded) -> str:
@@ -421,27 +266,33 @@ def by_student(results: list[Result]) -> dict[str, list[Result]]:
     return dict(sorted(students.items()))
 
 
-def exercise_key(exercise: str) -> tuple[int, ...]:
-    return tuple(map(int, exercise.split(".")))
-
-
-def write_csv(results: list[Result], path: Path) -> None:
-    """One row per student, one column per exercise (points from 0 to 1)."""
-    columns = sorted({e for r in results for e in r.exercises}, key=exercise_key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
-        writer.writerow(["student", *columns, "points", "out of", "notes"])
-        for student, mine in by_student(results).items():
-            grades = {e: g for r in mine for e, g in r.exercises.items()}
-            row = [f"{grades[e].points:.2f}" if e in grades else "" for e in columns]
-            points = sum(g.points for g in grades.values())
-            notes = "; ".join(f"{r.path.name}: {n}" for r in mine for n in r.notes)
-            writer.writerow([student, *row, f"{points:.2f}", len(columns), notes])
+def counted(mine: list[Result]) -> tuple[list[Result], list[str]]:
+    """The notebooks that count, one per chapter (the one with more points),
+    and a note for each one left out."""
+    best: dict[int, Result] = {}
+    notes = []
+    for result in mine:
+        if result.chapter is None:
+            continue
+        other = best.get(result.chapter)
+        if other is None:
+            best[result.chapter] = result
+            continue
+        keep, drop = (
+            (result, other) if result.points > other.points else (other, result)
+        )
+        best[result.chapter] = keep
+        notes.append(
+            f"two notebooks for chapter {result.chapter} ({drop.path.name}, "
+            f"{keep.path.name}): {keep.path.name} counts (more points)"
+        )
+    kept = [r for r in mine if any(r is b for b in best.values())]
+    return kept, notes
 
 
 def feedback(student: str, results: list[Result]) -> str:
-    """A student's report, in Markdown."""
+    """A student's report, in Markdown: the public cases that failed (input,
+    expected, got), how many grading-only cases failed (nothing more), hints."""
     lines = [f"# Feedback for {student}", ""]
     for result in results:
         lines += [f"## {result.path.name}", ""]
@@ -463,56 +314,46 @@ def feedback(student: str, results: list[Result]) -> str:
             if graded.points == 1:
                 continue
             lines += [f"### Exercise {graded.id}: {graded.title}", ""]
-            if graded.status != "graded":
+            if graded.status not in ("graded", "stopped"):
                 lines += [f"{graded.status}: {graded.message}".rstrip(": "), ""]
                 continue
-            for failure in graded.failures:
-                kind = "PyTorch convention" if failure.get("convention") else "Case"
-                lines += [
-                    f"- {kind}: `{failure['label']}`",
-                    f"  - expected: `{failure['expected']}`",
-                    f"  - got: `{failure['got']}`",
-                ]
-                if failure.get("convention"):
-                    lines.append(f"  - the convention: {failure['convention']}")
+            if graded.status == "stopped":
+                lines += [f"stopped: {graded.message}", ""]
+            lines += feedback_failures(graded)
             lines += [""] + [f"> {hint}" for hint in graded.hints] + [""]
         lines += [f"Note: {note}" for note in result.notes]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
+def feedback_failures(graded: Graded) -> list[str]:
+    lines = []
+    for failure in graded.failures:
+        kind = "PyTorch convention" if failure.get("convention") else "Case"
+        lines += [
+            f"- {kind}: `{failure['label']}`",
+            f"  - expected: `{failure['expected']}`",
+            f"  - got: `{failure['got']}`",
+        ]
+        if failure.get("convention"):
+            lines.append(f"  - the convention: {failure['convention']}")
+        if failure.get("error"):
+            lines += ["  - your code raised:", "", "    ```"]
+            lines += [f"    {line}" for line in failure["error"].splitlines()]
+            lines += ["    ```"]
+    if graded.hidden_failed:
+        lines.append(
+            f"- and {graded.hidden_failed} of the grading-only cases (not shown)"
+        )
+    return lines
+
+
 def write_feedback(results: list[Result], folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for student, mine in by_student(results).items():
-        safe = re.sub(r"[^\w.-]+", "_", student) or "student"
+        safe = re.sub(r"[^\w.-]+", "_", student).lstrip(".") or "student"
         path = folder / f"{safe}.md"
         path.write_text(feedback(student, mine), encoding="utf-8")
         written.append(path)
     return written
-
-
-# --- a student copy ------------------------------------------------------------------
-
-RELEASE_LEFT_OUT = ("grading_ch", "expected_grading.json", "record.py", "sources")
-
-
-def release(root: Path, out: Path) -> list[Path]:
-    """Writes a student copy: the engine, the course package without grading-only
-    cases or solutions, the exercise notebooks, and what installs them."""
-    if out.exists() and any(out.iterdir()):
-        raise FileExistsError(f"{out} is not empty")
-    out.mkdir(parents=True, exist_ok=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
-
-    def course_ignore(folder: str, names: list[str]) -> set[str]:
-        left = set(ignore(folder, names))
-        return left | {n for n in names if n.startswith(RELEASE_LEFT_OUT)}
-
-    shutil.copytree(root / "slowtorch_lib", out / "slowtorch_lib", ignore=ignore)
-    shutil.copytree(root / "course", out / "course", ignore=course_ignore)
-    shutil.copytree(root / "exercises", out / "exercises", ignore=ignore)
-    for name in ("pyproject.toml", "requirements.txt", "README.md"):
-        if (root / name).exists():
-            shutil.copy2(root / name, out / name)
-    return sorted(p for p in out.rglob("*") if p.is_file())

@@ -28,7 +28,12 @@ The lite source is staged afresh in ``_build/lite`` on every run: JupyterLite ca
 build steps, and a stale cache silently drops settings from ``jupyter-lite.json``. The
 script checks the written settings before it finishes.
 
+It also writes the chapters as notebooks for desktop JupyterLab into ``chapters/``
+(git-ignored): the same conversion, the desktop kernel's name, the book's outputs,
+marked trusted for this user.
+
 Usage: python scripts/build_lite.py   (after scripts/lib.sh installed the npm assets)
+       python scripts/build_lite.py --chapters   (only the desktop chapter notebooks)
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -55,6 +61,7 @@ STAGE = ROOT / "_build" / "lite"
 OUTPUT = ROOT / "_build" / "html" / "lite"
 MODULES = ROOT / "scripts" / "assets" / "node_modules"
 WHEEL_CACHE = ROOT / ".cache" / "lite-wheels"
+PYC_CACHE = ROOT / ".cache" / "lite-pyc"
 PYODIDE_CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 
 #: The kernel's own needs from Pyodide's lock, served by the site (with dependencies).
@@ -309,6 +316,45 @@ def copy_pyodide(target: Path) -> None:
     shutil.copy2(MODULES / "@viz-js" / "viz" / "dist" / "viz.js", target / "viz.js")
 
 
+def compile_wheels(wheels: list[Path]) -> None:
+    """Adds Pyodide's byte code to ``wheels`` (in place): the browser then imports
+    them without compiling each module at every kernel start. Needs Node.js (the
+    set-up installs it for npm); compiled wheels are cached in .cache/lite-pyc."""
+    todo: dict[Path, Path] = {}
+    for wheel in wheels:
+        cached = PYC_CACHE / sha256(wheel)[:20] / wheel.name
+        if cached.is_file():
+            shutil.copy2(cached, wheel)
+        else:
+            todo[wheel] = cached
+    if not todo:
+        return
+    node = shutil.which("node")
+    if node is None:
+        log("no node: the wheels are served without byte code (slower start)")
+        return
+    with tempfile.TemporaryDirectory() as work:
+        source, target = Path(work, "in"), Path(work, "out")
+        source.mkdir()
+        target.mkdir()
+        for wheel in todo:
+            shutil.copy2(wheel, source / wheel.name)
+        log(f"compiling {len(todo)} wheels with Pyodide's Python (node)")
+        result = subprocess.run(
+            [node, str(LITE / "compile_wheels.mjs"), str(MODULES / "pyodide")]
+            + [str(source), str(target)],
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode != 0:
+            print(result.stdout[-3000:], result.stderr[-3000:], file=sys.stderr)
+            raise SystemExit("build_lite: compiling the wheels failed")
+        for wheel, cached in todo.items():
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(target / wheel.name, cached)
+            shutil.copy2(target / wheel.name, wheel)
+
+
 def closure(packages: dict[str, Any], roots: list[str]) -> list[str]:
     seen: list[str] = []
     todo = [normalize(r) for r in roots]
@@ -336,23 +382,26 @@ def write_lock(
     kernel = [n for n in kernel if n not in extras]
     downloaded = download_wheels([(n, packages[n]["version"]) for n in kernel], python)
     cdn = PYODIDE_CDN.format(version=version)
+    served = [downloaded[name] for name in downloaded]
+    served += [wheel for wheel, _, _ in extras.values()]
+    for wheel in served:
+        if wheel.parent != folder:
+            shutil.copy2(wheel, folder / wheel.name)
+    compile_wheels([folder / wheel.name for wheel in served])
     for name, entry in packages.items():
         if name in downloaded:
-            wheel = downloaded[name]
-            shutil.copy2(wheel, folder / wheel.name)
+            wheel = folder / downloaded[name].name
             entry["file_name"] = wheel.name
             entry["sha256"] = sha256(wheel)
         elif not re.match(r"^https?://", entry["file_name"]):
             entry["file_name"] = cdn + entry["file_name"]
     for name, (wheel, imports, depends) in extras.items():
-        if wheel.parent != folder:
-            shutil.copy2(wheel, folder / wheel.name)
         packages[name] = {
             "name": name,
             "version": wheel.name.split("-")[1],
             "file_name": wheel.name,
             "install_dir": "site",
-            "sha256": sha256(wheel),
+            "sha256": sha256(folder / wheel.name),
             "package_type": "package",
             "imports": imports,
             "depends": depends,
@@ -372,7 +421,9 @@ def write_lock(
 # Notebooks
 # ------------------------------------------------------------------------------------
 
-FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*(?P<arg>.*)$")
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*(?P<arg>.*)$"
+)
 ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<text>[^`]*)`")
 
 
@@ -471,6 +522,7 @@ def plain_markdown(text: str, base: Path) -> str:
             i += 1
             continue
         fence, name, argument = match["fence"], match["name"], match["arg"].strip()
+        indent = match["indent"]
         body: list[str] = []
         depth = 0
         i += 1
@@ -486,9 +538,12 @@ def plain_markdown(text: str, base: Path) -> str:
                 break
             elif lines[i].strip() == fence:
                 depth -= 1
-            body.append(lines[i])
+            body.append(
+                lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i]
+            )
             i += 1
         i += 1
+        start = len(out)
         options: dict[str, str] = {}
         while body and re.match(r"^:[\w-]+:", body[0]):
             key, _, value = body.pop(0)[1:].partition(":")
@@ -511,6 +566,12 @@ def plain_markdown(text: str, base: Path) -> str:
             inner_text = plain_markdown("\n".join(body), base).strip()
             quoted = "\n".join("> " + x if x else ">" for x in inner_text.split("\n"))
             out.append(f"> **{title}**\n>\n{quoted}")
+        if indent:
+            # A directive inside a list item: its replacement stays in the item.
+            out[start:] = [
+                "\n".join(indent + x if x else x for x in block.split("\n"))
+                for block in out[start:]
+            ]
     return "\n".join(out)
 
 
@@ -526,22 +587,113 @@ def _role(match: re.Match[str]) -> str:
     )
 
 
-def write_notebook(source: Path, target: Path) -> None:
+#: Where the book build leaves its executed notebooks (outputs, figures, widgets).
+EXECUTED = ROOT / "_build" / "jupyter_execute"
+#: The desktop kernel's name, for the chapter notebooks JupyterLab opens.
+DESKTOP_KERNELSPEC = {
+    "name": "python3",
+    "display_name": "Python 3 (ipykernel)",
+    "language": "python",
+}
+
+
+def executed_notebook(source: Path) -> Any:
+    """The book build's executed copy of a chapter, or None (not built yet)."""
+    import nbformat
+
+    path = EXECUTED / source.relative_to(ROOT).with_suffix(".ipynb")
+    if source.suffix != ".md" or not path.is_file():
+        return None
+    return nbformat.read(path, as_version=4)
+
+
+def _add_outputs(notebook: Any, executed: Any) -> int:
+    """Copies the executed notebook's outputs into the cells with the same code."""
+    built = [c for c in executed.cells if c.cell_type == "code"]
+    cells = [c for c in notebook.cells if c.cell_type == "code"]
+    if len(built) != len(cells):
+        return 0
+    copied = 0
+    for cell, done in zip(cells, built):
+        if cell.source.strip() == done.source.strip():
+            cell.outputs = done.outputs
+            cell.execution_count = done.execution_count
+            copied += 1
+    widgets = executed.metadata.get("widgets")
+    if widgets:
+        notebook.metadata["widgets"] = widgets
+    return copied
+
+
+def write_notebook(
+    source: Path,
+    target: Path,
+    kernelspec: dict[str, str] | None = None,
+    with_outputs: bool = True,
+) -> None:
+    """A runnable notebook from a chapter (MyST) or an exercise notebook: quoted code
+    written out, plain Markdown, the book build's outputs when there are some, cells
+    trusted (they are the course's own), stable cell ids."""
     import jupytext
     import nbformat
 
     notebook = jupytext.read(source)
-    for cell in notebook.cells:
+    for index, cell in enumerate(notebook.cells):
+        # Unique in a folder: the browser's matplotlib stand-in finds a cell's
+        # stored figures by its id.
+        cell["id"] = f"{source.stem[:50]}-{index}"
         if cell.cell_type == "markdown":
             cell.source = plain_markdown(cell.source, source.parent)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
+            cell.metadata["trusted"] = True
+    executed = executed_notebook(source) if with_outputs else None
+    if executed is not None:
+        _add_outputs(notebook, executed)
     notebook.metadata.pop("jupytext", None)
-    notebook.metadata["kernelspec"] = dict(KERNELSPEC)
+    notebook.metadata["kernelspec"] = dict(kernelspec or KERNELSPEC)
     notebook.metadata["language_info"] = {"name": "python"}
+    notebook.nbformat, notebook.nbformat_minor = 4, 5
+    nbformat.validate(notebook)
     target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, target)
+    # Written as it is: nbformat.write would drop the cells' "trusted" flag, which is
+    # what JupyterLite reads (a Jupyter server checks its signature instead).
+    target.write_text(
+        json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+
+
+#: Where the set-up writes the chapters as notebooks for desktop JupyterLab
+#: (git-ignored; the MyST files in book/ stay the source).
+CHAPTERS = ROOT / "chapters"
+
+
+def trust(path: Path) -> None:
+    """Signs a notebook for this user's Jupyter, so that it opens trusted."""
+    import nbformat
+
+    try:
+        from nbformat.sign import NotebookNotary
+
+        NotebookNotary().sign(nbformat.read(path, as_version=4))
+    except Exception as error:  # noqa: BLE001 - untrusted only means a warning there
+        log(f"could not mark {path.name} as trusted: {error}")
+
+
+def write_desktop_chapters(folder: Path = CHAPTERS) -> list[Path]:
+    """Every chapter as a runnable notebook for JupyterLab on the desktop."""
+    written = []
+    for entry in toc_files():
+        source = notebook_source(entry)
+        if source is None or source.suffix != ".md":
+            continue
+        target = folder / source.with_suffix(".ipynb").name
+        write_notebook(source, target, DESKTOP_KERNELSPEC)
+        trust(target)
+        written.append(target)
+    return written
 
 
 def copy_helpers(folder: Path, target: Path) -> None:
@@ -628,8 +780,27 @@ def check_output(preload: list[str], notebooks: list[str]) -> None:
         )
 
 
+#: The lite pages that open a notebook; they get the "Python is loading" note.
+LOADING_PAGES = ["notebooks/index.html", "lab/index.html"]
+
+
+def add_loading_note() -> None:
+    """Adds ``lite/loading.js`` to the pages that open notebooks."""
+    shutil.copy2(LITE / "loading.js", OUTPUT / "slowtorch-loading.js")
+    tag = '<script src="../slowtorch-loading.js" defer></script>'
+    for page in LOADING_PAGES:
+        path = OUTPUT / page
+        text = path.read_text(encoding="utf-8")
+        if tag not in text:
+            path.write_text(text.replace("</head>", f"    {tag}\n</head>", 1))
+
+
 def main() -> int:
     start = time.monotonic()
+    chapters = write_desktop_chapters()
+    log(f"{len(chapters)} chapter notebooks for JupyterLab in {CHAPTERS.name}/")
+    if "--chapters" in sys.argv[1:]:
+        return 0
     version = check_pyodide_version()
     for folder in (STAGE, OUTPUT):
         if folder.exists():
@@ -678,6 +849,7 @@ def main() -> int:
         print(result.stdout[-6000:], result.stderr[-6000:], sep="\n", file=sys.stderr)
         raise SystemExit("build_lite: jupyter lite build failed")
     check_output(preload, notebooks)
+    add_loading_note()
     # Browsers ask the site's root for a favicon (a 404 in the console otherwise).
     icon = OUTPUT / "lab" / "favicon.ico"
     if icon.is_file() and not (OUTPUT.parent / "favicon.ico").exists():

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything CI checks, in order: set-up (as build-book.sh, plus requirements-test.txt with
-# torch==2.13.0 CPU and playwright, and Debian's chromium), then mypy, ruff (lint and
-# format), pytest on tests/, nbval on solutions/ and exercises/, the book build, and the
+# torch==2.13.0 CPU and playwright, and Debian's chromium and bubblewrap), then mypy, ruff
+# (lint and format), pytest on tests/, nbval on solutions/ and exercises/, the book build, and the
 # browser tests.
 # Every step runs even when an earlier one failed; the script exits 1 if any failed.
 set -euo pipefail
@@ -14,6 +14,9 @@ if [ ! -x /usr/bin/chromium ]; then
     apt_install chromium || die "the browser tests need /usr/bin/chromium \
 (sudo apt-get install chromium)"
 fi
+# The grader runs student code inside bubblewrap (course/sandbox.py).
+command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap \
+    || die "grading needs bubblewrap (sudo apt-get install bubblewrap)"
 
 failed=()
 passed=()

@@ -682,14 +682,32 @@ def linspace_points(start: float, end: float, steps: int, d: dtype) -> list[floa
 
 
 def fused_multiply_add(a: float, b: int, c: float, d: dtype) -> float:
-    """``a * b + c`` rounded once to float dtype ``d``, as C's ``fma`` does."""
+    """``a * b + c`` rounded once to float dtype ``d``, as C's ``fma`` does.
+
+    The exact value is a ratio of integers, and Python rounds an integer
+    division once, to the nearest float64. Rounding that again to float32
+    is right unless it landed exactly halfway between two float32 values;
+    that rare case is rounded from the exact fraction.
+    """
     if not (math.isfinite(a) and math.isfinite(c)):
         return cast_scalar(a * b + c, d)
-    exact = Fraction(a) * b + Fraction(c)
-    if exact == 0:
+    (a_top, a_bottom), (c_top, c_bottom) = a.as_integer_ratio(), c.as_integer_ratio()
+    top, bottom = a_top * b * c_bottom + c_top * a_bottom, a_bottom * c_bottom
+    if top == 0:
         return a * b + c  # the sign of a zero sum, as float arithmetic gives it
-    if d is dtypes.float64:
-        return float(exact)  # Fraction's float() rounds once, to nearest
+    try:
+        nearest = top / bottom
+    except OverflowError:
+        return cast_scalar(a * b + c, d)
+    if d is dtypes.float64 or not _on_a_float32_tie(nearest):
+        return cast_scalar(nearest, d)
     # float32 keeps 24 significant bits: scale them to an integer, round it.
-    exponent = max(math.frexp(float(exact))[1] - 24, -149)
-    return math.ldexp(round(exact / Fraction(2) ** exponent), exponent)
+    exponent = max(math.frexp(nearest)[1] - 24, -149)
+    return math.ldexp(round(Fraction(top, bottom) / Fraction(2) ** exponent), exponent)
+
+
+def _on_a_float32_tie(value: float) -> bool:
+    """Whether ``value`` lies exactly halfway between two float32 values."""
+    exponent = max(math.frexp(value)[1] - 25, -150)
+    halves = math.ldexp(value, -exponent)  # in halves of a float32 step
+    return halves.is_integer() and int(halves) % 2 == 1

@@ -1107,7 +1107,8 @@ class Tensor:
 
     def copy_(self, source: Tensor) -> Tensor:
         """Copies ``source`` (broadcast to this shape) into this tensor."""
-        return self._inplace(_copying.copy_into, source)
+        # Copying a tensor into itself changes nothing, even if it is expanded.
+        return self._inplace(_copying.copy_into, source, overlap_ok=source is self)
 
     def fill_(self, value: Scalar) -> Tensor:
         """Sets every element to ``value``."""
@@ -1133,6 +1134,29 @@ class Tensor:
         _common.check_inplace_result(self, other)
         return self._inplace(_bitwise.bitwise_xor, other)
 
+    def __ilshift__(self, other: TensorOrScalar) -> Tensor:
+        return self.bitwise_left_shift_(other)
+
+    def __irshift__(self, other: TensorOrScalar) -> Tensor:
+        return self.bitwise_right_shift_(other)
+
+    def bitwise_and_(self, other: TensorOrScalar) -> Tensor:
+        return self.__iand__(other)
+
+    def bitwise_or_(self, other: TensorOrScalar) -> Tensor:
+        return self.__ior__(other)
+
+    def bitwise_xor_(self, other: TensorOrScalar) -> Tensor:
+        return self.__ixor__(other)
+
+    def bitwise_left_shift_(self, other: TensorOrScalar) -> Tensor:
+        _common.check_inplace_result(self, other)
+        return self._inplace(_bitwise.bitwise_left_shift, other)
+
+    def bitwise_right_shift_(self, other: TensorOrScalar) -> Tensor:
+        _common.check_inplace_result(self, other)
+        return self._inplace(_bitwise.bitwise_right_shift, other)
+
     def __invert__(self) -> Tensor:
         return _bitwise.invert(self)
 
@@ -1151,6 +1175,18 @@ class Tensor:
 
     __rxor__ = __xor__
 
+    def __lshift__(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_left_shift(other, self)
+
+    def __rshift__(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_right_shift(other, self)
+
     def bitwise_and(self, other: TensorOrScalar) -> Tensor:
         return _bitwise.bitwise_and(self, other)
 
@@ -1162,6 +1198,12 @@ class Tensor:
 
     def bitwise_not(self) -> Tensor:
         return _bitwise.bitwise_not(self)
+
+    def bitwise_left_shift(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other: TensorOrScalar) -> Tensor:
+        return _bitwise.bitwise_right_shift(self, other)
 
     # ------------------------------------------------------------------
     # Fused operations that optimisers use (ops/fused.py)

@@ -27,7 +27,7 @@ from course import checking, notebooks
 from course.checking import Case, check, evaluate, exercises, expected_outcomes, load
 from course.notebooks import ROOT, chapters, split_solutions
 from course.substitute import original, substituted
-from tests.grading import fixtures
+from tests.grading import attacks, fixtures
 
 EXERCISES = [exercise.id for exercise in exercises()]
 PIECES = [exercise.id for exercise in exercises() if exercise.kind == "piece"]
@@ -509,6 +509,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Starts the slow commands at once and waits for all of them."""
     folder = tmp_path_factory.mktemp("submissions")
     fixtures.write(folder)
+    attacks.write(folder)
     feedback = tmp_path_factory.mktemp("feedback")
     environment = dict(os.environ, PYTHONPATH=str(ROOT))
     python = sys.executable
@@ -537,6 +538,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "6",
             "--jobs",
             "2",
+            "--predictions",
             "--feedback",
             str(feedback),
         ],
@@ -591,6 +593,9 @@ def grades(runs: dict[str, Any]) -> dict[str, dict[str, str]]:
         return {row["student"]: row for row in csv.DictReader(file)}
 
 
+POSSIBLE = "(points possible)"
+
+
 def points(row: dict[str, str], exercise: str) -> float:
     return float(row[exercise]) if row[exercise] else 0.0
 
@@ -605,9 +610,15 @@ CH4 = [e for e in EXERCISES if e.startswith("4.")]
 def test_grades_have_one_row_per_student_and_one_column_per_exercise(
     grades: dict[str, dict[str, str]],
 ) -> None:
-    assert set(grades) == set(fixtures.FIXTURES)
+    assert set(grades) == {*fixtures.FIXTURES, *attacks.ATTACKS, POSSIBLE}
     header = list(next(iter(grades.values())))
-    assert header == ["student", *EXERCISES, "points", "out of", "notes"]
+    chapters = [f"chapter {n}" for n in (1, 2, 3, 4)]
+    assert header == ["student", *EXERCISES, *chapters, "points", "out of", "notes"]
+    possible = grades[POSSIBLE]
+    assert all(possible[e] == "1.00" for e in EXERCISES)
+    assert possible["chapter 1"] == f"{len(CH1)}.00"
+    assert possible["points"] == f"{len(EXERCISES)}.00"
+    assert grades["partial"]["chapter 1"] == grades["partial"]["points"]
 
 
 @pytest.mark.slow
@@ -814,3 +825,37 @@ def test_chapter_4_cases_catch_the_usual_mistakes(
     failed = [r for r in report.results if not r.passed]
     assert report.attempted and failed
     assert any(r.convention is None for r in failed) == main_failures
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("student", sorted(attacks.ATTACKS))
+def test_each_attack_scores_what_a_blank_notebook_scores_and_is_noted(
+    grades: dict[str, dict[str, str]], student: str
+) -> None:
+    row, blank = grades[student], grades["blank"]
+    assert [points(row, e) for e in CH1] == [points(blank, e) for e in CH1]
+    assert row["points"] == blank["points"] == "0.00"
+    assert attacks.ATTACKS[student][1] in row["notes"]
+
+
+@pytest.mark.slow
+def test_attacks_change_no_other_row_and_feedback_keeps_grading_cases_hidden(
+    grades: dict[str, dict[str, str]], runs: dict[str, Any]
+) -> None:
+    for full, chapter in (("full1", CH1), ("full2", CH2), ("full3", CH3)):
+        assert all(points(grades[full], e) == 1 for e in chapter)
+    assert "Traceback" not in runs["grade"][1]
+    hidden = [
+        case.label
+        for exercise in exercises()
+        for case in exercise.grading_cases
+        if case.label not in {c.label for c in exercise.cases}
+    ]
+    for report in runs["feedback"].glob("*.md"):
+        text = report.read_text(encoding="utf-8")
+        assert not [label for label in hidden if f"`{label}`" in text], report
+    partial = (runs["feedback"] / "partial.md").read_text(encoding="utf-8")
+    assert "of the grading-only cases (not shown)" in partial
+    quoting = runs["feedback"] / "attack_quote_grading.md"
+    text = quoting.read_text(encoding="utf-8")
+    assert attacks.QUOTED not in text

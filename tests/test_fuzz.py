@@ -83,3 +83,45 @@ def test_checker_catches_a_failed_line_that_changed_a_tensor() -> None:
         ],
     )
     assert "changed x" in (fuzz.check(program, torch) or "")
+
+
+KNOWN_EXAMPLES = {
+    "integer tensor put in the graph": "line 6: t4[1] = t5\n   t1: requires_grad "
+    "False != True (bool)",
+    "matmul folded and transposed": "line 5: t5 = t4 @ t3\n   t5: grad_fn "
+    "UnsafeViewBackward0 != TransposeBackward0",
+    "layout of a permuted input kept": "line 7: t7 = t3.contiguous()\n   t7: "
+    "grad_fn DivBackward0 != CloneBackward0",
+    "history of one of several views after its base changed": "line 5: t1 **= t4"
+    "\n   t3: grad_fn AsStridedBackward0 != RuntimeError",
+    "float32 rounding of intermediate results": "line 2: t2 = t1.mean()\n   t2: "
+    "values float32[] -0.01 != float32[] -0.04",
+    "nan or inf in a gradient": "line 18: t2_grad = t2.grad\n   t2_grad: values "
+    "float32[3] [nan, nan, 0.0] != float32[3] [nan, inf, 0.0]",
+}
+
+
+def test_every_known_difference_has_a_reason_and_an_example() -> None:
+    names = [kind.name for kind in fuzz.KNOWN_DIFFERENCES]
+    assert sorted(names) == sorted(KNOWN_EXAMPLES)
+    for kind in fuzz.KNOWN_DIFFERENCES:
+        assert len(kind.reason) > 80
+        found = fuzz.known_difference(KNOWN_EXAMPLES[kind.name])
+        assert found is kind, kind.name
+
+
+@pytest.mark.parametrize(
+    "why",
+    [
+        "line 2: y = x.exp()\n   y: values float32[2] [1.0, 2.0] != float32[2] "
+        "[2.7, 7.4]",
+        "line 3: t3 = t1 + t2\n   t3: requires_grad False != True (float32)",
+        "line 4: t4 = t1.view(7)\n   torch raises RuntimeError: shape '[7]' is "
+        "invalid for input of size 6; the engine does not",
+        "line 5: t5 = t1 * t2\n   t5: grad_fn MulBackward0 != AddBackward0",
+        "line 9: t1_grad = t1.grad\n   t1_grad: values float32[2] [1.0, 2.0] != "
+        "float32[2] [1.0, 3.0]",
+    ],
+)
+def test_other_disagreements_are_not_known(why: str) -> None:
+    assert fuzz.known_difference(why) is None

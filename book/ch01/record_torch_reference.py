@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+from datetime import datetime, timezone
 from pathlib import Path
 
 import torch
@@ -28,10 +29,12 @@ def main() -> None:
     a = torch.randn(SIZE, SIZE)
     b = torch.randn(SIZE, SIZE)
     record = {
+        "recorded_on": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
         "torch_version": torch.__version__,
         "python_version": platform.python_version(),
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "threads": torch.get_num_threads(),
         "size": SIZE,
         "dtype": "float32",

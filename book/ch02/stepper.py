@@ -42,7 +42,10 @@ def _values(tensor: Tensor | None) -> str:
 def _svg(graph: Any) -> str:
     """The graph as an inline ``<svg>`` element (no XML prologue)."""
     svg = graph.pipe(format="svg").decode()
-    return svg[svg.index("<svg") :]
+    svg = svg[svg.index("<svg") :]
+    label = 'role="img" aria-label="The graph of the backward pass; the node running '
+    label += 'now is highlighted, the nodes already run are shaded"'
+    return "<svg " + label + svg[len("<svg") :]
 
 
 def _pending_sums(steps: list[BackwardStep]) -> list[dict[int, Tensor]]:

@@ -114,7 +114,9 @@ def render(name: str, curves: tuple[list[float], ...], at: int) -> str:
     px, py = _point(x, y)
     qx, qy = _point(x, slope)
     svg = (
-        f'<svg width="{WIDTH}" height="{HEIGHT}" xmlns="http://www.w3.org/2000/svg">'
+        f'<svg width="{WIDTH}" height="{HEIGHT}" xmlns="http://www.w3.org/2000/svg" '
+        f'role="img" aria-label="{name} in blue and its derivative in orange; '
+        f'the tangent at x = {x:+.2f} is dashed">'
         f"{_axes()}"
         f"{_polyline(xs, slopes, SLOPE_STYLE)}{_polyline(xs, ys, CURVE_STYLE)}"
         f"{tangent}"

@@ -12,7 +12,7 @@ from typing import Any
 
 ALPHABET = "." + "abcdefghijklmnopqrstuvwxyz"  # "." starts and ends a name
 CONTEXT = 3
-STEPS, BATCH = 150, 32
+STEPS, BATCH = 500, 32
 
 
 def examples(words: list[str]) -> tuple[list[list[int]], list[int]]:
@@ -59,17 +59,25 @@ def train(torch: Any, weights: dict[str, Any], data: Any, batches: Any) -> Any:
     for batch in batches:
         inputs = torch.tensor([contexts[i] for i in batch])
         expected = torch.tensor([targets[i] for i in batch])
-        optimizer.zero_grad()
-        loss = loss_fn(model(inputs), expected)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        optimizer.step()
+        loss = training_step(torch, model, optimizer, loss_fn, inputs, expected)
         schedule.step()
         losses.append(loss.item())
     return model, losses, time.perf_counter() - start
 
 
-def generate(torch: Any, model: Any, count: int = 8, seed: int = 1) -> list[str]:
+def training_step(
+    torch: Any, model: Any, optimizer: Any, loss_fn: Any, inputs: Any, expected: Any
+) -> Any:
+    """One step of the loop of chapter 4, with gradient clipping; the loss."""
+    optimizer.zero_grad()
+    loss = loss_fn(model(inputs), expected)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+    optimizer.step()
+    return loss
+
+
+def generate(torch: Any, model: Any, count: int = 10, seed: int = 1) -> list[str]:
     """Writes names: each step draws the next character from the model's
     probabilities, with Python's random numbers (the same for both libraries)."""
     draw = random.Random(seed)
@@ -87,6 +95,16 @@ def generate(torch: Any, model: Any, count: int = 8, seed: int = 1) -> list[str]
                 context = context[1:] + [char]
             words.append(word)
     return words
+
+
+def sample_loss(torch: Any, model: Any, data: Any, count: int = 2000) -> float:
+    """The model's mean loss on ``count`` examples spread evenly over the data."""
+    contexts, targets = data
+    picked = range(0, len(contexts), len(contexts) // count)[:count]
+    with torch.no_grad():
+        scores = model(torch.tensor([contexts[i] for i in picked]))
+        expected = torch.tensor([targets[i] for i in picked])
+        return float(torch.nn.functional.cross_entropy(scores, expected).item())
 
 
 def initial_weights(lib: Any, seed: int = 0) -> dict[str, Any]:

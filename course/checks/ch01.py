@@ -358,6 +358,7 @@ ADVANCED = [
     Case("y[[0, 1], [2, 0]] = -1.0; y[:, [1], [3, 0]] = ...", assigned),
     Case("w[[0, 0, 1], :, [3, 3, 0]]: the gradient of w", indexed_grad),
     Case("torch.zeros(2, 0, 3)[[1, 0]]", lambda t: t.zeros(2, 0, 3)[[1, 0]].shape),
+    Case("torch.zeros(2, 0, 3)[:, [0]]", lambda t: t.zeros(2, 0, 3)[:, [0]].shape),
     Case(
         "torch.zeros(0, 3)[:, [5]]",
         lambda t: t.zeros(0, 3)[:, [5]].shape,

@@ -699,6 +699,13 @@ HEADERS = [
         "an entry without data_offsets",
         loaded({"a": {"dtype": "F32", "shape": [2]}}, f32(1.0, 2.0)),
     ),
+    Case(
+        "a size given as a float",
+        loaded(
+            {"a": {"dtype": "F32", "shape": [2.0], "data_offsets": [0, 8]}},
+            f32(1.0, 2.0),
+        ),
+    ),
 ]
 
 # --- Embedding, the whole module ----------------------------------------------------

@@ -288,7 +288,8 @@ check("1.8", view_strides)
 # - The index tensors are broadcast together to one shape `I`; a value
 #   `-size <= v < size` picks element `v % size` along its dimension, and
 #   any other value raises `IndexError` (as does a set of index shapes that
-#   do not broadcast).
+#   do not broadcast, and any index into a dimension of size 0, unless the
+#   broadcast index holds no element).
 # - The dimensions that are not indexed stay. When the indexed dimensions
 #   are next to each other, `I` takes their place: `x` of shape
 #   `(A, B, C, D)` indexed in dimensions 1 and 2 gives `(A,) + I + (D,)`.
@@ -319,6 +320,8 @@ def advanced_positions(tensor, advanced):
     for dim in range(len(shape) - 2, -1, -1):
         step[dim] = step[dim + 1] * shape[dim + 1]
     dims = [dim for dim, _ in advanced]
+    if 0 in (shape[dim] for dim in dims) and 0 not in index_shape:
+        raise IndexError("index is out of bounds for dimension with size 0")
     kept = [dim for dim in range(len(shape)) if dim not in dims]
     count = 1
     for size in index_shape:

@@ -7,19 +7,27 @@ wheel installs ``etc/ipython/ipython_config.py``, which names it). Outside Pyodi
 - renders ``graphviz`` objects: the ``dot`` program cannot run in a browser, so the
   DOT source goes to Graphviz compiled to WebAssembly (the npm package ``@viz-js/viz``,
   served by the site next to Pyodide) and comes back as SVG, synchronously once the
-  renderer has loaded (it starts loading with the kernel);
+  renderer has loaded (it loads before the first cell that may draw a graph, not
+  with the kernel, so that the kernel starts sooner);
 - limits recursion to CPython's default depth (1000), so that a runaway recursion
   raises ``RecursionError`` instead of overflowing the browser's stack;
+- lets a cell tagged ``raises-exception`` (a chapter's deliberate error) show its
+  traceback without stopping "Run All": JupyterLite drops every queued cell after an
+  error reply, whatever the cell's tag says, so for those cells the traceback is
+  printed (as the error output would show it) and the reply says the cell ran;
 - stands in for ``matplotlib`` when the browser cannot load it (offline: its
-  WebAssembly wheels live on Pyodide's CDN): the cell runs, draws nothing, and
-  ``plt.show()`` prints a one-line note instead of a traceback. Online the real
-  matplotlib is loaded and plots work.
+  WebAssembly wheels live on Pyodide's CDN): the cell runs, and ``plt.show()`` shows
+  the figure the book built for that cell again (the notebooks carry the book's
+  outputs) with a note saying why no new one could be drawn, or a one-line note
+  when there is none; a figure saved into a picture (a widget's) stays empty and a
+  note says why. Online the real matplotlib is loaded and plots work.
 """
 
 from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
+import json
 import os
 import re
 import subprocess
@@ -36,10 +44,23 @@ MATPLOTLIB_NOTE = (
     "(No figure here: matplotlib cannot be loaded in the browser while offline; "
     "the figure is on the book's page.)"
 )
+#: Shown under the book's figure, kept when a plotting cell runs again offline.
+KEPT_NOTE = (
+    "(The figure above is the one the book built: matplotlib cannot be loaded in "
+    "the browser while offline, so this cell could not draw a new one. Online, "
+    "it does.)"
+)
+#: Said once per cell when a figure is saved to a file or buffer offline.
+SAVED_NOTE = (
+    "(A picture here stays empty: matplotlib cannot be loaded in the browser while "
+    "offline; the book's page shows it.)"
+)
+#: Output types of a stored figure.
+FIGURE_TYPES = ("image/png", "image/svg+xml")
 #: Modules replaced by a stand-in when they cannot be imported.
 STAND_IN_MODULES = ("matplotlib", "mpl_toolkits", "pylab")
 
-_state: dict[str, Any] = {"viz": None, "error": None, "task": None}
+_state: dict[str, Any] = {"viz": None, "error": None}
 
 
 def _pyodide_base_url() -> str:
@@ -73,8 +94,6 @@ async def _load_viz() -> Any:
 async def ready() -> bool:
     """Waits until the Graphviz renderer has loaded; True when it can draw."""
     if _state["viz"] is None and _state["error"] is None:
-        # Loads it here rather than waiting for the task started with the kernel: the
-        # module is in the browser's cache by then, and this await cannot be starved.
         await _load_viz()
     return _state["viz"] is not None
 
@@ -178,7 +197,10 @@ class _Absorber:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         last = self._name.rsplit(".", 1)[-1]
         if last == "show":
-            print(MATPLOTLIB_NOTE)
+            _show_built_figures()
+            return None
+        if last == "savefig":
+            _once_per_cell("saved", SAVED_NOTE)
             return None
         if last == "subplots":
             rows = args[0] if args else kwargs.get("nrows", 1)
@@ -202,6 +224,64 @@ class _Absorber:
 
     def __repr__(self) -> str:
         return "<matplotlib is not available offline>"
+
+
+def _running_cell() -> str | None:
+    """The id of the cell being run (JupyterLab sends it with the request)."""
+    try:
+        from IPython import get_ipython
+
+        parent = get_ipython().kernel.get_parent()
+        return str((parent.get("metadata") or {}).get("cellId") or "") or None
+    except Exception:  # noqa: BLE001 - outside a notebook there is no cell
+        return None
+
+
+def built_figures(cell_id: str, folder: str = ".") -> list[dict[str, Any]]:
+    """The figures stored for a cell in the notebook files of ``folder`` (the book
+    build's outputs, which the course's notebooks carry)."""
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".ipynb"):
+            continue
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as file:
+                notebook = json.load(file)
+        except (OSError, ValueError):
+            continue
+        for cell in notebook.get("cells", []):
+            if cell.get("id") == cell_id:
+                return [
+                    {k: v for k, v in o["data"].items() if k in FIGURE_TYPES}
+                    for o in cell.get("outputs", [])
+                    if any(k in FIGURE_TYPES for k in o.get("data", {}))
+                ]
+    return []
+
+
+def _once_per_cell(what: str, note: str) -> bool:
+    cell = _running_cell()
+    if cell is not None and _state.get(what) == cell:
+        return False
+    _state[what] = cell
+    print(note)
+    return True
+
+
+def _show_built_figures() -> None:
+    """Offline ``plt.show()``: the book's figures for this cell, and why."""
+    cell = _running_cell()
+    if cell is not None and _state.get("shown") == cell:
+        return
+    _state["shown"] = cell
+    figures = built_figures(cell) if cell else []
+    if not figures:
+        print(MATPLOTLIB_NOTE)
+        return
+    from IPython.display import display
+
+    for data in figures:
+        display(data, raw=True)
+    print(KEPT_NOTE)
 
 
 class _AbsorberList(list):  # type: ignore[type-arg]
@@ -280,6 +360,39 @@ def _patch_package_loading() -> None:
     kernel._load_packages_from_imports = load_packages_from_imports
 
 
+#: The cell tag of a deliberate error (honoured by JupyterLab, nbval and myst-nb).
+RAISES_TAG = "raises-exception"
+
+
+def _expects_error(parent: Any) -> bool:
+    """Whether the cell being run is tagged as raising (its execute request)."""
+    try:
+        tags = (parent.get("metadata") or {}).get("tags") or []
+        return RAISES_TAG in list(tags)
+    except (AttributeError, TypeError):
+        return False
+
+
+def _patch_deliberate_errors(kernel: Any) -> None:
+    """Makes a tagged cell's error a printed traceback and an "ok" reply."""
+    original = getattr(kernel, "run", None)
+    if original is None or getattr(original, "slowtorch_lite", False):
+        return
+
+    async def run(code: str) -> Any:
+        results = await original(code)
+        if results.get("status") != "error" or not _expects_error(kernel.get_parent()):
+            return results
+        traceback = results.get("traceback") or [
+            f"{results.get('ename')}: {results.get('evalue')}"
+        ]
+        sys.stderr.write("\n".join(str(line) for line in traceback) + "\n")
+        return {"payload": results.get("payload", []), "status": "ok"}
+
+    run.slowtorch_lite = True  # type: ignore[attr-defined]
+    kernel.run = run
+
+
 def load_ipython_extension(shell: Any) -> None:
     """Sets the kernel up for the course (only under Pyodide)."""
     if sys.platform != "emscripten":
@@ -294,7 +407,5 @@ def load_ipython_extension(shell: Any) -> None:
     _patch_graphviz()
     _install_stand_ins()
     _patch_package_loading()
-    if _state["task"] is None:
-        import asyncio
-
-        _state["task"] = asyncio.ensure_future(_load_viz())
+    if getattr(shell, "kernel", None) is not None:
+        _patch_deliberate_errors(shell.kernel)

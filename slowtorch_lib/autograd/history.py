@@ -50,8 +50,14 @@ __all__ = [
 # ----------------------------------------------------------------------
 
 
-def check_inplace(tensor: Tensor, overlap_ok: bool = False) -> None:
+def check_inplace(
+    tensor: Tensor, overlap_ok: bool = False, operand_requires_grad: bool = False
+) -> None:
     """Refuses in-place changes that would corrupt the values or the graph.
+
+    ``operand_requires_grad`` says whether another operand of the change
+    requires grad: then the change is recorded even if ``tensor`` is not
+    in the graph, which one of several views (``unbind``) cannot take.
 
     Raises:
         RuntimeError: If several elements share one storage cell (an
@@ -73,19 +79,27 @@ def check_inplace(tensor: Tensor, overlap_ok: bool = False) -> None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
+    recorded = tensor.requires_grad or operand_requires_grad
+    if tensor._one_of_many is not None and recorded:
+        node = tensor.grad_fn
+        raise RuntimeError(
+            (
+                f"Output {tensor._output_nr} of {node.name().removesuffix('Backward0')}"
+                " is a view and is being modified inplace."
+                if node is not None
+                else "A view was created in no_grad mode and is being modified "
+                "inplace with grad mode enabled."
+            )
+            + " This view is the output of a function that returns multiple views. "
+            "Such functions do not allow the output views to be modified inplace. "
+            "You should replace the inplace operation by an out-of-place one."
+        )
     if base is None or not base.requires_grad:
         return
     if base._grad_fn is None:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an "
             "in-place operation."
-        )
-    if tensor._one_of_many is not None:
-        raise RuntimeError(
-            f"{tensor._one_of_many} is a view and is being modified inplace. This "
-            "view is the output of a function that returns multiple views. Such "
-            "functions do not allow the output views to be modified inplace. You "
-            "should replace the inplace operation by an out-of-place one."
         )
     if tensor.grad_fn is None:
         raise RuntimeError(
@@ -118,11 +132,15 @@ def run_inplace(
     the base changed too. ``overlap_ok`` lets fills write into an expanded
     tensor.
     """
-    check_inplace(tensor, overlap_ok)
-    records = GRAD_MODE.enabled and (
-        tensor.requires_grad
-        or any(isinstance(a, Tensor) and a.requires_grad for a in args)
-    )
+    operand_requires_grad = any(isinstance(a, Tensor) and a.requires_grad for a in args)
+    check_inplace(tensor, overlap_ok, operand_requires_grad)
+    if any(isinstance(a, Tensor) and partly_overlap(tensor, a) for a in args):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location. Please clone() "
+            "the tensor before performing the operation."
+        )
+    records = GRAD_MODE.enabled and (tensor.requires_grad or operand_requires_grad)
     # A recorded operation may save its input for backward; give it a
     # snapshot so that overwriting the tensor does not change what was saved.
     source = _snapshot(tensor) if records else tensor
@@ -148,6 +166,38 @@ def run_inplace(
         # Every other view of the storage now reads changed values.
         refresh_views_of(tensor._base if tensor._base is not None else tensor)
     return tensor
+
+
+def partly_overlap(a: Tensor, b: Tensor) -> bool:
+    """Whether ``a`` and ``b`` share some of their storage cells but are not
+    the same tensor, as PyTorch tells it before an in-place operation.
+
+    PyTorch looks only at tensors whose elements fill a block of storage
+    (a permutation of a contiguous layout) and compares the blocks: the
+    same block with other strides (``x`` and ``x.t()``), or blocks that
+    meet (``x[1:]`` and ``x[:-1]``), overlap partly. Other layouts are
+    "too hard" to tell, and allowed.
+    """
+    if a is b or a._storage is not b._storage or not a.numel() or not b.numel():
+        return False
+    if not (_fills_a_block(a) and _fills_a_block(b)):
+        return False
+    a_end, b_end = a._offset + a.numel(), b._offset + b.numel()
+    if a._offset == b._offset and a_end == b_end:
+        return a._stride != b._stride
+    return a._offset < b_end and b._offset < a_end
+
+
+def _fills_a_block(tensor: Tensor) -> bool:
+    """Whether the elements fill ``numel`` consecutive storage cells, each once."""
+    expected = 1
+    for stride, size in sorted(zip(tensor._stride, tensor._shape)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def _snapshot(tensor: Tensor) -> Tensor:

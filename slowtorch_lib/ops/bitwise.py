@@ -9,6 +9,7 @@ import operator
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._storage import wrap_int64
 from slowtorch_lib._tensor import Tensor, TensorOrScalar
 from slowtorch_lib._tensor_kernels import (
     binary,
@@ -18,8 +19,10 @@ from slowtorch_lib.ops.common import no_loop, not_implemented, result_type
 
 __all__ = [
     "bitwise_and",
+    "bitwise_left_shift",
     "bitwise_not",
     "bitwise_or",
+    "bitwise_right_shift",
     "bitwise_xor",
 ]
 
@@ -47,6 +50,38 @@ def bitwise_or(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
 def bitwise_xor(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input ^ other``: bitwise XOR of integers, logical XOR of bools."""
     return _bitwise("bitwise_xor_cpu", operator.xor, input, other)
+
+
+def _shift(
+    kernel: str, function: Any, input: TensorOrScalar, other: TensorOrScalar
+) -> Tensor:
+    """A shift of the bits of integers (bools and floats have no kernel)."""
+    d = result_type(input, other)
+    if d is not dtypes.int64:
+        raise no_loop(kernel, d, input, other)
+    return binary(function, input, other, d)
+
+
+def _shift_left_scalar(a: int, b: int) -> int:
+    """``a << b`` in int64: bits pushed past the top are lost, and a shift
+    by a negative amount or by 64 or more gives 0, as in PyTorch."""
+    return wrap_int64(a << b) if 0 <= b < 64 else 0
+
+
+def _shift_right_scalar(a: int, b: int) -> int:
+    """``a >> b`` in int64, keeping the sign: a shift by a negative amount or
+    by 64 or more gives 0, or -1 for a negative ``a``."""
+    return a >> (b if 0 <= b < 64 else 63)
+
+
+def bitwise_left_shift(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
+    """``input << other``: the bits of integers moved left (times 2**other)."""
+    return _shift("lshift_cpu", _shift_left_scalar, input, other)
+
+
+def bitwise_right_shift(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
+    """``input >> other``: the bits of integers moved right, rounding down."""
+    return _shift("rshift_cpu", _shift_right_scalar, input, other)
 
 
 def bitwise_not(input: Tensor) -> Tensor:

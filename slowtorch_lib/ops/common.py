@@ -16,6 +16,7 @@ from slowtorch_lib._dtype import dtype
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.history import check_inplace
 
 __all__ = [
     "result_type",
@@ -82,10 +83,13 @@ def check_inplace_result(target: Tensor, other: TensorOrScalar) -> None:
 
     PyTorch checks the result's shape and dtype before it looks for a loop,
     so an integer ``t &= 0.5`` is a casting error, not a missing kernel.
+    Autograd's checks (:func:`check_inplace`) come before both.
 
     Raises:
-        RuntimeError: If the result would not fit ``target``.
+        RuntimeError: If the result would not fit ``target``, or autograd
+            refuses the change.
     """
+    check_inplace(target, False, isinstance(other, Tensor) and other.requires_grad)
     if isinstance(other, Tensor):
         shape = broadcast_shapes(target._shape, other._shape)
         if shape != target._shape:

@@ -155,16 +155,15 @@ def _mask_to_indices(mask: Tensor) -> list[Tensor]:
 
 
 def _basic(
-    tensor: Tensor, items: tuple[Any, ...], assigning: bool, skip_full: bool
-) -> tuple[Tensor | None, list[tuple[int, Tensor]]]:
+    tensor: Tensor, items: tuple[Any, ...], skip_full: bool
+) -> tuple[Tensor, list[tuple[int, Tensor]]]:
     """Applies the basic items as views; collects the advanced ones.
 
     Returns the view and a list of ``(dimension of the view, int64 index
     tensor)`` for the advanced items. With ``skip_full``, slices that cover
     a whole dimension take no view (as PyTorch does for every index but a
-    lone slice), so ``x[:] = v`` writes to ``x`` itself. When ``assigning``,
-    a ``True`` is just a new dimension, and a ``False`` returns ``None``:
-    there is nothing to assign to.
+    lone slice), so ``x[:] = v`` writes to ``x`` itself. A ``True`` is a
+    new dimension indexed by ``[0]``, a ``False`` one indexed by ``[]``.
 
     Raises:
         IndexError: For too many indices, bad index types and bad masks.
@@ -196,13 +195,10 @@ def _basic(
         elif isinstance(item, bool) or (
             isinstance(item, Tensor) and item.dtype is dtypes.bool_ and item.dim() == 0
         ):
-            if assigning and not bool(item):
-                return None, []
             result = views.unsqueeze(result, dim)
-            if not assigning:
-                chosen = [0] if bool(item) else []
-                chosen_tensor = from_values(chosen, (len(chosen),), dtypes.int64)
-                advanced.append((dim, chosen_tensor))
+            chosen = [0] if bool(item) else []
+            chosen_tensor = from_values(chosen, (len(chosen),), dtypes.int64)
+            advanced.append((dim, chosen_tensor))
             dim += 1
             consumed += 1
         elif isinstance(item, int):
@@ -291,15 +287,15 @@ def _check_mask(mask: Tensor, tensor: Tensor, dim: int) -> None:
             )
 
 
-def _positions(
+def _layout(
     tensor: Tensor, advanced: list[tuple[int, Tensor]]
-) -> tuple[list[int], tuple[int, ...]]:
-    """The row-major positions in ``tensor`` picked by the advanced indices,
-    and the result's shape.
+) -> tuple[tuple[int, ...], list[int], list[int]]:
+    """The shape the advanced indices broadcast to, and the dimensions of
+    ``tensor`` that come before and after it in the result.
 
     Raises:
-        IndexError: If the index tensors do not broadcast together, or an
-            index is out of range.
+        IndexError: If the index tensors do not broadcast together, or pick
+            elements from a dimension of size 0.
     """
     shape = tensor._shape
     try:
@@ -310,9 +306,40 @@ def _positions(
             f"shape mismatch: indexing tensors could not be broadcast together with "
             f"shapes {shapes}"
         ) from None
-    row_major = contiguous_strides(shape)
     dims = [d for d, _ in advanced]
+    if 0 in (shape[d] for d in dims) and 0 not in index_shape:
+        raise IndexError("index is out of bounds for dimension with size 0")
     rest = [d for d in range(len(shape)) if d not in dims]
+    if dims == list(range(dims[0], dims[-1] + 1)):  # adjacent: in place
+        before = [d for d in rest if d < dims[0]]
+        return index_shape, before, [d for d in rest if d > dims[-1]]
+    return index_shape, [], rest
+
+
+def _result_shape(
+    tensor: Tensor, advanced: list[tuple[int, Tensor]]
+) -> tuple[int, ...]:
+    """The shape of ``tensor`` indexed by the advanced indices."""
+    index_shape, before, after = _layout(tensor, advanced)
+    shape = tensor._shape
+    return (
+        tuple(shape[d] for d in before) + index_shape + tuple(shape[d] for d in after)
+    )
+
+
+def _positions(
+    tensor: Tensor, advanced: list[tuple[int, Tensor]]
+) -> tuple[list[int], tuple[int, ...]]:
+    """The row-major positions in ``tensor`` picked by the advanced indices,
+    and the result's shape.
+
+    Raises:
+        IndexError: As :func:`_layout`, and if an index is out of range.
+    """
+    shape = tensor._shape
+    index_shape, before, after = _layout(tensor, advanced)
+    row_major = contiguous_strides(shape)
+    rest = before + after
     # One flat offset per element of the broadcast index. When the result
     # has no elements, PyTorch reads no index, so none is checked either.
     offsets = [0] * numel(index_shape)
@@ -327,21 +354,12 @@ def _positions(
                     f"with size {size}"
                 )
             offsets[i] += (value % size) * row_major[dim]
-    adjacent = dims == list(range(dims[0], dims[-1] + 1))
-    if adjacent:
-        before = [d for d in rest if d < dims[0]]
-        after = [d for d in rest if d > dims[-1]]
-    else:
-        before, after = [], rest
     before_offsets = _offsets(shape, row_major, before)
     after_offsets = _offsets(shape, row_major, after)
     positions = [
         b + o + a for b in before_offsets for o in offsets for a in after_offsets
     ]
-    result_shape = (
-        tuple(shape[d] for d in before) + index_shape + tuple(shape[d] for d in after)
-    )
-    return positions, result_shape
+    return positions, _result_shape(tensor, advanced)
 
 
 def _offsets(
@@ -364,8 +382,7 @@ def getitem(tensor: Tensor, index: Any) -> Tensor:
         ValueError: For a slice step that is not positive.
     """
     lone_slice = isinstance(index, slice)
-    view, advanced = _basic(tensor, _as_items(index), False, skip_full=not lone_slice)
-    assert view is not None
+    view, advanced = _basic(tensor, _as_items(index), skip_full=not lone_slice)
     if not advanced:
         return views.alias(tensor) if view is tensor else view
     positions, shape = _positions(view, advanced)
@@ -433,24 +450,20 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     """
     if not isinstance(value, Tensor):
         value = _scalar_tensor(value, tensor)
-    target, advanced = _basic(tensor, _as_items(index), True, skip_full=True)
-    if target is None:
+    if index is False:  # PyTorch assigns nothing and checks nothing
         return
+    if index is True:
+        _copy_to(views.unsqueeze(tensor, 0), value)
+        return
+    target, advanced = _basic(tensor, _as_items(index), skip_full=True)
     if not advanced:
         _copy_to(target, value)
         return
     target._check_inplace(overlap_ok=True)  # before the indices, as PyTorch
     if value.dtype is not target.dtype and value.numel() == 1 and _one_mask(index):
         value = value.to(target.dtype)  # x[mask] = v is masked_fill: v is cast
-    if value.dtype is not target.dtype:
-        if target.numel() == 0:
-            _positions(target, advanced)  # an index into an empty dimension
-        raise RuntimeError(
-            "Index put requires the source and destination dtypes match, got "
-            f"{target.type()[6:-6]} for the destination and {value.type()[6:-6]} "
-            "for the source."
-        )
-    positions, shape = _positions(target, advanced)
+    # PyTorch checks the value's shape, then its dtype, then the indices.
+    shape = _result_shape(target, advanced)
     stripped = _strip_leading_ones(value)
     try:
         fits = broadcast_shapes(stripped._shape, shape) == shape
@@ -461,6 +474,13 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
             f"shape mismatch: value tensor of shape {list(stripped._shape)} cannot be "
             f"broadcast to indexing result of shape {list(shape)}"
         )
+    if value.dtype is not target.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{target.type()[6:-6]} for the destination and {value.type()[6:-6]} "
+            "for the source."
+        )
+    positions, shape = _positions(target, advanced)
     target._inplace(index_put, stripped, positions, shape, overlap_ok=True)
 
 

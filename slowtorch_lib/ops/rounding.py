@@ -299,14 +299,15 @@ class Remainder(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
-        ctx.save_for_backward(a, b)
+        if ctx.needs_input_grad[1]:  # only b's gradient reads a and b
+            ctx.save_for_backward(a, b)
         return _remainder_values(a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        a, b = ctx.saved_tensors
         grad_b = None
         if ctx.needs_input_grad[1]:
+            a, b = ctx.saved_tensors
             grad_b = -grad_output * _floor_quotient(a, b)
         return grad_output, grad_b
 

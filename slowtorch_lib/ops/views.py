@@ -52,10 +52,13 @@ def as_view(
 
     Its ``_base`` is the tensor that owns the storage (never another view).
     The base keeps track of it (:func:`~slowtorch_lib.autograd.history.remember_view`)
-    so that an in-place change of the storage can give it a new history.
+    so that an in-place change of the storage can give it a new history. A
+    view of one of several views (``x.split(1)[0][0]``) is marked as one of
+    them too: it may not be changed in place either.
     """
     base = tensor._base if tensor._base is not None else tensor
     result = Tensor._make(tensor._storage, shape, stride, offset, base)
+    result._one_of_many = tensor._one_of_many
     history.remember_view(base, result)
     return result
 
@@ -404,8 +407,11 @@ class Expand(Function):
                         f"The expanded size of the tensor ({size}) isn't allowed in a "
                         "leading, non-existing dimension"
                     )
+                # A new dimension of size 1 takes the stride of a contiguous
+                # layout, as in PyTorch; any other new dimension is stretched.
+                stretched = size != 1 or not new_shape
+                new_stride.insert(0, 0 if stretched else new_shape[0] * new_stride[0])
                 new_shape.insert(0, size)
-                new_stride.insert(0, 0)
                 continue
             old_size, old_stride = x._shape[i - lead], x._stride[i - lead]
             if size == -1:

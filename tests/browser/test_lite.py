@@ -89,6 +89,13 @@ def chromium(lite_site: str) -> Iterator[Any]:
         yield browser
 
 
+CLEAR_OUTPUTS = """() => {
+  const cells = jupyterapp.shell.currentWidget.content.model.cells;
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells.get(i);
+    if (c.type === 'code') { c.outputs.clear(); c.executionCount = null; } } }"""
+
+
 class LiteNotebook:
     """One notebook open in the lite site, in a fresh, offline browser context."""
 
@@ -97,7 +104,7 @@ class LiteNotebook:
         self.outside: list[str] = []
         self.failed: list[str] = []
         self.errors: list[str] = []
-        self.context = browser.new_context()
+        self.context = browser.new_context(accept_downloads=True)
         # The kernel runs in a web worker, whose requests only the context sees.
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
@@ -117,6 +124,10 @@ class LiteNotebook:
         )
         # Commands sent before the notebook has its kernel session would be dropped.
         self.page.evaluate("() => jupyterapp.shell.currentWidget.sessionContext.ready")
+        # Chapters open with the book build's outputs: a cell has run when it has
+        # an execution count again.
+        self.built = self.cells()
+        self.evaluate(CLEAR_OUTPUTS)
 
     def _route(self, route: Any) -> None:
         url = route.request.url
@@ -217,6 +228,23 @@ def _text(outputs: list[dict[str, Any]]) -> str:
             data = output.get("data", {}).get("text/plain", "")
             parts.append("".join(data) if isinstance(data, list) else data)
     return "".join(parts)
+
+
+UNTRUSTED_CELLS = """() => {
+  const cells = jupyterapp.shell.currentWidget.content.model.cells;
+  const out = [];
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells.get(i);
+    if (c.type === 'code' && !c.trusted) out.push(i); }
+  return out; }"""
+
+
+def _figures(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        o
+        for o in outputs
+        if "image/png" in o.get("data", {}) or "image/svg+xml" in o.get("data", {})
+    ]
 
 
 def _errors(outputs: list[dict[str, Any]]) -> list[str]:
@@ -351,6 +379,119 @@ def test_exercises_run_and_check_in_the_browser(lite_site: str, chromium: Any) -
     _check_quietly(notebook)
 
 
+FIRST_CELL_RAN = """() => { const w = jupyterapp.shell.currentWidget;
+  const cells = w.content.model.cells;
+  for (let i = 0; i < cells.length; i++) { const c = cells.get(i);
+    if (c.type === 'code') return c.executionCount !== null; }
+  return false; }"""
+RUN_FIRST_CODE_CELL = """() => { const panel = jupyterapp.shell.currentWidget;
+  const cells = panel.content.model.cells;
+  let index = 0;
+  while (cells.get(index).type !== 'code') index += 1;
+  panel.content.activeCellIndex = index;
+  return jupyterapp.commands.execute('notebook:run-cell'); }"""
+
+
+def _open_and_run_first_cell(context: Any, site: str, path: str) -> float:
+    """Seconds from opening a notebook to its first executed cell, run as soon as
+    the notebook shows (before Python is up): the page says Python is loading, and
+    no dialog asks which kernel to use."""
+    page = context.new_page()
+    try:
+        opened = time.monotonic()
+        page.goto(f"{site}lite/notebooks/index.html?path={path}")
+        page.wait_for_function(
+            "() => window.jupyterapp && jupyterapp.shell.currentWidget"
+            " && jupyterapp.shell.currentWidget.content"
+            " && jupyterapp.shell.currentWidget.content.model"
+            " && jupyterapp.shell.currentWidget.content.model.cells.length > 0",
+            timeout=KERNEL_TIMEOUT,
+            polling=100,
+        )
+        note = page.locator("#slowtorch-loading")
+        assert "Python is loading" in note.inner_text(timeout=10_000)
+        # The notebook's file has loaded (with the book's outputs): cleared, a cell
+        # has run when it has an execution count again.
+        page.evaluate("() => jupyterapp.shell.currentWidget.context.ready")
+        page.evaluate(CLEAR_OUTPUTS)
+        page.evaluate(RUN_FIRST_CODE_CELL)
+        page.wait_for_function(FIRST_CELL_RAN, timeout=KERNEL_TIMEOUT, polling=100)
+        seconds = time.monotonic() - opened
+        assert page.locator(".jp-Dialog").count() == 0, (
+            f"a dialog opened: {page.locator('.jp-Dialog').first.inner_text()}"
+        )
+        page.wait_for_function(
+            "() => !document.querySelector('#slowtorch-loading')"
+            " || document.querySelector('#slowtorch-loading').textContent"
+            ".includes('ready')",
+            timeout=30_000,
+        )
+        return seconds
+    finally:
+        page.close()
+
+
+def test_start_up_cold_and_warm(lite_site: str, chromium: Any) -> None:
+    """Prints the time from opening a chapter to its first executed cell, with an
+    empty browser cache (cold) and again in the same browser (warm)."""
+    path = "book/01_tensors.ipynb"
+    context = chromium.new_context()
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith((lite_site, "data:", "blob:"))
+            else route.abort()
+        ),
+    )
+    try:
+        cold = _open_and_run_first_cell(context, lite_site, path)
+        warm = _open_and_run_first_cell(context, lite_site, path)
+    finally:
+        context.close()
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"\n[lite] {path}: first executed cell {cold:.1f} s cold, {warm:.1f} s warm "
+        f"(load average {load}; 2 cores)"
+    )
+
+
+def _chapters() -> list[str]:
+    """The book's chapters in the lite site (known without a build: the TOC)."""
+    listing = LITE / "files" / "lite-notebooks.json"
+    if listing.is_file():
+        return [p for p in json.loads(listing.read_text()) if p.startswith("book/")]
+    return ["book/(no build)"]
+
+
+@pytest.mark.parametrize("path", _chapters())
+def test_run_all_runs_every_cell_of_a_chapter(
+    lite_site: str, chromium: Any, path: str
+) -> None:
+    """Run All in the browser runs a chapter to its end: its deliberate errors
+    (tagged ``raises-exception``) show their traceback and do not stop it."""
+    notebook = LiteNotebook(chromium, lite_site, path)
+    try:
+        first = notebook.run_all()
+        print(f"\n[lite] {path}: {first:.1f} s from opening to the first executed cell")
+        for index, cell in enumerate(notebook.cells()):
+            if cell["type"] != "code":
+                continue
+            label = f"{path}, cell {index} ({_source(cell)[:60]!r})"
+            assert cell["count"] is not None, f"{label} did not run"
+            if "raises-exception" in cell["tags"]:
+                shown = _text(cell["outputs"])
+                assert "Error" in shown or "Exception" in shown, (
+                    f"{label}: its deliberate error shows no message: {shown!r}"
+                )
+            else:
+                assert not _errors(cell["outputs"]), (
+                    f"{label}: {_errors(cell['outputs'])}"
+                )
+    finally:
+        notebook.close()
+
+
 def _graph_chapter() -> str:
     """The first chapter in the lite site that draws graphs and shows widgets."""
     listing = json.loads((LITE / "files" / "lite-notebooks.json").read_text())
@@ -456,6 +597,14 @@ def test_edits_persist_and_save_as_ipynb(lite_site: str, chromium: Any) -> None:
         assert saved["nbformat"] == 4
         print(f"\n[lite] a notebook saved in the browser carries: {saved['metadata']}")
         assert saved["metadata"]["kernelspec"]["name"] == "python"
+        untrusted = notebook.evaluate(UNTRUSTED_CELLS)
+        assert not untrusted, f"reopened, cells {untrusted} are not trusted"
+        with notebook.page.expect_download(timeout=60_000) as download:
+            notebook.evaluate(
+                "() => { jupyterapp.commands.execute('docmanager:download'); }"
+            )
+        name = download.value.suggested_filename
+        assert name == Path(path).name, f"downloaded as {name}"
     finally:
         notebook.close()
     _check_quietly(notebook)
@@ -477,14 +626,31 @@ def test_plotting_chapter_runs_offline_without_tracebacks(
         pytest.skip("no notebook imports matplotlib")
     notebook = LiteNotebook(chromium, lite_site, plotting[0])
     try:
+        # It opened with the book's outputs (figures included), trusted.
+        built = {
+            i: c
+            for i, c in enumerate(notebook.built)
+            if c["type"] == "code" and _figures(c["outputs"])
+        }
+        assert built, f"{plotting[0]}: opened without the book's figures"
+        untrusted = notebook.evaluate(UNTRUSTED_CELLS)
+        assert not untrusted, f"{plotting[0]}: cells {untrusted} are not trusted"
         notebook.run_all()
-        code = [c for c in notebook.cells() if c["type"] == "code"]
+        cells = notebook.cells()
+        code = [c for c in cells if c["type"] == "code"]
         errors = [e for c in code for e in _errors(c["outputs"])]
         assert not errors, f"{plotting[0]}: tracebacks in the browser: {errors}"
         assert all(c["count"] is not None for c in code)
         note = "matplotlib cannot be loaded"
         notes = [c for c in code if note in _text(c["outputs"])]
         assert notes, f"{plotting[0]}: no plotting cell printed the offline note"
+        # Run again offline, a plotting cell keeps the book's figure and says why.
+        for index, cell in built.items():
+            if "plt.show()" not in _source(cell):
+                continue
+            outputs = cells[index]["outputs"]
+            assert _figures(outputs), f"{plotting[0]}, cell {index} lost its figure"
+            assert "could not draw a new one" in _text(outputs)
         notebook.page.wait_for_timeout(1000)
     finally:
         notebook.close()

@@ -155,8 +155,11 @@ checking = sys.modules["course.checking"]
 checking.close = lambda expected, got: True
 checking.evaluate.__globals__["close"] = lambda expected, got: True
 sys.modules["slowtorch_lib._tensor"].Tensor.stride = lambda self, dim=None: (3, 3, 1)
-with open(checking.PUBLIC_FILE, "w") as file:
-    file.write("{}")
+try:
+    with open(checking.PUBLIC_FILE, "w") as file:
+        file.write("{}")
+except OSError:
+    pass  # the grader's files are read-only in the sandbox
 """
 
 

@@ -1,0 +1,881 @@
+"""The judge: the only part of the grader that holds the expected values.
+
+It prepares the runner's tree (:func:`runner_tree`), starts the runner in
+the sandbox (:func:`run_runner`), reads its records from a pipe and keeps
+only those that carry this run's nonce and follow the schema strictly
+(anything else is ignored and noted), and compares each case's outcome with
+the recorded answer itself: outcomes are plain JSON data, so no object of the
+student's is ever called. Each exercise gets the fraction of its cases
+passed, in [0, 1]; a case the runner did not report (a crash, a timeout, a
+malformed line) is not passed.
+
+Predictions are read from the cell's text with :func:`ast.literal_eval`,
+never run. A copy check compares each answer, with names, literals, comments
+and layout normalised, with the model answer's fingerprint.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import math
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from course import sandbox
+from course.checking import Exercise, close, prediction, show
+from course.runner import imports_in
+
+PACKAGE = Path(__file__).resolve().parent
+ROOT = PACKAGE.parent
+MAX_RESTARTS = 3
+MAX_LINE = 1 * 2**20
+SHOWN_FAILURES = 3
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,79}$")
+LEAK_WINDOW = 24
+
+
+# --- the runner's tree -------------------------------------------------------------
+
+
+def copy_engine(dest: Path) -> None:
+    """The engine the runner uses. THE place for the class edition: the
+    student copy's engine, whose exercise pieces are stubbed, goes here."""
+    shutil.copytree(
+        ROOT / "slowtorch_lib",
+        dest / "slowtorch_lib",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+
+
+RUNNER_INIT = '"""The course package as the runner sees it: cases, no answers."""\n'
+
+
+def runner_tree(dest: Path) -> Path:
+    """Writes what the runner may see into ``dest``: the engine, the case
+    programs (public and grading-only, no recorded answers), what they import,
+    and the runner itself. Returns ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    copy_engine(dest)
+    course = dest / "course"
+    (course / "checks").mkdir(parents=True)
+    (course / "__init__.py").write_text(RUNNER_INIT, encoding="utf-8")
+    for name in ("checking.py", "substitute.py", "datasets.py", "workspace.py"):
+        shutil.copy(PACKAGE / name, course / name)
+    shutil.copytree(PACKAGE / "data", course / "data")
+    for path in sorted((PACKAGE / "checks").glob("*.py")):
+        shutil.copy(path, course / "checks" / path.name)
+    shutil.copy(PACKAGE / "runner.py", dest / "runner.py")
+    for path in dest.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    dest.chmod(0o755)
+    return dest
+
+
+# --- the judge's answers -----------------------------------------------------------
+
+
+@dataclass
+class Answers:
+    """What only the judge holds: recorded outcomes, the grading-only cases'
+    text (to keep it out of feedback) and the model answers' fingerprints."""
+
+    expected: dict[str, dict[str, Any]]
+    secret_text: str
+    fingerprints: dict[str, list[str]]
+
+    @classmethod
+    def load(cls, folder: Path | None = None) -> Answers:
+        """From ``folder`` (an exported autograder), else from the course."""
+        if folder is not None:
+            data = json.loads((folder / "answers.json").read_text("utf-8"))
+            return cls(data["expected"], data["secret_text"], data["fingerprints"])
+        expected: dict[str, dict[str, Any]] = {}
+        for name in ("expected.json", "expected_grading.json"):
+            path = PACKAGE / "checks" / name
+            if path.exists():
+                for exercise, cases in json.loads(path.read_text("utf-8")).items():
+                    expected.setdefault(exercise, {}).update(cases)
+        # What the runner could read and quote: the grading-only programs (the
+        # recorded answers never reach it).
+        secret = "\n".join(
+            p.read_text("utf-8") for p in sorted(PACKAGE.glob("checks/grading_*.py"))
+        )
+        return cls(expected, secret, model_fingerprints())
+
+    def save(self, folder: Path) -> None:
+        data = {
+            "expected": self.expected,
+            "secret_text": self.secret_text,
+            "fingerprints": self.fingerprints,
+        }
+        (folder / "answers.json").write_text(json.dumps(data), encoding="utf-8")
+
+    def leaks(self, text: str) -> bool:
+        """Whether ``text`` quotes the grading-only cases."""
+        return any(
+            text[i : i + LEAK_WINDOW] in self.secret_text
+            for i in range(0, max(1, len(text) - LEAK_WINDOW + 1))
+            if len(text) >= LEAK_WINDOW
+        )
+
+
+# --- grades ------------------------------------------------------------------------
+
+
+@dataclass
+class Graded:
+    """The grade of one exercise in one notebook."""
+
+    id: str
+    title: str
+    points: float = 0.0
+    passed: int = 0
+    total: int = 0
+    status: str = "missing"
+    message: str = ""
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    hidden_failed: int = 0
+    hints: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+
+def all_cases(exercise: Exercise) -> list[Any]:
+    return list(exercise.cases) + list(exercise.grading_cases)
+
+
+# --- the runner's records ----------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """What one or more runner runs reported, after checking."""
+
+    cells: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cases: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
+    ends: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ignored: dict[str, int] = field(default_factory=dict)
+    conflicts: set[tuple[str, int]] = field(default_factory=set)
+    ending: str | None = None
+
+    def ignore(self, why: str) -> None:
+        self.ignored[why] = self.ignored.get(why, 0) + 1
+
+
+def plain_ok(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is plain, bounded JSON data."""
+    if depth > 40:
+        return False
+    if value is None or isinstance(value, (bool, str)):
+        return not isinstance(value, str) or len(value) <= 100_000
+    if isinstance(value, int):
+        return abs(value) < 2**63
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return len(value) <= 100_000 and all(plain_ok(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return len(value) <= 10_000 and all(
+            isinstance(k, str) and plain_ok(v, depth + 1) for k, v in value.items()
+        )
+    return False
+
+
+def error_ok(error: Any) -> bool:
+    if error is None:
+        return True
+    return (
+        isinstance(error, dict)
+        and set(error) == {"type", "message", "lines"}
+        and isinstance(error["type"], str)
+        and (error["type"] == "" or bool(IDENTIFIER.match(error["type"])))
+        and isinstance(error["message"], str)
+        and len(error["message"]) <= 400
+        and isinstance(error["lines"], list)
+        and len(error["lines"]) <= 4
+        and all(type(n) is int and 0 <= n <= 1_000_000 for n in error["lines"])
+    )
+
+
+def strings_ok(values: Any) -> bool:
+    return (
+        isinstance(values, list)
+        and len(values) <= 20
+        and all(isinstance(v, str) and len(v) <= 300 for v in values)
+    )
+
+
+KEYS = {
+    "ready": {"kind"},
+    "start": {"kind", "exercise"},
+    "end": {"kind", "exercise", "status", "detail"},
+    "cell": {"kind", "exercise", "defined", "error", "reference", "tampering"},
+    "case": {
+        "kind",
+        "exercise",
+        "index",
+        "label",
+        "outcome",
+        "error",
+        "stub",
+        "reference",
+    },
+}
+
+
+class Reader:
+    """Checks the runner's lines for one run, in order."""
+
+    def __init__(
+        self, nonce: str, exercises: dict[str, Exercise], run: Run, todo: list[str]
+    ) -> None:
+        self.prefix = nonce.encode() + b" "
+        self.exercises = exercises
+        self.run = run
+        self.todo = todo
+        self.current: str | None = None
+        self.started: list[str] = []
+
+    def line(self, raw: bytes) -> None:
+        if not raw.startswith(self.prefix):
+            self.run.ignore("lines without this run's nonce")
+            return
+        try:
+            record = json.loads(raw[len(self.prefix) :], parse_constant=_refuse)
+        except (ValueError, RecursionError):
+            self.run.ignore("lines that are not JSON")
+            return
+        problem = self.problem(record)
+        if problem:
+            self.run.ignore(problem)
+            return
+        self.take(record)
+
+    def problem(self, record: Any) -> str | None:
+        if not isinstance(record, dict) or record.get("kind") not in KEYS:
+            return "records of no known kind"
+        kind = record["kind"]
+        if set(record) != KEYS[kind]:
+            return "records with wrong fields"
+        if kind == "ready":
+            return None
+        exercise = record["exercise"]
+        if exercise not in self.todo:
+            return "records for an exercise not asked for"
+        if kind == "start":
+            return None if exercise not in self.started else "exercises started twice"
+        if exercise != self.current:
+            return "records out of order"
+        if kind == "end":
+            ok = record["status"] in ("done", "timeout", "crashed")
+            ok = (
+                ok and isinstance(record["detail"], str) and len(record["detail"]) < 500
+            )
+            return None if ok else "end records out of range"
+        if kind == "cell":
+            ok = isinstance(record["defined"], bool) and error_ok(record["error"])
+            ok = ok and strings_ok(record["reference"])
+            ok = ok and strings_ok(record["tampering"])
+            if not ok:
+                return "cell records out of range"
+            return "cells reported twice" if exercise in self.run.cells else None
+        return self.case_problem(record)
+
+    def case_problem(self, record: dict[str, Any]) -> str | None:
+        exercise = record["exercise"]
+        cases = all_cases(self.exercises[exercise])
+        index = record["index"]
+        if type(index) is not int or not 0 <= index < len(cases):
+            return "cases out of range"
+        if record["label"] != cases[index].label:
+            return "cases with a wrong label"
+        if index in self.run.cases.get(exercise, {}):
+            self.run.conflicts.add((exercise, index))  # neither counts
+            return "cases reported twice"
+        if exercise not in self.run.cells:
+            return "cases before their cell"
+        ok = isinstance(record["stub"], bool) and error_ok(record["error"])
+        ok = ok and strings_ok(record["reference"]) and plain_ok(record["outcome"])
+        return None if ok else "case records out of range"
+
+    def take(self, record: dict[str, Any]) -> None:
+        kind = record["kind"]
+        exercise = str(record.get("exercise"))
+        if kind == "start":
+            self.current = exercise
+            self.started.append(exercise)
+        elif kind == "cell":
+            self.run.cells[exercise] = record
+        elif kind == "case":
+            self.run.cases.setdefault(exercise, {})[record["index"]] = record
+        elif kind == "end":
+            self.run.ends[exercise] = record
+            self.current = None
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(name)
+
+
+def runner_command(tree: Path, sandboxed: bool) -> list[str]:
+    python = sandbox.interpreter()
+    if sandboxed:
+        return sandbox.command(tree, [python, "-I", "-S", "/runner/runner.py"])
+    return [python, "-I", "-S", str(tree / "runner.py")]
+
+
+def run_runner(
+    tree: Path,
+    jobs: list[tuple[str, str]],
+    exercises: dict[str, Exercise],
+    run: Run,
+    limits: sandbox.Limits,
+    sandboxed: bool,
+) -> list[str]:
+    """Runs the runner once on ``jobs``; adds what it reported to ``run``;
+    returns the exercises it started."""
+    nonce = secrets.token_hex(16)
+    job = {
+        "exercises": jobs,
+        "seconds": limits.seconds,
+        "sandboxed": sandboxed,
+        "limits": {
+            "memory": limits.memory,
+            "file_size": limits.file_size,
+            "processes": limits.processes if sandboxed else 0,
+        },
+    }
+    reader = Reader(nonce, exercises, run, [e for e, _ in jobs])
+    deadline = time.monotonic() + 20 + (limits.seconds + 2) * len(jobs)
+    work = Path(tree.parent / f"work-{secrets.token_hex(4)}")
+    work.mkdir()
+    environment = {"PATH": "/usr/bin:/bin", "HOME": str(work), "LANG": "C.UTF-8"}
+    with sandbox.process_cap(limits.processes + 8) as join:
+        process = subprocess.Popen(
+            runner_command(tree, sandboxed),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=work,
+            env=environment,
+            start_new_session=True,
+            preexec_fn=join,  # noqa: PLW1509  (only writes a pid to a file)
+        )
+        feeder = threading.Thread(target=_feed, args=(process, nonce, job), daemon=True)
+        feeder.start()
+        run.ending = _read(process, reader, deadline, limits.output)
+        _stop(process)
+    shutil.rmtree(work, ignore_errors=True)
+    return reader.started
+
+
+def _feed(process: subprocess.Popen[bytes], nonce: str, job: dict[str, Any]) -> None:
+    assert process.stdin is not None
+    try:
+        process.stdin.write(nonce.encode() + b"\n" + json.dumps(job).encode())
+        process.stdin.close()
+    except OSError:
+        pass
+
+
+def _read(
+    process: subprocess.Popen[bytes], reader: Reader, deadline: float, cap: int
+) -> str | None:
+    """Reads the runner's lines until it ends; why it ended early, or None."""
+    import selectors
+
+    assert process.stdout is not None
+    fd = process.stdout.fileno()
+    os.set_blocking(fd, False)
+    received = 0
+    buffer = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "the runner ran out of time"
+            if not selector.select(min(left, 1.0)):
+                continue
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            received += len(chunk)
+            if received > cap:
+                return f"the runner wrote more than {cap} bytes"
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            if len(buffer) > MAX_LINE:
+                return "the runner wrote a line that is too long"
+            for line in lines:
+                reader.line(line)
+    if buffer:
+        reader.run.ignore("unfinished lines")
+    code = process.wait()
+    if code != 0:
+        return f"the runner stopped (code {code}: killed from inside?)"
+    return None
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, 9)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.kill()
+    except OSError:
+        pass
+    process.wait()
+    for stream in (process.stdout, process.stdin):
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+def run_pieces(
+    tree: Path,
+    sources: dict[str, str],
+    exercises: dict[str, Exercise],
+    limits: sandbox.Limits,
+    sandboxed: bool,
+) -> Run:
+    """Runs every piece exercise's answer; starts the runner again after one
+    that stopped it."""
+    run = Run()
+    todo = [e for e in exercises if e in sources]
+    for _ in range(MAX_RESTARTS + 1):
+        if not todo:
+            break
+        started = run_runner(
+            tree, [(e, sources[e]) for e in todo], exercises, run, limits, sandboxed
+        )
+        for exercise in started:
+            if exercise not in run.ends:
+                run.ends[exercise] = {
+                    "status": "crashed",
+                    "detail": run.ending or "the runner stopped",
+                }
+        if not started:
+            for exercise in todo:
+                run.ends[exercise] = {
+                    "status": "crashed",
+                    "detail": run.ending or "the runner did not start",
+                }
+        todo = [e for e in todo if e not in run.ends]
+    for exercise in todo:
+        run.ends[exercise] = {
+            "status": "crashed",
+            "detail": "not graded: earlier cells stopped the runner too often",
+        }
+    return run
+
+
+# --- judging -----------------------------------------------------------------------
+
+
+def render_error(error: dict[str, Any] | None, source: str, answers: Answers) -> str:
+    """The student's own lines and the exception: never text from elsewhere."""
+    if not error:
+        return ""
+    lines = source.splitlines()
+    shown = []
+    for number in error["lines"]:
+        if 1 <= number <= len(lines):
+            shown.append(f"  line {number}: {lines[number - 1].strip()[:120]}")
+    message = error["message"]
+    if answers.leaks(message):
+        message = "(message hidden: it quotes the grader's files)"
+    head = error["type"] + (f": {message}" if message else "")
+    return "\n".join([*shown, head])
+
+
+def judge_piece(exercise: Exercise, source: str, run: Run, answers: Answers) -> Graded:
+    cases = all_cases(exercise)
+    graded = Graded(exercise.id, exercise.title, total=len(cases))
+    expected = answers.expected.get(exercise.id, {})
+    cell = run.cells.get(exercise.id)
+    reported = run.cases.get(exercise.id, {})
+    end = run.ends.get(exercise.id, {"status": "crashed", "detail": "no result"})
+    reference = list(imports_in(source, exercise))
+    reference += list(cell["reference"]) if cell else []
+    for record in reported.values():
+        reference += record["reference"]
+    if reference:
+        graded.status = "reference"
+        graded.message = "uses the reference: " + ", ".join(dict.fromkeys(reference))
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
+        return graded
+    if cell is None:
+        graded.status = "stopped"
+        graded.message = end["detail"] or "the answer cell did not finish"
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
+        return graded
+    if cell["error"]:
+        graded.flags.append(
+            f"exercise {exercise.id}: the answer cell raised {cell['error']['type']}"
+        )
+    if cell["tampering"]:
+        graded.status = "refused"
+        graded.message = (
+            "the cell reached into the grader or the system, or left running "
+            "what could change the cases: " + ", ".join(cell["tampering"])
+        )
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
+        return graded
+    if not cell["defined"]:
+        graded.status = "error"
+        graded.message = f"the cell does not define {exercise.name}"
+        if cell["error"]:
+            error = render_error(cell["error"], source, answers)
+            graded.message += "; it raised:\n" + error
+        return graded
+    if any(r["stub"] for r in reported.values()):
+        graded.status = "not attempted"
+        graded.message = "the stub is still there"
+        return graded
+    public = len(exercise.cases)
+    failed_main: list[tuple[int, dict[str, Any] | None]] = []
+    failed_convention: list[tuple[int, dict[str, Any] | None]] = []
+    for index, case in enumerate(cases):
+        found: dict[str, Any] | None = reported.get(index)
+        if (exercise.id, index) in run.conflicts:
+            found = None
+        want = expected.get(case.label, {"missing": "not recorded"})
+        if found is not None and close(want, found["outcome"]):
+            graded.passed += 1
+            continue
+        if index >= public:
+            graded.hidden_failed += 1
+            continue
+        target = failed_convention if case.convention else failed_main
+        target.append((index, found))
+    for index, failed in (failed_main + failed_convention)[:SHOWN_FAILURES]:
+        case = cases[index]
+        got = "no result" if failed is None else show(failed["outcome"])
+        if answers.leaks(got):
+            got = "(hidden: it quotes the grader's files)"
+        graded.failures.append(
+            {
+                "label": case.label,
+                "convention": case.convention,
+                "expected": show(expected.get(case.label)),
+                "got": got,
+                "error": render_error(failed and failed["error"], source, answers),
+            }
+        )
+    graded.points = min(1.0, max(0.0, graded.passed / len(cases))) if cases else 0.0
+    graded.status = "graded"
+    if end["status"] != "done":
+        graded.status = "stopped"
+        graded.message = end["detail"]
+        graded.flags.append(f"exercise {exercise.id}: {end['detail']}")
+    if graded.passed < len(cases):
+        from course.checking import hint_for
+
+        main_failed = bool(failed_main) or graded.hidden_failed > 0
+        hints = [hint_for(exercise, tier, main_failed) for tier in (1, 2)]
+        graded.hints = [h for h in dict.fromkeys(hints) if h]
+    return graded
+
+
+# --- predictions: read, never run --------------------------------------------------
+
+
+def read_predictions(source: str, name: str) -> tuple[dict[str, Any] | None, str]:
+    """The dict assigned to ``name`` in the cell, read as literals."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, "the cell is not valid Python"
+    found = None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            found = node.value
+    if found is None:
+        return None, f"the cell does not assign {name}"
+    if not isinstance(found, ast.Dict):
+        return None, f"{name} is not written as a dict"
+    answers: dict[str, Any] = {}
+    for key, value in zip(found.keys, found.values, strict=True):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            continue
+        answers[key.value] = _literal(value)
+    return answers, ""
+
+
+NOT_LITERAL = "(not a literal: predictions are read, not run)"
+OPERATORS: dict[type, Any] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a**b,
+}
+STRING_METHODS = ("split", "strip", "lower", "upper")
+
+
+class NotLiteral(ValueError):
+    """A prediction that is more than literals and arithmetic."""
+
+
+def _literal(node: ast.expr) -> Any:
+    """A prediction's value, read without running anything: literals, lists,
+    tuples, dicts, arithmetic on numbers, ``"a b".split()``, and dotted names
+    (``torch.float32``) as text."""
+    try:
+        return _value(node, 0)
+    except (NotLiteral, ArithmeticError, TypeError, ValueError, RecursionError):
+        return NOT_LITERAL
+
+
+def _value(node: ast.expr, depth: int) -> Any:
+    if depth > 30:
+        raise NotLiteral("too deep")
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_value(item, depth + 1) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        return {
+            _value(k, depth + 1): _value(v, depth + 1)
+            for k, v in zip(node.keys, node.values, strict=True)
+            if k is not None
+        }
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        number = _number(_value(node.operand, depth + 1))
+        return -number if isinstance(node.op, ast.USub) else number
+    if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
+        left, right = _value(node.left, depth + 1), _value(node.right, depth + 1)
+        if isinstance(left, str) and isinstance(right, str):
+            if not isinstance(node.op, ast.Add) or len(left) + len(right) > 10_000:
+                raise NotLiteral("not a literal")
+            return left + right
+        left = _number(_value(node.left, depth + 1))
+        right = _number(_value(node.right, depth + 1))
+        if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > 1e6):
+            raise NotLiteral("too large")
+        return OPERATORS[type(node.op)](left, right)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+        and node.func.attr in STRING_METHODS
+        and not node.keywords
+        and len(node.args) <= 1
+    ):
+        args = [_value(a, depth + 1) for a in node.args]
+        if not all(isinstance(a, str) for a in args):
+            raise NotLiteral("a method call")
+        return getattr(node.func.value.value, node.func.attr)(*args)
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        dotted = ".".join([node.id, *reversed(parts)])
+        return dotted if dotted.startswith("torch.") else dotted.split(".")[-1]
+    raise NotLiteral(type(node).__name__)
+
+
+def _number(value: Any) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise NotLiteral("not a number")
+    return value
+
+
+def judge_prediction(exercise: Exercise, source: str, answers: Answers) -> Graded:
+    cases = all_cases(exercise)
+    graded = Graded(exercise.id, exercise.title, total=len(cases))
+    expected = answers.expected.get(exercise.id, {})
+    reference = imports_in(source, exercise)
+    if reference:
+        graded.status = "reference"
+        graded.message = "uses the reference: " + ", ".join(reference)
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
+        return graded
+    predicted, problem = read_predictions(source, exercise.name)
+    if predicted is None:
+        graded.status = "error"
+        graded.message = problem
+        return graded
+    if any(value is ... for value in predicted.values()):
+        graded.status = "not attempted"
+        graded.message = "the stub is still there"
+        return graded
+    for index, case in enumerate(cases):
+        want = expected.get(case.label, {"missing": "not recorded"})
+        got: Any = (
+            prediction(predicted[case.label]) if case.label in predicted else None
+        )
+        if case.label in predicted and close(want, got):
+            graded.passed += 1
+        elif index >= len(exercise.cases):
+            graded.hidden_failed += 1
+        elif len(graded.failures) < SHOWN_FAILURES:
+            graded.failures.append(
+                {
+                    "label": case.label,
+                    "convention": case.convention,
+                    "expected": show(want),
+                    "got": show(got) if case.label in predicted else "(no answer)",
+                    "error": "",
+                }
+            )
+    graded.points = graded.passed / len(cases) if cases else 0.0
+    graded.status = "graded"
+    return graded
+
+
+# --- code that reaches outside the exercise: flagged for the teacher --------------
+
+SUSPECT_MODULES = {
+    "gc", "inspect", "sys", "os", "posix", "threading", "_thread", "signal",
+    "atexit", "subprocess", "multiprocessing", "socket", "ssl", "ctypes",
+    "importlib", "builtins", "resource", "shutil", "pathlib", "io", "urllib",
+    "http", "pty", "fcntl", "mmap", "pickle", "marshal", "json", "faulthandler",
+    "tracemalloc", "asyncio", "concurrent", "glob", "tempfile",
+}  # fmt: skip
+SUSPECT_NAMES = {
+    "__globals__", "__subclasses__", "__code__", "__closure__", "__builtins__",
+    "__import__", "__loader__", "__spec__", "f_back", "f_globals", "f_locals",
+    "f_builtins", "tb_frame", "gi_frame", "cr_frame", "_getframe", "settrace",
+    "setprofile", "open", "exec", "eval", "compile", "globals", "breakpoint",
+}  # fmt: skip
+
+
+LYING_METHODS = {"__eq__", "__ne__", "__repr__", "__str__", "__hash__", "__bool__"}
+
+
+def suspicious(source: str) -> list[str]:
+    """What in the cell's text reaches outside the exercise (the interpreter,
+    the operating system, other processes, files, the network)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {
+                a.name for a in node.names if a.name.split(".")[0] in SUSPECT_MODULES
+            }
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if module.split(".")[0] in SUSPECT_MODULES:
+                found.add(module)
+        elif isinstance(node, ast.Attribute) and node.attr in SUSPECT_NAMES:
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and node.id in SUSPECT_NAMES:
+            found.add(node.id)
+        elif isinstance(node, ast.FunctionDef) and node.name in LYING_METHODS:
+            found.add(f"defines {node.name}")
+    return sorted(found)
+
+
+# --- the copy check ----------------------------------------------------------------
+
+
+class _Normalise(ast.NodeTransformer):
+    """Names by order of first use, literals by type, no docstrings."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+
+    def rename(self, name: str) -> str:
+        return self.names.setdefault(name, f"n{len(self.names)}")
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(id=self.rename(node.id), ctx=node.ctx)
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        return ast.arg(arg=self.rename(node.arg))
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.Constant(value=type(node.value).__name__)
+
+    def _body(self, node: Any) -> Any:
+        body = node.body
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:] or [ast.Pass()]
+        node.name = self.rename(node.name)
+        node.returns = None
+        return self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        return self._body(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return self._body(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        value = node.value or ast.Constant(None)
+        assign = ast.Assign(targets=[node.target], value=value)
+        return self.generic_visit(assign)
+
+
+def fingerprints(source: str) -> list[str]:
+    """One fingerprint per top-level function or class of the cell."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            for child in ast.walk(node):
+                if isinstance(child, ast.arg):
+                    child.annotation = None
+            try:
+                normal = _Normalise().visit(node)
+                text = ast.dump(normal, annotate_fields=False)
+            except RecursionError:
+                continue
+            found.append(hashlib.sha256(text.encode()).hexdigest())
+    return found
+
+
+def model_fingerprints() -> dict[str, list[str]]:
+    """The model answers' fingerprints, from the solution notebooks."""
+    found: dict[str, list[str]] = {}
+    from course import notebook_reader
+
+    for path in sorted((ROOT / "solutions").glob("*.ipynb")):
+        try:
+            notebook = notebook_reader.read(path)
+        except notebook_reader.NotANotebook:
+            continue
+        for cell in notebook.cells:
+            for role, exercise in notebook_reader.roles(cell):
+                if role == "exercise":
+                    found.setdefault(exercise, []).extend(fingerprints(cell.source))
+    return found
+
+
+def copied(exercise_id: str, source: str, answers: Answers) -> bool:
+    model = set(answers.fingerprints.get(exercise_id, []))
+    return bool(model & set(fingerprints(source)))

@@ -1,0 +1,783 @@
+"""The runner: runs a student's answers and reports what each case gave, as data.
+
+It runs inside the sandbox (:mod:`course.sandbox`), from a tree that
+:func:`course.judge.runner_tree` prepared: the class engine, the case
+*programs* (``course/checks``) and what they import, and this file. No
+expected value, model answer or grading expectation is there: the judge,
+outside, alone holds them and compares.
+
+Protocol. Standard input: the run's nonce (32 hex digits and a newline),
+then one JSON object ``{"exercises": [[id, source], ...], "seconds": s,
+"limits": {...}, "sandboxed": bool}``. Standard output: one record per line,
+``NONCE JSON``, with ``kind`` one of
+
+- ``ready``: the engine and the cases are loaded;
+- ``start`` / ``end``: an exercise begins / ends (``status``: ``done``,
+  ``timeout``, ``crashed``; ``detail``);
+- ``cell``: the answer cell ran (``defined``, ``error``, ``reference``);
+- ``case``: one case's ``outcome`` (plain JSON data), ``error``, ``stub``.
+
+This first process never runs student code. It reads the nonce into a
+buffer, makes itself impossible to trace or to read through ``/proc``
+(``PR_SET_DUMPABLE`` 0), and forks one child per exercise. The child wipes
+its copy of the nonce, sends its standard streams to ``/dev/null``, sets its
+limits, runs the answer cell in a fresh namespace, puts the answer into the
+engine in place of the exercise's piece, runs each case, and sends each
+outcome, already turned into JSON, through its own pipe. The first process
+checks the child's lines, tags them with the nonce and passes them on; when
+the child ends or runs out of time, it kills every other process of the
+sandbox (threads, forks, detached processes die with it).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import json
+import math
+import os
+import select
+import signal
+import sys
+import time
+import traceback
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+if __name__ == "__main__":  # inside the tree: its own folder first
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+FORBIDDEN_MODULES = ("torch", "course", "solutions")
+PROTECTED = ("slowtorch_lib", "course")
+NONCE_BYTES = 32
+CHILD_OUTPUT = 4 * 2**20  # bytes one exercise may send
+MESSAGE = 300  # characters of an exception message kept
+_MISSING = object()
+
+
+# --- what the answer must not use --------------------------------------------------
+
+
+def reference_names(exercise: Any) -> set[str]:
+    """Names that hold the engine's own answer to this exercise."""
+    names = set(exercise.forbidden)
+    if exercise.target:
+        parts = exercise.target.split(".")
+        owner_is_class = parts[-2][:1].isupper()
+        names.add(parts[-2] if owner_is_class else parts[-1])
+    return names
+
+
+def imports_in(source: str, exercise: Any) -> list[str]:
+    """What the cell imports or reaches for that it must not (from its text)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    names = reference_names(exercise)
+    found = []
+    for node in ast.walk(tree):
+        modules: list[str] = []
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            modules = [node.module or ""]
+            found += [
+                f"from {node.module} import {alias.name}"
+                for alias in node.names
+                if alias.name in names
+                and (node.module or "").startswith("slowtorch_lib")
+            ]
+        elif isinstance(node, ast.Attribute) and node.attr in names:
+            found.append(f"the engine's own {node.attr}")
+        elif isinstance(node, ast.Call) and node.args:
+            function = node.func
+            called = getattr(function, "attr", getattr(function, "id", ""))
+            first = node.args[0]
+            if (
+                called in ("import_module", "__import__")
+                and isinstance(first, ast.Constant)
+                and isinstance(first.value, str)
+            ):
+                modules = [first.value]
+        found += [
+            f"import {m}" for m in modules if m.split(".")[0] in FORBIDDEN_MODULES
+        ]
+    return sorted(set(found))
+
+
+def reference_objects(exercise: Any) -> list[Any]:
+    """The engine's own objects for this exercise (none in the class engine)."""
+    from course.substitute import original
+
+    found: list[Any] = []
+    if not exercise.target:
+        return found
+    found.append(original(exercise.target))
+    for module_name in (
+        exercise.target.rsplit(".", 2)[0],
+        exercise.target.rsplit(".", 1)[0],
+    ):
+        module = sys.modules.get(module_name)
+        for name in exercise.forbidden:
+            if module is not None and hasattr(module, name):
+                found.append(getattr(module, name))
+    return found
+
+
+def holds_reference(value: Any, references: list[Any], depth: int = 0) -> bool:
+    """Whether the answer is, or closes over, one of the engine's own objects."""
+    if any(value is ref for ref in references):
+        return True
+    if depth > 2:
+        return False
+    inner: list[Any] = []
+    if isinstance(value, staticmethod):
+        inner.append(value.__func__)
+    if isinstance(value, types.FunctionType):
+        for cell in value.__closure__ or ():
+            try:
+                inner.append(cell.cell_contents)
+            except ValueError:
+                continue
+        inner += list(value.__defaults__ or ())
+    if isinstance(value, type):
+        inner += list(vars(value).values()) + list(value.__mro__[1:])
+    return any(holds_reference(item, references, depth + 1) for item in inner)
+
+
+@contextmanager
+def watched_imports(seen: list[str]) -> Iterator[None]:
+    """Records, and refuses, every import of torch, course or solutions."""
+    real_import = builtins.__import__
+    real_import_module = importlib.import_module
+
+    def refuse(name: str) -> None:
+        if name.split(".")[0] in FORBIDDEN_MODULES:
+            seen.append(f"import {name}")
+            raise ModuleNotFoundError(f"the grader does not let answers import {name}")
+
+    def guarded_import(name: str, *args: Any, **kwargs: Any) -> Any:
+        refuse(name)
+        return real_import(name, *args, **kwargs)
+
+    def guarded_import_module(name: str, package: str | None = None) -> Any:
+        refuse(name)
+        return real_import_module(name, package)
+
+    builtins.__import__ = guarded_import
+    importlib.import_module = guarded_import_module  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        builtins.__import__ = real_import
+        importlib.import_module = real_import_module  # type: ignore[assignment]
+
+
+# --- a snapshot of the engine, put back before each case ---------------------------
+
+
+class Snapshot:
+    """Module and class namespaces of the engine and the case programs."""
+
+    def __init__(self) -> None:
+        self.modules = {
+            name: module
+            for name, module in sys.modules.items()
+            if module is not None and name.split(".")[0] in PROTECTED
+        }
+        self.namespaces = {name: dict(vars(m)) for name, m in self.modules.items()}
+        self.namespaces["builtins"] = dict(vars(builtins))
+        self.classes: list[tuple[type, dict[str, Any]]] = []
+        for name, module in self.modules.items():
+            for value in vars(module).values():
+                if isinstance(value, type) and getattr(value, "__module__", "") == name:
+                    self.classes.append((value, dict(vars(value))))
+        from slowtorch_lib import _dtype
+        from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+
+        self.grad_mode = GRAD_MODE
+        self.default_dtype = _dtype.get_default_dtype()
+        self.path = list(sys.path)
+
+    def restore(self) -> None:
+        for name, module in self.modules.items():
+            sys.modules[name] = module
+        for name, saved in self.namespaces.items():
+            namespace = (
+                vars(builtins) if name == "builtins" else vars(self.modules[name])
+            )
+            for key in [k for k in namespace if k not in saved]:
+                del namespace[key]
+            for key, value in saved.items():
+                if namespace.get(key, _MISSING) is not value:
+                    namespace[key] = value
+        for cls, saved in self.classes:
+            try:
+                for key in [k for k in vars(cls) if k not in saved]:
+                    delattr(cls, key)
+                for key, value in saved.items():
+                    if key not in ("__dict__", "__weakref__") and (
+                        vars(cls).get(key, _MISSING) is not value
+                    ):
+                        setattr(cls, key, value)
+            except (AttributeError, TypeError):
+                continue
+        self.grad_mode.enabled = True
+        from slowtorch_lib import _dtype
+
+        _dtype.set_default_dtype(self.default_dtype)
+        sys.path[:] = self.path
+        if sys.gettrace() is not None:
+            sys.settrace(None)
+        if sys.getprofile() is not None:
+            sys.setprofile(None)
+
+
+# --- the child: one exercise -------------------------------------------------------
+
+
+class Guard:
+    """An audit hook, set in each child before the answer runs (it cannot be
+    taken off): it notes reading the grader's own files (the engine's and the
+    cases' source: all of it was imported before) and what no answer needs:
+    processes, signals, sockets, ctypes, threads, tracing, gc's object lists.
+    Python's own ``linecache`` is emptied first, so that no trusted code opens
+    a source file either."""
+
+    EVENTS = (
+        "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+        "os.fork", "os.forkpty", "os.kill", "os.killpg", "signal.pthread_kill",
+        "sys.settrace", "sys.setprofile", "_thread.start_new_thread",
+        "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+    )  # fmt: skip
+    PREFIXES = ("socket.", "ctypes.")
+
+    def __init__(self, tree: str) -> None:
+        self.tree = tree.rstrip("/") + "/"
+        self.data = self.tree + "course/data/"
+        self.files: list[str] = []
+        self.events: list[str] = []
+
+    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and args and isinstance(args[0], (str, bytes)):
+            if not _reading(args):
+                return  # writing: the tree and /proc are read-only anyway
+            path = args[0] if isinstance(args[0], str) else args[0].decode("latin-1")
+            self.opened(os.path.normpath(os.path.join(os.getcwd(), path)))
+        elif event in self.EVENTS or event.startswith(self.PREFIXES):
+            if len(self.events) < 20 and event not in self.events:
+                self.events.append(event)
+
+    def opened(self, path: str) -> None:
+        if path.startswith(self.tree) and not path.startswith(self.data):
+            name = "reads the grader's files (" + path[len(self.tree) :] + ")"
+        elif path.startswith("/proc/") and path.split("/")[2] not in ("self",):
+            name = "reads other processes through /proc"
+        else:
+            return
+        if len(self.files) < 20 and name not in self.files:
+            self.files.append(name)
+
+    def take(self) -> tuple[list[str], list[str]]:
+        """What was noted since the last call."""
+        found = (list(self.files), list(self.events))
+        self.files.clear()
+        self.events.clear()
+        return found
+
+
+def _reading(args: tuple[Any, ...]) -> bool:
+    """Whether an ``open`` audit event opens for reading."""
+    mode = args[1] if len(args) > 1 else None
+    if isinstance(mode, str):
+        return "r" in mode or "+" in mode
+    flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+    return flags & os.O_ACCMODE != os.O_WRONLY
+
+
+GUARD: list[Guard] = []
+
+
+def guard() -> Guard:
+    """The child's audit hook, set once (before the student's code runs)."""
+    if not GUARD:
+        import linecache
+
+        linecache.clearcache()
+        linecache.getlines = lambda *args, **kwargs: []  # type: ignore[assignment]
+        linecache.updatecache = lambda *args, **kwargs: []  # type: ignore[assignment]
+        linecache.checkcache = lambda *args, **kwargs: None  # type: ignore[assignment]
+        tree = os.path.dirname(os.path.abspath(__file__))
+        GUARD.append(Guard(tree))
+        sys.addaudithook(GUARD[0])
+    return GUARD[0]
+
+
+def import_everything() -> None:
+    """Imports every module of the engine and of the course's cases, so that
+    the children never need to open a source file."""
+    import pkgutil
+
+    for name in ("slowtorch_lib", "course"):
+        package = importlib.import_module(name)
+        for info in pkgutil.walk_packages(package.__path__, name + "."):
+            if info.name.endswith("__main__"):
+                continue
+            try:
+                importlib.import_module(info.name)
+            except Exception:  # noqa: BLE001, S112  (what fails is not needed)
+                continue
+
+
+def quiet_check(*args: Any, **kwargs: Any) -> None:
+    """Stands in for ``check`` while an answer cell runs."""
+
+
+def error_data(error: BaseException, filename: str) -> dict[str, Any]:
+    """An exception as data: its type's name, its message (one line,
+    trimmed) and the line numbers of the student's own cell in its traceback."""
+    try:
+        lines = [
+            int(frame.lineno or 0)
+            for frame in traceback.extract_tb(error.__traceback__)
+            if frame.filename == filename
+        ][-4:]
+    except Exception:  # noqa: BLE001  (a broken traceback is no traceback)
+        lines = []
+    if isinstance(error, SyntaxError) and error.filename == filename:
+        lines = [int(error.lineno or 0)]
+    try:
+        text = " ".join(str(error).split())[:MESSAGE]
+    except Exception:  # noqa: BLE001  (a __str__ that raises)
+        text = ""
+    return {"type": type(error).__name__[:80], "message": text, "lines": lines}
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """``value`` as plain JSON data (never the student's objects)."""
+    if depth > 40:
+        raise ValueError("too deep")
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int.__index__(value)
+    if isinstance(value, float):
+        number = float.__float__(value)
+        return number if math.isfinite(number) else repr(number)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, dict):
+        return {
+            str.__str__(k) if isinstance(k, str) else repr(k): plain(v, depth + 1)
+            for k, v in dict.items(value)
+        }
+    if isinstance(value, (list, tuple)):
+        return [plain(item, depth + 1) for item in list(value)]
+    return repr(value)
+
+
+def left_running() -> list[str]:
+    """What the cell left behind that could change the cases while they run
+    (threads, timers, signal handlers); timers and handlers are then undone."""
+    import signal as signals
+
+    found = []
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        threads = threading.active_count()
+    if threads > 1:
+        found.append(f"{threads - 1} thread(s) still running")
+    for timer in (signals.ITIMER_REAL, signals.ITIMER_VIRTUAL, signals.ITIMER_PROF):
+        if signals.getitimer(timer) != (0.0, 0.0):
+            found.append("a timer")
+            signals.setitimer(timer, 0)
+    for number in signals.valid_signals():
+        try:
+            handler = signals.getsignal(number)
+        except (ValueError, OSError):
+            continue
+        if callable(handler) and number != signals.SIGINT:
+            found.append(f"a handler for {signals.Signals(number).name}")
+            signals.signal(number, signals.SIG_DFL)
+    return sorted(set(found))[:20]
+
+
+class Child:
+    """Sends a child's lines to the first process."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, record: dict[str, Any]) -> None:
+        data = (json.dumps(record, allow_nan=False) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+
+
+def run_exercise(exercise: Any, source: str, snapshot: Snapshot, out: Child) -> None:
+    """Runs the answer cell, then every case with the answer in the engine."""
+    import slowtorch_lib
+    from course.checking import normalize, run_piece_case
+
+    filename = f"<answer cell of exercise {exercise.id}>"
+    namespace: dict[str, Any] = {
+        "__name__": "__main__",
+        "torch": slowtorch_lib,
+        "check": quiet_check,
+    }
+    seen: list[str] = []
+    error = None
+    watcher = guard()
+    watcher.take()
+    try:
+        code = compile(source, filename, "exec")
+        with watched_imports(seen):
+            exec(code, namespace)  # noqa: S102  (the student's code, sandboxed)
+    except BaseException as raised:  # noqa: BLE001  (SystemExit too)
+        error = error_data(raised, filename)
+    answer = namespace.get(exercise.name, _MISSING)
+    snapshot.restore()
+    reference = list(seen)
+    if answer is not _MISSING:
+        references = reference_objects(exercise)
+        if holds_reference(answer, references) or any(
+            holds_reference(value, references, depth=2)
+            for value in list(namespace.values())
+        ):
+            reference.append(f"{exercise.name} is (or calls) the engine's own version")
+    files, events = watcher.take()
+    reference += files
+    tampering = sorted(set(left_running() + events))[:20]
+    out.send(
+        {
+            "kind": "cell",
+            "defined": answer is not _MISSING,
+            "error": error,
+            "reference": sorted(set(reference))[:20],
+            "tampering": tampering,
+        }
+    )
+    if answer is _MISSING or reference or tampering:
+        return
+    cases = list(exercise.cases) + list(exercise.grading_cases)
+    for index, case in enumerate(cases):
+        snapshot.restore()
+        stub = False
+        got_error = None
+        seen_later: list[str] = []
+        try:
+            with watched_imports(seen_later):
+                got, message = run_piece_case(exercise, answer, case)
+        except NotImplementedError:
+            got, stub = {"raised": "NotImplementedError"}, True
+        except BaseException as raised:  # noqa: BLE001  (SystemExit too)
+            got = {"raised": type(raised).__name__}
+            got_error = error_data(raised, filename)
+        else:
+            got_error = _case_error(message, filename, got)
+        later_files, later_events = watcher.take()
+        snapshot.restore()
+        try:
+            outcome = plain(normalize(got))
+        except BaseException:  # noqa: BLE001  (unreadable is wrong, not fatal)
+            outcome = {"unreadable": True}
+        out.send(
+            {
+                "kind": "case",
+                "index": index,
+                "label": case.label,
+                "outcome": outcome,
+                "error": got_error,
+                "stub": stub,
+                "reference": sorted(set(seen_later + later_files + later_events))[:20],
+            }
+        )
+        if stub:
+            return  # not attempted: the other cases would say the same
+
+
+def _case_error(
+    message: str | None, filename: str, outcome: Any
+) -> dict[str, Any] | None:
+    """The short traceback of a case (text) as data: the exception's type
+    (from the outcome), its message and the student's line numbers."""
+    if message is None:
+        return None
+    kind = outcome.get("raised", "") if isinstance(outcome, dict) else ""
+    kind = kind if isinstance(kind, str) else ""
+    lines, text = [], ""
+    marker = f'File "{filename}", line '
+    for number, line in enumerate(message.splitlines()):
+        if marker in line:
+            digits = line.split(marker, 1)[1].split(",")[0]
+            if digits.isdigit():
+                lines.append(int(digits))
+        elif kind and (line == kind or line.startswith(kind + ":")):
+            rest = "\n".join(message.splitlines()[number:])
+            text = rest[len(kind) + 1 :]
+            break
+    return {
+        "type": kind[:80],
+        "message": " ".join(text.split())[:MESSAGE],
+        "lines": lines[-4:],
+    }
+
+
+# --- the first process -------------------------------------------------------------
+
+
+def read_nonce(fd: int) -> bytearray:
+    """The nonce, read straight into a buffer that children can wipe."""
+    nonce = bytearray(NONCE_BYTES + 1)
+    got = 0
+    while got < len(nonce):
+        with memoryview(nonce) as view:
+            count = os.readv(fd, [view[got:]])
+        if count == 0:
+            raise SystemExit("no nonce")
+        got += count
+    del nonce[NONCE_BYTES:]
+    return nonce
+
+
+def read_all(fd: int) -> bytes:
+    parts: list[bytes] = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+
+
+def not_dumpable() -> None:
+    """Nobody in the sandbox may trace this process or open its /proc files."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+    except (OSError, AttributeError, ImportError):
+        pass
+
+
+def set_limits(limits: dict[str, int]) -> None:
+    import resource
+
+    for name, key in (
+        ("memory", resource.RLIMIT_AS),
+        ("file_size", resource.RLIMIT_FSIZE),
+        ("processes", resource.RLIMIT_NPROC),
+    ):
+        value = limits.get(name)
+        if isinstance(value, int) and value > 0:
+            try:
+                resource.setrlimit(key, (value, value))
+            except (ValueError, OSError):
+                continue
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+class Runner:
+    """The first process: forks a child per exercise and relays its lines."""
+
+    def __init__(self, nonce: bytearray, job: dict[str, Any]) -> None:
+        self.nonce = nonce
+        self.seconds = float(job.get("seconds", 60))
+        self.limits = dict(job.get("limits", {}))
+        self.sandboxed = bool(job.get("sandboxed")) and os.getpid() <= 3
+        self.exercises = list(job["exercises"])
+
+    def emit(self, record: dict[str, Any]) -> None:
+        line = bytes(self.nonce) + b" " + json.dumps(record).encode() + b"\n"
+        view = memoryview(line)
+        while view:
+            view = view[os.write(1, view) :]
+
+    def run(self) -> None:
+        from course.checking import load
+
+        loaded = {exercise_id: load(exercise_id) for exercise_id, _ in self.exercises}
+        import slowtorch_lib  # noqa: F401  (the whole engine, before the snapshot)
+        import slowtorch_lib.autograd.engine  # noqa: F401
+
+        import_everything()
+
+        snapshot = Snapshot()
+        self.emit({"kind": "ready"})
+        for exercise_id, source in self.exercises:
+            self.emit({"kind": "start", "exercise": exercise_id})
+            status, detail = self.one(loaded[exercise_id], source, snapshot)
+            self.emit(
+                {
+                    "kind": "end",
+                    "exercise": exercise_id,
+                    "status": status,
+                    "detail": detail,
+                }
+            )
+
+    def one(self, exercise: Any, source: str, snapshot: Snapshot) -> tuple[str, str]:
+        self.status: int | None = None
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            self.child(exercise, source, snapshot, write_end)
+        os.close(write_end)
+        status, detail = self.relay(exercise, read_end, pid)
+        os.close(read_end)
+        self.sweep(pid)
+        return status, detail
+
+    def child(self, exercise: Any, source: str, snapshot: Snapshot, fd: int) -> None:
+        self.nonce[:] = bytes(len(self.nonce))
+        code = 0
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            for target in (0, 1, 2):
+                os.dup2(null, target)
+            if not self.sandboxed:
+                os.setpgid(0, 0)
+            import resource
+
+            cpu = int(self.seconds) + 2
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            run_exercise(exercise, source, snapshot, Child(fd))
+        except BaseException:  # noqa: BLE001  (the child ends here, whatever)
+            code = 1
+        os._exit(code)
+
+    def relay(self, exercise: Any, fd: int, pid: int) -> tuple[str, str]:
+        deadline = time.monotonic() + self.seconds
+        buffer = b""
+        received = 0
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout", f"timed out after {self.seconds:g} s"
+            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
+            if not ready and not self.exited(pid):
+                continue
+            if not ready:
+                # Ended: read what is left, not waiting for a process it
+                # started that may hold the pipe open.
+                ready, _, _ = select.select([fd], [], [], 0)
+                if not ready:
+                    break
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            received += len(chunk)
+            if received > CHILD_OUTPUT:
+                return "crashed", "sent more than the runner reads"
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                self.pass_on(exercise, line)
+        code = self.status if self.status is not None else self.wait(pid, deadline)
+        if code is None:
+            return "timeout", f"timed out after {self.seconds:g} s"
+        if code != 0:
+            return "crashed", _ending(code)
+        return "done", ""
+
+    def pass_on(self, exercise: Any, line: bytes) -> None:
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            return
+        if isinstance(record, dict) and record.get("kind") in ("cell", "case"):
+            record["exercise"] = exercise.id
+            self.emit(record)
+
+    def exited(self, pid: int) -> bool:
+        """Whether the child has ended (its exit code kept in ``status``)."""
+        if self.status is not None:
+            return True
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            self.status = os.waitstatus_to_exitcode(status)
+        return bool(done)
+
+    def wait(self, pid: int, deadline: float) -> int | None:
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            time.sleep(0.005)
+        return None
+
+    def sweep(self, pid: int) -> None:
+        """Kills the child and everything else of the sandbox but this process."""
+        _kill(pid)
+        if not self.sandboxed:
+            _kill(-pid)
+        else:
+            for _ in range(3):
+                others = [
+                    int(name)
+                    for name in os.listdir("/proc")
+                    if name.isdigit() and int(name) not in (1, os.getpid())
+                ]
+                for other in others:
+                    _kill(other)
+                if not others:
+                    break
+                _reap()
+        _reap()
+
+
+def _ending(code: int) -> str:
+    if code < 0:
+        name = signal.Signals(-code).name if -code in signal.valid_signals() else code
+        return f"the process was killed ({name}: out of memory or CPU time?)"
+    return f"the process exited (code {code}: os._exit or a crash?)"
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.01)
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+
+
+def main() -> None:
+    nonce = read_nonce(0)
+    job = json.loads(read_all(0))
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    not_dumpable()
+    set_limits(job.get("limits", {}))
+    Runner(nonce, job).run()
+
+
+if __name__ == "__main__":
+    main()
