@@ -17,10 +17,21 @@ What is matched with PyTorch, and what is not:
   ``grad_fn`` names of the graph (``MulBackward0``); the exception type of
   every error, and its message where a learner would read it.
 * Not matched: speed and memory; random numbers (the same seed gives a
-  reproducible stream, not PyTorch's); the devices (the CPU only: asking
-  for ``cuda`` raises as PyTorch does on a machine without a GPU); dtypes
-  other than float32, float64, int64 and bool; the C++ internals (hooks
-  on storages, dispatch keys, ``torch.compile``).
+  reproducible stream, not PyTorch's); the devices (the CPU only: ``cuda``
+  can be named, and putting a tensor there raises as PyTorch does on a
+  machine without a GPU; ``torch.cuda.is_available()`` is False); dtypes
+  other than the ten of ``_dtype`` (float16, bfloat16, float32, float64,
+  uint8, int8, int16, int32, int64, bool: no complex, float8 or wider
+  unsigned types); the last bit or two of float16 and bfloat16 results
+  that PyTorch computes in one fused float32 kernel and the engine in
+  several steps (``log_softmax``, most backward rules); what memory
+  PyTorch leaves uninitialised (``torch.Tensor(2, 3)`` is zeros here);
+  the C++ internals (hooks on storages, dispatch keys, ``torch.compile``).
+* NumPy is optional: it is imported only by the functions that exchange
+  data with it (``from_numpy``, ``Tensor.numpy``, ``numpy.array(t)``),
+  which raise ``RuntimeError: Numpy is not available`` without it.
+  ``Tensor.numpy()`` shares memory as in PyTorch; ``from_numpy`` copies
+  (a Python ``array`` cannot point into NumPy's memory).
 * An option that PyTorch accepts and this engine does not support raises
   ``NotImplementedError`` rather than being ignored
   (``differentiable=True`` in an optimiser, ``num_workers > 0`` in a
@@ -43,6 +54,7 @@ from slowtorch_lib import (
     _rng,
     _tensor,
     autograd,
+    cuda,
     nn,
     optim,
     utils,
@@ -50,20 +62,33 @@ from slowtorch_lib import (
 from slowtorch_lib import _rng as random
 from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
-    bool_ as bool,
-)
-from slowtorch_lib._dtype import (
+    bfloat16,
     can_cast,
     double,
     dtype,
+    finfo,
     float,
+    float16,
     float32,
     float64,
     get_default_dtype,
+    half,
+    iinfo,
+    int8,
+    int16,
+    int32,
     int64,
     long,
     promote_types,
     set_default_dtype,
+    short,
+    uint8,
+)
+from slowtorch_lib._dtype import (
+    bool_ as bool,
+)
+from slowtorch_lib._dtype import (
+    int_ as int,
 )
 from slowtorch_lib._rng import *  # noqa: F403
 from slowtorch_lib._strides import broadcast_shapes
@@ -71,7 +96,9 @@ from slowtorch_lib._tensor import Size, Tensor, device
 from slowtorch_lib.autograd import engine, history
 from slowtorch_lib.autograd.grad_mode import (
     enable_grad,
+    inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
@@ -82,6 +109,7 @@ from slowtorch_lib.ops import (
     copying,
     fused,
     gather_scatter,
+    histograms,
     indexing,
     joining,
     linalg,
@@ -100,6 +128,7 @@ from slowtorch_lib.ops.comparison import *  # noqa: F403
 from slowtorch_lib.ops.copying import *  # noqa: F403
 from slowtorch_lib.ops.fused import *  # noqa: F403
 from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
+from slowtorch_lib.ops.histograms import *  # noqa: F403
 from slowtorch_lib.ops.joining import *  # noqa: F403
 from slowtorch_lib.ops.linalg import *  # noqa: F403
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
@@ -129,6 +158,7 @@ _tensor.bind_ops(
     reduction=reduction,
     views=views,
     gather_scatter=gather_scatter,
+    histograms=histograms,
     indexing=indexing,
     rearrange=rearrange,
     sorting=sorting,
@@ -143,25 +173,39 @@ __all__ = [
     "Size",
     "Tensor",
     "autograd",
+    "bfloat16",
     "bool",
     "broadcast_shapes",
     "can_cast",
+    "cuda",
     "device",
     "double",
     "dtype",
     "enable_grad",
+    "finfo",
     "float",
+    "float16",
     "float32",
     "float64",
     "get_default_dtype",
+    "half",
+    "iinfo",
+    "int",
+    "int8",
+    "int16",
+    "int32",
     "int64",
+    "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "long",
     "no_grad",
     "promote_types",
     "random",
     "set_default_dtype",
     "set_grad_enabled",
+    "short",
+    "uint8",
     *_creation.__all__,
     *_rng.__all__,
     *bitwise.__all__,
@@ -170,6 +214,7 @@ __all__ = [
     *copying.__all__,
     *fused.__all__,
     *gather_scatter.__all__,
+    *histograms.__all__,
     *joining.__all__,
     *linalg.__all__,
     *pointwise.__all__,

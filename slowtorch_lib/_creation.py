@@ -21,19 +21,39 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_scalar
 from slowtorch_lib._strides import numel
-from slowtorch_lib._tensor import Tensor, check_device, device, from_values
+from slowtorch_lib._tensor import (
+    CPU,
+    Size,
+    Tensor,
+    check_device,
+    device,
+    from_values,
+)
 
 __all__ = [
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
     "arange",
     "as_tensor",
     "empty",
     "empty_like",
     "eye",
     "full",
+    "from_numpy",
     "full_like",
+    "get_default_device",
     "linspace",
     "ones",
     "ones_like",
+    "set_default_device",
     "tensor",
     "zeros",
     "zeros_like",
@@ -142,36 +162,47 @@ def python_number(value: Any, argument: str, function: str, position: int) -> An
 def convert(value: Any, d: dtype) -> Any:
     """A Python number converted to an element of dtype ``d``, range-checked.
 
-    Floats become int64 by truncation toward zero; anything nonzero becomes
-    ``True``; floats too large for float32 become ``inf`` when stored.
+    Floats become integers by truncation toward zero; anything nonzero
+    becomes ``True``; floats too large for float32 become ``inf`` when
+    stored. A narrow integer type accepts what PyTorch accepts: a float
+    within its range, an int within its range or, for uint8, an int down
+    to ``-255``, which wraps around.
 
     Raises:
-        RuntimeError: For a float that no int64 can hold (``nan``, ``inf``, 1e20).
+        RuntimeError: For a float that the integer type cannot hold (``nan``,
+            ``inf``, 1e20), or an int outside a narrow type's range.
         ValueError: For a Python int outside the int64 range.
     """
     if d.is_floating_point:
         return float(value)
     if d is dtypes.bool_:
         return bool(value)
+    overflow = RuntimeError(
+        f"value cannot be converted to type {d.name} without overflow"
+    )
     if isinstance(value, float):
         if not (math.isfinite(value) and dtypes.int64.min <= value < 2.0**63):
-            raise RuntimeError(
-                "value cannot be converted to type int64 without overflow"
-            )
-        return int(value)
-    if not dtypes.int64.min <= value <= dtypes.int64.max:
+            raise overflow
+        if d.narrow and not d.min <= value <= d.max:  # 127.5 is no int8
+            raise overflow
+        value = int(value)
+    elif not dtypes.int64.min <= value <= dtypes.int64.max:
         raise ValueError("Overflow when unpacking long long")
+    lowest = -d.max if d is dtypes.uint8 else d.min
+    if not lowest <= value <= d.max:
+        raise overflow
     return int(value)
 
 
 def checked_fill(value: Any, d: dtype) -> Any:
-    """The value ``full`` writes: like :func:`convert`, and also refuses
-    a finite float too large for float32, as PyTorch's ``full`` does."""
+    """The value ``fill_`` writes: like :func:`convert`, and also refuses
+    a finite float too large for float32, float16 or bfloat16, as PyTorch's
+    ``fill_``, ``masked_fill`` and ``clamp`` do."""
     overflow = RuntimeError(
         f"value cannot be converted to type {d.cpp_type} without overflow"
     )
-    too_big = math.isfinite(value) and abs(value) > dtypes.float32.max
-    if d is dtypes.float32 and too_big:
+    too_big = math.isfinite(value) and abs(value) > d.max
+    if d.is_floating_point and d.itemsize <= 4 and too_big:
         raise overflow
     try:
         return convert(value, d)
@@ -295,8 +326,8 @@ def tensor(
 
     Args:
         data: A Python number, nested lists or tuples of numbers (all rows of
-            the same length), or a tensor (copied, with a warning, as in
-            PyTorch).
+            the same length), a NumPy array or number (its dtype is kept), or
+            a tensor (copied, with a warning, as in PyTorch).
         dtype: The element type; inferred from the data if not given.
         device: Only the CPU exists.
         requires_grad: Whether autograd should track the new tensor.
@@ -322,12 +353,15 @@ def tensor(
     else:
         if isinstance(data, str):
             raise TypeError("new(): invalid data type 'str'")
-        values, shape = flatten_data(data)
-        inferred = infer_dtype(values)
+        if is_numpy(data):
+            values, shape, inferred = numpy_values(data)
+        else:
+            values, shape = flatten_data(data)
+            inferred = infer_dtype(values)
         values = [v.item() if isinstance(v, Tensor) else v for v in values]
     if dtype is None:
         dtype = inferred
-    if dtype is dtypes.int64:  # the one conversion that needs range checks
+    if dtype.category == dtypes.INT_CATEGORY:  # the conversion that is checked
         values = [convert(v, dtype) for v in values]
     return finish(from_values(values, shape, dtype), requires_grad, device)
 
@@ -376,7 +410,10 @@ def full(
     value = python_number(fill_value, "fill_value", "full", 2)
     if dtype is None:
         dtype = dtypes.scalar_dtype(value)
-    values = [checked_fill(value, dtype)] * numel(shape)
+    if dtype.is_floating_point and dtype.narrow:  # PyTorch's full: inf, no error
+        values = [float(value)] * numel(shape)
+    else:
+        values = [checked_fill(value, dtype)] * numel(shape)
     return finish(from_values(values, shape, dtype), requires_grad, device)
 
 
@@ -603,13 +640,14 @@ def arange(
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(end)):
         raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
-    if dtype is dtypes.int64:
+    integral = not dtype.is_floating_point
+    if integral:
         start, end, step = int(start), int(end), int(step)
         if step == 0:
             raise ValueError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if dtype is dtypes.int64:
+    if integral:
         count = -((start - end) // step)  # ceil((end - start) / step), exactly
     else:
         count = max(0, math.ceil((end - start) / step))
@@ -650,11 +688,13 @@ def linspace(
     dtype = dtype or dtypes.get_default_dtype()
     if dtype is dtypes.bool_:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    if dtype is dtypes.int64:
+    integral = not dtype.is_floating_point
+    if integral:
         start, end = int(start), int(end)
-    precision = dtypes.float32 if dtype is dtypes.float32 else dtypes.float64
+    single = dtype.is_floating_point and dtype.itemsize <= 4
+    precision = dtypes.float32 if single else dtypes.float64
     values = linspace_points(start, end, steps, precision)
-    if dtype is dtypes.int64:
+    if integral:
         values = [int(v) for v in values]
     return finish(from_values(values, (steps,), dtype), requires_grad, device)
 
@@ -711,3 +751,155 @@ def _on_a_float32_tie(value: float) -> bool:
     exponent = max(math.frexp(value)[1] - 25, -150)
     halves = math.ldexp(value, -exponent)  # in halves of a float32 step
     return halves.is_integer() and int(halves) % 2 == 1
+
+
+# ----------------------------------------------------------------------
+# The legacy constructors: torch.Tensor(...), torch.FloatTensor(...)
+# ----------------------------------------------------------------------
+
+
+def legacy_new(
+    d: dtype | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Tensor:
+    """What ``torch.Tensor(...)`` and ``torch.FloatTensor(...)`` make.
+
+    Three forms, as in PyTorch: sizes (``Tensor(2, 3)`` or a ``Size``),
+    data (``Tensor([1, 2])``), or nothing (an empty tensor). PyTorch leaves
+    a tensor made from sizes uninitialised; here it is zeros. A tensor
+    given as data is returned as it is if its dtype is ``d``. ``d`` is None
+    for ``torch.Tensor``: the default dtype, and a tensor of any dtype.
+
+    Raises:
+        TypeError: For keywords other than ``device``, a lone number, or a
+            tensor of another dtype.
+    """
+    check_device(kwargs.pop("device", None))
+    if kwargs:
+        raise TypeError(
+            f"new() received an invalid combination of arguments - got "
+            f"keywords {sorted(kwargs)}"
+        )
+    if d is None and len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0]
+    d = d or dtypes.get_default_dtype()
+    if not args:
+        return tensor([], dtype=d)
+    sizes = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
+    if all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
+        return zeros(*sizes, dtype=d)
+    if len(args) > 1 or isinstance(args[0], (int, float, bool)):
+        raise TypeError(
+            f"new(): data must be a sequence (got {type(args[0]).__name__})"
+        )
+    if isinstance(args[0], Tensor):
+        if args[0].dtype is not d:
+            raise TypeError(
+                f"expected {d.cpp_type_name} (got {args[0].dtype.cpp_type_name})"
+            )
+        return args[0]
+    return tensor(args[0], dtype=d)
+
+
+class LegacyTensorType(type):
+    """The type of ``torch.FloatTensor`` and its kin: one class per dtype.
+
+    Calling it makes a tensor of its dtype (:func:`legacy_new`), and
+    ``isinstance(x, torch.FloatTensor)`` asks whether ``x`` is a float32
+    tensor, as in PyTorch.
+    """
+
+    dtype: dtype
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        return legacy_new(cls.dtype, args, kwargs)
+
+    def __instancecheck__(cls, value: Any) -> bool:
+        return isinstance(value, Tensor) and value.dtype is cls.dtype
+
+    def __repr__(cls) -> str:
+        return f"<class '{cls.dtype.legacy_type_name}'>"
+
+
+def legacy_type(d: dtype) -> LegacyTensorType:
+    """The legacy class of dtype ``d``: ``torch.FloatTensor`` for float32."""
+    name = d.legacy_type_name.removeprefix("torch.")
+    return LegacyTensorType(name, (), {"dtype": d, "__module__": "torch"})
+
+
+BFloat16Tensor = legacy_type(dtypes.bfloat16)
+BoolTensor = legacy_type(dtypes.bool_)
+ByteTensor = legacy_type(dtypes.uint8)
+CharTensor = legacy_type(dtypes.int8)
+DoubleTensor = legacy_type(dtypes.float64)
+FloatTensor = legacy_type(dtypes.float32)
+HalfTensor = legacy_type(dtypes.float16)
+IntTensor = legacy_type(dtypes.int32)
+LongTensor = legacy_type(dtypes.int64)
+ShortTensor = legacy_type(dtypes.int16)
+
+
+# ----------------------------------------------------------------------
+# The default device
+# ----------------------------------------------------------------------
+
+
+def set_default_device(device: DeviceArg) -> None:
+    """Sets where new tensors are made. Only the CPU (or ``None``) is accepted.
+
+    Raises:
+        AssertionError: For ``cuda``, as PyTorch without CUDA (PyTorch raises
+            it at the next tensor made; this engine raises it here).
+    """
+    check_device(device)
+
+
+def get_default_device() -> device:
+    """Where new tensors are made: the CPU."""
+    return CPU
+
+
+# ----------------------------------------------------------------------
+# NumPy arrays in (NumPy stays optional: it is never imported here)
+# ----------------------------------------------------------------------
+
+
+def is_numpy(data: Any) -> bool:
+    """Whether ``data`` is a NumPy array or NumPy number."""
+    return type(data).__module__ == "numpy" and hasattr(data, "dtype")
+
+
+def numpy_values(array: Any) -> tuple[list[Any], tuple[int, ...], dtype]:
+    """The values (row-major), shape and dtype of a NumPy array or number.
+
+    Raises:
+        TypeError: For a NumPy dtype this engine does not have, as PyTorch
+            for one it does not have.
+    """
+    by_name = {d.name: d for d in dtypes.ALL_DTYPES}
+    d = by_name.get(array.dtype.name)
+    if d is None:
+        raise TypeError(
+            "can't convert np.ndarray of type "
+            f"numpy.{array.dtype.type.__name__}. The only supported types are: "
+            f"{', '.join(by_name)}."
+        )
+    shape = tuple(array.shape)
+    return list(array.reshape(-1).tolist()), shape, d
+
+
+def from_numpy(array: Any) -> Tensor:
+    """A tensor with the values, shape and dtype of a NumPy array.
+
+    PyTorch's tensor shares the array's memory. Here the values are copied
+    (an engine tensor keeps its numbers in a Python ``array``, which cannot
+    point into NumPy's memory): writing to one afterwards does not change
+    the other. ``Tensor.numpy()`` does share, the other way round.
+
+    Raises:
+        TypeError: If ``array`` is not a NumPy array, or of a dtype the
+            engine does not have.
+    """
+    if not (is_numpy(array) and type(array).__name__ == "ndarray"):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    values, shape, d = numpy_values(array)
+    return from_values(values, shape, d)

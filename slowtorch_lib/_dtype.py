@@ -1,20 +1,30 @@
 """Data types and the rules for mixing them.
 
 A :class:`dtype` says how each element of a tensor is stored and what kind of
-number it is. The engine keeps four, as in PyTorch:
+number it is. The engine keeps the ten that PyTorch's programs use:
 
 =============  ===============  ==================================
 dtype          storage code     Python type of an element
 =============  ===============  ==================================
+``float16``    ``array('f')``   ``float`` rounded to 11-bit mantissa
+``bfloat16``   ``array('f')``   ``float`` rounded to 8-bit mantissa
 ``float32``    ``array('f')``   ``float`` rounded to 24-bit mantissa
 ``float64``    ``array('d')``   ``float``
-``int64``      ``array('q')``   ``int``
+``uint8``      ``array('B')``   ``int`` from 0 to 255
+``int8``       ``array('b')``   ``int`` from -128 to 127
+``int16``      ``array('h')``   ``int``, 16 bits
+``int32``      ``array('i')``   ``int``, 32 bits
+``int64``      ``array('q')``   ``int``, 64 bits
 ``bool``       ``array('B')``   ``bool`` (stored as 0 or 1)
 =============  ===============  ==================================
 
 Storing ``float32`` values in an ``array('f')`` is what makes them real
 single-precision numbers: every value written is rounded to the nearest
-float32, exactly as PyTorch rounds.
+float32, exactly as PyTorch rounds. Python has no array of 16-bit floats,
+so ``float16`` and ``bfloat16`` live in an ``array('f')`` too (every one of
+their values is a float32), and the storage rounds each value written to
+the narrower format (:mod:`slowtorch_lib._storage`). An integer written
+past its type's range wraps around, as a C integer does.
 
 Type promotion follows :func:`torch.result_type`: a result has the highest
 *category* (bool < integer < floating point) among its operands, and within
@@ -25,22 +35,34 @@ outrank plain Python numbers.
 from __future__ import annotations
 
 import builtins
+import math
 import sys
 from typing import Any
 
 __all__ = [
+    "bfloat16",
     "bool_",
     "can_cast",
     "double",
     "dtype",
     "float",
+    "float16",
     "float32",
+    "finfo",
     "float64",
     "get_default_dtype",
+    "half",
+    "iinfo",
+    "int8",
+    "int16",
+    "int32",
     "int64",
+    "int_",
     "long",
     "promote_types",
     "set_default_dtype",
+    "short",
+    "uint8",
 ]
 
 Scalar = int | float | bool
@@ -71,6 +93,13 @@ class dtype:
             ``tensor.type()`` returns.
         min: The smallest finite value an element can hold.
         max: The largest finite value an element can hold.
+        pack_code: The :mod:`struct` code of one element as stored
+            (``'?'`` for bool, which shares ``array('B')`` with uint8).
+        mantissa_bits: For a floating-point type, its bits of precision
+            (11 for float16, 8 for bfloat16, 24 for float32, 53 for
+            float64); 0 for the others.
+        narrow: Whether the storage must round or wrap what it is given
+            (the 16-bit floats, and the integers narrower than int64).
     """
 
     __slots__ = (
@@ -81,9 +110,12 @@ class dtype:
         "is_floating_point",
         "itemsize",
         "legacy_type_name",
+        "mantissa_bits",
         "max",
         "min",
         "name",
+        "narrow",
+        "pack_code",
         "typecode",
     )
 
@@ -97,6 +129,7 @@ class dtype:
         cpp_type: str,
         cpp_type_name: str,
         limits: tuple[Scalar, Scalar],
+        mantissa_bits: int = 0,
     ) -> None:
         self.name = name
         self.typecode = typecode
@@ -108,6 +141,11 @@ class dtype:
         self.cpp_type_name = cpp_type_name
         self.legacy_type_name = f"torch.{c_name}Tensor"
         self.min, self.max = limits
+        self.pack_code = "?" if category == BOOL_CATEGORY else typecode
+        self.mantissa_bits = mantissa_bits
+        half_width_float = category == FLOAT_CATEGORY and itemsize == 2
+        narrow_integer = category == INT_CATEGORY and itemsize < 8
+        self.narrow = half_width_float or narrow_integer
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -137,6 +175,7 @@ float32 = dtype(
     "float",
     "float",
     (-FLOAT32_MAX, FLOAT32_MAX),
+    mantissa_bits=24,
 )
 float64 = dtype(
     "float64",
@@ -147,6 +186,7 @@ float64 = dtype(
     "double",
     "double",
     (-FLOAT64_MAX, FLOAT64_MAX),
+    mantissa_bits=53,
 )
 int64 = dtype(
     "int64",
@@ -159,13 +199,57 @@ int64 = dtype(
     (-(2**63), 2**63 - 1),
 )
 bool_ = dtype("bool", "B", 1, BOOL_CATEGORY, "Bool", "bool", "bool", (False, True))
+float16 = dtype(
+    "float16",
+    "f",
+    2,
+    FLOAT_CATEGORY,
+    "Half",
+    "c10::Half",
+    "c10::Half",
+    (-65504.0, 65504.0),
+    mantissa_bits=11,
+)
+bfloat16 = dtype(
+    "bfloat16",
+    "f",
+    2,
+    FLOAT_CATEGORY,
+    "BFloat16",
+    "c10::BFloat16",
+    "c10::BFloat16",
+    (-3.3895313892515355e38, 3.3895313892515355e38),
+    mantissa_bits=8,
+)
+int8 = dtype("int8", "b", 1, INT_CATEGORY, "Char", "int8_t", "signed char", (-128, 127))
+int16 = dtype(
+    "int16", "h", 2, INT_CATEGORY, "Short", "int16_t", "short int", (-32768, 32767)
+)
+int32 = dtype("int32", "i", 4, INT_CATEGORY, "Int", "int", "int", (-(2**31), 2**31 - 1))
+uint8 = dtype(
+    "uint8", "B", 1, INT_CATEGORY, "Byte", "uint8_t", "unsigned char", (0, 255)
+)
 
 # PyTorch's aliases.
 float = float32
 double = float64
+half = float16
 long = int64
+int_ = int32
+short = int16
 
-ALL_DTYPES = (float32, float64, int64, bool_)
+ALL_DTYPES = (
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    bool_,
+)
 
 
 def _dtype_named(name: str) -> dtype:
@@ -208,8 +292,11 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return a
     if a.category != b.category:
         return a if a.category > b.category else b
-    # Same category and different dtypes: only float32 / float64 is possible.
-    return float64
+    if a.itemsize != b.itemsize:  # the wider type holds both
+        return a if a.itemsize > b.itemsize else b
+    # Same width, different types: float16 and bfloat16 both fit float32;
+    # uint8 and int8 both fit int16.
+    return float32 if a.is_floating_point else int16
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:
@@ -275,3 +362,62 @@ def result_dtype(
             result = scalar_dtype(value)
     assert result is not None, "result_dtype needs at least one operand"
     return result
+
+
+class iinfo:
+    """The range of an integer dtype: ``torch.iinfo(torch.int8).max`` is 127.
+
+    Raises:
+        TypeError: For a floating-point dtype or bool, as in PyTorch.
+    """
+
+    def __init__(self, type: dtype) -> None:
+        if type is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if not isinstance(type, dtype) or type.category != INT_CATEGORY:
+            raise TypeError(
+                "torch.iinfo() requires an integer input type. "
+                "Use torch.finfo to handle 'torch.iinfo'"
+            )
+        self.bits = 8 * type.itemsize
+        self.min = builtins.int(type.min)
+        self.max = builtins.int(type.max)
+        self.dtype = type.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+class finfo:
+    """The limits of a floating-point dtype (the default dtype if none).
+
+    ``eps`` is the gap between 1 and the next number, ``tiny`` (also
+    ``smallest_normal``) the smallest positive normal number, and
+    ``resolution`` the power of ten of the decimal digits it keeps.
+
+    Raises:
+        TypeError: For an integer dtype or bool, as in PyTorch.
+    """
+
+    def __init__(self, type: dtype | None = None) -> None:
+        type = type or _default_dtype
+        if not isinstance(type, dtype) or not type.is_floating_point:
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. "
+                "Use torch.iinfo to handle 'torch.finfo'"
+            )
+        precision = type.mantissa_bits
+        largest_exponent = math.frexp(type.max)[1] - 1
+        self.bits = 8 * type.itemsize
+        self.eps = 2.0 ** (1 - precision)
+        self.max = builtins.float(type.max)
+        self.min = -self.max
+        self.tiny = self.smallest_normal = 2.0 ** (1 - largest_exponent)
+        digits = math.floor((precision - 1) * math.log10(2))
+        self.resolution = 10.0**-digits
+        self.dtype = type.name
+
+    def __repr__(self) -> str:
+        fields = ("resolution", "min", "max", "eps", "smallest_normal", "tiny")
+        shown = ", ".join(f"{name}={getattr(self, name):g}" for name in fields)
+        return f"finfo({shown}, dtype={self.dtype})"

@@ -21,6 +21,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._storage import stored_array, wrap_integer
 from slowtorch_lib._strides import numel
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "contiguous_run",
     "contiguous_values",
     "float_to_int64",
+    "float_to_narrow_int",
     "map_values",
     "reduced_shape",
     "reduction_groups",
@@ -109,6 +111,19 @@ def float_to_int64(value: float) -> int:
     return int(value)
 
 
+def float_to_narrow_int(value: float) -> int:
+    """A float truncated toward zero for int32, int16, int8 or uint8.
+
+    PyTorch on x86 converts through a 32-bit integer: a float outside
+    int32's range (or ``nan``, ``inf``) becomes ``-2**31``, and the storage
+    then keeps the low bits, so ``300.0`` is 44 as an int8 and ``1e10`` is
+    0. C leaves these conversions undefined; this is what the CPU gives.
+    """
+    if value != value or not -(2.0**31) <= value < 2.0**31:
+        return int(dtypes.int32.min)
+    return int(value)
+
+
 # The careful version of each fast function, used when the fast loop raises.
 IEEE_FALLBACKS: dict[Callable[..., Any], Callable[..., Any]] = {
     math.exp: ieee_exp,
@@ -128,19 +143,30 @@ def cast_scalar(value: Any, d: dtype) -> Any:
         return float(value)
     if d is dtypes.int64:
         return float_to_int64(value) if isinstance(value, float) else int(value)
-    return bool(value)
+    if d.is_floating_point:  # float16 and bfloat16 compute in float32
+        return array("f", (value,))[0]
+    if d is dtypes.bool_:
+        return bool(value)
+    if isinstance(value, float):
+        value = float_to_narrow_int(value)
+    return wrap_integer(int(value), d)
 
 
 def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
     """Converts elements of dtype ``source`` to dtype ``target``.
 
     Only the conversions that change a value cost anything: rounding to
-    float32, and float to int (which truncates toward zero, as in C).
+    float32 (or float16, bfloat16), float to int (which truncates toward
+    zero, as in C), and wrapping into a narrower integer type.
     """
     if source is target:
         return values
     if target is dtypes.float32:
         return array("f", values).tolist()
+    if target.narrow:
+        if source.is_floating_point and not target.is_floating_point:
+            values = list(map(float_to_narrow_int, values))
+        return stored_array(values, target).tolist()
     if target.is_floating_point:
         return values if source.is_floating_point else [float(v) for v in values]
     if target is dtypes.int64:

@@ -37,6 +37,10 @@ From 64 random bits to the distributions
   likely.
 - **Coin flips** (Bernoulli with probability ``p``): 1 if a uniform number
   is below ``p``, else 0.
+- **Categories** (``multinomial``): a uniform ``u`` times the total weight
+  picks the first category whose running sum of weights passes it.
+  Without replacement, a picked category's weight drops to 0 before the
+  next draw.
 - **Permutations** (Fisher–Yates): for ``i`` from ``n - 1`` down to 1, swap
   item ``i`` with a random item in ``[0, i]``.
 """
@@ -68,6 +72,7 @@ __all__ = [
     "get_rng_state",
     "initial_seed",
     "manual_seed",
+    "multinomial",
     "rand",
     "rand_like",
     "randint",
@@ -576,3 +581,89 @@ def bernoulli_(
     units = uniform_values(len(probabilities), dtypes.float64, _generator(generator))
     tensor._write_values([1 if u < q else 0 for u, q in zip(units, probabilities)])
     return tensor
+
+
+def _pick(weights: list[float], taken: set[int], generator: Generator) -> int:
+    """A category drawn with probability proportional to its weight.
+
+    Where every weight left is 0 (without replacement, when the nonzero
+    ones are used up), the first category not ``taken`` yet is taken.
+    """
+    total = math.fsum(weights)
+    if total <= 0:
+        return min(set(range(len(weights))) - taken)
+    target = uniform_values(1, dtypes.float64, generator)[0] * total
+    running = 0.0
+    last = 0
+    for index, weight in enumerate(weights):
+        if weight > 0:
+            running += weight
+            last = index
+            if target < running:
+                return index
+    return last  # rounding left target at the very top
+
+
+def _check_multinomial(input: Tensor, num_samples: int, replacement: bool) -> None:
+    """PyTorch's checks of ``multinomial``'s arguments, in PyTorch's order."""
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "multinomial only supports floating-point dtypes for input, got: "
+            f"{input.dtype.c_name}"
+        )
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > input._shape[-1]:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+
+
+def multinomial(
+    input: Tensor,
+    num_samples: int,
+    replacement: bool = False,
+    *,
+    generator: Generator | None = None,
+) -> Tensor:
+    """Draws ``num_samples`` category indices from each row of weights.
+
+    ``input`` holds non-negative weights (they need not sum to 1), one row
+    per distribution (1-d: one distribution). The result is int64, of shape
+    ``(num_samples,)`` or ``(rows, num_samples)``. Without ``replacement``
+    each category is drawn at most once per row.
+
+    Raises:
+        RuntimeError: For input that is not 1-d or 2-d, or not floating
+            point; a weight that is negative, ``inf`` or ``nan``; a row that
+            sums to 0; ``num_samples`` below 1, or more than the categories
+            without replacement.
+    """
+    _check_multinomial(input, num_samples, replacement)
+    chooser = _generator(generator)
+    categories = input._shape[-1]
+    values = input.contiguous()._values()
+    rows = [values[i : i + categories] for i in range(0, len(values), categories)]
+    for row in rows:
+        if not all(0.0 <= w < math.inf for w in row):  # also refuses nan
+            raise RuntimeError(
+                "probability tensor contains either `inf`, `nan` or element < 0"
+            )
+        if math.fsum(row) <= 0:
+            raise RuntimeError(
+                "invalid multinomial distribution (sum of probabilities <= 0)"
+            )
+    samples: list[int] = []
+    for row in rows:
+        weights = [float(w) for w in row]
+        taken: set[int] = set()
+        for _ in range(num_samples):
+            index = _pick(weights, taken, chooser)
+            samples.append(index)
+            if not replacement:
+                weights[index] = 0.0
+                taken.add(index)
+    shape = (num_samples,) if input.dim() == 1 else (len(rows), num_samples)
+    return from_values(samples, shape, dtypes.int64)

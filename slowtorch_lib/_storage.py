@@ -1,16 +1,30 @@
-"""Flat storage: the one buffer that a tensor and all of its views share."""
+"""Flat storage: the one buffer that a tensor and all of its views share.
+
+The storage is where a value becomes an element of its dtype: an
+``array('f')`` rounds to float32, and :func:`stored_array` also rounds to
+float16 or bfloat16 and wraps integers into a narrow type's range.
+"""
 
 from __future__ import annotations
 
+import math
+import sys
 from array import array
 from collections.abc import Sequence
 from struct import error as PackError
-from struct import pack
+from struct import pack, unpack
 from typing import Any
 
 from slowtorch_lib._dtype import Scalar, dtype
 
-__all__ = ["Storage", "wrap_int64"]
+__all__ = [
+    "Storage",
+    "array_from_bytes",
+    "array_to_bytes",
+    "stored_array",
+    "wrap_int64",
+    "wrap_integer",
+]
 
 
 class Storage:
@@ -32,7 +46,7 @@ class Storage:
     __slots__ = ("data", "dtype", "version")
 
     def __init__(self, values: Sequence[Scalar], d: dtype) -> None:
-        self.data = _to_array(values, d.typecode)
+        self.data = stored_array(values, d)
         self.dtype = d
         self.version = 0
 
@@ -49,7 +63,70 @@ def wrap_int64(value: int) -> int:
     return (value + 2**63) % 2**64 - 2**63
 
 
-def _to_array(values: Sequence[Scalar], typecode: str) -> array[Any]:
+def wrap_integer(value: int, d: dtype) -> int:
+    """``value`` wrapped into the range of integer dtype ``d``.
+
+    The low ``8 * d.itemsize`` bits are kept: ``300`` is ``44`` as an int8
+    and as a uint8, ``-1`` is ``255`` as a uint8.
+    """
+    span = 2 ** (8 * d.itemsize)
+    return (value - int(d.min)) % span + int(d.min)
+
+
+def stored_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
+    """A new array of ``values`` as elements of dtype ``d``.
+
+    float16 and bfloat16 values are first rounded to float32 (as PyTorch
+    computes them in float32), then to the narrow format; integers of a
+    narrow type wrap around.
+    """
+    data = _to_array(values, d)
+    if d.mantissa_bits == 11:
+        return _rounded_to_float16(data)
+    if d.mantissa_bits == 8:
+        return _rounded_to_bfloat16(data)
+    return data
+
+
+def _rounded_to_float16(data: array[Any]) -> array[Any]:
+    """float32 values rounded to the nearest float16 (ties to even).
+
+    :mod:`struct`'s ``'e'`` code is IEEE half precision, subnormals
+    included. It refuses a value too large for float16, which PyTorch
+    stores as an infinity.
+    """
+    count = len(data)
+    try:
+        return array("f", unpack(f"{count}e", pack(f"{count}e", *data)))
+    except OverflowError:
+        return array("f", map(_one_float16, data))
+
+
+def _one_float16(value: float) -> float:
+    try:
+        return float(unpack("e", pack("e", value))[0])
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def _rounded_to_bfloat16(data: array[Any]) -> array[Any]:
+    """float32 values rounded to the nearest bfloat16 (ties to even).
+
+    A bfloat16 is the upper 16 bits of a float32. Adding ``0x7FFF`` plus
+    the lowest kept bit to the 32-bit pattern and clearing the lower 16
+    bits rounds to nearest, ties to even, overflowing to infinity. A
+    ``nan`` stays a ``nan``.
+    """
+    bits = array("I", data.tobytes())
+    for i, b in enumerate(bits):
+        if b & 0x7FFFFFFF > 0x7F800000:  # nan
+            bits[i] = 0x7FC00000
+        else:
+            bits[i] = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+    return array("f", bits.tobytes())
+
+
+def _to_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
     """A new array of ``values``, converted to the storage type.
 
     ``array(typecode, values)`` converts one element at a time; packing all
@@ -58,21 +135,54 @@ def _to_array(values: Sequence[Scalar], typecode: str) -> array[Any]:
     ``array`` accepts (a float too large for float32 becomes ``inf`` in an
     ``array('f')``), and then the plain constructor does the work.
     """
+    typecode = d.typecode
     if isinstance(values, array):
-        return array(typecode, values)
+        try:
+            return array(typecode, values)
+        except OverflowError:  # into a narrower integer type: wrap below
+            values = values.tolist()
     data = array(typecode)
     try:
-        data.frombytes(pack(f"{len(values)}{_PACK_CODES[typecode]}", *values))
+        data.frombytes(pack(f"{len(values)}{d.pack_code}", *values))
     except (PackError, OverflowError, TypeError):
         try:
             data = array(typecode, values)  # type: ignore[arg-type]
-        except OverflowError:  # int64 arithmetic went past 2**63: wrap around
-            if typecode != "q":
+        except OverflowError:  # integer arithmetic went past the range: wrap
+            if d.is_floating_point:
                 raise
-            data = array(typecode, map(wrap_int64, values))  # type: ignore[arg-type]
+            wrapped = (wrap_integer(int(v), d) for v in values)
+            data = array(typecode, wrapped)
     return data
 
 
-# struct's code for each array typecode: same letters, but bool storage
-# ('B', one byte) packs Python bools with '?'.
-_PACK_CODES = {"f": "f", "d": "d", "q": "q", "B": "?"}
+def array_to_bytes(data: array[Any], d: dtype, byteorder: str) -> bytes:
+    """Elements of dtype ``d`` as the bytes a file holds, ``itemsize`` each.
+
+    ``byteorder`` is ``"little"`` or ``"big"``. float16 is IEEE half
+    precision; a bfloat16 is the upper half of its float32's bits.
+    """
+    order = "<" if byteorder == "little" else ">"
+    if d.mantissa_bits == 11:
+        return pack(f"{order}{len(data)}e", *data)
+    if d.mantissa_bits == 8:
+        upper = array("H", (b >> 16 for b in array("I", data.tobytes())))
+        return _swapped(upper, byteorder).tobytes()
+    return _swapped(array(d.typecode, data), byteorder).tobytes()
+
+
+def array_from_bytes(raw: bytes, d: dtype, byteorder: str) -> array[Any]:
+    """The elements of dtype ``d`` in ``raw``, as :func:`array_to_bytes` wrote."""
+    order = "<" if byteorder == "little" else ">"
+    if d.mantissa_bits == 11:
+        return array("f", unpack(f"{order}{len(raw) // 2}e", raw))
+    if d.mantissa_bits == 8:
+        upper = _swapped(array("H", raw), byteorder)
+        return array("f", array("I", (h << 16 for h in upper)).tobytes())
+    return _swapped(array(d.typecode, raw), byteorder)
+
+
+def _swapped(data: array[Any], byteorder: str) -> array[Any]:
+    """``data`` (native order) changed in place to ``byteorder``, and back."""
+    if byteorder != sys.byteorder:
+        data.byteswap()
+    return data

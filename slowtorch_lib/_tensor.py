@@ -19,18 +19,19 @@ from __future__ import annotations
 
 import builtins
 import copy
+import functools
 import warnings
 import weakref
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import Scalar, dtype
 from slowtorch_lib._kernels import contiguous_values
-from slowtorch_lib._storage import Storage
+from slowtorch_lib._storage import Storage, stored_array
 from slowtorch_lib._strides import (
     contiguous_strides,
     normalize_dim,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import copying as _copying
     from slowtorch_lib.ops import fused as _fused
     from slowtorch_lib.ops import gather_scatter as _gather_scatter
+    from slowtorch_lib.ops import histograms as _histograms
     from slowtorch_lib.ops import indexing as _indexing
     from slowtorch_lib.ops import linalg as _linalg
     from slowtorch_lib.ops import pointwise as _pointwise
@@ -61,11 +63,43 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import sorting as _sorting
     from slowtorch_lib.ops import views as _views
 
-__all__ = ["Size", "Tensor", "bind_ops", "device", "from_values"]
+__all__ = [
+    "Size",
+    "Tensor",
+    "bind_ops",
+    "device",
+    "from_values",
+    "keepdims_alias",
+]
 
 # Aliases are evaluated at import, on Python 3.10 too: hence ``Union``.
 TensorOrScalar = Union["Tensor", int, float, bool]  # noqa: UP007
 ShapeArg = Union[int, Sequence[int]]  # noqa: UP007
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def keepdims_alias(function: F) -> F:
+    """Lets a reduction take numpy's spelling ``keepdims=`` for ``keepdim=``,
+    as PyTorch's reductions do.
+
+    Raises:
+        TypeError: If both spellings are given.
+    """
+
+    @functools.wraps(function)
+    def reduction(*args: Any, **kwargs: Any) -> Any:
+        if "keepdims" in kwargs:
+            if "keepdim" in kwargs:
+                raise TypeError(
+                    f"{function.__name__}() got an unexpected keyword argument "
+                    "'keepdims'"
+                )
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return function(*args, **kwargs)
+
+    return reduction  # type: ignore[return-value]
 
 
 class Size(tuple):  # type: ignore[type-arg]
@@ -82,53 +116,83 @@ class Size(tuple):  # type: ignore[type-arg]
 
 
 class device:
-    """Where a tensor lives. This engine has one device: the CPU.
+    """Where a tensor lives: ``device("cpu")``, ``device("cuda:0")``.
+
+    Any device PyTorch names can be described, as on a machine without a
+    GPU; only the CPU can hold a tensor. Putting one anywhere else raises
+    what PyTorch raises there (see :func:`check_device`).
 
     Raises:
-        AssertionError: For ``"cuda"``, as PyTorch does on a machine without it.
-        RuntimeError: For a name that is no device at all.
+        RuntimeError: For a name that is no device at all, or a bad index.
     """
 
-    __slots__ = ("type",)
+    __slots__ = ("index", "type")
     type: str
+    index: int | None
 
-    def __init__(self, type: str | device = "cpu") -> None:
-        name = type.type if isinstance(type, device) else str(type)
-        kind = name.split(":")[0]
-        if kind in ("cuda", "mps", "xpu"):
-            raise AssertionError(
-                f"slowtorch runs on the CPU only; device '{name}' is not available. "
-                "Use device='cpu' (or leave the device out)."
-            )
-        if kind != "cpu":
+    def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        name = str(type)
+        kind, _, number = name.partition(":")
+        if kind not in DEVICE_TYPES:
             raise RuntimeError(
-                f"Expected one of cpu, cuda, mps device type at start of device "
+                "Expected one of cpu, cuda, mps device type at start of device "
                 f"string: {name}"
             )
-        self.type = "cpu"
+        if number:
+            if not number.isdigit() or index is not None:
+                raise RuntimeError(f"Invalid device string: '{name}'")
+            index = int(number)
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
+        self.type, self.index = kind, index
 
     def __repr__(self) -> str:
-        return "device(type='cpu')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self) -> str:
-        return "cpu"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            return other == "cpu"
-        return isinstance(other, device)
+        if not isinstance(other, device):
+            return False
+        return (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
-        return hash("cpu")
+        return hash((self.type, self.index))
 
+
+# PyTorch's words where a GPU is needed and there is none, and ours.
+NO_CUDA = "Torch not compiled with CUDA enabled (this engine runs on the CPU only)"
+
+# The device types PyTorch names; this engine has only the first.
+DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta", "hip")
 
 CPU = device("cpu")
 
 
 def check_device(requested: str | device | None) -> None:
-    """Accepts ``None`` or the CPU; refuses any other device clearly."""
-    if requested is not None:
-        device(requested)
+    """Accepts ``None`` or the CPU; refuses any other device as PyTorch does
+    on a machine without it.
+
+    Raises:
+        AssertionError: For ``cuda``: ``Torch not compiled with CUDA enabled``.
+        RuntimeError: For another device, or a name that is no device.
+    """
+    if requested is None:
+        return
+    where = device(requested)
+    if where.type == "cuda":
+        raise AssertionError(NO_CUDA)
+    if where.type != "cpu":
+        raise RuntimeError(
+            f"PyTorch is not linked with support for {where.type} devices "
+            "(this engine runs on the CPU only)"
+        )
 
 
 def typename(value: object) -> str:
@@ -147,6 +211,22 @@ def typename(value: object) -> str:
     return f"{module}.{kind.__qualname__}"
 
 
+class _InferenceMode:
+    """Whether inference mode is on: every tensor made then is an inference
+    tensor. Switched by :class:`slowtorch_lib.autograd.grad_mode.inference_mode`."""
+
+    enabled: bool = False
+
+
+INFERENCE_MODE = _InferenceMode()
+
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed."
+    "You can make a clone to get a normal tensor before doing inplace update."
+    "See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
 class Tensor:
     """A multi-dimensional array of numbers of one dtype, that can track gradients.
 
@@ -160,6 +240,7 @@ class Tensor:
         "_grad",
         "_grad_accumulator",
         "_grad_fn",
+        "_inference",
         "_offset",
         "_one_of_many",
         "_output_nr",
@@ -190,12 +271,19 @@ class Tensor:
     _view_version: int  # for a view: storage version its history is from
     _views: list[weakref.ref[Tensor]] | None  # for a base: its views
     _one_of_many: str | None  # for one of split()'s views: which one
+    _inference: bool  # made in inference mode (or a view of such a tensor)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """The legacy constructor: ``Tensor([1, 2])``, ``Tensor(2, 3)``.
+
+        It makes a tensor of the default dtype; see
+        :func:`slowtorch_lib._creation.legacy_new`. Prefer ``tensor(data)``
+        and ``zeros(sizes)``, which say what they make.
+        """
+        return _creation.legacy_new(None, args, kwargs)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(
-            "Make tensors with slowtorch_lib.tensor(data), zeros(...), ones(...) "
-            "and the other creation functions, not with Tensor(...)."
-        )
+        pass  # everything happened in __new__
 
     @classmethod
     def _make(
@@ -222,6 +310,9 @@ class Tensor:
         self._view_version = 0
         self._views = None
         self._one_of_many = None
+        self._inference = INFERENCE_MODE.enabled or (
+            base is not None and base._inference
+        )
         return self
 
     # ------------------------------------------------------------------
@@ -288,9 +379,23 @@ class Tensor:
     def is_cuda(self) -> bool:
         return False
 
-    def type(self) -> str:
-        """The legacy type name, such as ``'torch.FloatTensor'``."""
-        return self.dtype.legacy_type_name
+    def type(self, dtype: Any = None, non_blocking: builtins.bool = False) -> Any:
+        """The legacy type name, ``'torch.FloatTensor'``, or with an argument
+        the tensor converted to that type.
+
+        ``dtype`` may be a dtype, a legacy class (``torch.IntTensor``) or
+        its name (``'torch.IntTensor'``).
+
+        Raises:
+            ValueError: For a name that is no legacy type.
+        """
+        if dtype is None:
+            return self.dtype.legacy_type_name
+        if isinstance(dtype, str):
+            dtype = _dtype_of_legacy_name(dtype)
+        elif isinstance(dtype, type):  # torch.IntTensor and its kin
+            dtype = _dtype_of_legacy_name(f"torch.{dtype.__name__}")
+        return self.to(dtype)
 
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating-point type."""
@@ -335,6 +440,31 @@ class Tensor:
         if self.is_contiguous():
             return contiguous_values(data, self._offset, numel(self._shape))
         return _strides.strided_values(data, self._shape, self._stride, self._offset)
+
+    def numpy(self, *, force: builtins.bool = False) -> Any:
+        """The tensor as a NumPy array that shares its memory.
+
+        Writing to either changes both, as in PyTorch (where the storage
+        holds a type NumPy has: float32, float64, int64, bool...; otherwise
+        the values are copied). ``force=True`` detaches first.
+
+        Raises:
+            RuntimeError: If the tensor requires grad (use
+                ``tensor.detach().numpy()``), or NumPy is not installed.
+        """
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use "
+                "tensor.detach().numpy() instead."
+            )
+        return numpy_view(self)
+
+    def __array__(self, dtype: Any = None, copy: builtins.bool | None = None) -> Any:
+        """Lets ``numpy.array(tensor)`` and ``numpy.asarray(tensor)`` work."""
+        array = numpy_view(self.detach())
+        if dtype is not None and dtype != array.dtype:
+            return array.astype(dtype)
+        return array.copy() if copy else array
 
     def tolist(self) -> Any:
         """The elements as (nested) Python lists of Python numbers."""
@@ -452,6 +582,10 @@ class Tensor:
     # Autograd state
     # ------------------------------------------------------------------
 
+    def is_inference(self) -> builtins.bool:
+        """Whether this tensor was made in inference mode (or is a view of one)."""
+        return self._inference
+
     @property
     def requires_grad(self) -> bool:
         """Whether operations on this tensor are recorded for autograd."""
@@ -468,6 +602,11 @@ class Tensor:
         if flag and not self.dtype.is_floating_point:
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients"
+            )
+        if flag and self._inference and not INFERENCE_MODE.enabled:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside "
+                "InferenceMode is not allowed."
             )
         self._requires_grad = builtins.bool(flag)
 
@@ -583,8 +722,10 @@ class Tensor:
         data = storage.data
         if storage.dtype is dtypes.bool_:
             values = [builtins.bool(v) for v in values]
-        elif storage.dtype is dtypes.int64:
+        elif not storage.dtype.is_floating_point:
             values = [builtins.int(v) for v in values]
+        if storage.dtype.narrow:  # rounded or wrapped as the storage stores it
+            values = stored_array(values, storage.dtype).tolist()
         if self.is_contiguous():
             start = self._offset
             data[start : start + len(values)] = array(data.typecode, values)
@@ -1066,6 +1207,117 @@ class Tensor:
     def log1p_(self) -> Tensor:
         return self._inplace(_pointwise.log1p)
 
+    def log10(self) -> Tensor:
+        return _pointwise.log10(self)
+
+    def log10_(self) -> Tensor:
+        return self._inplace(_pointwise.log10)
+
+    def log2(self) -> Tensor:
+        return _pointwise.log2(self)
+
+    def log2_(self) -> Tensor:
+        return self._inplace(_pointwise.log2)
+
+    def exp2(self) -> Tensor:
+        return _pointwise.exp2(self)
+
+    def exp2_(self) -> Tensor:
+        return self._inplace(_pointwise.exp2)
+
+    def expm1(self) -> Tensor:
+        return _pointwise.expm1(self)
+
+    def expm1_(self) -> Tensor:
+        return self._inplace(_pointwise.expm1)
+
+    def tan(self) -> Tensor:
+        return _pointwise.tan(self)
+
+    def tan_(self) -> Tensor:
+        return self._inplace(_pointwise.tan)
+
+    def sinh(self) -> Tensor:
+        return _pointwise.sinh(self)
+
+    def sinh_(self) -> Tensor:
+        return self._inplace(_pointwise.sinh)
+
+    def cosh(self) -> Tensor:
+        return _pointwise.cosh(self)
+
+    def cosh_(self) -> Tensor:
+        return self._inplace(_pointwise.cosh)
+
+    def asin(self) -> Tensor:
+        return _pointwise.asin(self)
+
+    def asin_(self) -> Tensor:
+        return self._inplace(_pointwise.asin)
+
+    def acos(self) -> Tensor:
+        return _pointwise.acos(self)
+
+    def acos_(self) -> Tensor:
+        return self._inplace(_pointwise.acos)
+
+    def atan(self) -> Tensor:
+        return _pointwise.atan(self)
+
+    def atan_(self) -> Tensor:
+        return self._inplace(_pointwise.atan)
+
+    def log_(self) -> Tensor:
+        return self._inplace(_pointwise.log)
+
+    def sin_(self) -> Tensor:
+        return self._inplace(_pointwise.sin)
+
+    def cos_(self) -> Tensor:
+        return self._inplace(_pointwise.cos)
+
+    def tanh_(self) -> Tensor:
+        return self._inplace(_pointwise.tanh)
+
+    def sigmoid_(self) -> Tensor:
+        return self._inplace(_pointwise.sigmoid)
+
+    def reciprocal_(self) -> Tensor:
+        return self._inplace(_pointwise.reciprocal)
+
+    def rsqrt_(self) -> Tensor:
+        return self._inplace(_pointwise.rsqrt)
+
+    def square_(self) -> Tensor:
+        return self._inplace(_pointwise.square)
+
+    def abs_(self) -> Tensor:
+        return self._inplace(_pointwise.abs)
+
+    def arcsin(self) -> Tensor:
+        return _pointwise.asin(self)
+
+    def arccos(self) -> Tensor:
+        return _pointwise.acos(self)
+
+    def arctan(self) -> Tensor:
+        return _pointwise.atan(self)
+
+    def atan2(self, other: Tensor) -> Tensor:
+        return _pointwise.atan2(self, other)
+
+    def atan2_(self, other: Tensor) -> Tensor:
+        return self._inplace(_pointwise.atan2, other)
+
+    def arctan2(self, other: Tensor) -> Tensor:
+        return _pointwise.atan2(self, other)
+
+    def hypot(self, other: Tensor) -> Tensor:
+        return _pointwise.hypot(self, other)
+
+    def hypot_(self, other: Tensor) -> Tensor:
+        return self._inplace(_pointwise.hypot, other)
+
     # ------------------------------------------------------------------
     # Copies, casts and fills (ops/copying.py)
     # ------------------------------------------------------------------
@@ -1102,8 +1354,18 @@ class Tensor:
     def bool(self) -> Tensor:
         return self.to(dtypes.bool_)
 
+    def half(self) -> Tensor:
+        return self.to(dtypes.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(dtypes.bfloat16)
+
     def cpu(self) -> Tensor:
         return self
+
+    def cuda(self, device: int | str | None = None, **kwargs: Any) -> Tensor:
+        """Refused as PyTorch refuses it on a machine without a GPU."""
+        raise AssertionError(NO_CUDA)
 
     def copy_(self, source: Tensor) -> Tensor:
         """Copies ``source`` (broadcast to this shape) into this tensor."""
@@ -1239,6 +1501,7 @@ class Tensor:
         """Sums down to ``size``: the reverse of broadcasting to this shape."""
         return _reduction.sum_to_size(self, _shape_arg(size))
 
+    @keepdims_alias
     def sum(
         self,
         dim: ShapeArg | None = None,
@@ -1248,6 +1511,22 @@ class Tensor:
     ) -> Tensor:
         return _reduction.sum(self, dim, keepdim, dtype=dtype)
 
+    def histc(
+        self,
+        bins: int = 100,
+        min: builtins.float = 0,
+        max: builtins.float = 0,
+    ) -> Tensor:
+        return _histograms.histc(self, bins, min, max)
+
+    def histogram(self, bins: Any = 100, **options: Any) -> Any:
+        return _histograms.histogram(self, bins, **options)
+
+    @keepdims_alias
+    def logsumexp(self, dim: ShapeArg, keepdim: builtins.bool = False) -> Tensor:
+        return _reduction.logsumexp(self, dim, keepdim)
+
+    @keepdims_alias
     def mean(
         self,
         dim: ShapeArg | None = None,
@@ -1257,27 +1536,35 @@ class Tensor:
     ) -> Tensor:
         return _reduction.mean(self, dim, keepdim, dtype=dtype)
 
+    @keepdims_alias
     def prod(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.prod(self, dim, keepdim)
 
+    @keepdims_alias
     def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return _reduction.max(self, dim, keepdim)
 
+    @keepdims_alias
     def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return _reduction.min(self, dim, keepdim)
 
+    @keepdims_alias
     def amax(self, dim: ShapeArg = (), keepdim: builtins.bool = False) -> Tensor:
         return _reduction.amax(self, dim, keepdim)
 
+    @keepdims_alias
     def amin(self, dim: ShapeArg = (), keepdim: builtins.bool = False) -> Tensor:
         return _reduction.amin(self, dim, keepdim)
 
+    @keepdims_alias
     def argmax(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.argmax(self, dim, keepdim)
 
+    @keepdims_alias
     def argmin(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.argmin(self, dim, keepdim)
 
+    @keepdims_alias
     def var(
         self,
         dim: ShapeArg | None = None,
@@ -1288,6 +1575,7 @@ class Tensor:
     ) -> Tensor:
         return _reduction.var(self, dim, unbiased, keepdim, correction=correction)
 
+    @keepdims_alias
     def std(
         self,
         dim: ShapeArg | None = None,
@@ -1298,9 +1586,11 @@ class Tensor:
     ) -> Tensor:
         return _reduction.std(self, dim, unbiased, keepdim, correction=correction)
 
+    @keepdims_alias
     def all(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.all(self, dim, keepdim)
 
+    @keepdims_alias
     def any(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return _reduction.any(self, dim, keepdim)
 
@@ -1445,6 +1735,9 @@ class Tensor:
     # Rearranging (ops/rearrange.py)
     # ------------------------------------------------------------------
 
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        return _rearrange.roll(self, shifts, dims)
+
     def flip(self, *dims: Any) -> Tensor:
         return _rearrange.flip(self, _shape_arg(dims))
 
@@ -1557,16 +1850,53 @@ class Tensor:
         """Fills with 1 (probability ``p``) or 0 (see :mod:`slowtorch_lib._rng`)."""
         return _rng.bernoulli_(self, p, generator=generator)
 
+    def multinomial(
+        self,
+        num_samples: int,
+        replacement: builtins.bool = False,
+        *,
+        generator: Any = None,
+    ) -> Tensor:
+        return _rng.multinomial(self, num_samples, replacement, generator=generator)
+
     def bernoulli(self, p: Any = None, *, generator: Any = None) -> Tensor:
         """0 or 1 for each element, 1 with the element's probability (or ``p``)."""
         return _rng.bernoulli(self, p, generator=generator)
+
+    # ------------------------------------------------------------------
+    # Casts named after C types. They come last: a method named ``int``
+    # hides the built-in ``int`` from the annotations written after it.
+    # ------------------------------------------------------------------
+
+    def int(self) -> Tensor:
+        return self.to(dtypes.int32)
+
+    def short(self) -> Tensor:
+        return self.to(dtypes.int16)
+
+    def char(self) -> Tensor:
+        return self.to(dtypes.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(dtypes.uint8)
+
+
+def _dtype_of_legacy_name(name: str) -> dtype:
+    """The dtype whose legacy class is called ``name`` (``'torch.IntTensor'``)."""
+    if name.startswith("torch.cuda."):
+        check_device("cuda")
+    for d in dtypes.ALL_DTYPES:
+        if d.legacy_type_name == name:
+            return d
+    raise ValueError(f"invalid type: {name!r}")
 
 
 def from_values(values: Sequence[Any], shape: tuple[int, ...], d: dtype) -> Tensor:
     """A new contiguous tensor holding ``values`` (row-major) with this shape.
 
     The storage converts each value to the dtype: floats are rounded to
-    float32 by ``array('f')``; bools are stored as 0 and 1.
+    float32 by ``array('f')`` (and further to float16 or bfloat16), integers
+    wrap into a narrow type's range; bools are stored as 0 and 1.
     """
     if d is dtypes.bool_:
         values = [builtins.bool(v) for v in values]
@@ -1625,6 +1955,7 @@ def bind_ops(
     reduction: ModuleType,
     views: ModuleType,
     gather_scatter: ModuleType,
+    histograms: ModuleType,
     indexing: ModuleType,
     rearrange: ModuleType,
     sorting: ModuleType,
@@ -1651,10 +1982,44 @@ def bind_ops(
     global _creation, _printing, _engine, _history
     global _common, _comparison, _selecting, _rounding, _pointwise, _copying
     global _bitwise, _fused, _reduction, _views, _gather_scatter, _indexing
-    global _rearrange, _sorting, _scan, _linalg, _rng
+    global _rearrange, _sorting, _scan, _linalg, _rng, _histograms
     _creation, _printing, _engine, _history = creation, printing, engine, history
     _common, _comparison, _selecting = common, comparison, selecting
     _rounding, _pointwise, _copying = rounding, pointwise, copying
     _bitwise, _fused, _reduction, _views = bitwise, fused, reduction, views
     _gather_scatter, _indexing, _rearrange = gather_scatter, indexing, rearrange
     _sorting, _scan, _linalg, _rng = sorting, scan, linalg, rng
+    _histograms = histograms
+
+
+def numpy_module() -> ModuleType:
+    """NumPy, imported only when a tensor is exchanged with it.
+
+    Raises:
+        RuntimeError: If NumPy is not installed (PyTorch's message).
+    """
+    try:
+        import numpy  # here, not at the top: NumPy is optional
+    except ImportError:
+        raise RuntimeError("Numpy is not available") from None
+    return numpy
+
+
+def numpy_view(tensor: Tensor) -> Any:
+    """A NumPy array over the tensor's storage, with its shape and strides.
+
+    The array reads the storage's ``array`` buffer directly, so the two
+    share memory; a dtype whose storage NumPy cannot read as it is (one
+    kept in a wider type) is copied instead.
+    """
+    numpy = numpy_module()
+    data = tensor._storage.data
+    kind = numpy.dtype(tensor.dtype.name)
+    if kind.itemsize != data.itemsize or len(data) == 0:
+        return numpy.array(tensor.tolist(), dtype=kind).reshape(tensor._shape)
+    flat = numpy.frombuffer(data, dtype=kind)
+    return numpy.lib.stride_tricks.as_strided(
+        flat[tensor._offset :],
+        shape=tensor._shape,
+        strides=[step * data.itemsize for step in tensor._stride],
+    )

@@ -44,12 +44,6 @@ __all__ = ["ALLOWED_GLOBALS", "StorageType", "WeightsUnpickler", "nested_too_dee
 
 # torch's other storage classes, as GLOBAL names them, and the dtype each holds.
 OTHER_STORAGES = {
-    "torch.HalfStorage": "float16",
-    "torch.BFloat16Storage": "bfloat16",
-    "torch.ByteStorage": "uint8",
-    "torch.CharStorage": "int8",
-    "torch.ShortStorage": "int16",
-    "torch.IntStorage": "int32",
     "torch.ComplexFloatStorage": "complex64",
     "torch.ComplexDoubleStorage": "complex128",
     "torch.storage.UntypedStorage": "uint8",
@@ -155,10 +149,13 @@ ALLOWED_GLOBALS: dict[str, Any] = {
     "torch.DoubleStorage": StorageType(dtypes.float64),
     "torch.LongStorage": StorageType(dtypes.int64),
     "torch.BoolStorage": StorageType(dtypes.bool_),
-    "torch.float32": dtypes.float32,
-    "torch.float64": dtypes.float64,
-    "torch.int64": dtypes.int64,
-    "torch.bool": dtypes.bool_,
+    "torch.HalfStorage": StorageType(dtypes.float16),
+    "torch.BFloat16Storage": StorageType(dtypes.bfloat16),
+    "torch.IntStorage": StorageType(dtypes.int32),
+    "torch.ShortStorage": StorageType(dtypes.int16),
+    "torch.CharStorage": StorageType(dtypes.int8),
+    "torch.ByteStorage": StorageType(dtypes.uint8),
+    **{f"torch.{d.name}": d for d in dtypes.ALL_DTYPES},
 }
 # torch's name for the storage class of each dtype (for save).
 STORAGE_NAMES = {
@@ -407,7 +404,7 @@ class WeightsUnpickler:
         if full_name in OTHER_STORAGES:
             raise pickle.UnpicklingError(
                 f"the file holds {OTHER_STORAGES[full_name]} tensors, and "
-                "this engine has only float32, float64, int64 and bool"
+                "this engine has no such dtype"
             )
         if full_name not in ALLOWED_GLOBALS:
             raise pickle.UnpicklingError(

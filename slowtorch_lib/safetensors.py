@@ -35,13 +35,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
 from array import array
 from collections.abc import Mapping
 from typing import Any, Union
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._storage import array_from_bytes, array_to_bytes
 from slowtorch_lib._tensor import Tensor, check_device, from_values
 
 __all__ = ["SafetensorError", "load", "load_file", "save", "save_file"]
@@ -54,18 +54,18 @@ DTYPE_NAMES = {
     dtypes.int64: "I64",
     dtypes.float64: "F64",
     dtypes.float32: "F32",
+    dtypes.int32: "I32",
+    dtypes.bfloat16: "BF16",
+    dtypes.float16: "F16",
+    dtypes.int16: "I16",
+    dtypes.int8: "I8",
+    dtypes.uint8: "U8",
     dtypes.bool_: "BOOL",
 }
 DTYPES_BY_NAME = {name: d for d, name in DTYPE_NAMES.items()}
 # Valid in safetensors, but not dtypes of this engine.
 OTHER_DTYPE_NAMES = {
-    "F16",
-    "BF16",
-    "I8",
-    "U8",
-    "I16",
     "U16",
-    "I32",
     "U32",
     "U64",
     "F8_E4M3",
@@ -206,9 +206,7 @@ def _rank(d: dtype) -> int:
 def tensor_bytes(tensor: Tensor) -> bytes:
     """The elements of ``tensor`` in row-major order, as little-endian bytes."""
     values = array(tensor.dtype.typecode, tensor._values())
-    if sys.byteorder == "big":
-        values.byteswap()
-    return values.tobytes()
+    return array_to_bytes(values, tensor.dtype, "little")
 
 
 # ----------------------------------------------------------------------
@@ -407,10 +405,7 @@ def tensor_from_bytes(
     name: str, chunk: memoryview, d: dtype, shape: tuple[int, ...]
 ) -> Tensor:
     """A new tensor holding the little-endian elements in ``chunk``."""
-    values = array(d.typecode)
-    values.frombytes(chunk)
-    if sys.byteorder == "big":
-        values.byteswap()
+    values = array_from_bytes(bytes(chunk), d, "little")
     if d is dtypes.bool_ and any(v > 1 for v in values):
         raise SafetensorError(
             f"tensor '{name}' has dtype BOOL but holds bytes other than 0 and 1"

@@ -43,14 +43,13 @@ import pickle
 import struct
 import sys
 import zipfile
-from array import array
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import IO, Any, Union
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._storage import Storage
+from slowtorch_lib._storage import Storage, array_from_bytes, array_to_bytes
 from slowtorch_lib._tensor import Size, Tensor, check_device
 from slowtorch_lib._weights_only_unpickler import (
     MAX_NESTING,
@@ -119,7 +118,9 @@ def save(
     records[".storage_alignment"] = str(ALIGNMENT).encode()
     records["byteorder"] = sys.byteorder.encode()
     for key, storage in writer.storages.items():
-        records[f"data/{key}"] = storage.data.tobytes()
+        records[f"data/{key}"] = array_to_bytes(
+            storage.data, storage.dtype, sys.byteorder
+        )
     records["version"] = FORMAT_VERSION.encode() + b"\n"
     records[".data/serialization_id"] = _serialization_id(records)
     data = zip_archive(_archive_name(f), records)
@@ -567,10 +568,7 @@ class StorageReader:
 
 
 def _storage_from_bytes(data: bytes, d: dtype, byteorder: str) -> Storage:
-    values = array(d.typecode)
-    values.frombytes(data)
-    if byteorder != sys.byteorder:
-        values.byteswap()
+    values = array_from_bytes(data, d, byteorder)
     if d is dtypes.bool_ and any(v > 1 for v in values):
         raise pickle.UnpicklingError("a bool storage holds bytes other than 0 and 1")
     return Storage(values, d)

@@ -47,6 +47,10 @@ import slowtorch_lib
 
 FLOATS = ("float32", "float64")
 DTYPES = ("float32", "float64", "int64", "bool")
+# The narrow dtypes, drawn for a leaf now and then (NARROW_WEIGHT of leaves).
+HALF_FLOATS = ("float16", "bfloat16")
+NARROW = (*HALF_FLOATS, "uint8", "int8", "int16", "int32")
+NARROW_WEIGHT = 0.1
 SPECIAL_FLOATS = (
     "0.0",
     "-0.0",
@@ -62,10 +66,17 @@ SPECIAL_FLOATS = (
     "2e19",
 )
 SPECIAL_INTS = ("0", "-1", "2**62", "2**63-1", "-2**63", "3", "7")
+NARROW_SPECIAL_INTS = ("0", "-1", "127", "100", "-128", "3")  # fit every narrow type
 INT64_MAX = 2**63 - 1
 # Relative and absolute tolerances. float64 values often come from float32
 # ones (``x.double()``), whose last bit may differ (sums in another order).
-TOLERANCES = {"float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
+# float16 and bfloat16 keep 11 and 8 bits: a few units of their last place.
+TOLERANCES = {
+    "float32": (1e-4, 1e-5),
+    "float64": (1e-5, 1e-8),
+    "float16": (4e-3, 1e-3),
+    "bfloat16": (3e-2, 1e-2),
+}
 
 
 # ----------------------------------------------------------------------
@@ -90,9 +101,10 @@ def _literal(rng: random.Random, dtype: str, count: int, special: bool) -> list[
     for _ in range(count):
         if dtype == "bool":
             out.append(rng.choice(("True", "False")))
-        elif dtype == "int64":
+        elif dtype == "int64" or dtype in NARROW[2:]:
             if special and rng.random() < 0.2:
-                out.append(rng.choice(SPECIAL_INTS))
+                wide = dtype == "int64"
+                out.append(rng.choice(SPECIAL_INTS if wide else NARROW_SPECIAL_INTS))
             else:
                 out.append(str(rng.randint(-4, 5)))
         elif special and rng.random() < 0.25:
@@ -182,13 +194,13 @@ class Generator:
     ) -> str:
         rng = self.rng
         shape = self.shape() if shape is None else shape
-        dtype = dtype or rng.choice(("float32", "float32", "float64", "int64", "bool"))
+        dtype = dtype or self.leaf_dtype()
         items = _literal(rng, dtype, _numel(shape), self.special)
         if _numel(shape) == 0:
             args = f"torch.zeros({list(shape)}, dtype=torch.{dtype})"
         else:
             args = f"torch.tensor({_nested(items, shape)}, dtype=torch.{dtype})"
-        grad = dtype in FLOATS and rng.random() < 0.75
+        grad = dtype in FLOATS + HALF_FLOATS and rng.random() < 0.75
         name = self.fresh()
         line = f"{name} = {args}"
         if grad:
@@ -196,6 +208,13 @@ class Generator:
             self.leaves.append(name)
         self.emit(line)
         return name
+
+    def leaf_dtype(self) -> str:
+        """Mostly float32; sometimes float64, int64, bool or a narrow dtype."""
+        rng = self.rng
+        if rng.random() < NARROW_WEIGHT:
+            return rng.choice(NARROW)
+        return rng.choice(("float32", "float32", "float64", "int64", "bool"))
 
     def view_of(self, name: str) -> str:
         """A non-contiguous view of ``name`` (or ``name`` itself)."""
@@ -291,6 +310,16 @@ class Generator:
                 "reciprocal()",
                 "rsqrt()",
                 "square()",
+                "log10()",
+                "log2()",
+                "exp2()",
+                "expm1()",
+                "sinh()",
+                "cosh()",
+                "tan()",
+                "asin()",
+                "atan()",
+                "roll(1)",
                 "clamp(min={a})",
                 "clamp(max={a})",
                 "clamp({a}, {b})",
@@ -324,6 +353,9 @@ class Generator:
             "tanh",
             "sigmoid",
             "relu",
+            "log10",
+            "expm1",
+            "acos",
         ):
             self.emit(f"{self.fresh()} = torch.{text[:-2]}({x})")
         else:
@@ -342,6 +374,8 @@ class Generator:
                 "{x} // {y}",
                 "{x} % {y}",
                 "{x} ** {y}",
+                "torch.atan2({x}, {y})",
+                "{x}.hypot({y})",
                 "{y} + {x}",
                 "{y} - {x}",
                 "{y} * {x}",
@@ -388,7 +422,7 @@ class Generator:
         shape, _ = self.meta(x)
         rank = len(shape)
         dim = rng.randint(-rank, rank - 1) if rank else rng.choice((0, -1))
-        keep = rng.choice(("", ", keepdim=True"))
+        keep = rng.choice(("", ", keepdim=True", ", keepdims=True"))
         method = rng.choice(
             (
                 "sum()",
@@ -500,6 +534,8 @@ class Generator:
                 "{x}.pow_({y})",
                 "{x}.neg_()",
                 "{x}.exp_()",
+                "{x}.log2_()",
+                "{x}.atan2_({y})",
                 "{x}.sqrt_()",
                 "{x}.relu_()",
                 "{x}.clamp_({a}, {b})",
@@ -593,7 +629,7 @@ def generate(seed: int, torch: ModuleType | None = None) -> Program:
     gen = Generator(seed, torch)
     for _ in range(gen.rng.randint(1, 2)):
         gen.leaf()
-    if gen.rng.random() < 0.3:
+    if gen.rng.random() < 0.3 and gen.tensors():
         gen.view_of(gen.tensors()[-1])
     for _ in range(gen.rng.randint(1, 6)):
         gen.step()
@@ -642,9 +678,10 @@ KNOWN_DIFFERENCES = (
         "torch's generated autograd code for fill_, index_put_ and masked_fill_ "
         "(x[i] = v, x[mask] = v) does not check the dtype of the written-to "
         "tensor, so writing a value that requires grad into an int64 or bool "
-        "tensor makes it require grad (copy_ checks, and does not); the engine "
+        "(or other integer) tensor makes it require grad (copy_ checks, and "
+        "does not); the engine "
         "keeps integer tensors out of the graph, as copy_ does.",
-        r"requires_grad False != True \((int64|bool)\)",
+        r"requires_grad False != True \((u?int(8|16|32|64)|bool)\)",
     ),
     KnownDifference(
         "matmul folded and transposed",

@@ -537,3 +537,39 @@ CASES += [
     _case("triu", lambda L, x: L.triu(x), (3, 4)),
     _case("triu_batched_diagonal", lambda L, x: x.triu(diagonal=-1), (2, 3, 4)),
 ]
+
+CASES += [
+    # ---------------- other bases, the rest of trigonometry ----------------
+    _case("log10", lambda L, x: L.log10(x), M, domain="positive"),
+    _case("log2", lambda L, x: x.log2(), M, domain="positive"),
+    _case("exp2", lambda L, x: L.exp2(x), M),
+    _case("expm1", lambda L, x: x.expm1(), M),
+    _case("tan", lambda L, x: L.tan(x), M, domain="unit"),
+    _case("sinh", lambda L, x: L.sinh(x), M),
+    _case("cosh", lambda L, x: x.cosh(), M),
+    _case("asin", lambda L, x: L.asin(x), M, domain="unit"),
+    _case("arccos", lambda L, x: x.arccos(), M, domain="unit"),
+    _case("atan", lambda L, x: L.arctan(x), M),
+    _case("atan2_broadcast", lambda L, x, y: L.atan2(x, y), M, (3,)),
+    _case("hypot_broadcast", lambda L, x, y: x.hypot(y), M, (3,), domain="nonzero"),
+    _case("inplace_log10", lambda L, x: (x * 2).log10_(), M, domain="positive"),
+    _case("inplace_log2", lambda L, x: (x * 2).log2_(), M, domain="positive"),
+    _case("inplace_exp2", lambda L, x: (x * 2).exp2_(), M),
+    _case("inplace_expm1", lambda L, x: (x * 2).expm1_(), M),
+    _case("inplace_log1p", lambda L, x: (x * 1).log1p_(), M, domain="unit"),
+    _case("inplace_sinh", lambda L, x: (x * 1).sinh_(), M),
+    _case("inplace_atan2", lambda L, x, y: (x * 1).atan2_(y), M, (3,)),
+]
+
+CASES += [
+    _case("roll_flat", lambda L, x: L.roll(x, 2), M),
+    _case("roll_dims", lambda L, x: x.roll((1, -1), (0, 1)), M),
+    _case("roll_transposed", lambda L, x: L.roll(x.t(), -4, 1), (3, 4)),
+]
+
+CASES += [
+    _case("logsumexp_dim", lambda L, x: L.logsumexp(x, 1), M),
+    _case(
+        "logsumexp_dims_keepdims", lambda L, x: x.logsumexp((0, 1), keepdims=True), M
+    ),
+]

@@ -13,9 +13,24 @@ from hypothesis import strategies as st_
 import slowtorch_lib as st
 from tests.parity import assert_same, require_torch
 
-DTYPE_NAMES = ["float32", "float64", "int64", "bool"]
+DTYPE_NAMES = [
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "bool",
+]
 SCALARS = [True, 3, 2.5]
-EXAMPLE = {"float32": 1.5, "float64": 1.5, "int64": 3, "bool": True}
+EXAMPLE = {
+    **{name: 1.5 for name in ["float16", "bfloat16", "float32", "float64"]},
+    **{name: 3 for name in ["uint8", "int8", "int16", "int32", "int64"]},
+    "bool": True,
+}
 
 
 def dtype_of(lib: Any, name: str) -> Any:
@@ -176,7 +191,7 @@ def test_shapes_that_do_not_broadcast() -> None:
 # ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["float32", "float64", "int64", "bool"])
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_dtype_facts_match_torch(name: str) -> None:
     torch = require_torch()
     ours, theirs = getattr(st, name), getattr(torch, name)

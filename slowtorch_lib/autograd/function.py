@@ -452,7 +452,20 @@ class Function:
 def _connect(
     ctx: FunctionCtx, args: tuple[Any, ...], needs: tuple[bool, ...], output: Any
 ) -> None:
-    """Makes ``ctx`` the ``grad_fn`` of the outputs and links it to the inputs."""
+    """Makes ``ctx`` the ``grad_fn`` of the outputs and links it to the inputs.
+
+    Raises:
+        RuntimeError: If ``ctx`` saved an inference tensor, which has no
+            version counter to check before the backward pass.
+    """
+    if any(t is not None and t._inference for t, _ in ctx._saved or ()):
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use "
+            "Tensors created in inference mode in computation tracked by "
+            "autograd. To work around this, you can make a clone to get a normal "
+            "tensor and use it in autograd, or use `torch.no_grad()` instead of "
+            "`torch.inference_mode()`."
+        )
     edges: list[tuple[Node | None, int]] = []
     input_meta: list[Meta | None] = []
     for arg, need in zip(args, needs):

@@ -1,7 +1,7 @@
 """Grad mode: one switch that says whether operations record a graph.
 
-``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work as context
-managers and as decorators, as in PyTorch.
+``no_grad``, ``enable_grad``, ``set_grad_enabled`` and ``inference_mode``
+work as context managers and as decorators, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -11,7 +11,16 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
-__all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+from slowtorch_lib._tensor import INFERENCE_MODE
+
+__all__ = [
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -118,3 +127,54 @@ class set_grad_enabled(_GradModeContext):
         # As a decorator it must not change the mode at definition time.
         GRAD_MODE.enabled = self._previous.pop()
         return super().__call__(function)
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether inference mode is on."""
+    return INFERENCE_MODE.enabled
+
+
+class inference_mode:
+    """``no_grad`` and more: tensors made inside are *inference tensors*.
+
+    An inference tensor never takes part in autograd: outside inference
+    mode it cannot be changed in place, be saved for a backward pass, or
+    be given ``requires_grad``. ``clone()`` gives a normal tensor.
+    ``inference_mode(False)`` switches it off inside an inference block.
+    Works as a context manager and as a decorator, with or without
+    parentheses.
+    """
+
+    def __new__(cls, mode: Any = True) -> Any:
+        context = super().__new__(cls)
+        if callable(mode):  # @inference_mode without parentheses
+            inference_mode.__init__(context)
+            return context(mode)
+        return context
+
+    def __init__(self, mode: bool = True) -> None:
+        self._mode = bool(mode)
+        self._previous: list[tuple[bool, bool]] = []
+
+    def __enter__(self) -> None:
+        self._previous.append((GRAD_MODE.enabled, INFERENCE_MODE.enabled))
+        INFERENCE_MODE.enabled = self._mode
+        GRAD_MODE.enabled = not self._mode  # as PyTorch: False turns grad on
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        GRAD_MODE.enabled, INFERENCE_MODE.enabled = self._previous.pop()
+
+    def __call__(self, function: F) -> F:
+        """Used as a decorator: runs every call of ``function`` in this mode."""
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(self._mode):
+                return function(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]

@@ -28,7 +28,12 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._storage import Storage
-from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor import (
+    INFERENCE_INPLACE,
+    INFERENCE_MODE,
+    Tensor,
+    from_values,
+)
 from slowtorch_lib.autograd.function import FunctionCtx, Node, gradient_edge
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 
@@ -66,6 +71,8 @@ def check_inplace(
             requires grad or a view of one, or a view that autograd cannot
             give a new history.
     """
+    if tensor._inference and not INFERENCE_MODE.enabled:
+        raise RuntimeError(INFERENCE_INPLACE)
     if not overlap_ok and tensor._overlaps():
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to "

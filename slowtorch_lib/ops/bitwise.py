@@ -57,9 +57,9 @@ def _shift(
 ) -> Tensor:
     """A shift of the bits of integers (bools and floats have no kernel)."""
     d = result_type(input, other)
-    if d is not dtypes.int64:
+    if d.category != dtypes.INT_CATEGORY:
         raise no_loop(kernel, d, input, other)
-    return binary(function, input, other, d)
+    return binary(function, input, other, d)  # the storage wraps to d
 
 
 def _shift_left_scalar(a: int, b: int) -> int:

@@ -8,7 +8,10 @@ base of the ops PyTorch does not differentiate.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import checked_fill
@@ -16,7 +19,10 @@ from slowtorch_lib._dtype import dtype
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.grad_mode import GRAD_MODE, no_grad
 from slowtorch_lib.autograd.history import check_inplace
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "result_type",
@@ -135,3 +141,69 @@ def check_tensor(name: str, other: Any) -> None:
             f"{name}(): argument 'other' (position 2) must be Tensor, not "
             f"{type(other).__name__}"
         )
+
+
+# The operations whose ``out=`` must have exactly the result's dtype.
+EXACT_OUT_DTYPE = ("mm", "matmul")
+
+
+def accepts_out(function: F) -> F:
+    """Gives an operation PyTorch's ``out=`` keyword: ``add(a, b, out=c)``.
+
+    The result is computed as usual, then written into ``out`` (see
+    :func:`write_out`), and ``out`` is returned.
+    """
+
+    @functools.wraps(function)
+    def operation(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
+        if out is None:
+            return function(*args, **kwargs)
+        return write_out(function.__name__, function(*args, **kwargs), out)
+
+    return operation  # type: ignore[return-value]
+
+
+def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
+    """Writes ``result`` into ``out`` as PyTorch does for ``out=``.
+
+    ``out`` of another shape is resized (with PyTorch's warning unless it
+    was empty); ``out`` keeps its dtype.
+
+    Raises:
+        RuntimeError: If an input requires grad (no autograd through
+            ``out=``), or the result's dtype cannot be cast to ``out``'s.
+    """
+    if GRAD_MODE.enabled and result.requires_grad:
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    if name in EXACT_OUT_DTYPE and out.dtype is not result.dtype:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {result.dtype.cpp_type_name}, but "
+            f"got {out.dtype.cpp_type_name} instead"
+        )
+    if not dtypes.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(
+            f"result type {result.dtype.c_name} can't be cast to the desired "
+            f"output type {out.dtype.c_name}"
+        )
+    if out._shape != result._shape:
+        if out.numel():
+            warnings.warn(
+                "An output with one or more elements was resized since it had "
+                f"shape {list(out._shape)}, which does not match the required "
+                f"output shape {list(result._shape)}.",
+                UserWarning,
+                stacklevel=3,
+            )
+        fresh = result.to(out.dtype).contiguous()
+        if fresh is result:
+            fresh = result.clone()
+        out._check_inplace()
+        out._storage, out._shape = fresh._storage, fresh._shape
+        out._stride, out._offset = fresh._stride, 0
+        return out
+    with no_grad():
+        out.copy_(result)
+    return out

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import tensor
+from slowtorch_lib._creation import checked_fill, tensor
 from slowtorch_lib._kernels import cast_scalar, cast_values
 from slowtorch_lib._strides import (
     broadcast_shapes,
@@ -98,10 +98,13 @@ def _as_items(index: Any) -> tuple[Any, ...]:
     """The index as a tuple of items, one per ``[...]`` entry.
 
     A list that holds slices, ``None``, ``...``, lists or tensors is read as a
-    tuple (``x[[0, [1]]]`` is ``x[0, [1]]``), as NumPy used to do.
+    tuple (``x[[0, [1]]]`` is ``x[0, [1]]``), as NumPy used to do. A ``range``
+    is read as the list of its integers (``x[range(n), y]``).
     """
+    if isinstance(index, range):
+        return (list(index),)
     if isinstance(index, tuple):
-        return index
+        return tuple(list(item) if isinstance(item, range) else item for item in index)
     if isinstance(index, list) and len(index) < 32:
         for item in index:
             if isinstance(item, (Tensor, list, tuple, slice)) or item is None:
@@ -414,6 +417,8 @@ def _scalar_tensor(value: Any, target: Tensor) -> Tensor:
             raise ValueError("Overflow when unpacking long long")
     if d is dtypes.float32 and math.isfinite(value) and abs(value) > d.max:
         raise RuntimeError("value cannot be converted to type float without overflow")
+    if d.narrow and not d.is_floating_point:
+        checked_fill(value, d)  # the range checks of fill_
     return from_values([cast_scalar(value, d)], (), d)
 
 

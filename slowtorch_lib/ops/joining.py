@@ -15,6 +15,7 @@ from slowtorch_lib._kernels import cast_values
 from slowtorch_lib._strides import normalize_dim, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import accepts_out
 
 __all__ = ["cat", "concat", "concatenate", "stack"]
 
@@ -95,6 +96,7 @@ def _check_list(name: str, tensors: Any) -> list[Tensor]:
     return list(tensors)
 
 
+@accepts_out
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Joins tensors along an existing dimension; the other sizes must match.
 
@@ -141,6 +143,7 @@ concat = cat
 concatenate = cat
 
 
+@accepts_out
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Joins tensors of one shape along a new dimension ``dim``.
 

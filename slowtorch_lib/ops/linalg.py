@@ -15,7 +15,7 @@ from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import not_implemented, result_type
+from slowtorch_lib.ops.common import accepts_out, not_implemented, result_type
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv"]
@@ -240,6 +240,7 @@ class Dot(Function):
         return grad_a, grad_b
 
 
+@accepts_out
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The matrix product of two 2-d tensors."""
     return Mm.apply(input, mat2)
@@ -275,6 +276,7 @@ class SqueezeAfterMatmul(Function):
         return grad_output.unsqueeze(ctx.dim)
 
 
+@accepts_out
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """The matrix product, for every combination of dimensions PyTorch accepts.
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+from collections.abc import Callable
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
@@ -40,7 +41,9 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
+    accepts_out,
     check_alpha,
+    check_tensor,
     float_type,
     is_bool,
     no_loop,
@@ -53,13 +56,27 @@ from slowtorch_lib.ops.selecting import where
 
 __all__ = [
     "abs",
+    "acos",
     "add",
+    "arccos",
+    "arcsin",
+    "arctan",
+    "arctan2",
+    "asin",
+    "atan",
+    "atan2",
     "cos",
+    "cosh",
     "div",
     "divide",
     "exp",
+    "exp2",
+    "expm1",
+    "hypot",
     "log",
+    "log10",
     "log1p",
+    "log2",
     "mul",
     "multiply",
     "nan_to_num",
@@ -72,10 +89,12 @@ __all__ = [
     "sigmoid",
     "sign",
     "sin",
+    "sinh",
     "sqrt",
     "square",
     "sub",
     "subtract",
+    "tan",
     "tanh",
     "true_divide",
 ]
@@ -128,6 +147,7 @@ class Add(Function):
         return grad_output, grad_output if alpha == 1 else grad_output * alpha
 
 
+@accepts_out
 def add(input: TensorOrScalar, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other``, broadcasting."""
     return Add.apply(input, other, alpha=alpha)
@@ -156,6 +176,7 @@ class Sub(Function):
         return grad_output, -grad_output if ctx.alpha == 1 else grad_output * -ctx.alpha
 
 
+@accepts_out
 def sub(input: TensorOrScalar, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``, broadcasting."""
     return Sub.apply(input, other, alpha=alpha)
@@ -228,6 +249,7 @@ class Mul(Function):
         return grad_a, grad_b
 
 
+@accepts_out
 def mul(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input * other``, broadcasting."""
     return Mul.apply(input, other)
@@ -278,6 +300,7 @@ class DivWithMode(Div):
 NOT_GIVEN: Any = object()
 
 
+@accepts_out
 def div(
     input: TensorOrScalar,
     other: TensorOrScalar,
@@ -815,3 +838,290 @@ def nan_to_num(
     ``neginf`` (by default the largest and smallest finite values of the
     dtype). Integers and bools are copied unchanged."""
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+# Logarithms and exponentials in other bases, and the rest of trigonometry.
+# Each scalar function gives IEEE's answer where ``math`` would raise.
+
+
+def _careful(function: Callable[[float], float]) -> Callable[[float], float]:
+    """``function`` with ``nan`` for a domain error and ``inf`` on overflow."""
+
+    def careful(x: float) -> float:
+        try:
+            return function(x)
+        except ValueError:
+            return _nan_or_log_pole(function, x)
+        except OverflowError:
+            return math.copysign(math.inf, x) if function is math.sinh else math.inf
+
+    return careful
+
+
+def _nan_or_log_pole(function: Callable[[float], float], x: float) -> float:
+    """A logarithm's ``-inf`` at 0; ``nan`` for any other domain error."""
+    if x == 0 and function in (math.log10, math.log2):
+        return -math.inf
+    return math.nan
+
+
+class Log10(Function):
+    """Base-10 logarithm. Derivative: 1 / (x ln 10)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(_careful(math.log10), x, float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output / (x * math.log(10))
+
+
+def log10(input: Tensor) -> Tensor:
+    """The base-10 logarithm."""
+    return Log10.apply(input)
+
+
+class Log2(Function):
+    """Base-2 logarithm. Derivative: 1 / (x ln 2)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(_careful(math.log2), x, float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output / (x * math.log(2))
+
+
+def log2(input: Tensor) -> Tensor:
+    """The base-2 logarithm."""
+    return Log2.apply(input)
+
+
+def _exp2_scalar(x: float) -> float:
+    """``2 ** x``."""
+    return math.pow(2.0, x)
+
+
+class Exp2(Function):
+    """``2 ** x``. Derivative: 2 ** x * ln 2."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        result = unary(_careful(_exp2_scalar), x, float_type(x.dtype))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * result * math.log(2)
+
+
+def exp2(input: Tensor) -> Tensor:
+    """``2 ** input``."""
+    return Exp2.apply(input)
+
+
+class Expm1(Function):
+    """``e ** x - 1``, accurate for small ``x``. Derivative: e ** x."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        result = unary(_careful(math.expm1), x, float_type(x.dtype))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * (result + 1)
+
+
+def expm1(input: Tensor) -> Tensor:
+    """``e ** input - 1``, accurate where ``input`` is tiny."""
+    return Expm1.apply(input)
+
+
+class Tan(Function):
+    """Tangent. Derivative: 1 + tan(x) ** 2."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        result = unary(_careful(math.tan), x, float_type(x.dtype))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * (result * result + 1)
+
+
+def tan(input: Tensor) -> Tensor:
+    """The tangent."""
+    return Tan.apply(input)
+
+
+class Sinh(Function):
+    """Hyperbolic sine. Derivative: cosh(x)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(_careful(math.sinh), x, float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output * cosh(x)
+
+
+def sinh(input: Tensor) -> Tensor:
+    """The hyperbolic sine."""
+    return Sinh.apply(input)
+
+
+class Cosh(Function):
+    """Hyperbolic cosine. Derivative: sinh(x)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(_careful(math.cosh), x, float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output * sinh(x)
+
+
+def cosh(input: Tensor) -> Tensor:
+    """The hyperbolic cosine."""
+    return Cosh.apply(input)
+
+
+class Asin(Function):
+    """Inverse sine. Derivative: 1 / sqrt(1 - x ** 2)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(_careful(math.asin), x, float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output * rsqrt(1 - x * x)
+
+
+def asin(input: Tensor) -> Tensor:
+    """The inverse sine, in radians."""
+    return Asin.apply(input)
+
+
+class Acos(Function):
+    """Inverse cosine. Derivative: -1 / sqrt(1 - x ** 2)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(_careful(math.acos), x, float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output * -rsqrt(1 - x * x)
+
+
+def acos(input: Tensor) -> Tensor:
+    """The inverse cosine, in radians."""
+    return Acos.apply(input)
+
+
+class Atan(Function):
+    """Inverse tangent. Derivative: 1 / (1 + x ** 2)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(math.atan, x, float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output / (x * x + 1)
+
+
+def atan(input: Tensor) -> Tensor:
+    """The inverse tangent, in radians."""
+    return Atan.apply(input)
+
+
+class Atan2(Function):
+    """The angle of the point ``(other, input)``: ``atan(input / other)`` by quadrant.
+
+    Derivatives: d/dy = x / (x**2 + y**2), d/dx = -y / (x**2 + y**2).
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, y: Tensor, x: Tensor) -> Tensor:
+        ctx.save_for_backward(y, x)
+        return binary(math.atan2, y, x, float_type(result_type(y, x)))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        y, x = ctx.saved_tensors
+        scale = grad_output / (x * x + y * y)
+        return scale * x, scale * -y
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """The angle of each point ``(other, input)``, in radians, in ``[-pi, pi]``.
+
+    Raises:
+        TypeError: If ``other`` is a number rather than a tensor.
+    """
+    check_tensor("atan2", other)
+    return Atan2.apply(input, other)
+
+
+class Hypot(Function):
+    """``sqrt(x ** 2 + y ** 2)``. Derivatives: x / hypot, y / hypot."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, y: Tensor) -> Tensor:
+        d = result_type(x, y)
+        if not d.is_floating_point:
+            raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{d.c_name}'")
+        result = binary(math.hypot, x, y, d)
+        ctx.save_for_backward(x, y, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        x, y, result = ctx.saved_tensors
+        scale = grad_output / result
+        return scale * x, scale * y
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """``sqrt(input ** 2 + other ** 2)``, elementwise.
+
+    Raises:
+        TypeError: If ``other`` is a number rather than a tensor.
+        NotImplementedError: For integer inputs, as PyTorch.
+    """
+    check_tensor("hypot", other)
+    return Hypot.apply(input, other)
+
+
+arcsin = asin
+arccos = acos
+arctan = atan
+arctan2 = atan2

@@ -1,4 +1,4 @@
-"""Rearranging elements: ``flip``, ``repeat``, ``tril`` and ``triu``.
+"""Rearranging elements: ``flip``, ``roll``, ``repeat``, ``tril`` and ``triu``.
 
 Each output element is a copy of one input element (or a zero), so each
 backward sends the gradient back to where the element came from: a flip
@@ -12,15 +12,16 @@ coordinate times the stride.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
 
-from slowtorch_lib._strides import normalize_dims, numel
+from slowtorch_lib._strides import normalize_dim, normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
-__all__ = ["flip", "tril", "triu"]
+__all__ = ["flip", "roll", "tril", "triu"]
 
 
 def _read(x: Tensor, steps: Sequence[list[int]]) -> list[Any]:
@@ -66,6 +67,67 @@ def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
         RuntimeError: If a dim is repeated.
     """
     return Flip.apply(input, dims=normalize_dims(dims, input.dim()))
+
+
+class Roll(Function):
+    """The elements shifted ``shifts[i]`` places along ``dims[i]``, those
+    pushed off the end coming back at the start; the gradient is rolled
+    back the other way. With no ``dims``, the elements are rolled in
+    row-major order, as if the tensor were flat."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, shifts: tuple[int, ...], dims: tuple[int, ...]
+    ) -> Tensor:
+        ctx.shifts, ctx.dims = shifts, dims
+        if not dims:
+            values = _read(x, _plain_steps(x))
+            cut = -shifts[0] % len(values) if values else 0
+            return from_values(values[cut:] + values[:cut], x._shape, x.dtype)
+        by_dim = dict.fromkeys(range(x.dim()), 0)
+        for shift, d in zip(shifts, dims):
+            by_dim[d] += shift
+        steps = []
+        for d, (size, stride) in enumerate(zip(x._shape, x._stride)):
+            shift = by_dim[d]
+            steps.append([((c - shift) % size) * stride for c in range(size)])
+        return from_values(_read(x, steps), x._shape, x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        back = tuple(-shift for shift in ctx.shifts)
+        return Roll.apply(grad_output, shifts=back, dims=ctx.dims)
+
+
+def _plain_steps(x: Tensor) -> list[list[int]]:
+    """The steps of :func:`_read` that read ``x`` in row-major order."""
+    return [
+        [c * stride for c in range(size)] for size, stride in zip(x._shape, x._stride)
+    ]
+
+
+def roll(
+    input: Tensor,
+    shifts: int | Sequence[int],
+    dims: int | Sequence[int] | None = None,
+) -> Tensor:
+    """``input`` with its elements shifted cyclically along ``dims``.
+
+    Without ``dims`` the elements roll in row-major order, as if flat.
+
+    Raises:
+        RuntimeError: If ``shifts`` and ``dims`` differ in length.
+        IndexError: If a dim is out of range.
+    """
+    shift_list = [shifts] if isinstance(shifts, int) else list(shifts)
+    dim_list = [] if dims is None else [dims] if isinstance(dims, int) else list(dims)
+    if len(shift_list) != builtins.max(len(dim_list), 1):
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shift_list)}, "
+            f"dims:{len(dim_list)}"
+        )
+    dim_tuple = tuple(normalize_dim(d, input.dim()) for d in dim_list)
+    return Roll.apply(input, shifts=tuple(shift_list), dims=dim_tuple)
 
 
 class Repeat(Function):

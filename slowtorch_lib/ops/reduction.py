@@ -16,8 +16,9 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_values, ieee_div, ieee_sqrt, reduced_shape
+from slowtorch_lib._storage import stored_array
 from slowtorch_lib._strides import normalize_dims, numel
-from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
 from slowtorch_lib._tensor_kernels import reduction_groups
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
@@ -32,6 +33,7 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "logsumexp",
     "max",
     "mean",
     "min",
@@ -155,6 +157,7 @@ def _check_differentiable_dtype(input: Tensor, dtype: dtype | None) -> None:
         raise RuntimeError(f"Autograd not support dtype: {dtype.c_name}")
 
 
+@keepdims_alias
 def sum(
     input: Tensor,
     dim: Dims = None,
@@ -170,6 +173,7 @@ def sum(
     return Sum.apply(input, dims=_dims(dim, ndim), keepdim=keepdim, dtype=dtype)
 
 
+@keepdims_alias
 def mean(
     input: Tensor,
     dim: Dims = None,
@@ -193,6 +197,55 @@ def mean(
     if dim is None:
         return MeanAll.apply(input, dims=tuple(range(ndim)), keepdim=False)
     return Mean.apply(input, dims=_dims(dim, ndim), keepdim=keepdim)
+
+
+def _logsumexp_group(group: Sequence[float]) -> float:
+    """``log(sum(exp(v)))``, with the largest value taken out first so that
+    no ``exp`` overflows."""
+    if not group:
+        return -math.inf
+    if _has_nan(group):
+        return math.nan
+    top = builtins.max(group)
+    if math.isinf(top):
+        return top
+    return top + math.log(math.fsum(math.exp(v - top) for v in group))
+
+
+class Logsumexp(Function):
+    """``log(sum(exp(x)))`` along ``dims``: a smooth maximum.
+
+    Derivative: d/dx_i = exp(x_i) / sum(exp(x)) = exp(x_i - result), the
+    softmax of ``x``.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool
+    ) -> Tensor:
+        ctx.input_shape, ctx.dims, ctx.keepdim = x._shape, dims, keepdim
+        results = [_logsumexp_group(g) for g in reduction_groups(x, dims)]
+        result = from_values(results, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        x, result = ctx.saved_tensors
+        spread = _expand_back(grad_output, ctx.input_shape, ctx.dims, ctx.keepdim)
+        back = _expand_back(result, ctx.input_shape, ctx.dims, ctx.keepdim)
+        return spread * (x - back).exp()
+
+
+@keepdims_alias
+def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input)))`` along ``dim``, computed without overflow.
+
+    Integer and bool input is summed as float (the default dtype).
+    """
+    if not input.dtype.is_floating_point:
+        input = input.to(dtypes.get_default_dtype())
+    return Logsumexp.apply(input, dims=_dims(dim, input.dim()), keepdim=keepdim)
 
 
 def sum_to_size(input: Tensor, shape: Sequence[int]) -> Tensor:
@@ -261,6 +314,17 @@ def _others_product(x: Tensor, dims: tuple[int, ...]) -> Tensor:
     return permuted.permute(inverse).contiguous() if x.dim() else permuted
 
 
+def _product(group: Sequence[Any], d: dtype) -> Any:
+    """The product of ``group``; for float16 and bfloat16, rounded to the
+    dtype after every multiplication, as PyTorch multiplies them."""
+    if not (d.is_floating_point and d.narrow):
+        return math.prod(group)
+    product = 1.0
+    for value in group:
+        product = stored_array([product * value], d)[0]
+    return product
+
+
 class Prod(Function):
     r"""The product along one dimension.
 
@@ -278,7 +342,7 @@ class Prod(Function):
     ) -> Tensor:
         ctx.dims, ctx.keepdim = dims, keepdim
         out_dtype = _sum_type(x.dtype)
-        products = [math.prod(g) for g in reduction_groups(x, dims)]
+        products = [_product(g, x.dtype) for g in reduction_groups(x, dims)]
         result = from_values(
             products, reduced_shape(x._shape, dims, keepdim), out_dtype
         )
@@ -303,6 +367,7 @@ class ProdAll(Prod):
     grad_fn_name = "ProdBackward0"
 
 
+@keepdims_alias
 def prod(
     input: Tensor,
     dim: int | None = None,
@@ -527,6 +592,7 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
     return MaxResult(values, indices) if is_max else MinResult(values, indices)
 
 
+@keepdims_alias
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The largest element; with ``dim``, a ``(values, indices)`` pair.
 
@@ -535,11 +601,13 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme("max", input, dim, keepdim)
 
 
+@keepdims_alias
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The smallest element; with ``dim``, a ``(values, indices)`` pair."""
     return _extreme("min", input, dim, keepdim)
 
 
+@keepdims_alias
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The largest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amax", input, dim)
@@ -547,6 +615,7 @@ def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
 
 
+@keepdims_alias
 def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The smallest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amin", input, dim)
@@ -573,11 +642,13 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     )
 
 
+@keepdims_alias
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (of the flattened tensor if no ``dim``)."""
     return _arg_extreme("argmax", input, dim, keepdim)
 
 
+@keepdims_alias
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element (of the flattened tensor if no ``dim``)."""
     return _arg_extreme("argmin", input, dim, keepdim)
@@ -706,6 +777,7 @@ def _check_floating(input: Tensor) -> None:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
+@keepdims_alias
 def var(
     input: Tensor,
     dim: Dims = None,
@@ -728,6 +800,7 @@ def var(
     )
 
 
+@keepdims_alias
 def std(
     input: Tensor,
     dim: Dims = None,
@@ -755,15 +828,25 @@ def std(
 # ----------------------------------------------------------------------
 
 
+@keepdims_alias
 def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where every element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
     values = [builtins.all(g) for g in reduction_groups(input, dims)]
-    return from_values(values, reduced_shape(input._shape, dims, keepdim), dtypes.bool_)
+    shape = reduced_shape(input._shape, dims, keepdim)
+    return from_values(values, shape, _logical_type(input.dtype))
 
 
+@keepdims_alias
 def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where some element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
     values = [builtins.any(g) for g in reduction_groups(input, dims)]
-    return from_values(values, reduced_shape(input._shape, dims, keepdim), dtypes.bool_)
+    shape = reduced_shape(input._shape, dims, keepdim)
+    return from_values(values, shape, _logical_type(input.dtype))
+
+
+def _logical_type(d: dtype) -> dtype:
+    """bool, except for uint8, which ``all`` and ``any`` keep (as PyTorch
+    does, from the days before it had a bool dtype)."""
+    return dtypes.uint8 if d is dtypes.uint8 else dtypes.bool_

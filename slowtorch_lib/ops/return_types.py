@@ -10,7 +10,14 @@ from typing import NamedTuple
 
 from slowtorch_lib._tensor import Tensor
 
-__all__ = ["MaxResult", "MinResult", "SortResult", "TopkResult", "ValuesIndices"]
+__all__ = [
+    "HistogramResult",
+    "MaxResult",
+    "MinResult",
+    "SortResult",
+    "TopkResult",
+    "ValuesIndices",
+]
 
 
 class ValuesIndices(NamedTuple):
@@ -53,3 +60,16 @@ class TopkResult(ValuesIndices):
 
     __slots__ = ()
     op_name = "topk"
+
+
+class HistogramResult(NamedTuple):
+    """What ``histogram`` returns: the counts, and the edges of the bins."""
+
+    hist: Tensor
+    bin_edges: Tensor
+
+    def __repr__(self) -> str:
+        return (
+            f"torch.return_types.histogram(\nhist={self.hist!r},\n"
+            f"bin_edges={self.bin_edges!r})"
+        )

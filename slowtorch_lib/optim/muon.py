@@ -34,9 +34,9 @@ class Muon(Optimizer):
     ``sqrt(max(1, rows / cols))``; ``"match_rms_adamw"`` by
     ``0.2 * sqrt(max(rows, cols))``, so that AdamW's settings carry over.
 
-    PyTorch runs the Newton-Schulz iteration in bfloat16; this engine has no
-    bfloat16 and runs it in the parameter's dtype, so the two agree to about
-    bfloat16's precision (two or three digits) rather than exactly.
+    PyTorch runs the Newton-Schulz iteration in bfloat16; this engine runs
+    it in the parameter's dtype, so the two agree to about bfloat16's
+    precision (two or three digits) rather than exactly.
 
     Args:
         params: 2-d tensors, or dicts of them and settings (parameter groups).

@@ -338,7 +338,7 @@ BAD_FILES = {
     "unknown dtype": build({"w": {**F32_ENTRY, "dtype": "F33"}}, EIGHT),
     "lower-case dtype": build({"w": {**F32_ENTRY, "dtype": "f32"}}, EIGHT),
     "unsupported dtype": build(
-        {"w": {**F32_ENTRY, "dtype": "F16", "data_offsets": [0, 4]}}, EIGHT[:4]
+        {"w": {**F32_ENTRY, "dtype": "U16", "data_offsets": [0, 4]}}, EIGHT[:4]
     ),
     "negative dimension": build({"w": {**F32_ENTRY, "shape": [-2]}}, EIGHT),
     "float dimension": build({"w": {**F32_ENTRY, "shape": [2.0]}}, EIGHT),

@@ -412,9 +412,7 @@ def test_text_mode_and_missing_files(tmp_path: Path) -> None:
 
 
 @needs_torch
-@pytest.mark.parametrize(
-    "name", ["float16", "bfloat16", "int32", "int16", "int8", "uint8", "complex64"]
-)
+@pytest.mark.parametrize("name", ["complex64", "complex128"])
 def test_dtypes_the_engine_lacks_are_refused_clearly(name: str) -> None:
     buffer = io.BytesIO()
     torch.save({"w": torch.ones(2, dtype=getattr(torch, name))}, buffer)

@@ -21,6 +21,15 @@ from slowtorch_lib.nn.functional.activation import (
     softmax,
     tanh,
 )
+from slowtorch_lib.nn.functional.convolution import (
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    conv3d,
+    max_pool1d,
+    max_pool2d,
+)
 from slowtorch_lib.nn.functional.layers import (
     dropout,
     embedding,
@@ -41,9 +50,14 @@ from slowtorch_lib.nn.functional.loss import (
 from slowtorch_lib.nn.functional.normalization import batch_norm, layer_norm
 
 __all__ = [
+    "avg_pool1d",
+    "avg_pool2d",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "conv1d",
+    "conv2d",
+    "conv3d",
     "cross_entropy",
     "dropout",
     "elu",
@@ -55,6 +69,8 @@ __all__ = [
     "leaky_relu",
     "linear",
     "log_softmax",
+    "max_pool1d",
+    "max_pool2d",
     "mse_loss",
     "nll_loss",
     "one_hot",

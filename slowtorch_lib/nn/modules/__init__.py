@@ -17,6 +17,15 @@ from slowtorch_lib.nn.modules.activation import (
 )
 from slowtorch_lib.nn.modules.batchnorm import BatchNorm1d
 from slowtorch_lib.nn.modules.container import ModuleDict, ModuleList, Sequential
+from slowtorch_lib.nn.modules.conv import (
+    AvgPool1d,
+    AvgPool2d,
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    MaxPool1d,
+    MaxPool2d,
+)
 from slowtorch_lib.nn.modules.dropout import Dropout
 from slowtorch_lib.nn.modules.flatten import Flatten, Unflatten
 from slowtorch_lib.nn.modules.linear import Identity, Linear
@@ -35,9 +44,14 @@ from slowtorch_lib.nn.modules.normalization import LayerNorm
 from slowtorch_lib.nn.modules.sparse import Embedding
 
 __all__ = [
+    "AvgPool1d",
+    "AvgPool2d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
     "CrossEntropyLoss",
     "Dropout",
     "ELU",
@@ -52,6 +66,8 @@ __all__ = [
     "Linear",
     "LogSoftmax",
     "MSELoss",
+    "MaxPool1d",
+    "MaxPool2d",
     "Module",
     "ModuleDict",
     "ModuleList",

@@ -535,6 +535,11 @@ class Module:
         """Does nothing: everything is on the CPU already."""
         return self
 
+    def cuda(self, device: int | str | None = None) -> Module:
+        """Refused as PyTorch refuses it on a machine without a GPU."""
+        check_device("cuda")
+        return self
+
     # ------------------------------------------------------------------
     # Saving and loading state
     # ------------------------------------------------------------------

@@ -85,7 +85,12 @@ class RandomSampler(Sampler):
             seed = int(randint(0, 2**62, ()).item())
             generator = Generator().manual_seed(seed)
         if self.replacement:
-            yield from randint(0, n, (self.num_samples,), generator=generator).tolist()
+            # Drawn lazily, 32 at a time as PyTorch does: num_samples may be
+            # huge (10**10) for a loop that stops early.
+            for _ in range(self.num_samples // 32):
+                yield from randint(0, n, (32,), generator=generator).tolist()
+            rest = self.num_samples % 32
+            yield from randint(0, n, (rest,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from randperm(n, generator=generator).tolist()

@@ -1,0 +1,569 @@
+"""The API that tutorials and lectures use: devices, ``torch.cuda``,
+``inference_mode``, ``multinomial``, ``keepdims=``, ``out=``, ``range``
+indices, NumPy, the lazy ``RandomSampler`` and the missing convolutions."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import slowtorch_lib as st
+from slowtorch_lib.utils.data import RandomSampler
+from tests.parity import assert_same, both, same_error
+
+# ---------------------------------------------------------------- devices
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.cuda.is_available(),
+        lambda L: L.cuda.device_count(),
+        lambda L: L.cuda.is_initialized(),
+        lambda L: L.cuda.manual_seed(3),
+        lambda L: L.cuda.manual_seed_all(3),
+        lambda L: L.cuda.seed(),
+        lambda L: L.cuda.seed_all(),
+    ],
+)
+def test_cuda_answers_as_without_a_gpu(call: Callable[[Any], Any]) -> None:
+    ours, theirs = both(call)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.cuda.current_device(),
+        lambda L: L.cuda.synchronize(),
+        lambda L: L.zeros(2).to("cuda"),
+        lambda L: L.zeros(2).to(L.device("cuda:0")),
+        lambda L: L.zeros(2, device="cuda"),
+        lambda L: L.tensor([1.0], device="cuda:0"),
+        lambda L: L.zeros(2).cuda(),
+        lambda L: L.nn.Linear(2, 2).cuda(),
+    ],
+)
+def test_cuda_work_raises_as_without_a_gpu(call: Callable[[Any], Any]) -> None:
+    message = same_error(call, match_message=False)
+    assert message.startswith("Torch not compiled with CUDA enabled")
+
+
+@pytest.mark.parametrize(
+    "args", [("cuda",), ("cuda:0",), ("cuda", 1), ("mps",), ("cpu",), ("cpu:0",)]
+)
+def test_devices_are_named_as_in_torch(args: tuple[Any, ...]) -> None:
+    ours, theirs = both(lambda L: L.device(*args))
+    assert (repr(ours), str(ours), ours.type, ours.index) == (
+        repr(theirs),
+        str(theirs),
+        theirs.type,
+        theirs.index,
+    )
+    for other in ("cuda", "cuda:0", "cpu"):
+        ours_eq, theirs_eq = both(lambda L, o=other: L.device(*args) == L.device(o))
+        assert ours_eq == theirs_eq
+    assert (ours == str(ours)) == (theirs == str(theirs))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.device("tpu"),
+        lambda L: L.device("cuda:x"),
+        lambda L: L.device("cuda", -1),
+        lambda L: L.zeros(2).to("mps"),
+    ],
+)
+def test_bad_devices_raise_as_in_torch(call: Callable[[Any], Any]) -> None:
+    same_error(call, match_message=False)
+
+
+def test_default_device_is_the_cpu() -> None:
+    st.set_default_device("cpu")
+    st.set_default_device(None)
+    assert st.get_default_device() == st.device("cpu")
+    with pytest.raises(AssertionError, match="CUDA"):
+        st.set_default_device("cuda")
+    assert st.zeros(1).device == st.device("cpu")
+
+
+# ---------------------------------------------------------------- inference mode
+
+
+def test_inference_mode_makes_inference_tensors() -> None:
+    def run(L: Any) -> list[Any]:
+        w = L.ones(2, requires_grad=True)
+        with L.inference_mode():
+            x = L.ones(2)
+            y = w * 2
+            inside = [L.is_inference_mode_enabled(), L.is_grad_enabled()]
+            with L.inference_mode(False):
+                off = [L.is_inference_mode_enabled(), L.is_grad_enabled()]
+                off.append(L.ones(1).is_inference())
+        after = [L.is_inference_mode_enabled(), L.is_grad_enabled()]
+        return [
+            x.is_inference(),
+            y.is_inference(),
+            y.requires_grad,
+            w.is_inference(),
+            inside,
+            off,
+            after,
+            x.view(2).is_inference(),
+            x.clone().is_inference(),
+            (x + 1).is_inference(),
+            (w + x).requires_grad,
+        ]
+
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+def test_inference_mode_as_a_decorator() -> None:
+    def run(L: Any) -> list[bool]:
+        @L.inference_mode
+        def bare() -> bool:
+            return bool(L.ones(1).is_inference())
+
+        @L.inference_mode()
+        def called() -> bool:
+            return bool(L.ones(1).is_inference())
+
+        @L.inference_mode(False)
+        def off() -> bool:
+            return bool(L.ones(1).is_inference())
+
+        return [bare(), called(), off(), L.is_inference_mode_enabled()]
+
+    ours, theirs = both(run)
+    assert ours == theirs == [True, True, False, False]
+
+
+def _inference(L: Any) -> Any:
+    with L.inference_mode():
+        return L.ones(2)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: (L.ones(2, requires_grad=True) * _inference(L)).sum(),
+        lambda L: L.ones(2, requires_grad=True).exp() * _inference(L),
+        lambda L: _inference(L).add_(1),
+        lambda L: _inference(L).__setitem__(0, 5.0),
+        lambda L: _inference(L).requires_grad_(),
+    ],
+)
+def test_inference_tensors_meet_autograd_with_torchs_errors(
+    call: Callable[[Any], Any],
+) -> None:
+    same_error(call)
+
+
+def test_refused_inplace_leaves_the_inference_tensor_unchanged() -> None:
+    x = _inference(st)
+    with pytest.raises(RuntimeError):
+        x.mul_(3)
+    assert x.tolist() == [1.0, 1.0]
+    with st.inference_mode():
+        x.mul_(3)
+    assert x.tolist() == [3.0, 3.0]
+
+
+# ---------------------------------------------------------------- multinomial
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.multinomial(L.tensor([0.2, 0.8]), 3),
+        lambda L: L.multinomial(L.tensor([0.2, -0.8]), 1),
+        lambda L: L.multinomial(L.tensor([0.2, math.inf]), 1, True),
+        lambda L: L.multinomial(L.tensor([0.2, math.nan]), 1),
+        lambda L: L.multinomial(L.tensor([0.0, 0.0]), 1),
+        lambda L: L.multinomial(L.tensor([[0.0, 0.0], [1.0, 1.0]]), 1),
+        lambda L: L.multinomial(L.tensor([1, 2]), 1),
+        lambda L: L.multinomial(L.tensor(1.0), 1),
+        lambda L: L.multinomial(L.ones(1, 1, 1), 1),
+        lambda L: L.multinomial(L.tensor([1.0, 2.0]), 0),
+        lambda L: L.multinomial(L.zeros(2, 0), 1),
+    ],
+)
+def test_multinomial_refuses_as_torch(call: Callable[[Any], Any]) -> None:
+    same_error(call)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.multinomial(L.tensor([0.2, 0.8]), 5, replacement=True),
+        lambda L: L.tensor([[0.2, 0.8], [1.0, 1.0]]).multinomial(4, True),
+        lambda L: L.multinomial(L.tensor([1.0, 2.0, 3.0], dtype=L.float64), 3),
+        lambda L: L.multinomial(L.tensor([1.0, 2.0], requires_grad=True), 1),
+        lambda L: L.multinomial(L.tensor([1.0, 0.0, 0.0]), 2),
+    ],
+)
+def test_multinomial_shape_and_dtype(call: Callable[[Any], Any]) -> None:
+    ours, theirs = both(call)
+    assert (ours.shape, str(ours.dtype), ours.requires_grad) == (
+        theirs.shape,
+        str(theirs.dtype),
+        theirs.requires_grad,
+    )
+
+
+def test_multinomial_frequencies_follow_the_weights() -> None:
+    g = st.Generator().manual_seed(0)
+    draws = st.multinomial(st.tensor([1.0, 2.0, 7.0]), 20000, True, generator=g)
+    shares = [(draws == i).sum().item() / 20000 for i in range(3)]
+    for share, expected in zip(shares, (0.1, 0.2, 0.7)):
+        # Four standard deviations of a binomial proportion.
+        assert abs(share - expected) < 4 * math.sqrt(expected * (1 - expected) / 20000)
+
+
+def test_multinomial_without_replacement_draws_each_category_once() -> None:
+    g = st.Generator().manual_seed(1)
+    rows = st.multinomial(st.ones(50, 6), 6, generator=g).tolist()
+    assert all(sorted(row) == list(range(6)) for row in rows)
+    # Categories of weight 0 come only after the others.
+    assert st.multinomial(st.tensor([0.0, 1.0, 0.0, 1.0]), 4)[:2].sort()[
+        0
+    ].tolist() == [
+        1,
+        3,
+    ]
+
+
+def test_multinomial_is_reproducible_with_a_seed() -> None:
+    first = st.multinomial(st.ones(9), 4, generator=st.Generator().manual_seed(5))
+    again = st.multinomial(st.ones(9), 4, generator=st.Generator().manual_seed(5))
+    assert first.tolist() == again.tolist()
+
+
+# ---------------------------------------------------------------- keepdims
+
+
+@pytest.mark.parametrize(
+    "name", ["sum", "mean", "prod", "amax", "amin", "std", "var", "argmax", "argmin"]
+)
+@pytest.mark.parametrize("as_method", [False, True])
+def test_reductions_take_keepdims(name: str, as_method: bool) -> None:
+    def run(L: Any) -> Any:
+        x = L.tensor([[1.0, 5.0, 2.0], [4.0, 3.0, 0.5]])
+        if as_method:
+            return getattr(x, name)(1, keepdims=True)
+        return getattr(L, name)(x, 1, keepdims=True)
+
+    ours, theirs = both(run)
+    assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_take_keepdims(name: str) -> None:
+    ours, theirs = both(
+        lambda L: getattr(L.tensor([[1.0, 5.0], [4.0, 3.0]]), name)(0, keepdims=True)
+    )
+    assert_same(ours.values, theirs.values)
+    assert_same(ours.indices, theirs.indices)
+
+
+@pytest.mark.parametrize("name", ["any", "all"])
+def test_any_all_take_keepdims(name: str) -> None:
+    ours, theirs = both(
+        lambda L: getattr(L, name)(L.tensor([[True, False]]), 1, keepdims=True)
+    )
+    assert_same(ours, theirs)
+
+
+def test_both_spellings_at_once_are_refused() -> None:
+    same_error(lambda L: L.ones(2, 2).sum(1, keepdim=True, keepdims=True))
+
+
+def test_keepdims_keeps_the_gradient() -> None:
+    def run(L: Any) -> Any:
+        x = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        (x / x.sum(1, keepdims=True)).pow(2).sum().backward()
+        return x.grad
+
+    assert_same(*both(run))
+
+
+# ---------------------------------------------------------------- out=
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, o: L.add(L.ones(2, 2), L.ones(2), out=o),
+        lambda L, o: L.sub(L.ones(2, 2), 3, out=o),
+        lambda L, o: L.mul(L.ones(2, 2), L.ones(2, 2) * 2, out=o),
+        lambda L, o: L.div(L.ones(2, 2), 4, out=o),
+        lambda L, o: L.matmul(L.ones(2, 3), L.ones(3, 2), out=o),
+        lambda L, o: L.mm(L.ones(2, 3), L.ones(3, 2), out=o),
+        lambda L, o: L.cat([L.ones(1, 2), L.zeros(1, 2)], out=o),
+        lambda L, o: L.stack([L.ones(2), L.zeros(2)], out=o),
+    ],
+)
+@pytest.mark.parametrize("out_shape", [(2, 2), (0,)])
+def test_out_writes_into_the_given_tensor(
+    call: Callable[[Any, Any], Any], out_shape: tuple[int, ...]
+) -> None:
+    def run(L: Any) -> Any:
+        out = L.full(out_shape, 7.0)
+        result = call(L, out)
+        assert result is out
+        return out
+
+    assert_same(*both(run))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.add(L.ones(2), 1, out=L.zeros(2, dtype=L.int64)),
+        lambda L: L.mm(L.ones(2, 2), L.ones(2, 2), out=L.zeros(2, 2, dtype=L.float64)),
+        lambda L: L.mul(L.ones(2, requires_grad=True), 2, out=L.zeros(2)),
+    ],
+)
+def test_out_refuses_as_torch(call: Callable[[Any], Any]) -> None:
+    same_error(call)
+
+
+def test_out_of_another_shape_is_resized_with_a_warning() -> None:
+    out = st.zeros(3)
+    with pytest.warns(UserWarning, match="resized"):
+        st.add(st.ones(2, 2), 1, out=out)
+    assert out.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+# ---------------------------------------------------------------- range indices
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: x[range(3), L.tensor([0, 2, 1])],
+        lambda L, x: x[range(3)],
+        lambda L, x: x[range(1, 3), 0],
+        lambda L, x: x[:, range(0, 4, 2)],
+        lambda L, x: x[range(0)],
+    ],
+)
+def test_range_indexes_like_a_list(call: Callable[[Any, Any], Any]) -> None:
+    def run(L: Any) -> Any:
+        x = L.arange(12.0).view(3, 4).requires_grad_()
+        result = call(L, x)
+        result.sum().backward()
+        return result, x.grad
+
+    (ours, our_grad), (theirs, their_grad) = both(run)
+    assert_same(ours, theirs)
+    assert_same(our_grad, their_grad)
+
+
+def test_range_index_assignment() -> None:
+    def run(L: Any) -> Any:
+        x = L.zeros(3, 3)
+        x[range(3), range(3)] = 1.0
+        return x
+
+    assert_same(*both(run))
+
+
+# ---------------------------------------------------------------- NumPy
+
+
+def test_numpy_round_trips() -> None:
+    np = pytest.importorskip("numpy")
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for make in (lambda L: L.from_numpy(array), lambda L: L.tensor(array)):
+        assert_same(*both(make))
+    for dtype in (np.float64, np.int64, np.bool_):
+        assert_same(*both(lambda L, d=dtype: L.as_tensor(np.ones(3, dtype=d))))
+    assert_same(*both(lambda L: L.tensor(np.float64(2.5))))
+    ours, theirs = both(lambda L: L.tensor([[1, 2], [3, 4]]).t().numpy())
+    assert ours.dtype == theirs.dtype and ours.tolist() == theirs.tolist()
+    assert np.array(st.tensor([1.0, 2.0])).tolist() == [1.0, 2.0]
+    assert np.asarray(st.tensor([True])).dtype == np.bool_
+
+
+def test_numpy_shares_memory_and_from_numpy_copies() -> None:
+    np = pytest.importorskip("numpy")
+    tensor = st.arange(6.0).view(2, 3)
+    array = tensor.t().numpy()
+    array[0, 1] = 100.0
+    assert tensor[1, 0].item() == 100.0
+    tensor.add_(1)
+    assert array[0, 1] == 101.0
+    source = np.zeros(2, dtype=np.float32)
+    copy = st.from_numpy(source)
+    source[0] = 5
+    assert copy.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.ones(2, requires_grad=True).numpy(),
+        lambda L: L.from_numpy([1.0]),
+    ],
+)
+def test_numpy_refuses_as_torch(call: Callable[[Any], Any]) -> None:
+    pytest.importorskip("numpy")
+    same_error(call)
+
+
+def test_from_numpy_refuses_an_unknown_dtype() -> None:
+    np = pytest.importorskip("numpy")
+    with pytest.raises(TypeError, match="can't convert np.ndarray"):
+        st.from_numpy(np.array([object()]))
+
+
+def test_without_numpy_the_error_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    with pytest.raises(RuntimeError, match="Numpy is not available"):
+        st.ones(2).numpy()
+    assert st.ones(2).tolist() == [1.0, 1.0]
+
+
+# ---------------------------------------------------------------- the rest
+
+
+def test_random_sampler_draws_lazily() -> None:
+    sampler = RandomSampler(range(10), replacement=True, num_samples=10**10)
+    assert len(sampler) == 10**10
+    first = list(itertools.islice(iter(sampler), 100))
+    assert len(first) == 100 and all(0 <= i < 10 for i in first)
+    assert sorted(RandomSampler(range(5), num_samples=5)) == list(range(5))
+    assert len(list(RandomSampler(range(5), replacement=True, num_samples=70))) == 70
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.nn.Conv1d(1, 2, 3),
+        lambda L: L.nn.Conv2d(1, 2, 3),
+        lambda L: L.nn.Conv3d(1, 2, 3),
+        lambda L: L.nn.MaxPool2d(2),
+        lambda L: L.nn.AvgPool2d(2),
+        lambda L: L.nn.functional.conv1d(L.ones(1, 1, 4), L.ones(1, 1, 2)),
+        lambda L: L.nn.functional.conv2d(L.ones(1, 1, 4, 4), L.ones(1, 1, 2, 2)),
+        lambda L: L.nn.functional.max_pool2d(L.ones(1, 1, 4, 4), 2),
+        lambda L: L.nn.functional.avg_pool2d(L.ones(1, 1, 4, 4), 2),
+    ],
+)
+def test_convolutions_are_not_implemented_yet(call: Callable[[Any], Any]) -> None:
+    with pytest.raises(NotImplementedError, match="does not have convolutions"):
+        call(st)
+
+
+@pytest.mark.parametrize(
+    "name", ["log10", "log2", "exp2", "expm1", "log1p", "sinh", "cosh", "tan"]
+)
+def test_new_pointwise_ops_at_the_edges(name: str) -> None:
+    def run(L: Any) -> Any:
+        x = L.tensor([0.0, -0.0, -1.0, 2000.0, -1000.0, math.inf, -math.inf, math.nan])
+        return getattr(L, name)(x), getattr(L, name)(L.tensor([1, 8]))
+
+    (ours, ours_int), (theirs, theirs_int) = both(run)
+    assert_same(ours, theirs)
+    assert_same(ours_int, theirs_int)
+
+
+@pytest.mark.parametrize("name", ["asin", "acos", "atan", "arcsin", "arctan"])
+def test_inverse_trigonometry_outside_its_domain(name: str) -> None:
+    assert_same(
+        *both(lambda L: getattr(L, name)(L.tensor([-2.0, -1.0, 0.5, 1.0, 3.0])))
+    )
+
+
+def test_atan2_and_hypot_broadcast_and_promote() -> None:
+    assert_same(
+        *both(lambda L: L.atan2(L.tensor([[1.0], [-1.0]]), L.tensor([0.0, 2.0])))
+    )
+    assert_same(*both(lambda L: L.atan2(L.tensor([1]), L.tensor([2]))))
+    assert_same(*both(lambda L: L.hypot(L.tensor([3.0, -5.0]), L.tensor([4.0]))))
+    same_error(lambda L: L.hypot(L.tensor([3]), L.tensor([4])))
+
+
+@pytest.mark.parametrize("name", ["log10_", "exp2_", "sinh_", "atan_", "tan_"])
+def test_new_inplace_forms(name: str) -> None:
+    def run(L: Any) -> Any:
+        x = L.tensor([0.5, 0.25])
+        result = getattr(x, name)()
+        assert result is x
+        return x
+
+    assert_same(*both(run))
+    same_error(lambda L: getattr(L.tensor([1, 2]), name)())
+
+
+# ---------------------------------------------------------------- histograms
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: L.histc(x, bins=4, min=0, max=4),
+        lambda L, x: L.histc(x, bins=3),
+        lambda L, x: L.histc(L.tensor([2.0, 2.0]), bins=2),
+        lambda L, x: L.histc(x.double(), 5, min=-1, max=2),
+        lambda L, x: L.histogram(x, bins=4),
+        lambda L, x: L.histogram(x, bins=2, range=(0.0, 2.0)),
+        lambda L, x: L.histogram(x, L.tensor([0.0, 1.0, 3.0])),
+        lambda L, x: L.histogram(x, bins=2, density=True),
+        lambda L, x: L.histogram(x, bins=2, weight=L.ones(6) * 2),
+        lambda L, x: x.histc(4, 0, 4),
+        lambda L, x: x.histogram(2, range=(0.0, 2.0)),
+    ],
+)
+def test_histograms_match_torch(call: Callable[[Any, Any], Any]) -> None:
+    ours, theirs = both(lambda L: call(L, L.tensor([1.0, 2.0, 1.0, 4.0, 2.5, 0.0])))
+    if isinstance(theirs, tuple):
+        assert_same(ours.hist, theirs.hist)
+        assert_same(ours.bin_edges, theirs.bin_edges)
+    else:
+        assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.histc(L.tensor([1, 2]), 2),
+        lambda L: L.histogram(L.tensor([1, 2]), 2),
+        lambda L: L.histc(L.ones(2), bins=0),
+        lambda L: L.histc(L.ones(2), 2, min=3, max=1),
+        lambda L: L.histc(L.ones(2, requires_grad=True), 2).sum().backward(),
+    ],
+)
+def test_histograms_refuse_as_torch(call: Callable[[Any], Any]) -> None:
+    same_error(call)
+
+
+def test_histc_of_nan_data_refuses() -> None:
+    same_error(lambda L: L.histc(L.tensor([1.0, math.nan]), 2), match_message=False)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [-math.inf, -math.inf],
+        [math.nan, 1.0],
+        [math.inf, 1.0],
+        [1000.0, 1000.0],
+        [-1000.0, 3.0],
+    ],
+)
+def test_logsumexp_edges(values: list[float]) -> None:
+    assert_same(*both(lambda L: L.logsumexp(L.tensor(values), 0)))
+
+
+def test_logsumexp_of_integers_and_of_nothing() -> None:
+    assert_same(*both(lambda L: L.logsumexp(L.tensor([1, 2]), 0)))
+    assert_same(*both(lambda L: L.zeros(0, 2).logsumexp(0)))
