@@ -15,8 +15,11 @@ An :class:`Exercise` is one of two kinds:
 :func:`check` reports "k of N right", the first failing cases (at most three:
 input, expected, got), edge cases that are PyTorch conventions after the main
 ones, and a hint that says more each time the check fails again (never the
-answer). What the student's code prints stays visible; an exception raised
-in it is shown with a short traceback. :func:`check` never raises.
+answer). For a prediction it gives the hint first, then the wrong items with
+the student's answers, and PyTorch's answers only when asked for
+(``check("2.1", answers, reveal=True)``). What the student's code prints
+stays visible; an exception raised in it is shown with a short traceback.
+:func:`check` never raises.
 
 Every case lives in ``course/checks/chNN.py`` (public: the student's check)
 or ``course/checks/grading_chNN.py`` (grading only, left out of a student
@@ -492,8 +495,30 @@ def hint_for(exercise: Exercise, failures: int, main_failed: bool) -> str:
     return f"Hint {tier} of {len(exercise.hints)}: {exercise.hints[tier - 1]}"
 
 
-def message(report: Report, failures: int) -> str:
-    """The whole text a check prints."""
+def prediction_lines(report: Report, hint: str, reveal: bool) -> list[str]:
+    """A wrong prediction's feedback: the hint first, then which items are
+    wrong, with the student's answer; PyTorch's answer only with ``reveal``
+    (predictions are for thinking, and the answer would end the thinking)."""
+    exercise = report.exercise
+    wrong = [r for r in report.results if not r.passed]
+    lines = [hint] if hint else []
+    lines.append(f"  wrong: {len(wrong)} item{'s' * (len(wrong) > 1)}")
+    for result in wrong:
+        lines.append(f"  - {result.label}")
+        lines.append(f"      yours:   {show(result.got)}")
+        if reveal:
+            lines.append(f"      PyTorch: {show(result.expected)}")
+    if not reveal:
+        lines.append(
+            "Think again about those items and check again; to see PyTorch's "
+            f'answers, check("{exercise.id}", {exercise.name}, reveal=True).'
+        )
+    return lines
+
+
+def message(report: Report, failures: int, reveal: bool = False) -> str:
+    """The whole text a check prints. A wrong prediction's expected value
+    is shown only with ``reveal``."""
     exercise = report.exercise
     if not report.attempted:
         return (
@@ -505,21 +530,25 @@ def message(report: Report, failures: int) -> str:
     if report.passed == report.total:
         lines[0] = lines[0].rstrip(".") + ". All right!"
         return "\n".join(lines)
-    lines += failure_lines(report)
     main_failed = any(not r.passed and r.convention is None for r in report.results)
     # An error in the student's code comes first: the idea cannot be judged yet.
     hint = error_hint(report) or hint_for(exercise, failures, main_failed)
+    if exercise.kind == "predict":
+        return "\n".join(lines + prediction_lines(report, hint, reveal))
+    lines += failure_lines(report)
     if hint:
         lines.append(hint)
     return "\n".join(lines)
 
 
-def check(exercise_id: str, answer: Any) -> None:
+def check(exercise_id: str, answer: Any, reveal: bool = False) -> None:
     """Checks a student's answer and prints the verdict. Never raises.
 
     Args:
         exercise_id: ``"1.4"``.
         answer: The student's function, class or dict of predictions.
+        reveal: For predictions: also show PyTorch's answer to each wrong
+            item (by default only which items are wrong, and a hint).
     """
     try:
         exercise = load(exercise_id)
@@ -529,7 +558,7 @@ def check(exercise_id: str, answer: Any) -> None:
             not r.passed and r.convention is None for r in report.results
         ):
             FAILURES[exercise_id] = FAILURES.get(exercise_id, 0) + 1
-        text = message(report, FAILURES.get(exercise_id, 0))
+        text = message(report, FAILURES.get(exercise_id, 0), reveal)
         text = after_check(exercise, answer, report, text)  # a class edition's
     except Exception as error:  # noqa: BLE001  (the notebook must keep running)
         text = (

@@ -231,7 +231,6 @@ KNOWN = {
     # Module._named_members walks parameters and buffers alike.
     ("Module._named_members", "3.7"),
     # The other optimisers' _update share Adam's bookkeeping (state, maximize).
-    ("Adagrad._update", "4.5"),
     ("RMSprop._update", "4.5"),
     # nll_loss's _check_nll checks a class weight with cross_entropy's words.
     ("_check_nll", "3.6"),

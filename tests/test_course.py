@@ -240,7 +240,13 @@ def test_a_prediction_may_use_names_objects_or_strings(
     check("1.2", wrong)
     out = capsys.readouterr().out
     assert "14 of 15 predictions right" in out
-    assert "case: i / i" in out and "expected: 'torch.float32'" in out
+    assert "- i / i" in out and "yours:   'torch.int64'" in out
+    assert "PyTorch:" not in out  # the expected answer stays hidden
+    assert out.index("Hint ") < out.index("- i / i")  # a hint comes first
+    assert 'check("1.2", answers_1_2, reveal=True)' in out
+    check("1.2", wrong, reveal=True)
+    out = capsys.readouterr().out
+    assert "- i / i" in out and "PyTorch: 'torch.float32'" in out
 
 
 # --- sources, notebooks and the book ----------------------------------------------

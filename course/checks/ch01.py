@@ -320,6 +320,52 @@ VIEW_STRIDES = [
     ),
 ]
 
+# --- advanced indexing ----------------------------------------------------------
+
+
+def x234(torch: Any) -> Any:
+    return torch.arange(24.0).reshape(2, 3, 4)
+
+
+def assigned(torch: Any) -> Any:
+    y = x234(torch)
+    y[[0, 1], [2, 0]] = -1.0
+    y[:, [1], [3, 0]] = torch.tensor([10.0, 20.0])
+    return y
+
+
+def indexed_grad(torch: Any) -> Any:
+    w = x234(torch).requires_grad_()
+    picked = w[[0, 0, 1], :, [3, 3, 0]]
+    (picked * torch.arange(9.0).reshape(3, 3)).sum().backward()
+    return {"picked": picked, "grad": w.grad}
+
+
+ADVANCED = [
+    Case("x[[1, 0, 1]]", lambda t: x234(t)[[1, 0, 1]]),
+    Case("x[:, [2, 0]]", lambda t: x234(t)[:, [2, 0]]),
+    Case("x[:, [0, 2], [1, 3]]", lambda t: x234(t)[:, [0, 2], [1, 3]]),
+    Case("x[[0, 1], :, [1, 2]]", lambda t: x234(t)[[0, 1], :, [1, 2]]),
+    Case(
+        "x[torch.tensor([[0], [1]]), torch.tensor([1, 2])]",
+        lambda t: x234(t)[t.tensor([[0], [1]]), t.tensor([1, 2])],
+    ),
+    Case("x[[-1, 0], -2]", lambda t: x234(t)[[-1, 0], -2]),
+    Case("x[1:, [2, 0], 1:3]", lambda t: x234(t)[1:, [2, 0], 1:3]),
+    Case("x[0, [1, 1], None, [0, 3]]", lambda t: x234(t)[0, [1, 1], None, [0, 3]]),
+    Case("x[[0, 2]]", lambda t: x234(t)[[0, 2]]),
+    Case("x[[0, 1], [0, 1, 2]]", lambda t: x234(t)[[0, 1], [0, 1, 2]]),
+    Case("y[[0, 1], [2, 0]] = -1.0; y[:, [1], [3, 0]] = ...", assigned),
+    Case("w[[0, 0, 1], :, [3, 3, 0]]: the gradient of w", indexed_grad),
+    Case("torch.zeros(2, 0, 3)[[1, 0]]", lambda t: t.zeros(2, 0, 3)[[1, 0]].shape),
+    Case("torch.zeros(2, 0, 3)[:, [0]]", lambda t: t.zeros(2, 0, 3)[:, [0]].shape),
+    Case(
+        "torch.zeros(0, 3)[:, [5]]",
+        lambda t: t.zeros(0, 3)[:, [5]].shape,
+        convention="an empty result reads no index, so none is checked",
+    ),
+]
+
 # --- the exercises --------------------------------------------------------------
 
 EXERCISES = {
@@ -444,5 +490,25 @@ EXERCISES = {
         ],
         target="slowtorch_lib.ops.views.view_strides",
         what="views and reshapes",
+    ),
+    "1.9": Exercise(
+        "1.9",
+        "build: advanced indexing",
+        "advanced_positions",
+        "piece",
+        ADVANCED,
+        [
+            "Work in the contiguous layout of tensor: a position is the sum of "
+            "index times stride over the dimensions. First find the result's "
+            "shape, then each element's position.",
+            "Broadcast the index tensors to one shape (torch.broadcast_shapes; "
+            "index.expand(...) reads the values); each element of that shape "
+            "contributes the same sum over the indexed dimensions.",
+            "The kept dimensions before the indexed block (only when it is "
+            "contiguous) vary slowest, then the broadcast index, then the kept "
+            "dimensions after it: three nested loops over offsets.",
+        ],
+        target="slowtorch_lib.ops.indexing._positions",
+        what="indexings",
     ),
 }

@@ -8,6 +8,8 @@ in place of the engine's own.
 from __future__ import annotations
 
 import sys
+import time
+import warnings
 from typing import Any
 
 from course.checking import Case, Exercise
@@ -390,13 +392,62 @@ def shared(torch: Any) -> Any:
     return x.grad
 
 
-def long_chain(torch: Any) -> Any:
-    x = torch.tensor([1.0], requires_grad=True)
-    y = x
-    for _ in range(3000):
-        y = y * 1.0001
-    y.backward()
-    return x.grad
+DEEP = 10_000  # nodes in a chain: ten times what Python's recursion allows
+WIDE = 12_000  # nodes side by side
+ORDER_BUDGET = 0.25  # CPU seconds for one topological_order of WIDE nodes
+
+
+def deep_chain(depth: int) -> Any:
+    """A chain of ``depth`` multiplications. A sort that calls itself once
+    per node cannot reach its far end: the case says so."""
+
+    def run(torch: Any) -> Any:
+        x = torch.tensor([1.0], requires_grad=True)
+        y = x
+        for _ in range(depth):
+            y = y * 1.0001
+        try:
+            y.backward()
+        except RecursionError:
+            return (
+                f"RecursionError: a chain of {depth} nodes is deeper than Python's "
+                "recursion allows; keep your own stack instead of calling yourself"
+            )
+        return x.grad
+
+    return run
+
+
+def wide_graph(width: int, balanced: bool = False) -> Any:
+    """``width`` products of the same leaf, added up (in one ``stack``, or in
+    a balanced tree of additions). Under the engine the case first times the
+    topological order alone, in CPU time (``time.process_time``: the time
+    this process computed, which other processes running at once do not
+    inflate), and reports a sort slower than ``ORDER_BUDGET``. A sort in
+    linear time takes about 0.015 s here; one that searches a list for each
+    node it meets takes about 0.9 s."""
+
+    def run(torch: Any) -> Any:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        parts = [x * float(k % 7) for k in range(width)]
+        while balanced and len(parts) > 1:
+            pairs = zip(parts[0::2], parts[1::2])
+            parts = [a + b for a, b in pairs] + parts[len(parts) // 2 * 2 :]
+        total = parts[0].sum() if balanced else torch.stack(parts).sum()
+        engine = sys.modules.get("slowtorch_lib.autograd.engine")
+        if torch.__name__ != "torch" and engine is not None:
+            start = time.process_time()
+            engine.topological_order([total.grad_fn])
+            spent = time.process_time() - start
+            if spent > ORDER_BUDGET:
+                return (
+                    f"too slow: over {ORDER_BUDGET} s of CPU time to sort {width} "
+                    "nodes; remember the nodes seen in a set, not a list"
+                )
+        total.backward()
+        return x.grad
+
+    return run
 
 
 def two_outputs(torch: Any) -> Any:
@@ -441,7 +492,117 @@ TOPOLOGICAL = [
     Case("torch.autograd.grad to a non-leaf", partial_grad),
     Case("a small tanh layer with w used twice", matrix_model),
     Case("create_graph=True, then backward of the gradient", double_backward),
-    Case("a chain of 3000 multiplications", long_chain),
+    Case(f"a chain of {DEEP} multiplications", deep_chain(DEEP)),
+    Case(f"{WIDE} products of x, stacked and summed", wide_graph(WIDE)),
+]
+
+# --- gradcheck ------------------------------------------------------------------
+
+
+def custom(torch: Any, slip: float) -> Any:
+    """A Function for x ** 3 whose backward is off by ``slip`` times x."""
+
+    class Cube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx: Any, grad_output: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return grad_output * (3 * x * x + slip * x)
+
+    return Cube.apply
+
+
+def double(*values: Any) -> Any:
+    return lambda torch: [
+        torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values
+    ]
+
+
+def checked(make: Any, inputs: Any, as_tuple: bool = True, **options: Any) -> Any:
+    """``gradcheck(make(torch), inputs(torch), **options)``: its result, or the
+    exception's type, and the number of UserWarnings it gave."""
+
+    def run(torch: Any) -> Any:
+        args = inputs(torch)
+        given = tuple(args) if as_tuple else args[0]
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                result: Any = torch.autograd.gradcheck(make(torch), given, **options)
+            except Exception as error:  # noqa: BLE001  (the outcome)
+                result = {"raised": type(error).__name__}
+        warned = sum(issubclass(w.category, UserWarning) for w in seen)
+        return {"result": result, "warnings": warned}
+
+    return run
+
+
+def product_of(torch: Any) -> Any:
+    return lambda a, b: (a * b).tanh()
+
+
+GRADCHECK = [
+    Case(
+        "gradcheck(lambda a, b: (a * b).tanh(), (a, b)), float64",
+        checked(product_of, double([0.5, -1.0, 2.0], [1.5, 0.25, -0.5])),
+    ),
+    Case(
+        "gradcheck(Cube.apply, x) with a right backward",
+        checked(lambda t: custom(t, 0.0), double([0.5, -1.0, 2.0]), as_tuple=False),
+    ),
+    Case(
+        "gradcheck(Cube.apply, (x,)) with a wrong backward",
+        checked(lambda t: custom(t, 1.0), double([0.5, -1.0, 2.0])),
+    ),
+    Case(
+        "the wrong backward, raise_exception=False",
+        checked(
+            lambda t: custom(t, 1.0), double([0.5, -1.0, 2.0]), raise_exception=False
+        ),
+    ),
+    Case(
+        "a wrong backward that is right at x = 0",
+        checked(lambda t: custom(t, 1.0), double([0.0, 0.0])),
+    ),
+    Case(
+        "one input that does not require grad",
+        checked(
+            lambda t: lambda a, c: a.exp() * c,
+            lambda t: [
+                t.tensor([0.5, 1.0], dtype=t.float64, requires_grad=True),
+                t.tensor([2.0, -3.0], dtype=t.float64),
+            ],
+        ),
+    ),
+    Case(
+        "no input requires grad",
+        checked(
+            lambda t: lambda a: a.exp(),
+            lambda t: [t.tensor([0.5, 1.0], dtype=t.float64)],
+        ),
+    ),
+    Case(
+        "two outputs: (a.exp(), a * b)",
+        checked(
+            lambda t: lambda a, b: (a.exp(), a * b),
+            double([0.5, -1.0], [2.0, 3.0]),
+        ),
+    ),
+    Case(
+        "float32 inputs, with atol=1e-2 and rtol=1e-2",
+        checked(
+            lambda t: lambda a: a * a,
+            lambda t: [t.tensor([0.5, 2.0], requires_grad=True)],
+            eps=1e-3,
+            atol=1e-2,
+            rtol=1e-2,
+        ),
+        convention="a float32 input gives a UserWarning; the check goes on",
+    ),
 ]
 
 # --- the exercises --------------------------------------------------------------
@@ -583,9 +744,27 @@ EXERCISES = {
             "A depth-first search appends a node after all its next functions: "
             "reversed, that list is the order.",
             "Python's recursion stops near 1000 calls: keep your own stack of "
-            "(node, iterator over its children).",
+            "(node, iterator over its children), and remember the nodes seen in a "
+            "set (searching a list costs more at each node).",
         ],
         target="slowtorch_lib.autograd.engine.topological_order",
         what="backward passes",
+    ),
+    "2.10": Exercise(
+        "2.10",
+        "build: gradcheck",
+        "gradcheck",
+        "piece",
+        GRADCHECK,
+        [
+            "Three parts: find the inputs to check (and refuse or warn), compute "
+            "both Jacobians, then compare them element by element.",
+            "numerical_jacobian and analytical_jacobian return the same nested "
+            "layout: output, then input, then rows, then columns.",
+            "Two numbers agree when |a - n| <= atol + rtol * |n|; stop at the first "
+            "that does not, raising GradcheckError or returning False.",
+        ],
+        target="slowtorch_lib.autograd.gradcheck.gradcheck",
+        what="gradient checks",
     ),
 }

@@ -708,6 +708,136 @@ HEADERS = [
     ),
 ]
 
+# --- Embedding, the whole module ----------------------------------------------------
+
+TABLE = [[0.5, -1.0], [2.0, 0.25], [-1.5, 1.0], [3.0, 4.0], [0.0, -2.0]]
+
+
+def looked_up(indices: Any, **options: Any) -> Any:
+    """``Embedding(5, 2, _weight=TABLE, ...)`` on ``indices``: the
+    output (times a weight, so that rows get different gradients), the
+    table's gradient, and the table afterwards (``max_norm`` rewrites it)."""
+
+    def run(torch: Any) -> Any:
+        table = torch.tensor(TABLE)
+        emb = torch.nn.Embedding(5, 2, _weight=table, **options)
+        out = emb(torch.tensor(indices))
+        scale = torch.arange(1.0, out.numel() + 1.0).reshape(out.shape)
+        (out * scale).sum().backward()
+        return {"out": out, "grad": emb.weight.grad, "table": emb.weight}
+
+    return run
+
+
+def registered(torch: Any) -> Any:
+    emb = torch.nn.Embedding(5, 3)
+    return {
+        "names": [
+            (n, list(p.shape), p.requires_grad) for n, p in emb.named_parameters()
+        ],
+        "state": list(emb.state_dict()),
+        "type": type(emb.weight).__name__,
+        "out": list(emb(torch.tensor([[0, 4], [2, 2]])).shape),
+    }
+
+
+def padding_row(padding_idx: int) -> Any:
+    def run(torch: Any) -> Any:
+        torch.manual_seed(0)
+        emb = torch.nn.Embedding(4, 3, padding_idx=padding_idx)
+        emb.reset_parameters()
+        kept = emb.padding_idx
+        return {
+            "padding_idx": kept,
+            "row": emb.weight[kept],
+            "others": int((emb.weight != 0).sum()),
+        }
+
+    return run
+
+
+def pretrained_settings(torch: Any) -> Any:
+    table = torch.tensor(TABLE)
+    given = torch.nn.Embedding(5, 2, _weight=table.clone())
+    frozen = torch.nn.Embedding.from_pretrained(table)
+    trained = torch.nn.Embedding.from_pretrained(table, freeze=False, padding_idx=2)
+    return [
+        given.weight.requires_grad,
+        frozen.weight.requires_grad,
+        frozen.num_embeddings,
+        frozen.embedding_dim,
+        trained.weight.requires_grad,
+        trained.padding_idx,
+        trained.weight,
+    ]
+
+
+def printed(**options: Any) -> Any:
+    return lambda torch: str(torch.nn.Embedding(5, 2, **options))
+
+
+def raises(make: Any) -> Any:
+    def run(torch: Any) -> Any:
+        try:
+            make(torch)
+        except AssertionError:
+            return "AssertionError"
+        return "no error"
+
+    return run
+
+
+def given_weight(freeze: bool) -> Any:
+    def run(torch: Any) -> Any:
+        table = torch.tensor(TABLE)
+        emb = torch.nn.Embedding(5, 2, _weight=table, _freeze=freeze)
+        return [emb.weight, emb.weight.requires_grad, emb(torch.tensor(3))]
+
+    return run
+
+
+EMBEDDING = [
+    Case("Embedding(5, 2, _weight=T)(tensor([1, 3, 1]))", looked_up([1, 3, 1])),
+    Case(
+        "Embedding(5, 2, _weight=T)(tensor([[0, 4], [4, 4]]))",
+        looked_up([[0, 4], [4, 4]]),
+    ),
+    Case("Embedding(5, 3): parameters, state_dict, output shape", registered),
+    Case("Embedding(4, 3, padding_idx=1): the padding row", padding_row(1)),
+    Case("Embedding(4, 3, padding_idx=-1): the padding row", padding_row(-1)),
+    Case("from_pretrained: freeze and padding_idx", pretrained_settings),
+    Case(
+        "padding_idx=0: its row gets no gradient",
+        looked_up([0, 1, 0], padding_idx=0),
+    ),
+    Case("Embedding(5, 2, _weight=T, _freeze=True)", given_weight(True)),
+    Case("print(Embedding(5, 2))", printed()),
+    Case(
+        "print(Embedding(5, 2, padding_idx=0, max_norm=1.0, norm_type=1.0))",
+        printed(padding_idx=0, max_norm=1.0, norm_type=1.0),
+    ),
+    Case(
+        "Embedding(4, 3, padding_idx=4)",
+        raises(lambda t: t.nn.Embedding(4, 3, padding_idx=4)),
+    ),
+    Case(
+        "Embedding(4, 3, _weight=torch.zeros(3, 4))",
+        raises(lambda t: t.nn.Embedding(4, 3, _weight=t.zeros(3, 4))),
+    ),
+    Case(
+        "Embedding.from_pretrained(torch.zeros(4))",
+        raises(
+            lambda t: [t.nn.Embedding(4, 1), t.nn.Embedding.from_pretrained(t.zeros(4))]
+        ),
+    ),
+    Case(
+        "Embedding(5, 2, _weight=T, max_norm=1.0)(tensor([0, 3]))",
+        looked_up([0, 3], max_norm=1.0),
+        convention="max_norm rescales, in place, the rows looked up whose norm "
+        "exceeds it",
+    ),
+]
+
 # --- the exercises ----------------------------------------------------------------
 
 EXERCISES = {
@@ -876,5 +1006,25 @@ EXERCISES = {
         target="slowtorch_lib.safetensors.check_entries",
         forbidden=("_check_entry",),
         what="files",
+    ),
+    "3.11": Exercise(
+        "3.11",
+        "build: nn.Embedding",
+        "Embedding",
+        "piece",
+        EMBEDDING,
+        [
+            "Keep every setting as an attribute; the table is a Parameter, so "
+            "assigning it to self registers it. The lookup is "
+            "torch.nn.functional.embedding, given every option.",
+            "Normalise a negative padding_idx once, in __init__, after checking "
+            "its range; reset_parameters draws the table and zeroes that row "
+            "under no_grad.",
+            "from_pretrained is a classmethod that calls cls(...) with _weight and "
+            "_freeze; extra_repr adds only the settings that differ from their "
+            "defaults.",
+        ],
+        target="slowtorch_lib.nn.modules.sparse.Embedding",
+        what="embeddings",
     ),
 }

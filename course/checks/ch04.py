@@ -12,6 +12,7 @@ the same seed giving the same order), and models start from weights set here.
 from __future__ import annotations
 
 import random
+import warnings
 from collections import Counter
 from typing import Any
 
@@ -832,8 +833,9 @@ def reference_train(
                 error.backward()
                 return error
 
-            seen.append(float(optimizer.step(closure)))
-        history.append(sum(seen) / len(seen))
+            seen.append((float(optimizer.step(closure)), len(inputs)))
+        samples = sum(size for _, size in seen)
+        history.append(sum(loss * size for loss, size in seen) / samples)
     return history
 
 
@@ -858,6 +860,215 @@ TRAIN = [
         "epochs=0",
         regression(0, 4),
         convention="no epochs: no step, and an empty list of losses",
+    ),
+]
+
+# --- Adagrad, the whole optimiser ---------------------------------------------------
+
+
+def fresh_state(torch: Any) -> Any:
+    """The state before any step: Adagrad makes it when it is built."""
+    p = torch.tensor(START, requires_grad=True)
+    optimizer = torch.optim.Adagrad([p], lr=0.1, initial_accumulator_value=0.5)
+    return optimizer.state_dict()
+
+
+def refused(**settings: Any) -> Any:
+    """Whether a setting is refused, and the parameter left alone."""
+
+    def run(torch: Any) -> Any:
+        p = torch.tensor(START, requires_grad=True)
+        try:
+            torch.optim.Adagrad([p], **settings)
+        except ValueError:
+            return {"raised": "ValueError", "p": p}
+        return {"raised": None, "p": p}
+
+    return run
+
+
+def added_group(torch: Any) -> Any:
+    """A group added after construction gets its state at its first step."""
+    p = torch.tensor(START, requires_grad=True)
+    q = torch.tensor(SECOND, requires_grad=True)
+    optimizer = torch.optim.Adagrad([p], lr=0.1)
+    optimizer.add_param_group({"params": [q], "lr": 0.3})
+    train_steps(optimizer, [p, q], 4, torch)
+    return {"p": p, "q": q, "state": optimizer.state_dict()["state"]}
+
+
+ADAGRAD = [
+    Case("Adagrad(lr=0.1): 6 steps", trajectory("Adagrad", lr=0.1)),
+    Case("Adagrad(lr=0.1, lr_decay=0.5)", trajectory("Adagrad", lr=0.1, lr_decay=0.5)),
+    Case(
+        "Adagrad(lr=0.1, weight_decay=0.5)",
+        trajectory("Adagrad", lr=0.1, weight_decay=0.5),
+    ),
+    Case(
+        "Adagrad(lr=0.2, initial_accumulator_value=1.0)",
+        trajectory("Adagrad", lr=0.2, initial_accumulator_value=1.0),
+    ),
+    Case("Adagrad(lr=0.1, eps=0.5)", trajectory("Adagrad", lr=0.1, eps=0.5)),
+    Case(
+        "Adagrad(lr=0.1, maximize=True)",
+        trajectory("Adagrad", 3, lr=0.1, maximize=True),
+    ),
+    Case(
+        "two groups: Adagrad {lr: 0.5, lr_decay: 0.1} and the defaults lr=0.1",
+        two_groups("Adagrad", {"lr": 0.5, "lr_decay": 0.1}, {"lr": 0.1}),
+    ),
+    Case("Adagrad: state_dict() before any step", fresh_state),
+    Case(
+        "Adagrad(lr=0.1): state_dict()['state'] after 3 steps",
+        saved_state("Adagrad", lr=0.1),
+    ),
+    Case(
+        "Adagrad(lr=0.1): 3 steps, load_state_dict, 3 more",
+        resumed("Adagrad", lr=0.1),
+    ),
+    Case(
+        "Adagrad(lr=0.1): a parameter without a gradient",
+        without_grad("Adagrad", lr=0.1),
+    ),
+    Case("Adagrad(lr=-0.1)", refused(lr=-0.1)),
+    Case("Adagrad(eps=-1e-3)", refused(eps=-1e-3)),
+    Case("Adagrad(lr_decay=-1.0)", refused(lr_decay=-1.0)),
+    Case(
+        "add_param_group({'params': [q], 'lr': 0.3}) after construction",
+        added_group,
+        convention="a group added later gets its state at its first step",
+    ),
+]
+
+# --- ReduceLROnPlateau, the whole scheduler -----------------------------------------
+
+
+def reduced(metrics: list[float], *more: float, **settings: Any) -> Any:
+    """After each ``step(metric)``: the rates, the bad epochs, the cooldown."""
+
+    def run(torch: Any) -> Any:
+        optimizer = one_group(torch, 1.0, *more)
+        scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, **settings)
+        seen = []
+        for metric in metrics:
+            optimizer.step()
+            scheduler.step(metric)
+            seen.append(
+                [
+                    scheduler.get_last_lr(),
+                    scheduler.num_bad_epochs,
+                    scheduler.cooldown_counter,
+                    scheduler.in_cooldown,
+                ]
+            )
+        return {"steps": seen, "best": scheduler.best, "last": scheduler.last_epoch}
+
+    return run
+
+
+def plateau_resumed(torch: Any) -> Any:
+    optimizer = one_group(torch, 1.0)
+    make = torch.optim.lr_scheduler.ReduceLROnPlateau
+    first = make(optimizer, patience=1, factor=0.5, cooldown=1)
+    for metric in [3.0, 2.0, 2.0, 2.0]:
+        first.step(metric)
+    second = make(optimizer, patience=1, factor=0.5, cooldown=1)
+    second.load_state_dict(first.state_dict())
+    for metric in [2.0, 2.0, 2.0, 1.0]:
+        second.step(metric)
+    return [second.get_last_lr(), second.best, second.last_epoch]
+
+
+def plateau_tensor_metric(torch: Any) -> Any:
+    optimizer = one_group(torch, 1.0)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=0)
+    for metric in [2.0, 3.0, 1.0]:
+        scheduler.step(torch.tensor(metric))
+    return [scheduler.get_last_lr(), scheduler.best]
+
+
+def plateau_refused(make: Any) -> Any:
+    def run(torch: Any) -> Any:
+        optimizer = one_group(torch, 1.0, 0.5)
+        plateau = torch.optim.lr_scheduler.ReduceLROnPlateau
+        try:
+            make(plateau, optimizer)
+        except (ValueError, TypeError) as error:
+            return type(error).__name__
+        return "no error"
+
+    return run
+
+
+def plateau_epoch(torch: Any) -> Any:
+    optimizer = one_group(torch, 1.0)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        scheduler.step(1.0, epoch=7)
+    return [scheduler.last_epoch, sum(w.category is UserWarning for w in seen)]
+
+
+LOSSES = [5.0, 4.0, 4.0, 4.0, 3.9999, 4.5, 4.5, 4.5, 4.5, 2.0, 2.0, 2.0]
+
+PLATEAU = [
+    Case("patience=1, factor=0.5", reduced(LOSSES, patience=1, factor=0.5)),
+    Case("patience=2 (factor 0.1)", reduced(LOSSES, patience=2)),
+    Case(
+        "patience=1, cooldown=2, factor=0.5",
+        reduced(LOSSES, patience=1, cooldown=2, factor=0.5),
+    ),
+    Case(
+        "mode='max', patience=1, factor=0.5",
+        reduced(
+            [0.5, 0.6, 0.6, 0.55, 0.7, 0.7, 0.7], mode="max", patience=1, factor=0.5
+        ),
+    ),
+    Case(
+        "threshold_mode='abs', threshold=0.5, patience=0",
+        reduced(
+            [5.0, 4.6, 4.0, 3.9, 3.0], threshold_mode="abs", threshold=0.5, patience=0
+        ),
+    ),
+    Case(
+        "threshold=0.1 (rel), patience=0, factor=0.5",
+        reduced([5.0, 4.6, 4.0, 3.9, 3.0], threshold=0.1, patience=0, factor=0.5),
+    ),
+    Case(
+        "two groups, min_lr=[0.3, 0.2], patience=0, factor=0.5",
+        reduced([3.0, 3.0, 3.0, 3.0], 0.5, min_lr=[0.3, 0.2], patience=0, factor=0.5),
+    ),
+    Case(
+        "min_lr=0.15, patience=0, factor=0.5",
+        reduced([3.0] * 5, min_lr=0.15, patience=0, factor=0.5),
+    ),
+    Case("state_dict, load_state_dict into a new scheduler", plateau_resumed),
+    Case("step(torch.tensor(metric))", plateau_tensor_metric),
+    Case(
+        "factor=1.0",
+        plateau_refused(lambda make, opt: make(opt, factor=1.0)),
+    ),
+    Case(
+        "mode='best'",
+        plateau_refused(lambda make, opt: make(opt, mode="best")),
+    ),
+    Case(
+        "min_lr=[0.1] for two groups",
+        plateau_refused(lambda make, opt: make(opt, min_lr=[0.1])),
+    ),
+    Case(
+        "ReduceLROnPlateau(a list of parameters)",
+        plateau_refused(lambda make, opt: make(opt.param_groups[0]["params"])),
+    ),
+    Case(
+        "step(1.0, epoch=7)",
+        plateau_epoch,
+        convention="epoch= is deprecated: it sets last_epoch and warns",
+    ),
+    Case(
+        "eps=0.2, factor=0.9, patience=0",
+        reduced([3.0] * 4, eps=0.2, factor=0.9, patience=0),
+        convention="a change smaller than eps is not made",
     ),
 ]
 
@@ -1027,10 +1238,49 @@ EXERCISES = {
             "step of the five-line loop.",
             "zero_grad, forward, loss, backward, step: in that order, every batch. "
             "Keep each batch's loss as a Python float (loss.item()).",
-            "Return one number per epoch: the mean of that epoch's batch losses.",
+            "A batch's loss is the mean over its samples: weigh it by the batch's "
+            "size, and divide the epoch's total by its number of samples.",
         ],
         target="course.checks.ch04.Loop.train",
         forbidden=("reference_train",),
         what="trainings",
+    ),
+    "4.11": Exercise(
+        "4.11",
+        "build: Adagrad",
+        "Adagrad",
+        "piece",
+        ADAGRAD,
+        [
+            "Three parts: check and collect the settings, hand them to the base "
+            "class as defaults, then make every parameter's state at once.",
+            "The state of a parameter is a step counter (a float32 0-d tensor) and "
+            "the running sum of its squared gradients, which starts at "
+            "initial_accumulator_value; _update may meet a parameter with no state "
+            "yet (a group added later).",
+            "In _update, apply maximize and weight decay to the gradient first, then "
+            "the decayed rate for this step; update the sum and the parameter in "
+            "place (addcmul_, addcdiv_), with eps added after the square root.",
+        ],
+        target="slowtorch_lib.optim.adagrad.Adagrad",
+        what="optimiser runs",
+    ),
+    "4.12": Exercise(
+        "4.12",
+        "build: ReduceLROnPlateau",
+        "ReduceLROnPlateau",
+        "piece",
+        PLATEAU,
+        [
+            "Keep the best value so far and the number of calls since it last "
+            "improved; compare them with patience after each call.",
+            "'Improves' depends on mode and threshold_mode: four comparisons "
+            "(is_better). The best starts at inf for 'min' and -inf for 'max'.",
+            "After a reduction reset the bad epochs and start the cooldown; during "
+            "the cooldown, bad epochs stay at 0. Each group has its own min_lr, and "
+            "a change smaller than eps is skipped.",
+        ],
+        target="slowtorch_lib.optim.lr_scheduler.ReduceLROnPlateau",
+        what="schedules",
     ),
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from course.checking import Case
-from course.checks.ch01 import layout, reshaped, reshaped_copy, viewed, x3, x34
+from course.checks.ch01 import layout, reshaped, reshaped_copy, viewed, x3, x34, x234
 
 
 def cube(torch: Any) -> Any:
@@ -16,6 +16,16 @@ def cube(torch: Any) -> Any:
 
 
 CASES = {
+    "1.9": [
+        Case("x[[1], :, [0, 2]]", lambda t: x234(t)[[1], :, [0, 2]]),
+        Case(
+            "x[:, torch.tensor([[2, 1], [0, 0]])]",
+            lambda t: x234(t)[:, t.tensor([[2, 1], [0, 0]])],
+        ),
+        Case(
+            "x[[0, -3], [1, 1], [3, -4]]", lambda t: x234(t)[[0, -3], [1, 1], [3, -4]]
+        ),
+    ],
     "1.5": [
         Case(
             "torch.zeros(5, 1, 2, 3).stride()", lambda t: t.zeros(5, 1, 2, 3).stride()

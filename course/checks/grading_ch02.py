@@ -8,7 +8,18 @@ from __future__ import annotations
 from typing import Any
 
 from course.checking import Case
-from course.checks.ch02 import ROW, M, gradients_of, grads_only, max_dim, summed_to
+from course.checks.ch02 import (
+    ROW,
+    M,
+    checked,
+    custom,
+    double,
+    gradients_of,
+    grads_only,
+    max_dim,
+    summed_to,
+    wide_graph,
+)
 
 
 def three_roots(torch: Any) -> Any:
@@ -40,6 +51,18 @@ def decorated_twice(torch: Any) -> Any:
 
 
 CASES = {
+    "2.10": [
+        Case(
+            "a slightly wrong backward, 2-d input",
+            checked(lambda t: custom(t, 0.01), double([[1.0, 2.0], [3.0, 4.0]])),
+        ),
+        Case(
+            "the same, with atol=0.1",
+            checked(
+                lambda t: custom(t, 0.01), double([[1.0, 2.0], [3.0, 4.0]]), atol=0.1
+            ),
+        ),
+    ],
     "2.3": [
         Case(
             "(x * 3).log() * x",
@@ -81,5 +104,9 @@ CASES = {
     "2.9": [
         Case("three outputs sharing h", three_roots),
         Case("thirty branches added up", wide),
+        Case(
+            "4096 products of x, added up in a balanced tree",
+            wide_graph(4096, balanced=True),
+        ),
     ],
 }

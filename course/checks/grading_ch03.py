@@ -17,8 +17,11 @@ from course.checks.ch03 import (
     f32,
     gradients_of,
     loaded,
+    looked_up,
     loss_and_grad,
     names,
+    padding_row,
+    printed,
     spread,
     tree,
 )
@@ -35,6 +38,17 @@ def wrapped(torch: Any) -> Any:
 
 
 CASES = {
+    "3.11": [
+        Case(
+            "Embedding(5, 2, _weight=T, padding_idx=-1)(tensor([4, 0, 4]))",
+            looked_up([4, 0, 4], padding_idx=-1),
+        ),
+        Case("Embedding(4, 3, padding_idx=-4): the padding row", padding_row(-4)),
+        Case(
+            "print(Embedding(5, 2, scale_grad_by_freq=True, sparse=True))",
+            printed(scale_grad_by_freq=True, sparse=True),
+        ),
+    ],
     "3.4": [
         Case(
             "nn.ELU(alpha=0.1)(x) * x",

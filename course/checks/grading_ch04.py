@@ -16,6 +16,7 @@ from course.checks.ch04 import (
     cosine,
     grads_after,
     one_pass,
+    reduced,
     regression,
     resumed,
     saved_state,
@@ -82,6 +83,38 @@ CASES = {
         Case(
             "RandomSampler(range(6), replacement=True, num_samples=4)",
             one_pass(6, replacement=True, num_samples=4),
+        ),
+    ],
+    "4.11": [
+        Case(
+            "Adagrad(lr=0.05, lr_decay=0.2, weight_decay=0.1), 8 steps",
+            trajectory("Adagrad", 8, lr=0.05, lr_decay=0.2, weight_decay=0.1),
+        ),
+        Case(
+            "Adagrad(lr=0.3, initial_accumulator_value=0.2): resumed",
+            resumed("Adagrad", lr=0.3, initial_accumulator_value=0.2),
+        ),
+        Case(
+            "two groups: Adagrad {eps: 0.1} and lr=0.2",
+            two_groups("Adagrad", {"eps": 0.1}, {"lr": 0.2}),
+        ),
+    ],
+    "4.12": [
+        Case(
+            "mode='max', threshold_mode='abs', threshold=0.05, cooldown=1",
+            reduced(
+                [0.5, 0.52, 0.6, 0.6, 0.6, 0.6, 0.7],
+                mode="max",
+                threshold_mode="abs",
+                threshold=0.05,
+                cooldown=1,
+                patience=0,
+                factor=0.5,
+            ),
+        ),
+        Case(
+            "two groups, min_lr=0.2, patience=3",
+            reduced([1.0] * 9, 0.4, min_lr=0.2, patience=3, factor=0.5),
         ),
     ],
     "4.10": [

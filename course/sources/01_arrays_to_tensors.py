@@ -11,11 +11,14 @@
 # its own*, then runs real tensor operations through it and compares them with
 # PyTorch's answers.
 #
-# Run the setup cell first. Each check prints "k of N right", the first cases
-# that went wrong (what ran, what PyTorch gave, what yours gave), and a hint
-# that says a little more each time the check fails. What your code prints
-# stays visible. Keep everything an answer needs inside its cell: the grader
-# runs each answer cell on its own.
+# Run the setup cell first. Each check prints "k of N right" and a hint that
+# says a little more each time the check fails. For a prediction it lists
+# the items you got wrong, without PyTorch's answer: think again, or ask for
+# the answers with `check("1.1", answers_1_1, reveal=True)`. For a piece of
+# the engine it shows the first cases that went wrong (what ran, what
+# PyTorch gave, what yours gave). What your code prints stays visible. Keep
+# everything an answer needs inside its cell: the grader runs each answer
+# cell on its own.
 
 # %% [markdown]
 # ## Exercise 1.1: view or copy?
@@ -266,3 +269,90 @@ def view_strides(shape, strides, new_shape):
 
 # %% tags=["check-1.8"]
 check("1.8", view_strides)
+
+# %% [markdown]
+# ## Exercise 1.9 (build): advanced indexing
+#
+# Indexing with integers and slices gives a view. Indexing with **tensors or
+# lists of integers** (advanced indexing) cannot: the elements it picks are
+# not evenly spaced, so `x[[0, 2, 2]]` copies them into a new tensor. Write
+# the heart of it, `advanced_positions(tensor, advanced)`: which elements of
+# `tensor` the result holds, and in which shape. The engine applies the
+# basic items (integers, slices, `None`, `...`) first, as views, and calls
+# your function with that view and `advanced`, a list of
+# `(dimension, index tensor)` pairs (int64 tensors, in increasing order of
+# dimension). The check runs `x[...]`, `x[...] = v` and their gradients
+# through your function.
+#
+# **The rules (PyTorch's, and NumPy's).**
+# - The index tensors are broadcast together to one shape `I`; a value
+#   `-size <= v < size` picks element `v % size` along its dimension, and
+#   any other value raises `IndexError` (as does a set of index shapes that
+#   do not broadcast, and any index into a dimension of size 0, unless the
+#   broadcast index holds no element).
+# - The dimensions that are not indexed stay. When the indexed dimensions
+#   are next to each other, `I` takes their place: `x` of shape
+#   `(A, B, C, D)` indexed in dimensions 1 and 2 gives `(A,) + I + (D,)`.
+#   When they are not (dimensions 0 and 2 of it), `I` comes first:
+#   `I + (B, D)`.
+# - Return `(positions, shape)`: `shape` is the result's shape and
+#   `positions` the row-major position, in `tensor` laid out contiguously
+#   (strides as in exercise 1.5), of each element of the result, in the
+#   result's row-major order. When a dimension that stays has size 0 the
+#   result is empty, and no index value is checked.
+
+
+# %% tags=["exercise-1.9"]
+def advanced_positions(tensor, advanced):
+    """The row-major positions in ``tensor`` picked by the advanced indices,
+    and the result's shape."""
+    # BEGIN SOLUTION
+    shape = tuple(tensor.shape)
+    try:
+        index_shape = tuple(torch.broadcast_shapes(*(i.shape for _, i in advanced)))
+    except RuntimeError:
+        shapes = ", ".join(str(list(i.shape)) for _, i in advanced)
+        raise IndexError(
+            "shape mismatch: indexing tensors could not be broadcast together "
+            f"with shapes {shapes}"
+        ) from None
+    step = [1] * len(shape)  # the strides of the contiguous layout
+    for dim in range(len(shape) - 2, -1, -1):
+        step[dim] = step[dim + 1] * shape[dim + 1]
+    dims = [dim for dim, _ in advanced]
+    if 0 in (shape[dim] for dim in dims) and 0 not in index_shape:
+        raise IndexError("index is out of bounds for dimension with size 0")
+    kept = [dim for dim in range(len(shape)) if dim not in dims]
+    count = 1
+    for size in index_shape:
+        count *= size
+    picked = [0] * count
+    if all(shape[dim] > 0 for dim in kept):
+        for number, (dim, index) in enumerate(advanced):
+            size = shape[dim]
+            values = index.expand(index_shape).reshape(-1).tolist()
+            for i, value in enumerate(values):
+                if not -size <= value < size:
+                    raise IndexError(
+                        f"index {value} is out of bounds for dimension {number} "
+                        f"with size {size}"
+                    )
+                picked[i] += (value % size) * step[dim]
+    together = dims == list(range(dims[0], dims[-1] + 1))
+    before = [dim for dim in kept if together and dim < dims[0]]
+    after = [dim for dim in kept if dim not in before]
+
+    def every(chosen):
+        found = [0]
+        for dim in chosen:
+            found = [f + k * step[dim] for f in found for k in range(shape[dim])]
+        return found
+
+    positions = [b + p + a for b in every(before) for p in picked for a in every(after)]
+    sizes = tuple(shape[dim] for dim in before) + index_shape
+    return positions, sizes + tuple(shape[dim] for dim in after)
+    # END SOLUTION
+
+
+# %% tags=["check-1.9"]
+check("1.9", advanced_positions)

@@ -260,13 +260,20 @@ check("2.8", max_dim_backward)
 # %% [markdown]
 # ## Exercise 2.9: the topological order
 #
-# The backward loop visits the nodes in an order where each node comes before
-# every node it sends gradients to (those in its `next_functions`, a tuple of
-# `(node, output_number)` pairs, where `node` may be `None`). Write
-# `topological_order(roots)`: every node reachable from the nodes in `roots`,
-# each exactly once, in such an order. A graph may be thousands of nodes deep:
-# Python's recursion stops near 1,000 calls. The check runs whole backward
-# passes (several outputs, `autograd.grad`, `create_graph`) with your order.
+# The backward loop may run a node only once every gradient meant for it has
+# arrived, that is after every node that sends it one. Write
+# `topological_order(roots)`: every node reachable from the nodes in `roots`
+# (following `next_functions`, a tuple of `(node, output_number)` pairs, where
+# `node` may be `None`), each exactly once, ordered so that each node comes
+# before every node in its `next_functions`. Such an order exists because the
+# graph has no cycle; your task is to find one for any graph the engine makes.
+#
+# Two limits make this harder than it looks. Graphs are deep: the check
+# differentiates a chain of 10,000 operations, ten times more than Python's
+# recursion allows. And graphs are wide: the check sorts 12,000 nodes and
+# allows a quarter of a second of CPU time for it, so the cost of each node must not
+# grow with the size of the graph. The check also runs whole backward passes
+# (several outputs, `autograd.grad`, `create_graph`) with your order.
 
 # %% tags=["exercise-2.9"]
 def topological_order(roots):
@@ -294,3 +301,105 @@ def topological_order(roots):
 
 # %% tags=["check-2.9"]
 check("2.9", topological_order)
+
+# %% [markdown]
+# ## Exercise 2.10 (build): `gradcheck`
+#
+# Every backward rule you wrote in this chapter was checked against PyTorch.
+# Without PyTorch, a backward rule can still be checked against the
+# definition of the derivative. Write `gradcheck(func, inputs, *, eps=1e-6,
+# atol=1e-5, rtol=1e-3, raise_exception=True)`, the engine's
+# `torch.autograd.gradcheck`; the check puts it in place of the engine's own
+# and runs it on right and on deliberately wrong backward rules.
+#
+# **The maths.** For an output $y$ of `func` and an input $x$ that requires
+# grad, the Jacobian $J_{jk} = \partial y_j / \partial x_k$ can be computed
+# two ways:
+#
+# - *numerically*, column by column, by central differences:
+#   $J_{:,k} \approx \big(f(x + \varepsilon e_k) - f(x - \varepsilon e_k)\big)
+#   / 2\varepsilon$, whose error shrinks as $\varepsilon^2$;
+# - *analytically*, row by row, by the backward pass: seeding the output's
+#   gradient with the one-hot $e_j$ gives $e_j^\top J$, the row $j$.
+#
+# The engine has both: `numerical_jacobian(func, inputs, eps)` and
+# `analytical_jacobian(func, inputs)` in `slowtorch_lib.autograd.gradcheck`
+# (import them in your cell). Each returns `result[o][i]`, the Jacobian of
+# the `o`-th floating-point output with respect to the `i`-th input that
+# requires grad, as a list of rows. Two numbers agree when
+# $|a - n| \le \text{atol} + \text{rtol}\,|n|$.
+#
+# **The contract.**
+# - `inputs` is a tensor or a tuple (or list) of arguments; the checked ones
+#   are the tensors that require grad. If there are none, raise
+#   `ValueError`.
+# - Finite differences in float32 are too coarse: for each checked input
+#   that is not `torch.float64`, warn with a `UserWarning` (and go on).
+# - Return `True` when every element of every Jacobian agrees. At the first
+#   element that does not, raise `GradcheckError` (from the same module), a
+#   message that names the output, the input and the two values; or, with
+#   `raise_exception=False`, return `False`.
+# - The message names the input element by its multi-index, such as
+#   `(1, 0)` for a 2-d input.
+
+
+# %% tags=["exercise-2.10"]
+import warnings
+
+from slowtorch_lib.autograd.gradcheck import (
+    GradcheckError,
+    analytical_jacobian,
+    numerical_jacobian,
+)
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+    """Checks the backward pass of ``func`` against finite differences."""
+    # BEGIN SOLUTION
+    if isinstance(inputs, list):
+        inputs = tuple(inputs)
+    elif not isinstance(inputs, tuple):
+        inputs = (inputs,)
+    checked = [
+        arg
+        for arg in inputs
+        if isinstance(arg, torch.Tensor) and arg.requires_grad
+    ]
+    if not checked:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, "
+            "but none of the them have requires_grad=True."
+        )
+    for number, arg in enumerate(checked):
+        if arg.dtype is not torch.float64:
+            warnings.warn(
+                f"Input #{number} requires gradient and is not a double precision "
+                "floating point: use float64 inputs.",
+                UserWarning,
+                stacklevel=2,
+            )
+    numerical = numerical_jacobian(func, inputs, eps)
+    analytical = analytical_jacobian(func, inputs)
+    for o, (by_input_a, by_input_n) in enumerate(zip(analytical, numerical)):
+        for i, (a_rows, n_rows) in enumerate(zip(by_input_a, by_input_n)):
+            for j, (a_row, n_row) in enumerate(zip(a_rows, n_rows)):
+                for k, (a, n) in enumerate(zip(a_row, n_row)):
+                    if abs(a - n) <= atol + rtol * abs(n):
+                        continue
+                    if not raise_exception:
+                        return False
+                    where, rest = [], k  # the input element's multi-index
+                    for size in reversed(checked[i].shape):
+                        where.insert(0, rest % size)
+                        rest //= size
+                    raise GradcheckError(
+                        f"Jacobian mismatch for output {o} with respect to input "
+                        f"{i}, at output element {j} (flattened) and input element "
+                        f"{tuple(where)}: analytical {a!r}, numerical {n!r}"
+                    )
+    return True
+    # END SOLUTION
+
+
+# %% tags=["check-2.10"]
+check("2.10", gradcheck)

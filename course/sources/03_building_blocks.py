@@ -404,3 +404,157 @@ def check_entries(header, buffer_length):
 
 # %% tags=["check-3.10"]
 check("3.10", check_entries)
+
+# %% [markdown]
+# ## Exercise 3.11 (build): `nn.Embedding`, the whole module
+#
+# Write the module `Embedding(torch.nn.Module)` whole, as PyTorch's: the
+# check makes it `torch.nn.Embedding` everywhere (the name generator of the
+# epilogue is built on it) and compares what it registers, prints and
+# computes with PyTorch's.
+#
+# **The idea.** An embedding is a learned table `weight` of shape
+# `(num_embeddings, embedding_dim)`: an integer tensor of indices of any
+# shape `S` looks up rows, and the result has shape `S + (embedding_dim,)`.
+# The lookup itself is `torch.nn.functional.embedding` (pass it every
+# option); its gradient sends each output row's gradient back to the row of
+# `weight` it came from, summed when an index repeats. A one-hot vector
+# times the table gives the same result, at the cost of a matrix product.
+#
+# **The contract.**
+# - `Embedding(num_embeddings, embedding_dim, padding_idx=None,
+#   max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False,
+#   _weight=None, _freeze=False, device=None, dtype=None)` keeps every
+#   setting as an attribute of the same name, and registers one parameter,
+#   `weight`, that requires grad unless `_freeze`.
+# - A new table is drawn from $\mathcal{N}(0, 1)$ (`reset_parameters()`,
+#   which can be called again); the row `padding_idx` is then zero. A
+#   negative `padding_idx` counts from the end and is kept as a
+#   non-negative index; one outside `[-num_embeddings, num_embeddings)`
+#   raises `AssertionError`.
+# - With `_weight`, that tensor becomes the table as it is (its shape must
+#   be `(num_embeddings, embedding_dim)`, else `AssertionError`).
+# - `Embedding.from_pretrained(embeddings, freeze=True, padding_idx=None,
+#   max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False)`
+#   is a class method: a module whose table is the 2-d tensor `embeddings`
+#   (else `AssertionError`), frozen unless `freeze=False`.
+# - `print(emb)` shows `Embedding(5, 2)`, followed by each setting that is
+#   not its default: `, padding_idx=0`, `, max_norm=1.0`,
+#   `, norm_type=1.0`, `, scale_grad_by_freq=True`, `, sparse=True`.
+
+
+# %% tags=["exercise-3.11"]
+class Embedding(torch.nn.Module):
+    """Row ``i`` of ``weight`` for each integer ``i`` of the input."""
+
+    def __init__(
+        self,
+        num_embeddings,
+        embedding_dim,
+        padding_idx=None,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        sparse=False,
+        _weight=None,
+        _freeze=False,
+        device=None,
+        dtype=None,
+    ):
+        # BEGIN SOLUTION
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        if _weight is None:
+            table = torch.empty(
+                num_embeddings, embedding_dim, dtype=dtype, device=device
+            )
+            self.weight = torch.nn.Parameter(table, requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError(
+                    "Shape of weight does not match num_embeddings and embedding_dim"
+                )
+            self.weight = torch.nn.Parameter(_weight, requires_grad=not _freeze)
+        # END SOLUTION
+
+    def reset_parameters(self):
+        """Draws the table from ``N(0, 1)`` and zeroes the padding row."""
+        # BEGIN SOLUTION
+        torch.nn.init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with torch.no_grad():
+                self.weight[self.padding_idx].fill_(0)
+        # END SOLUTION
+
+    def forward(self, input):
+        # BEGIN SOLUTION
+        return torch.nn.functional.embedding(
+            input,
+            self.weight,
+            self.padding_idx,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.sparse,
+        )
+        # END SOLUTION
+
+    def extra_repr(self):
+        # BEGIN SOLUTION
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            text += ", scale_grad_by_freq=True"
+        if self.sparse:
+            text += ", sparse=True"
+        return text
+        # END SOLUTION
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings,
+        freeze=True,
+        padding_idx=None,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        sparse=False,
+    ):
+        """An embedding whose table is ``embeddings`` (frozen by default)."""
+        # BEGIN SOLUTION
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(
+            rows,
+            cols,
+            padding_idx,
+            max_norm,
+            norm_type,
+            scale_grad_by_freq,
+            sparse,
+            _weight=embeddings,
+            _freeze=freeze,
+        )
+        # END SOLUTION
+
+
+# %% tags=["check-3.11"]
+check("3.11", Embedding)

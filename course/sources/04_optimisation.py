@@ -133,20 +133,28 @@ check("4.3", clear_grads)
 # %% [markdown]
 # ## Exercise 4.4: SGD with momentum and Nesterov
 #
-# Write `SGD._update(self, param, grad, state, group)`. The settings are
-# `group["lr"]`, `"momentum"`, `"dampening"`, `"weight_decay"`, `"nesterov"`
-# and `"maximize"`. The rule, with `g` the gradient:
+# Write `SGD._update(self, param, grad, state, group)`, one step of PyTorch's
+# SGD for one parameter $\theta$ with gradient $g_t$ at step $t$, under the
+# settings of its group: `lr` $\eta$, `momentum` $\mu$, `dampening`
+# $\tau$, `weight_decay` $\lambda$, `nesterov` and `maximize`.
 #
-# - with `maximize`, climb instead: `g = -g`;
-# - weight decay adds an L2 penalty's gradient: `g = g + weight_decay * param`;
-# - with momentum, a buffer remembers past steps: on the first step
-#   `buf = g` (a copy), later `buf = momentum * buf + (1 - dampening) * g`;
-#   then the step goes along `buf`, or, with Nesterov, along
-#   `g + momentum * buf`;
-# - finally `param = param - lr * g` (in place).
+# **The maths.** The objective SGD minimises is the loss plus the L2 penalty
+# $\frac{\lambda}{2}\lVert\theta\rVert^2$ (or, under `maximize`, the
+# loss is climbed: its gradient changes sign). Momentum keeps a velocity
+# $b$, an exponentially weighted sum of the gradients $d_t$ of that
+# objective:
 #
-# Keep the buffer in `state["momentum_buffer"]`, as PyTorch does, so that
-# `state_dict` saves it and `load_state_dict` brings it back.
+# $$b_1 = d_1, \qquad b_t = \mu\, b_{t-1} + (1 - \tau)\, d_t \quad (t > 1),$$
+#
+# and the step is $\theta \leftarrow \theta - \eta\, s_t$, where the
+# direction $s_t$ is $b_t$, or, with Nesterov's look-ahead,
+# $d_t + \mu\, b_t$. Without momentum ($\mu = 0$) there is no velocity
+# and $s_t = d_t$.
+#
+# **The contract.** Change `param` in place. The velocity is what PyTorch
+# keeps in `state["momentum_buffer"]` (a tensor of its own, not a view of
+# the gradient), so that `state_dict` saves it and `load_state_dict` brings
+# it back.
 
 
 # %% tags=["exercise-4.4"]
@@ -179,22 +187,31 @@ check("4.4", sgd_update)
 # ## Exercise 4.5: Adam, with bias correction, and AdamW
 #
 # Write `Adam._update(self, param, grad, state, group)`; `AdamW` uses it too.
-# Adam keeps, per element, a running average of the gradient `m` and of its
-# square `v`. At step `t = 1, 2, ...`, with `(beta1, beta2) = group["betas"]`:
 #
-# - `m = beta1 * m + (1 - beta1) * g` and `v = beta2 * v + (1 - beta2) * g * g`;
-# - both start at zero, so early on they are too small: the step uses
-#   `m / (1 - beta1 ** t)` and `sqrt(v / (1 - beta2 ** t)) + eps`,
-#   `param = param - lr * m_hat / (sqrt(v_hat) + eps)`.
+# **The maths.** Adam keeps, per element, exponential moving averages of the
+# gradient and of its square, with `(beta1, beta2) = group["betas"]`:
 #
-# Weight decay comes in two ways. Adam's (L2) adds `weight_decay * param` to
-# the gradient first. AdamW's, when `group["decoupled_weight_decay"]` is
-# true, leaves the gradient alone and shrinks the parameter before the step:
-# `param = param * (1 - lr * weight_decay)`. Also handle `group["maximize"]`
-# (flip the gradient) and `group["amsgrad"]` (divide by the largest `v` seen
-# so far instead of the current one). Keep `state["step"]` (a float tensor,
-# as PyTorch does), `state["exp_avg"]`, `state["exp_avg_sq"]` and, with
-# amsgrad, `state["max_exp_avg_sq"]`.
+# $$m_t = \beta_1 m_{t-1} + (1 - \beta_1)\, g_t, \qquad
+#   v_t = \beta_2 v_{t-1} + (1 - \beta_2)\, g_t^2, \qquad m_0 = v_0 = 0.$$
+#
+# Started at zero, the averages are biased towards it: if every $g$ were the
+# same, $m_t$ would be $(1 - \beta_1^t)\, g$. Adam divides that factor out
+# of each average, then steps by the corrected mean over the corrected root
+# mean square, $\eta\, \hat m_t / (\sqrt{\hat v_t} + \varepsilon)$,
+# where $\varepsilon$ (`eps`) is added after the root.
+#
+# Weight decay $\lambda$ comes in two ways. Adam's is an L2 penalty: its
+# gradient $\lambda\theta$ joins $g_t$ before the averages. AdamW's, when
+# `group["decoupled_weight_decay"]` is true, is kept out of the averages:
+# the parameter itself shrinks by the factor $1 - \eta\lambda$ before the
+# step. `maximize` climbs (the gradient's sign flips); `amsgrad` uses, in
+# the denominator, the largest $v$ each element has had so far instead of
+# the current one.
+#
+# **The contract.** Change `param` in place. Keep what PyTorch keeps, so that
+# `state_dict` matches: `state["step"]` (a float32 0-d tensor),
+# `state["exp_avg"]`, `state["exp_avg_sq"]` and, with amsgrad,
+# `state["max_exp_avg_sq"]`.
 
 
 # %% tags=["exercise-4.5"]
@@ -404,11 +421,15 @@ check("4.9", random_sampler_iter)
 # ## Exercise 4.10: a training loop
 #
 # Write `train(model, loss_fn, optimizer, loader, epochs)`: `epochs` passes
-# over `loader`, one optimiser step per batch `(inputs, targets)`, with the
-# loop of the chapter. Return a list with one Python float per epoch: the
-# mean of that epoch's batch losses. The check trains a straight-line fit
-# (whose losses must be PyTorch's) and small classifiers on two moons and
-# three blobs, which must reach a given accuracy, in a few seconds.
+# over `loader`, one optimiser step per batch `(inputs, targets)`. Return a
+# list with one Python float per epoch: the epoch's loss **per sample**,
+# $\frac{1}{N}\sum_{i=1}^{N} \ell_i$ over the $N$ samples of the epoch,
+# where $\ell_i$ is sample $i$'s loss at the moment its batch was used.
+# `loss_fn` gives the mean over its batch (as the default
+# `reduction="mean"` does), and the last batch of an epoch may be smaller
+# than the others. The check trains a straight-line fit (whose losses must
+# be PyTorch's) and small classifiers on two moons and three blobs, which
+# must reach a given accuracy, in a few seconds.
 
 
 # %% tags=["exercise-4.10"]
@@ -417,18 +438,300 @@ def train(model, loss_fn, optimizer, loader, epochs):
     # BEGIN SOLUTION
     history = []
     for _ in range(epochs):
-        batch_losses = []
+        total, count = 0.0, 0
         for inputs, targets in loader:
             optimizer.zero_grad()
             guess = model(inputs)
             error = loss_fn(guess, targets)
             error.backward()
             optimizer.step()
-            batch_losses.append(error.item())
-        history.append(sum(batch_losses) / len(batch_losses))
+            total += error.item() * len(inputs)
+            count += len(inputs)
+        history.append(total / count)
     return history
     # END SOLUTION
 
 
 # %% tags=["check-4.10"]
 check("4.10", train)
+
+# %% [markdown]
+# ## Exercise 4.11 (build): Adagrad, the whole optimiser
+#
+# Until now you wrote one method inside an optimiser that was already there.
+# This time write the class `Adagrad(torch.optim.Optimizer)` whole: its
+# settings, its per-parameter memory and its update. The check makes it
+# `torch.optim.Adagrad` everywhere and compares parameters and saved states
+# with PyTorch's.
+#
+# **The maths.** Adagrad (Duchi, Hazan and Singer, 2011) gives every element
+# of a parameter its own step size: the learning rate divided by the root of
+# the sum of all the squared gradients that element has seen. At step
+# $t = 1, 2, \dots$, with gradient $g_t$ (negated under `maximize`) and
+# $\lambda$ the weight decay:
+#
+# $$g_t \leftarrow g_t + \lambda\,\theta_{t-1}, \qquad
+#   \eta_t = \frac{\text{lr}}{1 + (t - 1)\,\text{lr\_decay}}, \qquad
+#   s_t = s_{t-1} + g_t^2, \qquad
+#   \theta_t = \theta_{t-1} - \eta_t\,\frac{g_t}{\sqrt{s_t} + \varepsilon}$$
+#
+# with $s_0$ filled with `initial_accumulator_value`.
+#
+# **The contract.**
+# - `Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0,
+#   initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
+#   differentiable=False, fused=None)`. A negative `lr`, `lr_decay`,
+#   `weight_decay`, `initial_accumulator_value` or `eps` raises `ValueError`
+#   before anything is made.
+# - Every setting is a default of the base class (`Optimizer.__init__(params,
+#   defaults)`), so that each parameter group can override it and
+#   `state_dict()` saves it.
+# - Unlike Adam, Adagrad makes each parameter's state **when it is built**,
+#   not at the first step: `state["step"]`, a float32 0-d tensor counting the
+#   steps, and `state["sum"]`, $s$, shaped like the parameter. A group added
+#   later, or a state loaded by `load_state_dict`, must still work.
+# - `_update(param, grad, state, group)` is called by `Optimizer.step` with
+#   autograd off, for each parameter that has a gradient; it changes `param`
+#   and the state in place.
+
+
+# %% tags=["exercise-4.11"]
+class Adagrad(torch.optim.Optimizer):
+    """Adagrad: each element's step shrinks with the gradients it has seen."""
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lr_decay=0,
+        weight_decay=0,
+        initial_accumulator_value=0,
+        eps=1e-10,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        fused=None,
+    ):
+        # BEGIN SOLUTION
+        limits = {
+            "learning rate": lr,
+            "lr_decay value": lr_decay,
+            "weight_decay value": weight_decay,
+            "initial_accumulator_value value": initial_accumulator_value,
+            "epsilon value": eps,
+        }
+        for what, value in limits.items():
+            if value < 0.0:
+                raise ValueError(f"Invalid {what}: {value}")
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            eps=eps,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
+        )
+        super().__init__(params, defaults)
+        # The state of every parameter is made now, not at the first step.
+        every = [(p, group) for group in self.param_groups for p in group["params"]]
+        for param, group in every:
+            self._init_state(param, group)
+        # END SOLUTION
+
+    def _init_state(self, param, group):
+        """Makes the state of ``param`` (``step`` and ``sum``) if it has none."""
+        # BEGIN SOLUTION
+        state = self.state[param]
+        if not state:
+            state["step"] = torch.tensor(0.0)
+            state["sum"] = torch.full_like(param, group["initial_accumulator_value"])
+        # END SOLUTION
+
+    def _update(self, param, grad, state, group):
+        """One Adagrad step of ``param``, in place."""
+        # BEGIN SOLUTION
+        if not state:
+            self._init_state(param, group)
+        if group["maximize"]:
+            grad = -grad
+        state["step"] += 1
+        step = state["step"].item()
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        state["sum"].addcmul_(grad, grad, value=1)
+        std = state["sum"].sqrt().add_(group["eps"])
+        param.addcdiv_(grad, std, value=-clr)
+        # END SOLUTION
+
+
+# %% tags=["check-4.11"]
+check("4.11", Adagrad)
+
+# %% [markdown]
+# ## Exercise 4.12 (build): `ReduceLROnPlateau`, the whole scheduler
+#
+# The schedules so far follow the clock. `ReduceLROnPlateau` follows the
+# training: it lowers the learning rate when a measured value (a validation
+# loss, an accuracy) stops improving. Write the class whole; the check makes
+# it `torch.optim.lr_scheduler.ReduceLROnPlateau` and compares learning
+# rates and the scheduler's bookkeeping with PyTorch's.
+#
+# **The rule.** Each call `step(metric)` compares the metric with the best
+# value seen so far. In `mode="min"` a value $a$ improves on the best $b$
+# when $a < b\,(1 - \text{threshold})$ (`threshold_mode="rel"`) or
+# $a < b - \text{threshold}$ (`"abs"`); in `mode="max"`, when
+# $a > b\,(1 + \text{threshold})$ or $a > b + \text{threshold}$. The best
+# starts at the worst value there is ($+\infty$ for `"min"`). The calls
+# since the last improvement are the *bad epochs*; when there are more
+# than `patience` of them, every group's rate becomes
+# $\max(\text{lr} \cdot \text{factor}, \text{min\_lr})$ (a change smaller
+# than `eps` is not made), the count starts again, and for the next
+# `cooldown` calls bad epochs are not counted.
+#
+# **The contract.**
+# - `ReduceLROnPlateau(optimizer, mode="min", factor=0.1, patience=10,
+#   threshold=1e-4, threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8)`:
+#   `min_lr` is one number, or a list with one per group. `ValueError` for
+#   `factor >= 1`, an unknown mode or threshold mode, or a `min_lr` list of
+#   the wrong length; `TypeError` if `optimizer` is not an optimiser.
+# - Attributes as PyTorch's: `best`, `num_bad_epochs`, `cooldown_counter`,
+#   `last_epoch` (the calls so far), `in_cooldown` (a property), and
+#   `get_last_lr()`, the groups' rates after the last call.
+# - `step(metrics, epoch=None)`: `metrics` may be a number or a 0-d tensor;
+#   passing `epoch` sets `last_epoch` and warns (`UserWarning`, deprecated).
+# - `state_dict()` holds every attribute but the optimiser;
+#   `load_state_dict(state)` puts them back.
+
+
+# %% tags=["exercise-4.12"]
+import math
+import warnings
+
+
+class ReduceLROnPlateau:
+    """Lowers the learning rate when a measured value stops improving."""
+
+    def __init__(
+        self,
+        optimizer,
+        mode="min",
+        factor=0.1,
+        patience=10,
+        threshold=1e-4,
+        threshold_mode="rel",
+        cooldown=0,
+        min_lr=0,
+        eps=1e-8,
+    ):
+        # BEGIN SOLUTION
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        if not isinstance(optimizer, torch.optim.Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.factor = factor
+        self.optimizer = optimizer
+        self.default_min_lr = None
+        if not isinstance(min_lr, (list, tuple)):
+            self.default_min_lr = min_lr
+            min_lr = [min_lr] * len(optimizer.param_groups)
+        elif len(min_lr) != len(optimizer.param_groups):
+            expected = len(optimizer.param_groups)
+            raise ValueError(f"expected {expected} min_lrs, got {len(min_lr)}")
+        self.min_lrs = list(min_lr)
+        self.patience = patience
+        self.cooldown = cooldown
+        self.eps = eps
+        self.last_epoch = 0
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode = mode
+        self.threshold = threshold
+        self.threshold_mode = threshold_mode
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+        # END SOLUTION
+
+    def step(self, metrics, epoch=None):
+        """Records one measurement and lowers the learning rate if it is time."""
+        # BEGIN SOLUTION
+        current = float(metrics)
+        if epoch is not None:
+            warnings.warn("The epoch parameter is deprecated.", UserWarning, 2)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self.is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        # END SOLUTION
+
+    def _reduce_lr(self):
+        # BEGIN SOLUTION
+        groups = self.optimizer.param_groups
+        if len(self.min_lrs) != len(groups):
+            default = self.default_min_lr or 0
+            self.min_lrs = [default] * len(groups)
+        for group, min_lr in zip(groups, self.min_lrs):
+            old_lr = float(group["lr"])
+            new_lr = max(old_lr * self.factor, min_lr)
+            if old_lr - new_lr > self.eps:
+                group["lr"] = new_lr
+        # END SOLUTION
+
+    def is_better(self, a, best):
+        """Whether ``a`` improves on ``best`` by more than the threshold."""
+        # BEGIN SOLUTION
+        if self.mode == "min" and self.threshold_mode == "rel":
+            return a < best * (1.0 - self.threshold)
+        if self.mode == "min":
+            return a < best - self.threshold
+        if self.threshold_mode == "rel":
+            return a > best * (self.threshold + 1.0)
+        return a > best + self.threshold
+        # END SOLUTION
+
+    @property
+    def in_cooldown(self):
+        # BEGIN SOLUTION
+        return self.cooldown_counter > 0
+        # END SOLUTION
+
+    def get_last_lr(self):
+        """The learning rate of each group, as last set."""
+        # BEGIN SOLUTION
+        return self._last_lr
+        # END SOLUTION
+
+    def state_dict(self):
+        """Everything the scheduler holds except the optimiser."""
+        # BEGIN SOLUTION
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+        # END SOLUTION
+
+    def load_state_dict(self, state_dict):
+        """Restores what ``state_dict`` returned."""
+        # BEGIN SOLUTION
+        self.__dict__.update(state_dict)
+        # END SOLUTION
+
+
+# %% tags=["check-4.12"]
+check("4.12", ReduceLROnPlateau)

@@ -53,34 +53,32 @@ class Adagrad(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if lr_decay < 0.0:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if initial_accumulator_value < 0.0:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if eps < 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        defaults = {
-            "lr": lr,
-            "lr_decay": lr_decay,
-            "eps": eps,
-            "weight_decay": weight_decay,
-            "initial_accumulator_value": initial_accumulator_value,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-            "fused": fused,
+        limits = {
+            "learning rate": lr,
+            "lr_decay value": lr_decay,
+            "weight_decay value": weight_decay,
+            "initial_accumulator_value value": initial_accumulator_value,
+            "epsilon value": eps,
         }
+        for what, value in limits.items():
+            if value < 0.0:
+                raise ValueError(f"Invalid {what}: {value}")
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            eps=eps,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
-        # Adagrad makes its state at once, as PyTorch's does.
-        for group in self.param_groups:
-            for param in group["params"]:
-                self._init_state(param, group)
+        # The state of every parameter is made now, not at the first step.
+        every = [(p, group) for group in self.param_groups for p in group["params"]]
+        for param, group in every:
+            self._init_state(param, group)
 
     def _init_state(self, param: Tensor, group: ParamGroup) -> None:
         state = self.state[param]

@@ -741,15 +741,14 @@ class ReduceLROnPlateau:
         _check_optimizer(optimizer)
         self.factor = factor
         self.optimizer = optimizer
-        groups = len(optimizer.param_groups)
-        if isinstance(min_lr, (list, tuple)):
-            if len(min_lr) != groups:
-                raise ValueError(f"expected {groups} min_lrs, got {len(min_lr)}")
-            self.default_min_lr: float | None = None
-            self.min_lrs = list(min_lr)
-        else:
+        self.default_min_lr: float | None = None
+        if not isinstance(min_lr, (list, tuple)):
             self.default_min_lr = min_lr  # type: ignore[assignment]
-            self.min_lrs = [min_lr] * groups
+            min_lr = [min_lr] * len(optimizer.param_groups)  # type: ignore[list-item]
+        elif len(min_lr) != len(optimizer.param_groups):
+            expected = len(optimizer.param_groups)
+            raise ValueError(f"expected {expected} min_lrs, got {len(min_lr)}")
+        self.min_lrs = list(min_lr)
         self.patience = patience
         self.cooldown = cooldown
         self.eps = eps
@@ -770,11 +769,9 @@ class ReduceLROnPlateau:
     def step(self, metrics: Any, epoch: int | None = None) -> None:
         """Records one measurement and lowers the learning rate if it is time."""
         current = float(metrics)
-        if epoch is None:
-            epoch = self.last_epoch + 1
-        else:
+        if epoch is not None:
             warnings.warn(EPOCH_WARNING, UserWarning, stacklevel=2)
-        self.last_epoch = epoch
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self.is_better(current, self.best):
             self.best = current
             self.num_bad_epochs = 0
