@@ -1307,6 +1307,7 @@ class Tensor:
         return _pointwise.atan2(self, other)
 
     def atan2_(self, other: Tensor) -> Tensor:
+        _common.check_tensor("atan2_", other, position=1)
         return self._inplace(_pointwise.atan2, other)
 
     def arctan2(self, other: Tensor) -> Tensor:
@@ -1316,6 +1317,7 @@ class Tensor:
         return _pointwise.hypot(self, other)
 
     def hypot_(self, other: Tensor) -> Tensor:
+        _common.check_tensor("hypot_", other, position=1)
         return self._inplace(_pointwise.hypot, other)
 
     # ------------------------------------------------------------------
