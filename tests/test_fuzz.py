@@ -164,8 +164,7 @@ def test_every_known_difference_has_a_reason_and_an_example() -> None:
         "[0.5, 0.5]",
         "line 3: t3 = torch.remainder(t1, t2)\n   t3: values int64[2] [1, 2] != "
         "int64[2] [1, 3]",
-        "line 5: t5 = t4.flatten()\n   t5: grad_fn ViewBackward0 != "
-        "CloneBackward0",
+        "line 5: t5 = t4.flatten()\n   t5: grad_fn ViewBackward0 != CloneBackward0",
     ],
 )
 def test_other_disagreements_are_not_known(why: str) -> None:

@@ -206,14 +206,17 @@ class RoundedDiv(Function):
         # dividend for the divisor's: it keeps them, so changing one in place
         # before backward is an error, although the gradient is 0.
         need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if need_b else None, b if need_a or need_b else None)
+        ctx.save_for_backward(
+            a if need_b and isinstance(a, Tensor) else None,
+            b if (need_a or need_b) and isinstance(b, Tensor) else None,
+        )
         if rounding_mode == "floor":
             return _floor_quotient(a, b)
         return _trunc_quotient(a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
-        ctx.saved_tensors  # raises if a kept input was changed in place
+        _ = ctx.saved_tensors  # raises if a kept input was changed in place
         zero = zeros_like(grad_output)
         return zero, zero
 
