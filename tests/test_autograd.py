@@ -189,9 +189,17 @@ def _rounded_div_unneeded_dividend_changed(L: Any) -> Any:
     return a.grad
 
 
+def _rounded_div_by_a_number(L: Any) -> Any:
+    a = leaf(L, (1.5, -2.5))
+    b = L.div(a, -1.5, rounding_mode="floor") + L.div(a, 2, rounding_mode="trunc")
+    b.sum().backward()
+    return a.grad
+
+
 @pytest.mark.parametrize(
     "run",
     [
+        _rounded_div_by_a_number,
         _hypot_other_changed,
         _hypot_integer_other_changed,
         _rounded_div_unneeded_dividend_changed,
