@@ -1312,6 +1312,7 @@ class Tensor:
         return _trigonometry.atan2(self, other)
 
     def atan2_(self, other: Tensor) -> Tensor:
+        _common.check_tensor("atan2_", other, position=1)
         return self._inplace(_trigonometry.atan2, other)
 
     def arctan2(self, other: Tensor) -> Tensor:
@@ -1321,6 +1322,7 @@ class Tensor:
         return _trigonometry.hypot(self, other)
 
     def hypot_(self, other: Tensor) -> Tensor:
+        _common.check_tensor("hypot_", other, position=1)
         return self._inplace(_trigonometry.hypot, other)
 
     # ------------------------------------------------------------------

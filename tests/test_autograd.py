@@ -126,6 +126,21 @@ def _inplace_output_changed_again(L: Any) -> None:
     y.sum().backward()
 
 
+def _rounded_div_dividend_changed(L: Any) -> None:
+    # The gradient is 0, but torch keeps the dividend for the divisor's.
+    a = L.tensor([1.5, -2.5])
+    b = L.div(a, leaf(L, (0.5, 2.0)), rounding_mode="floor")
+    a.mul_(2)
+    b.sum().backward()
+
+
+def _rounded_div_divisor_changed(L: Any) -> None:
+    d = L.tensor([2.0, 3.0])
+    b = L.div(leaf(L, (0.5, 2.0)), d, rounding_mode="trunc")
+    d.mul_(2)
+    b.sum().backward()
+
+
 @pytest.mark.parametrize(
     "run",
     [
@@ -135,12 +150,65 @@ def _inplace_output_changed_again(L: Any) -> None:
         _saved_leaf_changed_under_no_grad,
         _double_saved_output_changed,
         _inplace_output_changed_again,
+        _rounded_div_dividend_changed,
+        _rounded_div_divisor_changed,
     ],
 )
 def test_saved_tensor_changed_in_place_is_detected(run: Callable[[Any], None]) -> None:
-    message = same_error(run)
+    message = same_error(run, match_message=False)
     assert "modified by an inplace operation" in message
     assert "is at version" in message
+
+
+def _hypot_other_changed(L: Any) -> Any:
+    # hypot's gradient for x needs only x and the result: y is not kept.
+    x = leaf(L, (3.0, 1.0))
+    y = L.tensor([4.0, 1.0])
+    h = x.hypot(y)
+    y.mul_(2)
+    h.sum().backward()
+    return x.grad
+
+
+def _hypot_integer_other_changed(L: Any) -> Any:
+    x = leaf(L, (3.0, 1.0)).double()
+    y = L.tensor([4, 0])
+    h = x.hypot(y)
+    y.fill_(1)
+    h.sum().backward()
+    return h
+
+
+def _rounded_div_unneeded_dividend_changed(L: Any) -> Any:
+    # Only the divisor is kept when only the dividend requires grad.
+    a = leaf(L, (1.5, -2.5))
+    b = L.div(a, L.tensor([2.0, 3.0]), rounding_mode="floor")
+    with L.no_grad():
+        a.mul_(2)
+    b.sum().backward()
+    return a.grad
+
+
+def _rounded_div_by_a_number(L: Any) -> Any:
+    a = leaf(L, (1.5, -2.5))
+    b = L.div(a, -1.5, rounding_mode="floor") + L.div(a, 2, rounding_mode="trunc")
+    b.sum().backward()
+    return a.grad
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        _rounded_div_by_a_number,
+        _hypot_other_changed,
+        _hypot_integer_other_changed,
+        _rounded_div_unneeded_dividend_changed,
+    ],
+)
+def test_tensor_no_gradient_needs_may_change_in_place(
+    run: Callable[[Any], Any],
+) -> None:
+    assert_same(*both(run))
 
 
 def test_version_message_names_the_op_and_versions() -> None:

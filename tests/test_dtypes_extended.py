@@ -225,6 +225,55 @@ def test_range_checks_on_creation_match_torch() -> None:
         same_values(code(st), code(torch))
 
 
+@pytest.mark.parametrize(
+    ("name", "exponent"),
+    [
+        ("int32", 2**31),
+        ("int32", 2**62),
+        ("uint8", 256),
+        ("int8", 128),
+        ("int8", -129),  # a negative power of an integer: that error first
+        ("uint8", -1),
+        ("float16", 70000),
+        ("bfloat16", 1e39),
+    ],
+)
+def test_pow_exponent_must_fit_a_narrow_dtype(name: str, exponent: Any) -> None:
+    def run(t: Any) -> Any:
+        x = t.tensor([1, 2], dtype=getattr(t, name))
+        return x.pow(exponent)
+
+    same_error(run)
+    same_error(lambda t: t.pow(t.tensor([1, 2], dtype=getattr(t, name)), exponent))
+
+    def in_place(t: Any) -> Any:
+        x = t.tensor([1, 2], dtype=getattr(t, name))
+        try:
+            x.pow_(exponent)
+        except RuntimeError:
+            return x  # left unchanged
+        raise AssertionError("pow_ did not raise")
+
+    same_values(in_place(st), in_place(require_torch()))
+
+
+def test_pow_exponents_that_fit_or_promote() -> None:
+    torch = require_torch()
+    for name, exponent in [
+        ("int32", 2**31 - 1),
+        ("uint8", 255),
+        ("float16", 65504.0),
+        ("float16", math.inf),
+        ("float32", 2**62),
+        ("int32", 2.5e10),  # a float exponent makes the result float32
+    ]:
+
+        def run(t: Any, name: str = name, exponent: Any = exponent) -> Any:
+            return t.tensor([1, 2], dtype=getattr(t, name)) ** exponent
+
+        same_values(run(st), run(torch))
+
+
 # ----------------------------------------------------------------------
 # Printing
 # ----------------------------------------------------------------------

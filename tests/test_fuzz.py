@@ -96,9 +96,44 @@ KNOWN_EXAMPLES = {
     "\n   t3: grad_fn AsStridedBackward0 != RuntimeError",
     "float32 rounding of intermediate results": "line 2: t2 = t1.mean()\n   t2: "
     "values float32[] -0.01 != float32[] -0.04",
+    "remainder of an input rounded differently": "line 10: t10 = torch."
+    "remainder(t8, t9)\n   t10: values float64[2] [-0.2112045, 0.3887954] != "
+    "float64[2] [-0.2112197, 0.3887802]",
     "nan or inf in a gradient": "line 18: t2_grad = t2.grad\n   t2_grad: values "
     "float32[3] [nan, nan, 0.0] != float32[3] [nan, inf, 0.0]",
 }
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        (
+            "matmul folded and transposed",
+            "line 10: t10 = torch.matmul(t9, t8)\n   t10: grad_fn "
+            "UnsafeViewBackward0 != CloneBackward0",
+        ),
+        (
+            "layout of a permuted input kept",
+            "line 12: t9 = t8.view(*t8.shape[::-1])\n   engine raises "
+            "RuntimeError: view size is not compatible with input tensor's size "
+            "and stride; torch does not",
+        ),
+        (
+            "layout of a permuted input kept",
+            "line 8: t8 = t5.flatten()\n   t8: grad_fn ViewBackward0 != "
+            "UnsafeViewBackward0",
+        ),
+        (
+            "layout of a permuted input kept",
+            "line 11: t6.fill_(0.5)\n   t8: values float64[1, 3, 1, 3] "
+            "[[[[0.5, 0.5, 0.5]], [[0.5, 0.5, 0.5]]]] != float64[1, 3, 1, 3] "
+            "[[[[0.0, 0.0, 0.0]], [[1.0, 0.0, 0.0]]]]",
+        ),
+    ],
+)
+def test_further_forms_of_known_differences(name: str, why: str) -> None:
+    found = fuzz.known_difference(why)
+    assert found is not None and found.name == name
 
 
 def test_every_known_difference_has_a_reason_and_an_example() -> None:
@@ -121,6 +156,15 @@ def test_every_known_difference_has_a_reason_and_an_example() -> None:
         "line 5: t5 = t1 * t2\n   t5: grad_fn MulBackward0 != AddBackward0",
         "line 9: t1_grad = t1.grad\n   t1_grad: values float32[2] [1.0, 2.0] != "
         "float32[2] [1.0, 3.0]",
+        # a fill_ showing through where it should not, in the engine's values
+        # not all the filled-in value
+        "line 4: x.fill_(0.5)\n   y: values float64[2] [0.5, 1.0] != float64[2] "
+        "[0.0, 1.0]",
+        "line 4: x.fill_(0.5)\n   y: values float64[2] [0.0, 0.0] != float64[2] "
+        "[0.5, 0.5]",
+        "line 3: t3 = torch.remainder(t1, t2)\n   t3: values int64[2] [1, 2] != "
+        "int64[2] [1, 3]",
+        "line 5: t5 = t4.flatten()\n   t5: grad_fn ViewBackward0 != CloneBackward0",
     ],
 )
 def test_other_disagreements_are_not_known(why: str) -> None:

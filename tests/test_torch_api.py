@@ -492,6 +492,22 @@ def test_atan2_and_hypot_broadcast_and_promote() -> None:
     same_error(lambda L: L.hypot(L.tensor([3]), L.tensor([4])))
 
 
+@pytest.mark.parametrize("name", ["atan2_", "hypot_"])
+@pytest.mark.parametrize("other", [2.0, -1, True])
+def test_atan2_and_hypot_in_place_refuse_a_number_first(name: str, other: Any) -> None:
+    # The type of ``other`` is checked before the in-place checks: an expanded
+    # tensor, or a leaf that requires grad, still raises TypeError.
+    def expanded(L: Any) -> Any:
+        x = L.tensor([1.0, 2.0]).unsqueeze(0).expand(2, 2)
+        return getattr(x, name)(other)
+
+    def leaf(L: Any) -> Any:
+        return getattr(L.zeros(2, requires_grad=True), name)(other)
+
+    same_error(expanded)
+    same_error(leaf)
+
+
 @pytest.mark.parametrize("name", ["log10_", "exp2_", "sinh_", "atan_", "tan_"])
 def test_new_inplace_forms(name: str) -> None:
     def run(L: Any) -> Any:

@@ -135,10 +135,10 @@ def wrapped_number(value: TensorOrScalar | None) -> Tensor | None:
     return from_values([value], (), dtypes.scalar_dtype(value))
 
 
-def check_tensor(name: str, other: Any) -> None:
+def check_tensor(name: str, other: Any, position: int = 2) -> None:
     if not isinstance(other, Tensor):
         raise TypeError(
-            f"{name}(): argument 'other' (position 2) must be Tensor, not "
+            f"{name}(): argument 'other' (position {position}) must be Tensor, not "
             f"{type(other).__name__}"
         )
 

@@ -24,7 +24,7 @@ import operator
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import zeros_like
+from slowtorch_lib._creation import checked_fill, zeros_like
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import (
     ieee_div,
@@ -394,6 +394,8 @@ class PowScalar(Function):
         d = result_type(x, exponent)
         if not d.is_floating_point and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if d.narrow:  # the exponent must fit a narrow result's dtype
+            checked_fill(exponent, d)
         return _power(x, exponent, d)
 
     @staticmethod

@@ -202,12 +202,21 @@ class RoundedDiv(Function):
     def forward(
         ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar, *, rounding_mode: str
     ) -> Tensor:
+        # PyTorch's formulas take the divisor for either gradient, and the
+        # dividend for the divisor's: it keeps them, so changing one in place
+        # before backward is an error, although the gradient is 0.
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(
+            a if need_b and isinstance(a, Tensor) else None,
+            b if (need_a or need_b) and isinstance(b, Tensor) else None,
+        )
         if rounding_mode == "floor":
             return _floor_quotient(a, b)
         return _trunc_quotient(a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        _ = ctx.saved_tensors  # raises if a kept input was changed in place
         zero = zeros_like(grad_output)
         return zero, zero
 

@@ -225,14 +225,20 @@ class Hypot(Function):
         if not d.is_floating_point:
             raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{d.c_name}'")
         result = binary(math.hypot, x, y, d)
-        ctx.save_for_backward(x, y, result)
+        need_x, need_y = ctx.needs_input_grad  # keeps only what a gradient uses
+        ctx.save_for_backward(x if need_x else None, y if need_y else None, result)
         return result
 
     @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+    def backward(
+        ctx: FunctionCtx, grad_output: Tensor
+    ) -> tuple[Tensor | None, Tensor | None]:
         x, y, result = ctx.saved_tensors
         scale = grad_output / result
-        return scale * x, scale * y
+        return (
+            None if x is None else scale * x,
+            None if y is None else scale * y,
+        )
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
