@@ -24,6 +24,7 @@ Results come as a table, a CSV file (:mod:`course.export`) and, with
 
 from __future__ import annotations
 
+import importlib
 import re
 import shutil
 import tempfile
@@ -77,8 +78,6 @@ class Options:
 
 
 def chapter_exercises(chapter: int) -> list[str]:
-    import importlib
-
     try:
         module = importlib.import_module(f"course.checks.ch{chapter:02d}")
     except ImportError:

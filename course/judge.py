@@ -23,6 +23,7 @@ import math
 import os
 import re
 import secrets
+import selectors
 import shutil
 import subprocess
 import threading
@@ -391,8 +392,6 @@ def _read(
     process: subprocess.Popen[bytes], reader: Reader, deadline: float, cap: int
 ) -> str | None:
     """Reads the runner's lines until it ends; why it ended early, or None."""
-    import selectors
-
     assert process.stdout is not None
     fd = process.stdout.fileno()
     os.set_blocking(fd, False)

@@ -25,8 +25,10 @@ import functools
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,9 +157,6 @@ def _read(path: Path) -> str:
 
 
 def _kill_group(group: Path) -> None:
-    import signal
-    import time
-
     for line in _read(group / "cgroup.procs").split():
         with contextlib.suppress(OSError, ValueError):
             os.kill(int(line), signal.SIGKILL)
