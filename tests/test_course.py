@@ -666,8 +666,15 @@ def test_answers_using_the_reference_score_zero(
     assert "uses the reference: import torch" in out
     assert points(grades["hidden_import"], "1.7") == 0
     row3 = grades["imports3"]
-    assert [points(row3, e) for e in ("3.4", "3.7", "3.9", "3.10")] == [0, 0, 1, 0]
-    assert "uses the reference: the engine's own _named_members" in out
+    assert [points(row3, e) for e in ("3.4", "3.5", "3.7", "3.9", "3.10")] == [
+        0,
+        0,
+        0,
+        1,
+        0,
+    ]
+    assert "uses the reference: the engine's own _calculate_correct_fan" in out
+    assert "uses the reference: the engine's own Module" in out
     assert "from slowtorch_lib.safetensors import check_entries" in out
     assert "is (or calls) the engine's own version" in out
 

@@ -444,6 +444,25 @@ def counted(torch: Any) -> Any:
     return sum(p.numel() for p in tree(torch).parameters())
 
 
+def normalised(torch: Any) -> Any:
+    """A model with buffers: two batch norms, one of them shared, and an
+    empty buffer slot."""
+    torch.manual_seed(0)
+    norm = torch.nn.BatchNorm1d(2)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 2), norm, torch.nn.Tanh(), norm)
+    model.register_buffer("scale", torch.tensor(2.0))
+    model.register_buffer("empty", None)
+    return model
+
+
+def buffer_names(**options: Any) -> Any:
+    def run(torch: Any) -> Any:
+        found = normalised(torch).named_buffers(**options)
+        return [(name, list(b.shape), str(b.dtype)) for name, b in found]
+
+    return run
+
+
 NAMED_PARAMETERS = [
     Case("model.named_parameters()", names(tree)),
     Case("sum(p.numel() for p in model.parameters())", counted),
@@ -453,10 +472,18 @@ NAMED_PARAMETERS = [
     Case("two layers with one weight (tied)", names(tied)),
     Case("backward, then model.zero_grad()", zero_grad_story),
     Case("model.body.requires_grad_(False)", frozen),
+    Case("a model with batch norms: named_buffers()", buffer_names()),
+    Case("named_buffers(prefix='net')", buffer_names(prefix="net")),
+    Case("named_buffers(recurse=False)", buffer_names(recurse=False)),
     Case(
         "Sequential(layer, Tanh(), layer).named_parameters(remove_duplicate=False)",
         names(shared_linear, remove_duplicate=False),
         convention="remove_duplicate=False lists a shared parameter under every name",
+    ),
+    Case(
+        "named_buffers(remove_duplicate=False): a shared batch norm",
+        buffer_names(remove_duplicate=False),
+        convention="remove_duplicate=False lists a shared buffer under every name",
     ),
 ]
 
@@ -838,6 +865,198 @@ EMBEDDING = [
     ),
 ]
 
+# --- load_state_dict, whole ----------------------------------------------------------
+
+
+def two_layers(torch: Any, seed: int) -> Any:
+    """A small model with a nested container, a batch norm and a buffer that
+    is not saved; its weights depend on ``seed``."""
+    nn = torch.nn
+    model = nn.Sequential(
+        nn.Linear(3, 2), nn.BatchNorm1d(2), nn.Sequential(nn.Tanh(), nn.Linear(2, 1))
+    )
+    with torch.no_grad():
+        for number, p in enumerate(model.parameters()):
+            values = [((seed + number) * 0.37 + i * 0.29) % 1 - 0.5 for i in range(6)]
+            p.copy_(torch.tensor(values[: p.numel()]).reshape(p.shape))
+    model.register_buffer("step", torch.tensor(float(seed)), persistent=False)
+    return model
+
+
+def source_state(torch: Any) -> Any:
+    """The state of ``two_layers`` with seed 1, after a training forward (so
+    that the batch norm's running statistics have moved)."""
+    model = two_layers(torch, 1)
+    model(torch.tensor([[1.0, 2.0, -1.0], [0.5, -0.5, 3.0], [2.0, 0.0, 1.0]]))
+    return model.state_dict()
+
+
+def loaded_model(change: Any = None, **options: Any) -> Any:
+    """Loads a (changed) state into a fresh model: what it returns, and the
+    model's state afterwards."""
+
+    def run(torch: Any) -> Any:
+        state = dict(source_state(torch))
+        if change is not None:
+            change(torch, state)
+        model = two_layers(torch, 2)
+        result = model.load_state_dict(state, **options)
+        return {
+            "returned": [result.missing_keys, result.unexpected_keys],
+            "repr": repr(result),
+            "state": dict(model.state_dict()),
+            "step": model.step,
+        }
+
+    return run
+
+
+def load_error(change: Any, **options: Any) -> Any:
+    """The error of loading a changed state: its type and message."""
+
+    def run(torch: Any) -> Any:
+        state = dict(source_state(torch))
+        change(torch, state)
+        try:
+            two_layers(torch, 2).load_state_dict(state, **options)
+        except (RuntimeError, TypeError) as error:
+            return [type(error).__name__, str(error)]
+        return "no error"
+
+    return run
+
+
+def without(*keys: str) -> Any:
+    def change(torch: Any, state: dict[str, Any]) -> None:
+        for key in keys:
+            del state[key]
+
+    return change
+
+
+def with_extra(*keys: str) -> Any:
+    def change(torch: Any, state: dict[str, Any]) -> None:
+        for key in keys:
+            state[key] = torch.zeros(1)
+
+    return change
+
+
+def both(*changes: Any) -> Any:
+    def change(torch: Any, state: dict[str, Any]) -> None:
+        for one in changes:
+            one(torch, state)
+
+    return change
+
+
+def replaced(key: str, value: Any) -> Any:
+    def change(torch: Any, state: dict[str, Any]) -> None:
+        state[key] = value(torch)
+
+    return change
+
+
+def kept_identity(torch: Any) -> Any:
+    """The parameters stay the same objects, leaves that require grad."""
+    model = two_layers(torch, 2)
+    before = list(model.parameters())
+    model.load_state_dict(source_state(torch))
+    after = list(model.parameters())
+    return {
+        "same objects": all(a is b for a, b in zip(before, after)),
+        "leaves": [p.is_leaf and p.requires_grad for p in after],
+        "grad_fn": [p.grad_fn is None for p in after],
+        "weight": model[0].weight,
+    }
+
+
+def into_float64(torch: Any) -> Any:
+    """float32 values into a float64 model: the model keeps its dtype."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(2, 2).double()
+    model.load_state_dict({"weight": torch.ones(2, 2), "bias": torch.zeros(2)})
+    return [model.weight, model.bias]
+
+
+def shared_layer(torch: Any) -> Any:
+    """A layer reachable by two names is loaded (and missed) under both."""
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(2, 2)
+    model = torch.nn.Sequential(layer, torch.nn.Tanh(), layer)
+    state = {
+        "0.weight": torch.ones(2, 2),
+        "0.bias": torch.zeros(2),
+        "2.weight": torch.full((2, 2), 3.0),
+    }
+    result = model.load_state_dict(state, strict=False)
+    return {"missing": result.missing_keys, "weight": layer.weight}
+
+
+def empty_slot(torch: Any) -> Any:
+    """A parameter slot holding None is not expected."""
+    model = torch.nn.Linear(2, 1, bias=False)
+    model.register_parameter("scale", None)
+    result = model.load_state_dict({"weight": torch.ones(1, 2)})
+    return {"repr": repr(result), "weight": model.weight}
+
+
+def not_a_mapping(torch: Any) -> Any:
+    model = torch.nn.Linear(2, 1)
+    try:
+        model.load_state_dict([("weight", torch.ones(1, 2))])
+    except TypeError as error:
+        return str(error)
+    return "no error"
+
+
+LOAD = [
+    Case("load a whole state (nested, batch norm)", loaded_model()),
+    Case("the parameters keep their identity", kept_identity),
+    Case("float32 values into a float64 Linear", into_float64),
+    Case(
+        "strict=False, '1.running_var' missing",
+        loaded_model(without("1.running_var"), strict=False),
+    ),
+    Case(
+        "strict=False, unexpected 'extra', '0.extra', '5.weight', '2.1.weight.x'",
+        loaded_model(
+            with_extra("extra", "0.extra", "5.weight", "2.1.weight.x"), strict=False
+        ),
+    ),
+    Case(
+        "strict=False, the non-persistent buffer 'step' given",
+        loaded_model(with_extra("step"), strict=False),
+    ),
+    Case("strict=True, '0.bias' missing", load_error(without("0.bias"))),
+    Case("strict=True, unexpected '2.0.weight'", load_error(with_extra("2.0.weight"))),
+    Case(
+        "strict=True, two missing and two unexpected keys",
+        load_error(both(without("2.1.bias", "0.weight"), with_extra("z", "1.a"))),
+    ),
+    Case(
+        "a shape mismatch, strict=False",
+        load_error(replaced("0.weight", lambda t: t.zeros(3, 2)), strict=False),
+    ),
+    Case(
+        "a shape mismatch and a missing key",
+        load_error(
+            both(replaced("2.1.weight", lambda t: t.zeros(2)), without("0.bias"))
+        ),
+    ),
+    Case(
+        "a value that is not a tensor",
+        load_error(replaced("0.bias", lambda t: [0.0, 0.0])),
+    ),
+    Case("a list of pairs instead of a mapping", not_a_mapping),
+    Case("Sequential(layer, Tanh(), layer), '2.bias' missing", shared_layer),
+    Case(
+        "a parameter slot holding None",
+        empty_slot,
+        convention="a None parameter or buffer is neither expected nor copied",
+    ),
+]
+
 # --- the exercises ----------------------------------------------------------------
 
 EXERCISES = {
@@ -941,20 +1160,20 @@ EXERCISES = {
     ),
     "3.7": Exercise(
         "3.7",
-        "named_parameters",
-        "named_parameters",
+        "named_parameters and named_buffers",
+        "named_members",
         "piece",
         NAMED_PARAMETERS,
         [
-            "Each module keeps its own parameters in the dict self._parameters "
-            "(a value may be None).",
+            "Each module keeps its own parameters in the dict module._parameters "
+            "and its buffers in module._buffers (a value may be None): "
+            "getattr(module, home) is the one to read.",
             "named_modules(prefix=...) already walks the tree with dotted names: "
-            "join each module's path and the parameter's name with a dot.",
-            "Remember the parameters you have yielded, so that a shared one comes "
+            "join each module's path and the tensor's name with a dot.",
+            "Remember the tensors you have yielded, so that a shared one comes "
             "once; recurse=False looks at this module only.",
         ],
-        target="slowtorch_lib.nn.modules.module.Module.named_parameters",
-        forbidden=("_named_members",),
+        target="slowtorch_lib.nn.modules.module.Module._named_members",
         what="walks of a model",
     ),
     "3.8": Exercise(
@@ -1026,5 +1245,27 @@ EXERCISES = {
         ],
         target="slowtorch_lib.nn.modules.sparse.Embedding",
         what="embeddings",
+    ),
+    "3.12": Exercise(
+        "3.12",
+        "build: load_state_dict",
+        "load_state_dict",
+        "piece",
+        LOAD,
+        [
+            "Walk named_modules(remove_duplicate=False): for each module, the "
+            "tensors it expects are its parameters and persistent buffers that "
+            "are not None, under its prefix.",
+            "Collect the missing keys, the unexpected ones (a key under the "
+            "module's prefix whose first part is neither one of its tensors nor, "
+            "when a dot follows, one of its children) and the error messages; "
+            "copy nothing yet.",
+            "With strict, the missing and unexpected keys go first in the errors; "
+            "raise one RuntimeError for all, else copy_ each value under no_grad "
+            "and return _IncompatibleKeys(missing, unexpected).",
+        ],
+        target="slowtorch_lib.nn.modules.module.Module.load_state_dict",
+        forbidden=("_local_state", "_copy_error", "_unexpected_keys"),
+        what="loads",
     ),
 }

@@ -873,13 +873,13 @@ def fresh_state(torch: Any) -> Any:
     return optimizer.state_dict()
 
 
-def refused(**settings: Any) -> Any:
+def refused(make: str, **settings: Any) -> Any:
     """Whether a setting is refused, and the parameter left alone."""
 
     def run(torch: Any) -> Any:
         p = torch.tensor(START, requires_grad=True)
         try:
-            torch.optim.Adagrad([p], **settings)
+            getattr(torch.optim, make)([p], **settings)
         except ValueError:
             return {"raised": "ValueError", "p": p}
         return {"raised": None, "p": p}
@@ -930,13 +930,91 @@ ADAGRAD = [
         "Adagrad(lr=0.1): a parameter without a gradient",
         without_grad("Adagrad", lr=0.1),
     ),
-    Case("Adagrad(lr=-0.1)", refused(lr=-0.1)),
-    Case("Adagrad(eps=-1e-3)", refused(eps=-1e-3)),
-    Case("Adagrad(lr_decay=-1.0)", refused(lr_decay=-1.0)),
+    Case("Adagrad(lr=-0.1)", refused("Adagrad", lr=-0.1)),
+    Case("Adagrad(eps=-1e-3)", refused("Adagrad", eps=-1e-3)),
+    Case("Adagrad(lr_decay=-1.0)", refused("Adagrad", lr_decay=-1.0)),
     Case(
         "add_param_group({'params': [q], 'lr': 0.3}) after construction",
         added_group,
         convention="a group added later gets its state at its first step",
+    ),
+]
+
+# --- RMSprop, the whole optimiser ---------------------------------------------------
+
+
+def first_state(make: str, **settings: Any) -> Any:
+    """The state after one step: what the optimiser made, and its dtypes."""
+
+    def run(torch: Any) -> Any:
+        p = torch.tensor(START, requires_grad=True)
+        optimizer = getattr(torch.optim, make)([p], **settings)
+        before = len(optimizer.state)
+        train_steps(optimizer, [p], 1, torch)
+        state = optimizer.state[p]
+        return {
+            "states before": before,
+            "keys": sorted(state),
+            "dtypes": {k: str(v.dtype) for k, v in state.items()},
+            "step shape": list(state["step"].shape),
+        }
+
+    return run
+
+
+RMSPROP = [
+    Case("RMSprop(lr=0.01): 6 steps", trajectory("RMSprop", lr=0.01)),
+    Case("RMSprop(lr=0.05, alpha=0.5)", trajectory("RMSprop", lr=0.05, alpha=0.5)),
+    Case(
+        "RMSprop(lr=0.01, weight_decay=0.5)",
+        trajectory("RMSprop", lr=0.01, weight_decay=0.5),
+    ),
+    Case(
+        "RMSprop(lr=0.01, momentum=0.9)",
+        trajectory("RMSprop", lr=0.01, momentum=0.9),
+    ),
+    Case(
+        "RMSprop(lr=0.01, centered=True)",
+        trajectory("RMSprop", lr=0.01, centered=True),
+    ),
+    Case(
+        "RMSprop(lr=0.01, momentum=0.5, centered=True, eps=0.1)",
+        trajectory("RMSprop", lr=0.01, momentum=0.5, centered=True, eps=0.1),
+    ),
+    Case(
+        "RMSprop(lr=0.01, maximize=True)",
+        trajectory("RMSprop", 3, lr=0.01, maximize=True),
+    ),
+    Case(
+        "two groups: RMSprop {lr: 0.05, momentum: 0.5} and the defaults lr=0.01",
+        two_groups("RMSprop", {"lr": 0.05, "momentum": 0.5}, {"lr": 0.01}),
+    ),
+    Case("RMSprop(): the state after one step", first_state("RMSprop")),
+    Case(
+        "RMSprop(momentum=0.9, centered=True): the state after one step",
+        first_state("RMSprop", momentum=0.9, centered=True),
+    ),
+    Case(
+        "RMSprop(lr=0.01, momentum=0.9, centered=True): state_dict()['state']",
+        saved_state("RMSprop", lr=0.01, momentum=0.9, centered=True),
+    ),
+    Case(
+        "RMSprop(lr=0.01, momentum=0.9): 3 steps, load_state_dict, 3 more",
+        resumed("RMSprop", lr=0.01, momentum=0.9),
+    ),
+    Case(
+        "RMSprop(lr=0.01): a parameter without a gradient",
+        without_grad("RMSprop", lr=0.01),
+    ),
+    Case("RMSprop(lr=-0.1)", refused("RMSprop", lr=-0.1)),
+    Case("RMSprop(eps=-1e-3)", refused("RMSprop", eps=-1e-3)),
+    Case("RMSprop(momentum=-0.5)", refused("RMSprop", momentum=-0.5)),
+    Case("RMSprop(weight_decay=-0.1)", refused("RMSprop", weight_decay=-0.1)),
+    Case("RMSprop(alpha=-0.5)", refused("RMSprop", alpha=-0.5)),
+    Case(
+        "RMSprop(lr=0.01, alpha=0.0)",
+        trajectory("RMSprop", 3, lr=0.01, alpha=0.0),
+        convention="alpha=0 keeps no memory: each step divides by |g| + eps",
     ),
 ]
 
@@ -1282,5 +1360,26 @@ EXERCISES = {
         ],
         target="slowtorch_lib.optim.lr_scheduler.ReduceLROnPlateau",
         what="schedules",
+    ),
+    "4.13": Exercise(
+        "4.13",
+        "build: RMSprop",
+        "RMSprop",
+        "piece",
+        RMSPROP,
+        [
+            "Two parts: check and collect the settings and hand them to the base "
+            "class as defaults; then _update, which makes a parameter's state the "
+            "first time it meets it.",
+            "The state is a step counter (a float32 0-d tensor), the running "
+            "average of squared gradients, and, only when asked for, a momentum "
+            "buffer and a running average of the gradients (centered).",
+            "In _update, apply maximize and weight decay to the gradient first; "
+            "update the averages in place (mul_, addcmul_, lerp_), add eps after "
+            "the square root, then step the parameter directly or through the "
+            "buffer.",
+        ],
+        target="slowtorch_lib.optim.rmsprop.RMSprop",
+        what="optimiser runs",
     ),
 }

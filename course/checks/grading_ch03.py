@@ -12,18 +12,24 @@ from course.checks.ch03 import (
     LOGITS,
     SCORES,
     X,
+    both,
     classes,
     entry,
     f32,
     gradients_of,
+    load_error,
     loaded,
+    loaded_model,
     looked_up,
     loss_and_grad,
     names,
     padding_row,
     printed,
+    replaced,
     spread,
     tree,
+    with_extra,
+    without,
 )
 
 
@@ -154,5 +160,23 @@ CASES = {
             ),
         ),
         Case("an empty header and buffer", loaded({}, b"")),
+    ],
+    "3.12": [
+        Case(
+            "strict=False: '2.1.bias' missing, unexpected '2.x' and '1.weight.y'",
+            loaded_model(
+                both(without("2.1.bias"), with_extra("2.x", "1.weight.y")),
+                strict=False,
+            ),
+        ),
+        Case(
+            "unexpected '0.w', '1.num_batches_tracked' a float list",
+            load_error(
+                both(
+                    with_extra("0.w"),
+                    replaced("1.num_batches_tracked", lambda t: [1.0]),
+                )
+            ),
+        ),
     ],
 }

@@ -99,6 +99,22 @@ CASES = {
             two_groups("Adagrad", {"eps": 0.1}, {"lr": 0.2}),
         ),
     ],
+    "4.13": [
+        Case(
+            "RMSprop(lr=0.02, alpha=0.9, weight_decay=0.1, momentum=0.3), 8 steps",
+            trajectory(
+                "RMSprop", 8, lr=0.02, alpha=0.9, weight_decay=0.1, momentum=0.3
+            ),
+        ),
+        Case(
+            "RMSprop(lr=0.02, centered=True): resumed",
+            resumed("RMSprop", lr=0.02, centered=True),
+        ),
+        Case(
+            "two groups: RMSprop {centered: True} and lr=0.03",
+            two_groups("RMSprop", {"centered": True}, {"lr": 0.03}),
+        ),
+    ],
     "4.12": [
         Case(
             "mode='max', threshold_mode='abs', threshold=0.05, cooldown=1",

@@ -8,7 +8,7 @@
 # in a training step), checked against PyTorch's recorded answers. Then
 # pieces of the engine's `nn`: backward rules of an activation, of the
 # linear layer and of `log_softmax`; Kaiming's initialisation;
-# `cross_entropy`; the walk that finds a model's parameters; and the check
+# `cross_entropy`; the walk that finds a model's parameters and buffers; and the check
 # that makes loading a safetensors file safe. Each check puts your piece
 # **into the engine in place of its own** and runs real models, losses and
 # files through it.
@@ -251,22 +251,27 @@ def cross_entropy(
 check("3.6", cross_entropy)
 
 # %% [markdown]
-# ## Exercise 3.7: `named_parameters`
+# ## Exercise 3.7: `named_parameters` and `named_buffers`
 #
-# `parameters()`, `zero_grad()`, `requires_grad_()` and every optimiser find
-# a model's parameters through one method. Write
-# `named_parameters(self, prefix="", recurse=True, remove_duplicate=True)`: a
-# generator of `(dotted name, parameter)` pairs, each module's own
-# parameters (from `module._parameters`, where a value may be `None`) in the
-# order of `named_modules`, names prefixed with `prefix` and a dot if
-# `prefix` is not empty. A parameter shared by two modules comes once
-# (unless `remove_duplicate=False`); `recurse=False` lists this module's
-# own parameters only. The check makes it `nn.Module`'s method.
+# `parameters()`, `zero_grad()`, `requires_grad_()`, every optimiser and
+# `buffers()` find a model's tensors through one walk, which
+# `named_parameters` and `named_buffers` share. Write it:
+# `named_members(self, home, prefix, recurse, remove_duplicate)`, a generator
+# of `(dotted name, tensor)` pairs taken from the dictionary named `home`
+# (`"_parameters"` or `"_buffers"`) of each module, where a value may be
+# `None` (skipped). The modules come in the order of `named_modules`, and
+# names are prefixed with `prefix` and a dot if `prefix` is not empty. A
+# tensor held by two modules comes once (unless `remove_duplicate=False`);
+# `recurse=False` lists this module's own tensors only. The check makes it
+# the engine's `Module._named_members`, which
+# `model.named_parameters(prefix="", recurse=True, remove_duplicate=True)`
+# calls with `"_parameters"` and `model.named_buffers(...)` with
+# `"_buffers"`.
 
 
 # %% tags=["exercise-3.7"]
-def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
-    """Every parameter with its dotted name, such as "0.weight"."""
+def named_members(self, home, prefix, recurse, remove_duplicate):
+    """The tensors in the dictionary ``home`` of each module, with dotted names."""
     # BEGIN SOLUTION
     if recurse:
         walk = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
@@ -274,17 +279,17 @@ def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         walk = [(prefix, self)]
     yielded = set()
     for path, module in walk:
-        for name, param in module._parameters.items():
-            if param is None or param in yielded:
+        for name, tensor in getattr(module, home).items():
+            if tensor is None or tensor in yielded:
                 continue
             if remove_duplicate:
-                yielded.add(param)
-            yield (f"{path}.{name}" if path else name), param
+                yielded.add(tensor)
+            yield (f"{path}.{name}" if path else name), tensor
     # END SOLUTION
 
 
 # %% tags=["check-3.7"]
-check("3.7", named_parameters)
+check("3.7", named_members)
 
 # %% [markdown]
 # ## Exercise 3.8: the backward rule of a linear layer
@@ -558,3 +563,114 @@ class Embedding(torch.nn.Module):
 
 # %% tags=["check-3.11"]
 check("3.11", Embedding)
+
+# %% [markdown]
+# ## Exercise 3.12 (build): `load_state_dict`
+#
+# `state_dict()` turns a model into a dictionary of named tensors; write the
+# way back, `load_state_dict(self, state_dict, strict=True)`, whole. The
+# check makes it `nn.Module`'s method (the epilogue's name generator starts
+# by loading its weights with it) and compares what it copies, returns and
+# raises with PyTorch's.
+#
+# **The rule.** The tensors a module expects are, for each module of the
+# tree in the order of `named_modules(remove_duplicate=False)` (a module
+# reachable by two names is visited under both), its own parameters and
+# then its persistent buffers (those not in
+# `module._non_persistent_buffers_set`), skipping a `None`, each under its
+# dotted name, as `state_dict()` lists them. An expected key absent from
+# `state_dict` is *missing*. A key of `state_dict` is *unexpected* when it
+# names nothing: for a module with prefix `p`, a key `p + "a"` must be one of
+# its expected tensors and a key `p + "a.rest"` must go down to a child `a`
+# (which checks the rest in turn).
+#
+# **The contract.**
+# - Each value is copied **into** the existing tensor (`copy_`, under
+#   `torch.no_grad()`): parameters keep their identity, dtype and
+#   `requires_grad`, so that an optimiser holding them sees the new values.
+# - It returns `torch.nn.modules.module._IncompatibleKeys(missing_keys,
+#   unexpected_keys)`, a named tuple of two lists of keys in the order
+#   met (modules in the walk's order; for each, its missing keys in its
+#   tensors' order, then its unexpected keys in `state_dict`'s order). Its
+#   repr is `<All keys matched successfully>` when both are empty.
+# - Errors: a `state_dict` that is not a mapping (`collections.abc.Mapping`)
+#   raises `TypeError("Expected state_dict to be dict-like, got <type>.")`.
+#   A value that is not a tensor, or whose shape differs from the tensor it
+#   would go into, is an error whatever `strict`, with PyTorch's messages:
+#   `While copying the parameter named "<key>", expected torch.Tensor or
+#   Tensor-like object from checkpoint but received <type>` and
+#   `size mismatch for <key>: copying a param with shape <its shape> from
+#   checkpoint, the shape in current model is <shape>.` With `strict=True`,
+#   missing and unexpected keys are errors too, listed first:
+#   `Missing key(s) in state_dict: "a", "b". ` then
+#   `Unexpected key(s) in state_dict: "c". ` (each ends with a space). All
+#   the errors are raised together as one `RuntimeError` whose message is
+#   `Error(s) in loading state_dict for <class name>:` followed by each
+#   error on its own line, after a newline and a tab.
+# - Check everything before copying anything, so that a load that raises
+#   leaves the model as it was. (PyTorch copies the matching entries first;
+#   the engine does not.)
+
+
+# %% tags=["exercise-3.12"]
+from collections.abc import Mapping
+
+
+def load_state_dict(self, state_dict, strict=True):
+    """Copies the tensors of ``state_dict`` into the parameters and buffers."""
+    # BEGIN SOLUTION
+    if not isinstance(state_dict, Mapping):
+        kind = type(state_dict)
+        raise TypeError(f"Expected state_dict to be dict-like, got {kind}.")
+    missing, unexpected, errors, copies = [], [], [], []
+    for path, module in self.named_modules(remove_duplicate=False):
+        prefix = f"{path}." if path else ""
+        expected = {n: p for n, p in module._parameters.items() if p is not None}
+        for name, buffer in module._buffers.items():
+            if buffer is not None and name not in module._non_persistent_buffers_set:
+                expected[name] = buffer
+        for name, tensor in expected.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, torch.Tensor):
+                errors.append(
+                    f'While copying the parameter named "{key}", expected '
+                    "torch.Tensor or Tensor-like object from checkpoint but "
+                    f"received {type(value)}"
+                )
+            elif value.shape != tensor.shape:
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{value.shape} from checkpoint, the shape in current model "
+                    f"is {tensor.shape}."
+                )
+            else:
+                copies.append((tensor, value))
+        for key in state_dict:
+            if isinstance(key, str) and key.startswith(prefix):
+                head, dot, _ = key[len(prefix) :].partition(".")
+                if head not in (module._modules if dot else expected):
+                    unexpected.append(key)
+    if strict and unexpected:
+        listed = ", ".join(f'"{key}"' for key in unexpected)
+        errors.insert(0, f"Unexpected key(s) in state_dict: {listed}. ")
+    if strict and missing:
+        listed = ", ".join(f'"{key}"' for key in missing)
+        errors.insert(0, f"Missing key(s) in state_dict: {listed}. ")
+    if errors:
+        raise RuntimeError(
+            f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+            + "\n\t".join(errors)
+        )
+    with torch.no_grad():
+        for tensor, value in copies:
+            tensor.copy_(value)
+    return torch.nn.modules.module._IncompatibleKeys(missing, unexpected)
+    # END SOLUTION
+
+
+# %% tags=["check-3.12"]
+check("3.12", load_state_dict)

@@ -735,3 +735,128 @@ class ReduceLROnPlateau:
 
 # %% tags=["check-4.12"]
 check("4.12", ReduceLROnPlateau)
+
+# %% [markdown]
+# ## Exercise 4.13 (build): RMSprop, the whole optimiser
+#
+# Adagrad's sum of squared gradients only grows, so its steps shrink for
+# ever. RMSprop (Hinton's lecture notes, 2012) keeps a running *average*
+# instead, which forgets old gradients. Write the class
+# `RMSprop(torch.optim.Optimizer)` whole; the check makes it
+# `torch.optim.RMSprop` everywhere and compares parameters and saved states
+# with PyTorch's.
+#
+# **The maths.** With gradient $g_t$ (negated under `maximize`), $\lambda$
+# the weight decay, $\alpha$ the smoothing constant and $\mu$ the momentum,
+# at each step:
+#
+# $$g_t \leftarrow g_t + \lambda\,\theta_{t-1}, \qquad
+#   v_t = \alpha\,v_{t-1} + (1 - \alpha)\,g_t^2, \qquad
+#   d_t = \sqrt{v_t} + \varepsilon$$
+#
+# and, with `centered=True`, the running average of the gradients
+# $\bar g_t = \alpha\,\bar g_{t-1} + (1 - \alpha)\,g_t$ is taken out of the
+# mean square: $d_t = \sqrt{v_t - \bar g_t^2} + \varepsilon$. Then, without
+# momentum $\theta_t = \theta_{t-1} - \text{lr}\,g_t / d_t$, and with it
+# $b_t = \mu\,b_{t-1} + g_t / d_t$ and $\theta_t = \theta_{t-1} - \text{lr}\,b_t$.
+# Every running quantity ($v$, $\bar g$, $b$) starts at zero.
+#
+# **The contract.**
+# - `RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0,
+#   momentum=0, centered=False, capturable=False, foreach=None,
+#   maximize=False, differentiable=False)`. A negative `lr`, `eps`,
+#   `momentum`, `weight_decay` or `alpha` raises `ValueError` before
+#   anything is made.
+# - Every setting is a default of the base class (`Optimizer.__init__(params,
+#   defaults)`), so that each parameter group can override it and
+#   `state_dict()` saves it.
+# - A parameter's state is made at its first step, as Adam's:
+#   `state["step"]`, a float32 0-d tensor counting the steps;
+#   `state["square_avg"]` ($v$), shaped like the parameter;
+#   `state["momentum_buffer"]` ($b$) only when `momentum > 0`, and
+#   `state["grad_avg"]` ($\bar g$) only when `centered`.
+# - `_update(param, grad, state, group)` is called by `Optimizer.step` with
+#   autograd off, for each parameter that has a gradient; it changes `param`
+#   and the state in place.
+
+
+# %% tags=["exercise-4.13"]
+class RMSprop(torch.optim.Optimizer):
+    """RMSprop: divide the step by a running root-mean-square of gradients."""
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        alpha=0.99,
+        eps=1e-8,
+        weight_decay=0,
+        momentum=0,
+        centered=False,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
+        # BEGIN SOLUTION
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if alpha < 0.0:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "alpha": alpha,
+            "eps": eps,
+            "centered": centered,
+            "weight_decay": weight_decay,
+            "capturable": capturable,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+        # END SOLUTION
+
+    def _update(self, param, grad, state, group):
+        """One RMSprop step of ``param``, in place."""
+        # BEGIN SOLUTION
+        if not state:
+            state["step"] = torch.tensor(0.0)
+            state["square_avg"] = torch.zeros_like(param)
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = torch.zeros_like(param)
+            if group["centered"]:
+                state["grad_avg"] = torch.zeros_like(param)
+        if group["maximize"]:
+            grad = -grad
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        alpha = group["alpha"]
+        square_avg = state["square_avg"]
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if group["centered"]:
+            grad_avg = state["grad_avg"]
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(group["eps"])
+        if group["momentum"] > 0:
+            buf = state["momentum_buffer"]
+            buf.mul_(group["momentum"]).addcdiv_(grad, avg)
+            param.add_(buf, alpha=-group["lr"])
+        else:
+            param.addcdiv_(grad, avg, value=-group["lr"])
+        # END SOLUTION
+
+
+# %% tags=["check-4.13"]
+check("4.13", RMSprop)

@@ -107,11 +107,17 @@ def chapter3_references() -> dict[str, Any]:
     return with_answers(
         blank,
         exercise_3_4="elu_backward = torch.nn.functional.activation.Elu.backward\n",
+        exercise_3_5=(
+            "import math\n"
+            "def kaiming_std(tensor, a, mode, nonlinearity):\n"
+            "    fan = torch.nn.init._calculate_correct_fan(tensor, mode)\n"
+            "    return torch.nn.init.calculate_gain(nonlinearity, a) / "
+            "math.sqrt(fan)\n"
+        ),
         exercise_3_7=(
-            "def named_parameters(self, prefix='', recurse=True, "
-            "remove_duplicate=True):\n"
-            "    return self._named_members('_parameters', prefix, recurse, "
-            "remove_duplicate)\n"
+            "def named_members(self, home, prefix, recurse, remove_duplicate):\n"
+            "    walk = torch.nn.Module._named_members\n"
+            "    return walk(self, home, prefix, recurse, remove_duplicate)\n"
         ),
         exercise_3_9=solution_answer(CHAPTER3, "3.9"),
         exercise_3_10="from slowtorch_lib.safetensors import check_entries\n",

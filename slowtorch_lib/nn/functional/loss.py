@@ -421,6 +421,11 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None) -> None:
                 f"Expected target size {list(expected)}, got {list(target._shape)}"
             )
     classes = input._shape[0] if input.dim() == 1 else input._shape[1]
+    _check_class_weights(weight, classes)
+
+
+def _check_class_weights(weight: Tensor | None, classes: int) -> None:
+    """PyTorch's check that a class weight has one value per class."""
     if weight is not None and weight.numel() != classes:
         raise RuntimeError(
             f"weight tensor should be defined either for all {classes} classes or "
@@ -604,11 +609,7 @@ def _cross_entropy_probabilities(
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     classes = input._shape[class_dim]
-    if weight is not None and weight.numel() != classes:
-        raise RuntimeError(
-            f"weight tensor should be defined either for all {classes} classes or "
-            f"no classes but got weight tensor of shape: {list(weight._shape)}"
-        )
+    _check_class_weights(weight, classes)
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + label_smoothing / classes
     log_p = log_softmax(input, class_dim)
