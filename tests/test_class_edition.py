@@ -224,17 +224,10 @@ def definition_at(text: str, number: int) -> str | None:
         prefix, body = name + ".", node.body
 
 
-# Engine code that other code uses and that holds (part of) an answer. A class
-# edition keeps it; each is for the engine's layout to remove (one home per
-# concept) or for its exercise to change, and then to leave this list.
-KNOWN = {
-    # Module._named_members walks parameters and buffers alike.
-    ("Module._named_members", "3.7"),
-    # The other optimisers' _update share Adam's bookkeeping (state, maximize).
-    ("RMSprop._update", "4.5"),
-    # nll_loss's _check_nll checks a class weight with cross_entropy's words.
-    ("_check_nll", "3.6"),
-}
+# Engine code that other code uses and that holds (part of) an answer: a class
+# edition would keep it. None is left (one home per concept); a new one is for
+# the engine's layout to remove or for its exercise to change, not to list here.
+KNOWN: set[tuple[str, str]] = set()
 
 
 def grading_only_values() -> dict[str, str]:

@@ -586,12 +586,14 @@ CLIP = [
 
 
 def batches(n: int, batch_size: int, drop_last: bool = False) -> Any:
+    """The batches of a BatchSampler over ``SequentialSampler(range(n))``."""
+
     def run(torch: Any) -> Any:
         data = torch.utils.data
-        dataset = data.TensorDataset(torch.arange(float(n)), torch.arange(n) % 3)
-        loader = data.DataLoader(dataset, batch_size=batch_size, drop_last=drop_last)
-        found = [batch[0].tolist() for batch in loader]
-        return {"len": len(loader), "sizes": [len(b) for b in found], "x": found}
+        order = data.SequentialSampler(range(n))
+        sampler = data.BatchSampler(order, batch_size, drop_last)
+        found = list(sampler)
+        return {"len": len(sampler), "sizes": [len(b) for b in found], "x": found}
 
     return run
 
@@ -602,16 +604,10 @@ def sampler_directly(torch: Any) -> Any:
 
 
 def over_shuffled(torch: Any) -> Any:
-    """Batches of a shuffled loader: every index once, in batches of 4, 4, 2."""
+    """Batches of shuffled indices: every index once, in batches of 4, 4, 2."""
     data = torch.utils.data
-    dataset = data.TensorDataset(torch.arange(10))
-    loader = data.DataLoader(
-        dataset,
-        batch_size=4,
-        shuffle=True,
-        generator=torch.Generator().manual_seed(0),
-    )
-    found = [batch[0].tolist() for batch in loader]
+    order = data.RandomSampler(range(10), generator=torch.Generator().manual_seed(0))
+    found = list(data.BatchSampler(order, 4, False))
     return {
         "sizes": [len(b) for b in found],
         "all": sorted(i for b in found for i in b),
@@ -638,8 +634,7 @@ BATCHES = [
     Case("3 samples, batch_size=5", batches(3, 5)),
     Case("10 samples, batch_size=1", batches(10, 1)),
     Case("BatchSampler(range(7), 3, False), read twice", sampler_directly),
-    Case("shuffle=True: sizes and indices", over_shuffled),
-    Case("a data set of dicts, batch_size=2", dict_samples),
+    Case("over a RandomSampler: sizes and indices", over_shuffled),
     Case(
         "3 samples, batch_size=5, drop_last=True",
         batches(3, 5, True),
@@ -700,15 +695,14 @@ def global_seed(torch: Any) -> Any:
     return {"same after manual_seed": orders[0] == orders[1], "n": len(orders[0])}
 
 
-def loader_epochs(torch: Any) -> Any:
+def batched_epochs(torch: Any) -> Any:
+    """Two passes of batches over a RandomSampler (as a shuffling DataLoader)."""
     data = torch.utils.data
-    dataset = data.TensorDataset(torch.arange(12))
-    loader = data.DataLoader(
-        dataset, batch_size=5, shuffle=True, generator=torch.Generator().manual_seed(4)
-    )
-    epochs = [[i for (b,) in loader for i in b.tolist()] for _ in range(2)]
+    order = data.RandomSampler(range(12), generator=torch.Generator().manual_seed(4))
+    sampler = data.BatchSampler(order, 5, False)
+    epochs = [[i for b in sampler for i in b] for _ in range(2)]
     return {
-        "sizes": [len(b) for (b,) in loader],
+        "sizes": [len(b) for b in sampler],
         "each epoch every index": [sorted(e) == list(range(12)) for e in epochs],
         "epochs differ": epochs[0] != epochs[1],
     }
@@ -719,7 +713,9 @@ SHUFFLE = [
     Case("RandomSampler(range(20)): two passes", shuffled_not_sorted),
     Case("two samplers seeded alike", same_seed),
     Case("torch.manual_seed(3) before each pass", global_seed),
-    Case("DataLoader(shuffle=True), two epochs", loader_epochs),
+    Case(
+        "BatchSampler(RandomSampler(range(12)), 5, False), two passes", batched_epochs
+    ),
     Case(
         "RandomSampler(range(10), replacement=True, num_samples=30)",
         one_pass(10, replacement=True, num_samples=30),
@@ -756,15 +752,41 @@ _BLOB_POINTS, _BLOB_LABELS = make_blobs(90, centers=3, cluster_std=1.0, seed=0)
 BLOBS = ([[x / 5, y / 5] for x, y in _BLOB_POINTS], _BLOB_LABELS)  # scaled to ~[-2, 2]
 
 
+class Batches:
+    """The loader of the training cases: ``(inputs, targets)`` batches of rows
+    of ``xs`` and ``ys``, in a new order at each pass when ``shuffle_seed`` is
+    given (drawn with Python's ``random``, so the same in both libraries).
+    It stands for a DataLoader, which exercise 4.14 asks for."""
+
+    def __init__(
+        self,
+        torch: Any,
+        xs: list[Any],
+        ys: list[Any],
+        batch_size: int,
+        shuffle_seed: int | None = None,
+    ) -> None:
+        self.torch, self.xs, self.ys = torch, xs, ys
+        self.batch_size = batch_size
+        self.rng = None if shuffle_seed is None else random.Random(shuffle_seed)
+
+    def __iter__(self) -> Any:
+        order = list(range(len(self.xs)))
+        if self.rng is not None:
+            self.rng.shuffle(order)
+        for start in range(0, len(order), self.batch_size):
+            chosen = order[start : start + self.batch_size]
+            inputs = self.torch.tensor([self.xs[i] for i in chosen])
+            yield inputs, self.torch.tensor([self.ys[i] for i in chosen])
+
+
 def regression(epochs: int, batch_size: int, n: int = 12, momentum: float = 0.0) -> Any:
     """Losses per epoch of a straight-line fit (same start in both libraries)."""
 
     def run(torch: Any) -> Any:
         model = mlp(torch, [1, 1], 0)
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=momentum)
-        data = torch.utils.data
-        dataset = data.TensorDataset(torch.tensor(LINE_X[:n]), torch.tensor(LINE_Y[:n]))
-        loader = data.DataLoader(dataset, batch_size=batch_size)
+        loader = Batches(torch, LINE_X[:n], LINE_Y[:n], batch_size)
         losses = Loop.train(model, torch.nn.MSELoss(), optimizer, loader, epochs)
         return {"losses": list(losses), "weight": model[0].weight}
 
@@ -774,9 +796,7 @@ def regression(epochs: int, batch_size: int, n: int = 12, momentum: float = 0.0)
 def returns_floats(torch: Any) -> Any:
     model = mlp(torch, [1, 1], 0)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    data = torch.utils.data
-    dataset = data.TensorDataset(torch.tensor(LINE_X), torch.tensor(LINE_Y))
-    loader = data.DataLoader(dataset, batch_size=6)
+    loader = Batches(torch, LINE_X, LINE_Y, 6)
     losses = Loop.train(model, torch.nn.MSELoss(), optimizer, loader, 2)
     return [type(loss).__name__ for loss in losses]
 
@@ -792,14 +812,7 @@ def classifier(
         first = model[0].weight.detach().clone()
         params = model[2].parameters() if frozen else model.parameters()
         optimizer = torch.optim.Adam(params, lr=0.05)
-        data = torch.utils.data
-        dataset = data.TensorDataset(torch.tensor(xs), torch.tensor(ys))
-        loader = data.DataLoader(
-            dataset,
-            batch_size=30,
-            shuffle=True,
-            generator=torch.Generator().manual_seed(0),
-        )
+        loader = Batches(torch, xs, ys, 30, shuffle_seed=0)
         losses = Loop.train(
             model, torch.nn.CrossEntropyLoss(), optimizer, loader, epochs
         )
@@ -1015,6 +1028,181 @@ RMSPROP = [
         "RMSprop(lr=0.01, alpha=0.0)",
         trajectory("RMSprop", 3, lr=0.01, alpha=0.0),
         convention="alpha=0 keeps no memory: each step divides by |g| + eps",
+    ),
+]
+
+# --- DataLoader, whole ------------------------------------------------------------
+
+
+def pairs(torch: Any, n: int = 10) -> Any:
+    """A TensorDataset of ``n`` samples: a float row and an int64 label."""
+    rows = torch.arange(2.0 * n).reshape(n, 2)
+    return torch.utils.data.TensorDataset(rows, torch.arange(n) % 3)
+
+
+def served(make: Any) -> Any:
+    """Every batch of one pass (each batch's parts as lists), the dtypes of the
+    first and the loader's length."""
+
+    def run(torch: Any) -> Any:
+        loader = make(torch, torch.utils.data)
+        found = list(loader)
+        first = found[0] if found else None
+        return {
+            "len": len(loader),
+            "batches": [[part.tolist() for part in batch] for batch in found],
+            "dtypes": [str(part.dtype) for part in first] if first else None,
+        }
+
+    return run
+
+
+def setup(make: Any) -> Any:
+    """What the loader keeps: its sampler and batch sampler, its settings."""
+
+    def run(torch: Any) -> Any:
+        dataset = pairs(torch)
+        loader = make(torch.utils.data, dataset, torch)
+        return {
+            "dataset": loader.dataset is dataset,
+            "sampler": type(loader.sampler).__name__,
+            "batch_sampler": type(loader.batch_sampler).__name__,
+            "batch_size": loader.batch_size,
+            "drop_last": loader.drop_last,
+        }
+
+    return run
+
+
+def shuffled_epochs(torch: Any) -> Any:
+    """shuffle=True: every sample once per pass, a new order each pass, and
+    the same orders again from a generator seeded alike."""
+    data = torch.utils.data
+    runs = []
+    for _ in range(2):
+        generator = torch.Generator().manual_seed(5)
+        loader = data.DataLoader(pairs(torch, 12), 5, shuffle=True, generator=generator)
+        runs.append([[y for _, ys in loader for y in ys.tolist()] for _ in range(2)])
+        sizes = [len(ys) for _, ys in loader]
+    return {
+        "sizes": sizes,
+        "every sample once": [
+            sorted(e) == sorted(i % 3 for i in range(12)) for e in runs[0]
+        ],
+        "passes differ": runs[0][0] != runs[0][1],
+        "same seed, same orders": runs[0] == runs[1],
+    }
+
+
+def global_shuffle(torch: Any) -> Any:
+    """shuffle=True without a generator draws from the global one."""
+    data = torch.utils.data
+    orders = []
+    for _ in range(2):
+        torch.manual_seed(9)
+        loader = data.DataLoader(data.TensorDataset(torch.arange(15)), 4, shuffle=True)
+        orders.append([i for (b,) in loader for i in b.tolist()])
+    return {"same": orders[0] == orders[1], "all": sorted(orders[0]) == list(range(15))}
+
+
+def unbatched(torch: Any) -> Any:
+    """batch_size=None: the samples one by one, a tuple made a list."""
+    loader = torch.utils.data.DataLoader(pairs(torch, 3), batch_size=None)
+    return {"len": len(loader), "samples": list(loader)}
+
+
+def numbers(torch: Any) -> Any:
+    """Samples that are Python numbers, strings and tuples of them."""
+
+    class Mixed(torch.utils.data.Dataset):
+        def __len__(self) -> int:
+            return 5
+
+        def __getitem__(self, i: int) -> Any:
+            return i, i / 4, i % 2 == 0, f"s{i}", torch.tensor([i, -i])
+
+    return list(torch.utils.data.DataLoader(Mixed(), batch_size=3))
+
+
+def custom_collate(torch: Any) -> Any:
+    loader = torch.utils.data.DataLoader(
+        pairs(torch, 7), batch_size=3, collate_fn=lambda batch: [y for _, y in batch]
+    )
+    return [[y.tolist() for y in batch] for batch in loader]
+
+
+def loader_refused(**options: Any) -> Any:
+    def run(torch: Any) -> Any:
+        return len(torch.utils.data.DataLoader(pairs(torch), **options))
+
+    return run
+
+
+LOADER = [
+    Case(
+        "DataLoader(ds, batch_size=4): 10 samples",
+        served(lambda t, d: d.DataLoader(pairs(t), batch_size=4)),
+    ),
+    Case(
+        "DataLoader(ds, batch_size=4, drop_last=True)",
+        served(lambda t, d: d.DataLoader(pairs(t), batch_size=4, drop_last=True)),
+    ),
+    Case(
+        "DataLoader(ds): batches of one", served(lambda t, d: d.DataLoader(pairs(t, 3)))
+    ),
+    Case("shuffle=True with a generator: two passes, twice", shuffled_epochs),
+    Case("shuffle=True, torch.manual_seed(9) before each pass", global_shuffle),
+    Case(
+        "sampler=[4, 0, 2, 9, 7], batch_size=2",
+        served(lambda t, d: d.DataLoader(pairs(t), 2, sampler=[4, 0, 2, 9, 7])),
+    ),
+    Case(
+        "batch_sampler=[[0, 1], [5], [2, 3, 4]]",
+        served(
+            lambda t, d: d.DataLoader(pairs(t), batch_sampler=[[0, 1], [5], [2, 3, 4]])
+        ),
+    ),
+    Case("batch_size=None: one sample at a time", unbatched),
+    Case("a collate_fn of one's own", custom_collate),
+    Case("a data set of dicts, batch_size=2", dict_samples),
+    Case("samples of ints, floats, bools, strings and tensors", numbers),
+    Case(
+        "what DataLoader(ds, batch_size=3) keeps",
+        setup(lambda d, ds, t: d.DataLoader(ds, batch_size=3)),
+    ),
+    Case(
+        "what DataLoader(ds, 2, shuffle=True, drop_last=True) keeps",
+        setup(lambda d, ds, t: d.DataLoader(ds, 2, shuffle=True, drop_last=True)),
+    ),
+    Case(
+        "what DataLoader(ds, batch_sampler=[[0], [1, 2]]) keeps",
+        setup(lambda d, ds, t: d.DataLoader(ds, batch_sampler=[[0], [1, 2]])),
+    ),
+    Case(
+        "what DataLoader(ds, batch_size=None) keeps",
+        setup(lambda d, ds, t: d.DataLoader(ds, batch_size=None)),
+    ),
+    Case(
+        "sampler=[0, 1] and shuffle=True", loader_refused(sampler=[0, 1], shuffle=True)
+    ),
+    Case(
+        "batch_sampler=[[0]] and batch_size=2",
+        loader_refused(batch_sampler=[[0]], batch_size=2),
+    ),
+    Case(
+        "batch_sampler=[[0]] and drop_last=True",
+        loader_refused(batch_sampler=[[0]], drop_last=True),
+    ),
+    Case(
+        "batch_size=None and drop_last=True",
+        loader_refused(batch_size=None, drop_last=True),
+    ),
+    Case("num_workers=-1", loader_refused(num_workers=-1)),
+    Case("timeout=-1", loader_refused(timeout=-1)),
+    Case(
+        "DataLoader(ds, batch_size=20, drop_last=True): 10 samples",
+        served(lambda t, d: d.DataLoader(pairs(t), batch_size=20, drop_last=True)),
+        convention="with drop_last, a data set smaller than a batch gives no batch",
     ),
 ]
 
@@ -1381,5 +1569,25 @@ EXERCISES = {
         ],
         target="slowtorch_lib.optim.rmsprop.RMSprop",
         what="optimiser runs",
+    ),
+    "4.14": Exercise(
+        "4.14",
+        "build: DataLoader",
+        "DataLoader",
+        "piece",
+        LOADER,
+        [
+            "Check the options first. Then choose the sampler (given, random or "
+            "sequential) and, when batching, wrap it in a BatchSampler; without "
+            "batching there is no batch sampler.",
+            "The collate function is default_collate when batching and "
+            "default_convert when not (both in torch.utils.data), unless one is "
+            "given.",
+            "A pass asks the batch sampler (or the sampler) again, fetches the "
+            "samples with dataset[i] and collates them; len() is the length of "
+            "whichever sampler a pass reads.",
+        ],
+        target="slowtorch_lib.utils.data.dataloader.DataLoader",
+        what="loaders",
     ),
 }

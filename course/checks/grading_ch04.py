@@ -16,10 +16,12 @@ from course.checks.ch04 import (
     cosine,
     grads_after,
     one_pass,
+    pairs,
     reduced,
     regression,
     resumed,
     saved_state,
+    served,
     trajectory,
     two_groups,
 )
@@ -113,6 +115,22 @@ CASES = {
         Case(
             "two groups: RMSprop {centered: True} and lr=0.03",
             two_groups("RMSprop", {"centered": True}, {"lr": 0.03}),
+        ),
+    ],
+    "4.14": [
+        Case(
+            "DataLoader(ds, 3, sampler=[1, 1, 8, 0], drop_last=True)",
+            served(
+                lambda t, d: d.DataLoader(
+                    pairs(t), 3, sampler=[1, 1, 8, 0], drop_last=True
+                )
+            ),
+        ),
+        Case(
+            "DataLoader(ds, batch_size=None, sampler=[2, 0])",
+            served(
+                lambda t, d: d.DataLoader(pairs(t), batch_size=None, sampler=[2, 0])
+            ),
         ),
     ],
     "4.12": [

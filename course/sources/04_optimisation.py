@@ -7,10 +7,11 @@
 # `step` and a `DataLoader` do), checked against PyTorch's recorded answers.
 # Then pieces of the engine: `Optimizer.zero_grad`, the update rules of SGD
 # and Adam, the cosine schedule, gradient clipping, batching and shuffling,
-# and finally a whole training loop. Each check puts your piece **into the
-# engine in place of its own** and runs real optimisers, schedulers and data
-# loaders through it, comparing parameters, learning rates and batches with
-# PyTorch's.
+# and a whole training loop; then whole classes: Adagrad,
+# `ReduceLROnPlateau`, RMSprop and the `DataLoader`. Each check puts your
+# piece **into the engine in place of its own** and runs real optimisers,
+# schedulers and data loaders through it, comparing parameters, learning
+# rates and batches with PyTorch's.
 #
 # An optimiser in this engine is written as torch's are: the base class
 # `Optimizer.step` finds every parameter that has a gradient and, with
@@ -809,18 +810,18 @@ class RMSprop(torch.optim.Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if alpha < 0.0:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        defaults = {
-            "lr": lr,
-            "momentum": momentum,
-            "alpha": alpha,
-            "eps": eps,
-            "centered": centered,
-            "weight_decay": weight_decay,
-            "capturable": capturable,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-        }
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            alpha=alpha,
+            eps=eps,
+            centered=centered,
+            weight_decay=weight_decay,
+            capturable=capturable,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
         # END SOLUTION
 
@@ -860,3 +861,134 @@ class RMSprop(torch.optim.Optimizer):
 
 # %% tags=["check-4.13"]
 check("4.13", RMSprop)
+
+# %% [markdown]
+# ## Exercise 4.14 (build): `DataLoader`, the whole loader
+#
+# You wrote the `BatchSampler` and the `RandomSampler`'s shuffle; now write
+# the class that puts them together, `DataLoader`, whole. The check makes it
+# `torch.utils.data.DataLoader` everywhere and compares the batches, the
+# lengths and what the loader keeps with PyTorch's.
+#
+# **The idea.** A loader does not hold data. It asks a *sampler* for the order
+# of the indices (`SequentialSampler(dataset)`, `RandomSampler(dataset,
+# generator=generator)` when `shuffle`, or the `sampler` given: any iterable
+# of indices), a *batch sampler* for groups of them
+# (`BatchSampler(sampler, batch_size, drop_last)`, or the `batch_sampler`
+# given: any iterable of lists of indices), fetches each sample with
+# `dataset[i]` and hands each group's list of samples to a *collate
+# function*, which makes the batch: `torch.utils.data.default_collate`
+# stacks tensors along a new first dimension, turns Python numbers into
+# tensors and collates tuples, lists and dicts part by part. With
+# `batch_size=None` there is no batching: each sample goes alone through
+# `torch.utils.data.default_convert` (which makes a tuple a list).
+#
+# **The contract.**
+# - `DataLoader(dataset, batch_size=1, shuffle=None, sampler=None,
+#   batch_sampler=None, num_workers=0, collate_fn=None, pin_memory=False,
+#   drop_last=False, timeout=0, worker_init_fn=None,
+#   multiprocessing_context=None, generator=None, *, prefetch_factor=None,
+#   persistent_workers=False, pin_memory_device="", in_order=True)`.
+# - `ValueError`, as PyTorch, for a negative `num_workers` or `timeout`, for
+#   `sampler` with `shuffle`, for `batch_sampler` with a `batch_size` other
+#   than 1, `shuffle`, `sampler` or `drop_last`, and for `batch_size=None`
+#   with `drop_last`. (`num_workers > 0` raises `NotImplementedError`: this
+#   engine loads every batch in the main process.)
+# - Attributes `dataset`, `sampler`, `batch_sampler` (`None` without
+#   batching), `batch_size` and `drop_last` (`None` and `False` when a
+#   `batch_sampler` is given), `collate_fn`, `generator`, `num_workers`,
+#   `pin_memory` and `timeout`.
+# - Each `for batch in loader` is a new pass that reads its samplers afresh;
+#   `len(loader)` is the number of batches (or, without batching, samples)
+#   of a pass.
+
+
+# %% tags=["exercise-4.14"]
+class DataLoader:
+    """Iterates over a data set in batches."""
+
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor=None,
+        persistent_workers=False,
+        pin_memory_device="",
+        in_order=True,
+    ):
+        # BEGIN SOLUTION
+        data = torch.utils.data
+        if num_workers < 0:
+            raise ValueError(
+                "num_workers option should be non-negative; use num_workers=0 to "
+                "disable multiprocessing."
+            )
+        if num_workers > 0:
+            raise NotImplementedError("this engine loads batches in the main process")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, "
+                    "shuffle, sampler, and drop_last"
+                )
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually "
+                "exclusive with drop_last"
+            )
+        if sampler is None and shuffle:
+            sampler = data.RandomSampler(dataset, generator=generator)
+        elif sampler is None:
+            sampler = data.SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = data.BatchSampler(sampler, batch_size, drop_last)
+        if collate_fn is None and batch_sampler is None:
+            collate_fn = data.default_convert
+        elif collate_fn is None:
+            collate_fn = data.default_collate
+        self.dataset, self.collate_fn = dataset, collate_fn
+        self.sampler, self.batch_sampler = sampler, batch_sampler
+        self.batch_size, self.drop_last = batch_size, drop_last
+        self.generator, self.num_workers = generator, num_workers
+        self.pin_memory, self.timeout = pin_memory, timeout
+        # END SOLUTION
+
+    def __iter__(self):
+        """One pass: the batches (without batching, the samples)."""
+        # BEGIN SOLUTION
+        if self.batch_sampler is None:
+            for index in self.sampler:
+                yield self.collate_fn(self.dataset[index])
+            return
+        for indices in self.batch_sampler:
+            yield self.collate_fn([self.dataset[i] for i in indices])
+        # END SOLUTION
+
+    def __len__(self):
+        """The number of batches (without batching, of samples) of a pass."""
+        # BEGIN SOLUTION
+        if self.batch_sampler is None:
+            return len(self.sampler)
+        return len(self.batch_sampler)
+        # END SOLUTION
+
+
+# %% tags=["check-4.14"]
+check("4.14", DataLoader)

@@ -613,22 +613,18 @@ class Module:
             )
         missing: list[str] = []
         unexpected: list[str] = []
-        errors: list[str] = []
-        copies: list[tuple[Tensor, Tensor]] = []
+        found: list[tuple[str, Tensor, Any]] = []  # (key, tensor, its new value)
         for prefix, module in self.named_modules(prefix="", remove_duplicate=False):
             prefix = f"{prefix}." if prefix else ""
             local = module._local_state()
             for name, target in local.items():
                 key = prefix + name
-                if key not in state_dict:
-                    missing.append(key)
-                    continue
-                error = _copy_error(key, target, state_dict[key])
-                if error:
-                    errors.append(error)
+                if key in state_dict:
+                    found.append((key, target, state_dict[key]))
                 else:
-                    copies.append((target, state_dict[key]))
+                    missing.append(key)
             unexpected += _unexpected_keys(module, local, prefix, state_dict)
+        errors = [error for error in (_copy_error(*entry) for entry in found) if error]
         if strict:
             if unexpected:
                 listed = ", ".join(f'"{key}"' for key in unexpected)
@@ -642,7 +638,7 @@ class Module:
                 + "\n\t".join(errors)
             )
         with no_grad():
-            for target, value in copies:
+            for _, target, value in found:
                 target.copy_(value)
         return _IncompatibleKeys(missing, unexpected)
 
