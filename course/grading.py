@@ -111,61 +111,119 @@ def graded_exercises(chapter: int, predictions: bool) -> list[Exercise]:
 # --- grading -----------------------------------------------------------------------
 
 
-def grade_one(
-    path: Path,
-    student: str,
-    tree: Path,
-    answers: Answers,
-    options: Options,
-) -> Result:
-    start = time.monotonic()
-    result = Result(path, student)
+@dataclass
+class Submitted:
+    """One notebook, read, with its answer cells and what the runner reported."""
+
+    result: Result
+    exercises: list[Exercise] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+    run: judge.Run | None = None
+
+
+def read_one(path: Path, student: str, options: Options) -> Submitted:
+    """Reads a notebook and finds its answer cells (notes, never a stop)."""
+    submitted = Submitted(Result(path, student))
+    result = submitted.result
     try:
+        notebook = notebook_reader.read(path)
+    except notebook_reader.NotANotebook as error:
+        result.notes.append(f"cannot read {path.name}: {error}")
+        return submitted
+    result.notes += notebook.notes
+    result.chapter = find_chapter(notebook, path)
+    if result.chapter is None:
+        result.notes.append("cannot tell which chapter this notebook is for")
+        return submitted
+    submitted.exercises = graded_exercises(result.chapter, options.predictions)
+    submitted.sources, notes = notebook_reader.answer_cells(
+        notebook, [(e.id, e.name) for e in submitted.exercises]
+    )
+    result.notes += notes
+    return submitted
+
+
+def grade_student(
+    items: list[tuple[Path, str]], tree: Path, answers: Answers, options: Options
+) -> list[Result]:
+    """Grades one student's notebooks. Each exercise runs with the student's
+    answers to the others (from any of their notebooks) in place of those
+    pieces' stubs, as their notebook does with the pieces it saved; a case
+    that needs a piece the submission does not answer does not count."""
+    submitted: list[Submitted] = []
+    for path, student in items:
+        started = time.monotonic()
         try:
-            notebook = notebook_reader.read(path)
-        except notebook_reader.NotANotebook as error:
-            result.notes.append(f"cannot read {path.name}: {error}")
-            return result
-        result.notes += notebook.notes
-        result.chapter = find_chapter(notebook, path)
-        if result.chapter is None:
-            result.notes.append("cannot tell which chapter this notebook is for")
-            return result
-        exercises = graded_exercises(result.chapter, options.predictions)
-        sources, notes = notebook_reader.answer_cells(
-            notebook, [(e.id, e.name) for e in exercises]
-        )
-        result.notes += notes
-        grade_exercises(result, exercises, sources, tree, answers, options)
-    except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
-        result.notes.append(
-            f"the grader failed on this notebook ({type(error).__name__}); "
-            "its grades are incomplete"
-        )
-    finally:
-        result.seconds = time.monotonic() - start
-    return result
+            submitted.append(read_one(path, student, options))
+        except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
+            submitted.append(Submitted(Result(path, student)))
+            failed(submitted[-1].result, error)
+        submitted[-1].result.seconds = time.monotonic() - started
+    pieces: dict[str, str] = {}
+    giver: dict[str, Submitted] = {}
+    for one in submitted:
+        for exercise in one.exercises:
+            source = one.sources.get(exercise.id)
+            text = judge.piece_of(exercise, source) if source is not None else None
+            if text is not None and exercise.id not in pieces:
+                pieces[exercise.id] = text
+                giver[exercise.id] = one
+    for one in submitted:
+        started = time.monotonic()
+        try:
+            run_notebook(one, tree, options, pieces)
+        except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
+            failed(one.result, error)
+        one.result.seconds += time.monotonic() - started
+    missing = set(answers.needs) - set(pieces)
+    missing |= {
+        e for e, one in giver.items() if one.run is None or judge.unusable(e, one.run)
+    }
+    for one in submitted:
+        started = time.monotonic()
+        try:
+            if one.run is not None:
+                judge_notebook(one, answers, missing)
+        except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
+            failed(one.result, error)
+        one.result.seconds += time.monotonic() - started
+    return [one.result for one in submitted]
 
 
-def grade_exercises(
-    result: Result,
-    exercises: list[Exercise],
-    sources: dict[str, str],
-    tree: Path,
-    answers: Answers,
-    options: Options,
+def failed(result: Result, error: Exception) -> None:
+    result.notes.append(
+        f"the grader failed on this notebook ({type(error).__name__}); "
+        "its grades are incomplete"
+    )
+
+
+def run_notebook(
+    one: Submitted, tree: Path, options: Options, pieces: dict[str, str]
 ) -> None:
-    pieces = {e.id: e for e in exercises if e.kind == "piece"}
-    run = judge.run_pieces(tree, sources, pieces, options.limits, options.sandboxed)
+    """Runs the notebook's answers to the engine's pieces in the runner."""
+    if one.result.chapter is None:
+        return
+    exercises = {e.id: e for e in one.exercises if e.kind == "piece"}
+    one.run = judge.run_pieces(
+        tree, one.sources, exercises, options.limits, options.sandboxed, pieces
+    )
+
+
+def judge_notebook(one: Submitted, answers: Answers, missing: set[str]) -> None:
+    """Judges every exercise of the notebook from what the runner reported."""
+    result, run = one.result, one.run
+    assert run is not None
     for why, count in sorted(run.ignored.items()):
         result.notes.append(f"the runner's output: {count} {why} ignored")
-    for exercise in exercises:
-        source = sources.get(exercise.id)
+    for exercise in one.exercises:
+        source = one.sources.get(exercise.id)
         if source is None:
             graded = Graded(exercise.id, exercise.title)
             graded.message = "no answer cell (deleted?)"
         elif exercise.kind == "piece":
-            graded = judge.judge_piece(exercise, source, run, answers)
+            graded = judge.judge_piece(
+                exercise, source, run, answers, missing - {exercise.id}
+            )
         else:
             graded = judge.judge_prediction(exercise, source, answers)
         piece = source is not None and exercise.kind == "piece"
@@ -197,18 +255,24 @@ def grade(
     """
     options = Options(sandbox.Limits(seconds=timeout), sandboxed, predictions)
     answers = answers or Answers.load()
+    students: dict[str, list[tuple[Path, str]]] = {}
+    for path, student in submissions:
+        students.setdefault(student, []).append((path, student))
     folder = Path(tempfile.mkdtemp(prefix="course-grade-"))
     folder.chmod(0o755)
     try:
         tree = judge.runner_tree(folder / "tree")
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            results = list(
+            graded = list(
                 pool.map(
-                    lambda item: grade_one(*item, tree, answers, options), submissions
+                    lambda items: grade_student(items, tree, answers, options),
+                    students.values(),
                 )
             )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    each = {student: iter(mine) for student, mine in zip(students, graded, strict=True)}
+    results = [next(each[student]) for _, student in submissions]
     if not sandboxed:
         for result in results:
             result.notes.insert(0, NO_SANDBOX)
