@@ -9,11 +9,14 @@ For each submitted notebook the grader
    name) and each exercise's answer cell;
 3. runs the answers of the engine's pieces in the runner
    (:mod:`course.runner`), inside the operating-system sandbox
-   (:mod:`course.sandbox`), with the class engine and the case programs
-   only; the judge (:mod:`course.judge`), outside, alone holds the expected
-   values and compares the outcomes, which arrive as plain data. Predictions
-   are read from the cell's text, never run, and graded only with
-   ``--predictions``;
+   (:mod:`course.sandbox`), with the class engine (every piece a stub) and
+   the case programs only; the student's own answers to the other pieces,
+   from any of their notebooks, take the place of those stubs, as in their
+   notebook; the judge (:mod:`course.judge`), outside, alone holds the
+   expected values and compares the outcomes, which arrive as plain data. A
+   case that needs a piece the submission does not answer does not count
+   (as in the notebook). Predictions are read from the cell's text, never
+   run, and graded only with ``--predictions``;
 4. gives each exercise the fraction of its cases passed (0 for a stub, an
    answer that uses the reference, a cell that runs out of time or stops the
    runner), and flags answers that copy the model answer.
@@ -168,25 +171,37 @@ def grade_student(
             if text is not None and exercise.id not in pieces:
                 pieces[exercise.id] = text
                 giver[exercise.id] = one
-    for one in submitted:
+    for group in runner_groups(submitted):
         started = time.monotonic()
         try:
-            run_notebook(one, tree, options, pieces)
+            run_group(group, tree, options, pieces)
         except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
-            failed(one.result, error)
-        one.result.seconds += time.monotonic() - started
+            for one in group:
+                failed(one.result, error)
+        for one in group:
+            one.result.seconds += (time.monotonic() - started) / len(group)
     missing = set(answers.needs) - set(pieces)
     missing |= {
         e for e, one in giver.items() if one.run is None or judge.unusable(e, one.run)
     }
-    for one in submitted:
-        started = time.monotonic()
-        try:
-            if one.run is not None:
-                judge_notebook(one, answers, missing)
-        except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
-            failed(one.result, error)
-        one.result.seconds += time.monotonic() - started
+    doubtful: set[str] = set()
+    for again in (False, True):  # again: knowing which pieces fail some cases
+        for one in submitted:
+            started = time.monotonic()
+            try:
+                if one.run is not None:
+                    one.result.exercises.clear()
+                    judge_notebook(one, answers, missing, doubtful, again)
+            except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
+                if again:
+                    failed(one.result, error)
+            one.result.seconds += time.monotonic() - started
+        doubtful = {
+            e
+            for one in submitted
+            for e, graded in one.result.exercises.items()
+            if e in pieces and e not in missing and graded.passed < graded.total
+        }
     return [one.result for one in submitted]
 
 
@@ -197,24 +212,61 @@ def failed(result: Result, error: Exception) -> None:
     )
 
 
-def run_notebook(
-    one: Submitted, tree: Path, options: Options, pieces: dict[str, str]
+def runner_groups(submitted: list[Submitted]) -> list[list[Submitted]]:
+    """The student's notebooks, grouped so that one runner (one sandbox, one
+    import of the engine) runs several: notebooks of one group answer
+    different exercises (two notebooks for one chapter go apart)."""
+    groups: list[tuple[set[str], list[Submitted]]] = []
+    for one in submitted:
+        if one.result.chapter is None:
+            continue
+        ids = {e.id for e in one.exercises if e.kind == "piece"}
+        for taken, group in groups:
+            if not taken & ids:
+                taken |= ids
+                group.append(one)
+                break
+        else:
+            groups.append((ids, [one]))
+    return [group for _, group in groups]
+
+
+def run_group(
+    group: list[Submitted], tree: Path, options: Options, pieces: dict[str, str]
 ) -> None:
-    """Runs the notebook's answers to the engine's pieces in the runner."""
-    if one.result.chapter is None:
-        return
-    exercises = {e.id: e for e in one.exercises if e.kind == "piece"}
-    one.run = judge.run_pieces(
-        tree, one.sources, exercises, options.limits, options.sandboxed, pieces
+    """Runs the answers to the engine's pieces of a group of notebooks in one
+    runner; the runner's own notes go with the group's first notebook."""
+    sources: dict[str, str] = {}
+    exercises: dict[str, Exercise] = {}
+    for one in group:
+        sources.update(one.sources)
+        exercises.update({e.id: e for e in one.exercises if e.kind == "piece"})
+    run = judge.run_pieces(
+        tree,
+        sources,
+        exercises,
+        options.limits,
+        options.sandboxed,
+        pieces,
+        restarts=judge.MAX_RESTARTS * len(group),
     )
+    for one in group:
+        one.run = run
+    for why, count in sorted(run.ignored.items()):
+        group[0].result.notes.append(f"the runner's output: {count} {why} ignored")
 
 
-def judge_notebook(one: Submitted, answers: Answers, missing: set[str]) -> None:
-    """Judges every exercise of the notebook from what the runner reported."""
+def judge_notebook(
+    one: Submitted,
+    answers: Answers,
+    missing: set[str],
+    doubtful: set[str],
+    notes: bool,
+) -> None:
+    """Judges every exercise of the notebook from what the runner reported
+    (the notes go to the result only with ``notes``)."""
     result, run = one.result, one.run
     assert run is not None
-    for why, count in sorted(run.ignored.items()):
-        result.notes.append(f"the runner's output: {count} {why} ignored")
     for exercise in one.exercises:
         source = one.sources.get(exercise.id)
         if source is None:
@@ -222,7 +274,7 @@ def judge_notebook(one: Submitted, answers: Answers, missing: set[str]) -> None:
             graded.message = "no answer cell (deleted?)"
         elif exercise.kind == "piece":
             graded = judge.judge_piece(
-                exercise, source, run, answers, missing - {exercise.id}
+                exercise, source, run, answers, missing - {exercise.id}, doubtful
             )
         else:
             graded = judge.judge_prediction(exercise, source, answers)
@@ -238,7 +290,8 @@ def judge_notebook(one: Submitted, answers: Answers, missing: set[str]) -> None:
                 f"exercise {exercise.id}: the answer matches the model answer (copied?)"
             )
         result.exercises[exercise.id] = graded
-        result.notes += graded.flags
+        if notes:
+            result.notes += graded.flags
 
 
 def grade(
@@ -400,6 +453,8 @@ def feedback_failures(graded: Graded) -> list[str]:
         ]
         if failure.get("convention"):
             lines.append(f"  - the convention: {failure['convention']}")
+        if failure.get("also"):
+            lines.append(f"  - {failure['also']}")
         if failure.get("error"):
             lines += ["  - your code raised:", "", "    ```"]
             lines += [f"    {line}" for line in failure["error"].splitlines()]

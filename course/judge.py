@@ -500,12 +500,13 @@ def run_pieces(
     limits: sandbox.Limits,
     sandboxed: bool,
     pieces: dict[str, str] | None = None,
+    restarts: int = MAX_RESTARTS,
 ) -> Run:
     """Runs every piece exercise's answer; starts the runner again after one
-    that stopped it."""
+    that stopped it (at most ``restarts`` times)."""
     run = Run()
     todo = [e for e in exercises if e in sources]
-    for _ in range(MAX_RESTARTS + 1):
+    for _ in range(restarts + 1):
         if not todo:
             break
         started = run_runner(
@@ -641,6 +642,23 @@ def excluded_cases(
     return found
 
 
+def also_runs(
+    exercise: Exercise, index: int, answers: Answers, doubtful: Collection[str]
+) -> str:
+    """Which of the student's doubtful other pieces this case runs, as text."""
+    needs = answers.needs.get(exercise.id, [])
+    reached = needs[index] if index < len(needs) else []
+    found = sorted(set(reached) & set(doubtful), key=_order)
+    if not found:
+        return ""
+    return (
+        f"this case also runs your answer to exercise{'s' * (len(found) > 1)} "
+        f"{', '.join(found)}, which "
+        + ("fails some of its" if len(found) == 1 else "fail some of their")
+        + " own cases"
+    )
+
+
 def _order(exercise_id: str) -> tuple[int, ...]:
     return tuple(int(n) for n in exercise_id.split(".") if n.isdigit())
 
@@ -651,9 +669,12 @@ def judge_piece(
     run: Run,
     answers: Answers,
     missing: Collection[str] = (),
+    doubtful: Collection[str] = (),
 ) -> Graded:
     """The grade of a piece: the fraction of its cases that give the
-    recorded outcome, leaving out those that need an exercise in ``missing``."""
+    recorded outcome, leaving out those that need an exercise in ``missing``.
+    A failed case shown that also runs the student's answer to an exercise in
+    ``doubtful`` (one that fails some of its own cases) says so."""
     cases = all_cases(exercise)
     graded = Graded(exercise.id, exercise.title, total=len(cases))
     expected = answers.expected.get(exercise.id, {})
@@ -741,6 +762,7 @@ def judge_piece(
                 "expected": show(expected.get(case.label)),
                 "got": got,
                 "error": render_error(failed and failed["error"], source, answers),
+                "also": also_runs(exercise, index, answers, doubtful),
             }
         )
     graded.points = min(1.0, max(0.0, graded.passed / graded.total))

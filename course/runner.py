@@ -1,15 +1,24 @@
 """The runner: runs a student's answers and reports what each case gave, as data.
 
 It runs inside the sandbox (:mod:`course.sandbox`), from a tree that
-:func:`course.judge.runner_tree` prepared: the class engine, the case
-*programs* (``course/checks``) and what they import, and this file. No
-expected value, model answer or grading expectation is there: the judge,
-outside, alone holds them and compares.
+:func:`course.judge.runner_tree` prepared: the class edition's engine, in
+which every exercise's piece is a stub (:mod:`course.edition`), the case
+*programs* (``course/checks``, their own pieces stubbed too) and what they
+import, and this file. No expected value, model answer or grading
+expectation is there: the judge, outside, alone holds them and compares.
+
+The student's answer to each *other* exercise, as their notebook saves it
+(its definitions, see :func:`course.saved_pieces.piece_text`), comes with
+the job and is put in place of that exercise's stub, as the class edition's
+notebooks load the pieces a student has saved. A case that still meets
+another exercise's stub raises NotImplementedError naming it: that is
+reported as the case's outcome, not as a stub of this exercise (the judge
+decides, from its own map, which cases do not count).
 
 Protocol. Standard input: the run's nonce (32 hex digits and a newline),
-then one JSON object ``{"exercises": [[id, source], ...], "seconds": s,
-"limits": {...}, "sandboxed": bool}``. Standard output: one record per line,
-``NONCE JSON``, with ``kind`` one of
+then one JSON object ``{"exercises": [[id, source], ...], "pieces": [[id,
+definitions], ...], "seconds": s, "limits": {...}, "sandboxed": bool}``.
+Standard output: one record per line, ``NONCE JSON``, with ``kind`` one of
 
 - ``ready``: the engine and the cases are loaded;
 - ``start`` / ``end``: an exercise begins / ends (``status``: ``done``,
@@ -17,12 +26,13 @@ then one JSON object ``{"exercises": [[id, source], ...], "seconds": s,
 - ``cell``: the answer cell ran (``defined``, ``error``, ``reference``);
 - ``case``: one case's ``outcome`` (plain JSON data), ``error``, ``stub``.
 
-This first process never runs student code. It reads the nonce into a
-buffer, makes itself impossible to trace or to read through ``/proc``
-(``PR_SET_DUMPABLE`` 0), and forks one child per exercise. The child wipes
-its copy of the nonce, sends its standard streams to ``/dev/null``, sets its
-limits, runs the answer cell in a fresh namespace, puts the answer into the
-engine in place of the exercise's piece, runs each case, and sends each
+This first process (process 1 of the sandbox) never runs student code. It
+reads the nonce into a buffer, makes itself impossible to trace or to read
+through ``/proc`` (``PR_SET_DUMPABLE`` 0), imports the engine and the cases
+once, and forks one child per exercise. The child wipes its copy of the
+nonce, sends its standard streams to ``/dev/null``, sets its limits, runs
+the student's other pieces and the answer cell in fresh namespaces, puts
+them into the engine in place of the stubs, runs each case, and sends each
 outcome, already turned into JSON, through its own pipe. The first process
 checks the child's lines, tags them with the nonce and passes them on; when
 the child ends or runs out of time, it kills every other process of the
