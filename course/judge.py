@@ -731,7 +731,10 @@ def judge_piece(
             "submission does not answer (or whose answer does not run): "
             "as in the notebook, they do not count"
         )
-        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
+        graded.flags.append(
+            f"exercise {exercise.id}: {len(excluded)} of {len(cases)} cases need "
+            f"{', '.join(lacking)} (not answered): not counted"
+        )
     if not graded.total:
         graded.status = "needs"
         return graded

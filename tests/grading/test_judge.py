@@ -281,3 +281,28 @@ def test_without_bubblewrap_the_autograder_does_what_the_export_said(
     graded = autograde(allowing, tmp_path / "b", full, path)
     assert graded["score"] == 5
     assert graded["output"].startswith("Graded without the sandbox")
+
+
+KILL_PROCESS_1 = """
+import os, signal, time
+if os.fork() == 0:
+    try:
+        os.kill(1, signal.SIGKILL)
+    finally:
+        os._exit(0)
+os.wait()
+print(os.getpid(), sorted(p for p in os.listdir("/proc") if p.isdigit()))
+"""
+
+
+@pytest.mark.skipif(sandbox.problem() is not None, reason="no bubblewrap here")
+def test_in_the_sandbox_the_runner_is_process_1_alone_and_unkillable(
+    tmp_path: Path,
+) -> None:
+    """No reaper of bubblewrap's holds the judge's pipe, and the runner's
+    children cannot kill it."""
+    argv = [sandbox.interpreter(), "-I", "-S", "-c", KILL_PROCESS_1]
+    done = subprocess.run(
+        sandbox.command(tmp_path, argv), capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "1 ['1']", done.stdout + done.stderr
