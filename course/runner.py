@@ -510,7 +510,7 @@ class Places:
     def __init__(self, pieces: list[tuple[Any, Any]]) -> None:
         self.assignments: list[tuple[Any, str, Any]] = []
         namespaces = [
-            (name, vars(module))
+            vars(module)
             for name, module in sys.modules.items()
             if module is not None and name.split(".")[0] == "slowtorch_lib"
         ]
@@ -522,8 +522,9 @@ class Places:
 
     @staticmethod
     def find(
-        target: str, value: Any, namespaces: list[tuple[str, dict[str, Any]]]
+        target: str, value: Any, namespaces: list[dict[str, Any]]
     ) -> list[tuple[Any, str, Any]]:
+        """Where the stub at ``target`` is: (namespace or class, name, value)."""
         parent, name = target.rsplit(".", 1)
         owner: Any = sys.modules.get(parent)
         if owner is None:
@@ -536,7 +537,7 @@ class Places:
         old = getattr(owner, name)
         found = [
             (namespace, key, value)
-            for _, namespace in namespaces
+            for namespace in namespaces
             for key, item in list(namespace.items())
             if item is old
         ]
