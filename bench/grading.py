@@ -1,13 +1,17 @@
 """``python -m bench.grading``: how fast the sandboxed grader grades a class.
 
 It writes a synthetic class of ``--students`` students (200 by default),
-each with the four chapter notebooks, which are in turn a full notebook (the
-solutions), a partial one (every other piece left as the stub), a blank one,
-and a hostile one (an attack from ``tests/grading/attacks.py`` in two answer
-cells: forged records, killing the runner, an endless fork, a memory or
-output flood...), and grades it with ``python -m course grade`` as a teacher
-would. It prints the notebooks per minute and whether 800 notebooks would take
-at most 20 minutes (the target, on 2 cores).
+each with the four chapter notebooks. A quarter of the students hand in the
+solutions; a quarter are partway (chapters 1 and 2 solved, chapter 3 with
+every other piece left as the stub, chapter 4 blank); a quarter hand in blank
+notebooks; and a quarter are hostile (the solutions, but one chapter with an
+attack from ``tests/grading/attacks.py`` in two answer cells: forged records,
+killing the runner, an endless fork, a memory or output flood...). A student's
+cases run on their own answers to the earlier chapters' pieces (the class
+engine is all stubs), so each student's notebooks are alike. It grades the
+class with ``python -m course grade`` as a teacher would, and prints the
+notebooks per minute, the CPU time per notebook and whether 800 notebooks
+would take at most 20 minutes (the target, on 2 cores).
 
     python -m bench.grading --students 200 --jobs 2
     python -m bench.grading --students 5      # a quick run
@@ -69,15 +73,23 @@ def piece_tags(chapter: str) -> list[str]:
 
 
 def partial(chapter: str) -> dict[str, Any]:
-    """The solutions with every other piece back to its stub."""
+    """Partway through the course: chapters 1 and 2 solved, chapter 3 with
+    every other piece back to its stub, chapter 4 blank."""
     solved, blank = notebook("solutions", chapter), notebook("exercises", chapter)
-    for tag in piece_tags(chapter)[::2]:
+    if chapter in CHAPTERS[:2]:
+        return solved
+    if chapter != CHAPTERS[2]:
+        return blank
+    for tag in piece_tags(chapter)[1::2]:
         cell_with(solved, tag)["source"] = cell_with(blank, tag)["source"]
     return solved
 
 
 def hostile(chapter: str, number: int) -> dict[str, Any]:
-    """The blank notebook with an attack in front of its first two pieces' stubs."""
+    """The solutions; in one chapter out of four, the blank notebook with an
+    attack in front of its first two pieces' stubs."""
+    if CHAPTERS[number % len(CHAPTERS)] != chapter:
+        return notebook("solutions", chapter)
     blank = notebook("exercises", chapter)
     attack = HOSTILE[number % len(HOSTILE)]
     sources = {}
@@ -99,11 +111,11 @@ def write_class(folder: Path, students: int) -> int:
     cache: dict[tuple[str, str], str] = {}
     count = 0
     for student in range(students):
-        for position, chapter in enumerate(CHAPTERS):
-            kind = KINDS[(student + position) % len(KINDS)]
+        kind = KINDS[student % len(KINDS)]
+        for chapter in CHAPTERS:
             key = (kind, chapter if kind != "hostile" else f"{chapter}{student}")
             if key not in cache:
-                cache[key] = json.dumps(builders[kind](chapter, student + position))
+                cache[key] = json.dumps(builders[kind](chapter, student // 4))
             path = folder / f"student{student:03d}" / f"{chapter}.ipynb"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(cache[key], encoding="utf-8")
@@ -151,9 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     per_minute = count / seconds * 60
     needed = TARGET_NOTEBOOKS / per_minute
     print(
-        f"{count} notebooks ({args.students} students x 4: full, partial, blank, "
-        f"hostile) graded in {seconds:.0f} s with --jobs {args.jobs} "
-        f"--timeout {args.timeout:g}"
+        f"{count} notebooks ({args.students} students x 4; students full, "
+        f"partway, blank, hostile) graded in {seconds:.0f} s with --jobs "
+        f"{args.jobs} --timeout {args.timeout:g}"
     )
     print(
         f"{per_minute:.1f} notebooks per minute: {TARGET_NOTEBOOKS} notebooks in "

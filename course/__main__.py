@@ -72,6 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     export.add_argument("platform", choices=("gradescope",))
     export.add_argument("out", type=Path, help="the zip file to write")
+    export.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="where bubblewrap cannot start in the platform's container, grade "
+        "there without it (said in every result); by default such a "
+        "submission is not graded",
+    )
     release = commands.add_parser(
         "release",
         help="write a class edition: the engine's exercise pieces are stubs "
@@ -101,8 +108,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "export":
         from course import export
 
-        names = export.gradescope(args.out)
+        names = export.gradescope(args.out, unsandboxed=args.no_sandbox)
         print(f"wrote {args.out} ({len(names)} files; upload it as the autograder)")
+        if args.no_sandbox:
+            print(
+                "note: where the container allows no bubblewrap, it grades "
+                "without the sandbox (said in each result)"
+            )
         return 0
     return run_grade(args)
 

@@ -42,7 +42,13 @@ from course.checking import Exercise, exercises
 from course.saved_pieces import FOLDER, README
 from course.substitute import original
 
-__all__ = ["parse_give", "release", "shared_answer_holders", "write_engine"]
+__all__ = [
+    "parse_give",
+    "release",
+    "shared_answer_holders",
+    "stub_course",
+    "write_engine",
+]
 
 PACKAGE = Path(__file__).resolve().parent
 ROOT = PACKAGE.parent
@@ -304,6 +310,12 @@ def plan(give: Collection[str] = ()) -> tuple[list[Stub], list[str]]:
         stubs += found
         shared += holders
     return stubs, shared
+
+
+def stub_course(dest: Path, give: Collection[str] = ()) -> None:
+    """Stubs, in ``dest`` (a copy of the ``course`` package), the pieces that
+    live in the course rather than the engine (a check's training loop)."""
+    _apply(plan(give)[0], PACKAGE, dest)
 
 
 def shared_answer_holders(give: Collection[str] = ()) -> list[str]:

@@ -222,33 +222,37 @@ JUDGE_FILES = (
     "grading.py",
     "export.py",
     "gradescope.py",
+    "saved_pieces.py",
 )
 
 
-def gradescope(out: Path) -> list[str]:
+def gradescope(out: Path, unsandboxed: bool = False) -> list[str]:
     """Writes the Gradescope autograder zip; returns the names inside.
 
-    ``source/`` holds the class engine and the grader (the judge's answers in
-    ``course/answers.json``); each submission's runner tree is built from it
-    without the answers, as on a teacher's machine."""
-    from course import judge
+    ``source/`` holds the class engine (every piece a stub), the case
+    programs (their own pieces stubbed too) and the grader, with the judge's
+    answers in ``course/answers.json``: no model answer is in the zip. Each
+    submission's runner tree is built from it without the answers, as on a
+    teacher's machine. With ``unsandboxed``, a container where bubblewrap
+    cannot start grades without it (said in the result); without, it does
+    not grade there (see :mod:`course.gradescope`)."""
+    from course import gradescope, judge
 
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         source = folder / "source"
         source.mkdir()
-        judge.copy_engine(source)
+        judge.class_engine(source)
         course = source / "course"
-        (course / "checks").mkdir(parents=True)
         for name in JUDGE_FILES:
             shutil.copy(judge.PACKAGE / name, course / name)
         shutil.copytree(judge.PACKAGE / "data", course / "data")
-        for path in sorted((judge.PACKAGE / "checks").glob("*.py")):
-            shutil.copy(path, course / "checks" / path.name)
         (course / "__init__.py").write_text(
             '"""The course\'s grader, as a Gradescope autograder."""\n', "utf-8"
         )
         judge.Answers.load().save(course)
+        settings = {"unsandboxed": bool(unsandboxed)}
+        (course / gradescope.SETTINGS).write_text(json.dumps(settings), "utf-8")
         (folder / "setup.sh").write_text(SETUP_SH, encoding="utf-8")
         (folder / "run_autograder").write_text(RUN_AUTOGRADER, encoding="utf-8")
         return _zip(folder, out)

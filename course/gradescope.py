@@ -6,9 +6,16 @@ the submitted notebooks are in ``ROOT/submission`` and the grade goes to
 exercise with its score and max score, the output visible to the student
 (the public cases that failed, hints), the grading-only cases' details
 hidden, and the flags (copied? reaches outside the exercise?) in a test hidden
-from the student. The same runner and judge grade it as on a teacher's machine; where
-the container allows no user namespaces, the container itself is the outer
-boundary (said in the output).
+from the student. The same runner and judge grade it as on a teacher's
+machine.
+
+Whether Gradescope's containers let bubblewrap make user namespaces is not
+known here (Docker's default seccomp profile refuses ``unshare`` to a
+process without CAP_SYS_ADMIN). Where it cannot start, the autograder does
+what the teacher chose at export: by default it grades nothing and says why
+(score 0, visible output); exported with ``--no-sandbox``, it grades without
+bubblewrap, the container being the only boundary, and says so in the
+output every student and the teacher see.
 """
 
 from __future__ import annotations
@@ -22,6 +29,25 @@ from course import grading, sandbox
 from course.judge import PACKAGE, Answers
 
 TIMEOUT = 60.0
+SETTINGS = "autograder.json"
+REFUSED = (
+    "This submission was not graded: the autograder cannot start its sandbox "
+    "(bubblewrap) in this container ({problem}). Ask your teacher: the "
+    "autograder can be exported with --no-sandbox to grade here without it."
+)
+UNSANDBOXED = (
+    "Graded without the sandbox: bubblewrap cannot start in this container "
+    "({problem}); the teacher chose to grade here without it."
+)
+
+
+def unsandboxed_allowed() -> bool:
+    """Whether the teacher's export allows grading without bubblewrap."""
+    try:
+        settings = json.loads((PACKAGE / SETTINGS).read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(settings, dict) and settings.get("unsandboxed") is True
 
 
 def results(root: Path, weights: dict[str, float] | None = None) -> dict[str, Any]:
@@ -29,6 +55,13 @@ def results(root: Path, weights: dict[str, float] | None = None) -> dict[str, An
     weights = weights or {}
     submitted = sorted((root / "submission").rglob("*.ipynb"))
     problem = sandbox.problem()
+    if problem is not None and not unsandboxed_allowed():
+        return {
+            "score": 0,
+            "output": REFUSED.format(problem=problem),
+            "visibility": "visible",
+            "tests": [],
+        }
     answers = Answers.load(PACKAGE if (PACKAGE / "answers.json").exists() else None)
     graded = grading.grade(
         [(path, "submission") for path in submitted],
@@ -54,7 +87,7 @@ def results(root: Path, weights: dict[str, float] | None = None) -> dict[str, An
             )
     lines = [f"{r.path.name}: {n}" for r in graded for n in r.notes] + notes
     if problem is not None:
-        lines.append(f"graded without bubblewrap inside this container ({problem})")
+        lines.append(UNSANDBOXED.format(problem=problem))
     score = round(sum(float(t["score"]) for t in tests), 4)
     if lines:  # flags (copied? reaches outside?) are for the teacher only
         tests.append(
@@ -69,6 +102,8 @@ def results(root: Path, weights: dict[str, float] | None = None) -> dict[str, An
     shown = [f"{r.path.name}: {n}" for r in graded if not r.exercises for n in r.notes]
     if not submitted:
         shown.append("no notebook (.ipynb) in the submission")
+    if problem is not None:
+        shown.insert(0, UNSANDBOXED.format(problem=problem))
     return {
         "score": score,
         "output": "\n".join(shown),

@@ -9,11 +9,14 @@ For each submitted notebook the grader
    name) and each exercise's answer cell;
 3. runs the answers of the engine's pieces in the runner
    (:mod:`course.runner`), inside the operating-system sandbox
-   (:mod:`course.sandbox`), with the class engine and the case programs
-   only; the judge (:mod:`course.judge`), outside, alone holds the expected
-   values and compares the outcomes, which arrive as plain data. Predictions
-   are read from the cell's text, never run, and graded only with
-   ``--predictions``;
+   (:mod:`course.sandbox`), with the class engine (every piece a stub) and
+   the case programs only; the student's own answers to the other pieces,
+   from any of their notebooks, take the place of those stubs, as in their
+   notebook; the judge (:mod:`course.judge`), outside, alone holds the
+   expected values and compares the outcomes, which arrive as plain data. A
+   case that needs a piece the submission does not answer does not count
+   (as in the notebook). Predictions are read from the cell's text, never
+   run, and graded only with ``--predictions``;
 4. gives each exercise the fraction of its cases passed (0 for a stub, an
    answer that uses the reference, a cell that runs out of time or stops the
    runner), and flags answers that copy the model answer.
@@ -111,61 +114,168 @@ def graded_exercises(chapter: int, predictions: bool) -> list[Exercise]:
 # --- grading -----------------------------------------------------------------------
 
 
-def grade_one(
-    path: Path,
-    student: str,
-    tree: Path,
-    answers: Answers,
-    options: Options,
-) -> Result:
-    start = time.monotonic()
-    result = Result(path, student)
+@dataclass
+class Submitted:
+    """One notebook, read, with its answer cells and what the runner reported."""
+
+    result: Result
+    exercises: list[Exercise] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+    run: judge.Run | None = None
+
+
+def read_one(path: Path, student: str, options: Options) -> Submitted:
+    """Reads a notebook and finds its answer cells (notes, never a stop)."""
+    submitted = Submitted(Result(path, student))
+    result = submitted.result
     try:
+        notebook = notebook_reader.read(path)
+    except notebook_reader.NotANotebook as error:
+        result.notes.append(f"cannot read {path.name}: {error}")
+        return submitted
+    result.notes += notebook.notes
+    result.chapter = find_chapter(notebook, path)
+    if result.chapter is None:
+        result.notes.append("cannot tell which chapter this notebook is for")
+        return submitted
+    submitted.exercises = graded_exercises(result.chapter, options.predictions)
+    submitted.sources, notes = notebook_reader.answer_cells(
+        notebook, [(e.id, e.name) for e in submitted.exercises]
+    )
+    result.notes += notes
+    return submitted
+
+
+def grade_student(
+    items: list[tuple[Path, str]], tree: Path, answers: Answers, options: Options
+) -> list[Result]:
+    """Grades one student's notebooks. Each exercise runs with the student's
+    answers to the others (from any of their notebooks) in place of those
+    pieces' stubs, as their notebook does with the pieces it saved; a case
+    that needs a piece the submission does not answer does not count."""
+    submitted: list[Submitted] = []
+    for path, student in items:
+        started = time.monotonic()
         try:
-            notebook = notebook_reader.read(path)
-        except notebook_reader.NotANotebook as error:
-            result.notes.append(f"cannot read {path.name}: {error}")
-            return result
-        result.notes += notebook.notes
-        result.chapter = find_chapter(notebook, path)
-        if result.chapter is None:
-            result.notes.append("cannot tell which chapter this notebook is for")
-            return result
-        exercises = graded_exercises(result.chapter, options.predictions)
-        sources, notes = notebook_reader.answer_cells(
-            notebook, [(e.id, e.name) for e in exercises]
-        )
-        result.notes += notes
-        grade_exercises(result, exercises, sources, tree, answers, options)
-    except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
-        result.notes.append(
-            f"the grader failed on this notebook ({type(error).__name__}); "
-            "its grades are incomplete"
-        )
-    finally:
-        result.seconds = time.monotonic() - start
-    return result
+            submitted.append(read_one(path, student, options))
+        except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
+            submitted.append(Submitted(Result(path, student)))
+            failed(submitted[-1].result, error)
+        submitted[-1].result.seconds = time.monotonic() - started
+    pieces: dict[str, str] = {}
+    giver: dict[str, Submitted] = {}
+    for one in submitted:
+        for exercise in one.exercises:
+            source = one.sources.get(exercise.id)
+            text = judge.piece_of(exercise, source) if source is not None else None
+            if text is not None and exercise.id not in pieces:
+                pieces[exercise.id] = text
+                giver[exercise.id] = one
+    for group in runner_groups(submitted):
+        started = time.monotonic()
+        try:
+            run_group(group, tree, options, pieces)
+        except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
+            for one in group:
+                failed(one.result, error)
+        for one in group:
+            one.result.seconds += (time.monotonic() - started) / len(group)
+    missing = set(answers.needs) - set(pieces)
+    missing |= {
+        e for e, one in giver.items() if one.run is None or judge.unusable(e, one.run)
+    }
+    doubtful: set[str] = set()
+    for again in (False, True):  # again: knowing which pieces fail some cases
+        for one in submitted:
+            started = time.monotonic()
+            try:
+                if one.run is not None:
+                    one.result.exercises.clear()
+                    judge_notebook(one, answers, missing, doubtful, again)
+            except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
+                if again:
+                    failed(one.result, error)
+            one.result.seconds += time.monotonic() - started
+        doubtful = {
+            e
+            for one in submitted
+            for e, graded in one.result.exercises.items()
+            if e in pieces and e not in missing and graded.passed < graded.total
+        }
+    return [one.result for one in submitted]
 
 
-def grade_exercises(
-    result: Result,
-    exercises: list[Exercise],
-    sources: dict[str, str],
-    tree: Path,
-    answers: Answers,
-    options: Options,
+def failed(result: Result, error: Exception) -> None:
+    result.notes.append(
+        f"the grader failed on this notebook ({type(error).__name__}); "
+        "its grades are incomplete"
+    )
+
+
+def runner_groups(submitted: list[Submitted]) -> list[list[Submitted]]:
+    """The student's notebooks, grouped so that one runner (one sandbox, one
+    import of the engine) runs several: notebooks of one group answer
+    different exercises (two notebooks for one chapter go apart)."""
+    groups: list[tuple[set[str], list[Submitted]]] = []
+    for one in submitted:
+        if one.result.chapter is None:
+            continue
+        ids = {e.id for e in one.exercises if e.kind == "piece"}
+        for taken, group in groups:
+            if not taken & ids:
+                taken |= ids
+                group.append(one)
+                break
+        else:
+            groups.append((ids, [one]))
+    return [group for _, group in groups]
+
+
+def run_group(
+    group: list[Submitted], tree: Path, options: Options, pieces: dict[str, str]
 ) -> None:
-    pieces = {e.id: e for e in exercises if e.kind == "piece"}
-    run = judge.run_pieces(tree, sources, pieces, options.limits, options.sandboxed)
+    """Runs the answers to the engine's pieces of a group of notebooks in one
+    runner; the runner's own notes go with the group's first notebook."""
+    sources: dict[str, str] = {}
+    exercises: dict[str, Exercise] = {}
+    for one in group:
+        sources.update(one.sources)
+        exercises.update({e.id: e for e in one.exercises if e.kind == "piece"})
+    run = judge.run_pieces(
+        tree,
+        sources,
+        exercises,
+        options.limits,
+        options.sandboxed,
+        pieces,
+        restarts=judge.MAX_RESTARTS * len(group),
+    )
+    for one in group:
+        one.run = run
     for why, count in sorted(run.ignored.items()):
-        result.notes.append(f"the runner's output: {count} {why} ignored")
-    for exercise in exercises:
-        source = sources.get(exercise.id)
+        group[0].result.notes.append(f"the runner's output: {count} {why} ignored")
+
+
+def judge_notebook(
+    one: Submitted,
+    answers: Answers,
+    missing: set[str],
+    doubtful: set[str],
+    notes: bool,
+) -> None:
+    """Judges every exercise of the notebook from what the runner reported
+    (the notes go to the result only with ``notes``)."""
+    result, run = one.result, one.run
+    assert run is not None
+    for exercise in one.exercises:
+        source = one.sources.get(exercise.id)
         if source is None:
             graded = Graded(exercise.id, exercise.title)
             graded.message = "no answer cell (deleted?)"
         elif exercise.kind == "piece":
-            graded = judge.judge_piece(exercise, source, run, answers)
+            graded = judge.judge_piece(
+                exercise, source, run, answers, missing - {exercise.id}, doubtful
+            )
         else:
             graded = judge.judge_prediction(exercise, source, answers)
         piece = source is not None and exercise.kind == "piece"
@@ -180,7 +290,8 @@ def grade_exercises(
                 f"exercise {exercise.id}: the answer matches the model answer (copied?)"
             )
         result.exercises[exercise.id] = graded
-        result.notes += graded.flags
+        if notes:
+            result.notes += graded.flags
 
 
 def grade(
@@ -197,18 +308,24 @@ def grade(
     """
     options = Options(sandbox.Limits(seconds=timeout), sandboxed, predictions)
     answers = answers or Answers.load()
+    students: dict[str, list[tuple[Path, str]]] = {}
+    for path, student in submissions:
+        students.setdefault(student, []).append((path, student))
     folder = Path(tempfile.mkdtemp(prefix="course-grade-"))
     folder.chmod(0o755)
     try:
         tree = judge.runner_tree(folder / "tree")
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            results = list(
+            graded = list(
                 pool.map(
-                    lambda item: grade_one(*item, tree, answers, options), submissions
+                    lambda items: grade_student(items, tree, answers, options),
+                    students.values(),
                 )
             )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    each = {student: iter(mine) for student, mine in zip(students, graded, strict=True)}
+    results = [next(each[student]) for _, student in submissions]
     if not sandboxed:
         for result in results:
             result.notes.insert(0, NO_SANDBOX)
@@ -336,6 +453,8 @@ def feedback_failures(graded: Graded) -> list[str]:
         ]
         if failure.get("convention"):
             lines.append(f"  - the convention: {failure['convention']}")
+        if failure.get("also"):
+            lines.append(f"  - {failure['also']}")
         if failure.get("error"):
             lines += ["  - your code raised:", "", "    ```"]
             lines += [f"    {line}" for line in failure["error"].splitlines()]

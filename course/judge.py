@@ -17,6 +17,7 @@ and layout normalised, with the model answer's fingerprint.
 from __future__ import annotations
 
 import ast
+import compileall
 import hashlib
 import json
 import math
@@ -26,8 +27,10 @@ import secrets
 import selectors
 import shutil
 import subprocess
+import sys
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,34 +51,49 @@ LEAK_WINDOW = 24
 # --- the runner's tree -------------------------------------------------------------
 
 
-def copy_engine(dest: Path) -> None:
-    """The engine the runner uses. THE place for the class edition: the
-    student copy's engine, whose exercise pieces are stubbed, goes here."""
-    shutil.copytree(
-        ROOT / "slowtorch_lib",
-        dest / "slowtorch_lib",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-    )
-
-
 RUNNER_INIT = '"""The course package as the runner sees it: cases, no answers."""\n'
+RUNNER_FILES = ("checking.py", "substitute.py", "datasets.py", "workspace.py")
+
+
+def class_engine(dest: Path) -> None:
+    """Writes the class edition's engine (every exercise's piece a stub,
+    nothing loaded from a workspace) into ``dest/slowtorch_lib``, and the
+    case programs, with the pieces that live in them stubbed too, into
+    ``dest/course/checks``. From a class edition (an exported autograder),
+    its engine and checks are copied as they are."""
+    engine = ROOT / "slowtorch_lib"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    checks = dest / "course" / "checks"
+    if (engine / "_class").is_dir():
+        shutil.copytree(engine, dest / "slowtorch_lib", ignore=ignore)
+        shutil.copytree(PACKAGE / "checks", checks, ignore=ignore)
+        return
+    from course import edition
+
+    edition.write_engine(dest, (), load_saved=False)
+    checks.mkdir(parents=True)
+    for path in sorted((PACKAGE / "checks").glob("*.py")):
+        shutil.copy(path, checks / path.name)
+    edition.stub_course(dest / "course")
 
 
 def runner_tree(dest: Path) -> Path:
-    """Writes what the runner may see into ``dest``: the engine, the case
-    programs (public and grading-only, no recorded answers), what they import,
-    and the runner itself. Returns ``dest``."""
+    """Writes what the runner may see into ``dest``: the class engine, the
+    case programs (public and grading-only, no recorded answers, their own
+    pieces stubbed), what they import, and the runner itself. Returns ``dest``."""
     dest.mkdir(parents=True, exist_ok=True)
-    copy_engine(dest)
+    class_engine(dest)
     course = dest / "course"
-    (course / "checks").mkdir(parents=True)
     (course / "__init__.py").write_text(RUNNER_INIT, encoding="utf-8")
-    for name in ("checking.py", "substitute.py", "datasets.py", "workspace.py"):
+    for name in RUNNER_FILES:
         shutil.copy(PACKAGE / name, course / name)
     shutil.copytree(PACKAGE / "data", course / "data")
-    for path in sorted((PACKAGE / "checks").glob("*.py")):
-        shutil.copy(path, course / "checks" / path.name)
+    for path in (course / "checks").glob("*.json"):
+        path.unlink()
     shutil.copy(PACKAGE / "runner.py", dest / "runner.py")
+    # Compiled once here: the runner's tree is read-only, and each runner
+    # would otherwise compile the whole engine again.
+    compileall.compile_dir(dest, ddir="/runner", quiet=1, workers=1)
     for path in dest.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     dest.chmod(0o755)
@@ -93,13 +111,19 @@ class Answers:
     expected: dict[str, dict[str, Any]]
     secret_text: str
     fingerprints: dict[str, list[str]]
+    needs: dict[str, list[list[str]]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, folder: Path | None = None) -> Answers:
         """From ``folder`` (an exported autograder), else from the course."""
         if folder is not None:
             data = json.loads((folder / "answers.json").read_text("utf-8"))
-            return cls(data["expected"], data["secret_text"], data["fingerprints"])
+            return cls(
+                data["expected"],
+                data["secret_text"],
+                data["fingerprints"],
+                data.get("needs", {}),
+            )
         expected: dict[str, dict[str, Any]] = {}
         for name in ("expected.json", "expected_grading.json"):
             path = PACKAGE / "checks" / name
@@ -111,13 +135,14 @@ class Answers:
         secret = "\n".join(
             p.read_text("utf-8") for p in sorted(PACKAGE.glob("checks/grading_*.py"))
         )
-        return cls(expected, secret, model_fingerprints())
+        return cls(expected, secret, model_fingerprints(), dependencies())
 
     def save(self, folder: Path) -> None:
         data = {
             "expected": self.expected,
             "secret_text": self.secret_text,
             "fingerprints": self.fingerprints,
+            "needs": self.needs,
         }
         (folder / "answers.json").write_text(json.dumps(data), encoding="utf-8")
 
@@ -128,6 +153,25 @@ class Answers:
             for i in range(0, max(1, len(text) - LEAK_WINDOW + 1))
             if len(text) >= LEAK_WINDOW
         )
+
+
+def dependencies() -> dict[str, list[list[str]]]:
+    """Which other pieces each case reaches (:mod:`course.dependencies`),
+    measured on the complete engine in a process of its own."""
+    if ROOT not in _NEEDS:
+        done = subprocess.run(
+            [sys.executable, "-m", "course.dependencies"],
+            cwd=ROOT,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        _NEEDS[ROOT] = json.loads(done.stdout)
+    return _NEEDS[ROOT]
+
+
+_NEEDS: dict[Path, dict[str, list[list[str]]]] = {}
 
 
 # --- grades ------------------------------------------------------------------------
@@ -341,12 +385,15 @@ def run_runner(
     run: Run,
     limits: sandbox.Limits,
     sandboxed: bool,
+    pieces: dict[str, str] | None = None,
 ) -> list[str]:
-    """Runs the runner once on ``jobs``; adds what it reported to ``run``;
-    returns the exercises it started."""
+    """Runs the runner once on ``jobs`` (with the student's ``pieces``,
+    their answers to the exercises, put in place of the other stubs); adds
+    what it reported to ``run``; returns the exercises it started."""
     nonce = secrets.token_hex(16)
     job = {
         "exercises": jobs,
+        "pieces": sorted((pieces or {}).items()),
         "seconds": limits.seconds,
         "sandboxed": sandboxed,
         "limits": {
@@ -452,16 +499,24 @@ def run_pieces(
     exercises: dict[str, Exercise],
     limits: sandbox.Limits,
     sandboxed: bool,
+    pieces: dict[str, str] | None = None,
+    restarts: int = MAX_RESTARTS,
 ) -> Run:
     """Runs every piece exercise's answer; starts the runner again after one
-    that stopped it."""
+    that stopped it (at most ``restarts`` times)."""
     run = Run()
     todo = [e for e in exercises if e in sources]
-    for _ in range(MAX_RESTARTS + 1):
+    for _ in range(restarts + 1):
         if not todo:
             break
         started = run_runner(
-            tree, [(e, sources[e]) for e in todo], exercises, run, limits, sandboxed
+            tree,
+            [(e, sources[e]) for e in todo],
+            exercises,
+            run,
+            limits,
+            sandboxed,
+            pieces,
         )
         for exercise in started:
             if exercise not in run.ends:
@@ -484,6 +539,74 @@ def run_pieces(
     return run
 
 
+# --- the student's other pieces ----------------------------------------------------
+
+
+def piece_of(exercise: Exercise, source: str) -> str | None:
+    """What the runner puts in place of this exercise's stub while it grades
+    the other exercises: the answer's definitions, as the student's notebook
+    saves them (no prints, no experiments), or None for a stub or an answer
+    that uses the reference (its stub stays). What the definitions do when
+    they run is watched in the runner as the answer cell's own code is."""
+    from course.saved_pieces import piece_text
+
+    if exercise.kind != "piece" or not exercise.target:
+        return None
+    if imports_in(source, exercise):
+        return None
+    try:
+        text = piece_text(source, exercise.name)
+        return None if is_stub(text, exercise.name) else text
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def is_stub(text: str, name: str) -> bool:
+    """Whether the definition of ``name`` is still the exercise's stub: a
+    function whose body only raises NotImplementedError (or is ``...``), or
+    a class with such a method."""
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return any(
+                _stub_body(item.body)
+                for item in node.body
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+            )
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.name == name:
+                return _stub_body(node.body)
+    return False
+
+
+def _stub_body(body: list[ast.stmt]) -> bool:
+    if (
+        len(body) > 1
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]
+    if len(body) != 1:
+        return False
+    only = body[0]
+    if isinstance(only, ast.Expr) and isinstance(only.value, ast.Constant):
+        return only.value.value is Ellipsis
+    if isinstance(only, ast.Raise) and only.exc is not None:
+        raised = only.exc.func if isinstance(only.exc, ast.Call) else only.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return False
+
+
+def unusable(exercise_id: str, run: Run) -> bool:
+    """Whether the answer did not give a piece: not defined, a stub, the
+    reference, or tampering (its stub stays, in the notebook too)."""
+    cell = run.cells.get(exercise_id)
+    if cell is None or not cell["defined"] or cell["reference"] or cell["tampering"]:
+        return True
+    cases = run.cases.get(exercise_id, {}).values()
+    return any(r["stub"] or r["reference"] for r in cases)
+
+
 # --- judging -----------------------------------------------------------------------
 
 
@@ -503,7 +626,55 @@ def render_error(error: dict[str, Any] | None, source: str, answers: Answers) ->
     return "\n".join([*shown, head])
 
 
-def judge_piece(exercise: Exercise, source: str, run: Run, answers: Answers) -> Graded:
+def excluded_cases(
+    exercise: Exercise, answers: Answers, missing: Collection[str]
+) -> dict[int, list[str]]:
+    """The cases that reach the stub of an exercise the submission does not
+    answer (``missing``), with those exercises: as in the student's notebook,
+    they do not count. Which cases reach which pieces is the judge's own map
+    (:mod:`course.dependencies`), never the runner's word."""
+    needs = answers.needs.get(exercise.id, [])
+    found = {}
+    for index, reached in enumerate(needs):
+        lacking = sorted(set(reached) & set(missing), key=_order)
+        if lacking:
+            found[index] = lacking
+    return found
+
+
+def also_runs(
+    exercise: Exercise, index: int, answers: Answers, doubtful: Collection[str]
+) -> str:
+    """Which of the student's doubtful other pieces this case runs, as text."""
+    needs = answers.needs.get(exercise.id, [])
+    reached = needs[index] if index < len(needs) else []
+    found = sorted(set(reached) & set(doubtful), key=_order)
+    if not found:
+        return ""
+    return (
+        f"this case also runs your answer to exercise{'s' * (len(found) > 1)} "
+        f"{', '.join(found)}, which "
+        + ("fails some of its" if len(found) == 1 else "fail some of their")
+        + " own cases"
+    )
+
+
+def _order(exercise_id: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in exercise_id.split(".") if n.isdigit())
+
+
+def judge_piece(
+    exercise: Exercise,
+    source: str,
+    run: Run,
+    answers: Answers,
+    missing: Collection[str] = (),
+    doubtful: Collection[str] = (),
+) -> Graded:
+    """The grade of a piece: the fraction of its cases that give the
+    recorded outcome, leaving out those that need an exercise in ``missing``.
+    A failed case shown that also runs the student's answer to an exercise in
+    ``doubtful`` (one that fails some of its own cases) says so."""
     cases = all_cases(exercise)
     graded = Graded(exercise.id, exercise.title, total=len(cases))
     expected = answers.expected.get(exercise.id, {})
@@ -550,7 +721,26 @@ def judge_piece(exercise: Exercise, source: str, run: Run, answers: Answers) -> 
     public = len(exercise.cases)
     failed_main: list[tuple[int, dict[str, Any] | None]] = []
     failed_convention: list[tuple[int, dict[str, Any] | None]] = []
+    excluded = excluded_cases(exercise, answers, missing)
+    graded.total = len(cases) - len(excluded)
+    if excluded:
+        lacking = sorted({e for ids in excluded.values() for e in ids}, key=_order)
+        graded.message = (
+            f"{len(excluded)} of its {len(cases)} cases need exercise"
+            f"{'s' * (len(lacking) > 1)} {', '.join(lacking)}, which this "
+            "submission does not answer (or whose answer does not run): "
+            "as in the notebook, they do not count"
+        )
+        graded.flags.append(
+            f"exercise {exercise.id}: {len(excluded)} of {len(cases)} cases need "
+            f"{', '.join(lacking)} (not answered): not counted"
+        )
+    if not graded.total:
+        graded.status = "needs"
+        return graded
     for index, case in enumerate(cases):
+        if index in excluded:
+            continue
         found: dict[str, Any] | None = reported.get(index)
         if (exercise.id, index) in run.conflicts:
             found = None
@@ -575,15 +765,16 @@ def judge_piece(exercise: Exercise, source: str, run: Run, answers: Answers) -> 
                 "expected": show(expected.get(case.label)),
                 "got": got,
                 "error": render_error(failed and failed["error"], source, answers),
+                "also": also_runs(exercise, index, answers, doubtful),
             }
         )
-    graded.points = min(1.0, max(0.0, graded.passed / len(cases))) if cases else 0.0
+    graded.points = min(1.0, max(0.0, graded.passed / graded.total))
     graded.status = "graded"
     if end["status"] != "done":
         graded.status = "stopped"
         graded.message = end["detail"]
         graded.flags.append(f"exercise {exercise.id}: {end['detail']}")
-    if graded.passed < len(cases):
+    if graded.passed < graded.total:
         from course.checking import hint_for
 
         main_failed = bool(failed_main) or graded.hidden_failed > 0

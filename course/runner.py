@@ -1,15 +1,24 @@
 """The runner: runs a student's answers and reports what each case gave, as data.
 
 It runs inside the sandbox (:mod:`course.sandbox`), from a tree that
-:func:`course.judge.runner_tree` prepared: the class engine, the case
-*programs* (``course/checks``) and what they import, and this file. No
-expected value, model answer or grading expectation is there: the judge,
-outside, alone holds them and compares.
+:func:`course.judge.runner_tree` prepared: the class edition's engine, in
+which every exercise's piece is a stub (:mod:`course.edition`), the case
+*programs* (``course/checks``, their own pieces stubbed too) and what they
+import, and this file. No expected value, model answer or grading
+expectation is there: the judge, outside, alone holds them and compares.
+
+The student's answer to each *other* exercise, as their notebook saves it
+(its definitions, see :func:`course.saved_pieces.piece_text`), comes with
+the job and is put in place of that exercise's stub, as the class edition's
+notebooks load the pieces a student has saved. A case that still meets
+another exercise's stub raises NotImplementedError naming it: that is
+reported as the case's outcome, not as a stub of this exercise (the judge
+decides, from its own map, which cases do not count).
 
 Protocol. Standard input: the run's nonce (32 hex digits and a newline),
-then one JSON object ``{"exercises": [[id, source], ...], "seconds": s,
-"limits": {...}, "sandboxed": bool}``. Standard output: one record per line,
-``NONCE JSON``, with ``kind`` one of
+then one JSON object ``{"exercises": [[id, source], ...], "pieces": [[id,
+definitions], ...], "seconds": s, "limits": {...}, "sandboxed": bool}``.
+Standard output: one record per line, ``NONCE JSON``, with ``kind`` one of
 
 - ``ready``: the engine and the cases are loaded;
 - ``start`` / ``end``: an exercise begins / ends (``status``: ``done``,
@@ -17,12 +26,13 @@ then one JSON object ``{"exercises": [[id, source], ...], "seconds": s,
 - ``cell``: the answer cell ran (``defined``, ``error``, ``reference``);
 - ``case``: one case's ``outcome`` (plain JSON data), ``error``, ``stub``.
 
-This first process never runs student code. It reads the nonce into a
-buffer, makes itself impossible to trace or to read through ``/proc``
-(``PR_SET_DUMPABLE`` 0), and forks one child per exercise. The child wipes
-its copy of the nonce, sends its standard streams to ``/dev/null``, sets its
-limits, runs the answer cell in a fresh namespace, puts the answer into the
-engine in place of the exercise's piece, runs each case, and sends each
+This first process (process 1 of the sandbox) never runs student code. It
+reads the nonce into a buffer, makes itself impossible to trace or to read
+through ``/proc`` (``PR_SET_DUMPABLE`` 0), imports the engine and the cases
+once, and forks one child per exercise. The child wipes its copy of the
+nonce, sends its standard streams to ``/dev/null``, sets its limits, runs
+the student's other pieces and the answer cell in fresh namespaces, puts
+them into the engine in place of the stubs, runs each case, and sends each
 outcome, already turned into JSON, through its own pipe. The first process
 checks the child's lines, tags them with the nonce and passes them on; when
 the child ends or runs out of time, it kills every other process of the
@@ -39,6 +49,7 @@ import importlib
 import json
 import math
 import os
+import re
 import select
 import signal
 import sys
@@ -55,6 +66,7 @@ if __name__ == "__main__":  # inside the tree: its own folder first
 FORBIDDEN_MODULES = ("torch", "course", "solutions")
 PROTECTED = ("slowtorch_lib", "course")
 NONCE_BYTES = 32
+UNWRITTEN = re.compile(r"exercise (\d+\.\d+), `\w+`.{0,80}? is not written yet")
 CHILD_OUTPUT = 4 * 2**20  # bytes one exercise may send
 MESSAGE = 300  # characters of an exception message kept
 _MISSING = object()
@@ -427,21 +439,142 @@ class Child:
             view = view[written:]
 
 
-def run_exercise(exercise: Any, source: str, snapshot: Snapshot, out: Child) -> None:
-    """Runs the answer cell, then every case with the answer in the engine."""
+def cell_namespace() -> dict[str, Any]:
+    """What a notebook's cell starts with."""
     import slowtorch_lib
+
+    return {"__name__": "__main__", "torch": slowtorch_lib, "check": quiet_check}
+
+
+def unwritten(exercise: Any) -> str:
+    """The stub message of another exercise's piece (as the class engine's)."""
+    return (
+        f"exercise {exercise.id}, `{exercise.name}`, is not written yet: "
+        "its answer raises NotImplementedError"
+    )
+
+
+def needed(error: BaseException, exercise_id: str) -> str | None:
+    """The other exercise whose stub ``error`` comes from, or None."""
+    try:
+        text = str(error)
+    except Exception:  # noqa: BLE001  (a message that cannot be read names none)
+        return None
+    found = UNWRITTEN.search(text)
+    if found is None or found.group(1) == exercise_id:
+        return None
+    return found.group(1)
+
+
+def _renamed(exercise: Any, function: Any) -> Any:
+    """The student's piece, whose NotImplementedError names its exercise."""
+
+    def piece(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except NotImplementedError as error:
+            if needed(error, exercise.id) is not None:
+                raise
+            raise NotImplementedError(unwritten(exercise)) from None
+
+    return piece
+
+
+def other_pieces(pieces: list[tuple[Any, str]]) -> list[tuple[Any, Any]]:
+    """The student's answers to the other exercises, as their notebook's
+    saved pieces are (definitions only: see ``piece_text``), each run in a
+    fresh namespace; one that does not run stays a stub."""
+    found = []
+    for exercise, text in pieces:
+        namespace = cell_namespace()
+        try:
+            code = compile(text, f"<your answer to exercise {exercise.id}>", "exec")
+            with watched_imports([]):
+                exec(code, namespace)  # noqa: S102  (the student's code, sandboxed)
+        except BaseException:  # noqa: BLE001, S112  (it stays a stub)
+            continue
+        value = namespace.get(exercise.name, _MISSING)
+        if value is _MISSING:
+            continue
+        if callable(value) and not isinstance(value, type):
+            value = _renamed(exercise, value)
+        found.append((exercise, value))
+    return found
+
+
+class Places:
+    """Where the stubs of the student's other pieces are, found once (in
+    the engine as the snapshot has it), so that putting the pieces in before
+    each case is a few assignments."""
+
+    def __init__(self, pieces: list[tuple[Any, Any]]) -> None:
+        self.assignments: list[tuple[Any, str, Any]] = []
+        namespaces = [
+            vars(module)
+            for name, module in sys.modules.items()
+            if module is not None and name.split(".")[0] == "slowtorch_lib"
+        ]
+        for exercise, value in pieces:
+            try:
+                self.assignments += self.find(exercise.target, value, namespaces)
+            except (AttributeError, KeyError, ValueError):
+                continue  # it stays a stub
+
+    @staticmethod
+    def find(
+        target: str, value: Any, namespaces: list[dict[str, Any]]
+    ) -> list[tuple[Any, str, Any]]:
+        """Where the stub at ``target`` is: (namespace or class, name, value)."""
+        parent, name = target.rsplit(".", 1)
+        owner: Any = sys.modules.get(parent)
+        if owner is None:
+            module, owner_name = parent.rsplit(".", 1)
+            owner = getattr(sys.modules[module], owner_name)
+        if isinstance(owner, type):
+            if isinstance(owner.__dict__[name], staticmethod):
+                value = staticmethod(value)
+            return [(owner, name, value)]
+        old = getattr(owner, name)
+        found = [
+            (namespace, key, value)
+            for namespace in namespaces
+            for key, item in list(namespace.items())
+            if item is old
+        ]
+        if not parent.startswith("slowtorch_lib"):
+            found.append((vars(owner), name, value))
+        return found
+
+    def install(self) -> None:
+        """Puts the pieces in (after a restore of the snapshot)."""
+        for owner, key, value in self.assignments:
+            if isinstance(owner, dict):
+                owner[key] = value
+            else:
+                setattr(owner, key, value)
+
+
+def run_exercise(
+    exercise: Any,
+    source: str,
+    pieces: list[tuple[Any, str]],
+    snapshot: Snapshot,
+    out: Child,
+) -> None:
+    """Runs the answer cell, then every case with the answer in the engine
+    (and the student's answers to the other exercises in place of their stubs)."""
     from course.checking import normalize, run_piece_case
 
     filename = f"<answer cell of exercise {exercise.id}>"
-    namespace: dict[str, Any] = {
-        "__name__": "__main__",
-        "torch": slowtorch_lib,
-        "check": quiet_check,
-    }
+    namespace = cell_namespace()
     seen: list[str] = []
     error = None
     watcher = guard()
     watcher.take()
+    others = other_pieces([(e, t) for e, t in pieces if e.id != exercise.id])
+    snapshot.restore()
+    places = Places(others)
+    places.install()
     try:
         code = compile(source, filename, "exec")
         with watched_imports(seen):
@@ -475,14 +608,17 @@ def run_exercise(exercise: Any, source: str, snapshot: Snapshot, out: Child) -> 
     cases = list(exercise.cases) + list(exercise.grading_cases)
     for index, case in enumerate(cases):
         snapshot.restore()
+        places.install()
         stub = False
         got_error = None
         seen_later: list[str] = []
         try:
             with watched_imports(seen_later):
                 got, message = run_piece_case(exercise, answer, case)
-        except NotImplementedError:
-            got, stub = {"raised": "NotImplementedError"}, True
+        except NotImplementedError as raised:
+            got = {"raised": "NotImplementedError"}
+            stub = needed(raised, exercise.id) is None
+            got_error = None if stub else error_data(raised, filename)
         except BaseException as raised:  # noqa: BLE001  (SystemExit too)
             got = {"raised": type(raised).__name__}
             got_error = error_data(raised, filename)
@@ -598,6 +734,7 @@ class Runner:
         self.limits = dict(job.get("limits", {}))
         self.sandboxed = bool(job.get("sandboxed")) and os.getpid() <= 3
         self.exercises = list(job["exercises"])
+        self.pieces = [(str(i), str(t)) for i, t in job.get("pieces", [])]
 
     def emit(self, record: dict[str, Any]) -> None:
         line = bytes(self.nonce) + b" " + json.dumps(record).encode() + b"\n"
@@ -609,6 +746,13 @@ class Runner:
         from course.checking import load
 
         loaded = {exercise_id: load(exercise_id) for exercise_id, _ in self.exercises}
+        pieces = []
+        for exercise_id, text in self.pieces:
+            try:
+                pieces.append((load(exercise_id), text))
+            except (KeyError, ValueError, ImportError):
+                continue
+        self.loaded_pieces = [(e, t) for e, t in pieces if e.target]
         import slowtorch_lib  # noqa: F401  (the whole engine, before the snapshot)
         import slowtorch_lib.autograd.engine  # noqa: F401
 
@@ -654,7 +798,7 @@ class Runner:
 
             cpu = int(self.seconds) + 2
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-            run_exercise(exercise, source, snapshot, Child(fd))
+            run_exercise(exercise, source, self.loaded_pieces, snapshot, Child(fd))
         except BaseException:  # noqa: BLE001  (the child ends here, whatever)
             code = 1
         os._exit(code)

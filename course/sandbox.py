@@ -6,7 +6,11 @@ network and its own process, IPC, UTS and user namespaces
 read-only view of only the Python installation and the runner's tree, a
 fresh in-memory ``/tmp`` as working folder and home, and
 ``--die-with-parent``: when the runner's first process ends, the process
-namespace ends and everything it started (forked, detached) with it.
+namespace ends and everything it started (forked, detached) with it. With
+``--as-pid-1`` the runner's first process is the namespace's process 1
+itself, not a reaper that bubblewrap would put there: no process of the
+sandbox but the runner holds the judge's pipe, and process 1 cannot be
+killed from inside the namespace.
 
 Limits on CPU time, memory, file size and processes are set by the runner
 itself (``resource.setrlimit``, see :mod:`course.runner`); the number of
@@ -78,7 +82,7 @@ def command(tree: Path, argv: list[str]) -> list[str]:
     wrapped += ["--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
     wrapped += ["--setenv", "PATH", "/usr/bin:/bin", "--chdir", "/tmp"]
     wrapped += ["--unsetenv", "PYTHONPATH"]
-    wrapped += ["--unshare-all", "--die-with-parent", "--new-session"]
+    wrapped += ["--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"]
     wrapped += ["--uid", str(NOBODY), "--gid", str(NOBODY), "--cap-drop", "ALL"]
     return [*wrapped, "--", *argv]
 

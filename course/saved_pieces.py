@@ -46,6 +46,7 @@ __all__ = [
     "load_saved_pieces",
     "loaded",
     "piece_source",
+    "piece_text",
     "reset_piece",
     "save_piece",
     "saved_files",
@@ -230,9 +231,19 @@ def piece_source(answer: Any) -> str:
     text = "".join(linecache.getlines(code.co_filename))
     if not text:
         raise ValueError("the cell that defined it cannot be read back")
+    return piece_text(text, answer.__name__)
+
+
+def piece_text(text: str, name: str) -> str:
+    """What :func:`piece_source` keeps of a cell's ``text`` that defines
+    ``name`` (the grader reads a submitted cell this way, never running it).
+
+    Raises:
+        ValueError: If the cell does not define ``name``.
+        SyntaxError: If the cell is not Python.
+    """
     tree = ast.parse(text)
-    name = answer.__name__
-    kept = []
+    kept: list[ast.stmt] = []
     found = False
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):

@@ -534,8 +534,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "course",
             "grade",
             str(folder),
+            # Wall-clock seconds per exercise: some cases of 2.9 take 3 s of
+            # CPU, and a loaded machine (these commands run at once) stretches it.
             "--timeout",
-            "6",
+            "20",
             "--jobs",
             "2",
             "--predictions",
@@ -641,13 +643,16 @@ def test_partial_marks_per_exercise(
 ) -> None:
     row = grades["partial"]
     assert 0.8 < points(row, "1.1") < 1  # one prediction wrong
-    assert 0.8 < points(row, "1.5") < 1  # only the size-0 convention wrong
+    # The size-0 convention wrong, and cases that also run the student's
+    # buggy position_list (1.7), as in their notebook's engine.
+    assert 0.5 < points(row, "1.5") < 1
     assert points(row, "1.6") == 1
     assert 0 < points(row, "1.7") < 0.5
-    assert points(row, "1.8") == 0
+    assert points(row, "1.9") == 0
     report = (runs["feedback"] / "partial.md").read_text(encoding="utf-8")
     assert "PyTorch convention: `torch.zeros(2, 0, 3).stride()`" in report
     assert "expected:" in report and "Hint 1 of 3" in report
+    assert "also runs your answer to exercises 1.7, 1.8, which fail some" in report
 
 
 @pytest.mark.slow
@@ -690,15 +695,24 @@ def test_redefining_check_or_patching_the_checker_changes_nothing(
 
 
 @pytest.mark.slow
-def test_an_endless_loop_or_an_exit_costs_only_that_exercise(
+def test_an_endless_loop_or_an_exit_costs_that_exercise_and_what_needs_it(
     grades: dict[str, dict[str, str]], runs: dict[str, Any]
 ) -> None:
     for student in ("endless_loop", "kernel_exit"):
         row = grades[student]
         assert points(row, "1.6") == 0
-        assert all(points(row, e) == 1 for e in CH1 if e != "1.6")
+        # The class engine is all stubs: the cases of 1.7 and 1.8 all reach
+        # infer_shape (1.6), so, as in the notebook, none of them counts.
+        assert [points(row, e) for e in ("1.5", "1.6", "1.7", "1.8", "1.9")] == [
+            1,
+            0,
+            0,
+            0,
+            1,
+        ]
+        assert "exercise 1.7: 15 of 15 cases need 1.6 (not answered)" in row["notes"]
     out = runs["grade"][1]
-    assert "timed out after 6 s" in out and "the process exited (code 3" in out
+    assert "timed out after 20 s" in out and "the process exited (code 3" in out
 
 
 @pytest.mark.slow

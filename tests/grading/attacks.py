@@ -134,8 +134,11 @@ for pid in os.listdir("/proc"):
 
 KILL = """
 import os, signal
-os.kill(os.getppid(), signal.SIGKILL)
-os.kill(-1, signal.SIGKILL)
+for pid in (1, os.getppid(), -1):  # in the sandbox, the runner is process 1
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
 """
 
 READ_ANSWERS = """
@@ -321,7 +324,7 @@ ATTACKS: dict[str, tuple[Callable[[], Any], str]] = {
     "attack_threads_timers": (attack_cell(THREADS, True), "threading"),
     "attack_processes": (attack_cell(PROCESSES, True), "subprocess"),
     "attack_files": (attack_cell(FILES), "open"),
-    "attack_kill": (attack_cell(KILL, True), "the runner stopped"),
+    "attack_kill": (attack_cell(KILL, True), "os.kill"),
     "attack_read_answers": (
         attack_cell(READ_ANSWERS, reward="found or source"),
         "reads the grader's files",

@@ -82,6 +82,7 @@ def partial() -> dict[str, Any]:
         exercise_1_5=WRONG_STRIDES,
         exercise_1_6=solution_answer(CHAPTER1, "1.6"),
         exercise_1_7=BUGGY_POSITIONS,
+        exercise_1_8=solution_answer(CHAPTER1, "1.8"),
     )
 
 
@@ -175,6 +176,8 @@ def monkey_patched() -> dict[str, Any]:
         blank,
         exercise_1_5=PATCHING + WRONG_STRIDES,
         exercise_1_6=solution_answer(CHAPTER1, "1.6"),
+        exercise_1_7=BUGGY_POSITIONS,
+        exercise_1_8=solution_answer(CHAPTER1, "1.8"),
     )
 
 
@@ -252,8 +255,22 @@ FIXTURES: dict[str, tuple[str, Callable[[], dict[str, Any]] | None]] = {
 }
 
 
+# student -> the chapters whose solved notebooks they hand in too. The class
+# engine is all stubs: a chapter's cases run on the student's own answers to
+# the earlier chapters' pieces (the strides of 1.5 in every tensor...), as in
+# their notebook, where those pieces are saved when they pass.
+EARLIER: dict[str, tuple[str, ...]] = {
+    "full2": (CHAPTER1,),
+    "full3": (CHAPTER1, CHAPTER2),
+    "imports3": (CHAPTER1, CHAPTER2),
+    "full4": (CHAPTER1, CHAPTER2, CHAPTER3),
+    "jupyterlite": (CHAPTER1,),
+}
+
+
 def write(out: Path) -> list[Path]:
-    """Writes every fixture as ``out/<student>/NN_name.ipynb``."""
+    """Writes every fixture as ``out/<student>/NN_name.ipynb`` (and the
+    solved earlier chapters of :data:`EARLIER`)."""
     written = []
     for student, (chapter, build) in FIXTURES.items():
         path = out / student / f"{chapter}.ipynb"
@@ -263,6 +280,9 @@ def write(out: Path) -> list[Path]:
         else:
             path.write_text(json.dumps(build(), indent=1) + "\n", encoding="utf-8")
         written.append(path)
+        for earlier in EARLIER.get(student, ()):
+            shutil.copy(ROOT / "solutions" / f"{earlier}.ipynb", path.parent)
+            written.append(path.parent / f"{earlier}.ipynb")
     return written
 
 

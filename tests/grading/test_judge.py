@@ -203,6 +203,11 @@ def test_the_gradescope_autograder_grades_full_blank_and_hostile(
     assert {"setup.sh", "run_autograder", "source/course/answers.json"} <= set(names)
     assert "source/slowtorch_lib/__init__.py" in names
     assert not [n for n in names if "solutions" in n or "sources/" in n]
+    with zipfile.ZipFile(archive) as opened:  # the class engine: stubs only
+        strides = opened.read("source/slowtorch_lib/_strides.py").decode()
+        loop = opened.read("source/course/checks/ch04.py").decode()
+    assert "exercise 1.5, `contiguous_strides`, is not written yet" in strides
+    assert "exercise 4.10, `train`" in loop
     submissions = {
         "full": fixtures.notebook("solutions", fixtures.CHAPTER1),
         "blank": fixtures.notebook("exercises", fixtures.CHAPTER1),
@@ -238,3 +243,66 @@ def test_the_gradescope_autograder_grades_full_blank_and_hostile(
             assert "copied?" in notes[0]["output"]
             assert "copied?" not in json.dumps(tests) + results["output"]
     assert scores == {"full": 5, "blank": 0, "hostile": 0}
+
+
+def autograde(archive: Path, root: Path, notebook: object, path: str) -> dict:
+    """Runs the autograder in ``archive`` on one notebook, in ``root``."""
+    with zipfile.ZipFile(archive) as opened:
+        opened.extractall(root)
+    (root / "submission").mkdir()
+    submitted = root / "submission" / f"{fixtures.CHAPTER1}.ipynb"
+    submitted.write_text(json.dumps(notebook), encoding="utf-8")
+    done = subprocess.run(
+        [shutil.which("bash") or "bash", str(root / "run_autograder")],
+        env={"PATH": path, "AUTOGRADER_ROOT": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return dict(json.loads((root / "results" / "results.json").read_text()))
+
+
+@pytest.mark.slow
+def test_without_bubblewrap_the_autograder_does_what_the_export_said(
+    tmp_path: Path,
+) -> None:
+    bin_folder = tmp_path / "bin"  # a container with Python but no bwrap
+    bin_folder.mkdir()
+    (bin_folder / "python3").symlink_to(sys.executable)
+    path = str(bin_folder)
+    full = fixtures.notebook("solutions", fixtures.CHAPTER1)
+    refusing, allowing = tmp_path / "refusing.zip", tmp_path / "allowing.zip"
+    export.gradescope(refusing)
+    export.gradescope(allowing, unsandboxed=True)
+    refused = autograde(refusing, tmp_path / "a", full, path)
+    assert refused["score"] == 0 and refused["tests"] == []
+    assert "not graded: the autograder cannot start its sandbox" in refused["output"]
+    graded = autograde(allowing, tmp_path / "b", full, path)
+    assert graded["score"] == 5
+    assert graded["output"].startswith("Graded without the sandbox")
+
+
+KILL_PROCESS_1 = """
+import os, signal, time
+if os.fork() == 0:
+    try:
+        os.kill(1, signal.SIGKILL)
+    finally:
+        os._exit(0)
+os.wait()
+print(os.getpid(), sorted(p for p in os.listdir("/proc") if p.isdigit()))
+"""
+
+
+@pytest.mark.skipif(sandbox.problem() is not None, reason="no bubblewrap here")
+def test_in_the_sandbox_the_runner_is_process_1_alone_and_unkillable(
+    tmp_path: Path,
+) -> None:
+    """No reaper of bubblewrap's holds the judge's pipe, and the runner's
+    children cannot kill it."""
+    argv = [sandbox.interpreter(), "-I", "-S", "-c", KILL_PROCESS_1]
+    done = subprocess.run(
+        sandbox.command(tmp_path, argv), capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "1 ['1']", done.stdout + done.stderr
