@@ -320,6 +320,94 @@ VIEW_STRIDES = [
     ),
 ]
 
+# --- basic indexing ---------------------------------------------------------------
+
+
+def picked(make: Any, index: Any = None) -> Any:
+    """``make(x)`` for ``x = torch.arange(24.).reshape(2, 3, 4)`` (or
+    ``make(x, index(torch))``): its layout, storage offset, whether it is a
+    view of ``x``, and its ``grad_fn``."""
+
+    def run(torch: Any) -> Any:
+        x = x234(torch)
+        x.requires_grad_()
+        result = make(x) if index is None else make(x, index(torch))
+        node = result.grad_fn
+        return {
+            **layout(result.detach()),
+            "offset": result.storage_offset(),
+            "view": shares_storage(x, result),
+            "grad_fn": None if node is None else node.name(),
+        }
+
+    return run
+
+
+def written(index: Any, value: float) -> Any:
+    def run(torch: Any) -> Any:
+        y = x234(torch)
+        y[index] = value
+        return y
+
+    return run
+
+
+def full_writes(torch: Any) -> Any:
+    """``h[:] = v`` writes into ``h`` itself; ``h[0:1] = v`` through a view."""
+    a = torch.ones(2, 3, requires_grad=True)
+    names = []
+    for index in (slice(None), (slice(None), slice(0, None)), slice(0, 1)):
+        h = a * 2
+        h[index] = torch.zeros(3)
+        names.append(h.grad_fn.name())
+    return names
+
+
+def sliced_grad(torch: Any) -> Any:
+    w = x234(torch).requires_grad_()
+    part = w[1, ::2, None, 1:3]
+    (part * torch.arange(4.0).reshape(2, 1, 2)).sum().backward()
+    return w.grad
+
+
+BASIC = [
+    Case("x[1]", picked(lambda x: x[1])),
+    Case("x[:, 1]", picked(lambda x: x[:, 1])),
+    Case("x[1:, ::2]", picked(lambda x: x[1:, ::2])),
+    Case("x[-1, 1:-1, ::3]", picked(lambda x: x[-1, 1:-1, ::3])),
+    Case("x[None, 0, ..., None]", picked(lambda x: x[None, 0, ..., None])),
+    Case("x[..., 2]", picked(lambda x: x[..., 2])),
+    Case("x[::2, None, :, 1:3]", picked(lambda x: x[::2, None, :, 1:3])),
+    Case("x[1:100, -100:2]", picked(lambda x: x[1:100, -100:2])),
+    Case("x[:, 3:1]", picked(lambda x: x[:, 3:1])),
+    Case("x[:, :]", picked(lambda x: x[:, :])),
+    Case("x[:]", picked(lambda x: x[:])),
+    Case(
+        "x[torch.tensor(1), -2]",
+        picked(lambda x, i: x[i, -2], lambda t: t.tensor(1)),
+    ),
+    Case("x[0, ..., 1:3, None]", picked(lambda x: x[0, ..., 1:3, None])),
+    Case("x[1, ::2, None, 1:3]: the gradient", sliced_grad),
+    Case("y[0, 1:] = 5.0", written((0, slice(1, None)), 5.0)),
+    Case("y[..., ::2] = -1.0", written((Ellipsis, slice(None, None, 2)), -1.0)),
+    Case("h[:] = v, h[:, 0:] = v, h[0:1] = v: h.grad_fn", full_writes),
+    Case("x[2]", picked(lambda x: x[2])),
+    Case("x[0, 0, 0, 0]", picked(lambda x: x[0, 0, 0, 0])),
+    Case("x[0, :, 4]", picked(lambda x: x[0, :, 4])),
+    Case("x[::0]", picked(lambda x: x[::0])),
+    Case("x[::-1]", picked(lambda x: x[::-1])),
+    Case("torch.tensor(2.0)[0]", lambda t: t.tensor(2.0)[0]),
+    Case("torch.tensor(2.0)[1:]", lambda t: t.tensor(2.0)[1:]),
+    Case(
+        "x[torch.tensor(1.0)]",
+        picked(lambda x, i: x[i], lambda t: t.tensor(1.0)),
+    ),
+    Case("x[1.0]", picked(lambda x: x[1.0])),
+    Case("x['a']", picked(lambda x: x["a"])),
+    Case("x[[1, 0], 1:]", lambda t: x234(t)[[1, 0], 1:]),
+    Case("x[1:, None, [2, 0]]", lambda t: x234(t)[1:, None, [2, 0]]),
+]
+
 # --- advanced indexing ----------------------------------------------------------
 
 
@@ -493,6 +581,26 @@ EXERCISES = {
     ),
     "1.9": Exercise(
         "1.9",
+        "build: basic indexing",
+        "basic_index",
+        "piece",
+        BASIC,
+        [
+            "Keep two counters while you read the items: the dimension of the "
+            "view the next item applies to, and the dimension of tensor it "
+            "names (for error messages).",
+            "An integer removes a dimension (select), a slice keeps it (a step "
+            "multiplies its stride), None adds one of size 1; '...' stands for "
+            "as many ':' as the other items leave over, so count those first.",
+            "Advanced items only move the counters: collect (dimension, index "
+            "tensor) and let _masks_to_indices turn masks into index tensors.",
+        ],
+        target="slowtorch_lib.ops.indexing._basic",
+        forbidden=("_select", "_slice", "_dims_used"),
+        what="indexings",
+    ),
+    "1.10": Exercise(
+        "1.10",
         "build: advanced indexing",
         "advanced_positions",
         "piece",

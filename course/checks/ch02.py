@@ -29,6 +29,14 @@ def grads(*tensors: Any) -> list[Any]:
     return [None if t.grad is None else t.grad for t in tensors]
 
 
+def raised(run: Any) -> Any:
+    """``run()``, or the name of the exception it raised."""
+    try:
+        return run()
+    except RuntimeError as error:
+        return type(error).__name__
+
+
 # --- 2.1 which grad_fn ----------------------------------------------------------
 
 GRAD_FNS = [
@@ -116,6 +124,34 @@ X = [0.5, 1.0, 2.0, 4.0]
 M = [[0.5, 1.5, 2.0], [3.0, 0.25, 1.0]]
 ROW = [1.0, 2.0, 4.0]
 
+
+def forward_of(name: str, values: Any, dtype: str | None = None) -> Any:
+    """``torch.tensor(values, dtype=...).log()`` (or ``tanh``): values, dtype and
+    whether a graph was recorded."""
+
+    def run(torch: Any) -> Any:
+        x = torch.tensor(values, dtype=None if dtype is None else getattr(torch, dtype))
+        result = getattr(x, name)()
+        return {"values": result, "dtype": str(result.dtype), "grad_fn": result.grad_fn}
+
+    return run
+
+
+def changed_in_place(name: str, which: str) -> Any:
+    """``y = x.log()`` (or ``tanh``) on a non-leaf ``x``, then an in-place write
+    into ``x`` or into ``y``, then the backward pass: the gradient, or
+    RuntimeError when what the node saved was changed."""
+
+    def run(torch: Any) -> Any:
+        leaf = torch.tensor([0.5, 2.0], requires_grad=True)
+        x = leaf * 1
+        y = getattr(x, name)()
+        (x if which == "input" else y).mul_(2)
+        return raised(lambda: (y.sum().backward(), leaf.grad)[1])
+
+    return run
+
+
 LOG = [
     Case("x.log()", gradients_of(lambda t, x: x.log(), X)),
     Case(
@@ -130,6 +166,13 @@ LOG = [
         "second derivative of x.log()",
         gradients_of(lambda t, x: x.log(), X, double=True),
     ),
+    Case("torch.tensor([1, 2, 4]).log()", forward_of("log", [1, 2, 4])),
+    Case(
+        "a float64 tensor's log",
+        forward_of("log", [0.5, 3.0], "float64"),
+    ),
+    Case("y = x.log(); x.mul_(2); backward", changed_in_place("log", "input")),
+    Case("y = x.log(); y.mul_(2); backward", changed_in_place("log", "output")),
     Case(
         "torch.tensor([0.0, 1.0]).log()",
         gradients_of(lambda t, x: x.log(), [0.0, 1.0]),
@@ -151,6 +194,13 @@ TANH = [
         "second derivative of x.tanh()",
         gradients_of(lambda t, x: x.tanh(), [-1.0, 0.0, 0.5], double=True),
     ),
+    Case("torch.tensor([True, False]).tanh()", forward_of("tanh", [True, False])),
+    Case(
+        "a float64 tensor's tanh",
+        forward_of("tanh", [0.5, -3.0], "float64"),
+    ),
+    Case("y = x.tanh(); x.mul_(2); backward", changed_in_place("tanh", "input")),
+    Case("y = x.tanh(); y.mul_(2); backward", changed_in_place("tanh", "output")),
     Case(
         "torch.tensor([30.0, -30.0]).tanh()",
         gradients_of(lambda t, x: x.tanh(), [30.0, -30.0]),
@@ -496,6 +546,127 @@ TOPOLOGICAL = [
     Case(f"{WIDE} products of x, stacked and summed", wide_graph(WIDE)),
 ]
 
+# --- the backward pass -------------------------------------------------------------
+
+
+def broadcast_bias(torch: Any) -> Any:
+    h = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    b = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    c = torch.tensor([[2.0], [3.0]], requires_grad=True)
+    ((h + b) * c).sum().backward()
+    return grads(h, b, c)
+
+
+def twice_as(torch: Any, wrong: str) -> Any:
+    """A Function for 2 * x whose backward returns a float64 gradient, or
+    (``wrong="shape"``) a gradient of a shape ``x`` cannot be summed to."""
+
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, grad_output: Any) -> Any:
+            if wrong == "shape":
+                return torch.ones(3) * 2
+            return (grad_output * 2).double()
+
+    return Twice.apply
+
+
+def cast_back(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    twice_as(torch, "dtype")(x).sum().backward()
+    return {"grad": x.grad, "dtype": str(x.grad.dtype)}
+
+
+def bad_shape(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    return raised(lambda: twice_as(torch, "shape")(x).sum().backward())
+
+
+def counted(torch: Any) -> Any:
+    """How often the backward of a node used three times runs, and with what."""
+    calls = []
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx: Any, grad_output: Any) -> Any:
+            calls.append(grad_output.tolist())
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad_output
+
+    x = torch.tensor([1.0, -2.0], requires_grad=True)
+    h = Square.apply(x)
+    (h * 2 + h * 3 + h.exp()).sum().backward()
+    return {"calls": calls, "grad": x.grad}
+
+
+def no_gradient_sent(torch: Any) -> Any:
+    """A backward that sends ``None`` to an input that requires grad."""
+
+    class FirstOnly(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any, b: Any) -> Any:
+            return a * 2 + b
+
+        @staticmethod
+        def backward(ctx: Any, grad_output: Any) -> Any:
+            return grad_output * 2, None
+
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    FirstOnly.apply(a, w.exp()).sum().backward()
+    return grads(a, w)
+
+
+def split_outputs(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0], requires_grad=True)
+    first, second = x.split([2, 3])
+    (first.sum() * second.sum() + second.prod()).backward()
+    return x.grad
+
+
+def walked_twice(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    loss = (x * x.exp()).sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    again = (x * x.exp()).sum()
+    again.backward()
+    return {"grad": x.grad, "third": raised(again.backward)}
+
+
+def hooked(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 3
+    h.register_hook(lambda gradient: gradient * 10)
+    h.retain_grad()
+    (h * h).sum().backward()
+    return [h.grad, x.grad]
+
+
+BACKWARD_PASS = [
+    Case("a diamond: z = x * y used twice", diamond),
+    Case("two outputs, torch.autograd.backward", two_outputs),
+    Case("a node used three times runs once, on the sum", counted),
+    Case("a broadcast bias and a broadcast column", broadcast_bias),
+    Case("a Function whose backward returns float64", cast_back),
+    Case("a gradient no broadcast could give: RuntimeError", bad_shape),
+    Case("a backward that sends None to an input", no_gradient_sent),
+    Case("split: one node with two outputs", split_outputs),
+    Case("retain_graph=True, then a graph walked twice", walked_twice),
+    Case("a tensor hook and retain_grad", hooked),
+    Case("torch.autograd.grad to a non-leaf", partial_grad),
+    Case("create_graph=True, then backward of the gradient", double_backward),
+]
+
 # --- gradcheck ------------------------------------------------------------------
 
 
@@ -636,32 +807,37 @@ EXERCISES = {
     ),
     "2.3": Exercise(
         "2.3",
-        "Log's backward",
-        "log_backward",
+        "the Function of log",
+        "Log",
         "piece",
         LOG,
         [
-            "forward saved x: read it with (x,) = ctx.saved_tensors.",
-            "d log(x)/dx = 1/x, and the chain rule multiplies by grad_output.",
-            "Use tensor operations on grad_output and x, so that the result can "
-            "itself be differentiated (create_graph).",
+            "forward computes the values with the kernel for one input and keeps "
+            "what backward will need; backward returns d(loss)/dx.",
+            "The derivative of log x depends on x alone: that is what to save. An "
+            "integer or bool input gives a result of the default float dtype.",
+            "Write backward with tensor operations on grad_output and the saved "
+            "tensor, so that a second derivative can be taken through it.",
         ],
-        target="slowtorch_lib.ops.pointwise.Log.backward",
-        what="gradients",
+        target="slowtorch_lib.ops.pointwise.Log",
+        what="logarithms and their gradients",
     ),
     "2.4": Exercise(
         "2.4",
-        "Tanh's backward",
-        "tanh_backward",
+        "the Function of tanh",
+        "Tanh",
         "piece",
         TANH,
         [
-            "forward saved its *result*: (result,) = ctx.saved_tensors.",
-            "d tanh(x)/dx can be written with tanh(x) itself.",
-            "1 - tanh(x)**2, times grad_output, in tensor operations.",
+            "As for log: the kernel in forward, one tensor kept, backward in "
+            "tensor operations.",
+            "Differentiate tanh = sinh / cosh and write the result with tanh "
+            "itself: then forward's own result is all backward needs.",
+            "The check writes into the input after the call and expects "
+            "backward to work; writing into the result must make it raise.",
         ],
-        target="slowtorch_lib.ops.pointwise.Tanh.backward",
-        what="gradients",
+        target="slowtorch_lib.ops.pointwise.Tanh",
+        what="tanh values and their gradients",
     ),
     "2.5": Exercise(
         "2.5",
@@ -752,6 +928,27 @@ EXERCISES = {
     ),
     "2.10": Exercise(
         "2.10",
+        "build: the backward pass",
+        "run_backward",
+        "piece",
+        BACKWARD_PASS,
+        [
+            "Keep, for each node, one slot per output for the gradients that "
+            "have arrived; the roots' gradients arrive first. A node in the order "
+            "that nothing reached does not run.",
+            "A second gradient for the same slot is added to the first. What a "
+            "node sends along edge i is for its input i: give it that input's "
+            "shape (undo broadcasting) and dtype (node.input_meta[i]).",
+            "Release a node's saved tensors after it ran unless retain_graph; "
+            "return the slots left for nodes outside the order (autograd.grad "
+            "reads them).",
+        ],
+        target="slowtorch_lib.autograd.engine.run_backward",
+        forbidden=("send", "fit_gradient"),
+        what="backward passes",
+    ),
+    "2.11": Exercise(
+        "2.11",
         "build: gradcheck",
         "gradcheck",
         "piece",

@@ -8,7 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from course.checking import Case
-from course.checks.ch01 import layout, reshaped, reshaped_copy, viewed, x3, x34, x234
+from course.checks.ch01 import (
+    layout,
+    picked,
+    reshaped,
+    reshaped_copy,
+    viewed,
+    x3,
+    x34,
+    x234,
+)
 
 
 def cube(torch: Any) -> Any:
@@ -17,6 +26,13 @@ def cube(torch: Any) -> Any:
 
 CASES = {
     "1.9": [
+        Case("x[1, None, -1]", picked(lambda x: x[1, None, -1])),
+        Case("x[..., ::3, None]", picked(lambda x: x[..., ::3, None])),
+        Case("x[-2:, 2:0:-1]", picked(lambda x: x[-2:, 2:0:-1])),
+        Case("x[0, 3]", picked(lambda x: x[0, 3])),
+        Case("x[:, None, 1, 1:]", picked(lambda x: x[:, None, 1, 1:])),
+    ],
+    "1.10": [
         Case("x[[1], :, [0, 2]]", lambda t: x234(t)[[1], :, [0, 2]]),
         Case(
             "x[:, torch.tensor([[2, 1], [0, 0]])]",

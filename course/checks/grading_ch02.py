@@ -14,9 +14,12 @@ from course.checks.ch02 import (
     checked,
     custom,
     double,
+    forward_of,
     gradients_of,
     grads_only,
+    matrix_model,
     max_dim,
+    shared,
     summed_to,
     wide_graph,
 )
@@ -50,8 +53,31 @@ def decorated_twice(torch: Any) -> Any:
     return [inner(a).requires_grad, inner(a).requires_grad, (a * 2).requires_grad]
 
 
+def cast_to_half_width(torch: Any) -> Any:
+    """A float32 leaf used by a float64 computation gets a float32 gradient."""
+    x = torch.tensor([0.5, 1.5], requires_grad=True)
+    w = torch.tensor([2.0, -1.0], dtype=torch.float64, requires_grad=True)
+    (x * w).exp().sum().backward()
+    return [x.grad, w.grad, str(x.grad.dtype)]
+
+
+def pruned(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tensor([0.5, -0.5], requires_grad=True)
+    h = (x * y).tanh()
+    out = (h.exp() * y).sum()
+    return list(torch.autograd.grad(out, [h, y]))
+
+
 CASES = {
     "2.10": [
+        Case("h used by three nodes", shared),
+        Case("a small tanh layer with w used twice", matrix_model),
+        Case("float32 and float64 leaves in one graph", cast_to_half_width),
+        Case("torch.autograd.grad to h and y", pruned),
+        Case("three outputs sharing h (2.10)", three_roots),
+    ],
+    "2.11": [
         Case(
             "a slightly wrong backward, 2-d input",
             checked(lambda t: custom(t, 0.01), double([[1.0, 2.0], [3.0, 4.0]])),
@@ -64,6 +90,7 @@ CASES = {
         ),
     ],
     "2.3": [
+        Case("torch.tensor([[1, 8]]).log()", forward_of("log", [[1, 8]])),
         Case(
             "(x * 3).log() * x",
             gradients_of(lambda t, x: (x * 3).log() * x, [0.5, 2.0]),
@@ -71,6 +98,7 @@ CASES = {
         Case("x.log() / r", gradients_of(lambda t, m, r: m.log() / r, M, ROW)),
     ],
     "2.4": [
+        Case("torch.tensor([[1, -2]]).tanh()", forward_of("tanh", [[1, -2]])),
         Case(
             "x.tanh() * x.tanh()",
             gradients_of(lambda t, x: x.tanh() * x.tanh(), [0.3, -0.7]),
