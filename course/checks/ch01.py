@@ -320,6 +320,52 @@ VIEW_STRIDES = [
     ),
 ]
 
+# --- expanded_layout ---------------------------------------------------------------
+
+
+def expanded(make: Any, *sizes: int) -> Any:
+    def run(torch: Any) -> Any:
+        source = make(torch)
+        result = source.expand(*sizes)
+        return {"view": shares_storage(source, result), **layout(result)}
+
+    return run
+
+
+def column(torch: Any) -> Any:
+    return torch.arange(3.0).reshape(3, 1)
+
+
+EXPANDED = [
+    Case("column.expand(3, 4)", expanded(column, 3, 4)),
+    Case("torch.arange(3.).expand(2, 3)", expanded(lambda t: t.arange(3.0), 2, 3)),
+    Case("column.expand(2, 3, 4)", expanded(column, 2, 3, 4)),
+    Case("column.expand(-1, 4)", expanded(column, -1, 4)),
+    Case("column.expand(3, 1)", expanded(column, 3, 1)),
+    Case(
+        "torch.arange(6.).reshape(2, 3)[:, 1:2].expand(2, 5)",
+        expanded(lambda t: t.arange(6.0).reshape(2, 3)[:, 1:2], 2, 5),
+    ),
+    Case(
+        "torch.arange(6.).reshape(2, 3).t()[:1].expand(4, 2)",
+        expanded(lambda t: t.arange(6.0).reshape(2, 3).t()[:1], 4, 2),
+    ),
+    Case("torch.tensor(5.).expand(2, 3)", expanded(lambda t: t.tensor(5.0), 2, 3)),
+    Case("column.expand(3, 0)", expanded(column, 3, 0)),
+    Case(
+        "torch.ones(2, 3) + column.expand(3, 1).t()",
+        lambda t: layout(t.ones(2, 3) + column(t).expand(3, 1).t()),
+    ),
+    Case("column.expand(4, 4)", expanded(column, 4, 4)),
+    Case("torch.arange(3.).expand(-1, 3)", expanded(lambda t: t.arange(3.0), -1, 3)),
+    Case(
+        "torch.arange(3.).expand(1, 2, 3)",
+        expanded(lambda t: t.arange(3.0), 1, 2, 3),
+        convention="a new dimension of size 1 is not stretched: it takes the stride "
+        "of a contiguous layout (the size times the stride after it)",
+    ),
+]
+
 # --- basic indexing ---------------------------------------------------------------
 
 
@@ -581,6 +627,24 @@ EXERCISES = {
     ),
     "1.9": Exercise(
         "1.9",
+        "expanded_layout",
+        "expanded_layout",
+        "piece",
+        EXPANDED,
+        [
+            "Line the sizes up with the shape on the right: the first "
+            "len(sizes) - len(shape) sizes are new dimensions.",
+            "A size that equals the old one (or is -1) keeps its stride; an old "
+            "size 1 stretched to another size gets stride 0; anything else "
+            "raises RuntimeError.",
+            "A new dimension is stretched (stride 0) unless its size is 1; a "
+            "size below 0 there raises.",
+        ],
+        target="slowtorch_lib._strides.expanded_layout",
+        what="expanded views",
+    ),
+    "1.10": Exercise(
+        "1.10",
         "build: basic indexing",
         "basic_index",
         "piece",
@@ -596,11 +660,11 @@ EXERCISES = {
             "tensor) and let _masks_to_indices turn masks into index tensors.",
         ],
         target="slowtorch_lib.ops.indexing._basic",
-        forbidden=("_select", "_slice", "_dims_used"),
+        forbidden=("_select_at", "_slice", "_dims_used"),
         what="indexings",
     ),
-    "1.10": Exercise(
-        "1.10",
+    "1.11": Exercise(
+        "1.11",
         "build: advanced indexing",
         "advanced_positions",
         "piece",

@@ -652,6 +652,23 @@ def hooked(torch: Any) -> Any:
     return [h.grad, x.grad]
 
 
+def node_hooks(torch: Any) -> Any:
+    """A tensor hook, a pre-hook and a hook on the node that made ``h``."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = x * x
+    seen = []
+
+    def after(sent: Any, received: Any) -> Any:
+        seen.append([[g.tolist() for g in sent], [g.tolist() for g in received]])
+        return tuple(g + 1 for g in sent)
+
+    h.register_hook(lambda gradient: gradient * 10)
+    h.grad_fn.register_prehook(lambda received: (received[0] + 1,))
+    h.grad_fn.register_hook(after)
+    (h * torch.tensor([1.0, 2.0])).sum().backward()
+    return {"seen": seen, "grad": x.grad}
+
+
 BACKWARD_PASS = [
     Case("a diamond: z = x * y used twice", diamond),
     Case("two outputs, torch.autograd.backward", two_outputs),
@@ -663,6 +680,7 @@ BACKWARD_PASS = [
     Case("split: one node with two outputs", split_outputs),
     Case("retain_graph=True, then a graph walked twice", walked_twice),
     Case("a tensor hook and retain_grad", hooked),
+    Case("hooks on a node, before and after it runs", node_hooks),
     Case("torch.autograd.grad to a non-leaf", partial_grad),
     Case("create_graph=True, then backward of the gradient", double_backward),
 ]
@@ -935,7 +953,8 @@ EXERCISES = {
         [
             "Keep, for each node, one slot per output for the gradients that "
             "have arrived; the roots' gradients arrive first. A node in the order "
-            "that nothing reached does not run.",
+            "that nothing reached does not run; the others run their hooks, then "
+            "apply, then their post-hooks.",
             "A second gradient for the same slot is added to the first. What a "
             "node sends along edge i is for its input i: give it that input's "
             "shape (undo broadcasting) and dtype (node.input_meta[i]).",
@@ -944,7 +963,7 @@ EXERCISES = {
             "reads them).",
         ],
         target="slowtorch_lib.autograd.engine.run_backward",
-        forbidden=("send", "fit_gradient"),
+        forbidden=("send", "fit_gradient", "call_pre_hooks", "call_post_hooks"),
         what="backward passes",
     ),
     "2.11": Exercise(

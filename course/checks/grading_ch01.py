@@ -26,13 +26,23 @@ def cube(torch: Any) -> Any:
 
 CASES = {
     "1.9": [
+        Case(
+            "torch.arange(4.).reshape(1, 4, 1).expand(2, 3, -1, 5)",
+            lambda t: layout(t.arange(4.0).reshape(1, 4, 1).expand(2, 3, -1, 5)),
+        ),
+        Case(
+            "torch.zeros(2, 1).expand(1, 2, 1, 3)",
+            lambda t: layout(t.zeros(2, 1).expand(1, 2, 1, 3)),
+        ),
+    ],
+    "1.10": [
         Case("x[1, None, -1]", picked(lambda x: x[1, None, -1])),
         Case("x[..., ::3, None]", picked(lambda x: x[..., ::3, None])),
         Case("x[-2:, 2:0:-1]", picked(lambda x: x[-2:, 2:0:-1])),
         Case("x[0, 3]", picked(lambda x: x[0, 3])),
         Case("x[:, None, 1, 1:]", picked(lambda x: x[:, None, 1, 1:])),
     ],
-    "1.10": [
+    "1.11": [
         Case("x[[1], :, [0, 2]]", lambda t: x234(t)[[1], :, [0, 2]]),
         Case(
             "x[:, torch.tensor([[2, 1], [0, 0]])]",

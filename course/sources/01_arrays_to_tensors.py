@@ -271,13 +271,73 @@ def view_strides(shape, strides, new_shape):
 check("1.8", view_strides)
 
 # %% [markdown]
-# ## Exercise 1.9 (build): basic indexing
+# ## Exercise 1.9: broadcasting as a view
+#
+# `x.expand(*sizes)` shows `x` broadcast to `sizes` without copying a
+# single element: the chapter's stride 0 reads the same cell again at every
+# step along a stretched dimension. Write `expanded_layout(shape, strides,
+# sizes)`: the shape and the strides (two tuples) of that view of a tensor
+# with this `shape` and these `strides`. The engine's `expand` calls yours,
+# and the check runs it on fresh, sliced and transposed tensors.
+#
+# **The contract** (PyTorch's, as for broadcasting in exercise 1.3):
+# - `sizes` is lined up with `shape` on the right; it may have more
+#   dimensions than `shape`, which then come first (new dimensions).
+# - Along an existing dimension, a size equal to the old one, or `-1`, keeps
+#   the old size and stride. An old size 1 can become any other size (a
+#   stretched dimension). Any other size raises `RuntimeError`.
+# - A new dimension takes its size from `sizes` and is stretched, except
+#   that a new dimension of size 1 reads nothing twice: PyTorch gives it the
+#   stride a contiguous layout would (the size times the stride of the
+#   dimension after it). A negative size there raises `RuntimeError`.
+# - (That `sizes` has at least as many dimensions as `shape` is checked
+#   before your function is called.)
+
+# %% tags=["exercise-1.9"]
+def expanded_layout(shape, strides, sizes):
+    """Shape and strides of the view of a tensor broadcast to ``sizes``."""
+    # BEGIN SOLUTION
+    new = len(sizes) - len(shape)  # leading dimensions that do not exist yet
+    out_shape = [0] * len(sizes)
+    out_strides = [0] * len(sizes)
+    for dim in range(len(sizes) - 1, -1, -1):
+        size = sizes[dim]
+        if dim >= new:
+            have, step = shape[dim - new], strides[dim - new]
+            if size in (-1, have):
+                out_shape[dim], out_strides[dim] = have, step
+            elif have == 1:
+                out_shape[dim], out_strides[dim] = size, 0
+            else:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({size}) must match the "
+                    f"existing size ({have}) at non-singleton dimension {dim}.  "
+                    f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}"
+                )
+        elif size < 0:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({size}) isn't allowed in a "
+                "leading, non-existing dimension"
+            )
+        else:
+            out_shape[dim] = size
+            if size == 1 and dim + 1 < len(sizes):  # read once: no stretch
+                out_strides[dim] = out_shape[dim + 1] * out_strides[dim + 1]
+    return tuple(out_shape), tuple(out_strides)
+    # END SOLUTION
+
+
+# %% tags=["check-1.9"]
+check("1.9", expanded_layout)
+
+# %% [markdown]
+# ## Exercise 1.10 (build): basic indexing
 #
 # `x[1, ::2, None, ...]` reads the same storage as `x`, in another shape:
 # every *basic* item (an integer, a slice, `None`, `...`) gives a view. Write
 # `basic_index(tensor, items, skip_full)`, the engine's reading of an index:
 # it returns the view the basic items give and the *advanced* items (lists,
-# integer and bool tensors), which it leaves for exercise 1.10. The engine
+# integer and bool tensors), which it leaves for exercise 1.11. The engine
 # calls it for every `x[...]` and every `x[...] = value`; the check compares
 # shapes, strides, storage offsets, `grad_fn`s, written values and gradients
 # with PyTorch's.
@@ -320,7 +380,7 @@ check("1.8", view_strides)
 # When the result is the tensor itself (`x[...]`, `x[:, :]`), the engine
 # makes an alias of it: that is not your concern.
 
-# %% tags=["exercise-1.9"]
+# %% tags=["exercise-1.10"]
 from slowtorch_lib.ops.indexing import _index_tensor, _masks_to_indices
 from slowtorch_lib.ops.views import slice_dim
 
@@ -391,11 +451,11 @@ def basic_index(tensor, items, skip_full):
     # END SOLUTION
 
 
-# %% tags=["check-1.9"]
-check("1.9", basic_index)
+# %% tags=["check-1.10"]
+check("1.10", basic_index)
 
 # %% [markdown]
-# ## Exercise 1.10 (build): advanced indexing
+# ## Exercise 1.11 (build): advanced indexing
 #
 # Indexing with integers and slices gives a view. Indexing with **tensors or
 # lists of integers** (advanced indexing) cannot: the elements it picks are
@@ -403,7 +463,7 @@ check("1.9", basic_index)
 # the heart of it, `advanced_positions(tensor, advanced)`: which elements of
 # `tensor` the result holds, and in which shape. The engine applies the
 # basic items (integers, slices, `None`, `...`) first, as views (exercise
-# 1.9), and calls
+# 1.10), and calls
 # your function with that view and `advanced`, a list of
 # `(dimension, index tensor)` pairs (int64 tensors, in increasing order of
 # dimension). The check runs `x[...]`, `x[...] = v` and their gradients
@@ -427,7 +487,7 @@ check("1.9", basic_index)
 #   result is empty, and no index value is checked.
 
 
-# %% tags=["exercise-1.10"]
+# %% tags=["exercise-1.11"]
 def advanced_positions(tensor, advanced):
     """The row-major positions in ``tensor`` picked by the advanced indices,
     and the result's shape."""
@@ -479,5 +539,5 @@ def advanced_positions(tensor, advanced):
     # END SOLUTION
 
 
-# %% tags=["check-1.10"]
-check("1.10", advanced_positions)
+# %% tags=["check-1.11"]
+check("1.11", advanced_positions)

@@ -392,16 +392,22 @@ check("2.9", topological_order)
 #   of each input that needs one), `apply(*gradients)` (one gradient per
 #   output in, one per input out, `None` for "no gradient"), `name()` and
 #   `release_saved()`.
-# - Hooks are given: `call_tensor_hooks(node, gradients)` and
-#   `call_pre_hooks(node, gradients)` return the gradients a node should run
-#   on; `call_post_hooks(node, sent, gradients)` returns what it should send.
+# - Hooks: `call_tensor_hooks(node, gradients)` runs the hooks of the tensors
+#   the node made (`register_hook`, `retain_grad`) and returns the gradients
+#   they leave. A node's own hooks are yours: `node.pre_hooks` and
+#   `node.post_hooks` are `None` or a dict of functions, in the order they
+#   were registered.
 #
 # **The contract.**
 # - Each node of `order` that some gradient reached runs exactly once, on the
 #   sum of the gradients sent to each of its outputs (an output nothing was
-#   sent to gets `None`), after its hooks; a node nothing reached does not
-#   run. What it returns for input $i$ goes along its edge $i$, unless the
-#   edge or the gradient is `None`.
+#   sent to gets `None`); a node nothing reached does not run. Before it
+#   runs, its tensor hooks see the gradients, and then each pre-hook is
+#   called with the tuple of gradients; after it ran, each post-hook is called
+#   with the tuple it returned and the tuple it ran on. A hook that returns
+#   something other than `None` replaces that tuple. What the node returns
+#   for input $i$ goes along its edge $i$, unless the edge or the gradient is
+#   `None`.
 # - Before it is sent on, a gradient takes its input's shape (summed over the
 #   broadcast dimensions) and dtype. A gradient that no broadcasting of the
 #   input could give raises `RuntimeError`.
@@ -413,11 +419,7 @@ check("2.9", topological_order)
 #   the pass, and the gradients can be differentiated again.
 
 # %% tags=["exercise-2.10"]
-from slowtorch_lib.autograd.engine import (
-    call_post_hooks,
-    call_pre_hooks,
-    call_tensor_hooks,
-)
+from slowtorch_lib.autograd.engine import call_tensor_hooks
 
 
 def run_backward(roots, root_grads, order, retain_graph):
@@ -447,16 +449,21 @@ def run_backward(roots, root_grads, order, retain_graph):
             gradient = gradient.to(dtype)
         return gradient
 
+    def hooked(hooks, gradients, *more):
+        for hook in list(hooks.values()) if hooks else []:
+            replaced = hook(tuple(gradients), *more)
+            if replaced is not None:
+                gradients = replaced
+        return tuple(gradients)
+
     for (node, number), gradient in zip(roots, root_grads):
         deliver(node, number, gradient)
     for node in order:
         if node not in inbox:
             continue  # nothing reached this node
-        received = inbox.pop(node)
-        received = call_tensor_hooks(node, received)
-        received = call_pre_hooks(node, received)
-        sent = node.apply(*received)
-        sent = call_post_hooks(node, sent, received)
+        received = call_tensor_hooks(node, inbox.pop(node))
+        received = hooked(node.pre_hooks, received)
+        sent = hooked(node.post_hooks, node.apply(*received), received)
         if not retain_graph:
             node.release_saved()
         edges = zip(node.next_functions, sent, node.input_meta)

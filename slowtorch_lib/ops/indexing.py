@@ -205,7 +205,7 @@ def _basic(
             dim += 1
             consumed += 1
         elif isinstance(item, int):
-            result = _select(result, dim, item, consumed)
+            result = _select_at(result, dim, item, consumed)
             consumed += 1
         elif isinstance(item, slice):
             result = _slice(result, dim, item, skip_full)
@@ -216,7 +216,7 @@ def _basic(
                 raise IndexError(
                     "tensors used as indices must be long, int, byte or bool tensors"
                 )
-            result = _select(result, dim, int(item.item()), consumed)
+            result = _select_at(result, dim, int(item.item()), consumed)
             consumed += 1
         else:
             if isinstance(item, (str, bytes)):  # PyTorch tries it as tensor data
@@ -253,7 +253,7 @@ def _masks_to_indices(
     return result
 
 
-def _select(tensor: Tensor, dim: int, index: int, tensor_dim: int) -> Tensor:
+def _select_at(tensor: Tensor, dim: int, index: int, tensor_dim: int) -> Tensor:
     """``tensor[..., index]`` at ``dim``; errors name the indexed tensor's
     dimension ``tensor_dim``."""
     if tensor.dim():
