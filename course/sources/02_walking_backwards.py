@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (torch and check come from the setup cell of every notebook)
+# ruff: noqa: F821, F811  (setup-cell names; each answer cell imports its own)
 
 # %% [markdown]
 # # Chapter 2 exercises: walking backwards
@@ -152,8 +152,11 @@ check("2.3", Log)
 # `backward` to raise `RuntimeError` exactly when PyTorch's does.
 
 # %% tags=["exercise-2.4"]
+import math
 
+from slowtorch_lib._tensor_kernels import unary
 from slowtorch_lib.autograd.function import Function
+from slowtorch_lib.ops.common import float_type
 
 
 class Tanh(Function):
