@@ -72,6 +72,10 @@ CASES = {
     ],
     "1.7": [
         Case(
+            "torch.arange(3.).reshape(3, 1).expand(3, 4).tolist()",
+            lambda t: t.arange(3.0).reshape(3, 1).expand(3, 4).tolist(),
+        ),
+        Case(
             "cube.permute(1, 2, 0).tolist()",
             lambda t: cube(t).permute(1, 2, 0).tolist(),
         ),

@@ -10,6 +10,8 @@ from typing import Any
 from course.checking import Case
 from course.checks.ch02 import (
     ROW,
+    SUM_TO_SIZE_GRADIENTS,
+    TOPOLOGICAL_PASSES,
     M,
     checked,
     custom,
@@ -19,6 +21,7 @@ from course.checks.ch02 import (
     grads_only,
     matrix_model,
     max_dim,
+    partial_grad,
     shared,
     summed_to,
     wide_graph,
@@ -119,6 +122,7 @@ CASES = {
         Case("m / c (column)", gradients_of(lambda t, m, c: m / c, M, [[2.0], [-1.0]])),
     ],
     "2.7": [
+        *SUM_TO_SIZE_GRADIENTS,
         Case(
             "r (3,) + m (2, 3) + cube",
             grads_only(lambda t, r: r + t.zeros(4, 2, 3), ROW),
@@ -130,6 +134,10 @@ CASES = {
         Case("m.min(0).values", max_dim(0, False, M, "min")),
     ],
     "2.9": [
+        *TOPOLOGICAL_PASSES,
+        Case("h used by three nodes (a backward pass)", shared),
+        Case("a small tanh layer with w used twice (a backward pass)", matrix_model),
+        Case("torch.autograd.grad to a non-leaf (2.9)", partial_grad),
         Case("three outputs sharing h", three_roots),
         Case("thirty branches added up", wide),
         Case(

@@ -333,11 +333,13 @@ check("2.8", max_dim_backward)
 # graph has no cycle; your task is to find one for any graph the engine makes.
 #
 # Two limits make this harder than it looks. Graphs are deep: the check
-# differentiates a chain of 10,000 operations, ten times more than Python's
-# recursion allows. And graphs are wide: the check sorts 12,000 nodes and
-# allows a quarter of a second of CPU time for it, so the cost of each node must not
-# grow with the size of the graph. The check also runs whole backward passes
-# (several outputs, `autograd.grad`, `create_graph`) with your order.
+# sorts a chain of 10,000 operations, ten times more than Python's recursion
+# allows. And graphs are wide: the check sorts 12,000 nodes and allows a
+# quarter of a second of CPU time for it, so the cost of each node must not
+# grow with the size of the graph. The check looks at the order itself (every
+# node once, each before the nodes it feeds) on graphs with shared nodes,
+# several outputs and a node with two outputs; the backward loop that uses it
+# is exercise 2.10.
 
 # %% tags=["exercise-2.9"]
 def topological_order(roots):
