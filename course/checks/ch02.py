@@ -369,7 +369,7 @@ def summed_arange(shape: tuple[int, ...], *size: int) -> Any:
 
 # The public cases call sum_to_size itself, with no backward pass: the backward
 # pass is a later exercise (2.10) that needs this one. The gradients that use it
-# are grading-only cases.
+# are grading-only cases (grading_ch02.py).
 SUM_TO_SIZE = [
     Case("arange(12.).reshape(4, 3).sum_to_size(3)", summed_arange((4, 3), 3)),
     Case("arange(12.).reshape(4, 3).sum_to_size(4, 1)", summed_arange((4, 3), 4, 1)),
@@ -405,25 +405,6 @@ SUM_TO_SIZE = [
     ),
 ]
 
-SUM_TO_SIZE_GRADIENTS = [
-    Case("m + r: grad of r", grads_only(lambda t, m, r: m + r, M, ROW)),
-    Case(
-        "m * [[2.], [3.]]: grads", grads_only(lambda t, m, c: m * c, M, [[2.0], [3.0]])
-    ),
-    Case("s * m, s 0-d: grads", grads_only(lambda t, s, m: s * m, 2.0, M)),
-    Case(
-        "p (3, 1) + zeros(2, 3, 4): grad of p",
-        grads_only(lambda t, p: p + t.zeros(2, 3, 4), [[1.0], [2.0], [3.0]]),
-    ),
-    Case(
-        "q (1, 4) * ones(2, 3, 4): grad of q",
-        grads_only(lambda t, q: q * t.ones(2, 3, 4), [[1.0, 2.0, 3.0, 4.0]]),
-    ),
-    Case(
-        "v.expand(2, 3): grad of v",
-        grads_only(lambda t, v: v.expand(2, 3) * t.tensor([[1.0], [2.0]]), ROW),
-    ),
-]
 
 # --- Max(dim) -------------------------------------------------------------------
 
@@ -646,7 +627,7 @@ def split_graph(torch: Any) -> list[Any]:
 
 # The public cases ask for the order alone: a backward pass needs the loop of
 # exercise 2.10, which needs this order. Whole backward passes that use the
-# order are grading-only cases.
+# order are grading-only cases (grading_ch02.py).
 TOPOLOGICAL = [
     Case("a chain of exp", ordered(chain_of(5))),
     Case("a diamond: z = x * y used three times", ordered(diamond_graph)),
@@ -658,12 +639,6 @@ TOPOLOGICAL = [
     Case(f"{WIDE} products of x, stacked and summed", wide_graph(WIDE, backward=False)),
 ]
 
-TOPOLOGICAL_PASSES = [
-    Case("a chain of tanh", chain),
-    Case("a diamond: z = x * y used twice", diamond),
-    Case("two outputs, torch.autograd.backward", two_outputs),
-    Case("create_graph=True, then backward of the gradient", double_backward),
-]
 
 # --- the backward pass -------------------------------------------------------------
 

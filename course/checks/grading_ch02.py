@@ -10,12 +10,13 @@ from typing import Any
 from course.checking import Case
 from course.checks.ch02 import (
     ROW,
-    SUM_TO_SIZE_GRADIENTS,
-    TOPOLOGICAL_PASSES,
     M,
+    chain,
     checked,
     custom,
+    diamond,
     double,
+    double_backward,
     forward_of,
     gradients_of,
     grads_only,
@@ -24,6 +25,7 @@ from course.checks.ch02 import (
     partial_grad,
     shared,
     summed_to,
+    two_outputs,
     wide_graph,
 )
 
@@ -70,6 +72,34 @@ def pruned(torch: Any) -> Any:
     h = (x * y).tanh()
     out = (h.exp() * y).sum()
     return list(torch.autograd.grad(out, [h, y]))
+
+
+SUM_TO_SIZE_GRADIENTS = [
+    Case("m + r: grad of r", grads_only(lambda t, m, r: m + r, M, ROW)),
+    Case(
+        "m * [[2.], [3.]]: grads", grads_only(lambda t, m, c: m * c, M, [[2.0], [3.0]])
+    ),
+    Case("s * m, s 0-d: grads", grads_only(lambda t, s, m: s * m, 2.0, M)),
+    Case(
+        "p (3, 1) + zeros(2, 3, 4): grad of p",
+        grads_only(lambda t, p: p + t.zeros(2, 3, 4), [[1.0], [2.0], [3.0]]),
+    ),
+    Case(
+        "q (1, 4) * ones(2, 3, 4): grad of q",
+        grads_only(lambda t, q: q * t.ones(2, 3, 4), [[1.0, 2.0, 3.0, 4.0]]),
+    ),
+    Case(
+        "v.expand(2, 3): grad of v",
+        grads_only(lambda t, v: v.expand(2, 3) * t.tensor([[1.0], [2.0]]), ROW),
+    ),
+]
+
+TOPOLOGICAL_PASSES = [
+    Case("a chain of tanh", chain),
+    Case("a diamond: z = x * y used twice", diamond),
+    Case("two outputs, torch.autograd.backward", two_outputs),
+    Case("create_graph=True, then backward of the gradient", double_backward),
+]
 
 
 CASES = {
