@@ -22,6 +22,7 @@ __all__ = [
     "position_list",
     "strided_values",
     "broadcast_shapes",
+    "expanded_layout",
     "normalize_dim",
     "normalize_dims",
     "numel",
@@ -135,6 +136,57 @@ def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
                 )
             result[i] = size
     return tuple(result)
+
+
+def expanded_layout(
+    shape: Sequence[int], strides: Sequence[int], sizes: Sequence[int]
+) -> tuple[Shape, Shape]:
+    """The shape and strides of a tensor of ``shape`` and ``strides``
+    broadcast to ``sizes``, as a view: a stretched dimension reads the same
+    cell again, with stride 0. ``sizes`` may have more dimensions (new ones go
+    first); a size of -1 keeps the size it faces.
+
+    >>> expanded_layout((3, 1), (1, 1), (2, 3, 4))
+    ((2, 3, 4), (0, 1, 0))
+
+    Raises:
+        RuntimeError: If a size differs from a dimension that is not 1, or a
+            new leading dimension has a negative size (PyTorch's messages).
+    """
+    lead = len(sizes) - len(shape)
+    new_shape: list[int] = []
+    new_stride: list[int] = []
+    # From the last dimension to the first, as PyTorch checks them.
+    for i in reversed(range(len(sizes))):
+        size = sizes[i]
+        if i < lead:
+            if size < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({size}) isn't allowed in a "
+                    "leading, non-existing dimension"
+                )
+            # A new dimension of size 1 takes the stride of a contiguous
+            # layout, as in PyTorch; any other new dimension is stretched.
+            stretched = size != 1 or not new_shape
+            new_stride.insert(0, 0 if stretched else new_shape[0] * new_stride[0])
+            new_shape.insert(0, size)
+            continue
+        old_size, old_stride = shape[i - lead], strides[i - lead]
+        if size == -1:
+            size = old_size
+        if old_size == size:
+            new_shape.insert(0, size)
+            new_stride.insert(0, old_stride)
+        elif old_size == 1:
+            new_shape.insert(0, size)
+            new_stride.insert(0, 0)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({size}) must match the existing "
+                f"size ({old_size}) at non-singleton dimension {i}.  Target sizes: "
+                f"{list(sizes)}.  Tensor sizes: {list(shape)}"
+            )
+    return tuple(new_shape), tuple(new_stride)
 
 
 def normalize_dim(dim: int, ndim: int) -> int:

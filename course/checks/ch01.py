@@ -230,6 +230,9 @@ INFER = [
 
 # --- 1.7 position_list ----------------------------------------------------------
 
+# Chapter 1's public cases of 1.5 to 1.9 index with select, narrow and view, not
+# x[...]: indexing is exercise 1.10, which needs these pieces to be checked.
+
 
 def x34(torch: Any) -> Any:
     return torch.arange(12.0).reshape(3, 4)
@@ -237,9 +240,15 @@ def x34(torch: Any) -> Any:
 
 POSITIONS = [
     Case("x.t().tolist()", lambda t: x34(t).t().tolist()),
-    Case("x[:, 1].tolist()", lambda t: x34(t)[:, 1].tolist()),
-    Case("x[1:, 1:].tolist()", lambda t: x34(t)[1:, 1:].tolist()),
-    Case("x[:, ::2].contiguous()", lambda t: layout(x34(t)[:, ::2].contiguous())),
+    Case("x.select(1, 1).tolist()", lambda t: x34(t).select(1, 1).tolist()),
+    Case(
+        "x.narrow(0, 1, 2).narrow(1, 1, 3).tolist()",
+        lambda t: x34(t).narrow(0, 1, 2).narrow(1, 1, 3).tolist(),
+    ),
+    Case(
+        "x.view(3, 2, 2).select(2, 0).contiguous()",
+        lambda t: layout(x34(t).view(3, 2, 2).select(2, 0).contiguous()),
+    ),
     Case("x.t() + 1", lambda t: x34(t).t() + 1),
     Case("x.t() * x.t()", lambda t: x34(t).t() * x34(t).t()),
     Case("x.t().sum(0)", lambda t: x34(t).t().sum(0)),
@@ -248,11 +257,13 @@ POSITIONS = [
         lambda t: x3(t).permute(2, 0, 1).reshape(4, 6),
     ),
     Case(
-        "torch.arange(3.).reshape(3, 1).expand(3, 4).tolist()",
-        lambda t: t.arange(3.0).reshape(3, 1).expand(3, 4).tolist(),
+        "x.select(1, 2) - x.select(1, 0)",
+        lambda t: x34(t).select(1, 2) - x34(t).select(1, 0),
     ),
-    Case("x[:, 2] - x[:, 0]", lambda t: x34(t)[:, 2] - x34(t)[:, 0]),
-    Case("x.t()[1:3, ::2].tolist()", lambda t: x34(t).t()[1:3, ::2].tolist()),
+    Case(
+        "x.t().narrow(0, 1, 2).narrow(1, 1, 2).tolist()",
+        lambda t: x34(t).t().narrow(0, 1, 2).narrow(1, 1, 2).tolist(),
+    ),
     Case("x.t().reshape(12)", lambda t: layout(x34(t).t().reshape(12))),
 ]
 
@@ -281,7 +292,10 @@ VIEW_STRIDES = [
     Case("x.view(24)", viewed(x3, (24,))),
     Case("x.view(2, 12)", viewed(x3, (2, 12))),
     Case("x.view(4, 3, 2)", viewed(x3, (4, 3, 2))),
-    Case("x[:, :, ::2].view(6, 2)", viewed(lambda t: x3(t)[:, :, ::2], (6, 2))),
+    Case(
+        "x.view(2, 3, 2, 2).select(3, 0).view(6, 2)",
+        viewed(lambda t: x3(t).view(2, 3, 2, 2).select(3, 0), (6, 2)),
+    ),
     Case(
         "x.transpose(1, 2).view(2, 12)",
         viewed(lambda t: x3(t).transpose(1, 2), (2, 12)),
@@ -294,14 +308,26 @@ VIEW_STRIDES = [
         "x.permute(2, 0, 1).view(4, 3, 2)",
         viewed(lambda t: x3(t).permute(2, 0, 1), (4, 3, 2)),
     ),
-    Case("x[:, 1:].view(2, 8)", viewed(lambda t: x3(t)[:, 1:], (2, 8))),
-    Case("x[:, 1:].view(4, 4)", viewed(lambda t: x3(t)[:, 1:], (4, 4))),
+    Case(
+        "x.narrow(1, 1, 2).view(2, 8)",
+        viewed(lambda t: x3(t).narrow(1, 1, 2), (2, 8)),
+    ),
+    Case(
+        "x.narrow(1, 1, 2).view(4, 4)",
+        viewed(lambda t: x3(t).narrow(1, 1, 2), (4, 4)),
+    ),
     Case(
         "x.transpose(0, 1).reshape(3, 8)",
         reshaped_copy(lambda t: x3(t).transpose(0, 1), (3, 8)),
     ),
-    Case("x[:, :, 1].reshape(6)", reshaped_copy(lambda t: x3(t)[:, :, 1], (6,))),
-    Case("x[:, 0].reshape(2, 2, 2)", reshaped_copy(lambda t: x3(t)[:, 0], (2, 2, 2))),
+    Case(
+        "x.select(2, 1).reshape(6)",
+        reshaped_copy(lambda t: x3(t).select(2, 1), (6,)),
+    ),
+    Case(
+        "x.select(1, 0).reshape(2, 2, 2)",
+        reshaped_copy(lambda t: x3(t).select(1, 0), (2, 2, 2)),
+    ),
     Case(
         "x.view(2, 1, 12)",
         viewed(x3, (2, 1, 12)),
@@ -318,6 +344,140 @@ VIEW_STRIDES = [
         viewed(lambda t: t.zeros(0, 3), (3, 0)),
         convention="a tensor with no elements can take any shape with no elements",
     ),
+]
+
+# --- expanded_layout ---------------------------------------------------------------
+
+
+def expanded(make: Any, *sizes: int) -> Any:
+    def run(torch: Any) -> Any:
+        source = make(torch)
+        result = source.expand(*sizes)
+        return {"view": shares_storage(source, result), **layout(result)}
+
+    return run
+
+
+def column(torch: Any) -> Any:
+    return torch.arange(3.0).reshape(3, 1)
+
+
+EXPANDED = [
+    Case("column.expand(3, 4)", expanded(column, 3, 4)),
+    Case("torch.arange(3.).expand(2, 3)", expanded(lambda t: t.arange(3.0), 2, 3)),
+    Case("column.expand(2, 3, 4)", expanded(column, 2, 3, 4)),
+    Case("column.expand(-1, 4)", expanded(column, -1, 4)),
+    Case("column.expand(3, 1)", expanded(column, 3, 1)),
+    Case(
+        "torch.arange(6.).reshape(2, 3).narrow(1, 1, 1).expand(2, 5)",
+        expanded(lambda t: t.arange(6.0).reshape(2, 3).narrow(1, 1, 1), 2, 5),
+    ),
+    Case(
+        "torch.arange(6.).reshape(2, 3).t().narrow(0, 0, 1).expand(4, 2)",
+        expanded(lambda t: t.arange(6.0).reshape(2, 3).t().narrow(0, 0, 1), 4, 2),
+    ),
+    Case("torch.tensor(5.).expand(2, 3)", expanded(lambda t: t.tensor(5.0), 2, 3)),
+    Case("column.expand(3, 0)", expanded(column, 3, 0)),
+    Case(
+        "torch.ones(2, 3) + column.expand(3, 1).t()",
+        lambda t: layout(t.ones(2, 3) + column(t).expand(3, 1).t()),
+    ),
+    Case("column.expand(4, 4)", expanded(column, 4, 4)),
+    Case("torch.arange(3.).expand(-1, 3)", expanded(lambda t: t.arange(3.0), -1, 3)),
+    Case(
+        "torch.arange(3.).expand(1, 2, 3)",
+        expanded(lambda t: t.arange(3.0), 1, 2, 3),
+        convention="a new dimension of size 1 is not stretched: it takes the stride "
+        "of a contiguous layout (the size times the stride after it)",
+    ),
+]
+
+# --- basic indexing ---------------------------------------------------------------
+
+
+def picked(make: Any, index: Any = None) -> Any:
+    """``make(x)`` for ``x = torch.arange(24.).reshape(2, 3, 4)`` (or
+    ``make(x, index(torch))``): its layout, storage offset, whether it is a
+    view of ``x``, and its ``grad_fn``."""
+
+    def run(torch: Any) -> Any:
+        x = x234(torch)
+        x.requires_grad_()
+        result = make(x) if index is None else make(x, index(torch))
+        node = result.grad_fn
+        return {
+            **layout(result.detach()),
+            "offset": result.storage_offset(),
+            "view": shares_storage(x, result),
+            "grad_fn": None if node is None else node.name(),
+        }
+
+    return run
+
+
+def written(index: Any, value: float) -> Any:
+    def run(torch: Any) -> Any:
+        y = x234(torch)
+        y[index] = value
+        return y
+
+    return run
+
+
+def full_writes(torch: Any) -> Any:
+    """``h[:] = v`` writes into ``h`` itself; ``h[0:1] = v`` through a view."""
+    a = torch.ones(2, 3, requires_grad=True)
+    names = []
+    for index in (slice(None), (slice(None), slice(0, None)), slice(0, 1)):
+        h = a * 2
+        h[index] = torch.zeros(3)
+        names.append(h.grad_fn.name())
+    return names
+
+
+def sliced_grad(torch: Any) -> Any:
+    w = x234(torch).requires_grad_()
+    part = w[1, ::2, None, 1:3]
+    (part * torch.arange(4.0).reshape(2, 1, 2)).sum().backward()
+    return w.grad
+
+
+BASIC = [
+    Case("x[1]", picked(lambda x: x[1])),
+    Case("x[:, 1]", picked(lambda x: x[:, 1])),
+    Case("x[1:, ::2]", picked(lambda x: x[1:, ::2])),
+    Case("x[-1, 1:-1, ::3]", picked(lambda x: x[-1, 1:-1, ::3])),
+    Case("x[None, 0, ..., None]", picked(lambda x: x[None, 0, ..., None])),
+    Case("x[..., 2]", picked(lambda x: x[..., 2])),
+    Case("x[::2, None, :, 1:3]", picked(lambda x: x[::2, None, :, 1:3])),
+    Case("x[1:100, -100:2]", picked(lambda x: x[1:100, -100:2])),
+    Case("x[:, 3:1]", picked(lambda x: x[:, 3:1])),
+    Case("x[:, :]", picked(lambda x: x[:, :])),
+    Case("x[:]", picked(lambda x: x[:])),
+    Case(
+        "x[torch.tensor(1), -2]",
+        picked(lambda x, i: x[i, -2], lambda t: t.tensor(1)),
+    ),
+    Case("x[0, ..., 1:3, None]", picked(lambda x: x[0, ..., 1:3, None])),
+    Case("x[1, ::2, None, 1:3]: the gradient", sliced_grad),
+    Case("y[0, 1:] = 5.0", written((0, slice(1, None)), 5.0)),
+    Case("y[..., ::2] = -1.0", written((Ellipsis, slice(None, None, 2)), -1.0)),
+    Case("h[:] = v, h[:, 0:] = v, h[0:1] = v: h.grad_fn", full_writes),
+    Case("x[2]", picked(lambda x: x[2])),
+    Case("x[0, 0, 0, 0]", picked(lambda x: x[0, 0, 0, 0])),
+    Case("x[0, :, 4]", picked(lambda x: x[0, :, 4])),
+    Case("x[::0]", picked(lambda x: x[::0])),
+    Case("x[::-1]", picked(lambda x: x[::-1])),
+    Case("torch.tensor(2.0)[0]", lambda t: t.tensor(2.0)[0]),
+    Case("torch.tensor(2.0)[1:]", lambda t: t.tensor(2.0)[1:]),
+    Case(
+        "x[torch.tensor(1.0)]",
+        picked(lambda x, i: x[i], lambda t: t.tensor(1.0)),
+    ),
+    Case("x[1.0]", picked(lambda x: x[1.0])),
+    Case("x['a']", picked(lambda x: x["a"])),
+    Case("x[[1, 0], 1:]", lambda t: x234(t)[[1, 0], 1:]),
+    Case("x[1:, None, [2, 0]]", lambda t: x234(t)[1:, None, [2, 0]]),
 ]
 
 # --- advanced indexing ----------------------------------------------------------
@@ -493,6 +653,44 @@ EXERCISES = {
     ),
     "1.9": Exercise(
         "1.9",
+        "expanded_layout",
+        "expanded_layout",
+        "piece",
+        EXPANDED,
+        [
+            "Line the sizes up with the shape on the right: the first "
+            "len(sizes) - len(shape) sizes are new dimensions.",
+            "A size that equals the old one (or is -1) keeps its stride; an old "
+            "size 1 stretched to another size gets stride 0; anything else "
+            "raises RuntimeError.",
+            "A new dimension is stretched (stride 0) unless its size is 1; a "
+            "size below 0 there raises.",
+        ],
+        target="slowtorch_lib._strides.expanded_layout",
+        what="expanded views",
+    ),
+    "1.10": Exercise(
+        "1.10",
+        "build: basic indexing",
+        "basic_index",
+        "piece",
+        BASIC,
+        [
+            "Keep two counters while you read the items: the dimension of the "
+            "view the next item applies to, and the dimension of tensor it "
+            "names (for error messages).",
+            "An integer removes a dimension (select), a slice keeps it (a step "
+            "multiplies its stride), None adds one of size 1; '...' stands for "
+            "as many ':' as the other items leave over, so count those first.",
+            "Advanced items only move the counters: collect (dimension, index "
+            "tensor) and let _masks_to_indices turn masks into index tensors.",
+        ],
+        target="slowtorch_lib.ops.indexing._basic",
+        forbidden=("_select_at", "_slice", "_dims_used"),
+        what="indexings",
+    ),
+    "1.11": Exercise(
+        "1.11",
         "build: advanced indexing",
         "advanced_positions",
         "piece",

@@ -8,7 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from course.checking import Case
-from course.checks.ch01 import layout, reshaped, reshaped_copy, viewed, x3, x34, x234
+from course.checks.ch01 import (
+    layout,
+    picked,
+    reshaped,
+    reshaped_copy,
+    viewed,
+    x3,
+    x34,
+    x234,
+)
 
 
 def cube(torch: Any) -> Any:
@@ -17,6 +26,23 @@ def cube(torch: Any) -> Any:
 
 CASES = {
     "1.9": [
+        Case(
+            "torch.arange(4.).reshape(1, 4, 1).expand(2, 3, -1, 5)",
+            lambda t: layout(t.arange(4.0).reshape(1, 4, 1).expand(2, 3, -1, 5)),
+        ),
+        Case(
+            "torch.zeros(2, 1).expand(1, 2, 1, 3)",
+            lambda t: layout(t.zeros(2, 1).expand(1, 2, 1, 3)),
+        ),
+    ],
+    "1.10": [
+        Case("x[1, None, -1]", picked(lambda x: x[1, None, -1])),
+        Case("x[..., ::3, None]", picked(lambda x: x[..., ::3, None])),
+        Case("x[-2:, 2:0:-1]", picked(lambda x: x[-2:, 2:0:-1])),
+        Case("x[0, 3]", picked(lambda x: x[0, 3])),
+        Case("x[:, None, 1, 1:]", picked(lambda x: x[:, None, 1, 1:])),
+    ],
+    "1.11": [
         Case("x[[1], :, [0, 2]]", lambda t: x234(t)[[1], :, [0, 2]]),
         Case(
             "x[:, torch.tensor([[2, 1], [0, 0]])]",
@@ -45,6 +71,10 @@ CASES = {
         Case("torch.arange(12.).reshape(0, -1)", reshaped((0, -1))),
     ],
     "1.7": [
+        Case(
+            "torch.arange(3.).reshape(3, 1).expand(3, 4).tolist()",
+            lambda t: t.arange(3.0).reshape(3, 1).expand(3, 4).tolist(),
+        ),
         Case(
             "cube.permute(1, 2, 0).tolist()",
             lambda t: cube(t).permute(1, 2, 0).tolist(),

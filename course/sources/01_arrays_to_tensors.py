@@ -6,7 +6,7 @@
 # Two kinds of exercise. In the first four you **predict**: fill in a dict
 # from expressions to what you think PyTorch gives, and the check compares
 # each entry with PyTorch's real answer (recorded once; no PyTorch needed
-# here). In the last four you **build the engine**: you write a function that
+# here). In the others you **build the engine**: you write a function that
 # the engine has too, and the check puts yours *into the engine in place of
 # its own*, then runs real tensor operations through it and compares them with
 # PyTorch's answers.
@@ -271,14 +271,199 @@ def view_strides(shape, strides, new_shape):
 check("1.8", view_strides)
 
 # %% [markdown]
-# ## Exercise 1.9 (build): advanced indexing
+# ## Exercise 1.9: broadcasting as a view
+#
+# `x.expand(*sizes)` shows `x` broadcast to `sizes` without copying a
+# single element: the chapter's stride 0 reads the same cell again at every
+# step along a stretched dimension. Write `expanded_layout(shape, strides,
+# sizes)`: the shape and the strides (two tuples) of that view of a tensor
+# with this `shape` and these `strides`. The engine's `expand` calls yours,
+# and the check runs it on fresh, sliced and transposed tensors.
+#
+# **The contract** (PyTorch's, as for broadcasting in exercise 1.3):
+# - `sizes` is lined up with `shape` on the right; it may have more
+#   dimensions than `shape`, which then come first (new dimensions).
+# - Along an existing dimension, a size equal to the old one, or `-1`, keeps
+#   the old size and stride. An old size 1 can become any other size (a
+#   stretched dimension). Any other size raises `RuntimeError`.
+# - A new dimension takes its size from `sizes` and is stretched, except
+#   that a new dimension of size 1 reads nothing twice: PyTorch gives it the
+#   stride a contiguous layout would (the size times the stride of the
+#   dimension after it). A negative size there raises `RuntimeError`.
+# - (That `sizes` has at least as many dimensions as `shape` is checked
+#   before your function is called.)
+
+# %% tags=["exercise-1.9"]
+def expanded_layout(shape, strides, sizes):
+    """Shape and strides of the view of a tensor broadcast to ``sizes``."""
+    # BEGIN SOLUTION
+    new = len(sizes) - len(shape)  # leading dimensions that do not exist yet
+    out_shape = [0] * len(sizes)
+    out_strides = [0] * len(sizes)
+    for dim in range(len(sizes) - 1, -1, -1):
+        size = sizes[dim]
+        if dim >= new:
+            have, step = shape[dim - new], strides[dim - new]
+            if size in (-1, have):
+                out_shape[dim], out_strides[dim] = have, step
+            elif have == 1:
+                out_shape[dim], out_strides[dim] = size, 0
+            else:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({size}) must match the "
+                    f"existing size ({have}) at non-singleton dimension {dim}.  "
+                    f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}"
+                )
+        elif size < 0:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({size}) isn't allowed in a "
+                "leading, non-existing dimension"
+            )
+        else:
+            out_shape[dim] = size
+            if size == 1 and dim + 1 < len(sizes):  # read once: no stretch
+                out_strides[dim] = out_shape[dim + 1] * out_strides[dim + 1]
+    return tuple(out_shape), tuple(out_strides)
+    # END SOLUTION
+
+
+# %% tags=["check-1.9"]
+check("1.9", expanded_layout)
+
+# %% [markdown]
+# ## Exercise 1.10 (build): basic indexing
+#
+# `x[1, ::2, None, ...]` reads the same storage as `x`, in another shape:
+# every *basic* item (an integer, a slice, `None`, `...`) gives a view. Write
+# `basic_index(tensor, items, skip_full)`, the engine's reading of an index:
+# it returns the view the basic items give and the *advanced* items (lists,
+# integer and bool tensors), which it leaves for exercise 1.11. The engine
+# calls it for every `x[...]` and every `x[...] = value`; the check compares
+# shapes, strides, storage offsets, `grad_fn`s, written values and gradients
+# with PyTorch's.
+#
+# **The maths.** A tensor of shape $(n_0, \dots, n_{d-1})$, strides
+# $(s_0, \dots, s_{d-1})$ and offset $o$ holds element $(i_0, \dots)$ at
+# $o + \sum_k i_k s_k$. Fixing $i_k = j$ adds $j s_k$ to the offset and
+# removes dimension $k$; keeping $i_k = a + b\,t$ for $t = 0, 1, \dots$ adds
+# $a s_k$ to the offset and makes the stride $b s_k$; a new dimension of size
+# 1 can have any stride. The views that do this exist: `x.select(dim, j)`,
+# `slice_dim(x, dim, start, stop, step)` (from `slowtorch_lib.ops.views`;
+# it clamps `start` and `stop` as Python's slices do, and raises `ValueError`
+# for a step that is not positive) and `x.unsqueeze(dim)`. The result's
+# `grad_fn` is the last view taken.
+#
+# **The contract.** `items` is the index as a tuple, one entry per item,
+# read from left to right.
+# - An integer $j$ picks element $j$ of its dimension, which goes away
+#   ($-n \le j < n$, counted from the end when negative; else `IndexError`).
+#   A 0-d integer tensor is that integer; a 0-d floating-point tensor, a
+#   float or any other object is an `IndexError`, a string a `TypeError`.
+# - A slice keeps its dimension. With `skip_full`, a slice with step 1 that
+#   covers the whole dimension (`:`, `0:`, `:n` or beyond) takes no view, so
+#   that `h[:] = v` writes into `h` itself (its `grad_fn` is then the copy's,
+#   not `CopySlices`). The engine passes `skip_full=False` only for a lone
+#   slice (`x[:]`, which is a `SliceBackward0` view in PyTorch).
+# - `None` inserts a dimension of size 1 where it stands. `True` and `False`
+#   do too, and are then advanced items: an index tensor `[0]` or `[]` (int64)
+#   into that new dimension; a 0-d bool tensor is the same.
+# - `...` stands for as many `:` as the tensor has dimensions that no other
+#   item indexes (a $k$-dimensional bool mask indexes $k$).
+# - Every other item is advanced: a list or tensor (`_index_tensor(item)`
+#   makes it an index tensor, raising where PyTorch raises). It is collected
+#   as `(dimension of the view, index tensor)` and indexes one dimension, or
+#   $k$ for a bool mask. Return `view, _masks_to_indices(view, collected)`.
+# - More indexed dimensions than the tensor has raise `IndexError`. An
+#   integer into a 0-d tensor raises PyTorch's own message, which
+#   `tensor.select(0, j)` gives.
+#
+# When the result is the tensor itself (`x[...]`, `x[:, :]`), the engine
+# makes an alias of it: that is not your concern.
+
+# %% tags=["exercise-1.10"]
+from slowtorch_lib.ops.indexing import _index_tensor, _masks_to_indices
+from slowtorch_lib.ops.views import slice_dim
+
+
+def basic_index(tensor, items, skip_full):
+    """Applies the basic items as views; collects the advanced ones."""
+    # BEGIN SOLUTION
+    def width(item):  # how many dimensions of ``tensor`` the item indexes
+        if item is None or item is Ellipsis or isinstance(item, bool):
+            return 0
+        if isinstance(item, torch.Tensor) and item.dtype == torch.bool:
+            return item.dim()
+        return 1
+
+    ndim = tensor.dim()
+    taken = sum(width(item) for item in items)
+    if taken > ndim:
+        first = next(i for i in items if i is not None and i is not Ellipsis)
+        if ndim == 0 and isinstance(first, int) and not isinstance(first, bool):
+            return tensor.select(0, first), []  # raises PyTorch's message
+        if ndim == 0 and isinstance(first, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    view, dim, named = tensor, 0, 0  # view's next dimension, tensor's
+    collected, spread = [], False
+    for item in items:
+        if isinstance(item, torch.Tensor) and item.dim() == 0:  # a number
+            if item.dtype.is_floating_point:
+                raise IndexError("tensors used as indices must be long, int, "
+                                 "byte or bool tensors")
+            is_bool = item.dtype == torch.bool
+            item = bool(item.item()) if is_bool else int(item.item())
+        if item is Ellipsis:
+            if not spread:
+                dim, named = dim + ndim - taken, named + ndim - taken
+            spread = True
+        elif item is None or isinstance(item, bool):
+            view = view.unsqueeze(dim)
+            if item is not None:  # True picks the one element, False none
+                chosen = [0] if bool(item) else []
+                collected.append((dim, torch.tensor(chosen, dtype=torch.int64)))
+            dim, named = dim + 1, named + 1
+        elif isinstance(item, int):
+            size = view.shape[dim]
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for dimension "
+                                 f"{named} with size {size}")
+            view, named = view.select(dim, item), named + 1
+        elif isinstance(item, slice):
+            step = 1 if item.step is None else int(item.step)
+            whole = item.start in (None, 0) and (
+                item.stop is None or item.stop >= view.shape[dim]
+            )
+            if not (skip_full and step == 1 and whole):
+                view = slice_dim(view, dim, item.start, item.stop, step)
+            dim, named = dim + 1, named + 1
+        else:
+            if isinstance(item, (str, bytes)):
+                raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
+            index = _index_tensor(item)
+            if index is None:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), "
+                                 "None and long or byte Variables are valid indices")
+            collected.append((dim, index))
+            spans = index.dim() if index.dtype == torch.bool else 1
+            dim, named = dim + spans, named + spans
+    return view, _masks_to_indices(view, collected)
+    # END SOLUTION
+
+
+# %% tags=["check-1.10"]
+check("1.10", basic_index)
+
+# %% [markdown]
+# ## Exercise 1.11 (build): advanced indexing
 #
 # Indexing with integers and slices gives a view. Indexing with **tensors or
 # lists of integers** (advanced indexing) cannot: the elements it picks are
 # not evenly spaced, so `x[[0, 2, 2]]` copies them into a new tensor. Write
 # the heart of it, `advanced_positions(tensor, advanced)`: which elements of
 # `tensor` the result holds, and in which shape. The engine applies the
-# basic items (integers, slices, `None`, `...`) first, as views, and calls
+# basic items (integers, slices, `None`, `...`) first, as views (exercise
+# 1.10), and calls
 # your function with that view and `advanced`, a list of
 # `(dimension, index tensor)` pairs (int64 tensors, in increasing order of
 # dimension). The check runs `x[...]`, `x[...] = v` and their gradients
@@ -302,7 +487,7 @@ check("1.8", view_strides)
 #   result is empty, and no index value is checked.
 
 
-# %% tags=["exercise-1.9"]
+# %% tags=["exercise-1.11"]
 def advanced_positions(tensor, advanced):
     """The row-major positions in ``tensor`` picked by the advanced indices,
     and the result's shape."""
@@ -354,5 +539,5 @@ def advanced_positions(tensor, advanced):
     # END SOLUTION
 
 
-# %% tags=["check-1.9"]
-check("1.9", advanced_positions)
+# %% tags=["check-1.11"]
+check("1.11", advanced_positions)

@@ -1,11 +1,12 @@
-# ruff: noqa: F821  (torch and check come from the setup cell of every notebook)
+# ruff: noqa: F821, F811  (setup-cell names; each answer cell imports its own)
 
 # %% [markdown]
 # # Chapter 2 exercises: walking backwards
 #
 # First two predictions (which `grad_fn`, which gradients), checked against
-# PyTorch's recorded answers. Then pieces of the engine's autograd: backward
-# rules, `no_grad`, un-broadcasting and the topological order. Each check
+# PyTorch's recorded answers. Then pieces of the engine's autograd: whole
+# Functions and backward rules, `no_grad`, un-broadcasting, the topological
+# order, the backward pass itself and `gradcheck`. Each check
 # puts your piece **into the engine in place of its own** and runs real
 # backward passes through it, comparing every gradient with PyTorch's.
 #
@@ -81,41 +82,104 @@ answers_2_2 = {
 check("2.2", answers_2_2)
 
 # %% [markdown]
-# ## Exercise 2.3: the backward rule of `log`
+# ## Exercise 2.3: the Function of `log`
 #
-# The engine's `Log.forward(ctx, x)` saves `x` with `ctx.save_for_backward(x)`.
-# Write its backward. The check runs `log` in backward passes (and a second
-# derivative) with your rule inside the engine.
+# Write the whole `Log` Function, as the chapter's `Mul` and `Exp` are
+# written: `forward(ctx, x)` computes $y = \log x$ element by element, and
+# `backward(ctx, grad_output)` turns $\bar y = \partial L / \partial y$ into
+# $\bar x = \partial L / \partial x$. The check makes `torch.log` and
+# `x.log()` use your class.
+#
+# **The tools.** `unary(function, x, dtype)` applies a function of one Python
+# number (such as `math.log`) to every element of `x` and returns a new
+# tensor of `dtype`; where the function fails (`log` of 0 or of a negative
+# number) it takes the IEEE 754 answer instead (`-inf`, `nan`), as PyTorch.
+# `float_type(dtype)` is the dtype a floating-point result of an input of
+# `dtype` has.
+#
+# **The contract.**
+# - The result is floating point: an integer or bool input gives the default
+#   `float32`, a `float64` input stays `float64`.
+# - `backward` is written in tensor operations, so that it can be
+#   differentiated again (the check takes second derivatives).
+# - Keep what `backward` needs and nothing more, as PyTorch does. What you keep
+#   is visible: a tensor saved with `ctx.save_for_backward` and then changed in
+#   place makes `backward` raise `RuntimeError`. The check changes the input
+#   in place after the call, and then the result, and expects `backward` to
+#   raise exactly when PyTorch's does.
 
 # %% tags=["exercise-2.3"]
-def log_backward(ctx, grad_output):
-    """d(loss)/dx for y = log(x), given d(loss)/dy."""
-    # BEGIN SOLUTION
-    (x,) = ctx.saved_tensors
-    return grad_output / x
-    # END SOLUTION
+import math
+
+from slowtorch_lib._tensor_kernels import unary
+from slowtorch_lib.autograd.function import Function
+from slowtorch_lib.ops.common import float_type
+
+
+class Log(Function):
+    """Natural logarithm, elementwise."""
+
+    @staticmethod
+    def forward(ctx, x):
+        # BEGIN SOLUTION
+        ctx.save_for_backward(x)
+        return unary(math.log, x, float_type(x.dtype))
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # BEGIN SOLUTION
+        (x,) = ctx.saved_tensors
+        return grad_output / x  # d log(x) / dx = 1 / x
+        # END SOLUTION
 
 
 # %% tags=["check-2.3"]
-check("2.3", log_backward)
+check("2.3", Log)
 
 # %% [markdown]
-# ## Exercise 2.4: the backward rule of `tanh`
+# ## Exercise 2.4: the Function of `tanh`
 #
-# `Tanh.forward(ctx, x)` saves its **result** `y = tanh(x)`, not `x`: the
-# derivative can be written with `y` alone. Write the backward.
+# The same for $y = \tanh x = \dfrac{e^x - e^{-x}}{e^x + e^{-x}}$: write the
+# whole `Tanh` Function (the scalar function is `math.tanh`). Differentiate
+# it first, on paper; the derivative can be written in more than one way, and
+# the way you choose decides what `forward` must keep. The contract is 2.3's:
+# a floating-point result (`float32` for integer or bool inputs), a
+# `backward` in tensor operations that can be differentiated again, and only
+# what `backward` needs kept, as PyTorch keeps it: PyTorch keeps the one
+# tensor from which the derivative is cheapest to compute. The check changes
+# the input in place after the call, and then the result, and expects
+# `backward` to raise `RuntimeError` exactly when PyTorch's does.
 
 # %% tags=["exercise-2.4"]
-def tanh_backward(ctx, grad_output):
-    """d(loss)/dx for y = tanh(x), given d(loss)/dy."""
-    # BEGIN SOLUTION
-    (y,) = ctx.saved_tensors
-    return grad_output * (1 - y * y)
-    # END SOLUTION
+import math
+
+from slowtorch_lib._tensor_kernels import unary
+from slowtorch_lib.autograd.function import Function
+from slowtorch_lib.ops.common import float_type
+
+
+class Tanh(Function):
+    """Hyperbolic tangent, elementwise."""
+
+    @staticmethod
+    def forward(ctx, x):
+        # BEGIN SOLUTION
+        y = unary(math.tanh, x, float_type(x.dtype))
+        ctx.save_for_backward(y)  # the derivative is 1 - y ** 2
+        return y
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # BEGIN SOLUTION
+        (y,) = ctx.saved_tensors
+        return grad_output * (1 - y * y)
+        # END SOLUTION
 
 
 # %% tags=["check-2.4"]
-check("2.4", tanh_backward)
+check("2.4", Tanh)
 
 # %% [markdown]
 # ## Exercise 2.5: your own `no_grad`
@@ -269,11 +333,13 @@ check("2.8", max_dim_backward)
 # graph has no cycle; your task is to find one for any graph the engine makes.
 #
 # Two limits make this harder than it looks. Graphs are deep: the check
-# differentiates a chain of 10,000 operations, ten times more than Python's
-# recursion allows. And graphs are wide: the check sorts 12,000 nodes and
-# allows a quarter of a second of CPU time for it, so the cost of each node must not
-# grow with the size of the graph. The check also runs whole backward passes
-# (several outputs, `autograd.grad`, `create_graph`) with your order.
+# sorts a chain of 10,000 operations, ten times more than Python's recursion
+# allows. And graphs are wide: the check sorts 12,000 nodes and allows a
+# quarter of a second of CPU time for it, so the cost of each node must not
+# grow with the size of the graph. The check looks at the order itself (every
+# node once, each before the nodes it feeds) on graphs with shared nodes,
+# several outputs and a node with two outputs; the backward loop that uses it
+# is exercise 2.10.
 
 # %% tags=["exercise-2.9"]
 def topological_order(roots):
@@ -303,7 +369,122 @@ def topological_order(roots):
 check("2.9", topological_order)
 
 # %% [markdown]
-# ## Exercise 2.10 (build): `gradcheck`
+# ## Exercise 2.10 (build): the backward pass
+#
+# Now the loop that uses your order: `run_backward(roots, root_grads, order,
+# retain_graph)`, the heart of the engine's autograd. `loss.backward()`,
+# `torch.autograd.backward` and `torch.autograd.grad` all end here; the check
+# puts your function in place of the engine's and runs real backward passes.
+#
+# **The maths.** A node $f$ that made the outputs $y_1, \dots, y_m$ from the
+# inputs $x_1, \dots, x_n$ turns $\bar y_k = \partial L / \partial y_k$ into
+# $\bar x_i = \sum_k \bar y_k \, \partial y_k / \partial x_i$ (its
+# `apply`). A tensor used by several nodes receives one contribution along
+# each path, and its gradient is their sum; so a node may run only once
+# every contribution for its outputs has arrived, which is what the order
+# guarantees. A gradient for an input that broadcasting stretched has the
+# broadcast shape: each element was used once per position it was copied to,
+# so its gradient is the sum over the stretched dimensions.
+#
+# **What you get.**
+# - `roots`: one edge `(node, output_number)` per output differentiated, and
+#   `root_grads` the gradient each output starts with.
+# - `order`: nodes, each before every node in its `next_functions`. It may
+#   hold only part of the graph (`autograd.grad` leaves out what does not lead
+#   to the inputs asked for).
+# - A node has `num_outputs`, `next_functions` (one edge per input, `(None,
+#   0)` for an input that needs no gradient), `input_meta` (`(shape, dtype)`
+#   of each input that needs one), `apply(*gradients)` (one gradient per
+#   output in, one per input out, `None` for "no gradient"), `name()` and
+#   `release_saved()`.
+# - Hooks: `call_tensor_hooks(node, gradients)` runs the hooks of the tensors
+#   the node made (`register_hook`, `retain_grad`) and returns the gradients
+#   they leave. A node's own hooks are yours: `node.pre_hooks` and
+#   `node.post_hooks` are `None` or a dict of functions, in the order they
+#   were registered.
+#
+# **The contract.**
+# - Each node of `order` that some gradient reached runs exactly once, on the
+#   sum of the gradients sent to each of its outputs (an output nothing was
+#   sent to gets `None`); a node nothing reached does not run. Before it
+#   runs, its tensor hooks see the gradients, and then each pre-hook is
+#   called with the tuple of gradients; after it ran, each post-hook is called
+#   with the tuple it returned and the tuple it ran on. A hook that returns
+#   something other than `None` replaces that tuple. What the node returns
+#   for input $i$ goes along its edge $i$, unless the edge or the gradient is
+#   `None`.
+# - Before it is sent on, a gradient takes its input's shape (summed over the
+#   broadcast dimensions) and dtype. A gradient that no broadcasting of the
+#   input could give raises `RuntimeError`.
+# - Unless `retain_graph`, each node drops its saved tensors after it ran (a
+#   second walk of the graph then raises).
+# - Return the gradients that were sent to nodes outside `order`, as a dict
+#   from node to its list of slots, one per output.
+# - Work in tensor operations: with `create_graph=True` the caller records
+#   the pass, and the gradients can be differentiated again.
+
+# %% tags=["exercise-2.10"]
+from slowtorch_lib.autograd.engine import call_tensor_hooks
+
+
+def run_backward(roots, root_grads, order, retain_graph):
+    """Runs every node of ``order`` that a gradient reaches, once, and returns
+    the gradients sent to nodes outside ``order``."""
+    # BEGIN SOLUTION
+    inbox = {}  # node -> one gradient (or None) per output, summed
+
+    def deliver(node, number, gradient):
+        if node not in inbox:
+            inbox[node] = [None] * node.num_outputs
+        earlier = inbox[node][number]
+        inbox[node][number] = gradient if earlier is None else earlier + gradient
+
+    def like_input(gradient, meta, node, number):
+        shape, dtype = meta
+        if tuple(gradient.shape) != tuple(shape):
+            try:
+                gradient = gradient.sum_to_size(*shape)
+            except RuntimeError:
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at "
+                    f"index {number} - got {list(gradient.shape)} but expected "
+                    f"shape compatible with {list(shape)}"
+                ) from None
+        if gradient.dtype != dtype:
+            gradient = gradient.to(dtype)
+        return gradient
+
+    def hooked(hooks, gradients, *more):
+        for hook in list(hooks.values()) if hooks else []:
+            replaced = hook(tuple(gradients), *more)
+            if replaced is not None:
+                gradients = replaced
+        return tuple(gradients)
+
+    for (node, number), gradient in zip(roots, root_grads):
+        deliver(node, number, gradient)
+    for node in order:
+        if node not in inbox:
+            continue  # nothing reached this node
+        received = call_tensor_hooks(node, inbox.pop(node))
+        received = hooked(node.pre_hooks, received)
+        sent = hooked(node.post_hooks, node.apply(*received), received)
+        if not retain_graph:
+            node.release_saved()
+        edges = zip(node.next_functions, sent, node.input_meta)
+        for number, ((target, slot), gradient, meta) in enumerate(edges):
+            if target is None or gradient is None:
+                continue
+            deliver(target, slot, like_input(gradient, meta, node, number))
+    return inbox
+    # END SOLUTION
+
+
+# %% tags=["check-2.10"]
+check("2.10", run_backward)
+
+# %% [markdown]
+# ## Exercise 2.11 (build): `gradcheck`
 #
 # Every backward rule you wrote in this chapter was checked against PyTorch.
 # Without PyTorch, a backward rule can still be checked against the
@@ -343,7 +524,7 @@ check("2.9", topological_order)
 #   `(1, 0)` for a 2-d input.
 
 
-# %% tags=["exercise-2.10"]
+# %% tags=["exercise-2.11"]
 import warnings
 
 from slowtorch_lib.autograd.gradcheck import (
@@ -401,5 +582,5 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     # END SOLUTION
 
 
-# %% tags=["check-2.10"]
-check("2.10", gradcheck)
+# %% tags=["check-2.11"]
+check("2.11", gradcheck)

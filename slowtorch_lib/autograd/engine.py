@@ -9,9 +9,8 @@ The whole algorithm:
    the *sum* of all the gradients sent to it, calls its ``backward`` and
    sends one gradient to each of its inputs.
 3. A gradient is shaped to fit the input it is sent to: summed over the
-   dimensions that broadcasting stretched, and cast to the input's dtype
-   (:func:`fit_gradient`). This is done here, once, rather than in every
-   operation.
+   dimensions that broadcasting stretched, and cast to the input's dtype.
+   This is done here, once, rather than in every operation.
 4. At a leaf, an :class:`~slowtorch_lib.autograd.function.AccumulateGrad`
    node adds the gradient to the leaf's ``.grad``.
 
@@ -38,12 +37,12 @@ from slowtorch_lib.autograd.function import (
 )
 from slowtorch_lib.autograd.grad_mode import set_grad_enabled
 
+# The loop's own helpers (sending, fitting a gradient, a node's hooks) are
+# left out: only run_backward uses them.
 __all__ = [
     "backward",
-    "fit_gradient",
     "grad",
     "run_backward",
-    "send",
     "topological_order",
 ]
 

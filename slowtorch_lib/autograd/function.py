@@ -136,7 +136,7 @@ class Node:
     def register_hook(self, hook: Hook) -> RemovableHandle:
         """Adds ``hook(grad_inputs, grad_outputs)``, called after this node runs.
 
-        A hook may return a new tuple of gradients to send on instead.
+        A hook may return a new tuple of gradients to pass on instead.
         """
         if self.post_hooks is None:
             self.post_hooks = {}

@@ -205,18 +205,16 @@ def _basic(
             dim += 1
             consumed += 1
         elif isinstance(item, int):
-            result = _select(result, dim, item, consumed)
+            result = _select_at(result, dim, item, consumed)
             consumed += 1
         elif isinstance(item, slice):
             result = _slice(result, dim, item, skip_full)
             dim += 1
             consumed += 1
         elif isinstance(item, Tensor) and item.dim() == 0:
-            if item.dtype.is_floating_point:
-                raise IndexError(
-                    "tensors used as indices must be long, int, byte or bool tensors"
-                )
-            result = _select(result, dim, int(item.item()), consumed)
+            number = _index_tensor(item)  # refuses a floating-point tensor
+            assert number is not None  # a tensor stays a tensor
+            result = _select_at(result, dim, int(number.item()), consumed)
             consumed += 1
         else:
             if isinstance(item, (str, bytes)):  # PyTorch tries it as tensor data
@@ -253,16 +251,15 @@ def _masks_to_indices(
     return result
 
 
-def _select(tensor: Tensor, dim: int, index: int, tensor_dim: int) -> Tensor:
+def _select_at(tensor: Tensor, dim: int, index: int, tensor_dim: int) -> Tensor:
     """``tensor[..., index]`` at ``dim``; errors name the indexed tensor's
     dimension ``tensor_dim``."""
-    if tensor.dim():
-        size = tensor._shape[dim]
-        if not -size <= index < size:
-            raise IndexError(
-                f"index {index} is out of bounds for dimension {tensor_dim} "
-                f"with size {size}"
-            )
+    shape = tensor._shape
+    if shape and not -shape[dim] <= index < shape[dim]:
+        raise IndexError(
+            f"index {index} is out of bounds for dimension {tensor_dim} "
+            f"with size {shape[dim]}"
+        )
     return views.Select.apply(tensor, dim=dim, index=index)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from slowtorch_lib._strides import (
     contiguous_strides,
+    expanded_layout,
     normalize_dim,
     normalize_dims,
     numel,
@@ -388,47 +389,15 @@ class Expand(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, shape: tuple[int, ...]) -> Tensor:
         ctx.input_shape = x._shape
-        lead = len(shape) - x.dim()
-        if lead < 0:
+        if len(shape) < x.dim():
             raise RuntimeError(
                 f"expand({x.type()}{{{list(x._shape)}}}, size={list(shape)}): the "
                 "number of sizes provided "
                 f"({len(shape)}) must be greater or equal to the number of dimensions "
                 f"in the tensor ({x.dim()})"
             )
-        new_shape: list[int] = []
-        new_stride: list[int] = []
-        # From the last dimension to the first, as PyTorch checks them.
-        for i in reversed(range(len(shape))):
-            size = shape[i]
-            if i < lead:
-                if size < 0:
-                    raise RuntimeError(
-                        f"The expanded size of the tensor ({size}) isn't allowed in a "
-                        "leading, non-existing dimension"
-                    )
-                # A new dimension of size 1 takes the stride of a contiguous
-                # layout, as in PyTorch; any other new dimension is stretched.
-                stretched = size != 1 or not new_shape
-                new_stride.insert(0, 0 if stretched else new_shape[0] * new_stride[0])
-                new_shape.insert(0, size)
-                continue
-            old_size, old_stride = x._shape[i - lead], x._stride[i - lead]
-            if size == -1:
-                size = old_size
-            if old_size == size:
-                new_shape.insert(0, size)
-                new_stride.insert(0, old_stride)
-            elif old_size == 1:
-                new_shape.insert(0, size)
-                new_stride.insert(0, 0)
-            else:
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({size}) must match the existing "
-                    f"size ({old_size}) at non-singleton dimension {i}.  Target sizes: "
-                    f"{list(shape)}.  Tensor sizes: {list(x._shape)}"
-                )
-        return as_view(x, tuple(new_shape), tuple(new_stride), x._offset)
+        new_shape, new_stride = expanded_layout(x._shape, x._stride, shape)
+        return as_view(x, new_shape, new_stride, x._offset)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:

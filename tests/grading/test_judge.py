@@ -232,7 +232,8 @@ def test_the_gradescope_autograder_grades_full_blank_and_hostile(
         assert done.returncode == 0, done.stdout + done.stderr
         results = json.loads((root / "results" / "results.json").read_text())
         tests = [t for t in results["tests"] if t.get("number")]
-        assert [t["number"] for t in tests] == ["1.5", "1.6", "1.7", "1.8", "1.9"]
+        numbers = [t["number"] for t in tests]
+        assert numbers == ["1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11"]
         assert all(t["max_score"] == 1 and t["visibility"] == "visible" for t in tests)
         scores[name] = results["score"]
         notes = [t for t in results["tests"] if t["name"] == "Notes for the teacher"]
@@ -242,7 +243,7 @@ def test_the_gradescope_autograder_grades_full_blank_and_hostile(
         if name == "full":
             assert "copied?" in notes[0]["output"]
             assert "copied?" not in json.dumps(tests) + results["output"]
-    assert scores == {"full": 5, "blank": 0, "hostile": 0}
+    assert scores == {"full": 7, "blank": 0, "hostile": 0}
 
 
 def autograde(archive: Path, root: Path, notebook: object, path: str) -> dict:
@@ -279,7 +280,7 @@ def test_without_bubblewrap_the_autograder_does_what_the_export_said(
     assert refused["score"] == 0 and refused["tests"] == []
     assert "not graded: the autograder cannot start its sandbox" in refused["output"]
     graded = autograde(allowing, tmp_path / "b", full, path)
-    assert graded["score"] == 5
+    assert graded["score"] == 7
     assert graded["output"].startswith("Graded without the sandbox")
 
 
