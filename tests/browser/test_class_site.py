@@ -257,7 +257,9 @@ def test_a_piece_saved_in_the_browser_is_used_after_a_reload_and_grades(
 
         later = student.open(LATER)
         assert not _errors(later.run_cell(later.tagged("setup")))
-        probe = "print(torch.zeros(2, 3).stride())\nimport course\ncourse.pieces()"
+        probe = (
+            "print(torch.zeros(2, 3).stride())\nimport course\nstatus = course.pieces()"
+        )
         shown = _text(later.run_cell(later.tagged("exercise-2.9"), probe))
         print(f"[class site] {LATER}, a fresh kernel:\n{shown.rstrip()}")
         assert shown.startswith("(3, 1)\n"), shown
