@@ -388,6 +388,16 @@ def test_no_model_answer_or_grading_only_value_in_the_class_site(site: Path) -> 
     assert not [p for p in places if "/course/sources/" in p or "solutions/" in p]
 
 
+def test_a_piece_saved_where_the_browser_keeps_no_file_is_said_so() -> None:
+    from course.workspace import NOT_KEPT, kept_by_the_browser
+
+    assert kept_by_the_browser(ROOT / "exercises/my_engine/ex1_5_x.py")
+    assert kept_by_the_browser("/drive/exercises/my_engine/ex1_5_x.py", "emscripten")
+    assert not kept_by_the_browser("/home/pyodide/my_engine/ex1_5_x.py", "emscripten")
+    assert not kept_by_the_browser("/drivers/my_engine/ex1_5_x.py", "emscripten")
+    assert "does not let the notebook's Python keep files" in NOT_KEPT
+
+
 # --- the stubs --------------------------------------------------------------------
 
 

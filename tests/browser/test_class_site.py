@@ -157,8 +157,12 @@ class SiteNotebook(LiteNotebook):
             " && jupyterapp.shell.currentWidget.sessionContext",
             timeout=KERNEL_TIMEOUT,
         )
-        self.evaluate("() => jupyterapp.shell.currentWidget.context.ready")
-        self.evaluate("() => jupyterapp.shell.currentWidget.sessionContext.ready")
+        # Not page.evaluate of their promises, which waits without a time limit.
+        self.page.wait_for_function(
+            "() => jupyterapp.shell.currentWidget.context.isReady"
+            " && jupyterapp.shell.currentWidget.sessionContext.isReady",
+            timeout=KERNEL_TIMEOUT,
+        )
 
     def reload(self) -> None:
         self.page.reload()
