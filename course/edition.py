@@ -411,6 +411,11 @@ python -m venv .venv
 Use this folder's engine: in a Python environment where another copy of
 `slowtorch_lib` is installed, the notebooks would import that one.
 
+If your teacher gives you the address of the class's in-browser course, you
+can work there instead, with nothing installed: your notebooks and saved
+pieces stay in that browser (a private window keeps nothing), and File >
+Download saves a notebook to hand in.
+
 ## Your saved pieces
 
 ```python
