@@ -91,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="IDS",
         help="pieces shipped solved: exercise ids or chapters (1.5,2.9 or ch1,ch2)",
     )
+    release.add_argument(
+        "--site",
+        action="store_true",
+        help="also build its in-browser course (JupyterLite) into OUT/site",
+    )
     commands.add_parser(
         "lab-settings",
         help="make JupyterLab open the chapters (book/*.md) as notebooks",
@@ -104,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "generate":
         return run_generate(args.check)
     if args.command == "release":
-        return run_release(args.out, args.give)
+        return run_release(args.out, args.give, args.site)
     if args.command == "export":
         from course import export
 
@@ -134,19 +139,27 @@ def run_generate(check: bool) -> int:
     return 0
 
 
-def run_release(out: Path, give: str) -> int:
+def run_release(out: Path, give: str, site: bool = False) -> int:
     from course import edition
 
     try:
         given = edition.parse_give(give)
-        written = edition.release(out, given)
+        written = edition.release(out, given, site)
     except (FileExistsError, ValueError) as error:
         print(error, file=sys.stderr)
         return 2
+    except RuntimeError as error:
+        print(f"the class site did not build: {error}", file=sys.stderr)
+        return 1
     print(
         f"wrote a class edition to {out}: {len(written)} files, "
         f"{len(edition.pieces()) - len(given)} pieces to write, {len(given)} given"
     )
+    if site:
+        print(
+            f"wrote its in-browser course to {out / 'site'}: serve that folder over "
+            "HTTPS (or from localhost) and open exercises/ there"
+        )
     for holder in edition.shared_answer_holders(given):
         print(f"note: kept, as other code uses it, though it holds an answer: {holder}")
     return 0

@@ -53,7 +53,13 @@ __all__ = [
 PACKAGE = Path(__file__).resolve().parent
 ROOT = PACKAGE.parent
 ENGINE = "slowtorch_lib"
-LEFT_OUT = ("grading_ch", "expected_grading.json", "record.py", "sources")
+LEFT_OUT = (
+    "grading_ch",
+    "expected_grading.json",
+    "record.py",
+    "sources",
+    "class_site.py",
+)
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 WIDTH = 88
 HOOK = """
@@ -417,6 +423,11 @@ python -m venv .venv
 Use this folder's engine: in a Python environment where another copy of
 `slowtorch_lib` is installed, the notebooks would import that one.
 
+If your teacher gives you the address of the class's in-browser course, you
+can work there instead, with nothing installed: your notebooks and saved
+pieces stay in that browser (a private window keeps nothing), and File >
+Download saves a notebook to hand in.
+
 ## Your saved pieces
 
 ```python
@@ -440,11 +451,15 @@ and the engine uses it from then on, in every notebook (see `../README.md`).
 """
 
 
-def release(out: Path, give: Collection[str] = ()) -> list[Path]:
-    """Writes a class edition into ``out`` (an empty or new folder).
+def release(out: Path, give: Collection[str] = (), site: bool = False) -> list[Path]:
+    """Writes a class edition into ``out`` (an empty or new folder); with
+    ``site``, also its in-browser course into ``out/site`` (see
+    :mod:`course.class_site`). Returns the files of the edition (the site's
+    left out).
 
     Raises:
         FileExistsError: If ``out`` is not empty.
+        RuntimeError: If the site does not build.
     """
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} is not empty")
@@ -467,4 +482,9 @@ def release(out: Path, give: Collection[str] = ()) -> list[Path]:
             shutil.copy2(ROOT / name, out / name)
     title = "slowtorch: the class edition"
     (out / "README.md").write_text(STUDENT_README.format(title=title), "utf-8")
-    return sorted(p for p in out.rglob("*") if p.is_file())
+    written = sorted(p for p in out.rglob("*") if p.is_file())
+    if site:
+        from course.class_site import build_site
+
+        build_site(out, out / "site")
+    return written

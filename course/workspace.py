@@ -150,7 +150,28 @@ def _save(edition: Any, exercise: Any, answer: Any) -> str:
             f"\nBut it uses {', '.join(missing)}, which its cell does not define "
             "or import: the saved piece will not find it. Move it into the cell."
         )
+    if not kept_by_the_browser(path):
+        text += "\n" + NOT_KEPT
     return text
+
+
+#: Where JupyterLite's Python sees the notebooks' files (the browser's storage).
+DRIVE = "/drive"
+NOT_KEPT = (
+    "But this browser does not let the notebook's Python keep files (a private "
+    "window, or a hard reload): your piece is in this notebook's engine only, "
+    "until its kernel restarts. Open the course in a normal window (a plain "
+    "reload) and check it again."
+)
+
+
+def kept_by_the_browser(path: Any, platform: str = sys.platform) -> bool:
+    """Whether a file saved at ``path`` lasts: always outside a browser; in
+    one (Pyodide) only under ``/drive``, which JupyterLite keeps in the
+    browser's storage when its service worker runs."""
+    if platform != "emscripten":
+        return True
+    return str(path) == DRIVE or str(path).startswith(DRIVE + "/")
 
 
 def _unwritten_other(exercise: Any, error: str | None) -> tuple[str, str, str] | None:

@@ -167,15 +167,19 @@ def project_version() -> str:
     return match.group(1) if match else "0.0.0"
 
 
-def own_wheels(folder: Path) -> dict[str, tuple[Path, list[str], list[str]]]:
-    """The wheels made from this checkout: lock name -> (wheel, imports, depends)."""
+def own_wheels(
+    folder: Path, root: Path = ROOT
+) -> dict[str, tuple[Path, list[str], list[str]]]:
+    """The wheels made from this checkout: lock name -> (wheel, imports, depends).
+    ``root`` holds the ``slowtorch_lib`` and ``course`` packages to wheel (a class
+    edition's, for its site)."""
     version = project_version()
     wheels = {
         "slowtorch-lib": (
             build_wheel(
                 "slowtorch_lib",
                 version,
-                [ROOT / "slowtorch_lib"],
+                [root / "slowtorch_lib"],
                 folder,
                 "PyTorch's core rebuilt in pure Python (the slowtorch engine).",
             ),
@@ -195,12 +199,12 @@ def own_wheels(folder: Path) -> dict[str, tuple[Path, list[str], list[str]]]:
             ["graphviz"],
         ),
     }
-    if (ROOT / "course" / "__init__.py").is_file():
+    if (root / "course" / "__init__.py").is_file():
         wheels["slowtorch-course"] = (
             build_wheel(
                 "slowtorch_course",
                 version,
-                [ROOT / "course"],
+                [root / "course"],
                 folder,
                 "The slowtorch course's exercises, checks and grading.",
             ),
@@ -601,8 +605,10 @@ def executed_notebook(source: Path) -> Any:
     """The book build's executed copy of a chapter, or None (not built yet)."""
     import nbformat
 
+    if source.suffix != ".md":
+        return None
     path = EXECUTED / source.relative_to(ROOT).with_suffix(".ipynb")
-    if source.suffix != ".md" or not path.is_file():
+    if not path.is_file():
         return None
     return nbformat.read(path, as_version=4)
 
@@ -714,19 +720,25 @@ def copy_helpers(folder: Path, target: Path) -> None:
             shutil.copy2(path, target / path.name)
 
 
-def write_contents(contents: Path) -> list[str]:
-    """Every chapter and exercise notebook, as the lite site serves them."""
+def write_contents(
+    contents: Path, root: Path = ROOT, chapters: bool = True
+) -> list[str]:
+    """Every chapter and exercise notebook, as the lite site serves them: the
+    exercises of ``root`` (a class edition's, for its site), the chapters unless
+    not ``chapters``."""
     written: list[str] = []
     folders: set[Path] = set()
-    sources = [notebook_source(entry) for entry in toc_files()]
-    sources += sorted((ROOT / "exercises").glob("*.ipynb"))
+    sources = [notebook_source(entry) for entry in toc_files()] if chapters else []
+    sources += sorted((root / "exercises").glob("*.ipynb"))
     for source in dict.fromkeys(s for s in sources if s is not None):
-        relative = source.relative_to(ROOT).with_suffix(".ipynb")
+        base = root if source.is_relative_to(root) else ROOT
+        relative = source.relative_to(base).with_suffix(".ipynb")
         write_notebook(source, contents / relative)
         written.append(relative.as_posix())
         folders.add(source.parent)
     for folder in sorted(folders):
-        copy_helpers(folder, contents / folder.relative_to(ROOT))
+        base = root if folder.is_relative_to(root) else ROOT
+        copy_helpers(folder, contents / folder.relative_to(base))
     (contents / "lite-notebooks.json").write_text(json.dumps(written, indent=1) + "\n")
     return written
 
@@ -752,8 +764,10 @@ def write_settings(lite_dir: Path, preload: list[str]) -> None:
         shutil.copy2(overrides, lite_dir / "overrides.json")
 
 
-def check_output(preload: list[str], notebooks: list[str]) -> None:
-    config = json.loads((OUTPUT / "jupyter-lite.json").read_text(encoding="utf-8"))
+def check_output(
+    preload: list[str], notebooks: list[str], output: Path = OUTPUT
+) -> None:
+    config = json.loads((output / "jupyter-lite.json").read_text(encoding="utf-8"))
     data = config["jupyter-config-data"]
     settings = data["litePluginSettings"][
         "@jupyterlite/pyodide-kernel-extension:kernel"
@@ -772,7 +786,7 @@ def check_output(preload: list[str], notebooks: list[str]) -> None:
         "pypi/all.json",
         *(f"files/{n}" for n in notebooks),
     ]:
-        if not (OUTPUT / needed).is_file():
+        if not (output / needed).is_file():
             problems.append(f"{needed} is missing")
     if problems:
         raise SystemExit(
@@ -784,33 +798,39 @@ def check_output(preload: list[str], notebooks: list[str]) -> None:
 LOADING_PAGES = ["notebooks/index.html", "lab/index.html"]
 
 
-def add_loading_note() -> None:
+def add_loading_note(output: Path = OUTPUT) -> None:
     """Adds ``lite/loading.js`` to the pages that open notebooks."""
-    shutil.copy2(LITE / "loading.js", OUTPUT / "slowtorch-loading.js")
+    shutil.copy2(LITE / "loading.js", output / "slowtorch-loading.js")
     tag = '<script src="../slowtorch-loading.js" defer></script>'
     for page in LOADING_PAGES:
-        path = OUTPUT / page
+        path = output / page
         text = path.read_text(encoding="utf-8")
         if tag not in text:
             path.write_text(text.replace("</head>", f"    {tag}\n</head>", 1))
 
 
-def main() -> int:
+def main(
+    output: Path = OUTPUT, stage: Path = STAGE, root: Path = ROOT, chapters: bool = True
+) -> int:
+    """Builds the book's lite site; with arguments, a class edition's (see
+    ``course/class_site.py``): the engine, course and exercises of ``root``, staged
+    in ``stage``, built into ``output``, with the chapters only if ``chapters``."""
     start = time.monotonic()
-    chapters = write_desktop_chapters()
-    log(f"{len(chapters)} chapter notebooks for JupyterLab in {CHAPTERS.name}/")
-    if "--chapters" in sys.argv[1:]:
-        return 0
+    if root == ROOT:
+        desktop = write_desktop_chapters()
+        log(f"{len(desktop)} chapter notebooks for JupyterLab in {CHAPTERS.name}/")
+        if "--chapters" in sys.argv[1:]:
+            return 0
     version = check_pyodide_version()
-    for folder in (STAGE, OUTPUT):
+    for folder in (stage, output):
         if folder.exists():
             shutil.rmtree(folder)
-    wheels = STAGE / "wheels"
+    wheels = stage / "wheels"
     wheels.mkdir(parents=True)
-    pyodide = STAGE / "static" / "pyodide"
+    pyodide = stage / "static" / "pyodide"
     copy_pyodide(pyodide)
 
-    extras = own_wheels(wheels)
+    extras = own_wheels(wheels, root)
     pins = requirement_pins()
     lock = json.loads((pyodide / "pyodide-lock.json").read_text(encoding="utf-8"))
     python = ".".join(lock["info"]["python"].split(".")[:2])
@@ -823,8 +843,8 @@ def main() -> int:
         extras[name] = (wheels / pypi[name].name, [name], depends)
     preload = write_lock(pyodide, version, extras)
 
-    notebooks = write_contents(STAGE / "contents")
-    write_settings(STAGE, preload)
+    notebooks = write_contents(stage / "contents", root, chapters)
+    write_settings(stage, preload)
     log(f"{len(notebooks)} notebooks, {len(extras)} wheels; running jupyter lite build")
     command = [
         sys.executable,
@@ -832,11 +852,11 @@ def main() -> int:
         "jupyterlite_core",
         "build",
         "--lite-dir",
-        str(STAGE),
+        str(stage),
         "--output-dir",
-        str(OUTPUT),
+        str(output),
         "--contents",
-        str(STAGE / "contents"),
+        str(stage / "contents"),
         "--piplite-wheels",
         str(wheels),
         "--no-sourcemaps",
@@ -844,21 +864,21 @@ def main() -> int:
         *(item for app in APPS for item in ("--apps", app)),
     ]
     env = dict(os.environ, JUPYTERLITE_NO_JUPYTER_SERVER="0")
-    result = subprocess.run(command, cwd=STAGE, env=env, capture_output=True, text=True)
+    result = subprocess.run(command, cwd=stage, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         print(result.stdout[-6000:], result.stderr[-6000:], sep="\n", file=sys.stderr)
         raise SystemExit("build_lite: jupyter lite build failed")
-    check_output(preload, notebooks)
-    add_loading_note()
-    # Browsers ask the site's root for a favicon (a 404 in the console otherwise).
-    icon = OUTPUT / "lab" / "favicon.ico"
-    if icon.is_file() and not (OUTPUT.parent / "favicon.ico").exists():
-        shutil.copy2(icon, OUTPUT.parent / "favicon.ico")
-    size = sum(f.stat().st_size for f in OUTPUT.rglob("*") if f.is_file())
-    log(
-        f"{OUTPUT.relative_to(ROOT)} ready: {size / 1e6:.1f} MB, "
-        f"{time.monotonic() - start:.0f} s"
-    )
+    check_output(preload, notebooks, output)
+    add_loading_note(output)
+    # Browsers ask the site's root for a favicon (a 404 in the console otherwise):
+    # the book's site is served from its parent, a class site from itself.
+    icon = output / "lab" / "favicon.ico"
+    home = output.parent if output == OUTPUT else output
+    if icon.is_file() and not (home / "favicon.ico").exists():
+        shutil.copy2(icon, home / "favicon.ico")
+    size = sum(f.stat().st_size for f in output.rglob("*") if f.is_file())
+    shown = output.relative_to(ROOT) if output.is_relative_to(ROOT) else output
+    log(f"{shown} ready: {size / 1e6:.1f} MB, {time.monotonic() - start:.0f} s")
     return 0
 
 

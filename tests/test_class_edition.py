@@ -20,6 +20,7 @@ import re
 import subprocess
 import sys
 import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -168,7 +169,12 @@ def model_answers(engine: bool = True) -> Answers:
 
 
 def notebook_text(path: Path) -> str:
-    cells = json.loads(path.read_text("utf-8"))["cells"]
+    return notebook_json_text(path.read_text("utf-8"))
+
+
+def notebook_json_text(text: str) -> str:
+    """A notebook's sources and outputs, from its JSON."""
+    cells = json.loads(text)["cells"]
     parts = []
     for cell in cells:
         parts.append("".join(cell["source"]))
@@ -187,12 +193,43 @@ def texts(folder: Path) -> Iterator[tuple[Path, str]]:
                 yield path, path.read_text("utf-8", errors="replace")
 
 
-def leaks(folder: Path, answers: Answers) -> set[tuple[str, str]]:
+#: In the class site: what holds the course's own text (JupyterLite's and
+#: Pyodide's builds aside), and which files of its wheels are read.
+SITE_PARTS = ("files", "api", "pypi", "static/pyodide", "jupyter-lite.json")
+WHEEL_TEXTS = (".py", ".json", ".txt", ".md", ".ipynb", ".csv", ".toml", ".cfg")
+
+
+def site_texts(site: Path) -> Iterator[tuple[Path, str]]:
+    """The texts of a class site: its notebooks, listings and settings, and
+    every text file inside each of its wheels (as ``WHEEL/member``)."""
+    for part in SITE_PARTS:
+        top = site / part
+        for path in sorted(top.rglob("*")) if top.is_dir() else [top]:
+            if path.suffix == ".whl":
+                with zipfile.ZipFile(path) as wheel:
+                    for name in wheel.namelist():
+                        if name.endswith(WHEEL_TEXTS):
+                            text = wheel.read(name).decode("utf-8", "replace")
+                            if name.endswith(".ipynb"):
+                                text = notebook_json_text(text)
+                            yield path / name, text
+            elif path.is_file() and path.suffix in WHEEL_TEXTS:
+                if path.suffix == ".ipynb":
+                    yield path, notebook_text(path)
+                else:
+                    yield path, path.read_text("utf-8", errors="replace")
+
+
+def leaks(
+    folder: Path,
+    answers: Answers,
+    found_texts: Iterator[tuple[Path, str]] | None = None,
+) -> set[tuple[str, str]]:
     """Where a model answer's lines are: ``{(place, exercise id)}``, the place
     being the definition that holds them (``Module.zero_grad``) in a Python
-    file, else the file."""
+    file, else the file. Searched: the files of ``folder``, or ``found_texts``."""
     found = set()
-    for path, text in texts(folder):
+    for path, text in texts(folder) if found_texts is None else found_texts:
         numbered = numbered_code_lines(text)
         for start, window in windows([line for _, line in numbered]):
             if window in answers:
@@ -283,6 +320,76 @@ def test_no_grading_only_case_or_value_anywhere_in_a_class_edition(
     names = {str(p.relative_to(fresh)) for p in fresh.rglob("*") if p.is_file()}
     assert not [n for n in names if "grading_ch" in n or "expected_grading" in n]
     assert not [n for n in names if n.startswith(("solutions", "course/sources"))]
+
+
+# --- the class site: its notebooks, settings and wheels -----------------------------
+
+PYODIDE = ROOT / "scripts" / "assets" / "node_modules" / "pyodide"
+
+
+@pytest.fixture(scope="module")
+def site(fresh: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The in-browser course of a fresh class edition (``release --site``)."""
+    if not (PYODIDE / "package.json").is_file():
+        pytest.skip("the class site is built from the book's set-up (npm assets)")
+    from course.class_site import build_site
+
+    return build_site(fresh, tmp_path_factory.mktemp("class") / "site")
+
+
+def test_the_class_site_serves_the_class_engine_and_exercises(site: Path) -> None:
+    listing = json.loads((site / "files/lite-notebooks.json").read_text("utf-8"))
+    assert listing == [
+        f"exercises/{p.name}" for p in sorted((ROOT / "exercises").glob("*.ipynb"))
+    ]
+    assert (site / "files/exercises/my_engine/README.md").is_file()
+    wheels = sorted(p.name for p in (site / "pypi").glob("slowtorch_*.whl"))
+    assert [w.split("-")[0] for w in wheels] == [
+        "slowtorch_course",
+        "slowtorch_lib",
+        "slowtorch_lite",
+    ]
+    engine = f"pypi/{wheels[1]}/slowtorch_lib/"
+    found = {p.relative_to(site).as_posix(): text for p, text in site_texts(site)}
+    stub = "exercise 1.5, `contiguous_strides`, is not written yet"
+    assert stub in found[engine + "_strides.py"]
+    assert "load_saved()" in found[engine + "__init__.py"]
+    assert "load_saved_pieces" in found[engine + "_class/__init__.py"]
+
+
+def test_no_model_answer_or_grading_only_value_in_the_class_site(site: Path) -> None:
+    found_texts = list(site_texts(site))
+    places = {p.relative_to(site).as_posix() for p, _ in found_texts}
+    assert any(re.search(r"slowtorch_lib-[^/]+\.whl/slowtorch_lib/", p) for p in places)
+    assert any(p.startswith("files/exercises/") for p in places)
+    # The course's own texts: all but the wheels downloaded from PyPI as they are.
+    own = [
+        (p, text)
+        for p, text in found_texts
+        if ".whl" not in p.as_posix() or "/slowtorch_" in p.as_posix()
+    ]
+    # The engine's shared helpers that hold an answer (KNOWN) are in its wheel.
+    assert leaks(site, model_answers(), iter(own)) == KNOWN
+    values = grading_only_values()
+    hits = []
+    for path, text in found_texts:
+        compact = "".join(text.split())
+        for value, what in values.items():
+            if value in text or value in compact:
+                hits.append(f"{path.relative_to(site)}: {what}")
+    assert hits == []
+    assert not [p for p in places if "grading_ch" in p or "expected_grading" in p]
+    assert not [p for p in places if "/course/sources/" in p or "solutions/" in p]
+
+
+def test_a_piece_saved_where_the_browser_keeps_no_file_is_said_so() -> None:
+    from course.workspace import NOT_KEPT, kept_by_the_browser
+
+    assert kept_by_the_browser(ROOT / "exercises/my_engine/ex1_5_x.py")
+    assert kept_by_the_browser("/drive/exercises/my_engine/ex1_5_x.py", "emscripten")
+    assert not kept_by_the_browser("/home/pyodide/my_engine/ex1_5_x.py", "emscripten")
+    assert not kept_by_the_browser("/drivers/my_engine/ex1_5_x.py", "emscripten")
+    assert "does not let the notebook's Python keep files" in NOT_KEPT
 
 
 # --- the stubs --------------------------------------------------------------------

@@ -1,0 +1,67 @@
+"""The class site: a class edition's in-browser course (JupyterLite, Pyodide).
+
+``python -m course release OUT/ --site`` writes, beside the class edition,
+``OUT/site/``: the book's in-browser set-up (``scripts/build_lite.py`` builds
+both, with the same settings, Pyodide and kernel wheels), serving the class
+edition's exercise notebooks and the wheels of the class edition's engine and
+course in place of the complete ones. Put the folder on any static web host
+(HTTPS, or ``localhost``) and a class works with nothing installed.
+
+In the browser the notebooks' files live under ``/drive``, a file system of
+the kernel kept in the browser's storage with the notebooks themselves. The
+site ships ``exercises/my_engine/`` (its README), and a kernel starts in its
+notebook's folder, so a check that passes saves the piece as
+``/drive/exercises/my_engine/exN_M_name.py`` (see :mod:`course.saved_pieces`):
+it is still there after a reload, and every notebook's kernel loads it when it
+imports the engine. A notebook downloaded from the site (File > Download)
+grades as any other.
+
+The book's chapters are left out, as in the class edition: they quote the
+engine's own code, the pieces included. Building needs the book's set-up (the
+npm assets in ``scripts/assets/node_modules`` and ``jupyterlite-core``); the
+kernel's wheels and compiled byte code come from the book build's caches.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+__all__ = ["build_site"]
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD_LITE = ROOT / "scripts" / "build_lite.py"
+
+
+def _build_lite() -> ModuleType:
+    """``scripts/build_lite.py`` (not a package), loaded from its file."""
+    if not BUILD_LITE.is_file():
+        raise RuntimeError(f"no {BUILD_LITE}: build a class site from the course")
+    spec = importlib.util.spec_from_file_location("build_lite", BUILD_LITE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_site(edition: Path, site: Path) -> Path:
+    """Builds the in-browser course of the class edition in ``edition`` into
+    ``site`` (replaced if it exists). Returns ``site``.
+
+    Raises:
+        RuntimeError: If the build fails (its reason in the message).
+    """
+    build_lite = _build_lite()
+    with tempfile.TemporaryDirectory(prefix="class-site-") as stage:
+        try:
+            build_lite.main(
+                output=site.resolve(),
+                stage=Path(stage) / "lite",
+                root=edition.resolve(),
+                chapters=False,
+            )
+        except SystemExit as error:
+            raise RuntimeError(str(error.code)) from None
+    return site

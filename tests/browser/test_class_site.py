@@ -1,0 +1,297 @@
+"""The class site (``python -m course release OUT --site``) in headless Chromium.
+
+A class edition and its in-browser course are built once, into a temporary folder (the
+time is printed), and the site is served from 127.0.0.1 with every request that leaves
+it blocked. As a student would, in one browser (whose storage keeps their work):
+
+- chapter 1's exercise notebook runs on the class engine: its kernel starts in
+  ``/drive/exercises`` and ``torch.zeros`` stops at the stub of exercise 1.5 with its
+  message;
+- the model answer of 1.5 put into its cell, the check passes and saves the piece into
+  ``exercises/my_engine/``, in the browser's storage with the notebooks;
+- after a reload the saved piece is still there, and chapter 2's exercise notebook, in a
+  fresh kernel, loads it when it imports the engine: ``torch.zeros(2, 3).stride()``
+  works there and ``course.pieces()`` lists 1.5 as the student's;
+- chapter 1's notebook, downloaded as the site offers it (File > Download), grades with
+  ``python -m course grade`` exactly as the same answer in the course's own notebook;
+- nothing is requested from another host, no request fails, the console shows no error.
+
+Skipped without ``/usr/bin/chromium`` or without the book's set-up (the npm assets the
+site is built from), unless ``SLOWTORCH_REQUIRE_BROWSER=1`` (set by
+``scripts/run-tests.sh``).
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.serving import ROOT, launched, missing_browser, served, skip_or_fail
+from tests.browser.test_lite import (
+    KERNEL_TIMEOUT,
+    LiteNotebook,
+    _errors,
+    _source,
+    _tagged,
+    _text,
+)
+
+pytestmark = pytest.mark.browser
+
+PYODIDE = ROOT / "scripts" / "assets" / "node_modules" / "pyodide"
+FIRST = "exercises/01_arrays_to_tensors.ipynb"
+LATER = "exercises/02_walking_backwards.ipynb"
+PIECE = "1.5"
+SAVED = "exercises/my_engine/ex1_5_contiguous_strides.py"
+
+
+def _python(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def class_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    reason = missing_browser()
+    if reason is None and not (PYODIDE / "package.json").is_file():
+        reason = (
+            f"no {PYODIDE.relative_to(ROOT)}: the class site is built from the "
+            "book's set-up (bash scripts/build-book.sh)"
+        )
+    if reason:
+        skip_or_fail(reason)
+    out = tmp_path_factory.mktemp("class") / "edition"
+    start = time.monotonic()
+    done = _python("-m", "course", "release", str(out), "--site")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    print(
+        f"\n[class site] python -m course release OUT --site: "
+        f"{time.monotonic() - start:.1f} s"
+    )
+    with served(out / "site") as url:
+        yield out, url
+
+
+@pytest.fixture(scope="module")
+def chromium(class_site: tuple[Path, str]) -> Iterator[Any]:
+    with launched() as browser:
+        yield browser
+
+
+class Student:
+    """One browser context on the class site: its storage is the student's."""
+
+    def __init__(self, browser: Any, site: str) -> None:
+        self.site = site
+        self.outside: list[str] = []
+        self.failed: list[str] = []
+        self.errors: list[str] = []
+        self.context = browser.new_context(accept_downloads=True)
+        # The kernel runs in a web worker, whose requests only the context sees.
+        self.context.route("**/*", self._route)
+        self.context.on("response", self._response)
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url.startswith((self.site, "data:", "blob:")):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def _response(self, response: Any) -> None:
+        if response.status >= 400:
+            self.failed.append(f"{response.status} {response.url}")
+
+    def open(self, path: str) -> SiteNotebook:
+        return SiteNotebook(self, path)
+
+    def close(self) -> None:
+        self.context.close()
+
+
+class SiteNotebook(LiteNotebook):
+    """A notebook of the class site, in its own page (and kernel) of the
+    student's browser context."""
+
+    def __init__(self, student: Student, path: str) -> None:  # noqa: D107
+        # Not LiteNotebook's: that opens a fresh context for each notebook.
+        self.site = student.site
+        self.outside, self.failed, self.errors = (
+            student.outside,
+            student.failed,
+            student.errors,
+        )
+        self.context = student.context
+        self.page = self.context.new_page()
+        self.page.on("console", self._console)
+        self.page.on(
+            "pageerror", lambda error: self.errors.append(f"uncaught: {error}")
+        )
+        self.opened = time.monotonic()
+        self.page.goto(f"{self.site}notebooks/index.html?path={path}")
+        self.wait_until_open()
+
+    def wait_until_open(self) -> None:
+        self.page.wait_for_function(
+            "() => window.jupyterapp && jupyterapp.shell.currentWidget"
+            " && jupyterapp.shell.currentWidget.content"
+            " && jupyterapp.shell.currentWidget.content.model"
+            " && jupyterapp.shell.currentWidget.sessionContext",
+            timeout=KERNEL_TIMEOUT,
+        )
+        # Not page.evaluate of their promises, which waits without a time limit.
+        self.page.wait_for_function(
+            "() => jupyterapp.shell.currentWidget.context.isReady"
+            " && jupyterapp.shell.currentWidget.sessionContext.isReady",
+            timeout=KERNEL_TIMEOUT,
+        )
+
+    def reload(self) -> None:
+        self.page.reload()
+        self.wait_until_open()
+
+    def tagged(self, tag: str) -> int:
+        for index, cell in enumerate(self.cells()):
+            if tag in cell["tags"]:
+                return index
+        raise AssertionError(f"no cell tagged {tag}")
+
+    def file(self, path: str) -> str | None:
+        """The text of the file at ``path`` in the site's contents (the
+        browser's storage), or None."""
+        found = self.evaluate(
+            """(path) => jupyterapp.serviceManager.contents
+              .get(path, {content: true, format: 'text'})
+              .then(m => [m.format, m.content], () => null)""",
+            path,
+        )
+        if found is None:
+            return None
+        kind, content = found
+        return base64.b64decode(content).decode() if kind == "base64" else content
+
+    def close(self) -> None:
+        self.page.close()
+
+
+def _model_answer(exercise_id: str) -> str:
+    solution = json.loads(
+        (ROOT / "solutions" / Path(FIRST).name).read_text(encoding="utf-8")
+    )
+    return _source(solution["cells"][_tagged(solution["cells"])[exercise_id]])
+
+
+def _grades(folder: Path) -> dict[str, dict[str, str]]:
+    """``python -m course grade FOLDER``: the CSV's row of each student."""
+    target = folder / "grades.csv"
+    done = _python("-m", "course", "grade", str(folder), "--csv", str(target))
+    # Exit status 1: not every exercise has full points (only one is answered).
+    assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
+    assert target.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
+    rows = csv.DictReader(target.read_text(encoding="utf-8").splitlines())
+    return {row["student"]: row for row in rows}
+
+
+def test_a_piece_saved_in_the_browser_is_used_after_a_reload_and_grades(
+    class_site: tuple[Path, str], chromium: Any, tmp_path: Path
+) -> None:
+    _, site = class_site
+    answer = _model_answer(PIECE)
+    started = time.monotonic()
+    student = Student(chromium, site)
+    try:
+        first = student.open(FIRST)
+        setup, stub = first.tagged("setup"), first.tagged(f"exercise-{PIECE}")
+        check = first.tagged(f"check-{PIECE}")
+        assert not _errors(first.run_cell(setup))
+        before = _text(
+            first.run_cell(stub, "import os\nprint(os.getcwd())\ntorch.zeros(2, 3)")
+        )
+        print(f"\n[class site] before: {before.strip()}")
+        assert before.startswith("/drive/exercises\n"), before
+        # (Pyodide's kernel names the error "<class 'NotImplementedError'>".)
+        assert "NotImplementedError" in before
+        assert (
+            "exercise 1.5, `contiguous_strides`, is not written yet: "
+            "exercises/01_arrays_to_tensors.ipynb"
+        ) in before
+        assert first.file(SAVED) is None
+
+        assert not _errors(first.run_cell(stub, answer))
+        checked = _text(first.run_cell(check))
+        print(f"[class site] the check: {checked.strip()}")
+        assert "Saved to my_engine/ex1_5_contiguous_strides.py" in checked
+        first.evaluate("() => jupyterapp.commands.execute('docmanager:save')")
+        first.page.wait_for_function(
+            "() => !jupyterapp.shell.currentWidget.context.model.dirty"
+        )
+
+        first.reload()
+        assert _source(first.cells()[stub]) == answer, "the answer was not kept"
+        saved = first.file(SAVED)
+        assert saved is not None, f"{SAVED} is not in the browser's storage"
+        assert "def contiguous_strides(shape):" in saved
+        with first.page.expect_download(timeout=60_000) as download:
+            first.evaluate(
+                "() => { jupyterapp.commands.execute('docmanager:download'); }"
+            )
+        assert download.value.suggested_filename == Path(FIRST).name
+        downloaded = tmp_path / "submissions" / "browser" / Path(FIRST).name
+        downloaded.parent.mkdir(parents=True)
+        download.value.save_as(downloaded)
+        first.close()
+
+        later = student.open(LATER)
+        assert not _errors(later.run_cell(later.tagged("setup")))
+        probe = (
+            "print(torch.zeros(2, 3).stride())\nimport course\nstatus = course.pieces()"
+        )
+        shown = _text(later.run_cell(later.tagged("exercise-2.9"), probe))
+        print(f"[class site] {LATER}, a fresh kernel:\n{shown.rstrip()}")
+        assert shown.startswith("(3, 1)\n"), shown
+        assert re.search(
+            r"1\.5\s+contiguous_strides\s+yours: "
+            r"/drive/exercises/my_engine/ex1_5_contiguous_strides\.py",
+            shown,
+        ), shown
+        assert re.search(r"2\.9\s+topological_order\s+stub", shown), shown
+        later.page.wait_for_timeout(1000)
+        later.close()
+    finally:
+        student.close()
+    print(f"[class site] in the browser: {time.monotonic() - started:.1f} s")
+    assert not student.outside, f"requests left the site: {student.outside}"
+    assert not student.failed, f"requests failed: {student.failed}"
+    assert not student.errors, f"console errors: {student.errors}"
+
+    # The same answer in the course's own notebook, graded alongside.
+    notebook = json.loads((ROOT / FIRST).read_text(encoding="utf-8"))
+    notebook["cells"][_tagged(notebook["cells"])[PIECE]]["source"] = answer
+    desktop = tmp_path / "submissions" / "desktop" / Path(FIRST).name
+    desktop.parent.mkdir(parents=True)
+    desktop.write_text(json.dumps(notebook), encoding="utf-8")
+    grades = _grades(tmp_path / "submissions")
+    browser, desktop_row = grades["browser"], grades["desktop"]
+    print(f"[class site] graded: {browser}")
+    assert float(browser[PIECE]) == 1.0, browser
+    assert {k: v for k, v in browser.items() if k != "student"} == {
+        k: v for k, v in desktop_row.items() if k != "student"
+    }
