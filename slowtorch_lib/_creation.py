@@ -180,6 +180,8 @@ def convert(value: Any, d: dtype) -> Any:
     overflow = RuntimeError(
         f"value cannot be converted to type {d.name} without overflow"
     )
+    if d is dtypes.uint64:
+        return _convert_to_uint64(value)
     if isinstance(value, float):
         if not (math.isfinite(value) and dtypes.int64.min <= value < 2.0**63):
             raise overflow
@@ -188,9 +190,23 @@ def convert(value: Any, d: dtype) -> Any:
         value = int(value)
     elif not dtypes.int64.min <= value <= dtypes.int64.max:
         raise ValueError("Overflow when unpacking long long")
-    lowest = -d.max if d is dtypes.uint8 else d.min
+    lowest = d.min if d.is_signed else -d.max  # -1 is 255 as a uint8
     if not lowest <= value <= d.max:
         raise overflow
+    return int(value)
+
+
+def _convert_to_uint64(value: int | float) -> int:
+    """A Python number as a uint64 element of ``tensor(data)``, refused as
+    PyTorch refuses it: no float at all, and no negative number (which the
+    narrower types wrap around).
+    """
+    if isinstance(value, float):
+        raise TypeError("an integer is required")
+    if value < 0:
+        raise OverflowError("can't convert negative int to unsigned")
+    if value > dtypes.uint64.max:
+        raise OverflowError("int too big to convert")
     return int(value)
 
 
@@ -204,6 +220,8 @@ def checked_fill(value: Any, d: dtype) -> Any:
     too_big = math.isfinite(value) and abs(value) > d.max
     if d.is_floating_point and d.itemsize <= 4 and too_big:
         raise overflow
+    if d is dtypes.uint64 and -(2**63) <= value < 2**64:  # -1 wraps around
+        return int(value) % 2**64
     try:
         return convert(value, d)
     except (RuntimeError, ValueError):
@@ -634,8 +652,10 @@ def arange(
     if dtype is None:
         all_ints = all(isinstance(v, int) for v in (start, end, step))
         dtype = dtypes.int64 if all_ints else dtypes.get_default_dtype()
-    if dtype is dtypes.bool_:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype is dtypes.bool_ or dtype.unpromotable:  # no loop in PyTorch
+        raise NotImplementedError(
+            f"\"arange_cpu\" not implemented for '{dtype.c_name}'"
+        )
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(end)):

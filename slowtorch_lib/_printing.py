@@ -96,8 +96,11 @@ def shown_values(tensor: Tensor, indices: list[list[int | None]]) -> list[Any]:
 # ----------------------------------------------------------------------
 
 
-def choose_style(values: list[Any], is_float: bool) -> str:
+def choose_style(values: list[Any], is_float: bool, zero: float = 0.0) -> str:
     """The format shared by all the numbers.
+
+    ``zero`` is what counts as zero: ``float8_e8m0fnu`` has no zero and
+    stores one as its smallest number, which PyTorch then leaves out.
 
     Returns:
         ``"plain"`` (``str`` of an int or bool), ``"whole"`` (``2.``),
@@ -105,7 +108,7 @@ def choose_style(values: list[Any], is_float: bool) -> str:
     """
     if not is_float:
         return "plain"
-    magnitudes = [abs(v) for v in values if math.isfinite(v) and v != 0]
+    magnitudes = [abs(v) for v in values if math.isfinite(v) and v != zero]
     if not magnitudes:
         return "whole"  # only zeros, nan and inf: ``tensor([0., nan])``
     largest = max(magnitudes)
@@ -129,21 +132,25 @@ def format_number(value: Any, style: str) -> str:
     return f"{value:.0f}"  # nan, inf, -inf
 
 
-def format_all(values: list[Any], is_float: bool) -> tuple[list[str], int]:
+def format_all(
+    values: list[Any], is_float: bool, zero: float = 0.0
+) -> tuple[list[str], int]:
     """Every value formatted and right-aligned to a common width.
 
     For floats the width is that of the widest *nonzero finite* value:
     ``nan``, ``inf`` and zeros are padded to it but never widen it, so
     ``-0.`` or ``-inf`` may stick out: ``tensor([-0., 2.])``. With no
-    nonzero finite value at all, the width is 1.
+    nonzero finite value at all, the width is 1. ``zero`` is as in
+    :func:`choose_style`.
 
     Returns:
         The texts, and the common width (line wrapping counts with it).
     """
-    style = choose_style(values, is_float)
+    style = choose_style(values, is_float, zero)
     texts = [format_number(v, style) for v in values]
     if is_float:
-        measured = [t for t, v in zip(texts, values) if math.isfinite(v) and v != 0]
+        shown = zip(texts, values)
+        measured = [t for t, v in shown if math.isfinite(v) and v != zero]
     else:
         measured = texts
     width = max((len(text) for text in measured), default=1)
@@ -260,13 +267,14 @@ def add_suffixes(text: str, parts: list[str]) -> str:
 def tensor_repr(tensor: Tensor) -> str:
     """The text ``repr(tensor)`` (and ``print(tensor)``) shows."""
     is_float = tensor.dtype.is_floating_point
+    zero = tensor.dtype.min if tensor.dtype is dtypes.float8_e8m0fnu else 0.0
     if tensor.numel() == 0:
         body = "[]"
     elif tensor.dim() == 0:
-        texts, _ = format_all(shown_values(tensor, []), is_float)
+        texts, _ = format_all(shown_values(tensor, []), is_float, zero)
         body = texts[0]
     else:
         indices = shown_indices(tensor._shape, summarise=tensor.numel() > THRESHOLD)
-        texts, width = format_all(shown_values(tensor, indices), is_float)
+        texts, width = format_all(shown_values(tensor, indices), is_float, zero)
         body = layout(texts, width, indices)
     return add_suffixes(PREFIX + body, suffixes(tensor)) + ")"

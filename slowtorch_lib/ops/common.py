@@ -18,6 +18,7 @@ from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
+from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE, no_grad
 from slowtorch_lib.autograd.history import check_inplace
@@ -77,11 +78,6 @@ def no_loop(kernel: str, d: dtype, *operands: TensorOrScalar) -> NotImplementedE
     """
     broadcast_shapes(*[t._shape for t in operands if isinstance(t, Tensor)])
     return not_implemented(kernel, d)
-
-
-def not_implemented(kernel: str, d: dtype) -> NotImplementedError:
-    """PyTorch's error for a dtype that an operation has no loop for."""
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
 
 
 def check_inplace_result(target: Tensor, other: TensorOrScalar) -> None:

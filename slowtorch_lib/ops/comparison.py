@@ -99,7 +99,8 @@ def equal(input: Tensor, other: Tensor) -> bool:
     """
     if input._shape != other._shape:
         return False
-    same = binary(lambda a, b: a == b, input, other, result_type(input, other))
+    d = result_type(input, other)
+    same = binary(operator.eq, input, other, d, dtypes.bool_)
     return all(same._values())
 
 

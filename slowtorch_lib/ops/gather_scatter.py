@@ -31,7 +31,7 @@ from slowtorch_lib._strides import (
     position_list,
 )
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib._tensor_kernels import expanded_values
+from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
 __all__ = [
@@ -253,6 +253,10 @@ def gather(
     _check_is_tensor("gather", index)
     dim = normalize_dim(dim, input.dim())
     _check_index_dtype("gather", index)
+    kernel = (
+        "gather_expanded_index" if input.dtype.float8 else "scatter_gather_tensor_cpu"
+    )
+    check_loop(kernel, input.dtype)
     _check_same_ndim(index, input, "input")
     index_shape, input_shape = _layout(index)[0], _layout(input)[0]
     for d, (i, s) in enumerate(zip(index_shape, input_shape)):
@@ -567,6 +571,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     per dimension instead (a 0-d input counts as 1-d), ready to index with:
     ``x[x.nonzero(as_tuple=True)]``.
     """
+    check_loop("nonzero_count_cpu", input.dtype)
     values = input._values()
     hits = list(compress(range(len(values)), values))
     shape = input._shape or (1,)

@@ -13,7 +13,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib._tensor_kernels import expanded_values
+from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import accepts_out, not_implemented, result_type
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
@@ -41,7 +41,7 @@ def matrix_product(
     return [sum(map(mul, row, column)) for row in rows for column in columns]
 
 
-# The kernel each product's message names when it has no loop for bools.
+# The kernel each product's message names when it has no loop for a dtype.
 BOOL_KERNELS = {
     "mm": "addmm_impl_cpu_",
     "mv": "addmv_impl_cpu",
@@ -60,6 +60,7 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
         empty = a.numel() == 0 or b.numel() == 0
         if a.dtype is dtypes.bool_ and (op == "dot" or not empty):
             raise not_implemented(BOOL_KERNELS[op], a.dtype)
+        check_loop(BOOL_KERNELS[op], a.dtype, ("float8",))
         return
     first, second = a.dtype.c_name, b.dtype.c_name
     if op == "mm":

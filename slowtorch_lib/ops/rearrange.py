@@ -19,6 +19,7 @@ from typing import Any
 
 from slowtorch_lib._strides import normalize_dim, normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 
 __all__ = ["flip", "roll", "tril", "triu"]
@@ -66,6 +67,7 @@ def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
         IndexError: If a dim is out of range.
         RuntimeError: If a dim is repeated.
     """
+    check_loop("flip_cpu", input.dtype)
     return Flip.apply(input, dims=normalize_dims(dims, input.dim()))
 
 
@@ -249,6 +251,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
         RuntimeError: If ``input`` has fewer than 2 dimensions.
     """
     _check_matrix("tril", input)
+    check_loop("tril", input.dtype)
     return Tril.apply(input, diagonal=diagonal)
 
 
@@ -260,4 +263,5 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
         RuntimeError: If ``input`` has fewer than 2 dimensions.
     """
     _check_matrix("triu", input)
+    check_loop("triu", input.dtype)
     return Triu.apply(input, diagonal=diagonal)

@@ -19,7 +19,7 @@ from slowtorch_lib._kernels import cast_values, ieee_div, ieee_sqrt, reduced_sha
 from slowtorch_lib._storage import stored_array
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
-from slowtorch_lib._tensor_kernels import reduction_groups
+from slowtorch_lib._tensor_kernels import check_loop, reduction_groups
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 from slowtorch_lib.ops.comparison import isnan
@@ -166,6 +166,7 @@ def sum(
     dtype: dtype | None = None,
 ) -> Tensor:
     """The sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
+    check_loop("sum_cpu", input.dtype, ("unsigned",))
     _check_differentiable_dtype(input, dtype)
     ndim = input.dim()
     if dim is None:
@@ -188,6 +189,7 @@ def mean(
     """
     if dtype is not None:
         input = input.to(dtype)
+    check_loop("sum_cpu", input.dtype, ("unsigned",))
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a "
@@ -377,6 +379,7 @@ def prod(
 ) -> Tensor:
     """The product of all elements, or along ``dim``."""
     _check_int_dim("prod", dim)
+    check_loop("prod_out_cpu", input.dtype, ("unsigned",))
     _check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.to(dtype)
@@ -579,6 +582,7 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
         return maximum(input, dim) if is_max else minimum(input, dim)
     _check_int_dim(name, dim)
     _check_not_empty(name, input, dim)
+    check_loop(f"{name}_all" if dim is None else f"{name}_cpu", input.dtype)
     fold = _largest if is_max else _smallest
     if dim is None:
         whole = MaxAll if is_max else MinAll
@@ -611,6 +615,7 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The largest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amax", input, dim)
+    check_loop("max_all", input.dtype)
     dims = _dims(dim, input.dim())
     return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
 
@@ -619,6 +624,7 @@ def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
 def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The smallest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amin", input, dim)
+    check_loop("min_all", input.dtype)
     dims = _dims(dim, input.dim())
     return Amin.apply(input, dims=dims, keepdim=keepdim, fold=_smallest)
 
@@ -629,6 +635,7 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     if input.dtype is dtypes.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
     _check_not_empty(name, input, dim)
+    check_loop(f"{name}_cpu", input.dtype)
     if dim is None:
         values = input._values()
         index = _index_of(values, fold(values))
@@ -773,6 +780,8 @@ def _correction(unbiased: bool | None, correction: Any) -> Any:
 
 
 def _check_floating(input: Tensor) -> None:
+    if input.dtype.float8:
+        raise RuntimeError(f"std_var_all: Unsupported dtype {input.dtype.c_name}")
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 

@@ -130,7 +130,7 @@ class RoundDecimals(Function):
 
 def _round_values(name: str, function: Any, x: Tensor) -> Tensor:
     """Rounds every element; integers are already whole and are copied."""
-    if x.dtype is dtypes.bool_:
+    if x.dtype is dtypes.bool_ or x.dtype.float8:
         raise not_implemented(f"{name}_vml_cpu", x.dtype)
     if not x.dtype.is_floating_point:
         return contiguous_copy(x)

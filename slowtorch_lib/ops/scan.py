@@ -15,6 +15,7 @@ from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_values
 from slowtorch_lib._strides import normalize_dim
 from slowtorch_lib._tensor import Tensor
+from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.gather_scatter import wrap_int64
 from slowtorch_lib.ops.rearrange import flip
@@ -56,6 +57,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     Raises:
         IndexError: If ``dim`` is out of range.
     """
+    check_loop("cumsum_out_cpu", input.dtype, ("unsigned",))
     dim = normalize_dim(dim, input.dim())
     if dtype is None:
         dtype = input.dtype if input.dtype.is_floating_point else dtypes.int64

@@ -16,6 +16,7 @@ from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
     broadcast_map,
+    check_loop,
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
@@ -279,8 +280,13 @@ class Where(Function):
 def _select(
     condition: Tensor, x: TensorOrScalar, other: TensorOrScalar, d: dtype
 ) -> Tensor:
-    """The values of ``where`` (no graph): three-way broadcasting."""
-    return broadcast_map(_choose, (condition, x, other), d)
+    """The values of ``where`` (no graph): three-way broadcasting.
+
+    float8_e8m0fnu has no zero, so the condition could not keep its truth
+    in it: that type is chosen in float32, which holds all its numbers.
+    """
+    compute = dtypes.float32 if d is dtypes.float8_e8m0fnu else d
+    return broadcast_map(_choose, (condition, x, other), compute, d)
 
 
 def _choose(condition: Any, x: Any, other: Any) -> Any:
@@ -346,6 +352,7 @@ class MaskedFill(Function):
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` is true."""
     check_mask("masked_fill", mask)
+    check_loop("masked_fill", input.dtype)
     if isinstance(value, Tensor):
         value = value.item()
     return MaskedFill.apply(input, mask=mask, value=value)

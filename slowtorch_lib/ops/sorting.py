@@ -24,6 +24,7 @@ from slowtorch_lib._strides import (
     position_list,
 )
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.gather_scatter import scatter
 from slowtorch_lib.ops.return_types import SortResult, TopkResult
@@ -167,6 +168,7 @@ def sort(
         IndexError: If ``dim`` is out of range.
     """
     dim = normalize_dim(dim, input.dim())
+    check_loop("sorting_kernel_method_name", input.dtype, ("unsigned",))
     function = Sort if stable is None else SortStable
     values, indices = function.apply(input, dim=dim, descending=descending)
     return SortResult(values, indices)
@@ -197,6 +199,7 @@ def topk(
             f"topk(): argument 'k' (position 1) must be int, not {type(k).__name__}"
         )
     dim = normalize_dim(dim, input.dim())
+    check_loop("topk_cpu", input.dtype)
     size = input._shape[dim] if input._shape else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
