@@ -148,6 +148,8 @@ def python_number(value: Any, argument: str, function: str, position: int) -> An
 
     Raises:
         TypeError: For anything else (``None``, strings, lists).
+        OverflowError: For an int that is neither an int64 nor a uint64,
+            which PyTorch cannot hold as a number.
     """
     if isinstance(value, Tensor):
         return value.item()
@@ -156,6 +158,10 @@ def python_number(value: Any, argument: str, function: str, position: int) -> An
             f"{function}(): argument '{argument}' (position {position}) must be "
             f"Number, not {type(value).__name__}"
         )
+    if isinstance(value, int) and value > dtypes.uint64.max:
+        raise OverflowError("int too big to convert")
+    if isinstance(value, int) and value < dtypes.int64.min:
+        raise OverflowError("can't convert negative int to unsigned")
     return value
 
 
@@ -220,7 +226,10 @@ def checked_fill(value: Any, d: dtype) -> Any:
     too_big = math.isfinite(value) and abs(value) > d.max
     if d.is_floating_point and d.itemsize <= 4 and too_big:
         raise overflow
-    if d is dtypes.uint64 and -(2**63) <= value < 2**64:  # -1 wraps around
+    if d is dtypes.uint64:  # an int from -2**63 wraps around; floats do not
+        low = -(2**63) if isinstance(value, int) else 0
+        if not low <= value < 2**64:
+            raise overflow
         return int(value) % 2**64
     try:
         return convert(value, d)

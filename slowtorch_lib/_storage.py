@@ -191,15 +191,18 @@ def _one_e8m0(value: float, numbers: Sequence[float]) -> float:
     """One value as a ``float8_e8m0fnu``: a power of two from 2**-127 to
     2**127, with no sign and no zero.
 
-    The sign is dropped, anything below the smallest power becomes it, a
-    value halfway between two powers goes up, and ``inf``, ``nan`` and
-    what rounds past 2**127 become ``nan``.
+    The sign is dropped, anything up to the smallest power becomes it
+    (and anything between it and the next, the next), a value halfway
+    between two powers goes up, and ``inf``, ``nan`` and what rounds past
+    2**127 become ``nan``.
     """
     magnitude = abs(value)
     if magnitude != magnitude or magnitude == math.inf:
         return math.nan
     if magnitude <= numbers[0]:
         return numbers[0]
+    if magnitude < numbers[1]:  # a float32 subnormal: PyTorch rounds it up
+        return numbers[1]
     fraction, exponent = math.frexp(magnitude)  # fraction in [0.5, 1)
     rounded = math.ldexp(1.0, exponent if fraction >= 0.75 else exponent - 1)
     return rounded if rounded <= numbers[-1] else math.nan
