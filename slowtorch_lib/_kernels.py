@@ -200,6 +200,17 @@ def cast_scalar(value: Any, d: dtype) -> Any:
     return wrap_integer(int(value), d)
 
 
+def _float8_to_integer(value: float, source: dtype, target: dtype) -> float:
+    """An 8-bit float's value as PyTorch's conversion to an integer sees it:
+    the ``fnuz`` types' ``nan`` is 0 there, and so is anything not finite
+    on its way to uint32. Other values go on to :func:`float_to_integer`."""
+    if value != value and source.float8 and not source.float8.negative_zero:
+        return 0.0
+    if target is dtypes.uint32 and not math.isfinite(value):
+        return 0.0
+    return value
+
+
 def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
     """Converts elements of dtype ``source`` to dtype ``target``.
 
@@ -211,6 +222,8 @@ def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
         return values
     if target is dtypes.float32:
         return array("f", values).tolist()
+    if source.float8 and not target.is_floating_point:
+        values = [_float8_to_integer(v, source, target) for v in values]
     if target.narrow:
         if source.is_floating_point and not target.is_floating_point:
             values = [float_to_integer(v, target) for v in values]

@@ -98,13 +98,14 @@ def not_implemented(kernel: str, d: dtype) -> NotImplementedError:
 
 
 def check_kernel(
-    function: Callable[..., Any], d: dtype, with_number: bool = False
+    function: Callable[..., Any], d: dtype, scalar_operand: bool = False
 ) -> None:
     """Raises PyTorch's error if it has no loop of ``function`` for ``d``.
 
     Only the types with few kernels (``d.unpromotable``) can lack one.
-    ``with_number`` says that an operand is a Python number: an 8-bit
-    float multiplies tensors, but not a tensor by a number.
+    ``scalar_operand`` says that an operand is a Python number or the
+    right one has one element: an 8-bit float multiplies tensors, but
+    not by such a scalar, which PyTorch multiplies with another loop.
 
     Raises:
         NotImplementedError: Naming PyTorch's loop, as in
@@ -114,21 +115,25 @@ def check_kernel(
         return
     name = getattr(function, "__name__", "")
     kinds = LIMITED_KERNELS.get(name, ())
-    if with_number and d.float8 and name == "mul":
+    if scalar_operand and d.float8 and name == "mul":
         kinds = ()
     check_loop(KERNEL_NAMES.get(name, f"{name.strip('_')}_cpu"), d, kinds)
 
 
-def check_loop(kernel: str, d: dtype, kinds: tuple[str, ...] = ()) -> None:
+def check_loop(
+    kernel: str, d: dtype, kinds: tuple[str, ...] = (), elements: int = 1
+) -> None:
     """Raises PyTorch's error for ``kernel`` unless ``d`` has it.
 
     Every ordinary type has every loop; of the types with few kernels,
     only the ``kinds`` named (``"unsigned"``, ``"float8"``, ``"e8m0"``, as
-    in :data:`LIMITED_KERNELS`) have this one.
+    in :data:`LIMITED_KERNELS`) have this one. Many operations look for
+    their loop only when there are ``elements`` to compute: the callers
+    pass 0 for an empty input, and nothing is checked.
 
     >>> check_loop("sum_cpu", dtypes.uint16, ("unsigned",))
     """
-    if not d.unpromotable:
+    if not d.unpromotable or not elements:
         return
     kind = "e8m0" if d is dtypes.float8_e8m0fnu else "float8" if d.float8 else ""
     if (kind or "unsigned") not in kinds:
@@ -218,16 +223,18 @@ def binary(
     ``x`` once.
     """
     d = compute_dtype
-    if d.unpromotable:
-        both_tensors = isinstance(a, Tensor) and isinstance(b, Tensor)
-        check_kernel(function, d, with_number=not both_tensors)
     if isinstance(a, Tensor):
         shape = a._shape
         if isinstance(b, Tensor) and b._shape != shape:
             shape = broadcast_shapes(shape, b._shape)
-        left: Any = cast_values(expanded_values(a, shape), a.dtype, d)
     else:
         shape = b._shape  # type: ignore[union-attr]
+    if d.unpromotable:
+        scalar = not isinstance(a, Tensor) or not isinstance(b, Tensor)
+        check_kernel(function, d, scalar or b.numel() == 1)  # type: ignore[union-attr]
+    if isinstance(a, Tensor):
+        left: Any = cast_values(expanded_values(a, shape), a.dtype, d)
+    else:
         left = repeat(cast_scalar(a, d))
     if b is a:
         right: Any = left

@@ -256,7 +256,7 @@ def gather(
     kernel = (
         "gather_expanded_index" if input.dtype.float8 else "scatter_gather_tensor_cpu"
     )
-    check_loop(kernel, input.dtype)
+    check_loop(kernel, input.dtype, elements=index.numel())
     _check_same_ndim(index, input, "input")
     index_shape, input_shape = _layout(index)[0], _layout(input)[0]
     for d, (i, s) in enumerate(zip(index_shape, input_shape)):

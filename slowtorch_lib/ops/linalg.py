@@ -60,7 +60,7 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
         empty = a.numel() == 0 or b.numel() == 0
         if a.dtype is dtypes.bool_ and (op == "dot" or not empty):
             raise not_implemented(BOOL_KERNELS[op], a.dtype)
-        check_loop(BOOL_KERNELS[op], a.dtype, ("float8",))
+        check_loop(BOOL_KERNELS[op], a.dtype, ("float8",), a.numel() * b.numel())
         return
     first, second = a.dtype.c_name, b.dtype.c_name
     if op == "mm":

@@ -33,7 +33,7 @@ from slowtorch_lib._kernels import (
     ieee_pow,
     ieee_sqrt,
 )
-from slowtorch_lib._tensor import Tensor, TensorOrScalar
+from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
     contiguous_copy,
@@ -362,7 +362,13 @@ def _power(base: TensorOrScalar, exponent: TensorOrScalar, d: dtype) -> Tensor:
 
     ``x ** 0.5`` and ``x ** -0.5`` are square roots, as in PyTorch (so that
     ``(-inf) ** 0.5`` is ``nan``, where C's ``pow`` would say ``inf``).
+    ``x ** 0`` and ``x ** 1`` need no loop in PyTorch (ones, a copy), so
+    the types with few kernels have them too.
     """
+    if isinstance(base, Tensor) and d.unpromotable and base.dtype is d:
+        if not isinstance(exponent, Tensor) and exponent in (0, 1):
+            ones = from_values([1] * base.numel(), base._shape, d)
+            return ones if exponent == 0 else contiguous_copy(base)
     if (
         isinstance(base, Tensor)
         and not isinstance(exponent, Tensor)

@@ -67,7 +67,7 @@ def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
         IndexError: If a dim is out of range.
         RuntimeError: If a dim is repeated.
     """
-    check_loop("flip_cpu", input.dtype)
+    check_loop("flip_cpu", input.dtype, elements=input.numel())
     return Flip.apply(input, dims=normalize_dims(dims, input.dim()))
 
 
@@ -251,7 +251,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
         RuntimeError: If ``input`` has fewer than 2 dimensions.
     """
     _check_matrix("tril", input)
-    check_loop("tril", input.dtype)
+    check_loop("tril", input.dtype, elements=input.numel())
     return Tril.apply(input, diagonal=diagonal)
 
 
@@ -263,5 +263,5 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
         RuntimeError: If ``input`` has fewer than 2 dimensions.
     """
     _check_matrix("triu", input)
-    check_loop("triu", input.dtype)
+    check_loop("triu", input.dtype, elements=input.numel())
     return Triu.apply(input, diagonal=diagonal)

@@ -19,7 +19,11 @@ from slowtorch_lib._kernels import cast_values, ieee_div, ieee_sqrt, reduced_sha
 from slowtorch_lib._storage import stored_array
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
-from slowtorch_lib._tensor_kernels import check_loop, reduction_groups
+from slowtorch_lib._tensor_kernels import (
+    check_loop,
+    not_implemented,
+    reduction_groups,
+)
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 from slowtorch_lib.ops.comparison import isnan
@@ -166,12 +170,13 @@ def sum(
     dtype: dtype | None = None,
 ) -> Tensor:
     """The sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
-    check_loop("sum_cpu", input.dtype, ("unsigned",))
     _check_differentiable_dtype(input, dtype)
     ndim = input.dim()
+    dims = tuple(range(ndim)) if dim is None else _dims(dim, ndim)
+    check_loop("sum_cpu", dtype or input.dtype, ("unsigned",), input.numel())
     if dim is None:
-        return SumAll.apply(input, dims=tuple(range(ndim)), keepdim=False, dtype=dtype)
-    return Sum.apply(input, dims=_dims(dim, ndim), keepdim=keepdim, dtype=dtype)
+        return SumAll.apply(input, dims=dims, keepdim=False, dtype=dtype)
+    return Sum.apply(input, dims=dims, keepdim=keepdim, dtype=dtype)
 
 
 @keepdims_alias
@@ -189,7 +194,8 @@ def mean(
     """
     if dtype is not None:
         input = input.to(dtype)
-    check_loop("sum_cpu", input.dtype, ("unsigned",))
+    kernel = "sum_cpu" if input.numel() else "div_cpu_reduced_float"
+    check_loop(kernel, input.dtype, ("unsigned",))
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a "
@@ -379,7 +385,7 @@ def prod(
 ) -> Tensor:
     """The product of all elements, or along ``dim``."""
     _check_int_dim("prod", dim)
-    check_loop("prod_out_cpu", input.dtype, ("unsigned",))
+    check_loop("prod_out_cpu", input.dtype, ("unsigned",), input.numel())
     _check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.to(dtype)
@@ -582,7 +588,10 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
         return maximum(input, dim) if is_max else minimum(input, dim)
     _check_int_dim(name, dim)
     _check_not_empty(name, input, dim)
-    check_loop(f"{name}_all" if dim is None else f"{name}_cpu", input.dtype)
+    kernel = f"{name}_all" if dim is None else f"{name}_cpu"
+    # Along a dim of a 0-d tensor there is nothing to reduce: no loop.
+    elements = input.numel() if dim is None or input.dim() else 0
+    check_loop(kernel, input.dtype, elements=elements)
     fold = _largest if is_max else _smallest
     if dim is None:
         whole = MaxAll if is_max else MinAll
@@ -615,7 +624,7 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The largest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amax", input, dim)
-    check_loop("max_all", input.dtype)
+    check_loop("max_values_cpu", input.dtype, elements=input.numel())
     dims = _dims(dim, input.dim())
     return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
 
@@ -624,7 +633,7 @@ def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
 def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The smallest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amin", input, dim)
-    check_loop("min_all", input.dtype)
+    check_loop("min_values_cpu", input.dtype, elements=input.numel())
     dims = _dims(dim, input.dim())
     return Amin.apply(input, dims=dims, keepdim=keepdim, fold=_smallest)
 
@@ -635,7 +644,9 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     if input.dtype is dtypes.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
     _check_not_empty(name, input, dim)
-    check_loop(f"{name}_cpu", input.dtype)
+    # An empty input, or one element along ``dim``, needs no loop.
+    single = dim is not None and input.dim() > 0 and input.size(dim) == 1
+    check_loop(f"{name}_cpu", input.dtype, elements=0 if single else input.numel())
     if dim is None:
         values = input._values()
         index = _index_of(values, fold(values))
@@ -779,8 +790,12 @@ def _correction(unbiased: bool | None, correction: Any) -> Any:
     return 0 if unbiased is False else 1
 
 
-def _check_floating(input: Tensor) -> None:
-    if input.dtype.float8:
+def _check_floating(input: Tensor, whole: bool) -> None:
+    """Refuses integers and bools; and an 8-bit float, which PyTorch has no
+    loop for (with its words for the whole tensor, or along a dim)."""
+    if input.dtype.float8 and input.numel():
+        if not whole:
+            raise not_implemented("std_cpu", input.dtype)
         raise RuntimeError(f"std_var_all: Unsupported dtype {input.dtype.c_name}")
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
@@ -798,7 +813,7 @@ def var(
     """The variance (by default unbiased: divided by ``N - 1``)."""
     if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
         dim, unbiased = None, dim
-    _check_floating(input)
+    _check_floating(input, whole=dim is None)
     dims = _dims(dim, input.dim())
     return Var.apply(
         input,
@@ -821,7 +836,7 @@ def std(
     """The standard deviation (by default unbiased)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    _check_floating(input)
+    _check_floating(input, whole=dim is None)
     dims = _dims(dim, input.dim())
     return Std.apply(
         input,

@@ -57,7 +57,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     Raises:
         IndexError: If ``dim`` is out of range.
     """
-    check_loop("cumsum_out_cpu", input.dtype, ("unsigned",))
+    check_loop("cumsum_out_cpu", input.dtype, ("unsigned",), input.numel())
     dim = normalize_dim(dim, input.dim())
     if dtype is None:
         dtype = input.dtype if input.dtype.is_floating_point else dtypes.int64
