@@ -74,9 +74,11 @@ def finish(result: Tensor, requires_grad: bool, device_arg: DeviceArg) -> Tensor
     """Checks the device and sets ``requires_grad`` on a new tensor.
 
     Raises:
+        AssertionError: If the device (or, without one, the default
+            device) is ``cuda``.
         RuntimeError: If gradients are asked for on an integer or bool tensor.
     """
-    check_device(device_arg)
+    check_device(_DefaultDevice.where if device_arg is None else device_arg)
     if requires_grad:
         if not result.dtype.is_floating_point:
             raise RuntimeError(
@@ -564,7 +566,7 @@ def zeros_like(
         input._shape,
         0,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -582,7 +584,7 @@ def ones_like(
         input._shape,
         1,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -600,7 +602,7 @@ def empty_like(
         input._shape,
         0,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -622,7 +624,7 @@ def full_like(
         input._shape,
         fill_value,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -811,11 +813,11 @@ def legacy_new(
     if d is None and len(args) == 1 and isinstance(args[0], Tensor):
         return args[0]
     d = d or dtypes.get_default_dtype()
-    if not args:
-        return tensor([], dtype=d)
+    if not args:  # the legacy constructors ignore the default device
+        return tensor([], dtype=d, device=CPU)
     sizes = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
     if all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
-        return zeros(*sizes, dtype=d)
+        return zeros(*sizes, dtype=d, device=CPU)
     if len(args) > 1 or isinstance(args[0], (int, float, bool)):
         raise TypeError(
             f"new(): data must be a sequence (got {type(args[0]).__name__})"
@@ -826,7 +828,7 @@ def legacy_new(
                 f"expected {d.cpp_type_name} (got {args[0].dtype.cpp_type_name})"
             )
         return args[0]
-    return tensor(args[0], dtype=d)
+    return tensor(args[0], dtype=d, device=CPU)
 
 
 class LegacyTensorType(type):
@@ -872,19 +874,37 @@ ShortTensor = legacy_type(dtypes.int16)
 # ----------------------------------------------------------------------
 
 
-def set_default_device(device: DeviceArg) -> None:
-    """Sets where new tensors are made. Only the CPU (or ``None``) is accepted.
+class _DefaultDevice:
+    """Where a new tensor goes when its maker is given no ``device``:
+    ``None`` for the CPU."""
+
+    where: device | None = None
+
+
+def set_default_device(where: DeviceArg) -> None:
+    """Sets where new tensors are made (``None`` for the CPU again).
+
+    Any device PyTorch names is accepted here, as in PyTorch; ``cuda``
+    fails only at the next tensor made without a ``device``, with
+    PyTorch's ``AssertionError`` on a machine without CUDA.
 
     Raises:
-        AssertionError: For ``cuda``, as PyTorch without CUDA (PyTorch raises
-            it at the next tensor made; this engine raises it here).
+        RuntimeError: For a name that is no device.
     """
-    check_device(device)
+    _DefaultDevice.where = None if where is None else device(where)
 
 
 def get_default_device() -> device:
-    """Where new tensors are made: the CPU."""
-    return CPU
+    """Where new tensors are made: the CPU unless set otherwise.
+
+    Raises:
+        AssertionError: If that is ``cuda`` with no index: PyTorch asks
+            CUDA which GPU is current, and fails without CUDA.
+    """
+    where = _DefaultDevice.where
+    if where is not None and where.index is None:
+        check_device(where)
+    return where or CPU
 
 
 # ----------------------------------------------------------------------

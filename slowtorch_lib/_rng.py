@@ -392,7 +392,7 @@ def rand_like(
         input._shape,
         generator=generator,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -411,7 +411,7 @@ def randn_like(
         input._shape,
         generator=generator,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -439,7 +439,7 @@ def randint_like(
         input._shape,
         generator=generator,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 

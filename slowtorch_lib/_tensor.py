@@ -787,7 +787,10 @@ class Tensor:
         requires_grad: builtins.bool = False,
     ) -> Tensor:
         return _creation.tensor(
-            data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+            data,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_zeros(
@@ -798,7 +801,10 @@ class Tensor:
         requires_grad: builtins.bool = False,
     ) -> Tensor:
         return _creation.zeros(
-            *size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+            *size,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_ones(
@@ -809,7 +815,10 @@ class Tensor:
         requires_grad: builtins.bool = False,
     ) -> Tensor:
         return _creation.ones(
-            *size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+            *size,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_empty(
@@ -820,7 +829,10 @@ class Tensor:
         requires_grad: builtins.bool = False,
     ) -> Tensor:
         return _creation.empty(
-            *size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+            *size,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_full(
@@ -836,7 +848,7 @@ class Tensor:
             size,
             fill_value,
             dtype=dtype or self.dtype,
-            device=device,
+            device=device or self.device,
             requires_grad=requires_grad,
         )
 

@@ -14,7 +14,7 @@ import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib.utils.data import RandomSampler
-from tests.parity import assert_same, both, same_error
+from tests.parity import assert_same, both, require_torch, same_error
 
 # ---------------------------------------------------------------- devices
 
@@ -88,9 +88,57 @@ def test_default_device_is_the_cpu() -> None:
     st.set_default_device("cpu")
     st.set_default_device(None)
     assert st.get_default_device() == st.device("cpu")
-    with pytest.raises(AssertionError, match="CUDA"):
-        st.set_default_device("cuda")
+    st.set_default_device("cuda")  # accepted; the next tensor made fails
+    try:
+        with pytest.raises(AssertionError, match="CUDA"):
+            st.zeros(1)
+        assert st.zeros(1, device="cpu").device == st.device("cpu")
+    finally:
+        st.set_default_device(None)
     assert st.zeros(1).device == st.device("cpu")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda L: L.zeros(2),
+        lambda L: L.tensor([1.0]),
+        lambda L: L.arange(3),
+        lambda L: L.rand(2),
+        lambda L: L.full((2,), 1.0),
+        lambda L: L.eye(2),
+        lambda L: L.get_default_device(),
+        lambda L: L.zeros(2, device="cpu").tolist(),
+        lambda L: L.zeros_like(L.zeros(2, device="cpu")).tolist(),
+        lambda L: L.zeros(2, device="cpu").new_ones(2).tolist(),
+        lambda L: L.Tensor([1.0]).tolist(),
+        lambda L: L.FloatTensor([1.0]).tolist(),
+    ],
+)
+@pytest.mark.parametrize("default", ["cuda", "cuda:1"])
+def test_a_cuda_default_device_fails_where_torch_fails(
+    make: Callable[[Any], Any], default: str
+) -> None:
+    def run(L: Any) -> Any:
+        L.set_default_device(default)
+        try:
+            result = make(L)
+        finally:
+            L.set_default_device(None)
+        return str(result)
+
+    ours, theirs = outcome(run, st), outcome(run, require_torch())
+    assert ours[0] == theirs[0]  # the value, or the exception type
+    if isinstance(ours, tuple) and ours[0] == "OK":
+        assert ours == theirs
+
+
+def outcome(run: Callable[[Any], Any], lib: Any) -> tuple[str, str]:
+    """``("OK", value)``, or the exception's type name and message."""
+    try:
+        return "OK", run(lib)
+    except Exception as error:  # noqa: BLE001 - any error is compared
+        return type(error).__name__, str(error)
 
 
 # ---------------------------------------------------------------- inference mode
