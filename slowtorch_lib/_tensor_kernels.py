@@ -220,7 +220,7 @@ def binary(
 
     Written out for speed (this runs once per operation): the shapes are
     compared before they are broadcast, and ``x * x`` reads the elements of
-    ``x`` once.
+    ``x`` once. Two Python numbers give a 0-d result, as ``torch.add(2, 3)``.
     """
     d = compute_dtype
     if isinstance(a, Tensor):
@@ -228,14 +228,16 @@ def binary(
         if isinstance(b, Tensor) and b._shape != shape:
             shape = broadcast_shapes(shape, b._shape)
     else:
-        shape = b._shape  # type: ignore[union-attr]
+        shape = b._shape if isinstance(b, Tensor) else ()
     if d.unpromotable:
         scalar = not isinstance(a, Tensor) or not isinstance(b, Tensor)
         check_kernel(function, d, scalar or b.numel() == 1)  # type: ignore[union-attr]
     if isinstance(a, Tensor):
         left: Any = cast_values(expanded_values(a, shape), a.dtype, d)
-    else:
+    elif isinstance(b, Tensor):
         left = repeat(cast_scalar(a, d))
+    else:  # two numbers: one element
+        left = [cast_scalar(a, d)]
     if b is a:
         right: Any = left
     elif isinstance(b, Tensor):

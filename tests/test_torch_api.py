@@ -631,3 +631,58 @@ def test_logsumexp_edges(values: list[float]) -> None:
 def test_logsumexp_of_integers_and_of_nothing() -> None:
     assert_same(*both(lambda L: L.logsumexp(L.tensor([1, 2]), 0)))
     assert_same(*both(lambda L: L.zeros(0, 2).logsumexp(0)))
+
+
+# ---------------------------------------------------------------- numbers as inputs
+
+NUMBER_CALLS = {
+    "add": lambda L: L.add(2, 3),
+    "sub": lambda L: L.sub(2, 3.5),
+    "mul": lambda L: L.mul(True, 3),
+    "div": lambda L: L.div(2, 3),
+    "div_floor": lambda L: L.div(7, 2, rounding_mode="floor"),
+    "floor_divide": lambda L: L.floor_divide(7, 2),
+    "true_divide": lambda L: L.true_divide(1, 4),
+    "add_alpha": lambda L: L.add(2, 3, alpha=2),
+    "pow": lambda L: L.pow(2, 3),
+    "eq": lambda L: L.eq(2, 3),
+    "lt": lambda L: L.lt(2.0, 3),
+    "remainder": lambda L: L.remainder(7, 2),
+    "bitwise_and": lambda L: L.bitwise_and(6, 3),
+    "bitwise_left_shift": lambda L: L.bitwise_left_shift(1, 3),
+    "exp": lambda L: L.exp(2.5),
+    "sum": lambda L: L.sum(2.5),
+    "neg": lambda L: L.neg(2),
+    "matmul": lambda L: L.matmul(2, 3),
+    "maximum": lambda L: L.maximum(2, 3),
+    "atan2": lambda L: L.atan2(1.0, 2.0),
+    "clamp": lambda L: L.clamp(2.5, 0, 1),
+    "reshape": lambda L: L.reshape(2.5, (1,)),
+    "cumsum": lambda L: L.cumsum(2, 0),
+    "argmax": lambda L: L.argmax(2.5),
+    "isnan": lambda L: L.isnan(2.5),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMBER_CALLS))
+def test_python_numbers_as_inputs_as_in_torch(name: str) -> None:
+    """The arithmetic operators accept two numbers (a 0-d result); the
+    other operations refuse a number where a tensor is needed, with a
+    TypeError, never an error from inside the engine."""
+    call = NUMBER_CALLS[name]
+    ours, theirs = (
+        outcome(lambda L: repr(call(L)), st),
+        outcome(lambda L: repr(call(L)), require_torch()),
+    )
+    assert ours[0] == theirs[0]
+    if ours[0] == "OK":
+        assert ours == theirs
+
+
+def test_python_numbers_without_torch() -> None:
+    assert st.add(2, 3).tolist() == 5 and st.add(2, 3).dtype is st.int64
+    assert st.div(1, 4).item() == 0.25
+    with pytest.raises(TypeError, match="must be Tensor, not float"):
+        st.exp(2.5)
+    with pytest.raises(TypeError):
+        st.eq(2, 3)

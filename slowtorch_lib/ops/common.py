@@ -139,6 +139,34 @@ def check_tensor(name: str, other: Any, position: int = 2) -> None:
         )
 
 
+def tensor_input(function: F) -> F:
+    """Refuses a first argument that is not a tensor, as PyTorch's argument
+    parser does: ``torch.exp(2.5)`` is a TypeError, not an error from inside
+    the operation."""
+    name = function.__name__
+
+    @functools.wraps(function)
+    def operation(input: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                f"{type(input).__name__}"
+            )
+        return function(input, *args, **kwargs)
+
+    return operation  # type: ignore[return-value]
+
+
+def check_some_tensor(name: str, *operands: Any) -> None:
+    """Refuses an operation on Python numbers alone, which PyTorch has no
+    form of (``torch.eq(2, 3)``; ``torch.add(2, 3)`` it has)."""
+    if not any(isinstance(operand, Tensor) for operand in operands):
+        got = ", ".join(type(operand).__name__ for operand in operands)
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got ({got})"
+        )
+
+
 # The operations whose ``out=`` must have exactly the result's dtype.
 EXACT_OUT_DTYPE = ("mm", "matmul")
 

@@ -33,6 +33,7 @@ from slowtorch_lib._strides import (
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import tensor_input
 
 __all__ = [
     "gather",
@@ -236,6 +237,7 @@ def _check_same_ndim(index: Tensor, other: Tensor, name: str) -> None:
         )
 
 
+@tensor_input
 def gather(
     input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False
 ) -> Tensor:
@@ -402,6 +404,7 @@ def _check_scatter(
     return dim
 
 
+@tensor_input
 def scatter(
     input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None
 ) -> Tensor:
@@ -428,6 +431,7 @@ def scatter(
     return ScatterValue.apply(input, dim=dim, index=index, value=src)
 
 
+@tensor_input
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of ``input`` with ``src`` added where ``index`` points.
 
@@ -491,6 +495,7 @@ class IndexSelect(Function):
         return scatter_add(_zeros(shape, grad_output), dim, spread, grad_output)
 
 
+@tensor_input
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` along ``dim`` at the positions in ``index``
     (a 1-d int64 tensor): ``index_select(x, 0, tensor([2, 0]))`` is rows 2
@@ -545,6 +550,7 @@ class MaskedSelect(Function):
         return scatter(flat, 0, places, grad_output).reshape(ctx.shape)
 
 
+@tensor_input
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements of ``input`` where the bool ``mask`` is true, in row-major
     order, as a 1-d tensor (``input`` and ``mask`` broadcast together).
@@ -563,6 +569,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     return MaskedSelect.apply(input, mask=mask)
 
 
+@tensor_input
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """The coordinates of the non-zero elements (``nan`` counts as non-zero).
 

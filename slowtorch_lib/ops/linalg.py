@@ -15,7 +15,12 @@ from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import accepts_out, not_implemented, result_type
+from slowtorch_lib.ops.common import (
+    accepts_out,
+    not_implemented,
+    result_type,
+    tensor_input,
+)
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv"]
@@ -242,21 +247,25 @@ class Dot(Function):
 
 
 @accepts_out
+@tensor_input
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The matrix product of two 2-d tensors."""
     return Mm.apply(input, mat2)
 
 
+@tensor_input
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix products of two batches of matrices (3-d tensors)."""
     return Bmm.apply(input, mat2)
 
 
+@tensor_input
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """A matrix times a vector."""
     return Mv.apply(input, vec)
 
 
+@tensor_input
 def dot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two vectors."""
     return Dot.apply(input, other)
@@ -278,6 +287,7 @@ class SqueezeAfterMatmul(Function):
 
 
 @accepts_out
+@tensor_input
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """The matrix product, for every combination of dimensions PyTorch accepts.
 

@@ -43,11 +43,13 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
     accepts_out,
     check_alpha,
+    check_some_tensor,
     float_type,
     is_bool,
     no_loop,
     not_implemented,
     result_type,
+    tensor_input,
 )
 from slowtorch_lib.ops.comparison import isfinite
 from slowtorch_lib.ops.rounding import RoundedDiv
@@ -191,6 +193,7 @@ class Rsub(Function):
         return -grad_output if ctx.alpha == 1 else grad_output * -ctx.alpha
 
 
+@tensor_input
 def rsub(input: Tensor, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input`` (what ``2 - x`` calls)."""
     if isinstance(other, Tensor):
@@ -336,6 +339,7 @@ class Neg(Function):
         return -grad_output
 
 
+@tensor_input
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
     return Neg.apply(input)
@@ -475,11 +479,11 @@ class RPowScalar(Function):
 
 def pow(input: TensorOrScalar, exponent: TensorOrScalar) -> Tensor:
     """``input ** exponent``; either side may be a Python number."""
+    check_some_tensor("pow", input, exponent)
     if isinstance(input, Tensor) and isinstance(exponent, Tensor):
         return PowTensor.apply(input, exponent)
     if isinstance(input, Tensor):
         return PowScalar.apply(input, exponent=exponent)
-    assert isinstance(exponent, Tensor)
     return RPowScalar.apply(exponent, base=input)
 
 
@@ -499,6 +503,7 @@ class Abs(Function):
         return grad_output * sign(x)
 
 
+@tensor_input
 def abs(input: Tensor) -> Tensor:
     """``|input|``."""
     return Abs.apply(input)
@@ -525,6 +530,7 @@ def _sign_scalar(v: Any) -> Any:
     return (v > 0) - (v < 0)
 
 
+@tensor_input
 def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of each element."""
     return Sign.apply(input)
@@ -545,6 +551,7 @@ class Exp(Function):
         return grad_output * result
 
 
+@tensor_input
 def exp(input: Tensor) -> Tensor:
     """``e ** input``."""
     return Exp.apply(input)
@@ -564,6 +571,7 @@ class Log(Function):
         return grad_output / x
 
 
+@tensor_input
 def log(input: Tensor) -> Tensor:
     """The natural logarithm."""
     return Log.apply(input)
@@ -592,6 +600,7 @@ def _log1p_scalar(value: float) -> float:
     return -math.inf if value == -1 else math.nan
 
 
+@tensor_input
 def log1p(input: Tensor) -> Tensor:
     """``log(1 + input)``, accurate where ``input`` is tiny."""
     return Log1p.apply(input)
@@ -612,6 +621,7 @@ class Sqrt(Function):
         return grad_output / (result * 2)
 
 
+@tensor_input
 def sqrt(input: Tensor) -> Tensor:
     """The square root."""
     return Sqrt.apply(input)
@@ -637,11 +647,13 @@ class Rsqrt(Function):
         return grad_output * (result * result * result) * -0.5
 
 
+@tensor_input
 def rsqrt(input: Tensor) -> Tensor:
     """``1 / sqrt(input)``."""
     return Rsqrt.apply(input)
 
 
+@tensor_input
 def square(input: Tensor) -> Tensor:
     """``input ** 2`` (recorded as ``PowBackward0``, as in PyTorch)."""
     return PowScalar.apply(input, exponent=2)
@@ -662,6 +674,7 @@ class Reciprocal(Function):
         return grad_output * -(result * result)
 
 
+@tensor_input
 def reciprocal(input: Tensor) -> Tensor:
     """``1 / input``."""
     return Reciprocal.apply(input)
@@ -682,6 +695,7 @@ class Tanh(Function):
         return grad_output * (1 - result * result)
 
 
+@tensor_input
 def tanh(input: Tensor) -> Tensor:
     """The hyperbolic tangent."""
     return Tanh.apply(input)
@@ -713,6 +727,7 @@ class Sigmoid(Function):
         return grad_output * result * (1 - result)
 
 
+@tensor_input
 def sigmoid(input: Tensor) -> Tensor:
     """The logistic function ``1 / (1 + e^-input)``."""
     return Sigmoid.apply(input)
@@ -741,6 +756,7 @@ class Relu(Function):
         return where(result <= 0, 0.0, grad_output)
 
 
+@tensor_input
 def relu(input: Tensor) -> Tensor:
     """``max(input, 0)``."""
     return Relu.apply(input)
@@ -783,6 +799,7 @@ class NanToNum(Function):
         return where(isfinite(x), grad_output, 0.0)
 
 
+@tensor_input
 def nan_to_num(
     input: Tensor,
     nan: float = 0.0,
@@ -812,6 +829,7 @@ class Log10(Function):
         return grad_output / (x * math.log(10))
 
 
+@tensor_input
 def log10(input: Tensor) -> Tensor:
     """The base-10 logarithm."""
     return Log10.apply(input)
@@ -831,6 +849,7 @@ class Log2(Function):
         return grad_output / (x * math.log(2))
 
 
+@tensor_input
 def log2(input: Tensor) -> Tensor:
     """The base-2 logarithm."""
     return Log2.apply(input)
@@ -856,6 +875,7 @@ class Exp2(Function):
         return grad_output * result * math.log(2)
 
 
+@tensor_input
 def exp2(input: Tensor) -> Tensor:
     """``2 ** input``."""
     return Exp2.apply(input)
@@ -876,6 +896,7 @@ class Expm1(Function):
         return grad_output * (result + 1)
 
 
+@tensor_input
 def expm1(input: Tensor) -> Tensor:
     """``e ** input - 1``, accurate where ``input`` is tiny."""
     return Expm1.apply(input)

@@ -21,6 +21,7 @@ from slowtorch_lib._strides import normalize_dim, normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import tensor_input
 
 __all__ = ["flip", "roll", "tril", "triu"]
 
@@ -60,6 +61,7 @@ class Flip(Function):
         return flip(grad_output, ctx.dims)
 
 
+@tensor_input
 def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
     """A copy of ``input`` with the order of elements reversed along ``dims``.
 
@@ -108,6 +110,7 @@ def _plain_steps(x: Tensor) -> list[list[int]]:
     ]
 
 
+@tensor_input
 def roll(
     input: Tensor,
     shifts: int | Sequence[int],
@@ -243,6 +246,7 @@ def _check_matrix(name: str, input: Tensor) -> None:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
 
+@tensor_input
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of each matrix: element ``(i, j)`` is kept if
     ``j - i <= diagonal``, else 0 (``diagonal=0`` keeps the main diagonal).
@@ -255,6 +259,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     return Tril.apply(input, diagonal=diagonal)
 
 
+@tensor_input
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of each matrix: element ``(i, j)`` is kept if
     ``j - i >= diagonal``, else 0.

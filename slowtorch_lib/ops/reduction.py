@@ -26,6 +26,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.comparison import isnan
 from slowtorch_lib.ops.return_types import MaxResult, MinResult
 from slowtorch_lib.ops.selecting import maximum, minimum, where
@@ -162,6 +163,7 @@ def _check_differentiable_dtype(input: Tensor, dtype: dtype | None) -> None:
 
 
 @keepdims_alias
+@tensor_input
 def sum(
     input: Tensor,
     dim: Dims = None,
@@ -180,6 +182,7 @@ def sum(
 
 
 @keepdims_alias
+@tensor_input
 def mean(
     input: Tensor,
     dim: Dims = None,
@@ -246,6 +249,7 @@ class Logsumexp(Function):
 
 
 @keepdims_alias
+@tensor_input
 def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input)))`` along ``dim``, computed without overflow.
 
@@ -376,6 +380,7 @@ class ProdAll(Prod):
 
 
 @keepdims_alias
+@tensor_input
 def prod(
     input: Tensor,
     dim: int | None = None,
@@ -606,6 +611,7 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
 
 
 @keepdims_alias
+@tensor_input
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The largest element; with ``dim``, a ``(values, indices)`` pair.
 
@@ -615,12 +621,14 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 @keepdims_alias
+@tensor_input
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The smallest element; with ``dim``, a ``(values, indices)`` pair."""
     return _extreme("min", input, dim, keepdim)
 
 
 @keepdims_alias
+@tensor_input
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The largest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amax", input, dim)
@@ -630,6 +638,7 @@ def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
 
 
 @keepdims_alias
+@tensor_input
 def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The smallest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amin", input, dim)
@@ -661,12 +670,14 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
 
 
 @keepdims_alias
+@tensor_input
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (of the flattened tensor if no ``dim``)."""
     return _arg_extreme("argmax", input, dim, keepdim)
 
 
 @keepdims_alias
+@tensor_input
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element (of the flattened tensor if no ``dim``)."""
     return _arg_extreme("argmin", input, dim, keepdim)
@@ -802,6 +813,7 @@ def _check_floating(input: Tensor, whole: bool) -> None:
 
 
 @keepdims_alias
+@tensor_input
 def var(
     input: Tensor,
     dim: Dims = None,
@@ -825,6 +837,7 @@ def var(
 
 
 @keepdims_alias
+@tensor_input
 def std(
     input: Tensor,
     dim: Dims = None,
@@ -853,6 +866,7 @@ def std(
 
 
 @keepdims_alias
+@tensor_input
 def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where every element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
@@ -862,6 +876,7 @@ def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
 
 
 @keepdims_alias
+@tensor_input
 def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where some element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())

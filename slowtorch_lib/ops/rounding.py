@@ -27,7 +27,14 @@ from slowtorch_lib._tensor_kernels import (
     unary,
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import NoDerivative, no_loop, not_implemented, result_type
+from slowtorch_lib.ops.common import (
+    NoDerivative,
+    check_some_tensor,
+    no_loop,
+    not_implemented,
+    result_type,
+    tensor_input,
+)
 
 __all__ = [
     "ceil",
@@ -70,6 +77,7 @@ class Floor(Function):
         return zeros_like(grad_output)
 
 
+@tensor_input
 def floor(input: Tensor) -> Tensor:
     """The largest integer not above each element (integers are kept)."""
     return Floor.apply(input)
@@ -83,6 +91,7 @@ class Ceil(Floor):
         return _round_values("ceil", math.ceil, x)
 
 
+@tensor_input
 def ceil(input: Tensor) -> Tensor:
     """The smallest integer not below each element."""
     return Ceil.apply(input)
@@ -96,6 +105,7 @@ class Trunc(Floor):
         return _round_values("trunc", math.trunc, x)
 
 
+@tensor_input
 def trunc(input: Tensor) -> Tensor:
     """Each element rounded toward zero (its integer part)."""
     return Trunc.apply(input)
@@ -155,6 +165,7 @@ def _round_decimals(x: Tensor, decimals: int) -> Tensor:
     return from_values(list(map(back, whole, scale)), x._shape, x.dtype)
 
 
+@tensor_input
 def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
     """Each element rounded to the nearest integer, halves to even
     (``round(2.5) == 2``), or to ``decimals`` decimal places.
@@ -348,8 +359,8 @@ class RemainderOfScalar(NoDerivative):
 
 def remainder(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input % other`` with the sign of ``other``, as Python's ``%``."""
+    check_some_tensor("remainder", input, other)
     if not isinstance(other, Tensor):
-        assert isinstance(input, Tensor)
         return RemainderScalar.apply(input, other=other)
     if not isinstance(input, Tensor):
         return RemainderOfScalar.apply(other, number=input)

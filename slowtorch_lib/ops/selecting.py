@@ -23,6 +23,7 @@ from slowtorch_lib.ops.common import (
     check_tensor,
     not_implemented,
     result_type,
+    tensor_input,
     wrapped_number,
 )
 from slowtorch_lib.ops.comparison import isnan
@@ -149,6 +150,7 @@ class ClampTensor(Function):
         return grad_x, grad_low, grad_high
 
 
+@tensor_input
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Limits every element to ``[min, max]``; the bounds may be numbers or tensors.
 
@@ -167,11 +169,13 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 clip = clamp
 
 
+@tensor_input
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     """Limits every element to at least ``min``."""
     return ClampMin.apply(input, min=min)
 
 
+@tensor_input
 def clamp_max(input: Tensor, max: Any) -> Tensor:
     """Limits every element to at most ``max``."""
     return ClampMax.apply(input, max=max)
@@ -237,12 +241,14 @@ class Minimum(Function):
         return _split_gradient(grad_output, a, b, a > b, a < b)
 
 
+@tensor_input
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise maximum of two tensors (nan wins)."""
     check_tensor("maximum", other)
     return Maximum.apply(input, other)
 
 
+@tensor_input
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise minimum of two tensors (nan wins)."""
     check_tensor("minimum", other)
@@ -349,6 +355,7 @@ class MaskedFill(Function):
         return where(mask, 0.0, grad_output)
 
 
+@tensor_input
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` is true."""
     check_mask("masked_fill", mask)

@@ -26,6 +26,7 @@ from slowtorch_lib._strides import (
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.gather_scatter import scatter
 from slowtorch_lib.ops.return_types import SortResult, TopkResult
 
@@ -147,6 +148,7 @@ class Topk(Sort):
     for :class:`Sort`."""
 
 
+@tensor_input
 def sort(
     input: Tensor,
     dim: int = -1,
@@ -174,6 +176,7 @@ def sort(
     return SortResult(values, indices)
 
 
+@tensor_input
 def argsort(
     input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
 ) -> Tensor:
@@ -182,6 +185,7 @@ def argsort(
     return _sort_rows(input, dim, descending)[1]
 
 
+@tensor_input
 def topk(
     input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 ) -> TopkResult:
