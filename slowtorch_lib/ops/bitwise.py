@@ -16,6 +16,7 @@ from slowtorch_lib._tensor_kernels import (
     unary,
 )
 from slowtorch_lib.ops.common import (
+    accepts_out,
     check_some_tensor,
     no_loop,
     not_implemented,
@@ -44,16 +45,19 @@ def _bitwise(
     return binary(function, input, other, d)
 
 
+@accepts_out
 def bitwise_and(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input & other``: bitwise AND of integers, logical AND of bools."""
     return _bitwise("bitwise_and_cpu", operator.and_, input, other)
 
 
+@accepts_out
 def bitwise_or(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input | other``: bitwise OR of integers, logical OR of bools."""
     return _bitwise("bitwise_or_cpu", operator.or_, input, other)
 
 
+@accepts_out
 def bitwise_xor(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input ^ other``: bitwise XOR of integers, logical XOR of bools."""
     return _bitwise("bitwise_xor_cpu", operator.xor, input, other)
@@ -92,6 +96,7 @@ def bitwise_right_shift(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     return _shift("rshift_cpu", _shift_right_scalar, input, other)
 
 
+@accepts_out
 @tensor_input
 def bitwise_not(input: Tensor) -> Tensor:
     """Flips every bit of an integer (``~5 == -6``); logical NOT of a bool."""

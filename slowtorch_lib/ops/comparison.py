@@ -17,6 +17,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._tensor import Tensor, TensorOrScalar
 from slowtorch_lib._tensor_kernels import binary, unary
 from slowtorch_lib.ops.common import (
+    accepts_out,
     check_some_tensor,
     check_tensor,
     result_type,
@@ -122,30 +123,32 @@ def _comparison(function: Any) -> Any:
     return compare
 
 
-eq = _comparison(operator.eq)
+eq = accepts_out(_comparison(operator.eq))
 
 
-ne = _comparison(operator.ne)
+ne = accepts_out(_comparison(operator.ne))
 
 
-lt = _comparison(operator.lt)
+lt = accepts_out(_comparison(operator.lt))
 
 
-le = _comparison(operator.le)
+le = accepts_out(_comparison(operator.le))
 
 
-gt = _comparison(operator.gt)
+gt = accepts_out(_comparison(operator.gt))
 
 
-ge = _comparison(operator.ge)
+ge = accepts_out(_comparison(operator.ge))
 
 
+@accepts_out
 @tensor_input
 def logical_not(input: Tensor) -> Tensor:
     """True where ``input`` is zero (``~mask`` for a bool tensor)."""
     return unary(operator.not_, input, dtypes.bool_)
 
 
+@accepts_out
 @tensor_input
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
     """True where both are non-zero."""
@@ -159,6 +162,7 @@ def logical_and(input: Tensor, other: Tensor) -> Tensor:
     )
 
 
+@accepts_out
 @tensor_input
 def logical_or(input: Tensor, other: Tensor) -> Tensor:
     """True where either is non-zero."""
@@ -172,6 +176,7 @@ def logical_or(input: Tensor, other: Tensor) -> Tensor:
     )
 
 
+@accepts_out
 @tensor_input
 def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     """True where exactly one is non-zero."""

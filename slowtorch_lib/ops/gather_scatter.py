@@ -33,7 +33,7 @@ from slowtorch_lib._strides import (
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import tensor_input
+from slowtorch_lib.ops.common import accepts_out, tensor_input
 
 __all__ = [
     "gather",
@@ -237,6 +237,7 @@ def _check_same_ndim(index: Tensor, other: Tensor, name: str) -> None:
         )
 
 
+@accepts_out
 @tensor_input
 def gather(
     input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False
@@ -495,6 +496,7 @@ class IndexSelect(Function):
         return scatter_add(_zeros(shape, grad_output), dim, spread, grad_output)
 
 
+@accepts_out
 @tensor_input
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` along ``dim`` at the positions in ``index``

@@ -253,18 +253,21 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return Mm.apply(input, mat2)
 
 
+@accepts_out
 @tensor_input
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix products of two batches of matrices (3-d tensors)."""
     return Bmm.apply(input, mat2)
 
 
+@accepts_out
 @tensor_input
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """A matrix times a vector."""
     return Mv.apply(input, vec)
 
 
+@accepts_out
 @tensor_input
 def dot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two vectors."""
@@ -446,6 +449,7 @@ class Addmm(Function):
         return grad_bias, grad_m1, grad_m2
 
 
+@accepts_out
 def addmm(
     input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
 ) -> Tensor:

@@ -313,6 +313,7 @@ def div(
     )
 
 
+@accepts_out
 def true_divide(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input / other``: :func:`div` without a rounding mode."""
     return Div.apply(input, other)
@@ -339,6 +340,7 @@ class Neg(Function):
         return -grad_output
 
 
+@accepts_out
 @tensor_input
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
@@ -477,6 +479,7 @@ class RPowScalar(Function):
         return grad_output * result * ieee_log(ctx.base)
 
 
+@accepts_out
 def pow(input: TensorOrScalar, exponent: TensorOrScalar) -> Tensor:
     """``input ** exponent``; either side may be a Python number."""
     check_some_tensor("pow", input, exponent)
@@ -503,6 +506,7 @@ class Abs(Function):
         return grad_output * sign(x)
 
 
+@accepts_out
 @tensor_input
 def abs(input: Tensor) -> Tensor:
     """``|input|``."""
@@ -530,6 +534,7 @@ def _sign_scalar(v: Any) -> Any:
     return (v > 0) - (v < 0)
 
 
+@accepts_out
 @tensor_input
 def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of each element."""
@@ -551,6 +556,7 @@ class Exp(Function):
         return grad_output * result
 
 
+@accepts_out
 @tensor_input
 def exp(input: Tensor) -> Tensor:
     """``e ** input``."""
@@ -571,6 +577,7 @@ class Log(Function):
         return grad_output / x
 
 
+@accepts_out
 @tensor_input
 def log(input: Tensor) -> Tensor:
     """The natural logarithm."""
@@ -600,6 +607,7 @@ def _log1p_scalar(value: float) -> float:
     return -math.inf if value == -1 else math.nan
 
 
+@accepts_out
 @tensor_input
 def log1p(input: Tensor) -> Tensor:
     """``log(1 + input)``, accurate where ``input`` is tiny."""
@@ -621,6 +629,7 @@ class Sqrt(Function):
         return grad_output / (result * 2)
 
 
+@accepts_out
 @tensor_input
 def sqrt(input: Tensor) -> Tensor:
     """The square root."""
@@ -647,12 +656,14 @@ class Rsqrt(Function):
         return grad_output * (result * result * result) * -0.5
 
 
+@accepts_out
 @tensor_input
 def rsqrt(input: Tensor) -> Tensor:
     """``1 / sqrt(input)``."""
     return Rsqrt.apply(input)
 
 
+@accepts_out
 @tensor_input
 def square(input: Tensor) -> Tensor:
     """``input ** 2`` (recorded as ``PowBackward0``, as in PyTorch)."""
@@ -674,6 +685,7 @@ class Reciprocal(Function):
         return grad_output * -(result * result)
 
 
+@accepts_out
 @tensor_input
 def reciprocal(input: Tensor) -> Tensor:
     """``1 / input``."""
@@ -695,6 +707,7 @@ class Tanh(Function):
         return grad_output * (1 - result * result)
 
 
+@accepts_out
 @tensor_input
 def tanh(input: Tensor) -> Tensor:
     """The hyperbolic tangent."""
@@ -727,6 +740,7 @@ class Sigmoid(Function):
         return grad_output * result * (1 - result)
 
 
+@accepts_out
 @tensor_input
 def sigmoid(input: Tensor) -> Tensor:
     """The logistic function ``1 / (1 + e^-input)``."""
@@ -799,6 +813,7 @@ class NanToNum(Function):
         return where(isfinite(x), grad_output, 0.0)
 
 
+@accepts_out
 @tensor_input
 def nan_to_num(
     input: Tensor,
@@ -829,6 +844,7 @@ class Log10(Function):
         return grad_output / (x * math.log(10))
 
 
+@accepts_out
 @tensor_input
 def log10(input: Tensor) -> Tensor:
     """The base-10 logarithm."""
@@ -849,6 +865,7 @@ class Log2(Function):
         return grad_output / (x * math.log(2))
 
 
+@accepts_out
 @tensor_input
 def log2(input: Tensor) -> Tensor:
     """The base-2 logarithm."""
@@ -875,6 +892,7 @@ class Exp2(Function):
         return grad_output * result * math.log(2)
 
 
+@accepts_out
 @tensor_input
 def exp2(input: Tensor) -> Tensor:
     """``2 ** input``."""
@@ -896,6 +914,7 @@ class Expm1(Function):
         return grad_output * (result + 1)
 
 
+@accepts_out
 @tensor_input
 def expm1(input: Tensor) -> Tensor:
     """``e ** input - 1``, accurate where ``input`` is tiny."""

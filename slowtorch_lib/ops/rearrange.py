@@ -21,7 +21,7 @@ from slowtorch_lib._strides import normalize_dim, normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import tensor_input
+from slowtorch_lib.ops.common import accepts_out, tensor_input
 
 __all__ = ["flip", "roll", "tril", "triu"]
 
@@ -246,6 +246,7 @@ def _check_matrix(name: str, input: Tensor) -> None:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
 
+@accepts_out
 @tensor_input
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of each matrix: element ``(i, j)`` is kept if
@@ -259,6 +260,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     return Tril.apply(input, diagonal=diagonal)
 
 
+@accepts_out
 @tensor_input
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of each matrix: element ``(i, j)`` is kept if

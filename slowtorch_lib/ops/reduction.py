@@ -26,7 +26,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
-from slowtorch_lib.ops.common import tensor_input
+from slowtorch_lib.ops.common import accepts_out, tensor_input
 from slowtorch_lib.ops.comparison import isnan
 from slowtorch_lib.ops.return_types import MaxResult, MinResult
 from slowtorch_lib.ops.selecting import maximum, minimum, where
@@ -162,6 +162,7 @@ def _check_differentiable_dtype(input: Tensor, dtype: dtype | None) -> None:
         raise RuntimeError(f"Autograd not support dtype: {dtype.c_name}")
 
 
+@accepts_out
 @keepdims_alias
 @tensor_input
 def sum(
@@ -181,6 +182,7 @@ def sum(
     return Sum.apply(input, dims=dims, keepdim=keepdim, dtype=dtype)
 
 
+@accepts_out
 @keepdims_alias
 @tensor_input
 def mean(
@@ -248,6 +250,7 @@ class Logsumexp(Function):
         return spread * (x - back).exp()
 
 
+@accepts_out
 @keepdims_alias
 @tensor_input
 def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
@@ -379,6 +382,7 @@ class ProdAll(Prod):
     grad_fn_name = "ProdBackward0"
 
 
+@accepts_out
 @keepdims_alias
 @tensor_input
 def prod(
@@ -627,6 +631,7 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme("min", input, dim, keepdim)
 
 
+@accepts_out
 @keepdims_alias
 @tensor_input
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
@@ -637,6 +642,7 @@ def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
 
 
+@accepts_out
 @keepdims_alias
 @tensor_input
 def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
@@ -669,6 +675,7 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     )
 
 
+@accepts_out
 @keepdims_alias
 @tensor_input
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -676,6 +683,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return _arg_extreme("argmax", input, dim, keepdim)
 
 
+@accepts_out
 @keepdims_alias
 @tensor_input
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -812,6 +820,7 @@ def _check_floating(input: Tensor, whole: bool) -> None:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
+@accepts_out
 @keepdims_alias
 @tensor_input
 def var(
@@ -836,6 +845,7 @@ def var(
     )
 
 
+@accepts_out
 @keepdims_alias
 @tensor_input
 def std(

@@ -29,6 +29,7 @@ from slowtorch_lib._tensor_kernels import (
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
     NoDerivative,
+    accepts_out,
     check_some_tensor,
     no_loop,
     not_implemented,
@@ -77,6 +78,7 @@ class Floor(Function):
         return zeros_like(grad_output)
 
 
+@accepts_out
 @tensor_input
 def floor(input: Tensor) -> Tensor:
     """The largest integer not above each element (integers are kept)."""
@@ -91,6 +93,7 @@ class Ceil(Floor):
         return _round_values("ceil", math.ceil, x)
 
 
+@accepts_out
 @tensor_input
 def ceil(input: Tensor) -> Tensor:
     """The smallest integer not below each element."""
@@ -105,6 +108,7 @@ class Trunc(Floor):
         return _round_values("trunc", math.trunc, x)
 
 
+@accepts_out
 @tensor_input
 def trunc(input: Tensor) -> Tensor:
     """Each element rounded toward zero (its integer part)."""
@@ -165,6 +169,7 @@ def _round_decimals(x: Tensor, decimals: int) -> Tensor:
     return from_values(list(map(back, whole, scale)), x._shape, x.dtype)
 
 
+@accepts_out
 @tensor_input
 def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
     """Each element rounded to the nearest integer, halves to even
@@ -270,6 +275,7 @@ class FloorDivideInPlace(FloorDivide):
     aten_name = "floor_divide_"
 
 
+@accepts_out
 def floor_divide(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input // other``, rounding down. Not differentiable.
 
@@ -357,6 +363,7 @@ class RemainderOfScalar(NoDerivative):
         return _remainder_values(number, x)
 
 
+@accepts_out
 def remainder(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input % other`` with the sign of ``other``, as Python's ``%``."""
     check_some_tensor("remainder", input, other)

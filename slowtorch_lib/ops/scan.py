@@ -17,7 +17,7 @@ from slowtorch_lib._strides import normalize_dim
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import tensor_input
+from slowtorch_lib.ops.common import accepts_out, tensor_input
 from slowtorch_lib.ops.gather_scatter import wrap_int64
 from slowtorch_lib.ops.rearrange import flip
 from slowtorch_lib.ops.sorting import from_rows, rows_along
@@ -50,6 +50,7 @@ class Cumsum(Function):
         return flip(cumsum(flip(grad_output, (dim,)), dim), (dim,))
 
 
+@accepts_out
 @tensor_input
 def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     """The running sum along ``dim``: ``[a, a + b, a + b + c, ...]``.

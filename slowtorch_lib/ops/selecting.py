@@ -20,6 +20,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
+    accepts_out,
     check_tensor,
     not_implemented,
     result_type,
@@ -150,6 +151,7 @@ class ClampTensor(Function):
         return grad_x, grad_low, grad_high
 
 
+@accepts_out
 @tensor_input
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Limits every element to ``[min, max]``; the bounds may be numbers or tensors.
@@ -241,6 +243,7 @@ class Minimum(Function):
         return _split_gradient(grad_output, a, b, a > b, a < b)
 
 
+@accepts_out
 @tensor_input
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise maximum of two tensors (nan wins)."""
@@ -248,6 +251,7 @@ def maximum(input: Tensor, other: Tensor) -> Tensor:
     return Maximum.apply(input, other)
 
 
+@accepts_out
 @tensor_input
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise minimum of two tensors (nan wins)."""
@@ -300,6 +304,7 @@ def _choose(condition: Any, x: Any, other: Any) -> Any:
     return x if condition else other
 
 
+@accepts_out
 def where(condition: Tensor, input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input`` where ``condition`` is true, else ``other``, broadcasting all three.
 
