@@ -809,13 +809,18 @@ def _correction(unbiased: bool | None, correction: Any) -> Any:
     return 0 if unbiased is False else 1
 
 
-def _check_floating(input: Tensor, whole: bool) -> None:
-    """Refuses integers and bools; and an 8-bit float, which PyTorch has no
-    loop for (with its words for the whole tensor, or along a dim)."""
-    if input.dtype.float8 and input.numel():
-        if not whole:
-            raise not_implemented("std_cpu", input.dtype)
-        raise RuntimeError(f"std_var_all: Unsupported dtype {input.dtype.c_name}")
+def _check_float8(input: Tensor, dims: tuple[int, ...]) -> None:
+    """Refuses an 8-bit float, which PyTorch has no loop for, in its words
+    for a reduction to one number or to several."""
+    if not (input.dtype.float8 and input.numel()):
+        return
+    reduced = math.prod(input._shape[d] for d in dims)
+    if input.numel() // reduced != 1:
+        raise not_implemented("std_cpu", input.dtype)
+    raise RuntimeError(f"std_var_all: Unsupported dtype {input.dtype.c_name}")
+
+
+def _check_floating(input: Tensor) -> None:
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
@@ -834,8 +839,9 @@ def var(
     """The variance (by default unbiased: divided by ``N - 1``)."""
     if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
         dim, unbiased = None, dim
-    _check_floating(input, whole=dim is None)
+    _check_floating(input)
     dims = _dims(dim, input.dim())
+    _check_float8(input, dims)
     return Var.apply(
         input,
         dims=dims,
@@ -859,8 +865,9 @@ def std(
     """The standard deviation (by default unbiased)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    _check_floating(input, whole=dim is None)
+    _check_floating(input)
     dims = _dims(dim, input.dim())
+    _check_float8(input, dims)
     return Std.apply(
         input,
         dims=dims,
