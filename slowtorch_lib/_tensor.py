@@ -1841,6 +1841,14 @@ class Tensor:
     def dot(self, other: Tensor) -> Tensor:
         return _linalg.dot(self, other)
 
+    def outer(self, vec2: Tensor) -> Tensor:
+        return _linalg.outer(self, vec2)
+
+    def norm(
+        self, p: Any = "fro", dim: Any = None, keepdim: builtins.bool = False
+    ) -> Tensor:
+        return _reduction.norm(self, p, dim, keepdim)
+
     # ------------------------------------------------------------------
     # Random fills (_rng.py)
     # ------------------------------------------------------------------

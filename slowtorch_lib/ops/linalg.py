@@ -15,15 +15,17 @@ from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops import pointwise
 from slowtorch_lib.ops.common import (
     accepts_out,
     not_implemented,
     result_type,
     tensor_input,
 )
+from slowtorch_lib.ops.reduction import vector_norm as vector_norm  # linalg's
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
-__all__ = ["bmm", "dot", "matmul", "mm", "mv"]
+__all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
 
 
 def matrix_product(
@@ -272,6 +274,31 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 def dot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two vectors."""
     return Dot.apply(input, other)
+
+
+@accepts_out
+@tensor_input
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product of two vectors: ``out[i][j] = input[i] * vec2[j]``.
+
+    Written as PyTorch writes it, a column times a row, so the graph is
+    the same: ``MulBackward0`` after ``ViewBackward0``, and the operands
+    promote as in a product.
+
+    Raises:
+        RuntimeError: If either operand is not 1-d.
+    """
+    if not isinstance(vec2, Tensor):
+        raise TypeError(
+            f"outer(): argument 'vec2' (position 2) must be Tensor, not "
+            f"{type(vec2).__name__}"
+        )
+    for name, vector in (("self", input), ("vec2", vec2)):
+        if vector.dim() != 1:
+            raise RuntimeError(
+                f"outer: Expected 1-D argument {name}, but got {vector.dim()}-D"
+            )
+    return pointwise.mul(reshape(input, (-1, 1)), vec2)
 
 
 class SqueezeAfterMatmul(Function):

@@ -906,3 +906,110 @@ def _logical_type(d: dtype) -> dtype:
     """bool, except for uint8, which ``all`` and ``any`` keep (as PyTorch
     does, from the days before it had a bool dtype)."""
     return dtypes.uint8 if d is dtypes.uint8 else dtypes.bool_
+
+
+# ----------------------------------------------------------------------
+# Vector norms
+# ----------------------------------------------------------------------
+
+
+def _norm_of(group: Sequence[float], ord: float) -> float:
+    """The ``ord``-norm of one group of numbers."""
+    sizes = [abs(v) for v in group]
+    if ord == math.inf:
+        return builtins.max(sizes, default=0.0)
+    if ord == -math.inf:
+        return builtins.min(sizes, default=math.inf)
+    if ord == 0:
+        return float(builtins.sum(1 for v in sizes if v != 0))
+    if ord == 2:
+        return math.sqrt(math.fsum(v * v for v in sizes))
+    return math.fsum(v**ord for v in sizes) ** (1 / ord)
+
+
+class LinalgVectorNorm(Function):
+    r"""``(sum |x|**ord) ** (1/ord)`` along ``dims``; ``ord`` inf is the
+    largest ``|x|``, -inf the smallest, 0 the count of nonzeros.
+
+    Derivative: d/dx = sign(x) * |x|**(ord-1) / norm**(ord-1) (for ord 2,
+    x / norm; for ord 1, sign(x)), 0 where the norm or x is 0. For inf and
+    -inf the gradient goes to the elements whose ``|x|`` is the norm, split
+    evenly; ord 0 has none.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, ord: float, dims: tuple[int, ...], keepdim: bool
+    ) -> Tensor:
+        values = [_norm_of(g, ord) for g in reduction_groups(x, dims)]
+        result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor | None:
+        x, norm = ctx.saved_tensors
+        ord, dims, keepdim = ctx.ord, ctx.dims, ctx.keepdim
+        grad = _expand_back(grad_output, x._shape, dims, keepdim)
+        norm = _expand_back(norm, x._shape, dims, keepdim)
+        if ord == 0:  # a count: no gradient at all, as in PyTorch
+            return None
+        if ord in (math.inf, -math.inf):
+            winners = x.abs() == norm
+            count = sum(winners, dims, keepdim=True)
+            return grad * x.sign() * winners / count
+        if ord == 1:
+            return grad * x.sign()
+        if ord == 2:
+            return where(norm == 0, 0.0, grad * x / norm)
+        slope = x.sign() * x.abs() ** (ord - 1) / norm ** (ord - 1)
+        return where((norm == 0) | (x == 0), 0.0, grad * slope)
+
+
+@tensor_input
+def vector_norm(
+    x: Tensor,
+    ord: float = 2,
+    dim: Dims = None,
+    keepdim: bool = False,
+    *,
+    dtype: dtype | None = None,
+) -> Tensor:
+    """The vector norm of ``x`` along ``dim`` (of all of it by default).
+
+    Raises:
+        RuntimeError: For an integer or bool tensor, as in PyTorch.
+    """
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as "
+            f"input. Got {x.dtype.c_name}"
+        )
+    dims = _dims(dim, x.dim())
+    return LinalgVectorNorm.apply(x, ord=ord, dims=dims, keepdim=keepdim)
+
+
+@tensor_input
+def norm(
+    input: Tensor,
+    p: float | str = "fro",
+    dim: Dims = None,
+    keepdim: bool = False,
+    dtype: dtype | None = None,
+) -> Tensor:
+    """``torch.norm``: a vector norm (``p="fro"`` is the 2-norm).
+
+    Raises:
+        NotImplementedError: For the matrix norm ``p="nuc"``, which the
+            engine does not have.
+    """
+    if p == "nuc":
+        raise NotImplementedError("the engine has no nuclear norm (p='nuc')")
+    ord = 2 if p == "fro" else p
+    return vector_norm(input, ord, dim, keepdim, dtype=dtype)  # type: ignore[arg-type]
+
+
+__all__ += ["norm"]
