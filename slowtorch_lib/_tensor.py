@@ -1813,6 +1813,9 @@ class Tensor:
     def cumsum(self, dim: int, *, dtype: dtypes.dtype | None = None) -> Tensor:
         return _scan.cumsum(self, dim, dtype=dtype)
 
+    def cumprod(self, dim: int, *, dtype: dtypes.dtype | None = None) -> Tensor:
+        return _scan.cumprod(self, dim, dtype=dtype)
+
     def cumsum_(self, dim: int) -> Tensor:
         return self._inplace(_scan.cumsum, dim)
 

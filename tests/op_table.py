@@ -490,6 +490,15 @@ CASES += [
     _case("cumsum", lambda L, x: L.cumsum(x, 1), M),
     _case("cumsum_3d_negative_dim", lambda L, x: x.cumsum(-2), (2, 3, 4)),
     _case("cumsum_0d", lambda L, x: x.cumsum(0), ()),
+    _case("cumprod", lambda L, x: L.cumprod(x, 1), M),
+    _case("cumprod_3d_negative_dim", lambda L, x: x.cumprod(-2), (2, 3, 4)),
+    _case("cumprod_0d", lambda L, x: x.cumprod(0), ()),
+    _case(
+        "cumprod_with_zeros",
+        lambda L, x: L.cumprod(x.clamp(min=0), 1),
+        (2, 5),
+        domain="nonzero",
+    ),
     # ---------------- norms ----------------
     _case("vector_norm", lambda L, x: L.linalg.vector_norm(x), M, domain="nonzero"),
     _case(

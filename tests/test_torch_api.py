@@ -795,3 +795,22 @@ def test_outer_promotes_and_norms_without_torch() -> None:
     assert x.grad.allclose(st.tensor([0.6, -0.8]))
     assert st.norm(x, p=1).item() == 7.0
     assert st.linalg.vector_norm(x, float("inf")).item() == 4.0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.cumprod(L.tensor([1, 2, 3]), 0).tolist(),
+        lambda L: L.cumprod(L.tensor([True, True]), 0).tolist(),
+        lambda L: L.cumprod(L.tensor([1, 2], dtype=L.int32), 0).dtype,
+        lambda L: L.cumprod(L.tensor([1.5, 2.0]), 0, dtype=L.float64).tolist(),
+        lambda L: L.cumprod(L.ones(2, 2), 2),
+        lambda L: L.cumprod(L.ones(2, dtype=L.uint16), 0).tolist(),
+        lambda L: L.cumprod(L.ones(2, dtype=L.float8_e5m2), 0),
+    ],
+)
+def test_cumprod_dtypes_and_errors_as_torch(call: Callable[[Any], Any]) -> None:
+    ours, theirs = outcome(call, st), outcome(call, require_torch())
+    assert ours[0] == theirs[0]
+    if ours[0] == "OK":
+        assert str(ours[1]) == str(theirs[1])

@@ -190,7 +190,7 @@ OUT_DTYPE_REFUSALS = {
     "input: {d.c_name}",
 }
 # The reductions that compute in ``out``'s dtype.
-OUT_SETS_DTYPE = ("sum", "prod", "cumsum")
+OUT_SETS_DTYPE = ("sum", "prod", "cumsum", "cumprod")
 
 
 def accepts_out(function: F) -> F:
