@@ -476,6 +476,9 @@ class Generator:
                 "all()",
                 "any({d}{k})",
                 "sum(dtype=torch.int64)",
+                "norm()",
+                "norm(1, {d}{k})",
+                "cumprod({d})",
             )
         )
         c = rng.choice((0, 1, 2, 5))
@@ -486,7 +489,7 @@ class Generator:
         dtype = rng.choice(("float32", "float32", "float64", "int64", "bool"))
         n, k, m = (rng.choice((0, 1, 2, 3)) for _ in range(3))
         batch = rng.choice(((), (), (2,), (1,), (2, 1), (0,)))
-        form = rng.choice(("mm", "matmul", "bmm", "mv", "dot", "@"))
+        form = rng.choice(("mm", "matmul", "bmm", "mv", "dot", "@", "outer"))
         if form in ("mm", "matmul", "@"):
             a = self.leaf(batch + (n, k) if form != "mm" else (n, k), dtype)
             b = self.leaf((k, m) if rng.random() < 0.5 else batch + (k, m), dtype)
@@ -498,7 +501,7 @@ class Generator:
             b = self.leaf((k,), dtype)
         else:
             a = self.leaf((k,), dtype)
-            b = self.leaf((k,), dtype)
+            b = self.leaf((k if form == "dot" else m,), dtype)
         if rng.random() < 0.3:
             a = self.view_of(a)
         if form == "@":

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import builtins
 import math
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import cast_values, ieee_div, ieee_sqrt, reduced_shape
+from slowtorch_lib._kernels import (
+    cast_values,
+    ieee_div,
+    ieee_pow,
+    ieee_sqrt,
+    reduced_shape,
+)
 from slowtorch_lib._storage import stored_array
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
@@ -913,8 +920,12 @@ def _logical_type(d: dtype) -> dtype:
 # ----------------------------------------------------------------------
 
 
-def _norm_of(group: Sequence[float], ord: float) -> float:
-    """The ``ord``-norm of one group of numbers."""
+def _norm_of(group: Sequence[float], ord: float, single: bool) -> float:
+    """The ``ord``-norm of one group of numbers.
+
+    With ``single``, each power is rounded to float32 as PyTorch computes
+    it for float32 (and narrower) tensors: ``1e30 ** 2`` is ``inf`` there.
+    """
     sizes = [abs(v) for v in group]
     if ord == math.inf:
         return builtins.max(sizes, default=0.0)
@@ -922,9 +933,11 @@ def _norm_of(group: Sequence[float], ord: float) -> float:
         return builtins.min(sizes, default=math.inf)
     if ord == 0:
         return float(builtins.sum(1 for v in sizes if v != 0))
-    if ord == 2:
-        return math.sqrt(math.fsum(v * v for v in sizes))
-    return math.fsum(v**ord for v in sizes) ** (1 / ord)
+    powers = [v * v if ord == 2 else ieee_pow(v, ord) for v in sizes]
+    if single:
+        powers = array("f", powers).tolist()
+    total = math.fsum(powers) if math.inf not in powers else math.inf
+    return math.sqrt(total) if ord == 2 else ieee_pow(total, 1 / ord)
 
 
 class LinalgVectorNorm(Function):
@@ -941,7 +954,8 @@ class LinalgVectorNorm(Function):
     def forward(
         ctx: FunctionCtx, x: Tensor, *, ord: float, dims: tuple[int, ...], keepdim: bool
     ) -> Tensor:
-        values = [_norm_of(g, ord) for g in reduction_groups(x, dims)]
+        single = x.dtype is not dtypes.float64
+        values = [_norm_of(g, ord, single) for g in reduction_groups(x, dims)]
         result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
         ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
         ctx.save_for_backward(x, result)

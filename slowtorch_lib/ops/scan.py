@@ -63,7 +63,8 @@ def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     Raises:
         IndexError: If ``dim`` is out of range.
     """
-    check_loop("cumsum_out_cpu", input.dtype, ("unsigned",), input.numel())
+    elements = input.numel() if input.dim() else 0  # a 0-d input needs no loop
+    check_loop("cumsum_out_cpu", input.dtype, ("unsigned",), elements)
     dim = normalize_dim(dim, input.dim())
     if dtype is None:
         dtype = input.dtype if input.dtype.is_floating_point else dtypes.int64
@@ -121,7 +122,8 @@ def cumprod(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     Raises:
         IndexError: If ``dim`` is out of range.
     """
-    check_loop("cumprod_out_cpu", input.dtype, ("unsigned",), input.numel())
+    elements = input.numel() if input.dim() else 0  # a 0-d input needs no loop
+    check_loop("cumprod_out_cpu", input.dtype, ("unsigned",), elements)
     dim = normalize_dim(dim, input.dim())
     if dtype is None:
         dtype = input.dtype if input.dtype.is_floating_point else dtypes.int64
