@@ -1726,6 +1726,16 @@ class Tensor:
     def index_select(self, dim: int, index: Tensor) -> Tensor:
         return _gather_scatter.index_select(self, dim, index)
 
+    def index_add(
+        self, dim: int, index: Tensor, source: Tensor, *, alpha: Scalar = 1
+    ) -> Tensor:
+        return _gather_scatter.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(
+        self, dim: int, index: Tensor, source: Tensor, *, alpha: Scalar = 1
+    ) -> Tensor:
+        return self._inplace(_gather_scatter.index_add, dim, index, source, alpha=alpha)
+
     def masked_select(self, mask: Tensor) -> Tensor:
         return _gather_scatter.masked_select(self, mask)
 

@@ -524,6 +524,25 @@ CASES += [
     _case("topk", lambda L, x: L.topk(x, 2), (3, 4)),
     _case("topk_smallest_dim0", lambda L, x: x.topk(2, dim=0, largest=False), (3, 4)),
     # ---------------- gather and scatter ----------------
+    _case(
+        "index_add",
+        lambda L, x, s: L.index_add(x, 0, L.tensor([2, 0]), s),
+        (3, 2),
+        (2, 2),
+    ),
+    _case(
+        "index_add_repeat_alpha",
+        lambda L, x, s: x.index_add(1, L.tensor([1, 1, 0]), s, alpha=-2.5),
+        (2, 2),
+        (2, 3),
+    ),
+    _case(
+        "index_add_source_only",
+        lambda L, x, s: L.index_add(x, 0, L.tensor([1]), s),
+        (3,),
+        (1,),
+        requires_grad=(False, True),
+    ),
     _case("gather", lambda L, x: L.gather(x, 1, L.tensor([[0, 0, 2], [1, 0, 1]])), M),
     _case(
         "gather_dim0_smaller_index",

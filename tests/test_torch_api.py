@@ -814,3 +814,29 @@ def test_cumprod_dtypes_and_errors_as_torch(call: Callable[[Any], Any]) -> None:
     assert ours[0] == theirs[0]
     if ours[0] == "OK":
         assert str(ours[1]) == str(theirs[1])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x, s, i: L.index_add(x, 0, i, s.double()),
+        lambda L, x, s, i: L.index_add(x, 0, i.float(), s),
+        lambda L, x, s, i: L.index_add(x, 0, i[None], s),
+        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0, 3]), s),
+        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0, -1]), s),
+        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0]), s),
+        lambda L, x, s, i: L.index_add(x, 0, i, L.ones(2, 3)),
+        lambda L, x, s, i: L.index_add(x, 2, i, s),
+        lambda L, x, s, i: L.index_add(x, 0, i.int(), s).tolist(),
+        lambda L, x, s, i: L.index_add(x.long(), 0, i, s.long(), alpha=2.5).tolist(),
+        lambda L, x, s, i: L.index_add(L.zeros(()), 0, i[:1], L.tensor(5.0)).tolist(),
+        lambda L, x, s, i: x.index_add_(0, i, s).tolist(),
+    ],
+)
+def test_index_add_values_and_errors_as_torch(call: Callable[..., Any]) -> None:
+    def run(L: Any) -> Any:
+        x, s = L.zeros(3, 2), L.tensor([[1.0, 2.0], [3.0, 4.0]])
+        return call(L, x, s, L.tensor([0, 2]))
+
+    ours, theirs = outcome(run, st), outcome(run, require_torch())
+    assert ours == theirs
