@@ -19,10 +19,9 @@ What is matched with PyTorch, and what is not:
 * Not matched: speed and memory; random numbers (the same seed gives a
   reproducible stream, not PyTorch's); the devices (the CPU only: ``cuda``
   can be named, and putting a tensor there raises as PyTorch does on a
-  machine without a GPU; ``torch.cuda.is_available()`` is False); dtypes
-  other than the ten of ``_dtype`` (float16, bfloat16, float32, float64,
-  uint8, int8, int16, int32, int64, bool: no complex, float8 or wider
-  unsigned types); the last bit or two of float16 and bfloat16 results
+  machine without a GPU; ``torch.cuda.is_available()`` is False); the
+  complex dtypes, which exist (with their promotion and ``finfo``) but
+  hold no tensors yet; the last bit or two of float16 and bfloat16 results
   that PyTorch computes in one fused float32 kernel and the engine in
   several steps (``log_softmax``, most backward rules); what memory
   PyTorch leaves uninitialised (``torch.Tensor(2, 3)`` is zeros here);
@@ -64,10 +63,21 @@ from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
     bfloat16,
     can_cast,
+    cdouble,
+    cfloat,
+    chalf,
+    complex32,
+    complex64,
+    complex128,
     double,
     dtype,
     finfo,
     float,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
     float16,
     float32,
     float64,
@@ -83,6 +93,9 @@ from slowtorch_lib._dtype import (
     set_default_dtype,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from slowtorch_lib._dtype import (
     bool_ as bool,
@@ -180,6 +193,12 @@ __all__ = [
     "bool",
     "broadcast_shapes",
     "can_cast",
+    "cdouble",
+    "cfloat",
+    "chalf",
+    "complex32",
+    "complex64",
+    "complex128",
     "cuda",
     "device",
     "double",
@@ -190,6 +209,11 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
     "get_default_dtype",
     "half",
     "iinfo",
@@ -209,6 +233,9 @@ __all__ = [
     "set_grad_enabled",
     "short",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     *_creation.__all__,
     *_rng.__all__,
     *bitwise.__all__,

@@ -74,9 +74,11 @@ def finish(result: Tensor, requires_grad: bool, device_arg: DeviceArg) -> Tensor
     """Checks the device and sets ``requires_grad`` on a new tensor.
 
     Raises:
+        AssertionError: If the device (or, without one, the default
+            device) is ``cuda``.
         RuntimeError: If gradients are asked for on an integer or bool tensor.
     """
-    check_device(device_arg)
+    check_device(_DefaultDevice.where if device_arg is None else device_arg)
     if requires_grad:
         if not result.dtype.is_floating_point:
             raise RuntimeError(
@@ -148,6 +150,8 @@ def python_number(value: Any, argument: str, function: str, position: int) -> An
 
     Raises:
         TypeError: For anything else (``None``, strings, lists).
+        OverflowError: For an int that is neither an int64 nor a uint64,
+            which PyTorch cannot hold as a number.
     """
     if isinstance(value, Tensor):
         return value.item()
@@ -156,6 +160,10 @@ def python_number(value: Any, argument: str, function: str, position: int) -> An
             f"{function}(): argument '{argument}' (position {position}) must be "
             f"Number, not {type(value).__name__}"
         )
+    if isinstance(value, int) and value > dtypes.uint64.max:
+        raise OverflowError("int too big to convert")
+    if isinstance(value, int) and value < dtypes.int64.min:
+        raise OverflowError("can't convert negative int to unsigned")
     return value
 
 
@@ -180,6 +188,8 @@ def convert(value: Any, d: dtype) -> Any:
     overflow = RuntimeError(
         f"value cannot be converted to type {d.name} without overflow"
     )
+    if d is dtypes.uint64:
+        return _convert_to_uint64(value)
     if isinstance(value, float):
         if not (math.isfinite(value) and dtypes.int64.min <= value < 2.0**63):
             raise overflow
@@ -188,9 +198,23 @@ def convert(value: Any, d: dtype) -> Any:
         value = int(value)
     elif not dtypes.int64.min <= value <= dtypes.int64.max:
         raise ValueError("Overflow when unpacking long long")
-    lowest = -d.max if d is dtypes.uint8 else d.min
+    lowest = d.min if d.is_signed else -d.max  # -1 is 255 as a uint8
     if not lowest <= value <= d.max:
         raise overflow
+    return int(value)
+
+
+def _convert_to_uint64(value: int | float) -> int:
+    """A Python number as a uint64 element of ``tensor(data)``, refused as
+    PyTorch refuses it: no float at all, and no negative number (which the
+    narrower types wrap around).
+    """
+    if isinstance(value, float):
+        raise TypeError("an integer is required")
+    if value < 0:
+        raise OverflowError("can't convert negative int to unsigned")
+    if value > dtypes.uint64.max:
+        raise OverflowError("int too big to convert")
     return int(value)
 
 
@@ -204,6 +228,11 @@ def checked_fill(value: Any, d: dtype) -> Any:
     too_big = math.isfinite(value) and abs(value) > d.max
     if d.is_floating_point and d.itemsize <= 4 and too_big:
         raise overflow
+    if d is dtypes.uint64:  # an int from -2**63 wraps around; floats do not
+        low = -(2**63) if isinstance(value, int) else 0
+        if not low <= value < 2**64:
+            raise overflow
+        return int(value) % 2**64
     try:
         return convert(value, d)
     except (RuntimeError, ValueError):
@@ -537,7 +566,7 @@ def zeros_like(
         input._shape,
         0,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -555,7 +584,7 @@ def ones_like(
         input._shape,
         1,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -573,7 +602,7 @@ def empty_like(
         input._shape,
         0,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -595,7 +624,7 @@ def full_like(
         input._shape,
         fill_value,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -634,8 +663,10 @@ def arange(
     if dtype is None:
         all_ints = all(isinstance(v, int) for v in (start, end, step))
         dtype = dtypes.int64 if all_ints else dtypes.get_default_dtype()
-    if dtype is dtypes.bool_:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype is dtypes.bool_ or dtype.unpromotable:  # no loop in PyTorch
+        raise NotImplementedError(
+            f"\"arange_cpu\" not implemented for '{dtype.c_name}'"
+        )
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(end)):
@@ -782,11 +813,11 @@ def legacy_new(
     if d is None and len(args) == 1 and isinstance(args[0], Tensor):
         return args[0]
     d = d or dtypes.get_default_dtype()
-    if not args:
-        return tensor([], dtype=d)
+    if not args:  # the legacy constructors ignore the default device
+        return tensor([], dtype=d, device=CPU)
     sizes = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
     if all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
-        return zeros(*sizes, dtype=d)
+        return zeros(*sizes, dtype=d, device=CPU)
     if len(args) > 1 or isinstance(args[0], (int, float, bool)):
         raise TypeError(
             f"new(): data must be a sequence (got {type(args[0]).__name__})"
@@ -797,7 +828,7 @@ def legacy_new(
                 f"expected {d.cpp_type_name} (got {args[0].dtype.cpp_type_name})"
             )
         return args[0]
-    return tensor(args[0], dtype=d)
+    return tensor(args[0], dtype=d, device=CPU)
 
 
 class LegacyTensorType(type):
@@ -843,19 +874,37 @@ ShortTensor = legacy_type(dtypes.int16)
 # ----------------------------------------------------------------------
 
 
-def set_default_device(device: DeviceArg) -> None:
-    """Sets where new tensors are made. Only the CPU (or ``None``) is accepted.
+class _DefaultDevice:
+    """Where a new tensor goes when its maker is given no ``device``:
+    ``None`` for the CPU."""
+
+    where: device | None = None
+
+
+def set_default_device(where: DeviceArg) -> None:
+    """Sets where new tensors are made (``None`` for the CPU again).
+
+    Any device PyTorch names is accepted here, as in PyTorch; ``cuda``
+    fails only at the next tensor made without a ``device``, with
+    PyTorch's ``AssertionError`` on a machine without CUDA.
 
     Raises:
-        AssertionError: For ``cuda``, as PyTorch without CUDA (PyTorch raises
-            it at the next tensor made; this engine raises it here).
+        RuntimeError: For a name that is no device.
     """
-    check_device(device)
+    _DefaultDevice.where = None if where is None else device(where)
 
 
 def get_default_device() -> device:
-    """Where new tensors are made: the CPU."""
-    return CPU
+    """Where new tensors are made: the CPU unless set otherwise.
+
+    Raises:
+        AssertionError: If that is ``cuda`` with no index: PyTorch asks
+            CUDA which GPU is current, and fails without CUDA.
+    """
+    where = _DefaultDevice.where
+    if where is not None and where.index is None:
+        check_device(where)
+    return where or CPU
 
 
 # ----------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Data types and the rules for mixing them.
 
 A :class:`dtype` says how each element of a tensor is stored and what kind of
-number it is. The engine keeps the ten that PyTorch's programs use:
+number it is. The engine computes with the ten that PyTorch's programs use:
 
 =============  ===============  ==================================
 dtype          storage code     Python type of an element
@@ -26,10 +26,20 @@ their values is a float32), and the storage rounds each value written to
 the narrower format (:mod:`slowtorch_lib._storage`). An integer written
 past its type's range wraps around, as a C integer does.
 
+PyTorch names more types, with fewer operations, and so does the engine.
+``uint16``, ``uint32`` and ``uint64`` (``array('H')``, ``'I'``, ``'Q'``) and
+the five 8-bit floats (``float8_e4m3fn``, ``float8_e5m2``,
+``float8_e4m3fnuz``, ``float8_e5m2fnuz``, ``float8_e8m0fnu``, kept in an
+``array('f')`` and rounded on every write) can be made, printed, copied and
+converted; most arithmetic on them raises, and PyTorch refuses to promote
+them with other types (:attr:`dtype.unpromotable`). The complex types
+(``complex32``, ``complex64``, ``complex128``) exist with their promotion
+and ``finfo``; the engine has no complex tensors yet.
+
 Type promotion follows :func:`torch.result_type`: a result has the highest
-*category* (bool < integer < floating point) among its operands, and within
-that category dimensioned tensors outrank zero-dimensional tensors, which
-outrank plain Python numbers.
+*category* (bool < integer < floating point < complex) among its operands,
+and within that category dimensioned tensors outrank zero-dimensional
+tensors, which outrank plain Python numbers.
 """
 
 from __future__ import annotations
@@ -37,12 +47,18 @@ from __future__ import annotations
 import builtins
 import math
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "bfloat16",
     "bool_",
     "can_cast",
+    "cdouble",
+    "cfloat",
+    "chalf",
+    "complex32",
+    "complex64",
+    "complex128",
     "double",
     "dtype",
     "float",
@@ -50,6 +66,11 @@ __all__ = [
     "float32",
     "finfo",
     "float64",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
     "get_default_dtype",
     "half",
     "iinfo",
@@ -63,6 +84,9 @@ __all__ = [
     "set_default_dtype",
     "short",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]
 
 Scalar = int | float | bool
@@ -71,6 +95,42 @@ Scalar = int | float | bool
 BOOL_CATEGORY = 0
 INT_CATEGORY = 1
 FLOAT_CATEGORY = 2
+COMPLEX_CATEGORY = 3
+
+
+class Float8Format(NamedTuple):
+    """How an 8-bit float spends its bits, and what its edges do.
+
+    Attributes:
+        exponent_bits: Bits of the exponent.
+        mantissa_bits: Bits of the stored fraction (without the hidden 1).
+        bias: What is subtracted from the stored exponent.
+        finite_codes: How many codes, from 0 up, are finite positive
+            numbers (the ones above are infinity or ``nan``).
+        overflow: What a value past the largest becomes: ``"max"`` (it
+            saturates), ``"inf"`` (IEEE's rule) or ``"nan"``.
+        negative_zero: Whether ``-0.0`` exists (the ``fnuz`` types spend
+            that code on their one ``nan``).
+        eps: ``finfo(...).eps`` as PyTorch gives it.
+    """
+
+    exponent_bits: int
+    mantissa_bits: int
+    bias: int
+    finite_codes: int
+    overflow: str
+    negative_zero: bool
+    eps: builtins.float
+
+    def value(self, code: int) -> builtins.float:
+        """The number that positive code ``code`` stands for."""
+        exponent = code >> self.mantissa_bits
+        fraction = code & ((1 << self.mantissa_bits) - 1)
+        if self.mantissa_bits == 0:  # float8_e8m0fnu: powers of two only
+            return 2.0 ** (exponent - self.bias)
+        scale = 2.0 ** (max(exponent, 1) - self.bias - self.mantissa_bits)
+        hidden = 1 << self.mantissa_bits if exponent else 0
+        return (hidden + fraction) * scale
 
 
 class dtype:
@@ -99,7 +159,14 @@ class dtype:
             (11 for float16, 8 for bfloat16, 24 for float32, 53 for
             float64); 0 for the others.
         narrow: Whether the storage must round or wrap what it is given
-            (the 16-bit floats, and the integers narrower than int64).
+            (the 16-bit and 8-bit floats, the integers narrower than int64,
+            and uint64).
+        float8: The layout of an 8-bit float; None for the other types.
+        unpromotable: For the types PyTorch will not promote with any
+            other, the words of its refusal (``'Float8 Types'``); empty
+            for the others. These types have only a few kernels.
+        is_complex: Whether elements are complex numbers.
+        is_signed: Whether the type holds negative numbers.
     """
 
     __slots__ = (
@@ -107,7 +174,10 @@ class dtype:
         "category",
         "cpp_type",
         "cpp_type_name",
+        "float8",
+        "is_complex",
         "is_floating_point",
+        "is_signed",
         "itemsize",
         "legacy_type_name",
         "mantissa_bits",
@@ -117,6 +187,7 @@ class dtype:
         "narrow",
         "pack_code",
         "typecode",
+        "unpromotable",
     )
 
     def __init__(
@@ -130,6 +201,8 @@ class dtype:
         cpp_type_name: str,
         limits: tuple[Scalar, Scalar],
         mantissa_bits: int = 0,
+        float8: Float8Format | None = None,
+        unpromotable: str = "",
     ) -> None:
         self.name = name
         self.typecode = typecode
@@ -143,9 +216,13 @@ class dtype:
         self.min, self.max = limits
         self.pack_code = "?" if category == BOOL_CATEGORY else typecode
         self.mantissa_bits = mantissa_bits
-        half_width_float = category == FLOAT_CATEGORY and itemsize == 2
-        narrow_integer = category == INT_CATEGORY and itemsize < 8
-        self.narrow = half_width_float or narrow_integer
+        self.float8 = float8
+        self.unpromotable = unpromotable
+        self.is_complex = category == COMPLEX_CATEGORY
+        self.is_signed = limits[0] < 0 or self.is_complex
+        narrow_float = category == FLOAT_CATEGORY and itemsize <= 2
+        narrow_integer = category == INT_CATEGORY and (itemsize < 8 or typecode == "Q")
+        self.narrow = narrow_float or narrow_integer
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -156,7 +233,7 @@ class dtype:
 
     def to_python(self, value: Scalar) -> Scalar:
         """Converts a stored element to the Python number it stands for."""
-        if self.category == FLOAT_CATEGORY:
+        if self.category >= FLOAT_CATEGORY:
             return builtins.float(value)
         if self.category == INT_CATEGORY:
             return int(value)
@@ -164,6 +241,7 @@ class dtype:
 
 
 FLOAT32_MAX = 3.4028234663852886e38
+UNSIGNED_WORDS = "uint16, uint32, uint64 types"
 FLOAT64_MAX = sys.float_info.max
 
 float32 = dtype(
@@ -230,6 +308,106 @@ uint8 = dtype(
     "uint8", "B", 1, INT_CATEGORY, "Byte", "uint8_t", "unsigned char", (0, 255)
 )
 
+uint16 = dtype(
+    "uint16",
+    "H",
+    2,
+    INT_CATEGORY,
+    "UInt16",
+    "uint16_t",
+    "short unsigned int",
+    (0, 2**16 - 1),
+    unpromotable=UNSIGNED_WORDS,
+)
+uint32 = dtype(
+    "uint32",
+    "I",
+    4,
+    INT_CATEGORY,
+    "UInt32",
+    "uint32_t",
+    "unsigned int",
+    (0, 2**32 - 1),
+    unpromotable=UNSIGNED_WORDS,
+)
+uint64 = dtype(
+    "uint64",
+    "Q",
+    8,
+    INT_CATEGORY,
+    "UInt64",
+    "uint64_t",
+    "long unsigned int",
+    (0, 2**64 - 1),
+    unpromotable=UNSIGNED_WORDS,
+)
+
+
+def _float8(name: str, c_name: str, layout: Float8Format) -> dtype:
+    """An 8-bit float dtype, its range read from its layout."""
+    largest = layout.value(layout.finite_codes - 1)
+    smallest = layout.value(0) if layout.mantissa_bits == 0 else -largest
+    return dtype(
+        name,
+        "f",
+        1,
+        FLOAT_CATEGORY,
+        c_name,
+        f"c10::{c_name}",
+        f"c10::{c_name}",
+        (smallest, largest),
+        mantissa_bits=layout.mantissa_bits + 1,
+        float8=layout,
+        unpromotable="Float8 Types",
+    )
+
+
+float8_e4m3fn = _float8(
+    "float8_e4m3fn", "Float8_e4m3fn", Float8Format(4, 3, 7, 127, "max", True, 0.125)
+)
+float8_e5m2 = _float8(
+    "float8_e5m2", "Float8_e5m2", Float8Format(5, 2, 15, 124, "inf", True, 0.25)
+)
+float8_e4m3fnuz = _float8(
+    "float8_e4m3fnuz",
+    "Float8_e4m3fnuz",
+    Float8Format(4, 3, 8, 128, "nan", False, 0.125),
+)
+float8_e5m2fnuz = _float8(
+    "float8_e5m2fnuz",
+    "Float8_e5m2fnuz",
+    Float8Format(5, 2, 16, 128, "nan", False, 0.125),
+)
+float8_e8m0fnu = _float8(
+    "float8_e8m0fnu",
+    "Float8_e8m0fnu",
+    Float8Format(8, 0, 127, 255, "nan", False, 1.0),
+)
+
+
+def _complex(name: str, c_name: str, itemsize: int, part: dtype) -> dtype:
+    """A complex dtype whose real and imaginary parts are of dtype ``part``."""
+    return dtype(
+        name,
+        part.typecode,
+        itemsize,
+        COMPLEX_CATEGORY,
+        c_name,
+        f"c10::complex<{part.cpp_type_name.removeprefix('c10::')}>",
+        f"c10::complex<{part.cpp_type_name.removeprefix('c10::')}>",
+        (part.min, part.max),
+        mantissa_bits=part.mantissa_bits,
+    )
+
+
+complex32 = _complex("complex32", "ComplexHalf", 4, float16)
+complex64 = _complex("complex64", "ComplexFloat", 8, float32)
+complex128 = _complex("complex128", "ComplexDouble", 16, float64)
+
+# The real type of each complex type's parts, and back.
+COMPLEX_PARTS = {complex32: float16, complex64: float32, complex128: float64}
+COMPLEX_OF = {part: whole for whole, part in COMPLEX_PARTS.items()}
+
 # PyTorch's aliases.
 float = float32
 double = float64
@@ -237,6 +415,9 @@ half = float16
 long = int64
 int_ = int32
 short = int16
+chalf = complex32
+cfloat = complex64
+cdouble = complex128
 
 ALL_DTYPES = (
     float16,
@@ -250,11 +431,25 @@ ALL_DTYPES = (
     int64,
     bool_,
 )
+# The types PyTorch names beyond those, with few kernels or none here.
+LIMITED_DTYPES = (
+    uint16,
+    uint32,
+    uint64,
+    float8_e4m3fn,
+    float8_e5m2,
+    float8_e4m3fnuz,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+    complex32,
+    complex64,
+    complex128,
+)
 
 
 def _dtype_named(name: str) -> dtype:
     """The dtype called ``name`` (how pickle finds a dtype again)."""
-    for d in ALL_DTYPES:
+    for d in ALL_DTYPES + LIMITED_DTYPES:
         if d.name == name:
             return d
     raise ValueError(f"no dtype named {name!r}")
@@ -287,9 +482,19 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
     >>> promote_types(int64, float32)
     torch.float32
+
+    Raises:
+        RuntimeError: For an 8-bit float with any other type, or uint16,
+            uint32 or uint64 with any type but a real floating-point one,
+            as PyTorch refuses them.
     """
     if a is b:
         return a
+    check_promotable(a, b)
+    if a.unpromotable or b.unpromotable:  # uint16 and a float: the float
+        return a if a.is_floating_point else b
+    if a.is_complex or b.is_complex:
+        return _complex_promotion(a, b)
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.itemsize != b.itemsize:  # the wider type holds both
@@ -297,6 +502,40 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     # Same width, different types: float16 and bfloat16 both fit float32;
     # uint8 and int8 both fit int16.
     return float32 if a.is_floating_point else int16
+
+
+def check_promotable(a: dtype, b: dtype) -> None:
+    """Raises PyTorch's refusal to promote ``a`` with ``b`` (not the same type).
+
+    The 8-bit floats promote with nothing; uint16, uint32 and uint64 only
+    with a real floating-point type.
+    """
+    float8 = a if a.float8 else b if b.float8 else None
+    unsigned = a if a.unpromotable else b if b.unpromotable else None
+    if float8 is None and unsigned is not None:
+        other = b if unsigned is a else a
+        if other.is_floating_point:
+            return
+    refused = float8 or unsigned
+    if refused is not None:
+        raise RuntimeError(
+            f"Promotion for {refused.unpromotable} is not supported, "
+            f"attempted to promote {a.c_name} and {b.c_name}"
+        )
+
+
+def _complex_promotion(a: dtype, b: dtype) -> dtype:
+    """The complex type that holds both: its parts hold both real types.
+
+    ``float64`` and ``complex64`` give ``complex128``; an integer or bool
+    leaves the complex type as it is.
+    """
+    parts = [COMPLEX_PARTS.get(d, d) for d in (a, b)]
+    real_parts = [d for d in parts if d.is_floating_point]
+    part = real_parts[0]
+    for other in real_parts[1:]:
+        part = promote_types(part, other)
+    return COMPLEX_OF[part]
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:
@@ -319,6 +558,8 @@ def scalar_dtype(value: object) -> dtype:
         return bool_
     if isinstance(value, int):
         return int64
+    if isinstance(value, complex):
+        return COMPLEX_OF[_default_dtype]
     return _default_dtype
 
 
@@ -328,6 +569,8 @@ def scalar_category(value: Scalar) -> int:
         return BOOL_CATEGORY
     if isinstance(value, int):
         return INT_CATEGORY
+    if isinstance(value, complex):
+        return COMPLEX_CATEGORY
     return FLOAT_CATEGORY
 
 
@@ -400,19 +643,18 @@ class finfo:
     """
 
     def __init__(self, type: dtype | None = None) -> None:
-        type = type or _default_dtype
+        type = COMPLEX_PARTS.get(type, type) if type else _default_dtype
         if not isinstance(type, dtype) or not type.is_floating_point:
             raise TypeError(
                 "torch.finfo() requires a floating point input type. "
                 "Use torch.iinfo to handle 'torch.finfo'"
             )
         precision = type.mantissa_bits
-        largest_exponent = math.frexp(type.max)[1] - 1
         self.bits = 8 * type.itemsize
-        self.eps = 2.0 ** (1 - precision)
+        self.eps = type.float8.eps if type.float8 else 2.0 ** (1 - precision)
         self.max = builtins.float(type.max)
-        self.min = -self.max
-        self.tiny = self.smallest_normal = 2.0 ** (1 - largest_exponent)
+        self.min = builtins.float(type.min)
+        self.tiny = self.smallest_normal = _smallest_normal(type)
         digits = math.floor((precision - 1) * math.log10(2))
         self.resolution = 10.0**-digits
         self.dtype = type.name
@@ -421,3 +663,12 @@ class finfo:
         fields = ("resolution", "min", "max", "eps", "smallest_normal", "tiny")
         shown = ", ".join(f"{name}={getattr(self, name):g}" for name in fields)
         return f"finfo({shown}, dtype={self.dtype})"
+
+
+def _smallest_normal(d: dtype) -> builtins.float:
+    """The smallest positive number of ``d`` with its full precision."""
+    if d.float8:
+        layout = d.float8
+        return layout.value(1 << layout.mantissa_bits if layout.mantissa_bits else 0)
+    largest_exponent = math.frexp(d.max)[1] - 1
+    return 2.0 ** (1 - largest_exponent)

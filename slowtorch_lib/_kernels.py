@@ -32,7 +32,9 @@ __all__ = [
     "contiguous_run",
     "contiguous_values",
     "float_to_int64",
+    "float_to_integer",
     "float_to_narrow_int",
+    "float_to_wide_unsigned",
     "map_values",
     "reduced_shape",
     "reduction_groups",
@@ -146,6 +148,30 @@ def float_to_narrow_int(value: float) -> int:
     return int(value)
 
 
+def float_to_wide_unsigned(value: float, bits: int) -> int:
+    """A float truncated toward zero for uint32 (``bits`` 32) or uint64 (64).
+
+    What PyTorch on x86 gives: a float from ``-2**(bits-1)`` up to
+    ``2**bits`` keeps its low bits (``-1.0`` is the largest number); a
+    larger one, ``inf`` included, is 0; ``nan``, ``-inf`` and anything
+    lower are ``2**(bits-1)``.
+    """
+    if value != value or value < -(2.0 ** (bits - 1)):
+        return 2 ** (bits - 1)
+    if value >= 2.0**bits:
+        return 0
+    return int(value) % 2**bits
+
+
+def float_to_integer(value: float, d: dtype) -> int:
+    """A float converted to integer dtype ``d``, wrapped by the storage after."""
+    if d is dtypes.int64:
+        return float_to_int64(value)
+    if d is dtypes.uint32 or d is dtypes.uint64:
+        return float_to_wide_unsigned(value, 8 * d.itemsize)
+    return float_to_narrow_int(value)
+
+
 # The careful version of each fast function, used when the fast loop raises.
 IEEE_FALLBACKS: dict[Callable[..., Any], Callable[..., Any]] = {
     math.exp: ieee_exp,
@@ -170,8 +196,19 @@ def cast_scalar(value: Any, d: dtype) -> Any:
     if d is dtypes.bool_:
         return bool(value)
     if isinstance(value, float):
-        value = float_to_narrow_int(value)
+        value = float_to_integer(value, d)
     return wrap_integer(int(value), d)
+
+
+def _float8_to_integer(value: float, source: dtype, target: dtype) -> float:
+    """An 8-bit float's value as PyTorch's conversion to an integer sees it:
+    the ``fnuz`` types' ``nan`` is 0 there, and so is anything not finite
+    on its way to uint32. Other values go on to :func:`float_to_integer`."""
+    if value != value and source.float8 and not source.float8.negative_zero:
+        return 0.0
+    if target is dtypes.uint32 and not math.isfinite(value):
+        return 0.0
+    return value
 
 
 def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
@@ -185,9 +222,11 @@ def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
         return values
     if target is dtypes.float32:
         return array("f", values).tolist()
+    if source.float8 and not target.is_floating_point:
+        values = [_float8_to_integer(v, source, target) for v in values]
     if target.narrow:
         if source.is_floating_point and not target.is_floating_point:
-            values = list(map(float_to_narrow_int, values))
+            values = [float_to_integer(v, target) for v in values]
         return stored_array(values, target).tolist()
     if target.is_floating_point:
         return values if source.is_floating_point else [float(v) for v in values]

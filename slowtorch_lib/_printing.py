@@ -36,6 +36,7 @@ The result is exactly what PyTorch prints, character for character::
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from itertools import product
 from typing import Any
 
@@ -96,8 +97,29 @@ def shown_values(tensor: Tensor, indices: list[list[int | None]]) -> list[Any]:
 # ----------------------------------------------------------------------
 
 
-def choose_style(values: list[Any], is_float: bool) -> str:
+def nonzero_finite(value: float) -> bool:
+    """Whether PyTorch's printing measures ``value``: finite and not 0."""
+    return math.isfinite(value) and value != 0
+
+
+def e8m0_measured(value: float) -> bool:
+    """:func:`nonzero_finite` as it comes out for ``float8_e8m0fnu``.
+
+    That type has no zero and stores 0 as its smallest number, 2**-127,
+    which counts as zero; and PyTorch finds its ``nan`` finite.
+    """
+    return value != 2.0**-127
+
+
+def choose_style(
+    values: list[Any],
+    is_float: bool,
+    measured: Callable[[float], bool] = nonzero_finite,
+) -> str:
     """The format shared by all the numbers.
+
+    ``measured`` picks the numbers that decide the format
+    (:func:`nonzero_finite`, except for ``float8_e8m0fnu``).
 
     Returns:
         ``"plain"`` (``str`` of an int or bool), ``"whole"`` (``2.``),
@@ -105,9 +127,11 @@ def choose_style(values: list[Any], is_float: bool) -> str:
     """
     if not is_float:
         return "plain"
-    magnitudes = [abs(v) for v in values if math.isfinite(v) and v != 0]
+    magnitudes = [abs(v) for v in values if measured(v)]
     if not magnitudes:
         return "whole"  # only zeros, nan and inf: ``tensor([0., nan])``
+    if any(math.isnan(v) for v in magnitudes):  # no test holds for nan
+        return "fixed"
     largest = max(magnitudes)
     smallest = min(magnitudes)
     spread = largest / smallest > 1000.0 or largest > 1.0e8
@@ -129,24 +153,29 @@ def format_number(value: Any, style: str) -> str:
     return f"{value:.0f}"  # nan, inf, -inf
 
 
-def format_all(values: list[Any], is_float: bool) -> tuple[list[str], int]:
+def format_all(
+    values: list[Any],
+    is_float: bool,
+    measured: Callable[[float], bool] = nonzero_finite,
+) -> tuple[list[str], int]:
     """Every value formatted and right-aligned to a common width.
 
     For floats the width is that of the widest *nonzero finite* value:
     ``nan``, ``inf`` and zeros are padded to it but never widen it, so
     ``-0.`` or ``-inf`` may stick out: ``tensor([-0., 2.])``. With no
-    nonzero finite value at all, the width is 1.
+    nonzero finite value at all, the width is 1. ``measured`` is as in
+    :func:`choose_style`.
 
     Returns:
         The texts, and the common width (line wrapping counts with it).
     """
-    style = choose_style(values, is_float)
+    style = choose_style(values, is_float, measured)
     texts = [format_number(v, style) for v in values]
     if is_float:
-        measured = [t for t, v in zip(texts, values) if math.isfinite(v) and v != 0]
+        widths = [len(t) for t, v in zip(texts, values) if measured(v)]
     else:
-        measured = texts
-    width = max((len(text) for text in measured), default=1)
+        widths = [len(t) for t in texts]
+    width = max(widths, default=1)
     return [text.rjust(width) for text in texts], width
 
 
@@ -260,13 +289,15 @@ def add_suffixes(text: str, parts: list[str]) -> str:
 def tensor_repr(tensor: Tensor) -> str:
     """The text ``repr(tensor)`` (and ``print(tensor)``) shows."""
     is_float = tensor.dtype.is_floating_point
+    e8m0 = tensor.dtype is dtypes.float8_e8m0fnu
+    measured = e8m0_measured if e8m0 else nonzero_finite
     if tensor.numel() == 0:
         body = "[]"
     elif tensor.dim() == 0:
-        texts, _ = format_all(shown_values(tensor, []), is_float)
+        texts, _ = format_all(shown_values(tensor, []), is_float, measured)
         body = texts[0]
     else:
         indices = shown_indices(tensor._shape, summarise=tensor.numel() > THRESHOLD)
-        texts, width = format_all(shown_values(tensor, indices), is_float)
+        texts, width = format_all(shown_values(tensor, indices), is_float, measured)
         body = layout(texts, width, indices)
     return add_suffixes(PREFIX + body, suffixes(tensor)) + ")"

@@ -261,8 +261,8 @@ def integer_values(count: int, low: int, high: int, generator: Generator) -> lis
 
 
 def _check_float(d: dtype, kernel: str) -> None:
-    """Refuses an integer or bool dtype, with PyTorch's message."""
-    if not d.is_floating_point:
+    """Refuses an integer, bool or 8-bit float dtype, with PyTorch's message."""
+    if not d.is_floating_point or d.float8:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
 
 
@@ -347,6 +347,10 @@ def randint(
         )
     shape = size_arg("randint", (size,))
     dtype = dtype or dtypes.int64
+    if dtype.float8:
+        raise NotImplementedError(
+            f"\"random_update_from_to\" not implemented for '{dtype.c_name}'"
+        )
     values = integer_values(numel(shape), low, high, _generator(generator))
     return finish(from_values(values, shape, dtype), requires_grad, device)
 
@@ -388,7 +392,7 @@ def rand_like(
         input._shape,
         generator=generator,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -407,7 +411,7 @@ def randn_like(
         input._shape,
         generator=generator,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 
@@ -435,7 +439,7 @@ def randint_like(
         input._shape,
         generator=generator,
         dtype=dtype or input.dtype,
-        device=device,
+        device=device or input.device,
         requires_grad=requires_grad,
     )
 

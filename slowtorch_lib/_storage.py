@@ -2,20 +2,23 @@
 
 The storage is where a value becomes an element of its dtype: an
 ``array('f')`` rounds to float32, and :func:`stored_array` also rounds to
-float16 or bfloat16 and wraps integers into a narrow type's range.
+float16, bfloat16 or an 8-bit float and wraps integers into a narrow
+type's range.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from struct import error as PackError
 from struct import pack, unpack
 from typing import Any
 
-from slowtorch_lib._dtype import Scalar, dtype
+from slowtorch_lib._dtype import Float8Format, Scalar, dtype
 
 __all__ = [
     "Storage",
@@ -80,7 +83,14 @@ def stored_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
     computes them in float32), then to the narrow format; integers of a
     narrow type wrap around.
     """
+    if d.is_complex:
+        raise NotImplementedError(
+            f"the engine has no complex tensors yet ({d!r} exists for its "
+            "promotion rules and finfo only)"
+        )
     data = _to_array(values, d)
+    if d.float8:
+        return _rounded_to_float8(data, d.float8)
     if d.mantissa_bits == 11:
         return _rounded_to_float16(data)
     if d.mantissa_bits == 8:
@@ -124,6 +134,78 @@ def _rounded_to_bfloat16(data: array[Any]) -> array[Any]:
         else:
             bits[i] = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
     return array("f", bits.tobytes())
+
+
+def _rounded_to_float8(data: array[Any], layout: Float8Format) -> array[Any]:
+    """float32 values rounded to an 8-bit float, as PyTorch converts them.
+
+    The nearest number of the format is found among its positive numbers
+    (:func:`float8_numbers`); a tie goes to the even code, except in
+    ``float8_e8m0fnu`` (see :func:`_one_e8m0`).
+    """
+    numbers = float8_numbers(layout)
+    if layout.mantissa_bits == 0:
+        return array("f", (_one_e8m0(v, numbers) for v in data))
+    return array("f", (_one_float8(v, layout, numbers) for v in data))
+
+
+@functools.cache
+def float8_numbers(layout: Float8Format) -> tuple[float, ...]:
+    """The finite numbers from 0 up of an 8-bit float, in code order."""
+    return tuple(layout.value(code) for code in range(layout.finite_codes))
+
+
+def _one_float8(value: float, layout: Float8Format, numbers: Sequence[float]) -> float:
+    """One value rounded to nearest, ties to even, past the top as the
+    format says (``float8_e4m3fn`` saturates, ``e5m2`` gives infinity, the
+    ``fnuz`` types ``nan``)."""
+    if value != value:
+        return math.nan
+    magnitude = abs(value)
+    largest = numbers[-1]
+    if magnitude > largest:
+        half_step = (largest - numbers[-2]) / 2
+        if layout.overflow == "max" or magnitude < largest + half_step:
+            rounded = largest
+        else:
+            rounded = math.inf if layout.overflow == "inf" else math.nan
+    else:
+        rounded = _nearest(magnitude, numbers)
+    if rounded == 0 and not layout.negative_zero:
+        return 0.0
+    return math.copysign(rounded, value)
+
+
+def _nearest(magnitude: float, numbers: Sequence[float]) -> float:
+    """The number nearest ``magnitude`` (ties to the even code)."""
+    above = bisect_left(numbers, magnitude)
+    if numbers[above] == magnitude:
+        return magnitude
+    low, high = numbers[above - 1], numbers[above]
+    if magnitude - low != high - magnitude:
+        return low if magnitude - low < high - magnitude else high
+    return high if above % 2 == 0 else low
+
+
+def _one_e8m0(value: float, numbers: Sequence[float]) -> float:
+    """One value as a ``float8_e8m0fnu``: a power of two from 2**-127 to
+    2**127, with no sign and no zero.
+
+    The sign is dropped, anything up to the smallest power becomes it
+    (and anything between it and the next, the next), a value halfway
+    between two powers goes up, and ``inf``, ``nan`` and what rounds past
+    2**127 become ``nan``.
+    """
+    magnitude = abs(value)
+    if magnitude != magnitude or magnitude == math.inf:
+        return math.nan
+    if magnitude <= numbers[0]:
+        return numbers[0]
+    if magnitude < numbers[1]:  # a float32 subnormal: PyTorch rounds it up
+        return numbers[1]
+    fraction, exponent = math.frexp(magnitude)  # fraction in [0.5, 1)
+    rounded = math.ldexp(1.0, exponent if fraction >= 0.75 else exponent - 1)
+    return rounded if rounded <= numbers[-1] else math.nan
 
 
 def _to_array(values: Sequence[Scalar], d: dtype) -> array[Any]:

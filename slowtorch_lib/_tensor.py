@@ -787,7 +787,10 @@ class Tensor:
         requires_grad: builtins.bool = False,
     ) -> Tensor:
         return _creation.tensor(
-            data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+            data,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_zeros(
@@ -798,7 +801,10 @@ class Tensor:
         requires_grad: builtins.bool = False,
     ) -> Tensor:
         return _creation.zeros(
-            *size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+            *size,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_ones(
@@ -809,7 +815,10 @@ class Tensor:
         requires_grad: builtins.bool = False,
     ) -> Tensor:
         return _creation.ones(
-            *size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+            *size,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_empty(
@@ -820,7 +829,10 @@ class Tensor:
         requires_grad: builtins.bool = False,
     ) -> Tensor:
         return _creation.empty(
-            *size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+            *size,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_full(
@@ -836,7 +848,7 @@ class Tensor:
             size,
             fill_value,
             dtype=dtype or self.dtype,
-            device=device,
+            device=device or self.device,
             requires_grad=requires_grad,
         )
 
@@ -1714,6 +1726,16 @@ class Tensor:
     def index_select(self, dim: int, index: Tensor) -> Tensor:
         return _gather_scatter.index_select(self, dim, index)
 
+    def index_add(
+        self, dim: int, index: Tensor, source: Tensor, *, alpha: Scalar = 1
+    ) -> Tensor:
+        return _gather_scatter.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(
+        self, dim: int, index: Tensor, source: Tensor, *, alpha: Scalar = 1
+    ) -> Tensor:
+        return self._inplace(_gather_scatter.index_add, dim, index, source, alpha=alpha)
+
     def masked_select(self, mask: Tensor) -> Tensor:
         return _gather_scatter.masked_select(self, mask)
 
@@ -1801,6 +1823,9 @@ class Tensor:
     def cumsum(self, dim: int, *, dtype: dtypes.dtype | None = None) -> Tensor:
         return _scan.cumsum(self, dim, dtype=dtype)
 
+    def cumprod(self, dim: int, *, dtype: dtypes.dtype | None = None) -> Tensor:
+        return _scan.cumprod(self, dim, dtype=dtype)
+
     def cumsum_(self, dim: int) -> Tensor:
         return self._inplace(_scan.cumsum, dim)
 
@@ -1828,6 +1853,14 @@ class Tensor:
 
     def dot(self, other: Tensor) -> Tensor:
         return _linalg.dot(self, other)
+
+    def outer(self, vec2: Tensor) -> Tensor:
+        return _linalg.outer(self, vec2)
+
+    def norm(
+        self, p: Any = "fro", dim: Any = None, keepdim: builtins.bool = False
+    ) -> Tensor:
+        return _reduction.norm(self, p, dim, keepdim)
 
     # ------------------------------------------------------------------
     # Random fills (_rng.py)
@@ -1892,7 +1925,7 @@ def _dtype_of_legacy_name(name: str) -> dtype:
     """The dtype whose legacy class is called ``name`` (``'torch.IntTensor'``)."""
     if name.startswith("torch.cuda."):
         check_device("cuda")
-    for d in dtypes.ALL_DTYPES:
+    for d in dtypes.ALL_DTYPES + dtypes.LIMITED_DTYPES:
         if d.legacy_type_name == name:
             return d
     raise ValueError(f"invalid type: {name!r}")

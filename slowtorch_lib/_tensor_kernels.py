@@ -5,6 +5,11 @@ sees a tensor. The ops work on tensors. The few functions here connect the
 two: each one takes tensors apart into what a kernel reads, runs the kernel
 and wraps its values in a new contiguous tensor. No graph is recorded; the
 ops call these inside their ``Function.forward``.
+
+The types PyTorch will not promote (``uint16`` to ``uint64`` and the 8-bit
+floats, see :attr:`dtype.unpromotable`) have only a few loops in PyTorch.
+:func:`check_kernel` is the one place that knows which, and raises
+PyTorch's error for the others before anything is computed.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any
 
+from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _kernels
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_scalar, cast_values, map_values
@@ -22,11 +28,116 @@ from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 __all__ = [
     "binary",
     "broadcast_map",
+    "check_kernel",
+    "check_loop",
     "contiguous_copy",
     "expanded_values",
+    "not_implemented",
     "reduction_groups",
     "unary",
 ]
+
+# The loops PyTorch has for the types with few kernels, by the name of the
+# scalar function the engine computes with, and the kinds of type that
+# have it: "unsigned" (uint16 to uint64), "float8", and "e8m0" (which has
+# even fewer).
+LIMITED_KERNELS: dict[str, tuple[str, ...]] = {
+    "mul": ("unsigned", "float8", "e8m0"),
+    "eq": ("unsigned", "float8", "e8m0"),
+    "ne": ("unsigned", "float8", "e8m0"),
+    "_choose": ("unsigned", "float8", "e8m0"),
+    "isnan": ("unsigned", "float8", "e8m0"),
+    "isinf": ("unsigned", "float8", "e8m0"),
+    "isfinite": ("unsigned", "float8", "e8m0"),
+    "abs": ("float8",),
+    "and_": ("unsigned",),
+    "or_": ("unsigned",),
+    "xor": ("unsigned",),
+    "close": ("unsigned",),
+}
+
+# PyTorch's name of the loop, in its error, where it is not ``<name>_cpu``.
+KERNEL_NAMES = {
+    "add": "add_stub",
+    "sub": "add_stub",
+    "mul": "mul_cpu_reduced_float",
+    "truediv": "div_cpu",
+    "ieee_div": "div_cpu",
+    "pow": "pow",
+    "_integer_power": "pow",
+    "exp": "exp_vml_cpu",
+    "sqrt": "sqrt_vml_cpu",
+    "ieee_sqrt": "sqrt_vml_cpu",
+    "log": "log_vml_cpu",
+    "tanh": "tanh_vml_cpu",
+    "sin": "sin_vml_cpu",
+    "cos": "cos_vml_cpu",
+    "_floor_div_scalar": "div_floor_cpu",
+    "_trunc_div_scalar": "div_trunc_cpu",
+    "_remainder_scalar": "remainder_cpu",
+    "_sign_scalar": "sign_cpu",
+    "_relu_scalar": "clamp_min_scalar_cpu",
+    "_sigmoid_scalar": "sigmoid_cpu_reduced_float",
+    "_nan_max": "maximum_cpu",
+    "_nan_min": "minimum_cpu",
+    "_raise_to": "clamp_scalar_cpu",
+    "_lower_to": "clamp_scalar_cpu",
+    "_lerp_scalar": "lerp_kernel_scalar",
+    "and_": "bitwise_and_cpu",
+    "or_": "bitwise_or_cpu",
+    "xor": "bitwise_xor_cpu",
+    "invert": "bitwise_not_cpu",
+    "not_": "logical_not_cpu",
+    "close": "mul_cpu_reduced_float",
+}
+
+
+def not_implemented(kernel: str, d: dtype) -> NotImplementedError:
+    """PyTorch's error for a dtype that an operation has no loop for."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
+
+
+def check_kernel(
+    function: Callable[..., Any], d: dtype, scalar_operand: bool = False
+) -> None:
+    """Raises PyTorch's error if it has no loop of ``function`` for ``d``.
+
+    Only the types with few kernels (``d.unpromotable``) can lack one.
+    ``scalar_operand`` says that an operand is a Python number or the
+    right one has one element: an 8-bit float multiplies tensors, but
+    not by such a scalar, which PyTorch multiplies with another loop.
+
+    Raises:
+        NotImplementedError: Naming PyTorch's loop, as in
+            ``"add_stub" not implemented for 'UInt16'``.
+    """
+    if not d.unpromotable:
+        return
+    name = getattr(function, "__name__", "")
+    kinds = LIMITED_KERNELS.get(name, ())
+    if scalar_operand and d.float8 and name == "mul":
+        kinds = ()
+    check_loop(KERNEL_NAMES.get(name, f"{name.strip('_')}_cpu"), d, kinds)
+
+
+def check_loop(
+    kernel: str, d: dtype, kinds: tuple[str, ...] = (), elements: int = 1
+) -> None:
+    """Raises PyTorch's error for ``kernel`` unless ``d`` has it.
+
+    Every ordinary type has every loop; of the types with few kernels,
+    only the ``kinds`` named (``"unsigned"``, ``"float8"``, ``"e8m0"``, as
+    in :data:`LIMITED_KERNELS`) have this one. Many operations look for
+    their loop only when there are ``elements`` to compute: the callers
+    pass 0 for an empty input, and nothing is checked.
+
+    >>> check_loop("sum_cpu", dtypes.uint16, ("unsigned",))
+    """
+    if not d.unpromotable or not elements:
+        return
+    kind = "e8m0" if d is dtypes.float8_e8m0fnu else "float8" if d.float8 else ""
+    if (kind or "unsigned") not in kinds:
+        raise not_implemented(kernel, d)
 
 
 def expanded_values(tensor: Tensor, shape: tuple[int, ...]) -> list[Any]:
@@ -59,6 +170,7 @@ def unary(
         out_dtype: The result's dtype; the input's by default.
     """
     d = out_dtype or tensor.dtype
+    check_kernel(function, d if d.is_floating_point else tensor.dtype)
     values = tensor._values()
     if d.is_floating_point:
         values = cast_values(values, tensor.dtype, d)
@@ -90,6 +202,7 @@ def broadcast_map(
             loop raises (for example ``ieee_div`` for ``operator.truediv``).
     """
     shape = broadcast_shapes(*(t._shape for t in operands if isinstance(t, Tensor)))
+    check_kernel(function, compute_dtype)
     columns = [_column(operand, shape, compute_dtype) for operand in operands]
     result = map_values(function, *columns, careful=careful)
     return from_values(result, shape, out_dtype or compute_dtype)
@@ -107,17 +220,24 @@ def binary(
 
     Written out for speed (this runs once per operation): the shapes are
     compared before they are broadcast, and ``x * x`` reads the elements of
-    ``x`` once.
+    ``x`` once. Two Python numbers give a 0-d result, as ``torch.add(2, 3)``.
     """
     d = compute_dtype
     if isinstance(a, Tensor):
         shape = a._shape
         if isinstance(b, Tensor) and b._shape != shape:
             shape = broadcast_shapes(shape, b._shape)
-        left: Any = cast_values(expanded_values(a, shape), a.dtype, d)
     else:
-        shape = b._shape  # type: ignore[union-attr]
+        shape = b._shape if isinstance(b, Tensor) else ()
+    if d.unpromotable:
+        scalar = not isinstance(a, Tensor) or not isinstance(b, Tensor)
+        check_kernel(function, d, scalar or b.numel() == 1)  # type: ignore[union-attr]
+    if isinstance(a, Tensor):
+        left: Any = cast_values(expanded_values(a, shape), a.dtype, d)
+    elif isinstance(b, Tensor):
         left = repeat(cast_scalar(a, d))
+    else:  # two numbers: one element
+        left = [cast_scalar(a, d)]
     if b is a:
         right: Any = left
     elif isinstance(b, Tensor):

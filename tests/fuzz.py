@@ -51,6 +51,18 @@ DTYPES = ("float32", "float64", "int64", "bool")
 HALF_FLOATS = ("float16", "bfloat16")
 NARROW = (*HALF_FLOATS, "uint8", "int8", "int16", "int32")
 NARROW_WEIGHT = 0.1
+# The dtypes PyTorch has few kernels for: most operations on them raise,
+# and both libraries must raise alike (LIMITED_WEIGHT of leaves).
+UNSIGNED = ("uint16", "uint32", "uint64")
+FLOAT8 = (
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+)
+LIMITED = (*UNSIGNED, *FLOAT8)
+LIMITED_WEIGHT = 0.04
 SPECIAL_FLOATS = (
     "0.0",
     "-0.0",
@@ -76,6 +88,13 @@ TOLERANCES = {
     "float64": (1e-5, 1e-8),
     "float16": (4e-3, 1e-3),
     "bfloat16": (3e-2, 1e-2),
+    # One unit in the last place of each 8-bit float (products are rounded
+    # once in torch's fused loops, and may be twice here).
+    "float8_e4m3fn": (0.13, 1e-2),
+    "float8_e4m3fnuz": (0.13, 1e-2),
+    "float8_e5m2": (0.26, 1e-2),
+    "float8_e5m2fnuz": (0.26, 1e-2),
+    "float8_e8m0fnu": (1.0, 0.0),
 }
 
 
@@ -101,6 +120,8 @@ def _literal(rng: random.Random, dtype: str, count: int, special: bool) -> list[
     for _ in range(count):
         if dtype == "bool":
             out.append(rng.choice(("True", "False")))
+        elif dtype in UNSIGNED:
+            out.append(str(rng.randint(0, 7)))
         elif dtype == "int64" or dtype in NARROW[2:]:
             if special and rng.random() < 0.2:
                 wide = dtype == "int64"
@@ -210,9 +231,13 @@ class Generator:
         return name
 
     def leaf_dtype(self) -> str:
-        """Mostly float32; sometimes float64, int64, bool or a narrow dtype."""
+        """Mostly float32; sometimes float64, int64, bool, a narrow dtype or
+        one with few kernels (uint16 to uint64, the 8-bit floats)."""
         rng = self.rng
-        if rng.random() < NARROW_WEIGHT:
+        draw = rng.random()
+        if draw < LIMITED_WEIGHT:
+            return rng.choice(LIMITED)
+        if draw < NARROW_WEIGHT:
             return rng.choice(NARROW)
         return rng.choice(("float32", "float32", "float64", "int64", "bool"))
 
@@ -451,6 +476,9 @@ class Generator:
                 "all()",
                 "any({d}{k})",
                 "sum(dtype=torch.int64)",
+                "norm()",
+                "norm(1, {d}{k})",
+                "cumprod({d})",
             )
         )
         c = rng.choice((0, 1, 2, 5))
@@ -461,7 +489,7 @@ class Generator:
         dtype = rng.choice(("float32", "float32", "float64", "int64", "bool"))
         n, k, m = (rng.choice((0, 1, 2, 3)) for _ in range(3))
         batch = rng.choice(((), (), (2,), (1,), (2, 1), (0,)))
-        form = rng.choice(("mm", "matmul", "bmm", "mv", "dot", "@"))
+        form = rng.choice(("mm", "matmul", "bmm", "mv", "dot", "@", "outer"))
         if form in ("mm", "matmul", "@"):
             a = self.leaf(batch + (n, k) if form != "mm" else (n, k), dtype)
             b = self.leaf((k, m) if rng.random() < 0.5 else batch + (k, m), dtype)
@@ -473,7 +501,7 @@ class Generator:
             b = self.leaf((k,), dtype)
         else:
             a = self.leaf((k,), dtype)
-            b = self.leaf((k,), dtype)
+            b = self.leaf((k if form == "dot" else m,), dtype)
         if rng.random() < 0.3:
             a = self.view_of(a)
         if form == "@":

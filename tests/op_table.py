@@ -271,6 +271,14 @@ CASES: list[OpCase] = [
     _case("mm_transposed_input", lambda L, x, y: x.t().mm(y), (3, 2), (3, 4)),
     _case("mv", lambda L, x, y: L.mv(x, y), (2, 3), (3,)),
     _case("dot", lambda L, x, y: L.dot(x, y), (3,), (3,)),
+    _case("outer", lambda L, x, y: L.outer(x, y), (3,), (4,)),
+    _case(
+        "outer_method_one_grad",
+        lambda L, x, y: x.outer(y),
+        (2,),
+        (3,),
+        requires_grad=(False, True),
+    ),
     _case("dot_self", lambda L, x: x.dot(x), (4,)),
     _case("bmm", lambda L, x, y: L.bmm(x, y), (2, 2, 3), (2, 3, 2)),
     _case("matmul_2d", lambda L, x, y: x @ y, (2, 3), (3, 2)),
@@ -482,6 +490,32 @@ CASES += [
     _case("cumsum", lambda L, x: L.cumsum(x, 1), M),
     _case("cumsum_3d_negative_dim", lambda L, x: x.cumsum(-2), (2, 3, 4)),
     _case("cumsum_0d", lambda L, x: x.cumsum(0), ()),
+    _case("cumprod", lambda L, x: L.cumprod(x, 1), M),
+    _case("cumprod_3d_negative_dim", lambda L, x: x.cumprod(-2), (2, 3, 4)),
+    _case("cumprod_0d", lambda L, x: x.cumprod(0), ()),
+    _case(
+        "cumprod_with_zeros",
+        lambda L, x: L.cumprod(x.clamp(min=0), 1),
+        (2, 5),
+        domain="nonzero",
+    ),
+    # ---------------- norms ----------------
+    _case("vector_norm", lambda L, x: L.linalg.vector_norm(x), M, domain="nonzero"),
+    _case(
+        "vector_norm_1_dim",
+        lambda L, x: L.linalg.vector_norm(x, 1, 1),
+        M,
+        domain="nonzero",
+    ),
+    _case("vector_norm_inf", lambda L, x: L.linalg.vector_norm(x, float("inf"), 0), M),
+    _case(
+        "vector_norm_3_keepdim",
+        lambda L, x: L.linalg.vector_norm(x, 3, 1, True),
+        M,
+        domain="nonzero",
+    ),
+    _case("norm", lambda L, x: L.norm(x, dim=1), M, domain="nonzero"),
+    _case("norm_method_p1", lambda L, x: x.norm(1), (4,), domain="nonzero"),
     # ---------------- sorting ----------------
     _case("sort", lambda L, x: L.sort(x, 1), (3, 4)),
     _case("sort_descending_dim0", lambda L, x: x.sort(0, descending=True), (3, 4)),
@@ -490,6 +524,25 @@ CASES += [
     _case("topk", lambda L, x: L.topk(x, 2), (3, 4)),
     _case("topk_smallest_dim0", lambda L, x: x.topk(2, dim=0, largest=False), (3, 4)),
     # ---------------- gather and scatter ----------------
+    _case(
+        "index_add",
+        lambda L, x, s: L.index_add(x, 0, L.tensor([2, 0]), s),
+        (3, 2),
+        (2, 2),
+    ),
+    _case(
+        "index_add_repeat_alpha",
+        lambda L, x, s: x.index_add(1, L.tensor([1, 1, 0]), s, alpha=-2.5),
+        (2, 2),
+        (2, 3),
+    ),
+    _case(
+        "index_add_source_only",
+        lambda L, x, s: L.index_add(x, 0, L.tensor([1]), s),
+        (3,),
+        (1,),
+        requires_grad=(False, True),
+    ),
     _case("gather", lambda L, x: L.gather(x, 1, L.tensor([[0, 0, 2], [1, 0, 1]])), M),
     _case(
         "gather_dim0_smaller_index",

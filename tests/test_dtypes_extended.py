@@ -596,3 +596,26 @@ def close_values(ours: st.Tensor, theirs: Any, what: str) -> None:
     eps = st.finfo(ours.dtype).eps if ours.is_floating_point() else 0
     for a, b in zip(ours.flatten().tolist(), theirs.flatten().tolist()):
         assert a == pytest.approx(b, rel=4 * eps, abs=eps), (what, a, b)
+
+
+@pytest.mark.parametrize("name", [*NARROW, "int64", "float32", "float64", "bool"])
+@pytest.mark.parametrize("value", [1e30, 300.0, 1e300, math.nan, -2.0])
+def test_mask_assign_of_one_element_is_range_checked_as_torch(
+    name: str, value: float
+) -> None:
+    """``x[mask] = t`` with a one-element ``t`` is ``masked_fill`` with
+    ``t.item()``: the value must fit ``x``'s dtype, as for ``fill_``."""
+
+    def run(lib: Any) -> Any:
+        x = lib.zeros(3, dtype=getattr(lib, name))
+        x[lib.tensor([True, False, True])] = lib.tensor([value], dtype=lib.float64)
+        return x.tolist()
+
+    torch = require_torch()
+    try:
+        theirs = run(torch)
+    except RuntimeError:
+        same_error(run)
+        return
+    ours = run(st)
+    assert [str(v) for v in ours] == [str(v) for v in theirs]

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +16,7 @@ import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib.utils.data import RandomSampler
-from tests.parity import assert_same, both, same_error
+from tests.parity import assert_same, both, require_torch, same_error
 
 # ---------------------------------------------------------------- devices
 
@@ -88,9 +90,57 @@ def test_default_device_is_the_cpu() -> None:
     st.set_default_device("cpu")
     st.set_default_device(None)
     assert st.get_default_device() == st.device("cpu")
-    with pytest.raises(AssertionError, match="CUDA"):
-        st.set_default_device("cuda")
+    st.set_default_device("cuda")  # accepted; the next tensor made fails
+    try:
+        with pytest.raises(AssertionError, match="CUDA"):
+            st.zeros(1)
+        assert st.zeros(1, device="cpu").device == st.device("cpu")
+    finally:
+        st.set_default_device(None)
     assert st.zeros(1).device == st.device("cpu")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda L: L.zeros(2),
+        lambda L: L.tensor([1.0]),
+        lambda L: L.arange(3),
+        lambda L: L.rand(2),
+        lambda L: L.full((2,), 1.0),
+        lambda L: L.eye(2),
+        lambda L: L.get_default_device(),
+        lambda L: L.zeros(2, device="cpu").tolist(),
+        lambda L: L.zeros_like(L.zeros(2, device="cpu")).tolist(),
+        lambda L: L.zeros(2, device="cpu").new_ones(2).tolist(),
+        lambda L: L.Tensor([1.0]).tolist(),
+        lambda L: L.FloatTensor([1.0]).tolist(),
+    ],
+)
+@pytest.mark.parametrize("default", ["cuda", "cuda:1"])
+def test_a_cuda_default_device_fails_where_torch_fails(
+    make: Callable[[Any], Any], default: str
+) -> None:
+    def run(L: Any) -> Any:
+        L.set_default_device(default)
+        try:
+            result = make(L)
+        finally:
+            L.set_default_device(None)
+        return str(result)
+
+    ours, theirs = outcome(run, st), outcome(run, require_torch())
+    assert ours[0] == theirs[0]  # the value, or the exception type
+    if isinstance(ours, tuple) and ours[0] == "OK":
+        assert ours == theirs
+
+
+def outcome(run: Callable[[Any], Any], lib: Any) -> tuple[str, str]:
+    """``("OK", value)``, or the exception's type name and message."""
+    try:
+        return "OK", run(lib)
+    except Exception as error:  # noqa: BLE001 - any error is compared
+        return type(error).__name__, str(error)
 
 
 # ---------------------------------------------------------------- inference mode
@@ -333,6 +383,82 @@ def test_out_writes_into_the_given_tensor(
 )
 def test_out_refuses_as_torch(call: Callable[[Any], Any]) -> None:
     same_error(call)
+
+
+# Operations given ``out=`` by one decorator (``accepts_out``), each called
+# on a float and an int input and written into an out of each dtype.
+OUT_UNARY = ["exp", "log", "sqrt", "neg", "abs", "sigmoid", "tanh", "sin", "floor"]
+OUT_UNARY += ["round", "sign", "square", "rsqrt", "reciprocal", "log2", "exp2"]
+OUT_UNARY += ["logical_not", "bitwise_not", "nan_to_num", "expm1", "trunc"]
+OUT_BINARY = ["pow", "maximum", "minimum", "atan2", "remainder", "floor_divide"]
+OUT_BINARY += ["eq", "lt", "ge", "logical_and", "bitwise_and", "true_divide"]
+OUT_OTHER = {
+    "sum": lambda L, x, o: L.sum(x, 0, out=o[0]),
+    "sum_keepdim": lambda L, x, o: L.sum(x, 0, keepdim=True, out=o[0]),
+    "mean": lambda L, x, o: L.mean(x.double(), 1, out=o[0]),
+    "prod": lambda L, x, o: L.prod(x, 0, out=o[0]),
+    "amax": lambda L, x, o: L.amax(x, 0, out=o[0]),
+    "argmax": lambda L, x, o: L.argmax(x, 0, out=o[0]),
+    "cumsum": lambda L, x, o: L.cumsum(x, 0, out=o),
+    "clamp": lambda L, x, o: L.clamp(x, 2, 5, out=o),
+    "where": lambda L, x, o: L.where(x > 2, x, L.zeros(()), out=o),
+    "bmm": lambda L, x, o: L.bmm(x[None], x[None], out=o[None]),
+    "mv": lambda L, x, o: L.mv(x, x[0], out=o[0]),
+    "dot": lambda L, x, o: L.dot(x[0], x[1], out=o[0, 0]),
+    "lerp": lambda L, x, o: L.lerp(x, x * 2, 0.5, out=o),
+    "addcmul": lambda L, x, o: L.addcmul(x, x, x, out=o),
+    "std": lambda L, x, o: L.std(x, 0, out=o[0]),
+    "tril": lambda L, x, o: L.tril(x, out=o),
+    "flip": lambda L, x, o: L.flip(x, [0], out=o),
+    "index_select": lambda L, x, o: L.index_select(x, 0, L.tensor([1]), out=o),
+}
+
+
+def out_call(name: str) -> Callable[[Any, Any, Any], Any]:
+    if name in OUT_UNARY:
+        return lambda L, x, o: getattr(L, name)(x, out=o)
+    if name in OUT_BINARY:
+        return lambda L, x, o: getattr(L, name)(x, x.flip(0), out=o)
+    return OUT_OTHER[name]
+
+
+@pytest.mark.parametrize("name", [*OUT_UNARY, *OUT_BINARY, *OUT_OTHER])
+@pytest.mark.parametrize("source", ["float32", "int64"])
+@pytest.mark.parametrize("target", ["float32", "float64", "int64", "bool"])
+def test_out_casts_or_refuses_as_torch(name: str, source: str, target: str) -> None:
+    """``out=`` takes the result if it can be cast to ``out``'s dtype (some
+    operations want exactly their own dtype), resizes ``out`` if needed, and
+    refuses inputs that require grad: PyTorch's rules, in one place."""
+    call = out_call(name)
+    if source == "float32" and name in ("bitwise_not", "bitwise_and"):
+        return  # no loop for floats, and PyTorch says so after the dtype check
+    if target == "bool" and name in ("prod", "cumsum", "lerp"):
+        return  # PyTorch's bool reductions are kernels of their own
+
+    def run(L: Any) -> str:
+        x = L.tensor([[1.0, 4.0], [9.0, 16.0]], dtype=getattr(L, source))
+        out = L.full((2, 2), 7, dtype=getattr(L, target))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = call(L, x, out)
+        return repr(out) if result is not out and result is not None else repr(result)
+
+    ours, theirs = outcome(run, st), outcome(run, require_torch())
+    assert ours[0] == theirs[0]
+    if ours[0] == "OK":
+        close = [ours[1], theirs[1]]
+        if name in ("sigmoid", "sin", "tanh"):  # one last bit may differ
+            close = [re.sub(r"\d{3}(?=[,\]e])", "", text) for text in close]
+        assert close[0] == close[1]
+
+
+@pytest.mark.parametrize("name", ["exp", "neg", "sum", "clamp", "pow", "where"])
+def test_out_refuses_inputs_that_require_grad(name: str) -> None:
+    call = out_call(name)
+    same_error(
+        lambda L: call(L, L.ones(2, 2, requires_grad=True), L.zeros(2, 2)),
+        match_message=False,
+    )
 
 
 def test_out_of_another_shape_is_resized_with_a_warning() -> None:
@@ -583,3 +709,134 @@ def test_logsumexp_edges(values: list[float]) -> None:
 def test_logsumexp_of_integers_and_of_nothing() -> None:
     assert_same(*both(lambda L: L.logsumexp(L.tensor([1, 2]), 0)))
     assert_same(*both(lambda L: L.zeros(0, 2).logsumexp(0)))
+
+
+# ---------------------------------------------------------------- numbers as inputs
+
+NUMBER_CALLS = {
+    "add": lambda L: L.add(2, 3),
+    "sub": lambda L: L.sub(2, 3.5),
+    "mul": lambda L: L.mul(True, 3),
+    "div": lambda L: L.div(2, 3),
+    "div_floor": lambda L: L.div(7, 2, rounding_mode="floor"),
+    "floor_divide": lambda L: L.floor_divide(7, 2),
+    "true_divide": lambda L: L.true_divide(1, 4),
+    "add_alpha": lambda L: L.add(2, 3, alpha=2),
+    "pow": lambda L: L.pow(2, 3),
+    "eq": lambda L: L.eq(2, 3),
+    "lt": lambda L: L.lt(2.0, 3),
+    "remainder": lambda L: L.remainder(7, 2),
+    "bitwise_and": lambda L: L.bitwise_and(6, 3),
+    "bitwise_left_shift": lambda L: L.bitwise_left_shift(1, 3),
+    "exp": lambda L: L.exp(2.5),
+    "sum": lambda L: L.sum(2.5),
+    "neg": lambda L: L.neg(2),
+    "matmul": lambda L: L.matmul(2, 3),
+    "maximum": lambda L: L.maximum(2, 3),
+    "atan2": lambda L: L.atan2(1.0, 2.0),
+    "clamp": lambda L: L.clamp(2.5, 0, 1),
+    "reshape": lambda L: L.reshape(2.5, (1,)),
+    "cumsum": lambda L: L.cumsum(2, 0),
+    "argmax": lambda L: L.argmax(2.5),
+    "isnan": lambda L: L.isnan(2.5),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMBER_CALLS))
+def test_python_numbers_as_inputs_as_in_torch(name: str) -> None:
+    """The arithmetic operators accept two numbers (a 0-d result); the
+    other operations refuse a number where a tensor is needed, with a
+    TypeError, never an error from inside the engine."""
+    call = NUMBER_CALLS[name]
+    ours, theirs = (
+        outcome(lambda L: repr(call(L)), st),
+        outcome(lambda L: repr(call(L)), require_torch()),
+    )
+    assert ours[0] == theirs[0]
+    if ours[0] == "OK":
+        assert ours == theirs
+
+
+def test_python_numbers_without_torch() -> None:
+    assert st.add(2, 3).tolist() == 5 and st.add(2, 3).dtype is st.int64
+    assert st.div(1, 4).item() == 0.25
+    with pytest.raises(TypeError, match="must be Tensor, not float"):
+        st.exp(2.5)
+    with pytest.raises(TypeError):
+        st.eq(2, 3)
+
+
+# ---------------------------------------------------------------- outer and norms
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.outer(L.ones(2, 2), L.ones(2)),
+        lambda L: L.outer(L.ones(2), L.ones(())),
+        lambda L: L.outer(L.ones(2), 3),
+        lambda L: L.linalg.vector_norm(L.tensor([1, 2])),
+        lambda L: L.linalg.vector_norm(L.ones(2, 2), dim=2),
+        lambda L: L.norm(L.ones(2, 2), dim=(0, 0)),
+    ],
+)
+def test_outer_and_norm_refuse_as_torch(call: Callable[[Any], Any]) -> None:
+    same_error(call, match_message=False)
+
+
+def test_outer_promotes_and_norms_without_torch() -> None:
+    product = st.outer(st.tensor([1, 2]), st.tensor([0.5, 1.0, 2.0]))
+    assert product.dtype is st.float32
+    assert product.tolist() == [[0.5, 1.0, 2.0], [1.0, 2.0, 4.0]]
+    x = st.tensor([3.0, -4.0], requires_grad=True)
+    norm = st.linalg.vector_norm(x)
+    norm.backward()
+    assert norm.item() == 5.0
+    assert x.grad.allclose(st.tensor([0.6, -0.8]))
+    assert st.norm(x, p=1).item() == 7.0
+    assert st.linalg.vector_norm(x, float("inf")).item() == 4.0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.cumprod(L.tensor([1, 2, 3]), 0).tolist(),
+        lambda L: L.cumprod(L.tensor([True, True]), 0).tolist(),
+        lambda L: L.cumprod(L.tensor([1, 2], dtype=L.int32), 0).dtype,
+        lambda L: L.cumprod(L.tensor([1.5, 2.0]), 0, dtype=L.float64).tolist(),
+        lambda L: L.cumprod(L.ones(2, 2), 2),
+        lambda L: L.cumprod(L.ones(2, dtype=L.uint16), 0).tolist(),
+        lambda L: L.cumprod(L.ones(2, dtype=L.float8_e5m2), 0),
+    ],
+)
+def test_cumprod_dtypes_and_errors_as_torch(call: Callable[[Any], Any]) -> None:
+    ours, theirs = outcome(call, st), outcome(call, require_torch())
+    assert ours[0] == theirs[0]
+    if ours[0] == "OK":
+        assert str(ours[1]) == str(theirs[1])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x, s, i: L.index_add(x, 0, i, s.double()),
+        lambda L, x, s, i: L.index_add(x, 0, i.float(), s),
+        lambda L, x, s, i: L.index_add(x, 0, i[None], s),
+        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0, 3]), s),
+        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0, -1]), s),
+        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0]), s),
+        lambda L, x, s, i: L.index_add(x, 0, i, L.ones(2, 3)),
+        lambda L, x, s, i: L.index_add(x, 2, i, s),
+        lambda L, x, s, i: L.index_add(x, 0, i.int(), s).tolist(),
+        lambda L, x, s, i: L.index_add(x.long(), 0, i, s.long(), alpha=2.5).tolist(),
+        lambda L, x, s, i: L.index_add(L.zeros(()), 0, i[:1], L.tensor(5.0)).tolist(),
+        lambda L, x, s, i: x.index_add_(0, i, s).tolist(),
+    ],
+)
+def test_index_add_values_and_errors_as_torch(call: Callable[..., Any]) -> None:
+    def run(L: Any) -> Any:
+        x, s = L.zeros(3, 2), L.tensor([[1.0, 2.0], [3.0, 4.0]])
+        return call(L, x, s, L.tensor([0, 2]))
+
+    ours, theirs = outcome(run, st), outcome(run, require_torch())
+    assert ours == theirs

@@ -15,7 +15,14 @@ from slowtorch_lib._tensor_kernels import (
     binary,
     unary,
 )
-from slowtorch_lib.ops.common import no_loop, not_implemented, result_type
+from slowtorch_lib.ops.common import (
+    accepts_out,
+    check_some_tensor,
+    no_loop,
+    not_implemented,
+    result_type,
+    tensor_input,
+)
 
 __all__ = [
     "bitwise_and",
@@ -31,22 +38,26 @@ def _bitwise(
     kernel: str, function: Any, input: TensorOrScalar, other: TensorOrScalar
 ) -> Tensor:
     """A bitwise operation: on the bits of integers, logical on bools."""
+    check_some_tensor(kernel.removesuffix("_cpu"), input, other)
     d = result_type(input, other)
     if d.is_floating_point:
         raise no_loop(kernel, d, input, other)
     return binary(function, input, other, d)
 
 
+@accepts_out
 def bitwise_and(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input & other``: bitwise AND of integers, logical AND of bools."""
     return _bitwise("bitwise_and_cpu", operator.and_, input, other)
 
 
+@accepts_out
 def bitwise_or(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input | other``: bitwise OR of integers, logical OR of bools."""
     return _bitwise("bitwise_or_cpu", operator.or_, input, other)
 
 
+@accepts_out
 def bitwise_xor(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input ^ other``: bitwise XOR of integers, logical XOR of bools."""
     return _bitwise("bitwise_xor_cpu", operator.xor, input, other)
@@ -56,6 +67,7 @@ def _shift(
     kernel: str, function: Any, input: TensorOrScalar, other: TensorOrScalar
 ) -> Tensor:
     """A shift of the bits of integers (bools and floats have no kernel)."""
+    check_some_tensor(kernel.removesuffix("_cpu"), input, other)
     d = result_type(input, other)
     if d.category != dtypes.INT_CATEGORY:
         raise no_loop(kernel, d, input, other)
@@ -84,6 +96,8 @@ def bitwise_right_shift(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     return _shift("rshift_cpu", _shift_right_scalar, input, other)
 
 
+@accepts_out
+@tensor_input
 def bitwise_not(input: Tensor) -> Tensor:
     """Flips every bit of an integer (``~5 == -6``); logical NOT of a bool."""
     if input.dtype.is_floating_point:

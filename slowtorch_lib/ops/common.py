@@ -16,8 +16,10 @@ from typing import Any, TypeVar
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._strides import broadcast_shapes
+from slowtorch_lib._storage import Storage
+from slowtorch_lib._strides import broadcast_shapes, contiguous_strides, numel
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
+from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE, no_grad
 from slowtorch_lib.autograd.history import check_inplace
@@ -79,11 +81,6 @@ def no_loop(kernel: str, d: dtype, *operands: TensorOrScalar) -> NotImplementedE
     return not_implemented(kernel, d)
 
 
-def not_implemented(kernel: str, d: dtype) -> NotImplementedError:
-    """PyTorch's error for a dtype that an operation has no loop for."""
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
-
-
 def check_inplace_result(target: Tensor, other: TensorOrScalar) -> None:
     """Checks, before computing, that ``target op= other`` can be stored.
 
@@ -143,24 +140,95 @@ def check_tensor(name: str, other: Any, position: int = 2) -> None:
         )
 
 
-# The operations whose ``out=`` must have exactly the result's dtype.
-EXACT_OUT_DTYPE = ("mm", "matmul")
+def tensor_input(function: F) -> F:
+    """Refuses a first argument that is not a tensor, as PyTorch's argument
+    parser does: ``torch.exp(2.5)`` is a TypeError, not an error from inside
+    the operation."""
+    name = function.__name__
+
+    @functools.wraps(function)
+    def operation(input: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                f"{type(input).__name__}"
+            )
+        return function(input, *args, **kwargs)
+
+    return operation  # type: ignore[return-value]
+
+
+def check_some_tensor(name: str, *operands: Any) -> None:
+    """Refuses an operation on Python numbers alone, which PyTorch has no
+    form of (``torch.eq(2, 3)``; ``torch.add(2, 3)`` it has)."""
+    if not any(isinstance(operand, Tensor) for operand in operands):
+        got = ", ".join(type(operand).__name__ for operand in operands)
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got ({got})"
+        )
+
+
+# The operations whose ``out=`` must have exactly the result's dtype, and
+# the words of PyTorch's refusal ({d}: the result's dtype, {out}: out's);
+# the others cast into ``out`` if they can.
+EXACT = "Expected out tensor to have dtype {d.cpp_type_name}, but got "
+EXACT += "{out.cpp_type_name} instead"
+SAME = "Found dtype {out.c_name} but expected {d.c_name}"
+OUT_DTYPE_REFUSALS = {
+    **dict.fromkeys(("mm", "matmul", "bmm", "mv", "dot"), EXACT),
+    **dict.fromkeys(("argmax", "argmin", "tril", "triu"), EXACT),
+    **dict.fromkeys(("neg", "abs", "floor", "ceil", "round", "trunc"), SAME),
+    **dict.fromkeys(("sign", "clamp", "bitwise_not"), SAME),
+    **dict.fromkeys(
+        ("amax", "amin"),
+        "Expected the dtype for input and out to match, but got {d.c_name} for "
+        "input's dtype and {out.c_name} for out's dtype.",
+    ),
+    "where": "Expected out type to be {d.c_name} but got {out.c_name}",
+    "index_select": "index_select(): self and result must have the same scalar type",
+    "nan_to_num": "nan_to_num: dtype of out: {out.c_name} should be same as "
+    "input: {d.c_name}",
+}
+# The reductions that compute in ``out``'s dtype.
+OUT_SETS_DTYPE = ("sum", "prod", "cumsum", "cumprod")
 
 
 def accepts_out(function: F) -> F:
     """Gives an operation PyTorch's ``out=`` keyword: ``add(a, b, out=c)``.
 
     The result is computed as usual, then written into ``out`` (see
-    :func:`write_out`), and ``out`` is returned.
+    :func:`write_out`), and ``out`` is returned. A sum, product or running
+    sum is computed in ``out``'s dtype, as if given ``dtype=out.dtype``.
     """
+    name = function.__name__
 
     @functools.wraps(function)
     def operation(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
         if out is None:
             return function(*args, **kwargs)
-        return write_out(function.__name__, function(*args, **kwargs), out)
+        if name in OUT_SETS_DTYPE and kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        return write_out(name, function(*args, **kwargs), out)
 
     return operation  # type: ignore[return-value]
+
+
+def _check_out_dtype(name: str, d: dtype, out: dtype) -> None:
+    """Refuses ``out`` of another dtype, for the operations that must
+    write their own (:data:`OUT_DTYPE_REFUSALS`)."""
+    if out is not d and name in OUT_DTYPE_REFUSALS:
+        raise RuntimeError(OUT_DTYPE_REFUSALS[name].format(d=d, out=out))
+
+
+def _resize(out: Tensor, shape: tuple[int, ...]) -> None:
+    """``out`` made row-major of ``shape``, as PyTorch's ``resize_``: in its
+    own storage if that has room from its offset (so that a view's base
+    sees what is written), else in new zeroed storage."""
+    needed = numel(shape)
+    if out._offset + needed > len(out._storage):
+        out._storage = Storage([0] * needed, out.dtype)
+        out._offset = 0
+    out._shape, out._stride = shape, contiguous_strides(shape)
 
 
 def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
@@ -178,11 +246,7 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
             f"{name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
-    if name in EXACT_OUT_DTYPE and out.dtype is not result.dtype:
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {result.dtype.cpp_type_name}, but "
-            f"got {out.dtype.cpp_type_name} instead"
-        )
+    _check_out_dtype(name, result.dtype, out.dtype)
     if not dtypes.can_cast(result.dtype, out.dtype):
         raise RuntimeError(
             f"result type {result.dtype.c_name} can't be cast to the desired "
@@ -197,13 +261,8 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
                 UserWarning,
                 stacklevel=3,
             )
-        fresh = result.to(out.dtype).contiguous()
-        if fresh is result:
-            fresh = result.clone()
         out._check_inplace()
-        out._storage, out._shape = fresh._storage, fresh._shape
-        out._stride, out._offset = fresh._stride, 0
-        return out
+        _resize(out, result._shape)
     with no_grad():
         out.copy_(result)
     return out

@@ -16,7 +16,13 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._tensor import Tensor, TensorOrScalar
 from slowtorch_lib._tensor_kernels import binary, unary
-from slowtorch_lib.ops.common import check_tensor, result_type
+from slowtorch_lib.ops.common import (
+    accepts_out,
+    check_some_tensor,
+    check_tensor,
+    result_type,
+    tensor_input,
+)
 
 __all__ = [
     "allclose",
@@ -59,6 +65,7 @@ def _closeness(rtol: float, atol: float, equal_nan: bool) -> Any:
     return close
 
 
+@tensor_input
 def isclose(
     input: Tensor,
     other: Tensor,
@@ -79,6 +86,7 @@ def isclose(
     return binary(close, input, other, input.dtype, dtypes.bool_)
 
 
+@tensor_input
 def allclose(
     input: Tensor,
     other: Tensor,
@@ -91,6 +99,7 @@ def allclose(
     return all(isclose(input, other, rtol, atol, equal_nan)._values())
 
 
+@tensor_input
 def equal(input: Tensor, other: Tensor) -> bool:
     """Whether both tensors have the same shape and the same values.
 
@@ -99,12 +108,14 @@ def equal(input: Tensor, other: Tensor) -> bool:
     """
     if input._shape != other._shape:
         return False
-    same = binary(lambda a, b: a == b, input, other, result_type(input, other))
+    d = result_type(input, other)
+    same = binary(operator.eq, input, other, d, dtypes.bool_)
     return all(same._values())
 
 
 def _comparison(function: Any) -> Any:
     def compare(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
+        check_some_tensor(function.__name__, input, other)
         return binary(function, input, other, result_type(input, other), dtypes.bool_)
 
     compare.__name__ = function.__name__
@@ -112,29 +123,33 @@ def _comparison(function: Any) -> Any:
     return compare
 
 
-eq = _comparison(operator.eq)
+eq = accepts_out(_comparison(operator.eq))
 
 
-ne = _comparison(operator.ne)
+ne = accepts_out(_comparison(operator.ne))
 
 
-lt = _comparison(operator.lt)
+lt = accepts_out(_comparison(operator.lt))
 
 
-le = _comparison(operator.le)
+le = accepts_out(_comparison(operator.le))
 
 
-gt = _comparison(operator.gt)
+gt = accepts_out(_comparison(operator.gt))
 
 
-ge = _comparison(operator.ge)
+ge = accepts_out(_comparison(operator.ge))
 
 
+@accepts_out
+@tensor_input
 def logical_not(input: Tensor) -> Tensor:
     """True where ``input`` is zero (``~mask`` for a bool tensor)."""
     return unary(operator.not_, input, dtypes.bool_)
 
 
+@accepts_out
+@tensor_input
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
     """True where both are non-zero."""
     check_tensor("logical_and", other)
@@ -147,6 +162,8 @@ def logical_and(input: Tensor, other: Tensor) -> Tensor:
     )
 
 
+@accepts_out
+@tensor_input
 def logical_or(input: Tensor, other: Tensor) -> Tensor:
     """True where either is non-zero."""
     check_tensor("logical_or", other)
@@ -159,6 +176,8 @@ def logical_or(input: Tensor, other: Tensor) -> Tensor:
     )
 
 
+@accepts_out
+@tensor_input
 def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     """True where exactly one is non-zero."""
     check_tensor("logical_xor", other)
@@ -171,16 +190,19 @@ def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     )
 
 
+@tensor_input
 def isnan(input: Tensor) -> Tensor:
     """True where an element is ``nan`` (never, for integers and bools)."""
     return unary(math.isnan, input, dtypes.bool_)
 
 
+@tensor_input
 def isinf(input: Tensor) -> Tensor:
     """True where an element is ``inf`` or ``-inf``."""
     return unary(math.isinf, input, dtypes.bool_)
 
 
+@tensor_input
 def isfinite(input: Tensor) -> Tensor:
     """True where an element is neither infinite nor ``nan``."""
     return unary(math.isfinite, input, dtypes.bool_)

@@ -21,7 +21,7 @@ from slowtorch_lib._tensor_kernels import (
     expanded_values,
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import wrapped_number
+from slowtorch_lib.ops.common import tensor_input, wrapped_number
 
 __all__ = [
     "clone",
@@ -40,6 +40,7 @@ class Clone(Function):
         return grad_output
 
 
+@tensor_input
 def clone(input: Tensor) -> Tensor:
     """A copy of ``input`` with its own storage."""
     return Clone.apply(input)

@@ -18,7 +18,12 @@ from slowtorch_lib._tensor_kernels import (
     broadcast_map,
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import not_implemented, result_type
+from slowtorch_lib.ops.common import (
+    accepts_out,
+    not_implemented,
+    result_type,
+    tensor_input,
+)
 
 __all__ = [
     "addcdiv",
@@ -56,6 +61,8 @@ class Addcmul(Function):
         return grad_output, grad_output * tensor2 * value, grad_output * tensor1 * value
 
 
+@accepts_out
+@tensor_input
 def addcmul(
     input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1
 ) -> Tensor:
@@ -103,6 +110,8 @@ class Addcdiv(Function):
         return grad_output, grad_tensor1, grad_tensor2
 
 
+@accepts_out
+@tensor_input
 def addcdiv(
     input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1
 ) -> Tensor:
@@ -186,6 +195,8 @@ class LerpTensor(Function):
         )
 
 
+@accepts_out
+@tensor_input
 def lerp(input: Tensor, end: Tensor, weight: TensorOrScalar) -> Tensor:
     """Linear interpolation: ``input + weight * (end - input)``.
 

@@ -17,7 +17,7 @@ along ``dim`` to the indexed element adds ``index * stride[dim]``.
 from __future__ import annotations
 
 import operator
-from itertools import compress, repeat
+from itertools import compress, product, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -31,11 +31,13 @@ from slowtorch_lib._strides import (
     position_list,
 )
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib._tensor_kernels import expanded_values
+from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import accepts_out, tensor_input
 
 __all__ = [
     "gather",
+    "index_add",
     "index_select",
     "masked_select",
     "nonzero",
@@ -236,6 +238,8 @@ def _check_same_ndim(index: Tensor, other: Tensor, name: str) -> None:
         )
 
 
+@accepts_out
+@tensor_input
 def gather(
     input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False
 ) -> Tensor:
@@ -253,6 +257,10 @@ def gather(
     _check_is_tensor("gather", index)
     dim = normalize_dim(dim, input.dim())
     _check_index_dtype("gather", index)
+    kernel = (
+        "gather_expanded_index" if input.dtype.float8 else "scatter_gather_tensor_cpu"
+    )
+    check_loop(kernel, input.dtype, elements=index.numel())
     _check_same_ndim(index, input, "input")
     index_shape, input_shape = _layout(index)[0], _layout(input)[0]
     for d, (i, s) in enumerate(zip(index_shape, input_shape)):
@@ -398,6 +406,7 @@ def _check_scatter(
     return dim
 
 
+@tensor_input
 def scatter(
     input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None
 ) -> Tensor:
@@ -424,6 +433,7 @@ def scatter(
     return ScatterValue.apply(input, dim=dim, index=index, value=src)
 
 
+@tensor_input
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of ``input`` with ``src`` added where ``index`` points.
 
@@ -487,6 +497,8 @@ class IndexSelect(Function):
         return scatter_add(_zeros(shape, grad_output), dim, spread, grad_output)
 
 
+@accepts_out
+@tensor_input
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` along ``dim`` at the positions in ``index``
     (a 1-d int64 tensor): ``index_select(x, 0, tensor([2, 0]))`` is rows 2
@@ -541,6 +553,7 @@ class MaskedSelect(Function):
         return scatter(flat, 0, places, grad_output).reshape(ctx.shape)
 
 
+@tensor_input
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements of ``input`` where the bool ``mask`` is true, in row-major
     order, as a 1-d tensor (``input`` and ``mask`` broadcast together).
@@ -559,6 +572,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     return MaskedSelect.apply(input, mask=mask)
 
 
+@tensor_input
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """The coordinates of the non-zero elements (``nan`` counts as non-zero).
 
@@ -567,6 +581,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     per dimension instead (a 0-d input counts as 1-d), ready to index with:
     ``x[x.nonzero(as_tuple=True)]``.
     """
+    check_loop("nonzero_count_cpu", input.dtype)
     values = input._values()
     hits = list(compress(range(len(values)), values))
     shape = input._shape or (1,)
@@ -582,3 +597,104 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
         return from_values([], (len(hits), 0), dtypes.int64)
     rows = [value for row in zip(*columns) for value in row]
     return from_values(rows, (len(hits), len(shape)), dtypes.int64)
+
+
+# ----------------------------------------------------------------------
+# index_add
+# ----------------------------------------------------------------------
+
+
+class IndexAdd(Function):
+    """``x`` with ``alpha * source`` added to the slices that ``index``
+    names along ``dim`` (a slice named twice gets both).
+
+    Derivatives: the gradient of ``x`` is ``grad_output`` itself; that of
+    ``source`` is ``alpha`` times the slices of ``grad_output`` it was
+    added to (an ``index_select``).
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        source: Tensor,
+        *,
+        dim: int,
+        index: Tensor,
+        alpha: Any,
+    ) -> Tensor:
+        ctx.save_for_backward(index)
+        ctx.dim, ctx.alpha = dim, alpha
+        values = x._values()
+        shape = x._shape or (1,)
+        strides = contiguous_strides(shape)
+        picks = index._values()
+        scale = cast_scalar(alpha, x.dtype)
+        added = source._values()
+        for flat, where in enumerate(product(*map(range, source._shape or (1,)))):
+            position = sum(i * st for i, st in zip(where, strides))
+            position += (picks[where[dim]] - where[dim]) * strides[dim]
+            values[position] += scale * added[flat]
+        return from_values(values, x._shape, x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
+        (index,) = ctx.saved_tensors
+        picked = index_select(grad_output, ctx.dim, index)
+        return grad_output, picked if ctx.alpha == 1 else picked * ctx.alpha
+
+
+@tensor_input
+def index_add(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
+) -> Tensor:
+    """``input`` with ``alpha * source[..., i, ...]`` added to the slice
+    ``index[i]`` along ``dim``, for each ``i``.
+
+    Raises:
+        IndexError: If ``dim`` is out of range or ``index`` is not 1-d.
+        RuntimeError: If ``index`` is not int64 or int32, ``source`` has
+            another dtype, or the shapes or indices do not fit.
+    """
+    dim = normalize_dim(dim, input.dim())
+    _check_index_add(input, dim, index, source)
+    return IndexAdd.apply(input, source, dim=dim, index=index, alpha=alpha)
+
+
+def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
+    """PyTorch's checks of ``index_add``, in its order and words."""
+    if index.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(
+            "index_add_(): Expected dtype int32/int64 for index but got: "
+            f"{index.dtype.c_name}"
+        )
+    if index.dim() > 1:
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: "
+            f"{index.dim()} with type: {index.dtype.c_name} and size: "
+            f"{list(index._shape)}"
+        )
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({input.dtype.c_name}) and source "
+            f"({source.dtype.c_name}) must have the same scalar type"
+        )
+    along = source._shape[dim] if source._shape else 1
+    if index.numel() != along:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({index.numel()}) should be equal to "
+            f"source.size(dim): ({along}), for dim: {dim}"
+        )
+    others = [s for d, s in enumerate(input._shape) if d != dim]
+    if others != [s for d, s in enumerate(source._shape) if d != dim]:
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the "
+            f"specified dimension. Got self.shape = {list(input._shape)} "
+            f"source.shape = {list(source._shape)}"
+        )
+    size = input._shape[dim] if input._shape else 1
+    for pick in index._values():
+        if not 0 <= pick < size:
+            raise RuntimeError(
+                f"index {pick} is out of bounds for dimension {dim} with size {size}"
+            )

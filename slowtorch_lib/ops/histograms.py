@@ -16,6 +16,7 @@ from typing import Any
 
 from slowtorch_lib._creation import linspace_points
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.return_types import HistogramResult
 
 __all__ = ["histc", "histogram"]
@@ -74,6 +75,7 @@ def _check_bins(bins: int) -> None:
         )
 
 
+@tensor_input
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     """Counts of ``input``'s values in ``bins`` equal bins over ``[min, max]``
     (the data's own range when both are 0), in ``input``'s dtype.
@@ -90,6 +92,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     return from_values(_even_counts(values, bins, low, high), (bins,), input.dtype)
 
 
+@tensor_input
 def histogram(
     input: Tensor,
     bins: int | Tensor = 100,

@@ -463,7 +463,9 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
         return
     target._check_inplace(overlap_ok=True)  # before the indices, as PyTorch
     if value.dtype is not target.dtype and value.numel() == 1 and _one_mask(index):
-        value = value.to(target.dtype)  # x[mask] = v is masked_fill: v is cast
+        # x[mask] = v is masked_fill: v is range-checked, then cast.
+        checked_fill(value.item(), target.dtype)
+        value = value.to(target.dtype)
     # PyTorch checks the value's shape, then its dtype, then the indices.
     shape = _result_shape(target, advanced)
     stripped = _strip_leading_ones(value)

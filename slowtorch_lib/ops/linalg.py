@@ -13,12 +13,19 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib._tensor_kernels import expanded_values
+from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import accepts_out, not_implemented, result_type
+from slowtorch_lib.ops import pointwise
+from slowtorch_lib.ops.common import (
+    accepts_out,
+    not_implemented,
+    result_type,
+    tensor_input,
+)
+from slowtorch_lib.ops.reduction import vector_norm as vector_norm  # linalg's
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
-__all__ = ["bmm", "dot", "matmul", "mm", "mv"]
+__all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
 
 
 def matrix_product(
@@ -41,7 +48,7 @@ def matrix_product(
     return [sum(map(mul, row, column)) for row in rows for column in columns]
 
 
-# The kernel each product's message names when it has no loop for bools.
+# The kernel each product's message names when it has no loop for a dtype.
 BOOL_KERNELS = {
     "mm": "addmm_impl_cpu_",
     "mv": "addmv_impl_cpu",
@@ -60,6 +67,7 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str = "mm") -> None:
         empty = a.numel() == 0 or b.numel() == 0
         if a.dtype is dtypes.bool_ and (op == "dot" or not empty):
             raise not_implemented(BOOL_KERNELS[op], a.dtype)
+        check_loop(BOOL_KERNELS[op], a.dtype, ("float8",), a.numel() * b.numel())
         return
     first, second = a.dtype.c_name, b.dtype.c_name
     if op == "mm":
@@ -241,24 +249,56 @@ class Dot(Function):
 
 
 @accepts_out
+@tensor_input
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The matrix product of two 2-d tensors."""
     return Mm.apply(input, mat2)
 
 
+@accepts_out
+@tensor_input
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix products of two batches of matrices (3-d tensors)."""
     return Bmm.apply(input, mat2)
 
 
+@accepts_out
+@tensor_input
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """A matrix times a vector."""
     return Mv.apply(input, vec)
 
 
+@accepts_out
+@tensor_input
 def dot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two vectors."""
     return Dot.apply(input, other)
+
+
+@accepts_out
+@tensor_input
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product of two vectors: ``out[i][j] = input[i] * vec2[j]``.
+
+    Written as PyTorch writes it, a column times a row, so the graph is
+    the same: ``MulBackward0`` after ``ViewBackward0``, and the operands
+    promote as in a product.
+
+    Raises:
+        RuntimeError: If either operand is not 1-d.
+    """
+    if not isinstance(vec2, Tensor):
+        raise TypeError(
+            f"outer(): argument 'vec2' (position 2) must be Tensor, not "
+            f"{type(vec2).__name__}"
+        )
+    for name, vector in (("self", input), ("vec2", vec2)):
+        if vector.dim() != 1:
+            raise RuntimeError(
+                f"outer: Expected 1-D argument {name}, but got {vector.dim()}-D"
+            )
+    return pointwise.mul(reshape(input, (-1, 1)), vec2)
 
 
 class SqueezeAfterMatmul(Function):
@@ -277,6 +317,7 @@ class SqueezeAfterMatmul(Function):
 
 
 @accepts_out
+@tensor_input
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """The matrix product, for every combination of dimensions PyTorch accepts.
 
@@ -435,6 +476,7 @@ class Addmm(Function):
         return grad_bias, grad_m1, grad_m2
 
 
+@accepts_out
 def addmm(
     input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
 ) -> Tensor:

@@ -33,7 +33,7 @@ from slowtorch_lib._kernels import (
     ieee_pow,
     ieee_sqrt,
 )
-from slowtorch_lib._tensor import Tensor, TensorOrScalar
+from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
     contiguous_copy,
@@ -43,11 +43,13 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
     accepts_out,
     check_alpha,
+    check_some_tensor,
     float_type,
     is_bool,
     no_loop,
     not_implemented,
     result_type,
+    tensor_input,
 )
 from slowtorch_lib.ops.comparison import isfinite
 from slowtorch_lib.ops.rounding import RoundedDiv
@@ -191,6 +193,7 @@ class Rsub(Function):
         return -grad_output if ctx.alpha == 1 else grad_output * -ctx.alpha
 
 
+@tensor_input
 def rsub(input: Tensor, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input`` (what ``2 - x`` calls)."""
     if isinstance(other, Tensor):
@@ -310,6 +313,7 @@ def div(
     )
 
 
+@accepts_out
 def true_divide(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input / other``: :func:`div` without a rounding mode."""
     return Div.apply(input, other)
@@ -336,6 +340,8 @@ class Neg(Function):
         return -grad_output
 
 
+@accepts_out
+@tensor_input
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
     return Neg.apply(input)
@@ -362,7 +368,13 @@ def _power(base: TensorOrScalar, exponent: TensorOrScalar, d: dtype) -> Tensor:
 
     ``x ** 0.5`` and ``x ** -0.5`` are square roots, as in PyTorch (so that
     ``(-inf) ** 0.5`` is ``nan``, where C's ``pow`` would say ``inf``).
+    ``x ** 0`` and ``x ** 1`` need no loop in PyTorch (ones, a copy), so
+    the types with few kernels have them too.
     """
+    if isinstance(base, Tensor) and d.unpromotable and base.dtype is d:
+        if not isinstance(exponent, Tensor) and exponent in (0, 1):
+            ones = from_values([1] * base.numel(), base._shape, d)
+            return ones if exponent == 0 else contiguous_copy(base)
     if (
         isinstance(base, Tensor)
         and not isinstance(exponent, Tensor)
@@ -467,13 +479,14 @@ class RPowScalar(Function):
         return grad_output * result * ieee_log(ctx.base)
 
 
+@accepts_out
 def pow(input: TensorOrScalar, exponent: TensorOrScalar) -> Tensor:
     """``input ** exponent``; either side may be a Python number."""
+    check_some_tensor("pow", input, exponent)
     if isinstance(input, Tensor) and isinstance(exponent, Tensor):
         return PowTensor.apply(input, exponent)
     if isinstance(input, Tensor):
         return PowScalar.apply(input, exponent=exponent)
-    assert isinstance(exponent, Tensor)
     return RPowScalar.apply(exponent, base=input)
 
 
@@ -493,6 +506,8 @@ class Abs(Function):
         return grad_output * sign(x)
 
 
+@accepts_out
+@tensor_input
 def abs(input: Tensor) -> Tensor:
     """``|input|``."""
     return Abs.apply(input)
@@ -519,6 +534,8 @@ def _sign_scalar(v: Any) -> Any:
     return (v > 0) - (v < 0)
 
 
+@accepts_out
+@tensor_input
 def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of each element."""
     return Sign.apply(input)
@@ -539,6 +556,8 @@ class Exp(Function):
         return grad_output * result
 
 
+@accepts_out
+@tensor_input
 def exp(input: Tensor) -> Tensor:
     """``e ** input``."""
     return Exp.apply(input)
@@ -558,6 +577,8 @@ class Log(Function):
         return grad_output / x
 
 
+@accepts_out
+@tensor_input
 def log(input: Tensor) -> Tensor:
     """The natural logarithm."""
     return Log.apply(input)
@@ -586,6 +607,8 @@ def _log1p_scalar(value: float) -> float:
     return -math.inf if value == -1 else math.nan
 
 
+@accepts_out
+@tensor_input
 def log1p(input: Tensor) -> Tensor:
     """``log(1 + input)``, accurate where ``input`` is tiny."""
     return Log1p.apply(input)
@@ -606,6 +629,8 @@ class Sqrt(Function):
         return grad_output / (result * 2)
 
 
+@accepts_out
+@tensor_input
 def sqrt(input: Tensor) -> Tensor:
     """The square root."""
     return Sqrt.apply(input)
@@ -631,11 +656,15 @@ class Rsqrt(Function):
         return grad_output * (result * result * result) * -0.5
 
 
+@accepts_out
+@tensor_input
 def rsqrt(input: Tensor) -> Tensor:
     """``1 / sqrt(input)``."""
     return Rsqrt.apply(input)
 
 
+@accepts_out
+@tensor_input
 def square(input: Tensor) -> Tensor:
     """``input ** 2`` (recorded as ``PowBackward0``, as in PyTorch)."""
     return PowScalar.apply(input, exponent=2)
@@ -656,6 +685,8 @@ class Reciprocal(Function):
         return grad_output * -(result * result)
 
 
+@accepts_out
+@tensor_input
 def reciprocal(input: Tensor) -> Tensor:
     """``1 / input``."""
     return Reciprocal.apply(input)
@@ -676,6 +707,8 @@ class Tanh(Function):
         return grad_output * (1 - result * result)
 
 
+@accepts_out
+@tensor_input
 def tanh(input: Tensor) -> Tensor:
     """The hyperbolic tangent."""
     return Tanh.apply(input)
@@ -707,6 +740,8 @@ class Sigmoid(Function):
         return grad_output * result * (1 - result)
 
 
+@accepts_out
+@tensor_input
 def sigmoid(input: Tensor) -> Tensor:
     """The logistic function ``1 / (1 + e^-input)``."""
     return Sigmoid.apply(input)
@@ -735,6 +770,7 @@ class Relu(Function):
         return where(result <= 0, 0.0, grad_output)
 
 
+@tensor_input
 def relu(input: Tensor) -> Tensor:
     """``max(input, 0)``."""
     return Relu.apply(input)
@@ -777,6 +813,8 @@ class NanToNum(Function):
         return where(isfinite(x), grad_output, 0.0)
 
 
+@accepts_out
+@tensor_input
 def nan_to_num(
     input: Tensor,
     nan: float = 0.0,
@@ -806,6 +844,8 @@ class Log10(Function):
         return grad_output / (x * math.log(10))
 
 
+@accepts_out
+@tensor_input
 def log10(input: Tensor) -> Tensor:
     """The base-10 logarithm."""
     return Log10.apply(input)
@@ -825,6 +865,8 @@ class Log2(Function):
         return grad_output / (x * math.log(2))
 
 
+@accepts_out
+@tensor_input
 def log2(input: Tensor) -> Tensor:
     """The base-2 logarithm."""
     return Log2.apply(input)
@@ -850,6 +892,8 @@ class Exp2(Function):
         return grad_output * result * math.log(2)
 
 
+@accepts_out
+@tensor_input
 def exp2(input: Tensor) -> Tensor:
     """``2 ** input``."""
     return Exp2.apply(input)
@@ -870,6 +914,8 @@ class Expm1(Function):
         return grad_output * (result + 1)
 
 
+@accepts_out
+@tensor_input
 def expm1(input: Tensor) -> Tensor:
     """``e ** input - 1``, accurate where ``input`` is tiny."""
     return Expm1.apply(input)

@@ -19,7 +19,9 @@ from typing import Any
 
 from slowtorch_lib._strides import normalize_dim, normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import accepts_out, tensor_input
 
 __all__ = ["flip", "roll", "tril", "triu"]
 
@@ -59,6 +61,7 @@ class Flip(Function):
         return flip(grad_output, ctx.dims)
 
 
+@tensor_input
 def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
     """A copy of ``input`` with the order of elements reversed along ``dims``.
 
@@ -66,6 +69,7 @@ def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
         IndexError: If a dim is out of range.
         RuntimeError: If a dim is repeated.
     """
+    check_loop("flip_cpu", input.dtype, elements=input.numel())
     return Flip.apply(input, dims=normalize_dims(dims, input.dim()))
 
 
@@ -106,6 +110,7 @@ def _plain_steps(x: Tensor) -> list[list[int]]:
     ]
 
 
+@tensor_input
 def roll(
     input: Tensor,
     shifts: int | Sequence[int],
@@ -241,6 +246,8 @@ def _check_matrix(name: str, input: Tensor) -> None:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
 
+@accepts_out
+@tensor_input
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of each matrix: element ``(i, j)`` is kept if
     ``j - i <= diagonal``, else 0 (``diagonal=0`` keeps the main diagonal).
@@ -249,9 +256,12 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
         RuntimeError: If ``input`` has fewer than 2 dimensions.
     """
     _check_matrix("tril", input)
+    check_loop("tril", input.dtype, elements=input.numel())
     return Tril.apply(input, diagonal=diagonal)
 
 
+@accepts_out
+@tensor_input
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of each matrix: element ``(i, j)`` is kept if
     ``j - i >= diagonal``, else 0.
@@ -260,4 +270,5 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
         RuntimeError: If ``input`` has fewer than 2 dimensions.
     """
     _check_matrix("triu", input)
+    check_loop("triu", input.dtype, elements=input.numel())
     return Triu.apply(input, diagonal=diagonal)

@@ -10,18 +10,30 @@ from __future__ import annotations
 
 import builtins
 import math
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import cast_values, ieee_div, ieee_sqrt, reduced_shape
+from slowtorch_lib._kernels import (
+    cast_values,
+    ieee_div,
+    ieee_pow,
+    ieee_sqrt,
+    reduced_shape,
+)
 from slowtorch_lib._storage import stored_array
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
-from slowtorch_lib._tensor_kernels import reduction_groups
+from slowtorch_lib._tensor_kernels import (
+    check_loop,
+    not_implemented,
+    reduction_groups,
+)
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+from slowtorch_lib.ops.common import accepts_out, tensor_input
 from slowtorch_lib.ops.comparison import isnan
 from slowtorch_lib.ops.return_types import MaxResult, MinResult
 from slowtorch_lib.ops.selecting import maximum, minimum, where
@@ -157,7 +169,9 @@ def _check_differentiable_dtype(input: Tensor, dtype: dtype | None) -> None:
         raise RuntimeError(f"Autograd not support dtype: {dtype.c_name}")
 
 
+@accepts_out
 @keepdims_alias
+@tensor_input
 def sum(
     input: Tensor,
     dim: Dims = None,
@@ -168,12 +182,16 @@ def sum(
     """The sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
     _check_differentiable_dtype(input, dtype)
     ndim = input.dim()
+    dims = tuple(range(ndim)) if dim is None else _dims(dim, ndim)
+    check_loop("sum_cpu", dtype or input.dtype, ("unsigned",), input.numel())
     if dim is None:
-        return SumAll.apply(input, dims=tuple(range(ndim)), keepdim=False, dtype=dtype)
-    return Sum.apply(input, dims=_dims(dim, ndim), keepdim=keepdim, dtype=dtype)
+        return SumAll.apply(input, dims=dims, keepdim=False, dtype=dtype)
+    return Sum.apply(input, dims=dims, keepdim=keepdim, dtype=dtype)
 
 
+@accepts_out
 @keepdims_alias
+@tensor_input
 def mean(
     input: Tensor,
     dim: Dims = None,
@@ -188,6 +206,8 @@ def mean(
     """
     if dtype is not None:
         input = input.to(dtype)
+    kernel = "sum_cpu" if input.numel() else "div_cpu_reduced_float"
+    check_loop(kernel, input.dtype, ("unsigned",))
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a "
@@ -237,7 +257,9 @@ class Logsumexp(Function):
         return spread * (x - back).exp()
 
 
+@accepts_out
 @keepdims_alias
+@tensor_input
 def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input)))`` along ``dim``, computed without overflow.
 
@@ -367,7 +389,9 @@ class ProdAll(Prod):
     grad_fn_name = "ProdBackward0"
 
 
+@accepts_out
 @keepdims_alias
+@tensor_input
 def prod(
     input: Tensor,
     dim: int | None = None,
@@ -377,6 +401,7 @@ def prod(
 ) -> Tensor:
     """The product of all elements, or along ``dim``."""
     _check_int_dim("prod", dim)
+    check_loop("prod_out_cpu", input.dtype, ("unsigned",), input.numel())
     _check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.to(dtype)
@@ -579,6 +604,10 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
         return maximum(input, dim) if is_max else minimum(input, dim)
     _check_int_dim(name, dim)
     _check_not_empty(name, input, dim)
+    kernel = f"{name}_all" if dim is None else f"{name}_cpu"
+    # Along a dim of a 0-d tensor there is nothing to reduce: no loop.
+    elements = input.numel() if dim is None or input.dim() else 0
+    check_loop(kernel, input.dtype, elements=elements)
     fold = _largest if is_max else _smallest
     if dim is None:
         whole = MaxAll if is_max else MinAll
@@ -593,6 +622,7 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
 
 
 @keepdims_alias
+@tensor_input
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The largest element; with ``dim``, a ``(values, indices)`` pair.
 
@@ -602,23 +632,30 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 @keepdims_alias
+@tensor_input
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The smallest element; with ``dim``, a ``(values, indices)`` pair."""
     return _extreme("min", input, dim, keepdim)
 
 
+@accepts_out
 @keepdims_alias
+@tensor_input
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The largest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amax", input, dim)
+    check_loop("max_values_cpu", input.dtype, elements=input.numel())
     dims = _dims(dim, input.dim())
     return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
 
 
+@accepts_out
 @keepdims_alias
+@tensor_input
 def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The smallest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amin", input, dim)
+    check_loop("min_values_cpu", input.dtype, elements=input.numel())
     dims = _dims(dim, input.dim())
     return Amin.apply(input, dims=dims, keepdim=keepdim, fold=_smallest)
 
@@ -629,6 +666,9 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     if input.dtype is dtypes.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
     _check_not_empty(name, input, dim)
+    # An empty input, or one element along ``dim``, needs no loop.
+    single = dim is not None and input.dim() > 0 and input.size(dim) == 1
+    check_loop(f"{name}_cpu", input.dtype, elements=0 if single else input.numel())
     if dim is None:
         values = input._values()
         index = _index_of(values, fold(values))
@@ -642,13 +682,17 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     )
 
 
+@accepts_out
 @keepdims_alias
+@tensor_input
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (of the flattened tensor if no ``dim``)."""
     return _arg_extreme("argmax", input, dim, keepdim)
 
 
+@accepts_out
 @keepdims_alias
+@tensor_input
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element (of the flattened tensor if no ``dim``)."""
     return _arg_extreme("argmin", input, dim, keepdim)
@@ -772,12 +816,25 @@ def _correction(unbiased: bool | None, correction: Any) -> Any:
     return 0 if unbiased is False else 1
 
 
+def _check_float8(input: Tensor, dims: tuple[int, ...]) -> None:
+    """Refuses an 8-bit float, which PyTorch has no loop for, in its words
+    for a reduction to one number or to several."""
+    if not (input.dtype.float8 and input.numel()):
+        return
+    reduced = math.prod(input._shape[d] for d in dims)
+    if input.numel() // reduced != 1:
+        raise not_implemented("std_cpu", input.dtype)
+    raise RuntimeError(f"std_var_all: Unsupported dtype {input.dtype.c_name}")
+
+
 def _check_floating(input: Tensor) -> None:
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
+@accepts_out
 @keepdims_alias
+@tensor_input
 def var(
     input: Tensor,
     dim: Dims = None,
@@ -791,6 +848,7 @@ def var(
         dim, unbiased = None, dim
     _check_floating(input)
     dims = _dims(dim, input.dim())
+    _check_float8(input, dims)
     return Var.apply(
         input,
         dims=dims,
@@ -800,7 +858,9 @@ def var(
     )
 
 
+@accepts_out
 @keepdims_alias
+@tensor_input
 def std(
     input: Tensor,
     dim: Dims = None,
@@ -814,6 +874,7 @@ def std(
         dim, unbiased = None, dim
     _check_floating(input)
     dims = _dims(dim, input.dim())
+    _check_float8(input, dims)
     return Std.apply(
         input,
         dims=dims,
@@ -829,6 +890,7 @@ def std(
 
 
 @keepdims_alias
+@tensor_input
 def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where every element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
@@ -838,6 +900,7 @@ def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
 
 
 @keepdims_alias
+@tensor_input
 def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where some element along ``dim`` is non-zero. Not differentiable."""
     dims = _dims(dim, input.dim())
@@ -850,3 +913,117 @@ def _logical_type(d: dtype) -> dtype:
     """bool, except for uint8, which ``all`` and ``any`` keep (as PyTorch
     does, from the days before it had a bool dtype)."""
     return dtypes.uint8 if d is dtypes.uint8 else dtypes.bool_
+
+
+# ----------------------------------------------------------------------
+# Vector norms
+# ----------------------------------------------------------------------
+
+
+def _norm_of(group: Sequence[float], ord: float, single: bool) -> float:
+    """The ``ord``-norm of one group of numbers.
+
+    With ``single``, each power is rounded to float32 as PyTorch computes
+    it for float32 (and narrower) tensors: ``1e30 ** 2`` is ``inf`` there.
+    """
+    sizes = [abs(v) for v in group]
+    if ord == math.inf:
+        return builtins.max(sizes, default=0.0)
+    if ord == -math.inf:
+        return builtins.min(sizes, default=math.inf)
+    if ord == 0:
+        return float(builtins.sum(1 for v in sizes if v != 0))
+    powers = [v * v if ord == 2 else ieee_pow(v, ord) for v in sizes]
+    if single:
+        powers = array("f", powers).tolist()
+    total = math.fsum(powers) if math.inf not in powers else math.inf
+    return math.sqrt(total) if ord == 2 else ieee_pow(total, 1 / ord)
+
+
+class LinalgVectorNorm(Function):
+    r"""``(sum |x|**ord) ** (1/ord)`` along ``dims``; ``ord`` inf is the
+    largest ``|x|``, -inf the smallest, 0 the count of nonzeros.
+
+    Derivative: d/dx = sign(x) * |x|**(ord-1) / norm**(ord-1) (for ord 2,
+    x / norm; for ord 1, sign(x)), 0 where the norm or x is 0. For inf and
+    -inf the gradient goes to the elements whose ``|x|`` is the norm, split
+    evenly; ord 0 has none.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, ord: float, dims: tuple[int, ...], keepdim: bool
+    ) -> Tensor:
+        single = x.dtype is not dtypes.float64
+        values = [_norm_of(g, ord, single) for g in reduction_groups(x, dims)]
+        result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor | None:
+        x, norm = ctx.saved_tensors
+        ord, dims, keepdim = ctx.ord, ctx.dims, ctx.keepdim
+        grad = _expand_back(grad_output, x._shape, dims, keepdim)
+        norm = _expand_back(norm, x._shape, dims, keepdim)
+        if ord == 0:  # a count: no gradient at all, as in PyTorch
+            return None
+        if ord in (math.inf, -math.inf):
+            winners = x.abs() == norm
+            count = sum(winners, dims, keepdim=True)
+            return grad * x.sign() * winners / count
+        if ord == 1:
+            return grad * x.sign()
+        if ord == 2:
+            return where(norm == 0, 0.0, grad * x / norm)
+        slope = x.sign() * x.abs() ** (ord - 1) / norm ** (ord - 1)
+        return where((norm == 0) | (x == 0), 0.0, grad * slope)
+
+
+@tensor_input
+def vector_norm(
+    x: Tensor,
+    ord: float = 2,
+    dim: Dims = None,
+    keepdim: bool = False,
+    *,
+    dtype: dtype | None = None,
+) -> Tensor:
+    """The vector norm of ``x`` along ``dim`` (of all of it by default).
+
+    Raises:
+        RuntimeError: For an integer or bool tensor, as in PyTorch.
+    """
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as "
+            f"input. Got {x.dtype.c_name}"
+        )
+    dims = _dims(dim, x.dim())
+    return LinalgVectorNorm.apply(x, ord=ord, dims=dims, keepdim=keepdim)
+
+
+@tensor_input
+def norm(
+    input: Tensor,
+    p: float | str = "fro",
+    dim: Dims = None,
+    keepdim: bool = False,
+    dtype: dtype | None = None,
+) -> Tensor:
+    """``torch.norm``: a vector norm (``p="fro"`` is the 2-norm).
+
+    Raises:
+        NotImplementedError: For the matrix norm ``p="nuc"``, which the
+            engine does not have.
+    """
+    if p == "nuc":
+        raise NotImplementedError("the engine has no nuclear norm (p='nuc')")
+    ord = 2 if p == "fro" else p
+    return vector_norm(input, ord, dim, keepdim, dtype=dtype)  # type: ignore[arg-type]
+
+
+__all__ += ["norm"]

@@ -27,7 +27,15 @@ from slowtorch_lib._tensor_kernels import (
     unary,
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import NoDerivative, no_loop, not_implemented, result_type
+from slowtorch_lib.ops.common import (
+    NoDerivative,
+    accepts_out,
+    check_some_tensor,
+    no_loop,
+    not_implemented,
+    result_type,
+    tensor_input,
+)
 
 __all__ = [
     "ceil",
@@ -70,6 +78,8 @@ class Floor(Function):
         return zeros_like(grad_output)
 
 
+@accepts_out
+@tensor_input
 def floor(input: Tensor) -> Tensor:
     """The largest integer not above each element (integers are kept)."""
     return Floor.apply(input)
@@ -83,6 +93,8 @@ class Ceil(Floor):
         return _round_values("ceil", math.ceil, x)
 
 
+@accepts_out
+@tensor_input
 def ceil(input: Tensor) -> Tensor:
     """The smallest integer not below each element."""
     return Ceil.apply(input)
@@ -96,6 +108,8 @@ class Trunc(Floor):
         return _round_values("trunc", math.trunc, x)
 
 
+@accepts_out
+@tensor_input
 def trunc(input: Tensor) -> Tensor:
     """Each element rounded toward zero (its integer part)."""
     return Trunc.apply(input)
@@ -130,7 +144,7 @@ class RoundDecimals(Function):
 
 def _round_values(name: str, function: Any, x: Tensor) -> Tensor:
     """Rounds every element; integers are already whole and are copied."""
-    if x.dtype is dtypes.bool_:
+    if x.dtype is dtypes.bool_ or x.dtype.float8:
         raise not_implemented(f"{name}_vml_cpu", x.dtype)
     if not x.dtype.is_floating_point:
         return contiguous_copy(x)
@@ -155,6 +169,8 @@ def _round_decimals(x: Tensor, decimals: int) -> Tensor:
     return from_values(list(map(back, whole, scale)), x._shape, x.dtype)
 
 
+@accepts_out
+@tensor_input
 def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
     """Each element rounded to the nearest integer, halves to even
     (``round(2.5) == 2``), or to ``decimals`` decimal places.
@@ -259,6 +275,7 @@ class FloorDivideInPlace(FloorDivide):
     aten_name = "floor_divide_"
 
 
+@accepts_out
 def floor_divide(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input // other``, rounding down. Not differentiable.
 
@@ -346,10 +363,11 @@ class RemainderOfScalar(NoDerivative):
         return _remainder_values(number, x)
 
 
+@accepts_out
 def remainder(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input % other`` with the sign of ``other``, as Python's ``%``."""
+    check_some_tensor("remainder", input, other)
     if not isinstance(other, Tensor):
-        assert isinstance(input, Tensor)
         return RemainderScalar.apply(input, other=other)
     if not isinstance(input, Tensor):
         return RemainderOfScalar.apply(other, number=input)

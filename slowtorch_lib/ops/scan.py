@@ -8,19 +8,24 @@ taken from the other end (flip, cumsum, flip back).
 
 from __future__ import annotations
 
+import operator
 from itertools import accumulate
 
 from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._creation import arange
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_values
 from slowtorch_lib._strides import normalize_dim
 from slowtorch_lib._tensor import Tensor
+from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import accepts_out, tensor_input
 from slowtorch_lib.ops.gather_scatter import wrap_int64
 from slowtorch_lib.ops.rearrange import flip
+from slowtorch_lib.ops.selecting import where
 from slowtorch_lib.ops.sorting import from_rows, rows_along
 
-__all__ = ["cumsum"]
+__all__ = ["cumprod", "cumsum"]
 
 
 class Cumsum(Function):
@@ -48,6 +53,8 @@ class Cumsum(Function):
         return flip(cumsum(flip(grad_output, (dim,)), dim), (dim,))
 
 
+@accepts_out
+@tensor_input
 def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     """The running sum along ``dim``: ``[a, a + b, a + b + c, ...]``.
 
@@ -56,7 +63,68 @@ def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     Raises:
         IndexError: If ``dim`` is out of range.
     """
+    elements = input.numel() if input.dim() else 0  # a 0-d input needs no loop
+    check_loop("cumsum_out_cpu", input.dtype, ("unsigned",), elements)
     dim = normalize_dim(dim, input.dim())
     if dtype is None:
         dtype = input.dtype if input.dtype.is_floating_point else dtypes.int64
     return Cumsum.apply(input, dim=dim, dtype=dtype)
+
+
+class Cumprod(Function):
+    """The running product along ``dim``.
+
+    Element ``j`` takes part in every output ``i >= j``, and the derivative
+    of output ``i`` with respect to it is the product of the other elements
+    up to ``i``. Written without dividing by ``x[j]`` (which may be 0): for
+    each ``j`` a copy of ``x`` with a 1 at ``j`` is cumulatively multiplied,
+    and its outputs ``i >= j`` are summed against ``grad_output``. This
+    costs ``n * n`` per line, fine for the lengths a course meets.
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, dtype: dtype) -> Tensor:
+        ctx.dim = dim
+        rows = rows_along(x, dim)
+        if dtype is not x.dtype:
+            rows = [cast_values(row, x.dtype, dtype) for row in rows]
+        running = [list(accumulate(row, operator.mul)) for row in rows]
+        if dtype is dtypes.int64:
+            running = [wrap_int64(row) for row in running]
+        ctx.save_for_backward(x)
+        return from_rows(running, x._shape, dim, dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        if x.dim() == 0:
+            return grad_output
+        last = x.transpose(ctx.dim, -1)
+        n = last.shape[-1]
+        positions = arange(n)
+        one_at = positions.unsqueeze(1) == positions  # [j][k]: k is j
+        upper = positions.unsqueeze(1) <= positions  # [j][i]: i >= j
+        copies = last.unsqueeze(-2).expand(*last.shape[:-1], n, n)
+        products = cumprod(where(one_at, 1.0, copies), -1)
+        grad = grad_output.transpose(ctx.dim, -1).unsqueeze(-2)
+        summed = where(upper, products * grad, 0.0).sum(-1)
+        return summed.transpose(ctx.dim, -1)
+
+
+@accepts_out
+@tensor_input
+def cumprod(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
+    """The running product along ``dim``: ``[a, a * b, a * b * c, ...]``.
+
+    Bools and integers are multiplied as int64, unless ``dtype`` says
+    otherwise.
+
+    Raises:
+        IndexError: If ``dim`` is out of range.
+    """
+    elements = input.numel() if input.dim() else 0  # a 0-d input needs no loop
+    check_loop("cumprod_out_cpu", input.dtype, ("unsigned",), elements)
+    dim = normalize_dim(dim, input.dim())
+    if dtype is None:
+        dtype = input.dtype if input.dtype.is_floating_point else dtypes.int64
+    return Cumprod.apply(input, dim=dim, dtype=dtype)

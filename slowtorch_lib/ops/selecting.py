@@ -16,12 +16,15 @@ from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
     broadcast_map,
+    check_loop,
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
+    accepts_out,
     check_tensor,
     not_implemented,
     result_type,
+    tensor_input,
     wrapped_number,
 )
 from slowtorch_lib.ops.comparison import isnan
@@ -148,6 +151,8 @@ class ClampTensor(Function):
         return grad_x, grad_low, grad_high
 
 
+@accepts_out
+@tensor_input
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Limits every element to ``[min, max]``; the bounds may be numbers or tensors.
 
@@ -166,11 +171,13 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 clip = clamp
 
 
+@tensor_input
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     """Limits every element to at least ``min``."""
     return ClampMin.apply(input, min=min)
 
 
+@tensor_input
 def clamp_max(input: Tensor, max: Any) -> Tensor:
     """Limits every element to at most ``max``."""
     return ClampMax.apply(input, max=max)
@@ -236,12 +243,16 @@ class Minimum(Function):
         return _split_gradient(grad_output, a, b, a > b, a < b)
 
 
+@accepts_out
+@tensor_input
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise maximum of two tensors (nan wins)."""
     check_tensor("maximum", other)
     return Maximum.apply(input, other)
 
 
+@accepts_out
+@tensor_input
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise minimum of two tensors (nan wins)."""
     check_tensor("minimum", other)
@@ -279,8 +290,13 @@ class Where(Function):
 def _select(
     condition: Tensor, x: TensorOrScalar, other: TensorOrScalar, d: dtype
 ) -> Tensor:
-    """The values of ``where`` (no graph): three-way broadcasting."""
-    return broadcast_map(_choose, (condition, x, other), d)
+    """The values of ``where`` (no graph): three-way broadcasting.
+
+    float8_e8m0fnu has no zero, so the condition could not keep its truth
+    in it: that type is chosen in float32, which holds all its numbers.
+    """
+    compute = dtypes.float32 if d is dtypes.float8_e8m0fnu else d
+    return broadcast_map(_choose, (condition, x, other), compute, d)
 
 
 def _choose(condition: Any, x: Any, other: Any) -> Any:
@@ -288,6 +304,7 @@ def _choose(condition: Any, x: Any, other: Any) -> Any:
     return x if condition else other
 
 
+@accepts_out
 def where(condition: Tensor, input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input`` where ``condition`` is true, else ``other``, broadcasting all three.
 
@@ -343,9 +360,11 @@ class MaskedFill(Function):
         return where(mask, 0.0, grad_output)
 
 
+@tensor_input
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` is true."""
     check_mask("masked_fill", mask)
+    check_loop("masked_fill", input.dtype)
     if isinstance(value, Tensor):
         value = value.item()
     return MaskedFill.apply(input, mask=mask, value=value)

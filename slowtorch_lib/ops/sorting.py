@@ -24,7 +24,9 @@ from slowtorch_lib._strides import (
     position_list,
 )
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.gather_scatter import scatter
 from slowtorch_lib.ops.return_types import SortResult, TopkResult
 
@@ -146,6 +148,7 @@ class Topk(Sort):
     for :class:`Sort`."""
 
 
+@tensor_input
 def sort(
     input: Tensor,
     dim: int = -1,
@@ -167,11 +170,13 @@ def sort(
         IndexError: If ``dim`` is out of range.
     """
     dim = normalize_dim(dim, input.dim())
+    check_loop("sorting_kernel_method_name", input.dtype, ("unsigned",))
     function = Sort if stable is None else SortStable
     values, indices = function.apply(input, dim=dim, descending=descending)
     return SortResult(values, indices)
 
 
+@tensor_input
 def argsort(
     input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
 ) -> Tensor:
@@ -180,6 +185,7 @@ def argsort(
     return _sort_rows(input, dim, descending)[1]
 
 
+@tensor_input
 def topk(
     input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 ) -> TopkResult:
@@ -197,6 +203,7 @@ def topk(
             f"topk(): argument 'k' (position 1) must be int, not {type(k).__name__}"
         )
     dim = normalize_dim(dim, input.dim())
+    check_loop("topk_cpu", input.dtype)
     size = input._shape[dim] if input._shape else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")

@@ -14,7 +14,13 @@ from slowtorch_lib._kernels import ieee_function
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib._tensor_kernels import binary, unary
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import check_tensor, float_type, result_type
+from slowtorch_lib.ops.common import (
+    accepts_out,
+    check_tensor,
+    float_type,
+    result_type,
+    tensor_input,
+)
 from slowtorch_lib.ops.pointwise import rsqrt
 
 __all__ = [
@@ -49,6 +55,8 @@ class Sin(Function):
         return grad_output * cos(x)
 
 
+@accepts_out
+@tensor_input
 def sin(input: Tensor) -> Tensor:
     """The sine."""
     return Sin.apply(input)
@@ -68,6 +76,8 @@ class Cos(Function):
         return grad_output * -sin(x)
 
 
+@accepts_out
+@tensor_input
 def cos(input: Tensor) -> Tensor:
     """The cosine."""
     return Cos.apply(input)
@@ -88,6 +98,8 @@ class Tan(Function):
         return grad_output * (result * result + 1)
 
 
+@accepts_out
+@tensor_input
 def tan(input: Tensor) -> Tensor:
     """The tangent."""
     return Tan.apply(input)
@@ -107,6 +119,8 @@ class Sinh(Function):
         return grad_output * cosh(x)
 
 
+@accepts_out
+@tensor_input
 def sinh(input: Tensor) -> Tensor:
     """The hyperbolic sine."""
     return Sinh.apply(input)
@@ -126,6 +140,8 @@ class Cosh(Function):
         return grad_output * sinh(x)
 
 
+@accepts_out
+@tensor_input
 def cosh(input: Tensor) -> Tensor:
     """The hyperbolic cosine."""
     return Cosh.apply(input)
@@ -145,6 +161,8 @@ class Asin(Function):
         return grad_output * rsqrt(1 - x * x)
 
 
+@accepts_out
+@tensor_input
 def asin(input: Tensor) -> Tensor:
     """The inverse sine, in radians."""
     return Asin.apply(input)
@@ -164,6 +182,8 @@ class Acos(Function):
         return grad_output * -rsqrt(1 - x * x)
 
 
+@accepts_out
+@tensor_input
 def acos(input: Tensor) -> Tensor:
     """The inverse cosine, in radians."""
     return Acos.apply(input)
@@ -183,6 +203,8 @@ class Atan(Function):
         return grad_output / (x * x + 1)
 
 
+@accepts_out
+@tensor_input
 def atan(input: Tensor) -> Tensor:
     """The inverse tangent, in radians."""
     return Atan.apply(input)
@@ -206,6 +228,8 @@ class Atan2(Function):
         return scale * x, scale * -y
 
 
+@accepts_out
+@tensor_input
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     """The angle of each point ``(other, input)``, in radians, in ``[-pi, pi]``.
 
@@ -241,6 +265,8 @@ class Hypot(Function):
         )
 
 
+@accepts_out
+@tensor_input
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input ** 2 + other ** 2)``, elementwise.
 

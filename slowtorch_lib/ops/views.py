@@ -24,6 +24,7 @@ from slowtorch_lib._strides import (
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd import history
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.copying import clone
 from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
 from slowtorch_lib.ops.joining import cat, stack
@@ -210,6 +211,7 @@ def view(input: Tensor, shape: Sequence[int]) -> Tensor:
     return View.apply(input, shape=infer_shape(shape, input.numel()))
 
 
+@tensor_input
 def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """Like :func:`view`, but copies when a view is impossible."""
     shape = infer_shape(shape, input.numel())
@@ -227,6 +229,7 @@ def contiguous(input: Tensor) -> Tensor:
     return clone(input)
 
 
+@tensor_input
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merges dimensions ``start_dim`` to ``end_dim`` into one."""
     ndim = input.dim()
@@ -314,16 +317,19 @@ class Permute(Function):
         return permute(grad_output, inverse)
 
 
+@tensor_input
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """``input`` with dimensions ``dim0`` and ``dim1`` swapped (a view)."""
     return Transpose.apply(input, dim0=dim0, dim1=dim1)
 
 
+@tensor_input
 def t(input: Tensor) -> Tensor:
     """The transpose of a matrix (a view)."""
     return T.apply(input)
 
 
+@tensor_input
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """``input`` with its dimensions reordered (a view)."""
     return Permute.apply(input, dims=tuple(dims))
@@ -404,11 +410,13 @@ class Expand(Function):
         return sum_to_size(grad_output, ctx.input_shape)
 
 
+@tensor_input
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """``input`` with a new dimension of size 1 at ``dim`` (a view)."""
     return Unsqueeze.apply(input, dim=dim)
 
 
+@tensor_input
 def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """``input`` without its dimensions of size 1 (or only those in ``dim``)."""
     ndim = input.dim()
@@ -517,6 +525,7 @@ class Slice(Function):
         )
 
 
+@tensor_input
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """``input`` at ``index`` along ``dim``; that dimension goes away (a view).
 
@@ -552,6 +561,7 @@ def slice_dim(
     return Slice.apply(input, dim=dim, start=first, stop=max(first, last), step=step)
 
 
+@tensor_input
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``dim`` from ``start`` (a view)."""
     if input.dim() == 0:
@@ -623,6 +633,7 @@ class Unbind(Function):
         return stack(list(grad_outputs), ctx.dim)
 
 
+@tensor_input
 def split(
     input: Tensor, split_size_or_sections: Any, dim: int = 0
 ) -> tuple[Tensor, ...]:
@@ -660,6 +671,7 @@ def split(
     return SplitWithSizes.apply(input, sizes=sizes, dim=dim)
 
 
+@tensor_input
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``chunks`` pieces of (nearly) equal size along ``dim``."""
     if chunks <= 0:
@@ -675,6 +687,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     return split(input, -(-length // chunks), dim)
 
 
+@tensor_input
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices along ``dim``, as a tuple of views.
 
