@@ -317,9 +317,10 @@ def copy_pyodide(target: Path) -> None:
 
 
 def compile_wheels(wheels: list[Path]) -> None:
-    """Adds Pyodide's byte code to ``wheels`` (in place): the browser then imports
+    """Adds Pyodide's byte code to ``wheels`` (in place; Pyodide's standard library
+    ``python_stdlib.zip`` too, which ships without any): the browser then imports
     them without compiling each module at every kernel start. Needs Node.js (the
-    set-up installs it for npm); compiled wheels are cached in .cache/lite-pyc."""
+    set-up installs it for npm); compiled files are cached in .cache/lite-pyc."""
     todo: dict[Path, Path] = {}
     for wheel in wheels:
         cached = PYC_CACHE / sha256(wheel)[:20] / wheel.name
@@ -339,7 +340,7 @@ def compile_wheels(wheels: list[Path]) -> None:
         target.mkdir()
         for wheel in todo:
             shutil.copy2(wheel, source / wheel.name)
-        log(f"compiling {len(todo)} wheels with Pyodide's Python (node)")
+        log(f"compiling {len(todo)} archives with Pyodide's Python (node)")
         result = subprocess.run(
             [node, str(LITE / "compile_wheels.mjs"), str(MODULES / "pyodide")]
             + [str(source), str(target)],
@@ -387,7 +388,9 @@ def write_lock(
     for wheel in served:
         if wheel.parent != folder:
             shutil.copy2(wheel, folder / wheel.name)
-    compile_wheels([folder / wheel.name for wheel in served])
+    compile_wheels(
+        [folder / wheel.name for wheel in served] + [folder / "python_stdlib.zip"]
+    )
     for name, entry in packages.items():
         if name in downloaded:
             wheel = folder / downloaded[name].name
