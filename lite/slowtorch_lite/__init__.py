@@ -9,6 +9,11 @@ wheel installs ``etc/ipython/ipython_config.py``, which names it). Outside Pyodi
   served by the site next to Pyodide) and comes back as SVG, synchronously once the
   renderer has loaded (it loads before the first cell that may draw a graph, not
   with the kernel, so that the kernel starts sooner);
+- completes code with jedi once the first cell has run: the kernel starts without
+  it (``lite/pyodide_boot.mjs`` defers it), so IPython's own completer answers until
+  then;
+- puts the notebook's folder back at the head of ``sys.path`` (the start-up leaves
+  it out: each look there is a request to the page);
 - limits recursion to CPython's default depth (1000), so that a runaway recursion
   raises ``RecursionError`` instead of overflowing the browser's stack;
 - lets a cell tagged ``raises-exception`` (a chapter's deliberate error) show its
@@ -25,6 +30,7 @@ wheel installs ``etc/ipython/ipython_config.py``, which names it). Outside Pyodi
 
 from __future__ import annotations
 
+import asyncio
 import importlib.abc
 import importlib.machinery
 import json
@@ -373,6 +379,44 @@ def _expects_error(parent: Any) -> bool:
         return False
 
 
+async def _load_jedi(shell: Any) -> None:
+    """Loads jedi and gives it to IPython's completer, as IPython does at start."""
+    try:
+        import js
+        import pyodide_js  # type: ignore[import-not-found]
+        from pyodide.ffi import create_proxy, to_js
+
+        quiet = create_proxy(_quiet)
+        options = to_js(
+            {"messageCallback": quiet, "errorCallback": quiet},
+            dict_converter=js.Object.fromEntries,
+        )
+        await pyodide_js.loadPackage("jedi", options)
+        import jedi  # type: ignore[import-untyped]
+        import jedi.api.classes  # type: ignore[import-untyped]
+        import jedi.api.helpers  # type: ignore[import-untyped]
+        from IPython.core import completer
+
+        completer.jedi = jedi  # type: ignore[attr-defined]
+        completer.JEDI_INSTALLED = True
+        shell.Completer.use_jedi = True
+    except Exception:  # noqa: BLE001 - IPython's own completer keeps answering
+        return
+
+
+def _defer_jedi(shell: Any) -> None:
+    """Until jedi has loaded, IPython completes without it."""
+    if "jedi" not in sys.modules and getattr(shell, "Completer", None) is not None:
+        shell.Completer.use_jedi = False
+        _state["jedi"] = shell
+
+
+def _after_first_cell() -> None:
+    shell = _state.pop("jedi", None)
+    if shell is not None:
+        _state["jedi_task"] = asyncio.ensure_future(_load_jedi(shell))
+
+
 def _patch_deliberate_errors(kernel: Any) -> None:
     """Makes a tagged cell's error a printed traceback and an "ok" reply."""
     original = getattr(kernel, "run", None)
@@ -381,6 +425,7 @@ def _patch_deliberate_errors(kernel: Any) -> None:
 
     async def run(code: str) -> Any:
         results = await original(code)
+        _after_first_cell()
         if results.get("status") != "error" or not _expects_error(kernel.get_parent()):
             return results
         traceback = results.get("traceback") or [
@@ -407,5 +452,6 @@ def load_ipython_extension(shell: Any) -> None:
     _patch_graphviz()
     _install_stand_ins()
     _patch_package_loading()
+    _defer_jedi(shell)
     if getattr(shell, "kernel", None) is not None:
         _patch_deliberate_errors(shell.kernel)
