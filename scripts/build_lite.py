@@ -16,9 +16,15 @@ Nothing the site needs at page time comes from another host:
   build time) and of ``slowtorch_lite`` (``lite/slowtorch_lite``: graphs rendered by
   Graphviz compiled to WebAssembly, ``@viz-js/viz``) are built here from this checkout,
   never fetched; with ``comm``, ``graphviz`` and ``ipywidgets`` (pinned in
-  ``requirements.txt``) they are added to the lock, preloaded when the kernel
-  starts, and also published in the site's ``pypi/`` folder for ``%pip`` with
+  ``requirements.txt``) and the kernel's own wheels (piplite, its ipykernel shim,
+  pyodide-kernel: from the kernel's JupyterLab extension) they are added to the lock
+  and also published in the site's ``pypi/`` folder for ``%pip`` with
   ``disablePyPIFallback``;
+- start-up: every wheel served here, and Pyodide's standard library, carry byte
+  code compiled by Pyodide's own Python (``lite/compile_wheels.mjs``); the packages
+  in ``STARTUP_PACKAGES`` load while Pyodide starts, the rest of the lock when a cell
+  imports it; the kernel loads Pyodide through ``lite/pyodide_boot.mjs``, which
+  defers jedi and time-stamps each step;
 - the notebooks: every chapter named in ``_toc.yml`` (MyST markdown notebooks, converted
   with jupytext; ``literalinclude`` directives replaced by the code they quote, other
   directives by plain Markdown), the folders of helper modules next to them, and every

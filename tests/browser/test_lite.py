@@ -394,7 +394,7 @@ RUN_FIRST_CODE_CELL = """() => { const panel = jupyterapp.shell.currentWidget;
 
 #: The kernel worker's start-up steps (lite/pyodide_boot.mjs), as printed by Python.
 STARTUP_STEPS = """import js, json
-print(json.dumps(js.slowtorchStartup.to_py()))"""
+print(json.dumps(getattr(js, "slowtorchStartup", js.Array.new()).to_py()))"""
 RUN_IN_KERNEL = """(code) => new Promise((resolve) => {
   const kernel = jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   const future = kernel.requestExecute({code, silent: false, store_history: false});
@@ -413,6 +413,28 @@ def _breakdown(page: Any, first: float) -> str:
     marks += [(step, at - origin) for step, at in steps]
     parts = [f"{name} {at / 1000:.1f}" for name, at in marks if at > 0]
     return "; ".join(parts + [f"first cell ran {first:.1f}"])
+
+
+JEDI_LOADED = """import asyncio, sys
+from IPython import get_ipython
+for _ in range(600):
+    if get_ipython().Completer.use_jedi and "jedi" in sys.modules:
+        break
+    await asyncio.sleep(0.1)
+print(get_ipython().Completer.use_jedi)"""
+COMPLETE = """([code]) => new Promise((resolve) => {
+  const kernel = jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  kernel.requestComplete({code, cursor_pos: code.length}).then(
+    (reply) => resolve(reply.content.matches)); })"""
+
+
+def _check_completion(page: Any) -> None:
+    """Completion works before jedi has loaded (IPython's own completer) and after
+    (jedi completes a module's names without importing it)."""
+    assert "print" in page.evaluate(COMPLETE, ["pri"])
+    assert page.evaluate(RUN_IN_KERNEL, JEDI_LOADED).strip() == "True"
+    code = "import slowtorch_lib.optim.muon\nslowtorch_lib.optim.muon.newton_"
+    assert "newton_schulz" in page.evaluate(COMPLETE, [code])
 
 
 def _open_and_run_first_cell(context: Any, site: str, path: str) -> tuple[float, str]:
@@ -450,7 +472,9 @@ def _open_and_run_first_cell(context: Any, site: str, path: str) -> tuple[float,
             ".includes('ready')",
             timeout=30_000,
         )
-        return seconds, _breakdown(page, seconds)
+        steps = _breakdown(page, seconds)
+        _check_completion(page)
+        return seconds, steps
     finally:
         page.close()
 
