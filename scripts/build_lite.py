@@ -16,9 +16,15 @@ Nothing the site needs at page time comes from another host:
   build time) and of ``slowtorch_lite`` (``lite/slowtorch_lite``: graphs rendered by
   Graphviz compiled to WebAssembly, ``@viz-js/viz``) are built here from this checkout,
   never fetched; with ``comm``, ``graphviz`` and ``ipywidgets`` (pinned in
-  ``requirements.txt``) they are added to the lock, preloaded when the kernel
-  starts, and also published in the site's ``pypi/`` folder for ``%pip`` with
+  ``requirements.txt``) and the kernel's own wheels (piplite, its ipykernel shim,
+  pyodide-kernel: from the kernel's JupyterLab extension) they are added to the lock
+  and also published in the site's ``pypi/`` folder for ``%pip`` with
   ``disablePyPIFallback``;
+- start-up: every wheel served here, and Pyodide's standard library, carry byte
+  code compiled by Pyodide's own Python (``lite/compile_wheels.mjs``); the packages
+  in ``STARTUP_PACKAGES`` load while Pyodide starts, the rest of the lock when a cell
+  imports it; the kernel loads Pyodide through ``lite/pyodide_boot.mjs``, which
+  defers jedi and time-stamps each step;
 - the notebooks: every chapter named in ``_toc.yml`` (MyST markdown notebooks, converted
   with jupytext; ``literalinclude`` directives replaced by the code they quote, other
   directives by plain Markdown), the folders of helper modules next to them, and every
@@ -66,6 +72,39 @@ PYODIDE_CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 
 #: The kernel's own needs from Pyodide's lock, served by the site (with dependencies).
 KERNEL_LOCK_ROOTS = ["micropip", "packaging", "ipython", "jedi"]
+#: The kernel's Python packages that jupyterlite-pyodide-kernel ships as wheels in its
+#: JupyterLab extension (static/pypi): lock name -> (wheel name prefix, depends).
+KERNEL_WHEELS = {
+    "piplite": ("piplite-", ["micropip"]),
+    "ipykernel": ("ipykernel-", []),
+    "pyodide-kernel": ("pyodide_kernel-", ["ipykernel", "ipython", "comm"]),
+}
+#: Loaded while Pyodide starts (``loadPyodideOptions.packages``): what the kernel
+#: would otherwise install one after the other with micropip and piplite (it skips
+#: the ones named here), and what every notebook needs. jedi is named so that the
+#: kernel does not install it, but ``lite/pyodide_boot.mjs`` defers it until the
+#: first cell has run. The rest of the lock (the course's checks, graphviz...) loads
+#: when a cell imports it.
+STARTUP_PACKAGES = [
+    "comm",
+    "ipykernel",
+    "ipython",
+    "ipywidgets",
+    "jedi",
+    "micropip",
+    "piplite",
+    "pyodide-kernel",
+    "slowtorch-lib",
+    "slowtorch-lite",
+]
+#: The kernel's JupyterLab extension (its wheels, its worker).
+KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
+#: Where the set-up keeps JupyterLite's extensions, out of desktop JupyterLab's way
+#: (JupyterLab loads every extension it finds, and this one fails there).
+LITE_EXTENSIONS = Path(sys.prefix) / "share" / "slowtorch-lite" / "labextensions"
+LAB_EXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
+#: The module the kernel loads Pyodide through (``lite/pyodide_boot.mjs``).
+BOOT_MODULE = "slowtorch-pyodide.mjs"
 #: Extra PyPI wheels for the kernel, pinned in requirements.txt: name -> lock "depends".
 PYPI_EXTRAS = {
     "comm": [],
@@ -318,12 +357,41 @@ def copy_pyodide(target: Path) -> None:
     # The graph renderer (one ES module with its WebAssembly inlined) travels with
     # Pyodide: the build publishes this folder as it is.
     shutil.copy2(MODULES / "@viz-js" / "viz" / "dist" / "viz.js", target / "viz.js")
+    shutil.copy2(LITE / "pyodide_boot.mjs", target / BOOT_MODULE)
+
+
+def kernel_extension() -> Path:
+    """The Pyodide kernel's JupyterLab extension, where the set-up put it."""
+    for root in (LITE_EXTENSIONS, LAB_EXTENSIONS):
+        folder = root / KERNEL_EXTENSION
+        if (folder / "package.json").is_file():
+            return folder
+    raise SystemExit(
+        f"build_lite: no {KERNEL_EXTENSION} in {LITE_EXTENSIONS} or {LAB_EXTENSIONS}: "
+        "install jupyterlite-pyodide-kernel (scripts/lib.sh's setup_book)"
+    )
+
+
+def kernel_wheels(folder: Path) -> dict[str, tuple[Path, list[str], list[str]]]:
+    """The kernel's own wheels, copied into ``folder``: lock name -> (wheel,
+    imports, depends)."""
+    source = kernel_extension() / "static" / "pypi"
+    wheels = {}
+    for name, (prefix, depends) in KERNEL_WHEELS.items():
+        found = sorted(source.glob(f"{prefix}*-py3-none-any.whl"))
+        if not found:
+            raise SystemExit(f"build_lite: no {prefix}*.whl in {source}")
+        shutil.copy2(found[-1], folder / found[-1].name)
+        imports = [name.replace("-", "_")]
+        wheels[name] = (folder / found[-1].name, imports, depends)
+    return wheels
 
 
 def compile_wheels(wheels: list[Path]) -> None:
-    """Adds Pyodide's byte code to ``wheels`` (in place): the browser then imports
+    """Adds Pyodide's byte code to ``wheels`` (in place; Pyodide's standard library
+    ``python_stdlib.zip`` too, which ships without any): the browser then imports
     them without compiling each module at every kernel start. Needs Node.js (the
-    set-up installs it for npm); compiled wheels are cached in .cache/lite-pyc."""
+    set-up installs it for npm); compiled files are cached in .cache/lite-pyc."""
     todo: dict[Path, Path] = {}
     for wheel in wheels:
         cached = PYC_CACHE / sha256(wheel)[:20] / wheel.name
@@ -343,7 +411,7 @@ def compile_wheels(wheels: list[Path]) -> None:
         target.mkdir()
         for wheel in todo:
             shutil.copy2(wheel, source / wheel.name)
-        log(f"compiling {len(todo)} wheels with Pyodide's Python (node)")
+        log(f"compiling {len(todo)} archives with Pyodide's Python (node)")
         result = subprocess.run(
             [node, str(LITE / "compile_wheels.mjs"), str(MODULES / "pyodide")]
             + [str(source), str(target)],
@@ -391,7 +459,9 @@ def write_lock(
     for wheel in served:
         if wheel.parent != folder:
             shutil.copy2(wheel, folder / wheel.name)
-    compile_wheels([folder / wheel.name for wheel in served])
+    compile_wheels(
+        [folder / wheel.name for wheel in served] + [folder / "python_stdlib.zip"]
+    )
     for name, entry in packages.items():
         if name in downloaded:
             wheel = folder / downloaded[name].name
@@ -418,7 +488,10 @@ def write_lock(
         f"pyodide-lock.json: {len(downloaded)} kernel wheels and {len(extras)} course "
         "wheels served by the site, the rest from Pyodide's CDN when online"
     )
-    return sorted(extras)
+    missing = [name for name in STARTUP_PACKAGES if name not in packages]
+    if missing:
+        raise SystemExit(f"build_lite: the lock file has no {missing}")
+    return list(STARTUP_PACKAGES)
 
 
 # ------------------------------------------------------------------------------------
@@ -764,6 +837,19 @@ def write_settings(lite_dir: Path, preload: list[str]) -> None:
         shutil.copy2(overrides, lite_dir / "overrides.json")
 
 
+def use_boot_module(output: Path = OUTPUT) -> None:
+    """Points the kernel at ``lite/pyodide_boot.mjs`` (next to Pyodide) instead of
+    ``pyodide.mjs``: the build writes ``pyodideUrl`` itself."""
+    path = output / "jupyter-lite.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    settings = config["jupyter-config-data"]["litePluginSettings"][
+        "@jupyterlite/pyodide-kernel-extension:kernel"
+    ]
+    url = str(settings.get("pyodideUrl", ""))
+    settings["pyodideUrl"] = url[: url.rfind("/") + 1] + BOOT_MODULE
+    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+
+
 def check_output(
     preload: list[str], notebooks: list[str], output: Path = OUTPUT
 ) -> None:
@@ -773,7 +859,7 @@ def check_output(
         "@jupyterlite/pyodide-kernel-extension:kernel"
     ]
     problems = []
-    if not str(settings.get("pyodideUrl", "")).startswith("./static/pyodide/"):
+    if settings.get("pyodideUrl") != f"./static/pyodide/{BOOT_MODULE}":
         problems.append(f"pyodideUrl is {settings.get('pyodideUrl')!r}")
     if settings.get("disablePyPIFallback") is not True:
         problems.append("disablePyPIFallback is not true")
@@ -781,6 +867,7 @@ def check_output(
         problems.append("loadPyodideOptions.packages is missing")
     for needed in [
         "static/pyodide/pyodide.mjs",
+        f"static/pyodide/{BOOT_MODULE}",
         "static/pyodide/pyodide-lock.json",
         "static/pyodide/viz.js",
         "pypi/all.json",
@@ -831,6 +918,14 @@ def main(
     copy_pyodide(pyodide)
 
     extras = own_wheels(wheels, root)
+    extras.update(kernel_wheels(wheels))
+    if not (LAB_EXTENSIONS / KERNEL_EXTENSION).is_dir():
+        # Out of JupyterLab's way: the build takes the lite folder's extensions too.
+        shutil.copytree(
+            kernel_extension(),
+            stage / "extensions" / KERNEL_EXTENSION,
+            ignore=shutil.ignore_patterns("*.map"),
+        )
     pins = requirement_pins()
     lock = json.loads((pyodide / "pyodide-lock.json").read_text(encoding="utf-8"))
     python = ".".join(lock["info"]["python"].split(".")[:2])
@@ -868,6 +963,7 @@ def main(
     if result.returncode != 0:
         print(result.stdout[-6000:], result.stderr[-6000:], sep="\n", file=sys.stderr)
         raise SystemExit("build_lite: jupyter lite build failed")
+    use_boot_module(output)
     check_output(preload, notebooks, output)
     add_loading_note(output)
     # Browsers ask the site's root for a favicon (a 404 in the console otherwise):

@@ -92,7 +92,22 @@ pip_sync() {
     _pip install -q -e "$ROOT" || die "pip install -e . failed"
     # JupyterLab opens the chapters (book/*.md) as notebooks on double-click.
     "$PY" -m course lab-settings || die "python -m course lab-settings failed"
+    hide_lite_extension
     echo "$want" > "$stamp"
+}
+
+# JupyterLab loads every extension in .venv/share/jupyter/labextensions, even one it is told
+# to disable, and the in-browser kernel's extension (installed by jupyterlite-pyodide-kernel)
+# needs JupyterLite's own modules: on the desktop it logs "Shared module @jupyterlite/services
+# doesn't exist". It is moved where only scripts/build_lite.py looks (LITE_EXTENSIONS there);
+# after every pip install, which puts it back.
+hide_lite_extension() {
+    local from="$VENV/share/jupyter/labextensions/@jupyterlite"
+    local to="$VENV/share/slowtorch-lite/labextensions"
+    [ -d "$from" ] || return 0
+    mkdir -p "$to"
+    rm -rf "$to/@jupyterlite"
+    mv "$from" "$to/" || die "could not move $from to $to"
 }
 
 # A `dot` executable for the graphviz Python package: Debian's graphviz where possible,
@@ -135,6 +150,7 @@ setup_book() {
     cd "$ROOT"
     ensure_venv
     pip_sync requirements.txt
+    hide_lite_extension
     ensure_dot
     ensure_web_assets
 }

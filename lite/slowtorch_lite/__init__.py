@@ -9,6 +9,11 @@ wheel installs ``etc/ipython/ipython_config.py``, which names it). Outside Pyodi
   served by the site next to Pyodide) and comes back as SVG, synchronously once the
   renderer has loaded (it loads before the first cell that may draw a graph, not
   with the kernel, so that the kernel starts sooner);
+- completes code with jedi once the first cell has run: the kernel starts without
+  it (``lite/pyodide_boot.mjs`` defers it), so IPython's own completer answers until
+  then;
+- puts the notebook's folder back at the head of ``sys.path`` (the start-up leaves
+  it out: each look there is a request to the page);
 - limits recursion to CPython's default depth (1000), so that a runaway recursion
   raises ``RecursionError`` instead of overflowing the browser's stack;
 - lets a cell tagged ``raises-exception`` (a chapter's deliberate error) show its
@@ -19,20 +24,24 @@ wheel installs ``etc/ipython/ipython_config.py``, which names it). Outside Pyodi
   WebAssembly wheels live on Pyodide's CDN): the cell runs, and ``plt.show()`` shows
   the figure the book built for that cell again (the notebooks carry the book's
   outputs) with a note saying why no new one could be drawn, or a one-line note
-  when there is none; a figure saved into a picture (a widget's) stays empty and a
-  note says why. Online the real matplotlib is loaded and plots work.
+  when there is none; a figure saved into a picture (a widget's) becomes a blank
+  grey picture of the figure's size (an empty one would show as a broken image)
+  and a note says why. Online the real matplotlib is loaded and plots work.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib.abc
 import importlib.machinery
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import types
+import zlib
 from typing import Any
 
 __all__ = ["load_ipython_extension", "ready", "render_svg"]
@@ -52,9 +61,14 @@ KEPT_NOTE = (
 )
 #: Said once per cell when a figure is saved to a file or buffer offline.
 SAVED_NOTE = (
-    "(A picture here stays empty: matplotlib cannot be loaded in the browser while "
-    "offline; the book's page shows it.)"
+    "(The pictures here are blank: matplotlib cannot be loaded in the browser "
+    "while offline, so they could not be drawn; the book's page shows them.)"
 )
+#: matplotlib's default figure size (inches) and resolution (dots per inch).
+DEFAULT_FIGSIZE = (6.4, 4.8)
+DEFAULT_DPI = 100
+#: The colour of a blank picture (RGB).
+BLANK_RGB = (238, 238, 238)
 #: Output types of a stored figure.
 FIGURE_TYPES = ("image/png", "image/svg+xml")
 #: Modules replaced by a stand-in when they cannot be imported.
@@ -200,8 +214,11 @@ class _Absorber:
             _show_built_figures()
             return None
         if last == "savefig":
+            _save_blank(self._size, args, kwargs)
             _once_per_cell("saved", SAVED_NOTE)
             return None
+        if last in ("figure", "subplots") and "figsize" in kwargs:
+            _state["figsize"] = tuple(kwargs["figsize"])
         if last == "subplots":
             rows = args[0] if args else kwargs.get("nrows", 1)
             cols = args[1] if len(args) > 1 else kwargs.get("ncols", 1)
@@ -209,6 +226,12 @@ class _Absorber:
             axes: Any = _Absorber("axes") if count == 1 else _AbsorberList(count)
             return _Absorber("figure"), axes
         return _Absorber(f"{self._name}()")
+
+    @property
+    def _size(self) -> tuple[float, float]:
+        """The size in inches of the figure drawn last (matplotlib's default)."""
+        width, height = _state.get("figsize") or DEFAULT_FIGSIZE
+        return float(width), float(height)
 
     def __getitem__(self, key: Any) -> _Absorber:
         return _Absorber(f"{self._name}[]")
@@ -282,6 +305,61 @@ def _show_built_figures() -> None:
     for data in figures:
         display(data, raw=True)
     print(KEPT_NOTE)
+
+
+def blank_png(width: int, height: int, rgb: tuple[int, int, int] = BLANK_RGB) -> bytes:
+    """A PNG picture of one colour (written by hand: no imaging library offline)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    row = b"\x00" + bytes(rgb) * width
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(row * height))
+        + chunk(b"IEND", b"")
+    )
+
+
+def blank_svg(width: int, height: int) -> str:
+    """An SVG picture of the blank colour that says why it is blank."""
+    fill = "#" + bytes(BLANK_RGB).hex()
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
+        f'<rect width="100%" height="100%" fill="{fill}"/>'
+        '<text x="50%" y="50%" text-anchor="middle" font-family="sans-serif" '
+        'font-size="12">No figure offline: the book\'s page shows it.</text></svg>'
+    )
+
+
+def _save_blank(size: tuple[float, float], args: Any, kwargs: dict[str, Any]) -> None:
+    """What ``savefig`` writes offline: a blank picture where the figure would be."""
+    target = args[0] if args else kwargs.get("fname")
+    if target is None:
+        return
+    name = str(target) if isinstance(target, (str, os.PathLike)) else ""
+    fmt = str(kwargs.get("format") or os.path.splitext(name)[1][1:] or "png").lower()
+    dpi = kwargs.get("dpi")
+    scale = float(dpi) if isinstance(dpi, (int, float)) else DEFAULT_DPI
+    width, height = (max(1, round(side * scale)) for side in size)
+    if fmt == "svg":
+        data: bytes | str = blank_svg(width, height)
+    elif fmt == "png":
+        data = blank_png(width, height)
+    else:
+        return
+    if name:
+        mode = "w" if isinstance(data, str) else "wb"
+        with open(name, mode) as file:
+            file.write(data)
+    elif hasattr(target, "write"):
+        try:
+            target.write(data)
+        except TypeError:
+            target.write(data.encode() if isinstance(data, str) else data.decode())
 
 
 class _AbsorberList(list):  # type: ignore[type-arg]
@@ -373,6 +451,44 @@ def _expects_error(parent: Any) -> bool:
         return False
 
 
+async def _load_jedi(shell: Any) -> None:
+    """Loads jedi and gives it to IPython's completer, as IPython does at start."""
+    try:
+        import js
+        import pyodide_js  # type: ignore[import-not-found]
+        from pyodide.ffi import create_proxy, to_js
+
+        quiet = create_proxy(_quiet)
+        options = to_js(
+            {"messageCallback": quiet, "errorCallback": quiet},
+            dict_converter=js.Object.fromEntries,
+        )
+        await pyodide_js.loadPackage("jedi", options)
+        import jedi  # type: ignore[import-untyped]
+        import jedi.api.classes  # type: ignore[import-untyped]
+        import jedi.api.helpers  # type: ignore[import-untyped]
+        from IPython.core import completer
+
+        completer.jedi = jedi  # type: ignore[attr-defined]
+        completer.JEDI_INSTALLED = True
+        shell.Completer.use_jedi = True
+    except Exception:  # noqa: BLE001 - IPython's own completer keeps answering
+        return
+
+
+def _defer_jedi(shell: Any) -> None:
+    """Until jedi has loaded, IPython completes without it."""
+    if "jedi" not in sys.modules and getattr(shell, "Completer", None) is not None:
+        shell.Completer.use_jedi = False
+        _state["jedi"] = shell
+
+
+def _after_first_cell() -> None:
+    shell = _state.pop("jedi", None)
+    if shell is not None:
+        _state["jedi_task"] = asyncio.ensure_future(_load_jedi(shell))
+
+
 def _patch_deliberate_errors(kernel: Any) -> None:
     """Makes a tagged cell's error a printed traceback and an "ok" reply."""
     original = getattr(kernel, "run", None)
@@ -381,6 +497,7 @@ def _patch_deliberate_errors(kernel: Any) -> None:
 
     async def run(code: str) -> Any:
         results = await original(code)
+        _after_first_cell()
         if results.get("status") != "error" or not _expects_error(kernel.get_parent()):
             return results
         traceback = results.get("traceback") or [
@@ -407,5 +524,6 @@ def load_ipython_extension(shell: Any) -> None:
     _patch_graphviz()
     _install_stand_ins()
     _patch_package_loading()
+    _defer_jedi(shell)
     if getattr(shell, "kernel", None) is not None:
         _patch_deliberate_errors(shell.kernel)

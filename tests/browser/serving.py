@@ -27,6 +27,9 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--no-first-run",
     "--disable-sync",
+    # Offline without request interception (which turns the HTTP cache off): no
+    # host name but the local server's resolves.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 
 
@@ -61,6 +64,12 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         ".wasm": "application/wasm",
         ".json": "application/json",
     }
+
+    def end_headers(self) -> None:
+        # As static hosts do (GitHub Pages sends this): a page opened again within
+        # ten minutes takes its files from the browser's cache.
+        self.send_header("Cache-Control", "max-age=600")
+        super().end_headers()
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

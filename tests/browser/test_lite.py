@@ -392,10 +392,55 @@ RUN_FIRST_CODE_CELL = """() => { const panel = jupyterapp.shell.currentWidget;
   return jupyterapp.commands.execute('notebook:run-cell'); }"""
 
 
-def _open_and_run_first_cell(context: Any, site: str, path: str) -> float:
+#: The kernel worker's start-up steps (lite/pyodide_boot.mjs), as printed by Python.
+STARTUP_STEPS = """import js, json
+print(json.dumps(getattr(js, "slowtorchStartup", js.Array.new()).to_py()))"""
+RUN_IN_KERNEL = """(code) => new Promise((resolve) => {
+  const kernel = jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const future = kernel.requestExecute({code, silent: false, store_history: false});
+  let text = "";
+  future.onIOPub = (m) => { if (m.content && m.content.text) text += m.content.text; };
+  future.done.then(() => resolve(text)); })"""
+
+
+def _breakdown(page: Any, first: float) -> str:
+    """Where the start-up went, in seconds from opening the page."""
+    origin = page.evaluate("() => performance.timeOrigin")
+    marks = [
+        ("page: notebook shown", page.evaluate("() => window.slowtorchShown || 0")),
+    ]
+    steps = json.loads(page.evaluate(RUN_IN_KERNEL, STARTUP_STEPS))
+    marks += [(step, at - origin) for step, at in steps]
+    parts = [f"{name} {at / 1000:.1f}" for name, at in marks if at > 0]
+    return "; ".join(parts + [f"first cell ran {first:.1f}"])
+
+
+JEDI_LOADED = """import asyncio, sys
+from IPython import get_ipython
+for _ in range(600):
+    if get_ipython().Completer.use_jedi and "jedi" in sys.modules:
+        break
+    await asyncio.sleep(0.1)
+print(get_ipython().Completer.use_jedi)"""
+COMPLETE = """([code]) => new Promise((resolve) => {
+  const kernel = jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  kernel.requestComplete({code, cursor_pos: code.length}).then(
+    (reply) => resolve(reply.content.matches)); })"""
+
+
+def _check_completion(page: Any) -> None:
+    """Completion works before jedi has loaded (IPython's own completer) and after
+    (jedi completes a module's names without importing it)."""
+    assert "print" in page.evaluate(COMPLETE, ["pri"])
+    assert page.evaluate(RUN_IN_KERNEL, JEDI_LOADED).strip() == "True"
+    code = "import slowtorch_lib.optim.muon\nslowtorch_lib.optim.muon.newton_"
+    assert "newton_schulz" in page.evaluate(COMPLETE, [code])
+
+
+def _open_and_run_first_cell(context: Any, site: str, path: str) -> tuple[float, str]:
     """Seconds from opening a notebook to its first executed cell, run as soon as
     the notebook shows (before Python is up): the page says Python is loading, and
-    no dialog asks which kernel to use."""
+    no dialog asks which kernel to use. Also, where the time went."""
     page = context.new_page()
     try:
         opened = time.monotonic()
@@ -408,6 +453,7 @@ def _open_and_run_first_cell(context: Any, site: str, path: str) -> float:
             timeout=KERNEL_TIMEOUT,
             polling=100,
         )
+        page.evaluate("() => { window.slowtorchShown = performance.now(); }")
         note = page.locator("#slowtorch-loading")
         assert "Python is loading" in note.inner_text(timeout=10_000)
         # The notebook's file has loaded (with the book's outputs): cleared, a cell
@@ -426,34 +472,43 @@ def _open_and_run_first_cell(context: Any, site: str, path: str) -> float:
             ".includes('ready')",
             timeout=30_000,
         )
-        return seconds
+        steps = _breakdown(page, seconds)
+        _check_completion(page)
+        return seconds, steps
     finally:
         page.close()
 
 
 def test_start_up_cold_and_warm(lite_site: str, chromium: Any) -> None:
     """Prints the time from opening a chapter to its first executed cell, with an
-    empty browser cache (cold) and again in the same browser (warm)."""
+    empty browser cache (cold) and again in the same browser (warm), and where the
+    time went. No request interception here: it turns the browser's HTTP cache off
+    (so "warm" would be cold again) and slows every request down; the browser
+    resolves no host name but the local server's (``serving.CHROMIUM_FLAGS``)."""
     path = "book/01_tensors.ipynb"
     context = chromium.new_context()
-    context.route(
-        "**/*",
-        lambda route: (
-            route.continue_()
-            if route.request.url.startswith((lite_site, "data:", "blob:"))
-            else route.abort()
+    outside: list[str] = []
+    context.on(
+        "request",
+        lambda request: (
+            None
+            if request.url.startswith((lite_site, "data:", "blob:"))
+            else outside.append(request.url)
         ),
     )
     try:
-        cold = _open_and_run_first_cell(context, lite_site, path)
-        warm = _open_and_run_first_cell(context, lite_site, path)
+        cold, cold_steps = _open_and_run_first_cell(context, lite_site, path)
+        warm, warm_steps = _open_and_run_first_cell(context, lite_site, path)
     finally:
         context.close()
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
         f"\n[lite] {path}: first executed cell {cold:.1f} s cold, {warm:.1f} s warm "
-        f"(load average {load}; 2 cores)"
+        f"(load average {load}; {os.cpu_count()} cores)"
+        f"\n[lite] cold, s from opening: {cold_steps}"
+        f"\n[lite] warm, s from opening: {warm_steps}"
     )
+    assert not outside, f"requests left the site: {outside}"
 
 
 def _chapters() -> list[str]:
@@ -488,8 +543,36 @@ def test_run_all_runs_every_cell_of_a_chapter(
                 assert not _errors(cell["outputs"]), (
                     f"{label}: {_errors(cell['outputs'])}"
                 )
+        broken = _broken_images(notebook)
+        assert not broken, f"{path}: pictures that do not show: {broken}"
     finally:
         notebook.close()
+
+
+BROKEN_IMAGES = """() => Array.from(document.querySelectorAll('.jp-OutputArea img'))
+  .filter(img => img.complete && img.naturalWidth === 0)
+  .map(img => (img.alt || img.src).slice(0, 80))"""
+
+
+def _broken_images(notebook: LiteNotebook) -> list[str]:
+    """Pictures in the outputs (widgets' included) that the browser cannot show,
+    looked at with each cell that shows a widget in view (the notebook only draws
+    the cells near the view)."""
+    broken: set[str] = set()
+    for index, cell in enumerate(notebook.cells()):
+        views = [
+            o
+            for o in cell["outputs"]
+            if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+        ]
+        if not views:
+            continue
+        notebook.evaluate(
+            "(i) => jupyterapp.shell.currentWidget.content.scrollToItem(i)", index
+        )
+        notebook.page.wait_for_timeout(1500)
+        broken.update(notebook.evaluate(BROKEN_IMAGES))
+    return sorted(broken | set(notebook.evaluate(BROKEN_IMAGES)))
 
 
 def _graph_chapter() -> str:
