@@ -743,6 +743,8 @@ def write_contents(
     written: list[str] = []
     folders: set[Path] = set()
     sources = [notebook_source(entry) for entry in toc_files()] if chapters else []
+    if root != ROOT:  # a class edition's exercise notebooks, not the book's
+        sources = [s for s in sources if s and not s.is_relative_to(ROOT / "exercises")]
     sources += sorted((root / "exercises").glob("*.ipynb"))
     for source in dict.fromkeys(s for s in sources if s is not None):
         base = root if source.is_relative_to(root) else ROOT
