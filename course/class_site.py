@@ -16,10 +16,12 @@ it is still there after a reload, and every notebook's kernel loads it when it
 imports the engine. A notebook downloaded from the site (File > Download)
 grades as any other.
 
-The book's chapters are left out, as in the class edition: they quote the
-engine's own code, the pieces included. Building needs the book's set-up (the
-npm assets in ``scripts/assets/node_modules`` and ``jupyterlite-core``); the
-kernel's wheels and compiled byte code come from the book build's caches.
+The book's chapters are served too (in ``book/``), as in the class edition:
+the engine's code they quote is the class engine's, stubs and all, and they
+import the class engine, which loads the saved pieces of ``/drive/exercises/``.
+Building needs the book's set-up (the npm assets in
+``scripts/assets/node_modules`` and ``jupyterlite-core``); the kernel's wheels
+and compiled byte code come from the book build's caches.
 """
 
 from __future__ import annotations
@@ -29,13 +31,13 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["build_site"]
+__all__ = ["build_site", "load_build_lite"]
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_LITE = ROOT / "scripts" / "build_lite.py"
 
 
-def _build_lite() -> ModuleType:
+def load_build_lite() -> ModuleType:
     """``scripts/build_lite.py`` (not a package), loaded from its file."""
     if not BUILD_LITE.is_file():
         raise RuntimeError(f"no {BUILD_LITE}: build a class site from the course")
@@ -53,14 +55,14 @@ def build_site(edition: Path, site: Path) -> Path:
     Raises:
         RuntimeError: If the build fails (its reason in the message).
     """
-    build_lite = _build_lite()
+    build_lite = load_build_lite()
     with tempfile.TemporaryDirectory(prefix="class-site-") as stage:
         try:
             build_lite.main(
                 output=site.resolve(),
                 stage=Path(stage) / "lite",
                 root=edition.resolve(),
-                chapters=False,
+                chapters=True,
             )
         except SystemExit as error:
             raise RuntimeError(str(error.code)) from None

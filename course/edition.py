@@ -23,6 +23,13 @@ of pieces and copies of :mod:`course.saved_pieces` and
 :mod:`course.substitute`), and its ``__init__`` ends by loading the pieces the
 student has saved (see :mod:`course.saved_pieces`). ``--give`` leaves the
 engine's own code of the pieces given. Predictions change nothing.
+
+The book's chapters come as runnable notebooks in ``chapters/`` (converted as
+``scripts/build_lite.py`` writes the desktop chapters, with the book build's
+outputs if the book is built), their helper modules in ``book/``. The engine's
+code they quote is read from the class engine, so a quoted piece shows its
+stub; they import the class engine, which loads the saved pieces from
+``exercises/my_engine/`` (found upwards from either folder).
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ __all__ = [
     "release",
     "shared_answer_holders",
     "stub_course",
+    "write_chapters",
     "write_engine",
 ]
 
@@ -394,10 +402,29 @@ def write_engine(
         init.write_text(init.read_text("utf-8").rstrip("\n") + "\n" + HOOK, "utf-8")
 
 
+def write_chapters(out: Path) -> list[Path]:
+    """Writes the book's chapters as notebooks into ``out/chapters``, quoting
+    the engine of ``out``, and their helper modules into ``out/book``, where
+    the chapters' first cell finds them. Returns the notebooks.
+
+    Raises:
+        RuntimeError: Without the book's build script.
+    """
+    from course.class_site import load_build_lite
+
+    build_lite = load_build_lite()
+    build_lite.copy_helpers(ROOT / "book", out / "book")
+    written: list[Path] = build_lite.write_desktop_chapters(
+        out / "chapters", root=out, sign=False
+    )
+    return written
+
+
 STUDENT_README = """\
 # {title}
 
-In this course you build the engine, `slowtorch_lib`, a piece at a time. Its
+In this course you build the engine, `slowtorch_lib`, a piece at a time: read
+a chapter in `chapters/`, then do its exercises in `exercises/`. The engine's
 pieces that the exercises ask for are missing here: each raises, for example,
 
     NotImplementedError: exercise 2.9, `topological_order`, is not written yet:
@@ -405,10 +432,14 @@ pieces that the exercises ask for are missing here: each raises, for example,
 
 until you write it. When your piece passes all of its check's cases, the check
 saves it into `exercises/my_engine/` (one readable file per exercise) and the
-engine uses it from then on, in every notebook: chapter 3 runs on your chapter
-1 and 2 pieces, and by the end every piece of the engine you train with is
-yours. Do the exercises in order: a check that needs a piece you have not
-written yet says which one.
+engine uses it from then on, in every notebook, the chapters' too: chapter 3
+runs on your chapter 1 and 2 pieces, and by the epilogue every piece of the
+engine you train with is yours. Do the exercises in order: a check that needs
+a piece you have not written yet says which one, and so does a chapter's cell
+that meets one (the outputs a chapter comes with, if any, are the book's, run
+on the complete engine). The engine's code that the chapters show is this
+folder's, so a piece you have not written shows as its stub. The chapters'
+helper modules are in `book/`.
 
 ## Set-up
 
@@ -416,9 +447,11 @@ With Python 3.10 or later, in this folder:
 
 ```bash
 python -m venv .venv
-.venv/bin/pip install -e . jupyterlab
-.venv/bin/jupyter lab exercises/
+.venv/bin/pip install -e . jupyterlab graphviz matplotlib ipywidgets
+.venv/bin/jupyter lab
 ```
+
+(The chapters draw graphs with Graphviz's `dot` program: install Graphviz too.)
 
 Use this folder's engine: in a Python environment where another copy of
 `slowtorch_lib` is installed, the notebooks would import that one.
@@ -447,7 +480,8 @@ CLASS_NOTE = """
 
 The engine's exercise pieces are stubs here, and there are no worked solutions:
 you write the pieces. A piece that passes its check is saved into `my_engine/`
-and the engine uses it from then on, in every notebook (see `../README.md`).
+and the engine uses it from then on, in every notebook, the chapters' in
+`../chapters/` too (see `../README.md`).
 """
 
 
@@ -482,6 +516,7 @@ def release(out: Path, give: Collection[str] = (), site: bool = False) -> list[P
             shutil.copy2(ROOT / name, out / name)
     title = "slowtorch: the class edition"
     (out / "README.md").write_text(STUDENT_README.format(title=title), "utf-8")
+    write_chapters(out)
     written = sorted(p for p in out.rglob("*") if p.is_file())
     if site:
         from course.class_site import build_site

@@ -563,8 +563,14 @@ def _pyobject(source: str, dotted: str) -> str | None:
     return "\n".join(x[indent:] for x in lines)
 
 
-def _include(base: Path, argument: str, options: dict[str, str]) -> str:
+def _include(
+    base: Path, argument: str, options: dict[str, str], root: Path = ROOT
+) -> str:
+    """The code a ``literalinclude`` quotes, as a fenced block; a file of this
+    checkout is read from ``root`` instead (a class edition's, stubs and all)."""
     path = (base / argument.strip()).resolve()
+    if root != ROOT and path.is_relative_to(ROOT):
+        path = root / path.relative_to(ROOT)
     language = options.get("language", "python" if path.suffix == ".py" else "")
     try:
         text = path.read_text(encoding="utf-8")
@@ -587,8 +593,9 @@ def _include(base: Path, argument: str, options: dict[str, str]) -> str:
     return f"```{language}\n{text.rstrip()}\n```"
 
 
-def plain_markdown(text: str, base: Path) -> str:
-    """MyST directives and roles as plain Markdown, which JupyterLab renders."""
+def plain_markdown(text: str, base: Path, root: Path = ROOT) -> str:
+    """MyST directives and roles as plain Markdown, which JupyterLab renders
+    (quoted files of this checkout read from ``root``, see :func:`_include`)."""
     lines = text.split("\n")
     out: list[str] = []
     i = 0
@@ -626,13 +633,13 @@ def plain_markdown(text: str, base: Path) -> str:
             key, _, value = body.pop(0)[1:].partition(":")
             options[key.strip()] = value.strip()
         if name == "literalinclude":
-            out.append(_include(base, argument, options))
+            out.append(_include(base, argument, options, root))
         elif name in {"math"}:
             out.append("$$\n" + "\n".join(body).strip() + "\n$$")
         elif name in {"code", "code-block", "sourcecode"}:
             out.append(f"```{argument}\n" + "\n".join(body) + "\n```")
         elif name in {"figure", "image"}:
-            caption = plain_markdown("\n".join(body), base).strip()
+            caption = plain_markdown("\n".join(body), base, root).strip()
             out.append(
                 f"![{caption}]({argument})" + (f"\n\n*{caption}*" if caption else "")
             )
@@ -640,7 +647,7 @@ def plain_markdown(text: str, base: Path) -> str:
             continue
         else:
             title = argument or name.replace("-", " ").capitalize()
-            inner_text = plain_markdown("\n".join(body), base).strip()
+            inner_text = plain_markdown("\n".join(body), base, root).strip()
             quoted = "\n".join("> " + x if x else ">" for x in inner_text.split("\n"))
             out.append(f"> **{title}**\n>\n{quoted}")
         if indent:
@@ -709,10 +716,12 @@ def write_notebook(
     target: Path,
     kernelspec: dict[str, str] | None = None,
     with_outputs: bool = True,
+    root: Path = ROOT,
 ) -> None:
     """A runnable notebook from a chapter (MyST) or an exercise notebook: quoted code
-    written out, plain Markdown, the book build's outputs when there are some, cells
-    trusted (they are the course's own), stable cell ids."""
+    written out (read from ``root``'s files), plain Markdown, the book build's
+    outputs when there are some, cells trusted (they are the course's own), stable
+    cell ids."""
     import jupytext
     import nbformat
 
@@ -722,7 +731,7 @@ def write_notebook(
         # stored figures by its id.
         cell["id"] = f"{source.stem[:50]}-{index}"
         if cell.cell_type == "markdown":
-            cell.source = plain_markdown(cell.source, source.parent)
+            cell.source = plain_markdown(cell.source, source.parent, root)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -761,16 +770,21 @@ def trust(path: Path) -> None:
         log(f"could not mark {path.name} as trusted: {error}")
 
 
-def write_desktop_chapters(folder: Path = CHAPTERS) -> list[Path]:
-    """Every chapter as a runnable notebook for JupyterLab on the desktop."""
+def write_desktop_chapters(
+    folder: Path = CHAPTERS, root: Path = ROOT, sign: bool = True
+) -> list[Path]:
+    """Every chapter as a runnable notebook for JupyterLab on the desktop, the
+    engine's code it quotes read from ``root`` (a class edition's, for its
+    ``chapters/``); signed as trusted for this user if ``sign``."""
     written = []
     for entry in toc_files():
         source = notebook_source(entry)
         if source is None or source.suffix != ".md":
             continue
         target = folder / source.with_suffix(".ipynb").name
-        write_notebook(source, target, DESKTOP_KERNELSPEC)
-        trust(target)
+        write_notebook(source, target, DESKTOP_KERNELSPEC, root=root)
+        if sign:
+            trust(target)
         written.append(target)
     return written
 
@@ -798,15 +812,17 @@ def write_contents(
 ) -> list[str]:
     """Every chapter and exercise notebook, as the lite site serves them: the
     exercises of ``root`` (a class edition's, for its site), the chapters unless
-    not ``chapters``."""
+    not ``chapters`` (quoting the engine of ``root``)."""
     written: list[str] = []
     folders: set[Path] = set()
     sources = [notebook_source(entry) for entry in toc_files()] if chapters else []
+    if root != ROOT:  # a class edition's exercise notebooks, not the book's
+        sources = [s for s in sources if s and not s.is_relative_to(ROOT / "exercises")]
     sources += sorted((root / "exercises").glob("*.ipynb"))
     for source in dict.fromkeys(s for s in sources if s is not None):
         base = root if source.is_relative_to(root) else ROOT
         relative = source.relative_to(base).with_suffix(".ipynb")
-        write_notebook(source, contents / relative)
+        write_notebook(source, contents / relative, root=root)
         written.append(relative.as_posix())
         folders.add(source.parent)
     for folder in sorted(folders):

@@ -6,7 +6,10 @@ message; and once the solution notebooks' answers are put in through their
 checks, as a student would (each notebook run in a fresh process, in the
 edition's ``exercises/`` folder, until no check saves a new piece), every
 check passes, a fresh process loads every saved piece, and the epilogue's
-name model trains on that engine as it does under PyTorch.
+name model trains on that engine as it does under PyTorch. The book's
+chapters come with it as notebooks on the class engine: in a fresh edition
+each stops at its first unwritten piece, and once every piece is saved each
+runs to its end on the student's pieces.
 """
 
 from __future__ import annotations
@@ -35,6 +38,14 @@ from course.notebooks import BEGIN, END, chapters, read_source
 ROOT = Path(__file__).resolve().parent.parent
 RUN = Path(__file__).resolve().parent / "class_run.py"
 PIECES = [e.id for e in edition.pieces()]
+#: The book's chapters that are notebooks (the introduction has no code).
+CHAPTERS = [
+    "01_tensors.ipynb",
+    "02_autograd.ipynb",
+    "03_building_blocks.ipynb",
+    "04_optimisation.ipynb",
+    "epilogue.ipynb",
+]
 ENGINE_PIECES = [
     e.id for e in edition.pieces() if e.target.startswith("slowtorch_lib.")
 ]
@@ -220,6 +231,22 @@ def site_texts(site: Path) -> Iterator[tuple[Path, str]]:
                     yield path, path.read_text("utf-8", errors="replace")
 
 
+#: The folders that hold the book's chapters as notebooks and their helper
+#: modules: a class edition's ``chapters/`` and ``book/``, a site's ``files/book/``.
+CHAPTER_FOLDERS = {"chapters", "book"}
+
+
+def taught() -> set[tuple[str, ...]]:
+    """The windows of the book's own text (its chapters' MyST files, quoted
+    engine code aside): what the book teaches openly, such as chapter 4's five
+    lines of every training loop, which exercise 4.10 then asks for."""
+    return {
+        window
+        for path in (ROOT / "book").glob("*.md")
+        for _, window in windows(code_lines(path.read_text("utf-8")))
+    }
+
+
 def leaks(
     folder: Path,
     answers: Answers,
@@ -227,12 +254,16 @@ def leaks(
 ) -> set[tuple[str, str]]:
     """Where a model answer's lines are: ``{(place, exercise id)}``, the place
     being the definition that holds them (``Module.zero_grad``) in a Python
-    file, else the file. Searched: the files of ``folder``, or ``found_texts``."""
+    file, else the file. Searched: the files of ``folder``, or ``found_texts``.
+    A chapter's notebook or helper module may hold what the book's own text
+    teaches."""
     found = set()
+    book = taught()
     for path, text in texts(folder) if found_texts is None else found_texts:
         numbered = numbered_code_lines(text)
+        chapter = bool(CHAPTER_FOLDERS & set(path.relative_to(folder).parts[:2]))
         for start, window in windows([line for _, line in numbered]):
-            if window in answers:
+            if window in answers and not (chapter and window in book):
                 place = str(path.relative_to(folder))
                 if path.suffix == ".py":
                     place = definition_at(text, numbered[start][0]) or place
@@ -303,7 +334,43 @@ def test_the_detectors_find_the_answers_in_the_complete_course() -> None:
 
 
 def test_no_model_answer_anywhere_in_a_class_edition(fresh: Path) -> None:
+    assert sorted(p.name for p in (fresh / "chapters").glob("*.ipynb")) == CHAPTERS
     assert leaks(fresh, model_answers()) == KNOWN
+
+
+def test_the_detectors_find_an_answer_quoted_in_a_chapter(tmp_path: Path) -> None:
+    """What a chapter quotes from the engine is scanned, and only the book's
+    own text is exempt."""
+    answers = model_answers()
+    folder = tmp_path / "chapters"
+    folder.mkdir()
+    answer = (ROOT / "slowtorch_lib/autograd/engine.py").read_text("utf-8")
+    cell = {"cell_type": "markdown", "source": f"```python\n{answer}\n```"}
+    (folder / "02_autograd.ipynb").write_text(json.dumps({"cells": [cell]}))
+    assert ("chapters/02_autograd.ipynb", "2.9") in leaks(tmp_path, answers)
+    lines = (ROOT / "book/04_optimisation.md").read_text("utf-8")
+    cell["source"] = lines
+    (folder / "02_autograd.ipynb").write_text(json.dumps({"cells": [cell]}))
+    assert leaks(tmp_path, answers) == set()
+    (tmp_path / "02_autograd.ipynb").write_text(json.dumps({"cells": [cell]}))
+    assert ("02_autograd.ipynb", "4.10") in leaks(tmp_path, answers)
+
+
+def test_the_chapters_quote_the_class_engines_code(tmp_path: Path) -> None:
+    from course.class_site import load_build_lite
+
+    quoted = tmp_path / "slowtorch_lib/autograd/engine.py"
+    quoted.parent.mkdir(parents=True)
+    quoted.write_text(
+        "def topological_order(roots):\n    raise NotImplementedError('stub')\n"
+    )
+    include = load_build_lite()._include
+    argument = "../slowtorch_lib/autograd/engine.py"
+    options = {"pyobject": "topological_order"}
+    ours = include(ROOT / "book", argument, options, tmp_path)
+    assert ours == f"```python\n{quoted.read_text().rstrip()}\n```"
+    theirs = include(ROOT / "book", argument, options)
+    assert "raise NotImplementedError" not in theirs and "def topological" in theirs
 
 
 def test_no_grading_only_case_or_value_anywhere_in_a_class_edition(
@@ -339,9 +406,10 @@ def site(fresh: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_class_site_serves_the_class_engine_and_exercises(site: Path) -> None:
     listing = json.loads((site / "files/lite-notebooks.json").read_text("utf-8"))
-    assert listing == [
+    assert sorted(listing) == [f"book/{name}" for name in CHAPTERS] + [
         f"exercises/{p.name}" for p in sorted((ROOT / "exercises").glob("*.ipynb"))
     ]
+    assert (site / "files/book/ch02/stepper.py").is_file()  # a chapter's helpers
     assert (site / "files/exercises/my_engine/README.md").is_file()
     wheels = sorted(p.name for p in (site / "pypi").glob("slowtorch_*.whl"))
     assert [w.split("-")[0] for w in wheels] == [
@@ -621,3 +689,73 @@ def test_write_engine_for_a_grader_loads_no_saved_piece(tmp_path: Path) -> None:
         "print(c.GIVEN, c.saved_pieces.loaded(), torch.zeros(2, 3).stride())\n"
     )
     assert run_python(tmp_path, "-c", code, cwd=tmp_path) == "('1.5',) [] (3, 1)\n"
+
+
+# --- the chapters, on the class engine ---------------------------------------------
+
+#: Appended to a chapter when it is run: which engine it ran on, with which pieces.
+ENGINE_PROBE = (
+    "import slowtorch_lib, slowtorch_lib._class as c\n"
+    "print(slowtorch_lib.__file__, len(c.saved_pieces.loaded()))"
+)
+
+
+def run_chapter(folder: Path, name: str) -> dict[str, Any]:
+    """Runs the chapter notebook ``name`` of an edition in a Jupyter kernel, as
+    JupyterLab would (in its folder, the edition first on the path), to its end
+    or its first error: the error's name and value, the probe's output, the
+    seconds taken."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    path = folder / "chapters" / name
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(ENGINE_PROBE))
+    environment = dict(os.environ, PYTHONPATH=str(folder))
+    environment.pop("SLOWTORCH_WORKSPACE", None)
+    client = NotebookClient(
+        notebook,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    start = time.monotonic()
+    error = None
+    try:
+        client.execute(env=environment)
+    except CellExecutionError as raised:
+        error = f"{raised.ename}: {raised.evalue}"
+    probe = "".join(o.get("text", "") for o in notebook.cells[-1].get("outputs", []))
+    return {"error": error, "probe": probe, "seconds": time.monotonic() - start}
+
+
+@pytest.mark.slow
+def test_a_fresh_editions_chapters_stop_at_their_first_unwritten_piece(
+    fresh: Path,
+) -> None:
+    for name in CHAPTERS:
+        done = run_chapter(fresh, name)
+        assert done["error"] is not None, name
+        assert done["error"].startswith("NotImplementedError: "), done["error"]
+        found = UNWRITTEN.search(done["error"])
+        assert found and found.group(1) in PIECES, done["error"]
+
+
+@pytest.fixture(scope="module")
+def solved_chapters(solved: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every chapter run in the edition where every piece is saved."""
+    ran = {name: run_chapter(solved["out"], name) for name in CHAPTERS}
+    seconds = sum(done["seconds"] for done in ran.values())
+    sys.stderr.write(f"class edition: the chapters ran in {seconds:.1f} s\n")
+    return ran
+
+
+@pytest.mark.slow
+def test_every_chapter_runs_on_the_students_engine(
+    solved: dict[str, Any], solved_chapters: dict[str, dict[str, Any]]
+) -> None:
+    engine = str(solved["out"] / "slowtorch_lib" / "__init__.py")
+    for name, done in solved_chapters.items():
+        assert done["error"] is None, (name, done["error"])
+        assert done["probe"] == f"{engine} {len(ENGINE_PIECES)}\n", (name, done)
