@@ -841,8 +841,8 @@ def reference_train(
         for inputs, targets in loader:
 
             def closure(inputs: Any = inputs, targets: Any = targets) -> Any:
-                optimizer.zero_grad()
                 error = loss_fn(model(inputs), targets)
+                optimizer.zero_grad()
                 error.backward()
                 return error
 

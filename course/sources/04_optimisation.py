@@ -441,9 +441,9 @@ def train(model, loss_fn, optimizer, loader, epochs):
     for _ in range(epochs):
         total, count = 0.0, 0
         for inputs, targets in loader:
-            optimizer.zero_grad()
             guess = model(inputs)
             error = loss_fn(guess, targets)
+            optimizer.zero_grad()
             error.backward()
             optimizer.step()
             total += error.item() * len(inputs)
