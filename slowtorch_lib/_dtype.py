@@ -166,12 +166,15 @@ class dtype:
             other, the words of its refusal (``'Float8 Types'``); empty
             for the others. These types have only a few kernels.
         is_complex: Whether elements are complex numbers.
+        differentiable: Whether gradients flow through the type: the
+            floating-point and complex types.
         is_signed: Whether the type holds negative numbers.
     """
 
     __slots__ = (
         "c_name",
         "category",
+        "differentiable",
         "cpp_type",
         "cpp_type_name",
         "float8",
@@ -219,6 +222,7 @@ class dtype:
         self.float8 = float8
         self.unpromotable = unpromotable
         self.is_complex = category == COMPLEX_CATEGORY
+        self.differentiable = category >= FLOAT_CATEGORY
         self.is_signed = limits[0] < 0 or self.is_complex
         narrow_float = category == FLOAT_CATEGORY and itemsize <= 2
         narrow_integer = category == INT_CATEGORY and (itemsize < 8 or typecode == "Q")
@@ -233,6 +237,8 @@ class dtype:
 
     def to_python(self, value: Scalar) -> Scalar:
         """Converts a stored element to the Python number it stands for."""
+        if self.is_complex:
+            return builtins.complex(value)  # type: ignore[return-value]
         if self.category >= FLOAT_CATEGORY:
             return builtins.float(value)
         if self.category == INT_CATEGORY:
@@ -598,13 +604,25 @@ def result_dtype(
         if group_dtype is None:
             continue
         if result is None or group_dtype.category > result.category:
-            result = group_dtype
+            result = _lifted(result, group_dtype)
     for value in scalars:
         category = scalar_category(value)
         if result is None or category > result.category:
-            result = scalar_dtype(value)
+            result = _lifted(result, scalar_dtype(value))
     assert result is not None, "result_dtype needs at least one operand"
     return result
+
+
+def _lifted(result: dtype | None, higher: dtype) -> dtype:
+    """The type an operand of a higher category but lower priority gives.
+
+    It is its own type, except that a complex one lifts a floating-point
+    result to the complex type with parts of that float type (float64 and
+    ``1j`` give complex128; bfloat16, with no complex type, complex64).
+    """
+    if result is None or not (higher.is_complex and result.is_floating_point):
+        return higher
+    return COMPLEX_OF.get(result, complex64)
 
 
 class iinfo:

@@ -3,7 +3,10 @@
 The storage is where a value becomes an element of its dtype: an
 ``array('f')`` rounds to float32, and :func:`stored_array` also rounds to
 float16, bfloat16 or an 8-bit float and wraps integers into a narrow
-type's range.
+type's range. Python's ``array`` has no complex typecode, so a complex
+tensor's storage is a :class:`ComplexArray`: a list of Python ``complex``
+numbers whose parts are rounded to the part type (float32 for
+``complex64``) on every write, as a float32 storage rounds.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from struct import error as PackError
 from struct import pack, unpack
 from typing import Any
 
-from slowtorch_lib._dtype import Float8Format, Scalar, dtype
+from slowtorch_lib._dtype import COMPLEX_PARTS, Float8Format, Scalar, dtype
 
 __all__ = [
+    "ComplexArray",
     "Storage",
     "array_from_bytes",
     "array_to_bytes",
@@ -84,10 +88,7 @@ def stored_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
     narrow type wrap around.
     """
     if d.is_complex:
-        raise NotImplementedError(
-            f"the engine has no complex tensors yet ({d!r} exists for its "
-            "promotion rules and finfo only)"
-        )
+        return ComplexArray(values, d)  # type: ignore[return-value]
     data = _to_array(values, d)
     if d.float8:
         return _rounded_to_float8(data, d.float8)
@@ -96,6 +97,55 @@ def stored_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
     if d.mantissa_bits == 8:
         return _rounded_to_bfloat16(data)
     return data
+
+
+class ComplexArray(list[complex]):
+    """The storage of a complex tensor: Python ``complex`` numbers in a list.
+
+    It reads like an ``array``: ``tolist()`` and a slice give copies. Every
+    value written is made complex and its real and imaginary parts are
+    rounded as the part type's storage rounds them (:func:`complex_values`).
+    """
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, values: Any, d: dtype) -> None:
+        super().__init__(complex_values(values, d))
+        self.dtype = d
+
+    @property
+    def typecode(self) -> str:
+        return self.dtype.typecode
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    def tolist(self) -> list[complex]:
+        return list(self)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return ComplexArray(super().__getitem__(index), self.dtype)
+        return super().__getitem__(index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(index, slice):
+            super().__setitem__(index, complex_values(value, self.dtype))
+        else:
+            super().__setitem__(index, complex_values([value], self.dtype)[0])
+
+
+def complex_values(values: Any, d: dtype) -> list[complex]:
+    """``values`` as complex numbers whose parts are elements of ``d``'s part
+    type (float32 for ``complex64``: each part rounded to float32)."""
+    numbers = [complex(v) for v in values]
+    part = COMPLEX_PARTS[d]
+    if not part.narrow and part.typecode == "d":
+        return numbers
+    reals = stored_array([v.real for v in numbers], part)
+    imags = stored_array([v.imag for v in numbers], part)
+    return list(map(complex, reals, imags))
 
 
 def _rounded_to_float16(data: array[Any]) -> array[Any]:

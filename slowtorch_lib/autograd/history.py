@@ -256,7 +256,7 @@ def remember_view(base: Tensor, view: Tensor) -> None:
     Dead references are dropped every 256 views, so the list stays short.
     """
     view._view_version = view._storage.version
-    if not base.dtype.is_floating_point:
+    if not base.dtype.differentiable:
         return  # no gradients, so no history to keep in step
     if base._views is None:
         base._views = []

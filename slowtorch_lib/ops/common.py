@@ -49,8 +49,8 @@ def result_type(*operands: TensorOrScalar) -> dtype:
 
 
 def float_type(d: dtype) -> dtype:
-    """``d`` if it is floating point, else the default float dtype."""
-    return d if d.is_floating_point else dtypes.get_default_dtype()
+    """``d`` if it is floating point or complex, else the default float dtype."""
+    return d if d.differentiable else dtypes.get_default_dtype()
 
 
 def is_bool(operand: TensorOrScalar) -> bool:

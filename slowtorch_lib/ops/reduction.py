@@ -28,6 +28,7 @@ from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
 from slowtorch_lib._tensor_kernels import (
     check_loop,
+    check_real,
     not_implemented,
     reduction_groups,
 )
@@ -35,6 +36,7 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 from slowtorch_lib.ops.common import accepts_out, tensor_input
 from slowtorch_lib.ops.comparison import isnan
+from slowtorch_lib.ops.complex_parts import conj
 from slowtorch_lib.ops.return_types import MaxResult, MinResult
 from slowtorch_lib.ops.selecting import maximum, minimum, where
 
@@ -60,7 +62,7 @@ Dims = int | Sequence[int] | None
 
 def _sum_type(d: dtype) -> dtype:
     """Sums of bools and integers are int64, as in PyTorch."""
-    return d if d.is_floating_point else dtypes.int64
+    return d if d.differentiable else dtypes.int64
 
 
 def _dims(dim: Dims, ndim: int) -> tuple[int, ...]:
@@ -208,7 +210,7 @@ def mean(
         input = input.to(dtype)
     kernel = "sum_cpu" if input.numel() else "div_cpu_reduced_float"
     check_loop(kernel, input.dtype, ("unsigned",))
-    if not input.dtype.is_floating_point:
+    if not input.dtype.differentiable:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a "
             f"floating point or complex dtype. Got: {input.type()[6:-6]}"
@@ -379,8 +381,8 @@ class Prod(Function):
         grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
         if 0 not in x._values():
             spread = _expand_back(result, x._shape, ctx.dims, ctx.keepdim)
-            return grad * spread / x
-        return grad * _others_product(x.detach(), ctx.dims)
+            return grad * conj(spread / x)
+        return grad * conj(_others_product(x.detach(), ctx.dims))
 
 
 class ProdAll(Prod):
@@ -604,6 +606,8 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
         return maximum(input, dim) if is_max else minimum(input, dim)
     _check_int_dim(name, dim)
     _check_not_empty(name, input, dim)
+    if dim is not None:
+        check_real(name, input.dtype)
     kernel = f"{name}_all" if dim is None else f"{name}_cpu"
     # Along a dim of a 0-d tensor there is nothing to reduce: no loop.
     elements = input.numel() if dim is None or input.dim() else 0
@@ -665,6 +669,7 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     _check_int_dim(name, dim)
     if input.dtype is dtypes.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
+    check_real(name, input.dtype)
     _check_not_empty(name, input, dim)
     # An empty input, or one element along ``dim``, needs no loop.
     single = dim is not None and input.dim() > 0 and input.size(dim) == 1

@@ -21,6 +21,7 @@ from slowtorch_lib.ops.common import (
     result_type,
     tensor_input,
 )
+from slowtorch_lib.ops.complex_parts import conj_of
 from slowtorch_lib.ops.pointwise import rsqrt
 
 __all__ = [
@@ -52,7 +53,7 @@ class Sin(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * cos(x)
+        return grad_output * conj_of(cos(x))
 
 
 @accepts_out
@@ -73,7 +74,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * -sin(x)
+        return grad_output * conj_of(-sin(x))
 
 
 @accepts_out
