@@ -32,9 +32,17 @@ the five 8-bit floats (``float8_e4m3fn``, ``float8_e5m2``,
 ``float8_e4m3fnuz``, ``float8_e5m2fnuz``, ``float8_e8m0fnu``, kept in an
 ``array('f')`` and rounded on every write) can be made, printed, copied and
 converted; most arithmetic on them raises, and PyTorch refuses to promote
-them with other types (:attr:`dtype.unpromotable`). The complex types
-(``complex32``, ``complex64``, ``complex128``) exist with their promotion
-and ``finfo``; the engine has no complex tensors yet.
+them with other types (:attr:`dtype.unpromotable`).
+
+The complex types hold Python ``complex`` numbers, in a list rather than
+an ``array`` (which has no complex typecode), each part rounded to the
+part type: float32 for ``complex64``, float64 for ``complex128``, float16
+for ``complex32`` (:class:`slowtorch_lib._storage.ComplexArray`).
+``complex64`` and ``complex128`` have arithmetic, the functions ``exp``,
+``log``, ``sqrt``, ``sin``... through :mod:`cmath`, sums and matrix
+products; ``complex32``, as in PyTorch, only a few loops. Where PyTorch
+has no complex loop (``<``, ``max``, ``floor``...) the engine raises its
+error, from one table (:mod:`slowtorch_lib._tensor_kernels`).
 
 Type promotion follows :func:`torch.result_type`: a result has the highest
 *category* (bool < integer < floating point < complex) among its operands,
@@ -141,7 +149,8 @@ class dtype:
         name: The short name, as in ``torch.float32``.
         typecode: The :mod:`array` typecode of the storage.
         itemsize: Bytes per element.
-        category: 0 for bool, 1 for integers, 2 for floating point.
+        category: 0 for bool, 1 for integers, 2 for floating point, 3 for
+            complex.
         is_floating_point: Whether elements are real numbers.
         c_name: PyTorch's name of the type in messages (``'Float'``,
             ``'Long'``), as in ``"exp" not implemented for 'Long'``.
@@ -619,9 +628,14 @@ def _lifted(result: dtype | None, higher: dtype) -> dtype:
     It is its own type, except that a complex one lifts a floating-point
     result to the complex type with parts of that float type (float64 and
     ``1j`` give complex128; bfloat16, with no complex type, complex64).
+
+    Raises:
+        RuntimeError: For an 8-bit float, which has no complex type.
     """
     if result is None or not (higher.is_complex and result.is_floating_point):
         return higher
+    if result.float8:
+        raise RuntimeError(f"Unknown Complex ScalarType for {result.c_name}")
     return COMPLEX_OF.get(result, complex64)
 
 

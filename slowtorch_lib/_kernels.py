@@ -91,6 +91,7 @@ def ieee_function(function: Callable[[float], float]) -> Callable[[float], float
         except OverflowError:
             return math.copysign(math.inf, x) if function is math.sinh else math.inf
 
+    careful.__wrapped__ = function  # type: ignore[attr-defined]
     return careful
 
 

@@ -162,7 +162,21 @@ COMPLEX_LOOPS: dict[str, Callable[..., Any]] = {
     "isfinite": lambda z: cmath.isfinite(z),
     "isnan": lambda z: cmath.isnan(z),
     "isinf": lambda z: cmath.isinf(z),
+    "tan": cmath.tan,
+    "sinh": cmath.sinh,
+    "cosh": cmath.cosh,
+    "asin": cmath.asin,
+    "acos": cmath.acos,
+    "atan": cmath.atan,
+    "log10": lambda z: _complex_log(z) / math.log(10),
+    "log2": lambda z: _complex_log(z) / math.log(2),
+    "_exp2_scalar": lambda z: cmath.exp(z * math.log(2)),
+    "expm1": lambda z: cmath.exp(z) - 1,
+    "_log1p_scalar": lambda z: _complex_log(1 + z),
 }
+# The scalar functions that work on complex numbers as they are (the
+# logical ones: a number is true if it is not 0).
+COMPLEX_AS_IS = ("not_", "_both", "_either", "_exactly_one")
 COMPLEX32_LOOPS = ("add", "sub", "mul", "neg", "eq", "ne", "_choose", "abs")
 # The reductions every complex type lacks, by PyTorch's loop name, and
 # those complex32 lacks too.
@@ -214,7 +228,9 @@ def complex_loop(function: Callable[..., Any], d: dtype) -> Callable[..., Any]:
         NotImplementedError: PyTorch's error, naming its loop, where it has
             none for ``d`` (``"lt_cpu" not implemented for 'ComplexFloat'``).
     """
-    name = getattr(function, "__name__", "")
+    name = getattr(getattr(function, "__wrapped__", function), "__name__", "")
+    if name in COMPLEX_AS_IS:
+        return function
     loop = COMPLEX_LOOPS.get(name)
     if loop is None or (d is dtypes.complex32 and name not in COMPLEX32_LOOPS):
         raise not_implemented(KERNEL_NAMES.get(name, f"{name.strip('_')}_cpu"), d)

@@ -1,8 +1,9 @@
 """The dtypes PyTorch names with few operations, against PyTorch.
 
 uint16, uint32 and uint64; the five 8-bit floats; the complex types
-(whose tensors and operations are tested in ``test_complex.py``). For each: its facts (``iinfo``/``finfo``, ``itemsize``, the
-legacy class name), promotion and PyTorch's refusal to promote, the
+(whose tensors and operations are tested in ``test_complex.py``). For
+each: its facts (``iinfo``/``finfo``, ``itemsize``, the legacy class
+name), promotion and PyTorch's refusal to promote, the
 rounding and wrap-around of conversions, ``repr``, and the error PyTorch
 raises for an operation it has no loop for.
 """

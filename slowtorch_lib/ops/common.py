@@ -61,7 +61,7 @@ def is_bool(operand: TensorOrScalar) -> bool:
 
 def check_alpha(alpha: Any, d: dtype) -> None:
     """``alpha`` must not be a float for an integer result, as in PyTorch."""
-    if not d.is_floating_point and isinstance(alpha, float):
+    if not d.differentiable and isinstance(alpha, float):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating "
             "point number."

@@ -185,6 +185,15 @@ def conj_of(value: TensorOrScalar) -> TensorOrScalar:
     return value.conjugate() if isinstance(value, builtins_complex) else value
 
 
+def unit(x: Tensor) -> Tensor:
+    """``x / |x|`` (0 at 0): the sign of a real tensor, the direction of a
+    complex one. The gradient of ``|x|`` is ``grad_output * unit(x)``."""
+    if not x.dtype.is_complex:
+        return x.sign()
+    modulus = x.detach().abs()
+    return (x / modulus).masked_fill(modulus == 0, 0)
+
+
 def is_complex(input: Tensor) -> bool:
     """Whether the dtype is a complex type."""
     return input.dtype.is_complex

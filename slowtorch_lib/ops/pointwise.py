@@ -54,7 +54,7 @@ from slowtorch_lib.ops.common import (
     tensor_input,
 )
 from slowtorch_lib.ops.comparison import isfinite
-from slowtorch_lib.ops.complex_parts import conj_of
+from slowtorch_lib.ops.complex_parts import conj_of, unit
 from slowtorch_lib.ops.rounding import RoundedDiv
 from slowtorch_lib.ops.selecting import where
 
@@ -514,10 +514,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        if x.dtype.is_complex:
-            modulus = abs(x.detach())
-            return grad_output * where(modulus == 0, 0.0, x / modulus)
-        return grad_output * sign(x)
+        return grad_output * unit(x)
 
 
 @accepts_out
@@ -612,7 +609,7 @@ class Log1p(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / (x + 1)
+        return grad_output / conj_of(x + 1)
 
 
 def _log1p_scalar(value: float) -> float:
@@ -857,7 +854,7 @@ class Log10(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / (x * math.log(10))
+        return grad_output / conj_of(x * math.log(10))
 
 
 @accepts_out
@@ -878,7 +875,7 @@ class Log2(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / (x * math.log(2))
+        return grad_output / conj_of(x * math.log(2))
 
 
 @accepts_out
@@ -905,7 +902,7 @@ class Exp2(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * result * math.log(2)
+        return grad_output * conj_of(result) * math.log(2)
 
 
 @accepts_out
@@ -927,7 +924,7 @@ class Expm1(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * (result + 1)
+        return grad_output * conj_of(result + 1)
 
 
 @accepts_out

@@ -36,7 +36,7 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 from slowtorch_lib.ops.common import accepts_out, tensor_input
 from slowtorch_lib.ops.comparison import isnan
-from slowtorch_lib.ops.complex_parts import conj
+from slowtorch_lib.ops.complex_parts import conj, unit
 from slowtorch_lib.ops.return_types import MaxResult, MinResult
 from slowtorch_lib.ops.selecting import maximum, minimum, where
 
@@ -718,7 +718,10 @@ def _variance(group: Sequence[Any], correction: Any) -> float:
     if count == 0:
         return math.nan
     centre = builtins.sum(group) / count
-    squares = builtins.sum([(v - centre) * (v - centre) for v in group])
+    if isinstance(centre, complex):  # the squared distance is |v - centre|**2
+        squares = builtins.sum([abs(v - centre) ** 2 for v in group])
+    else:
+        squares = builtins.sum([(v - centre) * (v - centre) for v in group])
     return ieee_div(squares, builtins.max(0, count - correction))
 
 
@@ -743,7 +746,8 @@ class Var(Function):
         ctx.whole = whole
         ctx.save_for_backward(x)
         values = [_variance(g, correction) for g in reduction_groups(x, dims)]
-        return from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        shape = reduced_shape(x._shape, dims, keepdim)
+        return from_values(values, shape, dtypes.COMPLEX_PARTS.get(x.dtype, x.dtype))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -797,7 +801,9 @@ class Std(Function):
         ctx.whole = whole
         groups = reduction_groups(x, dims)
         values = [ieee_sqrt(_variance(g, correction)) for g in groups]
-        result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        shape = reduced_shape(x._shape, dims, keepdim)
+        d = dtypes.COMPLEX_PARTS.get(x.dtype, x.dtype)
+        result = from_values(values, shape, d)
         ctx.save_for_backward(x, result)
         return result
 
@@ -833,7 +839,7 @@ def _check_float8(input: Tensor, dims: tuple[int, ...]) -> None:
 
 
 def _check_floating(input: Tensor) -> None:
-    if not input.dtype.is_floating_point:
+    if not input.dtype.differentiable:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
@@ -941,6 +947,8 @@ def _norm_of(group: Sequence[float], ord: float, single: bool) -> float:
     powers = [v * v if ord == 2 else ieee_pow(v, ord) for v in sizes]
     if single:
         powers = array("f", powers).tolist()
+    if builtins.any(p != p for p in powers):  # a nan: the norm is nan
+        return math.nan
     total = math.fsum(powers) if math.inf not in powers else math.inf
     return math.sqrt(total) if ord == 2 else ieee_pow(total, 1 / ord)
 
@@ -959,9 +967,10 @@ class LinalgVectorNorm(Function):
     def forward(
         ctx: FunctionCtx, x: Tensor, *, ord: float, dims: tuple[int, ...], keepdim: bool
     ) -> Tensor:
-        single = x.dtype is not dtypes.float64
+        d = dtypes.COMPLEX_PARTS.get(x.dtype, x.dtype)  # |z| is real
+        single = d is not dtypes.float64
         values = [_norm_of(g, ord, single) for g in reduction_groups(x, dims)]
-        result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        result = from_values(values, reduced_shape(x._shape, dims, keepdim), d)
         ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
         ctx.save_for_backward(x, result)
         return result
@@ -977,12 +986,12 @@ class LinalgVectorNorm(Function):
         if ord in (math.inf, -math.inf):
             winners = x.abs() == norm
             count = sum(winners, dims, keepdim=True)
-            return grad * x.sign() * winners / count
+            return grad * unit(x) * winners / count
         if ord == 1:
-            return grad * x.sign()
+            return grad * unit(x)
         if ord == 2:
             return where(norm == 0, 0.0, grad * x / norm)
-        slope = x.sign() * x.abs() ** (ord - 1) / norm ** (ord - 1)
+        slope = unit(x) * x.abs() ** (ord - 1) / norm ** (ord - 1)
         return where((norm == 0) | (x == 0), 0.0, grad * slope)
 
 
@@ -1002,7 +1011,7 @@ def vector_norm(
     """
     if dtype is not None:
         x = x.to(dtype)
-    if not x.dtype.is_floating_point:
+    if not x.dtype.differentiable:
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as "
             f"input. Got {x.dtype.c_name}"
