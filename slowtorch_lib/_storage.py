@@ -25,6 +25,7 @@ from slowtorch_lib._dtype import COMPLEX_PARTS, Float8Format, Scalar, dtype
 
 __all__ = [
     "ComplexArray",
+    "PartsCopy",
     "Storage",
     "array_from_bytes",
     "array_to_bytes",
@@ -59,6 +60,20 @@ class Storage:
 
     def __len__(self) -> int:
         return len(self.data)
+
+
+class PartsCopy(Storage):
+    """The real and imaginary parts of a complex tensor, copied out.
+
+    PyTorch's ``z.real``, ``z.imag`` and ``view_as_real(z)`` are views:
+    writing into them changes ``z``. A :class:`ComplexArray` cell holds a
+    whole Python ``complex``, which no float view can reach, so here they
+    are copies in a storage of this kind, and writing into one raises
+    (:func:`slowtorch_lib.autograd.history.check_inplace`) rather than
+    leave ``z`` silently unchanged.
+    """
+
+    __slots__ = ()
 
 
 def wrap_int64(value: int) -> int:

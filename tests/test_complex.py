@@ -419,3 +419,22 @@ def test_gradient_of_a_real_input_is_real() -> None:
     x = st.tensor([1.0, 2.0], requires_grad=True)
     (x * st.tensor([1j, 2 + 1j])).abs().sum().backward()
     assert x.grad is not None and x.grad.dtype is st.float32
+
+
+def test_writing_into_a_copied_part_raises_instead_of_diverging() -> None:
+    """In PyTorch ``z.real.add_(1)`` changes ``z``; here the parts are copies,
+    so writing into them is refused rather than silently lost."""
+    z = st.tensor([1 + 2j, 3])
+    writes: list[Callable[[], Any]] = [
+        lambda: z.real.add_(1),
+        lambda: z.imag.__setitem__(0, 5.0),
+        lambda: st.view_as_real(z).zero_(),
+        lambda: z.real[0].fill_(2.0),
+    ]
+    for write in writes:
+        with pytest.raises(NotImplementedError, match="copies in this engine"):
+            write()
+    assert z.tolist() == [1 + 2j, 3 + 0j]
+    assert (z.real * 2).tolist() == [2.0, 6.0]
+    x = st.tensor([1.0, 2.0])
+    assert x.real.add_(1) is x and x.tolist() == [2.0, 3.0]  # a real x: itself

@@ -5,7 +5,8 @@ A complex element ``z = x + iy`` is stored as one Python ``complex``
 (:class:`slowtorch_lib._storage.ComplexArray`), so its parts cannot be
 views as in PyTorch, where ``z.real`` shares memory with ``z``: here
 ``view_as_real`` returns a copy, and ``real`` and ``imag`` are views of
-that copy (writing into them leaves ``z`` unchanged). They are built as
+that copy; writing into them raises ``NotImplementedError`` (it would
+leave ``z`` unchanged, where PyTorch changes it). They are built as
 PyTorch builds them, ``view_as_real(z).select(-1, 0)``, so their graphs
 (``SelectBackward0`` after ``ViewAsRealBackward0``) are PyTorch's.
 
@@ -24,7 +25,8 @@ import math
 from typing import TYPE_CHECKING
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._strides import broadcast_shapes
+from slowtorch_lib._storage import PartsCopy
+from slowtorch_lib._strides import broadcast_shapes, contiguous_strides
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
@@ -79,8 +81,9 @@ class ViewAsReal(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, z: Tensor) -> Tensor:
         pairs = [part for v in z._values() for part in (v.real, v.imag)]
-        d = dtypes.COMPLEX_PARTS[z.dtype]
-        return from_values(pairs, z._shape + (2,), d)
+        shape = z._shape + (2,)
+        storage = PartsCopy(pairs, dtypes.COMPLEX_PARTS[z.dtype])
+        return Tensor._make(storage, shape, contiguous_strides(shape))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
