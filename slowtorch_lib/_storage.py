@@ -309,6 +309,10 @@ def array_to_bytes(data: array[Any], d: dtype, byteorder: str) -> bytes:
     precision; a bfloat16 is the upper half of its float32's bits.
     """
     order = "<" if byteorder == "little" else ">"
+    if d.is_complex:  # the parts, real then imaginary, of each element
+        parts = [part for v in data for part in (v.real, v.imag)]
+        part = COMPLEX_PARTS[d]
+        return array_to_bytes(array(part.typecode, parts), part, byteorder)
     if d.mantissa_bits == 11:
         return pack(f"{order}{len(data)}e", *data)
     if d.mantissa_bits == 8:
@@ -319,6 +323,10 @@ def array_to_bytes(data: array[Any], d: dtype, byteorder: str) -> bytes:
 
 def array_from_bytes(raw: bytes, d: dtype, byteorder: str) -> array[Any]:
     """The elements of dtype ``d`` in ``raw``, as :func:`array_to_bytes` wrote."""
+    if d.is_complex:
+        parts = array_from_bytes(raw, COMPLEX_PARTS[d], byteorder)
+        pairs = map(complex, parts[::2], parts[1::2])
+        return ComplexArray(pairs, d)  # type: ignore[return-value]
     order = "<" if byteorder == "little" else ">"
     if d.mantissa_bits == 11:
         return array("f", unpack(f"{order}{len(raw) // 2}e", raw))

@@ -502,10 +502,25 @@ class Tensor:
         return self.item()
 
     def __float__(self) -> float:
-        return builtins.float(self._scalar())
+        return builtins.float(self._real_scalar("double"))
 
     def __int__(self) -> int:
-        return builtins.int(self._scalar())
+        return builtins.int(self._real_scalar("int64_t"))
+
+    def __complex__(self) -> complex:
+        return builtins.complex(self._scalar())
+
+    def _real_scalar(self, cpp_type: str) -> Scalar:
+        """The one element as a real number: a complex one must have no
+        imaginary part (PyTorch's words name the C++ type it converts to)."""
+        value: Any = self._scalar()
+        if isinstance(value, builtins.complex):
+            if value.imag != 0:
+                raise RuntimeError(
+                    f"value cannot be converted to type {cpp_type} without overflow"
+                )
+            return value.real
+        return value  # type: ignore[no-any-return]
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self.numel() != 1:
@@ -2085,7 +2100,7 @@ def numpy_view(tensor: Tensor) -> Any:
     numpy = numpy_module()
     data = tensor._storage.data
     kind = numpy.dtype(tensor.dtype.name)
-    if kind.itemsize != data.itemsize or len(data) == 0:
+    if kind.itemsize != data.itemsize or len(data) == 0 or tensor.dtype.is_complex:
         return numpy.array(tensor.tolist(), dtype=kind).reshape(tensor._shape)
     flat = numpy.frombuffer(data, dtype=kind)
     return numpy.lib.stride_tricks.as_strided(

@@ -175,8 +175,8 @@ COMPLEX_LOOPS: dict[str, Callable[..., Any]] = {
     "_log1p_scalar": lambda z: _complex_log(1 + z),
 }
 # The scalar functions that work on complex numbers as they are (the
-# logical ones: a number is true if it is not 0).
-COMPLEX_AS_IS = ("not_", "_both", "_either", "_exactly_one")
+# logical ones: a number is true if it is not 0; isclose's test).
+COMPLEX_AS_IS = ("not_", "_both", "_either", "_exactly_one", "close")
 COMPLEX32_LOOPS = ("add", "sub", "mul", "neg", "eq", "ne", "_choose", "abs")
 # The reductions every complex type lacks, by PyTorch's loop name, and
 # those complex32 lacks too.

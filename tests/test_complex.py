@@ -438,3 +438,39 @@ def test_writing_into_a_copied_part_raises_instead_of_diverging() -> None:
     assert (z.real * 2).tolist() == [2.0, 6.0]
     x = st.tensor([1.0, 2.0])
     assert x.real.add_(1) is x and x.tolist() == [2.0, 3.0]  # a real x: itself
+
+
+CONVERSIONS: dict[str, Callable[[Any], Any]] = {
+    "float": lambda t: float(t.tensor(1.5 + 0j)),
+    "float_of_imaginary": lambda t: float(t.tensor(1 + 1j)),
+    "int": lambda t: int(t.tensor(2.5 + 0j)),
+    "int_of_imaginary": lambda t: int(t.tensor(2 + 1j)),
+    "complex": lambda t: complex(t.tensor(1 + 2j)),
+    "bool": lambda t: bool(t.tensor(1j)),
+    "isclose": lambda t: t.isclose(z_of(t), z_of(t) + 1e-7).tolist(),
+    "allclose": lambda t: t.allclose(z_of(t), w_of(t)),
+    "numpy": lambda t: z_of(t, "complex128").numpy().tolist(),
+}
+
+
+@pytest.mark.parametrize("name", list(CONVERSIONS))
+def test_conversions_match_torch(name: str) -> None:
+    torch = require_torch()
+    try:
+        theirs = CONVERSIONS[name](torch)
+    except RuntimeError:
+        same_error(CONVERSIONS[name])
+        return
+    assert CONVERSIONS[name](st) == theirs
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_save_and_load_with_torch(dtype: str, tmp_path: Any) -> None:
+    torch = require_torch()
+    values = [0.1 + 0.2j, -3.5 + 1e-3j]
+    st.save(st.tensor(values, dtype=getattr(st, dtype)), tmp_path / "ours.pt")
+    torch.save(torch.tensor(values, dtype=getattr(torch, dtype)), tmp_path / "t.pt")
+    for path in ("ours.pt", "t.pt"):
+        ours = st.load(tmp_path / path)
+        theirs = torch.load(tmp_path / path)
+        assert ours.dtype.name == dtype and ours.tolist() == theirs.tolist()

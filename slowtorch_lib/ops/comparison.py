@@ -58,7 +58,7 @@ def _closeness(rtol: float, atol: float, equal_nan: bool) -> Any:
             return True
         if a != a or b != b:
             return equal_nan and a != a and b != b
-        if math.isinf(a) or math.isinf(b):
+        if abs(a) == math.inf or abs(b) == math.inf:  # complex ones too
             return False
         return abs(a - b) <= atol + rtol * abs(b)
 
