@@ -20,12 +20,13 @@ What is matched with PyTorch, and what is not:
   reproducible stream, not PyTorch's); the devices (the CPU only: ``cuda``
   can be named, and putting a tensor there raises as PyTorch does on a
   machine without a GPU; ``torch.cuda.is_available()`` is False); the
-  complex dtypes, which exist (with their promotion and ``finfo``) but
-  hold no tensors yet; the last bit or two of float16 and bfloat16 results
-  that PyTorch computes in one fused float32 kernel and the engine in
-  several steps (``log_softmax``, most backward rules); what memory
-  PyTorch leaves uninitialised (``torch.Tensor(2, 3)`` is zeros here);
-  the C++ internals (hooks on storages, dispatch keys, ``torch.compile``).
+  parts of a complex tensor (``z.real``, ``z.imag``, ``view_as_real``),
+  which are copies here and views in PyTorch; the last bit or two of
+  float16 and bfloat16 results that PyTorch computes in one fused float32
+  kernel and the engine in several steps (``log_softmax``, most backward
+  rules); what memory PyTorch leaves uninitialised (``torch.Tensor(2, 3)``
+  is zeros here); the C++ internals (hooks on storages, dispatch keys,
+  ``torch.compile``).
 * NumPy is optional: it is imported only by the functions that exchange
   data with it (``from_numpy``, ``Tensor.numpy``, ``numpy.array(t)``),
   which raise ``RuntimeError: Numpy is not available`` without it.
@@ -119,6 +120,7 @@ from slowtorch_lib.ops import (
     bitwise,
     common,
     comparison,
+    complex_parts,
     copying,
     fused,
     gather_scatter,
@@ -139,6 +141,7 @@ from slowtorch_lib.ops import (
 from slowtorch_lib.ops.bitwise import *  # noqa: F403
 from slowtorch_lib.ops.common import *  # noqa: F403
 from slowtorch_lib.ops.comparison import *  # noqa: F403
+from slowtorch_lib.ops.complex_parts import *  # noqa: F403
 from slowtorch_lib.ops.copying import *  # noqa: F403
 from slowtorch_lib.ops.fused import *  # noqa: F403
 from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
@@ -164,6 +167,7 @@ _tensor.bind_ops(
     history=history,
     common=common,
     comparison=comparison,
+    complex_parts=complex_parts,
     selecting=selecting,
     rounding=rounding,
     pointwise=pointwise,

@@ -80,7 +80,7 @@ def finish(result: Tensor, requires_grad: bool, device_arg: DeviceArg) -> Tensor
     """
     check_device(_DefaultDevice.where if device_arg is None else device_arg)
     if requires_grad:
-        if not result.dtype.is_floating_point:
+        if not result.dtype.differentiable:
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )
@@ -155,7 +155,7 @@ def python_number(value: Any, argument: str, function: str, position: int) -> An
     """
     if isinstance(value, Tensor):
         return value.item()
-    if not isinstance(value, (bool, int, float)):
+    if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(
             f"{function}(): argument '{argument}' (position {position}) must be "
             f"Number, not {type(value).__name__}"
@@ -181,6 +181,8 @@ def convert(value: Any, d: dtype) -> Any:
             ``inf``, 1e20), or an int outside a narrow type's range.
         ValueError: For a Python int outside the int64 range.
     """
+    if d.is_complex:
+        return complex(value)
     if d.is_floating_point:
         return float(value)
     if d is dtypes.bool_:
@@ -225,6 +227,10 @@ def checked_fill(value: Any, d: dtype) -> Any:
     overflow = RuntimeError(
         f"value cannot be converted to type {d.cpp_type} without overflow"
     )
+    if d.is_complex:
+        return complex(value)
+    if isinstance(value, complex):  # no part of it may be dropped
+        raise overflow
     too_big = math.isfinite(value) and abs(value) > d.max
     if d.is_floating_point and d.itemsize <= 4 and too_big:
         raise overflow
@@ -318,7 +324,7 @@ def element_dtype(value: Any) -> dtype:
         raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
     if isinstance(value, SEQUENCES):
         raise TypeError(f"must be real number, not {type(value).__name__}")
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (bool, int, float, complex)):
         return dtypes.scalar_dtype(value)
     raise RuntimeError(f"Could not infer dtype of {type(value).__name__}")
 
@@ -330,7 +336,9 @@ def infer_dtype(values: list[Any]) -> dtype:
     of their types; anything else is checked one element at a time.
     """
     kinds = set(map(type, values))
-    if kinds <= {bool, int, float}:
+    if kinds <= {bool, int, float, complex}:
+        if complex in kinds:
+            return dtypes.scalar_dtype(1j)
         if float in kinds or not kinds:
             return dtypes.get_default_dtype()
         return dtypes.int64 if int in kinds else dtypes.bool_
@@ -439,7 +447,8 @@ def full(
     value = python_number(fill_value, "fill_value", "full", 2)
     if dtype is None:
         dtype = dtypes.scalar_dtype(value)
-    if dtype.is_floating_point and dtype.narrow:  # PyTorch's full: inf, no error
+    narrow_float = dtype.is_floating_point and dtype.narrow
+    if narrow_float and not isinstance(value, complex):  # PyTorch's full: inf
         values = [float(value)] * numel(shape)
     else:
         values = [checked_fill(value, dtype)] * numel(shape)

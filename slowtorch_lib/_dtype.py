@@ -32,9 +32,17 @@ the five 8-bit floats (``float8_e4m3fn``, ``float8_e5m2``,
 ``float8_e4m3fnuz``, ``float8_e5m2fnuz``, ``float8_e8m0fnu``, kept in an
 ``array('f')`` and rounded on every write) can be made, printed, copied and
 converted; most arithmetic on them raises, and PyTorch refuses to promote
-them with other types (:attr:`dtype.unpromotable`). The complex types
-(``complex32``, ``complex64``, ``complex128``) exist with their promotion
-and ``finfo``; the engine has no complex tensors yet.
+them with other types (:attr:`dtype.unpromotable`).
+
+The complex types hold Python ``complex`` numbers, in a list rather than
+an ``array`` (which has no complex typecode), each part rounded to the
+part type: float32 for ``complex64``, float64 for ``complex128``, float16
+for ``complex32`` (:class:`slowtorch_lib._storage.ComplexArray`).
+``complex64`` and ``complex128`` have arithmetic, the functions ``exp``,
+``log``, ``sqrt``, ``sin``... through :mod:`cmath`, sums and matrix
+products; ``complex32``, as in PyTorch, only a few loops. Where PyTorch
+has no complex loop (``<``, ``max``, ``floor``...) the engine raises its
+error, from one table (:mod:`slowtorch_lib._tensor_kernels`).
 
 Type promotion follows :func:`torch.result_type`: a result has the highest
 *category* (bool < integer < floating point < complex) among its operands,
@@ -141,7 +149,8 @@ class dtype:
         name: The short name, as in ``torch.float32``.
         typecode: The :mod:`array` typecode of the storage.
         itemsize: Bytes per element.
-        category: 0 for bool, 1 for integers, 2 for floating point.
+        category: 0 for bool, 1 for integers, 2 for floating point, 3 for
+            complex.
         is_floating_point: Whether elements are real numbers.
         c_name: PyTorch's name of the type in messages (``'Float'``,
             ``'Long'``), as in ``"exp" not implemented for 'Long'``.
@@ -166,12 +175,15 @@ class dtype:
             other, the words of its refusal (``'Float8 Types'``); empty
             for the others. These types have only a few kernels.
         is_complex: Whether elements are complex numbers.
+        differentiable: Whether gradients flow through the type: the
+            floating-point and complex types.
         is_signed: Whether the type holds negative numbers.
     """
 
     __slots__ = (
         "c_name",
         "category",
+        "differentiable",
         "cpp_type",
         "cpp_type_name",
         "float8",
@@ -219,6 +231,7 @@ class dtype:
         self.float8 = float8
         self.unpromotable = unpromotable
         self.is_complex = category == COMPLEX_CATEGORY
+        self.differentiable = category >= FLOAT_CATEGORY
         self.is_signed = limits[0] < 0 or self.is_complex
         narrow_float = category == FLOAT_CATEGORY and itemsize <= 2
         narrow_integer = category == INT_CATEGORY and (itemsize < 8 or typecode == "Q")
@@ -233,6 +246,8 @@ class dtype:
 
     def to_python(self, value: Scalar) -> Scalar:
         """Converts a stored element to the Python number it stands for."""
+        if self.is_complex:
+            return builtins.complex(value)  # type: ignore[return-value]
         if self.category >= FLOAT_CATEGORY:
             return builtins.float(value)
         if self.category == INT_CATEGORY:
@@ -598,13 +613,30 @@ def result_dtype(
         if group_dtype is None:
             continue
         if result is None or group_dtype.category > result.category:
-            result = group_dtype
+            result = _lifted(result, group_dtype)
     for value in scalars:
         category = scalar_category(value)
         if result is None or category > result.category:
-            result = scalar_dtype(value)
+            result = _lifted(result, scalar_dtype(value))
     assert result is not None, "result_dtype needs at least one operand"
     return result
+
+
+def _lifted(result: dtype | None, higher: dtype) -> dtype:
+    """The type an operand of a higher category but lower priority gives.
+
+    It is its own type, except that a complex one lifts a floating-point
+    result to the complex type with parts of that float type (float64 and
+    ``1j`` give complex128; bfloat16, with no complex type, complex64).
+
+    Raises:
+        RuntimeError: For an 8-bit float, which has no complex type.
+    """
+    if result is None or not (higher.is_complex and result.is_floating_point):
+        return higher
+    if result.float8:
+        raise RuntimeError(f"Unknown Complex ScalarType for {result.c_name}")
+    return COMPLEX_OF.get(result, complex64)
 
 
 class iinfo:

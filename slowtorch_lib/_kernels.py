@@ -14,6 +14,7 @@ raises, redoes the loop with the careful scalar functions below.
 from __future__ import annotations
 
 import math
+import warnings
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._storage import stored_array, wrap_integer
+from slowtorch_lib._storage import complex_values, stored_array, wrap_integer
 from slowtorch_lib._strides import numel
 
 __all__ = [
@@ -90,6 +91,7 @@ def ieee_function(function: Callable[[float], float]) -> Callable[[float], float
         except OverflowError:
             return math.copysign(math.inf, x) if function is math.sinh else math.inf
 
+    careful.__wrapped__ = function  # type: ignore[attr-defined]
     return careful
 
 
@@ -185,6 +187,8 @@ IEEE_FALLBACKS: dict[Callable[..., Any], Callable[..., Any]] = {
 
 def cast_scalar(value: Any, d: dtype) -> Any:
     """A Python number converted to what one element of dtype ``d`` holds."""
+    if d.is_complex:
+        return complex_values([value], d)[0]
     if d is dtypes.float32:
         return array("f", (value,))[0]
     if d is dtypes.float64:
@@ -220,6 +224,18 @@ def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
     """
     if source is target:
         return values
+    if target.is_complex:
+        return complex_values(values, target)
+    if source.is_complex:  # PyTorch keeps the real part, with a warning
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part",
+            UserWarning,
+            stacklevel=2,
+        )
+        values = [v.real for v in values]
+        source = dtypes.COMPLEX_PARTS[source]
+        if source is target:
+            return values
     if target is dtypes.float32:
         return array("f", values).tolist()
     if source.float8 and not target.is_floating_point:

@@ -179,6 +179,26 @@ def format_all(
     return [text.rjust(width) for text in texts], width
 
 
+def format_complex(values: list[Any]) -> tuple[list[str], int]:
+    """Complex numbers as PyTorch prints them: ``1.5000-2.j``.
+
+    The real parts are formatted together (one style, one width) as a
+    float tensor's numbers are, and so are the imaginary parts, apart;
+    the imaginary text loses its padding and gains its sign and a ``j``.
+
+    Returns:
+        The texts, and the width line wrapping counts with: both widths
+        plus one for the ``j``.
+    """
+    reals, real_width = format_all([v.real for v in values], True)
+    imags, imag_width = format_all([v.imag for v in values], True)
+    texts = []
+    for real, imag in zip(reals, imags):
+        imag = imag.lstrip() + "j"
+        texts.append(real + (imag if imag[0] in "+-" else "+" + imag))
+    return texts, real_width + imag_width + 1
+
+
 # ----------------------------------------------------------------------
 # Step 3: brackets and lines
 # ----------------------------------------------------------------------
@@ -247,7 +267,8 @@ def suffixes(tensor: Tensor) -> list[str]:
     - ``size=(0, 3)``: an empty tensor that is not 1-d (its brackets,
       ``[]``, cannot show the shape);
     - ``dtype=torch.float64``: any dtype other than the default float
-      dtype, except int64 and bool, whose numbers already say what they
+      dtype, except int64, bool and the default complex dtype (complex64
+      when the default is float32), whose numbers already say what they
       are (an empty tensor has no numbers, so it always says);
     - ``grad_fn=<MulBackward0>`` for a result of a recorded operation, or
       ``requires_grad=True`` for a leaf that requires grad.
@@ -256,8 +277,9 @@ def suffixes(tensor: Tensor) -> list[str]:
     empty = tensor.numel() == 0
     if empty and tensor.dim() != 1:
         parts.append(f"size={tuple(tensor.shape)}")
-    guessable = tensor.dtype in (dtypes.int64, dtypes.bool_) and not empty
-    if tensor.dtype is not dtypes.get_default_dtype() and not guessable:
+    default_complex = dtypes.COMPLEX_OF[dtypes.get_default_dtype()]
+    guessable = tensor.dtype in (dtypes.int64, dtypes.bool_, default_complex)
+    if tensor.dtype is not dtypes.get_default_dtype() and (empty or not guessable):
         parts.append(f"dtype={tensor.dtype!r}")
     if tensor.grad_fn is not None:
         parts.append(f"grad_fn=<{tensor.grad_fn.name()}>")
@@ -291,13 +313,18 @@ def tensor_repr(tensor: Tensor) -> str:
     is_float = tensor.dtype.is_floating_point
     e8m0 = tensor.dtype is dtypes.float8_e8m0fnu
     measured = e8m0_measured if e8m0 else nonzero_finite
+
+    def formatted(values: list[Any]) -> tuple[list[str], int]:
+        if tensor.dtype.is_complex:
+            return format_complex(values)
+        return format_all(values, is_float, measured)
+
     if tensor.numel() == 0:
         body = "[]"
     elif tensor.dim() == 0:
-        texts, _ = format_all(shown_values(tensor, []), is_float, measured)
-        body = texts[0]
+        body = formatted(shown_values(tensor, []))[0][0]
     else:
         indices = shown_indices(tensor._shape, summarise=tensor.numel() > THRESHOLD)
-        texts, width = format_all(shown_values(tensor, indices), is_float, measured)
+        texts, width = formatted(shown_values(tensor, indices))
         body = layout(texts, width, indices)
     return add_suffixes(PREFIX + body, suffixes(tensor)) + ")"

@@ -3,7 +3,10 @@
 The storage is where a value becomes an element of its dtype: an
 ``array('f')`` rounds to float32, and :func:`stored_array` also rounds to
 float16, bfloat16 or an 8-bit float and wraps integers into a narrow
-type's range.
+type's range. Python's ``array`` has no complex typecode, so a complex
+tensor's storage is a :class:`ComplexArray`: a list of Python ``complex``
+numbers whose parts are rounded to the part type (float32 for
+``complex64``) on every write, as a float32 storage rounds.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from struct import error as PackError
 from struct import pack, unpack
 from typing import Any
 
-from slowtorch_lib._dtype import Float8Format, Scalar, dtype
+from slowtorch_lib._dtype import COMPLEX_PARTS, Float8Format, Scalar, dtype
 
 __all__ = [
+    "ComplexArray",
+    "PartsCopy",
     "Storage",
     "array_from_bytes",
     "array_to_bytes",
@@ -57,6 +62,20 @@ class Storage:
         return len(self.data)
 
 
+class PartsCopy(Storage):
+    """The real and imaginary parts of a complex tensor, copied out.
+
+    PyTorch's ``z.real``, ``z.imag`` and ``view_as_real(z)`` are views:
+    writing into them changes ``z``. A :class:`ComplexArray` cell holds a
+    whole Python ``complex``, which no float view can reach, so here they
+    are copies in a storage of this kind, and writing into one raises
+    (:func:`slowtorch_lib.autograd.history.check_inplace`) rather than
+    leave ``z`` silently unchanged.
+    """
+
+    __slots__ = ()
+
+
 def wrap_int64(value: int) -> int:
     """``value`` wrapped into int64's range, as a C integer overflows.
 
@@ -84,10 +103,7 @@ def stored_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
     narrow type wrap around.
     """
     if d.is_complex:
-        raise NotImplementedError(
-            f"the engine has no complex tensors yet ({d!r} exists for its "
-            "promotion rules and finfo only)"
-        )
+        return ComplexArray(values, d)  # type: ignore[return-value]
     data = _to_array(values, d)
     if d.float8:
         return _rounded_to_float8(data, d.float8)
@@ -96,6 +112,55 @@ def stored_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
     if d.mantissa_bits == 8:
         return _rounded_to_bfloat16(data)
     return data
+
+
+class ComplexArray(list[complex]):
+    """The storage of a complex tensor: Python ``complex`` numbers in a list.
+
+    It reads like an ``array``: ``tolist()`` and a slice give copies. Every
+    value written is made complex and its real and imaginary parts are
+    rounded as the part type's storage rounds them (:func:`complex_values`).
+    """
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, values: Any, d: dtype) -> None:
+        super().__init__(complex_values(values, d))
+        self.dtype = d
+
+    @property
+    def typecode(self) -> str:
+        return self.dtype.typecode
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    def tolist(self) -> list[complex]:
+        return list(self)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return ComplexArray(super().__getitem__(index), self.dtype)
+        return super().__getitem__(index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(index, slice):
+            super().__setitem__(index, complex_values(value, self.dtype))
+        else:
+            super().__setitem__(index, complex_values([value], self.dtype)[0])
+
+
+def complex_values(values: Any, d: dtype) -> list[complex]:
+    """``values`` as complex numbers whose parts are elements of ``d``'s part
+    type (float32 for ``complex64``: each part rounded to float32)."""
+    numbers = [complex(v) for v in values]
+    part = COMPLEX_PARTS[d]
+    if not part.narrow and part.typecode == "d":
+        return numbers
+    reals = stored_array([v.real for v in numbers], part)
+    imags = stored_array([v.imag for v in numbers], part)
+    return list(map(complex, reals, imags))
 
 
 def _rounded_to_float16(data: array[Any]) -> array[Any]:
@@ -244,6 +309,10 @@ def array_to_bytes(data: array[Any], d: dtype, byteorder: str) -> bytes:
     precision; a bfloat16 is the upper half of its float32's bits.
     """
     order = "<" if byteorder == "little" else ">"
+    if d.is_complex:  # the parts, real then imaginary, of each element
+        parts = [part for v in data for part in (v.real, v.imag)]
+        part = COMPLEX_PARTS[d]
+        return array_to_bytes(array(part.typecode, parts), part, byteorder)
     if d.mantissa_bits == 11:
         return pack(f"{order}{len(data)}e", *data)
     if d.mantissa_bits == 8:
@@ -254,6 +323,10 @@ def array_to_bytes(data: array[Any], d: dtype, byteorder: str) -> bytes:
 
 def array_from_bytes(raw: bytes, d: dtype, byteorder: str) -> array[Any]:
     """The elements of dtype ``d`` in ``raw``, as :func:`array_to_bytes` wrote."""
+    if d.is_complex:
+        parts = array_from_bytes(raw, COMPLEX_PARTS[d], byteorder)
+        pairs = map(complex, parts[::2], parts[1::2])
+        return ComplexArray(pairs, d)  # type: ignore[return-value]
     order = "<" if byteorder == "little" else ">"
     if d.mantissa_bits == 11:
         return array("f", unpack(f"{order}{len(raw) // 2}e", raw))

@@ -22,7 +22,6 @@ import copy
 import functools
 import warnings
 import weakref
-from array import array
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, Union
@@ -48,6 +47,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import bitwise as _bitwise
     from slowtorch_lib.ops import common as _common
     from slowtorch_lib.ops import comparison as _comparison
+    from slowtorch_lib.ops import complex_parts as _complex_parts
     from slowtorch_lib.ops import copying as _copying
     from slowtorch_lib.ops import fused as _fused
     from slowtorch_lib.ops import gather_scatter as _gather_scatter
@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 # Aliases are evaluated at import, on Python 3.10 too: hence ``Union``.
-TensorOrScalar = Union["Tensor", int, float, bool]  # noqa: UP007
+TensorOrScalar = Union["Tensor", int, float, bool, complex]  # noqa: UP007
 ShapeArg = Union[int, Sequence[int]]  # noqa: UP007
 
 
@@ -402,6 +402,10 @@ class Tensor:
         """Whether the dtype is a floating-point type."""
         return self.dtype.is_floating_point
 
+    def is_complex(self) -> bool:
+        """Whether the dtype is a complex type."""
+        return self.dtype.is_complex
+
     def is_contiguous(self) -> bool:
         """Whether the elements lie in storage in row-major order, without gaps.
 
@@ -498,10 +502,25 @@ class Tensor:
         return self.item()
 
     def __float__(self) -> float:
-        return builtins.float(self._scalar())
+        return builtins.float(self._real_scalar("double"))
 
     def __int__(self) -> int:
-        return builtins.int(self._scalar())
+        return builtins.int(self._real_scalar("int64_t"))
+
+    def __complex__(self) -> complex:
+        return builtins.complex(self._scalar())
+
+    def _real_scalar(self, cpp_type: str) -> Scalar:
+        """The one element as a real number: a complex one must have no
+        imaginary part (PyTorch's words name the C++ type it converts to)."""
+        value: Any = self._scalar()
+        if isinstance(value, builtins.complex):
+            if value.imag != 0:
+                raise RuntimeError(
+                    f"value cannot be converted to type {cpp_type} without overflow"
+                )
+            return value.real
+        return value  # type: ignore[no-any-return]
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self.numel() != 1:
@@ -600,7 +619,7 @@ class Tensor:
                 "want to use a computed variable in a subgraph that doesn't require "
                 "differentiation use var_no_grad = var.detach()."
             )
-        if flag and not self.dtype.is_floating_point:
+        if flag and not self.dtype.differentiable:
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients"
             )
@@ -723,13 +742,15 @@ class Tensor:
         data = storage.data
         if storage.dtype is dtypes.bool_:
             values = [builtins.bool(v) for v in values]
-        elif not storage.dtype.is_floating_point:
+        elif storage.dtype.category == dtypes.INT_CATEGORY:
             values = [builtins.int(v) for v in values]
-        if storage.dtype.narrow:  # rounded or wrapped as the storage stores it
+        if (
+            storage.dtype.narrow or storage.dtype.is_complex
+        ):  # rounded or wrapped as the storage stores it
             values = stored_array(values, storage.dtype).tolist()
         if self.is_contiguous():
             start = self._offset
-            data[start : start + len(values)] = array(data.typecode, values)
+            data[start : start + len(values)] = stored_array(values, storage.dtype)
         elif self._overlaps():
             # Several elements share a cell (fill_ or masked_fill_ of an
             # expanded tensor): only the elements that change are written.
@@ -1258,6 +1279,26 @@ class Tensor:
 
     def abs_(self) -> Tensor:
         return self._inplace(_pointwise.abs)
+
+    # ------------------------------------------------------------------
+    # The parts of complex numbers (ops/complex_parts.py)
+    # ------------------------------------------------------------------
+
+    @property
+    def real(self) -> Tensor:
+        """The real parts (a copy for a complex tensor; the tensor if real)."""
+        return _complex_parts.real(self)
+
+    @property
+    def imag(self) -> Tensor:
+        """The imaginary parts of a complex tensor (a copy)."""
+        return _complex_parts.imag(self)
+
+    def conj(self) -> Tensor:
+        return _complex_parts.conj(self)
+
+    def angle(self) -> Tensor:
+        return _complex_parts.angle(self)
 
     # ------------------------------------------------------------------
     # Trigonometry (ops/trigonometry.py)
@@ -1986,6 +2027,7 @@ def bind_ops(
     history: ModuleType,
     common: ModuleType,
     comparison: ModuleType,
+    complex_parts: ModuleType,
     selecting: ModuleType,
     rounding: ModuleType,
     pointwise: ModuleType,
@@ -2024,6 +2066,7 @@ def bind_ops(
     global _common, _comparison, _selecting, _rounding, _pointwise, _copying
     global _bitwise, _fused, _reduction, _views, _gather_scatter, _indexing
     global _rearrange, _sorting, _scan, _linalg, _rng, _histograms, _trigonometry
+    global _complex_parts
     _creation, _printing, _engine, _history = creation, printing, engine, history
     _common, _comparison, _selecting = common, comparison, selecting
     _rounding, _pointwise, _copying = rounding, pointwise, copying
@@ -2031,6 +2074,7 @@ def bind_ops(
     _gather_scatter, _indexing, _rearrange = gather_scatter, indexing, rearrange
     _sorting, _scan, _linalg, _rng = sorting, scan, linalg, rng
     _histograms, _trigonometry = histograms, trigonometry
+    _complex_parts = complex_parts
 
 
 def numpy_module() -> ModuleType:
@@ -2056,7 +2100,7 @@ def numpy_view(tensor: Tensor) -> Any:
     numpy = numpy_module()
     data = tensor._storage.data
     kind = numpy.dtype(tensor.dtype.name)
-    if kind.itemsize != data.itemsize or len(data) == 0:
+    if kind.itemsize != data.itemsize or len(data) == 0 or tensor.dtype.is_complex:
         return numpy.array(tensor.tolist(), dtype=kind).reshape(tensor._shape)
     flat = numpy.frombuffer(data, dtype=kind)
     return numpy.lib.stride_tricks.as_strided(

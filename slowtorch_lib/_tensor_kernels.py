@@ -9,11 +9,16 @@ ops call these inside their ``Function.forward``.
 The types PyTorch will not promote (``uint16`` to ``uint64`` and the 8-bit
 floats, see :attr:`dtype.unpromotable`) have only a few loops in PyTorch.
 :func:`check_kernel` is the one place that knows which, and raises
-PyTorch's error for the others before anything is computed.
+PyTorch's error for the others before anything is computed. The complex
+types compute with :mod:`cmath`: :data:`COMPLEX_LOOPS` is the one table
+of what they can do, and :func:`complex_loop` the one place that looks.
 """
 
 from __future__ import annotations
 
+import cmath
+import math
+import operator
 from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any
@@ -30,6 +35,8 @@ __all__ = [
     "broadcast_map",
     "check_kernel",
     "check_loop",
+    "check_real",
+    "complex_loop",
     "contiguous_copy",
     "expanded_values",
     "not_implemented",
@@ -92,6 +99,144 @@ KERNEL_NAMES = {
 }
 
 
+def _complex_div(a: complex, b: complex) -> complex:
+    """``a / b`` with PyTorch's answers for a zero divisor."""
+    if b == 0:
+        nothing = a == 0 or a != a
+        return complex(math.nan, math.nan) if nothing else complex(math.inf, math.inf)
+    return a / b
+
+
+def _complex_log(z: complex) -> complex:
+    """``cmath.log``, with ``-inf`` at 0 as PyTorch gives."""
+    return complex(-math.inf, 0.0) if z == 0 else cmath.log(z)
+
+
+def _complex_pow(base: complex, exponent: complex) -> complex:
+    """``base ** exponent``; ``z ** 0`` is 1 and ``0 ** z`` is 0 or nan."""
+    if exponent == 0:
+        return complex(1.0, 0.0)
+    if base == 0:
+        positive = exponent.real > 0
+        return complex(0.0, 0.0) if positive else complex(math.nan, math.nan)
+    try:
+        return complex(base) ** exponent
+    except OverflowError:
+        return complex(math.inf, math.inf)
+
+
+def _complex_sigmoid(z: complex) -> complex:
+    return 1 / (1 + cmath.exp(-z))
+
+
+def _complex_rsqrt(z: complex) -> complex:
+    return _complex_div(1, cmath.sqrt(z))
+
+
+# The loops the complex types have, by the name of the real scalar
+# function (as in :data:`KERNEL_NAMES`): the complex function that
+# replaces it. complex32 has only those in :data:`COMPLEX32_LOOPS`.
+COMPLEX_LOOPS: dict[str, Callable[..., Any]] = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "truediv": _complex_div,
+    "ieee_div": _complex_div,
+    "neg": operator.neg,
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "_choose": lambda condition, a, b: a if condition else b,
+    "abs": abs,
+    "pow": _complex_pow,
+    "ieee_pow": _complex_pow,
+    "exp": cmath.exp,
+    "log": _complex_log,
+    "ieee_log": _complex_log,
+    "sqrt": cmath.sqrt,
+    "ieee_sqrt": cmath.sqrt,
+    "_rsqrt_scalar": _complex_rsqrt,
+    "sin": cmath.sin,
+    "cos": cmath.cos,
+    "tanh": cmath.tanh,
+    "_sigmoid_scalar": _complex_sigmoid,
+    "isfinite": lambda z: cmath.isfinite(z),
+    "isnan": lambda z: cmath.isnan(z),
+    "isinf": lambda z: cmath.isinf(z),
+    "tan": cmath.tan,
+    "sinh": cmath.sinh,
+    "cosh": cmath.cosh,
+    "asin": cmath.asin,
+    "acos": cmath.acos,
+    "atan": cmath.atan,
+    "log10": lambda z: _complex_log(z) / math.log(10),
+    "log2": lambda z: _complex_log(z) / math.log(2),
+    "_exp2_scalar": lambda z: cmath.exp(z * math.log(2)),
+    "expm1": lambda z: cmath.exp(z) - 1,
+    "_log1p_scalar": lambda z: _complex_log(1 + z),
+}
+# The scalar functions that work on complex numbers as they are (the
+# logical ones: a number is true if it is not 0; isclose's test).
+COMPLEX_AS_IS = ("not_", "_both", "_either", "_exactly_one", "close")
+COMPLEX32_LOOPS = ("add", "sub", "mul", "neg", "eq", "ne", "_choose", "abs")
+# The reductions every complex type lacks, by PyTorch's loop name, and
+# those complex32 lacks too.
+COMPLEX_MISSING = (
+    "max_all",
+    "min_all",
+    "max_values_cpu",
+    "min_values_cpu",
+    "cummax_cpu",
+    "cummin_cpu",
+    "topk_cpu",
+)
+COMPLEX32_MISSING = ("sum_cpu", "prod_out_cpu", "cumsum_out_cpu", "cumprod_out_cpu")
+
+# The operations PyTorch refuses for every complex input before it looks
+# for a loop, with its exception and words (``{name}`` is the op's name).
+NOT_FOR_COMPLEX: dict[str, tuple[type[Exception], str]] = {
+    "floor": (NotImplementedError, "floor is not supported for complex inputs"),
+    "ceil": (NotImplementedError, "ceil is not supported for complex inputs"),
+    "trunc": (NotImplementedError, "trunc is not supported for complex inputs"),
+    "clamp": (NotImplementedError, "clamp is not supported for complex types"),
+    "sign": (
+        NotImplementedError,
+        "Unlike NumPy, torch.sign is not intended to support complex numbers. "
+        "Please use torch.sgn instead.",
+    ),
+    "maximum": (RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": (RuntimeError, "minimum not implemented for complex tensors."),
+    "max": (RuntimeError, "max(): does not support complex input"),
+    "min": (RuntimeError, "min(): does not support complex input"),
+    "argmax": (RuntimeError, "argmax(): does not support complex input"),
+    "argmin": (RuntimeError, "argmin(): does not support complex input"),
+    "sort": (RuntimeError, " Sort does not support complex dtypes on CPU"),
+}
+
+
+def check_real(name: str, d: dtype) -> None:
+    """Raises PyTorch's refusal of operation ``name`` for a complex ``d``
+    (see :data:`NOT_FOR_COMPLEX`)."""
+    if d.is_complex:
+        error, words = NOT_FOR_COMPLEX[name]
+        raise error(words)
+
+
+def complex_loop(function: Callable[..., Any], d: dtype) -> Callable[..., Any]:
+    """The complex version of scalar function ``function``, for dtype ``d``.
+
+    Raises:
+        NotImplementedError: PyTorch's error, naming its loop, where it has
+            none for ``d`` (``"lt_cpu" not implemented for 'ComplexFloat'``).
+    """
+    name = getattr(getattr(function, "__wrapped__", function), "__name__", "")
+    if name in COMPLEX_AS_IS:
+        return function
+    loop = COMPLEX_LOOPS.get(name)
+    if loop is None or (d is dtypes.complex32 and name not in COMPLEX32_LOOPS):
+        raise not_implemented(KERNEL_NAMES.get(name, f"{name.strip('_')}_cpu"), d)
+    return loop
+
+
 def not_implemented(kernel: str, d: dtype) -> NotImplementedError:
     """PyTorch's error for a dtype that an operation has no loop for."""
     return NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
@@ -133,6 +278,10 @@ def check_loop(
 
     >>> check_loop("sum_cpu", dtypes.uint16, ("unsigned",))
     """
+    if d.is_complex and elements and kernel in COMPLEX_MISSING:
+        raise not_implemented(kernel, d)
+    if d is dtypes.complex32 and elements and kernel in COMPLEX32_MISSING:
+        raise not_implemented(kernel, d)
     if not d.unpromotable or not elements:
         return
     kind = "e8m0" if d is dtypes.float8_e8m0fnu else "float8" if d.float8 else ""
@@ -170,8 +319,11 @@ def unary(
         out_dtype: The result's dtype; the input's by default.
     """
     d = out_dtype or tensor.dtype
-    check_kernel(function, d if d.is_floating_point else tensor.dtype)
     values = tensor._values()
+    if tensor.dtype.is_complex:  # its own loop, whatever type comes out
+        function = complex_loop(function, tensor.dtype)
+        return from_values(map_values(function, values), tensor._shape, d)
+    check_kernel(function, d if d.is_floating_point else tensor.dtype)
     if d.is_floating_point:
         values = cast_values(values, tensor.dtype, d)
     return from_values(map_values(function, values), tensor._shape, d)
@@ -203,6 +355,8 @@ def broadcast_map(
     """
     shape = broadcast_shapes(*(t._shape for t in operands if isinstance(t, Tensor)))
     check_kernel(function, compute_dtype)
+    if compute_dtype.is_complex:
+        function, careful = complex_loop(function, compute_dtype), None
     columns = [_column(operand, shape, compute_dtype) for operand in operands]
     result = map_values(function, *columns, careful=careful)
     return from_values(result, shape, out_dtype or compute_dtype)
@@ -232,6 +386,8 @@ def binary(
     if d.unpromotable:
         scalar = not isinstance(a, Tensor) or not isinstance(b, Tensor)
         check_kernel(function, d, scalar or b.numel() == 1)  # type: ignore[union-attr]
+    if d.is_complex:
+        function, careful = complex_loop(function, d), None
     if isinstance(a, Tensor):
         left: Any = cast_values(expanded_values(a, shape), a.dtype, d)
     elif isinstance(b, Tensor):

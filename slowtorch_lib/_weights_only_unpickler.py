@@ -44,8 +44,6 @@ __all__ = ["ALLOWED_GLOBALS", "StorageType", "WeightsUnpickler", "nested_too_dee
 
 # torch's other storage classes, as GLOBAL names them, and the dtype each holds.
 OTHER_STORAGES = {
-    "torch.ComplexFloatStorage": "complex64",
-    "torch.ComplexDoubleStorage": "complex128",
     "torch.storage.UntypedStorage": "uint8",
 }
 MAX_NESTING = 100  # containers inside containers, on save and on load
@@ -155,7 +153,11 @@ ALLOWED_GLOBALS: dict[str, Any] = {
     "torch.ShortStorage": StorageType(dtypes.int16),
     "torch.CharStorage": StorageType(dtypes.int8),
     "torch.ByteStorage": StorageType(dtypes.uint8),
+    "torch.ComplexFloatStorage": StorageType(dtypes.complex64),
+    "torch.ComplexDoubleStorage": StorageType(dtypes.complex128),
     **{f"torch.{d.name}": d for d in dtypes.ALL_DTYPES},
+    "torch.complex64": dtypes.complex64,
+    "torch.complex128": dtypes.complex128,
 }
 # torch's name for the storage class of each dtype (for save).
 STORAGE_NAMES = {

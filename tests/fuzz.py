@@ -63,6 +63,10 @@ FLOAT8 = (
 )
 LIMITED = (*UNSIGNED, *FLOAT8)
 LIMITED_WEIGHT = 0.04
+# Complex leaves, a small share of them (plain values: no inf or nan).
+COMPLEX = ("complex64", "complex128")
+COMPLEX_WEIGHT = 0.02
+COMPLEX_PARTS = {"complex64": "float32", "complex128": "float64"}
 SPECIAL_FLOATS = (
     "0.0",
     "-0.0",
@@ -120,6 +124,9 @@ def _literal(rng: random.Random, dtype: str, count: int, special: bool) -> list[
     for _ in range(count):
         if dtype == "bool":
             out.append(rng.choice(("True", "False")))
+        elif dtype in COMPLEX:
+            real, imag = (round(rng.uniform(-3, 3), 2) for _ in range(2))
+            out.append(repr(complex(real, imag)))
         elif dtype in UNSIGNED:
             out.append(str(rng.randint(0, 7)))
         elif dtype == "int64" or dtype in NARROW[2:]:
@@ -221,7 +228,7 @@ class Generator:
             args = f"torch.zeros({list(shape)}, dtype=torch.{dtype})"
         else:
             args = f"torch.tensor({_nested(items, shape)}, dtype=torch.{dtype})"
-        grad = dtype in FLOATS + HALF_FLOATS and rng.random() < 0.75
+        grad = dtype in FLOATS + HALF_FLOATS + COMPLEX and rng.random() < 0.75
         name = self.fresh()
         line = f"{name} = {args}"
         if grad:
@@ -231,14 +238,17 @@ class Generator:
         return name
 
     def leaf_dtype(self) -> str:
-        """Mostly float32; sometimes float64, int64, bool, a narrow dtype or
-        one with few kernels (uint16 to uint64, the 8-bit floats)."""
+        """Mostly float32; sometimes float64, int64, bool, a narrow dtype,
+        one with few kernels (uint16 to uint64, the 8-bit floats) or a
+        complex one."""
         rng = self.rng
         draw = rng.random()
         if draw < LIMITED_WEIGHT:
             return rng.choice(LIMITED)
         if draw < NARROW_WEIGHT:
             return rng.choice(NARROW)
+        if draw < NARROW_WEIGHT + COMPLEX_WEIGHT:
+            return rng.choice(COMPLEX)
         return rng.choice(("float32", "float32", "float64", "int64", "bool"))
 
     def view_of(self, name: str) -> str:
@@ -730,12 +740,13 @@ KNOWN_DIFFERENCES = (
         "refuses succeeds (or one that torch allows, on a transpose of the "
         "result, fails), flatten() is a view where torch copies "
         "(UnsafeViewBackward0), and contiguous() returns the tensor itself where "
-        "torch clones it, so a later fill_ of the base shows through the "
+        "torch clones it (or clones where torch, whose transposed result is "
+        "contiguous, returns it), so a later fill_ of the base shows through the "
         "engine's result only. Values and gradients agree otherwise.",
         r"(\.view\(.*\n.*(torch|engine) raises RuntimeError: view size is not "
         r"compatible"
         r"|\.(flatten|reshape)\(.*\n.*grad_fn ViewBackward0 != UnsafeViewBackward0"
-        r"|\.contiguous\(\).*\n.*grad_fn \w+ != CloneBackward0"
+        r"|\.contiguous\(\).*\n.*grad_fn (\w+ != CloneBackward0|CloneBackward0 != \w+)"
         # the engine's values are all the filled-in value, torch's are not
         r"|\.fill_\((?P<v>[^)]+)\)\n\s+\w+: values \w+\[[\d, ]*\] "
         r"(\[*(?P=v)\]*, )*\[*(?P=v)\]* != )",
@@ -857,6 +868,9 @@ def _flat(values: Any) -> list[Any]:
 
 
 def _close(a: Any, b: Any, dtype: str) -> bool:
+    if dtype in COMPLEX_PARTS:
+        part = COMPLEX_PARTS[dtype]
+        return _close(a.real, b.real, part) and _close(a.imag, b.imag, part)
     if dtype not in TOLERANCES:
         return bool(a == b) and type(a) is type(b)
     if math.isnan(a) or math.isnan(b):

@@ -626,3 +626,42 @@ CASES += [
         "logsumexp_dims_keepdims", lambda L, x: x.logsumexp((0, 1), keepdims=True), M
     ),
 ]
+
+# Complex numbers, built from real leaves and read back as real numbers:
+# z = complex(x, y) carries its gradient to both parts.
+CASES += [
+    _case("complex_abs", lambda L, x, y: L.complex(x, y).abs(), M, M, domain="nonzero"),
+    _case(
+        "complex_mul_view_as_real",
+        lambda L, x, y: L.view_as_real(L.complex(x, y) * L.complex(y, x)),
+        M,
+        M,
+    ),
+    _case(
+        "complex_conj_real",
+        lambda L, x, y: (L.complex(x, y).conj() * L.complex(y, -x).exp()).real,
+        M,
+        M,
+    ),
+    _case(
+        "complex_angle",
+        lambda L, x, y: L.complex(x, y).angle(),
+        M,
+        M,
+        domain="nonzero",
+    ),
+    _case(
+        "complex_div_imag",
+        lambda L, x, y: (L.complex(x, y) / L.complex(y, x).sqrt()).imag,
+        M,
+        M,
+        domain="positive",
+    ),
+    _case(
+        "complex_matmul_abs",
+        lambda L, x, y: (L.complex(x, y) @ L.complex(y, x).t()).abs(),
+        M,
+        M,
+        domain="nonzero",
+    ),
+]

@@ -1,9 +1,9 @@
 """The dtypes PyTorch names with few operations, against PyTorch.
 
-uint16, uint32 and uint64; the five 8-bit floats; the complex types (which
-exist for their promotion and ``finfo`` only: the engine has no complex
-tensors yet). For each: its facts (``iinfo``/``finfo``, ``itemsize``, the
-legacy class name), promotion and PyTorch's refusal to promote, the
+uint16, uint32 and uint64; the five 8-bit floats; the complex types
+(whose tensors and operations are tested in ``test_complex.py``). For
+each: its facts (``iinfo``/``finfo``, ``itemsize``, the legacy class
+name), promotion and PyTorch's refusal to promote, the
 rounding and wrap-around of conversions, ``repr``, and the error PyTorch
 raises for an operation it has no loop for.
 """
@@ -403,13 +403,12 @@ def test_missing_kernels_without_torch() -> None:
 
 
 # ----------------------------------------------------------------------
-# Complex types: no tensors yet
+# Complex types: their tensors are tested in test_complex.py
 # ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", COMPLEX)
-def test_complex_tensors_say_they_are_missing(name: str) -> None:
-    with pytest.raises(NotImplementedError, match="no complex tensors yet"):
-        st.zeros(2, dtype=getattr(st, name))
-    with pytest.raises(NotImplementedError, match="no complex tensors yet"):
-        st.tensor([1.0]).to(getattr(st, name))
+def test_complex_tensors_are_made_and_converted(name: str) -> None:
+    d = getattr(st, name)
+    assert st.zeros(2, dtype=d).dtype is d
+    assert st.tensor([1.0]).to(d).tolist() == [1 + 0j]

@@ -146,6 +146,8 @@ def fit_gradient(gradient: Tensor, meta: Meta | None, node: Node) -> Tensor:
                 f"{list(gradient._shape)} but expected shape compatible with "
                 f"{list(shape)}"
             ) from None
+    if gradient.dtype.is_complex and not dtype.is_complex:
+        gradient = gradient.real  # a real input: the real part, as PyTorch
     if gradient.dtype is not dtype:
         gradient = gradient.to(dtype)
     return gradient

@@ -485,7 +485,7 @@ def _connect(
             any(saved is out for out in outputs) for saved, _ in ctx._saved
         )
     for output_nr, tensor in enumerate(outputs):
-        if not isinstance(tensor, Tensor) or not tensor.dtype.is_floating_point:
+        if not isinstance(tensor, Tensor) or not tensor.dtype.differentiable:
             continue
         if any(tensor is t for t in ctx._non_differentiable):
             continue

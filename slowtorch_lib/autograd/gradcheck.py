@@ -73,7 +73,7 @@ def _differentiable_inputs(inputs: tuple[Any, ...]) -> list[int]:
 
 def _float_outputs(outputs: tuple[Any, ...]) -> list[Tensor]:
     """The outputs that can have a gradient: floating-point tensors."""
-    return [o for o in outputs if isinstance(o, Tensor) and o.dtype.is_floating_point]
+    return [o for o in outputs if isinstance(o, Tensor) and o.dtype.differentiable]
 
 
 def _output_values(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> list[list[Any]]:

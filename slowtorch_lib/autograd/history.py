@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._storage import Storage
+from slowtorch_lib._storage import PartsCopy, Storage
 from slowtorch_lib._tensor import (
     INFERENCE_INPLACE,
     INFERENCE_MODE,
@@ -65,12 +65,21 @@ def check_inplace(
     in the graph, which one of several views (``unbind``) cannot take.
 
     Raises:
+        NotImplementedError: If ``tensor`` is a copied part of a complex
+            tensor (:class:`~slowtorch_lib._storage.PartsCopy`), which
+            PyTorch would change through the view.
         RuntimeError: If several elements share one storage cell (an
             expanded tensor) unless ``overlap_ok`` (fills, as PyTorch
             allows), or, with grad mode on, if the tensor is a leaf that
             requires grad or a view of one, or a view that autograd cannot
             give a new history.
     """
+    if isinstance(tensor._storage, PartsCopy):
+        raise NotImplementedError(
+            "the parts of a complex tensor (z.real, z.imag, view_as_real(z)) "
+            "are copies in this engine, not views: writing into them would not "
+            "change z. Build a new tensor instead: torch.complex(real, imag)"
+        )
     if tensor._inference and not INFERENCE_MODE.enabled:
         raise RuntimeError(INFERENCE_INPLACE)
     if not overlap_ok and tensor._overlaps():
@@ -256,7 +265,7 @@ def remember_view(base: Tensor, view: Tensor) -> None:
     Dead references are dropped every 256 views, so the list stays short.
     """
     view._view_version = view._storage.version
-    if not base.dtype.is_floating_point:
+    if not base.dtype.differentiable:
         return  # no gradients, so no history to keep in step
     if base._views is None:
         base._views = []

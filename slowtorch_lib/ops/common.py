@@ -49,8 +49,8 @@ def result_type(*operands: TensorOrScalar) -> dtype:
 
 
 def float_type(d: dtype) -> dtype:
-    """``d`` if it is floating point, else the default float dtype."""
-    return d if d.is_floating_point else dtypes.get_default_dtype()
+    """``d`` if it is floating point or complex, else the default float dtype."""
+    return d if d.differentiable else dtypes.get_default_dtype()
 
 
 def is_bool(operand: TensorOrScalar) -> bool:
@@ -61,7 +61,7 @@ def is_bool(operand: TensorOrScalar) -> bool:
 
 def check_alpha(alpha: Any, d: dtype) -> None:
     """``alpha`` must not be a float for an integer result, as in PyTorch."""
-    if not d.is_floating_point and isinstance(alpha, float):
+    if not d.differentiable and isinstance(alpha, float):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating "
             "point number."

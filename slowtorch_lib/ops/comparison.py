@@ -58,7 +58,7 @@ def _closeness(rtol: float, atol: float, equal_nan: bool) -> Any:
             return True
         if a != a or b != b:
             return equal_nan and a != a and b != b
-        if math.isinf(a) or math.isinf(b):
+        if abs(a) == math.inf or abs(b) == math.inf:  # complex ones too
             return False
         return abs(a - b) <= atol + rtol * abs(b)
 
@@ -141,6 +141,18 @@ gt = accepts_out(_comparison(operator.gt))
 ge = accepts_out(_comparison(operator.ge))
 
 
+def _both(a: Any, b: Any) -> bool:
+    return bool(a) and bool(b)
+
+
+def _either(a: Any, b: Any) -> bool:
+    return bool(a) or bool(b)
+
+
+def _exactly_one(a: Any, b: Any) -> bool:
+    return bool(a) != bool(b)
+
+
 @accepts_out
 @tensor_input
 def logical_not(input: Tensor) -> Tensor:
@@ -154,7 +166,7 @@ def logical_and(input: Tensor, other: Tensor) -> Tensor:
     """True where both are non-zero."""
     check_tensor("logical_and", other)
     return binary(
-        lambda a, b: bool(a) and bool(b),
+        _both,
         input,
         other,
         result_type(input, other),
@@ -168,7 +180,7 @@ def logical_or(input: Tensor, other: Tensor) -> Tensor:
     """True where either is non-zero."""
     check_tensor("logical_or", other)
     return binary(
-        lambda a, b: bool(a) or bool(b),
+        _either,
         input,
         other,
         result_type(input, other),
@@ -182,7 +194,7 @@ def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     """True where exactly one is non-zero."""
     check_tensor("logical_xor", other)
     return binary(
-        lambda a, b: bool(a) != bool(b),
+        _exactly_one,
         input,
         other,
         result_type(input, other),

@@ -402,6 +402,8 @@ def _scalar_tensor(value: Any, target: Tensor) -> Tensor:
         RuntimeError: If the number does not fit the dtype.
         ValueError: For an integer too large for int64.
     """
+    if isinstance(value, complex) and target.dtype.is_complex:
+        return from_values([value], (), target.dtype)
     if not isinstance(value, (bool, int, float)):
         raise TypeError(f"can't assign a {type(value).__name__} to a {target.type()}")
     d = target.dtype

@@ -22,6 +22,7 @@ from slowtorch_lib.ops.common import (
     result_type,
     tensor_input,
 )
+from slowtorch_lib.ops.complex_parts import conj, conj_of
 from slowtorch_lib.ops.reduction import vector_norm as vector_norm  # linalg's
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
@@ -133,8 +134,8 @@ class Mm(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
         a, b = ctx.saved_tensors
-        grad_a = grad_output.mm(b.t()) if ctx.needs_input_grad[0] else None
-        grad_b = a.t().mm(grad_output) if ctx.needs_input_grad[1] else None
+        grad_a = grad_output.mm(conj(b.t())) if ctx.needs_input_grad[0] else None
+        grad_b = conj(a.t()).mm(grad_output) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -243,8 +244,8 @@ class Dot(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
         a, b = ctx.saved_tensors
-        grad_a = grad_output * b if ctx.needs_input_grad[0] else None
-        grad_b = grad_output * a if ctx.needs_input_grad[1] else None
+        grad_a = grad_output * conj_of(b) if ctx.needs_input_grad[0] else None
+        grad_b = grad_output * conj_of(a) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 

@@ -19,6 +19,7 @@ Backward passes are written with tensor operations, so that with
 from __future__ import annotations
 
 import builtins
+import cmath
 import math
 import operator
 from typing import Any
@@ -36,6 +37,7 @@ from slowtorch_lib._kernels import (
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
+    check_real,
     contiguous_copy,
     unary,
 )
@@ -52,6 +54,7 @@ from slowtorch_lib.ops.common import (
     tensor_input,
 )
 from slowtorch_lib.ops.comparison import isfinite
+from slowtorch_lib.ops.complex_parts import conj_of, unit
 from slowtorch_lib.ops.rounding import RoundedDiv
 from slowtorch_lib.ops.selecting import where
 
@@ -205,7 +208,8 @@ class Mul(Function):
     """``a * b``, elementwise: d/da = b and d/db = a.
 
     So the gradient of ``a`` is ``grad_output * b``, and of ``b`` it is
-    ``grad_output * a``.
+    ``grad_output * a`` (conjugated for complex numbers, as every backward
+    rule here: see :mod:`slowtorch_lib.ops.complex_parts`).
     """
 
     @staticmethod
@@ -228,12 +232,12 @@ class Mul(Function):
         scalar_a, scalar_b = ctx.scalars
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
-            grad_a = grad_output * (b if b is not None else scalar_b)
+            grad_a = grad_output * conj_of(b if b is not None else scalar_b)
         if ctx.needs_input_grad[1]:
             if ctx.squares and grad_a is not None:
                 grad_b = grad_a  # x * x: both gradients are grad_output * x
             else:
-                grad_b = grad_output * (a if a is not None else scalar_a)
+                grad_b = grad_output * conj_of(a if a is not None else scalar_a)
         return grad_a, grad_b
 
 
@@ -266,11 +270,11 @@ class Div(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         a, b = ctx.saved_tensors
         divisor = b if b is not None else ctx.scalar_b
-        grad_a = grad_output / divisor if ctx.needs_input_grad[0] else None
+        grad_a = grad_output / conj_of(divisor) if ctx.needs_input_grad[0] else None
         grad_b = None
         if ctx.needs_input_grad[1]:
             # (a / b) / b, not a / (b * b): b * b overflows for |b| > 1.8e19.
-            grad_b = -grad_output * (a / divisor / divisor)
+            grad_b = -grad_output * conj_of(a / divisor / divisor)
         return grad_a, grad_b
 
 
@@ -378,13 +382,13 @@ def _power(base: TensorOrScalar, exponent: TensorOrScalar, d: dtype) -> Tensor:
     if (
         isinstance(base, Tensor)
         and not isinstance(exponent, Tensor)
-        and d.is_floating_point
+        and d.differentiable
     ):
         if exponent == 0.5:
             return unary(ieee_sqrt, base, d)
         if exponent == -0.5:
             return unary(_rsqrt_scalar, base, d)
-    if d.is_floating_point:
+    if d.differentiable:
         return binary(math.pow, base, exponent, d, careful=ieee_pow)
     if d is dtypes.bool_:  # bool ** bool-number: computed as integers
         return binary(_integer_power, base, exponent, dtypes.int64, dtypes.bool_)
@@ -404,7 +408,7 @@ class PowScalar(Function):
         ctx.save_for_backward(x)
         ctx.exponent = exponent
         d = result_type(x, exponent)
-        if not d.is_floating_point and exponent < 0:
+        if not d.differentiable and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if d.narrow:  # the exponent must fit a narrow result's dtype
             checked_fill(exponent, d)
@@ -416,7 +420,7 @@ class PowScalar(Function):
         exponent = ctx.exponent
         if exponent == 0:
             return zeros_like(grad_output)
-        return grad_output * exponent * x ** (exponent - 1)
+        return grad_output * conj_of(exponent * x ** (exponent - 1))
 
 
 class PowTensor(Function):
@@ -444,12 +448,13 @@ class PowTensor(Function):
         if ctx.needs_input_grad[0]:
             slope = exponent * base ** (exponent - 1)
             # x ** 0 is the constant 1, even at x = 0 (where 0 * 0 ** -1 is nan).
-            grad_base = grad_output * where(exponent == 0, 0.0, slope)
+            grad_base = grad_output * conj_of(where(exponent == 0, 0.0, slope))
         if ctx.needs_input_grad[1]:
             # Where base == 0 and exponent >= 0 the gradient is taken as 0
             # (selected, not multiplied: result * log(0) is nan or inf).
-            flat = (base == 0) & (exponent >= 0)
-            grad_exponent = grad_output * where(flat, 0.0, result * log(base))
+            flat = (base == 0) & (exponent.real >= 0)
+            slope = where(flat, 0.0, result * log(base))
+            grad_exponent = grad_output * conj_of(slope)
         return grad_base, grad_exponent
 
 
@@ -476,7 +481,9 @@ class RPowScalar(Function):
         x, result = ctx.saved_tensors
         if ctx.base == 0:  # 0 ** x is flat for x >= 0; below, log(0) = -inf
             return grad_output * where(x >= 0, 0.0, result * -math.inf)
-        return grad_output * result * ieee_log(ctx.base)
+        if isinstance(ctx.base, complex):
+            return grad_output * conj_of(result * cmath.log(ctx.base))
+        return grad_output * conj_of(result) * ieee_log(ctx.base)
 
 
 @accepts_out
@@ -491,19 +498,23 @@ def pow(input: TensorOrScalar, exponent: TensorOrScalar) -> Tensor:
 
 
 class Abs(Function):
-    """``|x|``. Derivative: sign(x) (0 at 0)."""
+    """``|x|``. Derivative: sign(x) (0 at 0).
+
+    A complex ``x`` gives its real modulus; the gradient flowing back is
+    ``grad_output * x / |x|`` (0 at 0), PyTorch's ``sgn``.
+    """
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         if x.dtype is dtypes.bool_:
             raise not_implemented("abs_cpu", x.dtype)
         ctx.save_for_backward(x)
-        return unary(operator.abs, x)
+        return unary(operator.abs, x, dtypes.COMPLEX_PARTS.get(x.dtype))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * sign(x)
+        return grad_output * unit(x)
 
 
 @accepts_out
@@ -538,6 +549,7 @@ def _sign_scalar(v: Any) -> Any:
 @tensor_input
 def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of each element."""
+    check_real("sign", input.dtype)
     return Sign.apply(input)
 
 
@@ -553,7 +565,7 @@ class Exp(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * result
+        return grad_output * conj_of(result)
 
 
 @accepts_out
@@ -574,7 +586,7 @@ class Log(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / x
+        return grad_output / conj_of(x)
 
 
 @accepts_out
@@ -597,7 +609,7 @@ class Log1p(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / (x + 1)
+        return grad_output / conj_of(x + 1)
 
 
 def _log1p_scalar(value: float) -> float:
@@ -626,7 +638,7 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output / (result * 2)
+        return grad_output / conj_of(result * 2)
 
 
 @accepts_out
@@ -653,7 +665,7 @@ class Rsqrt(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * (result * result * result) * -0.5
+        return grad_output * conj_of(result * result * result) * -0.5
 
 
 @accepts_out
@@ -682,7 +694,7 @@ class Reciprocal(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * -(result * result)
+        return grad_output * conj_of(-(result * result))
 
 
 @accepts_out
@@ -704,7 +716,7 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * (1 - result * result)
+        return grad_output * conj_of(1 - result * result)
 
 
 @accepts_out
@@ -737,7 +749,7 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * result * (1 - result)
+        return grad_output * conj_of(result * (1 - result))
 
 
 @accepts_out
@@ -759,6 +771,7 @@ class Relu(Function):
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         if x.dtype is dtypes.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
+        check_real("clamp", x.dtype)
         result = unary(_relu_scalar, x)
         ctx.save_for_backward(result)
         return result
@@ -841,7 +854,7 @@ class Log10(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / (x * math.log(10))
+        return grad_output / conj_of(x * math.log(10))
 
 
 @accepts_out
@@ -862,7 +875,7 @@ class Log2(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / (x * math.log(2))
+        return grad_output / conj_of(x * math.log(2))
 
 
 @accepts_out
@@ -889,7 +902,7 @@ class Exp2(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * result * math.log(2)
+        return grad_output * conj_of(result) * math.log(2)
 
 
 @accepts_out
@@ -911,7 +924,7 @@ class Expm1(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * (result + 1)
+        return grad_output * conj_of(result + 1)
 
 
 @accepts_out

@@ -28,6 +28,7 @@ from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
 from slowtorch_lib._tensor_kernels import (
     check_loop,
+    check_real,
     not_implemented,
     reduction_groups,
 )
@@ -35,6 +36,7 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 from slowtorch_lib.ops.common import accepts_out, tensor_input
 from slowtorch_lib.ops.comparison import isnan
+from slowtorch_lib.ops.complex_parts import conj, unit
 from slowtorch_lib.ops.return_types import MaxResult, MinResult
 from slowtorch_lib.ops.selecting import maximum, minimum, where
 
@@ -60,7 +62,7 @@ Dims = int | Sequence[int] | None
 
 def _sum_type(d: dtype) -> dtype:
     """Sums of bools and integers are int64, as in PyTorch."""
-    return d if d.is_floating_point else dtypes.int64
+    return d if d.differentiable else dtypes.int64
 
 
 def _dims(dim: Dims, ndim: int) -> tuple[int, ...]:
@@ -208,7 +210,7 @@ def mean(
         input = input.to(dtype)
     kernel = "sum_cpu" if input.numel() else "div_cpu_reduced_float"
     check_loop(kernel, input.dtype, ("unsigned",))
-    if not input.dtype.is_floating_point:
+    if not input.dtype.differentiable:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a "
             f"floating point or complex dtype. Got: {input.type()[6:-6]}"
@@ -379,8 +381,8 @@ class Prod(Function):
         grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
         if 0 not in x._values():
             spread = _expand_back(result, x._shape, ctx.dims, ctx.keepdim)
-            return grad * spread / x
-        return grad * _others_product(x.detach(), ctx.dims)
+            return grad * conj(spread / x)
+        return grad * conj(_others_product(x.detach(), ctx.dims))
 
 
 class ProdAll(Prod):
@@ -604,6 +606,8 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
         return maximum(input, dim) if is_max else minimum(input, dim)
     _check_int_dim(name, dim)
     _check_not_empty(name, input, dim)
+    if dim is not None:
+        check_real(name, input.dtype)
     kernel = f"{name}_all" if dim is None else f"{name}_cpu"
     # Along a dim of a 0-d tensor there is nothing to reduce: no loop.
     elements = input.numel() if dim is None or input.dim() else 0
@@ -665,6 +669,7 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     _check_int_dim(name, dim)
     if input.dtype is dtypes.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
+    check_real(name, input.dtype)
     _check_not_empty(name, input, dim)
     # An empty input, or one element along ``dim``, needs no loop.
     single = dim is not None and input.dim() > 0 and input.size(dim) == 1
@@ -713,7 +718,10 @@ def _variance(group: Sequence[Any], correction: Any) -> float:
     if count == 0:
         return math.nan
     centre = builtins.sum(group) / count
-    squares = builtins.sum([(v - centre) * (v - centre) for v in group])
+    if isinstance(centre, complex):  # the squared distance is |v - centre|**2
+        squares = builtins.sum([abs(v - centre) ** 2 for v in group])
+    else:
+        squares = builtins.sum([(v - centre) * (v - centre) for v in group])
     return ieee_div(squares, builtins.max(0, count - correction))
 
 
@@ -738,7 +746,8 @@ class Var(Function):
         ctx.whole = whole
         ctx.save_for_backward(x)
         values = [_variance(g, correction) for g in reduction_groups(x, dims)]
-        return from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        shape = reduced_shape(x._shape, dims, keepdim)
+        return from_values(values, shape, dtypes.COMPLEX_PARTS.get(x.dtype, x.dtype))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -792,7 +801,9 @@ class Std(Function):
         ctx.whole = whole
         groups = reduction_groups(x, dims)
         values = [ieee_sqrt(_variance(g, correction)) for g in groups]
-        result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        shape = reduced_shape(x._shape, dims, keepdim)
+        d = dtypes.COMPLEX_PARTS.get(x.dtype, x.dtype)
+        result = from_values(values, shape, d)
         ctx.save_for_backward(x, result)
         return result
 
@@ -828,7 +839,7 @@ def _check_float8(input: Tensor, dims: tuple[int, ...]) -> None:
 
 
 def _check_floating(input: Tensor) -> None:
-    if not input.dtype.is_floating_point:
+    if not input.dtype.differentiable:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
@@ -936,6 +947,8 @@ def _norm_of(group: Sequence[float], ord: float, single: bool) -> float:
     powers = [v * v if ord == 2 else ieee_pow(v, ord) for v in sizes]
     if single:
         powers = array("f", powers).tolist()
+    if builtins.any(p != p for p in powers):  # a nan: the norm is nan
+        return math.nan
     total = math.fsum(powers) if math.inf not in powers else math.inf
     return math.sqrt(total) if ord == 2 else ieee_pow(total, 1 / ord)
 
@@ -954,9 +967,10 @@ class LinalgVectorNorm(Function):
     def forward(
         ctx: FunctionCtx, x: Tensor, *, ord: float, dims: tuple[int, ...], keepdim: bool
     ) -> Tensor:
-        single = x.dtype is not dtypes.float64
+        d = dtypes.COMPLEX_PARTS.get(x.dtype, x.dtype)  # |z| is real
+        single = d is not dtypes.float64
         values = [_norm_of(g, ord, single) for g in reduction_groups(x, dims)]
-        result = from_values(values, reduced_shape(x._shape, dims, keepdim), x.dtype)
+        result = from_values(values, reduced_shape(x._shape, dims, keepdim), d)
         ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
         ctx.save_for_backward(x, result)
         return result
@@ -972,12 +986,12 @@ class LinalgVectorNorm(Function):
         if ord in (math.inf, -math.inf):
             winners = x.abs() == norm
             count = sum(winners, dims, keepdim=True)
-            return grad * x.sign() * winners / count
+            return grad * unit(x) * winners / count
         if ord == 1:
-            return grad * x.sign()
+            return grad * unit(x)
         if ord == 2:
             return where(norm == 0, 0.0, grad * x / norm)
-        slope = x.sign() * x.abs() ** (ord - 1) / norm ** (ord - 1)
+        slope = unit(x) * x.abs() ** (ord - 1) / norm ** (ord - 1)
         return where((norm == 0) | (x == 0), 0.0, grad * slope)
 
 
@@ -997,7 +1011,7 @@ def vector_norm(
     """
     if dtype is not None:
         x = x.to(dtype)
-    if not x.dtype.is_floating_point:
+    if not x.dtype.differentiable:
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as "
             f"input. Got {x.dtype.c_name}"

@@ -23,6 +23,7 @@ from slowtorch_lib._kernels import (
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
+    check_real,
     contiguous_copy,
     unary,
 )
@@ -144,7 +145,9 @@ class RoundDecimals(Function):
 
 def _round_values(name: str, function: Any, x: Tensor) -> Tensor:
     """Rounds every element; integers are already whole and are copied."""
-    if x.dtype is dtypes.bool_ or x.dtype.float8:
+    if name != "round":
+        check_real(name, x.dtype)
+    if x.dtype is dtypes.bool_ or x.dtype.float8 or x.dtype.is_complex:
         raise not_implemented(f"{name}_vml_cpu", x.dtype)
     if not x.dtype.is_floating_point:
         return contiguous_copy(x)

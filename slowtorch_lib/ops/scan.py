@@ -67,7 +67,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     check_loop("cumsum_out_cpu", input.dtype, ("unsigned",), elements)
     dim = normalize_dim(dim, input.dim())
     if dtype is None:
-        dtype = input.dtype if input.dtype.is_floating_point else dtypes.int64
+        dtype = input.dtype if input.dtype.differentiable else dtypes.int64
     return Cumsum.apply(input, dim=dim, dtype=dtype)
 
 
@@ -126,5 +126,5 @@ def cumprod(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     check_loop("cumprod_out_cpu", input.dtype, ("unsigned",), elements)
     dim = normalize_dim(dim, input.dim())
     if dtype is None:
-        dtype = input.dtype if input.dtype.is_floating_point else dtypes.int64
+        dtype = input.dtype if input.dtype.differentiable else dtypes.int64
     return Cumprod.apply(input, dim=dim, dtype=dtype)

@@ -17,6 +17,7 @@ from slowtorch_lib._tensor_kernels import (
     binary,
     broadcast_map,
     check_loop,
+    check_real,
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
@@ -163,6 +164,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         raise RuntimeError(
             "torch.clamp: At least one of 'min' or 'max' must not be None"
         )
+    check_real("clamp", input.dtype)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return ClampTensor.apply(input, wrapped_number(min), wrapped_number(max))
     return Clamp.apply(input, min=min, max=max)
@@ -174,12 +176,14 @@ clip = clamp
 @tensor_input
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     """Limits every element to at least ``min``."""
+    check_real("clamp", input.dtype)
     return ClampMin.apply(input, min=min)
 
 
 @tensor_input
 def clamp_max(input: Tensor, max: Any) -> Tensor:
     """Limits every element to at most ``max``."""
+    check_real("clamp", input.dtype)
     return ClampMax.apply(input, max=max)
 
 
@@ -248,6 +252,7 @@ class Minimum(Function):
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise maximum of two tensors (nan wins)."""
     check_tensor("maximum", other)
+    check_real("maximum", result_type(input, other))
     return Maximum.apply(input, other)
 
 
@@ -256,6 +261,7 @@ def maximum(input: Tensor, other: Tensor) -> Tensor:
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise minimum of two tensors (nan wins)."""
     check_tensor("minimum", other)
+    check_real("minimum", result_type(input, other))
     return Minimum.apply(input, other)
 
 

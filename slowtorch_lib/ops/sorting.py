@@ -24,7 +24,7 @@ from slowtorch_lib._strides import (
     position_list,
 )
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib._tensor_kernels import check_loop
+from slowtorch_lib._tensor_kernels import check_loop, check_real
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.gather_scatter import scatter
@@ -170,6 +170,7 @@ def sort(
         IndexError: If ``dim`` is out of range.
     """
     dim = normalize_dim(dim, input.dim())
+    check_real("sort", input.dtype)
     check_loop("sorting_kernel_method_name", input.dtype, ("unsigned",))
     function = Sort if stable is None else SortStable
     values, indices = function.apply(input, dim=dim, descending=descending)

@@ -21,6 +21,7 @@ from slowtorch_lib.ops.common import (
     result_type,
     tensor_input,
 )
+from slowtorch_lib.ops.complex_parts import conj_of
 from slowtorch_lib.ops.pointwise import rsqrt
 
 __all__ = [
@@ -52,7 +53,7 @@ class Sin(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * cos(x)
+        return grad_output * conj_of(cos(x))
 
 
 @accepts_out
@@ -73,7 +74,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * -sin(x)
+        return grad_output * conj_of(-sin(x))
 
 
 @accepts_out
@@ -95,7 +96,7 @@ class Tan(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * (result * result + 1)
+        return grad_output * conj_of(result * result + 1)
 
 
 @accepts_out
@@ -116,7 +117,7 @@ class Sinh(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * cosh(x)
+        return grad_output * conj_of(cosh(x))
 
 
 @accepts_out
@@ -137,7 +138,7 @@ class Cosh(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * sinh(x)
+        return grad_output * conj_of(sinh(x))
 
 
 @accepts_out
@@ -158,7 +159,7 @@ class Asin(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * rsqrt(1 - x * x)
+        return grad_output * conj_of(rsqrt(1 - x * x))
 
 
 @accepts_out
@@ -179,7 +180,7 @@ class Acos(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * -rsqrt(1 - x * x)
+        return grad_output * conj_of(-rsqrt(1 - x * x))
 
 
 @accepts_out
@@ -200,7 +201,7 @@ class Atan(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / (x * x + 1)
+        return grad_output / conj_of(x * x + 1)
 
 
 @accepts_out
