@@ -372,6 +372,16 @@ def kernel_extension() -> Path:
     )
 
 
+def extension_options() -> list[str]:
+    """The build's option for the kernel's extension where the set-up keeps it,
+    out of desktop JupyterLab's way (the build does not read a lite folder's
+    own ``extensions/``)."""
+    extensions = kernel_extension().parent.parent
+    if extensions == LAB_EXTENSIONS:
+        return []  # the build finds the environment's extensions itself
+    return [f"--FederatedExtensionAddon.extra_labextensions_path={extensions}"]
+
+
 def kernel_wheels(folder: Path) -> dict[str, tuple[Path, list[str], list[str]]]:
     """The kernel's own wheels, copied into ``folder``: lock name -> (wheel,
     imports, depends)."""
@@ -881,6 +891,9 @@ def check_output(
         problems.append("disablePyPIFallback is not true")
     if settings.get("loadPyodideOptions", {}).get("packages") != preload:
         problems.append("loadPyodideOptions.packages is missing")
+    extensions = [e.get("name") for e in data.get("federated_extensions", [])]
+    if KERNEL_EXTENSION not in extensions:
+        problems.append(f"the site has no {KERNEL_EXTENSION} (no kernel)")
     for needed in [
         "static/pyodide/pyodide.mjs",
         f"static/pyodide/{BOOT_MODULE}",
@@ -935,13 +948,6 @@ def main(
 
     extras = own_wheels(wheels, root)
     extras.update(kernel_wheels(wheels))
-    if not (LAB_EXTENSIONS / KERNEL_EXTENSION).is_dir():
-        # Out of JupyterLab's way: the build takes the lite folder's extensions too.
-        shutil.copytree(
-            kernel_extension(),
-            stage / "extensions" / KERNEL_EXTENSION,
-            ignore=shutil.ignore_patterns("*.map"),
-        )
     pins = requirement_pins()
     lock = json.loads((pyodide / "pyodide-lock.json").read_text(encoding="utf-8"))
     python = ".".join(lock["info"]["python"].split(".")[:2])
@@ -972,6 +978,7 @@ def main(
         str(wheels),
         "--no-sourcemaps",
         "--no-unused-shared-packages",
+        *extension_options(),
         *(item for app in APPS for item in ("--apps", app)),
     ]
     env = dict(os.environ, JUPYTERLITE_NO_JUPYTER_SERVER="0")
