@@ -53,6 +53,20 @@ class Cumsum(Function):
         return flip(cumsum(flip(grad_output, (dim,)), dim), (dim,))
 
 
+def _running(
+    input: Tensor, dim: int, dtype: dtype | None, kernel: str
+) -> tuple[int, dtype]:
+    """What a running sum or product checks and chooses: the loop ``kernel``
+    exists for the input's dtype, ``dim`` is in range, and the result's dtype
+    (int64 for bools and integers, unless ``dtype`` says otherwise)."""
+    elements = input.numel() if input.dim() else 0  # a 0-d input needs no loop
+    check_loop(kernel, input.dtype, ("unsigned",), elements)
+    dim = normalize_dim(dim, input.dim())
+    if dtype is None:
+        dtype = input.dtype if input.dtype.differentiable else dtypes.int64
+    return dim, dtype
+
+
 @accepts_out
 @tensor_input
 def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
@@ -63,11 +77,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     Raises:
         IndexError: If ``dim`` is out of range.
     """
-    elements = input.numel() if input.dim() else 0  # a 0-d input needs no loop
-    check_loop("cumsum_out_cpu", input.dtype, ("unsigned",), elements)
-    dim = normalize_dim(dim, input.dim())
-    if dtype is None:
-        dtype = input.dtype if input.dtype.differentiable else dtypes.int64
+    dim, dtype = _running(input, dim, dtype, "cumsum_out_cpu")
     return Cumsum.apply(input, dim=dim, dtype=dtype)
 
 
@@ -122,9 +132,5 @@ def cumprod(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     Raises:
         IndexError: If ``dim`` is out of range.
     """
-    elements = input.numel() if input.dim() else 0  # a 0-d input needs no loop
-    check_loop("cumprod_out_cpu", input.dtype, ("unsigned",), elements)
-    dim = normalize_dim(dim, input.dim())
-    if dtype is None:
-        dtype = input.dtype if input.dtype.differentiable else dtypes.int64
+    dim, dtype = _running(input, dim, dtype, "cumprod_out_cpu")
     return Cumprod.apply(input, dim=dim, dtype=dtype)
