@@ -25,6 +25,11 @@ Nothing the site needs at page time comes from another host:
   in ``STARTUP_PACKAGES`` load while Pyodide starts, the rest of the lock when a cell
   imports it; the kernel loads Pyodide through ``lite/pyodide_boot.mjs``, which
   defers jedi and time-stamps each step;
+- the kernel's files: the kernel reaches the files kept in the browser (``/drive``)
+  through the site's service worker, and JupyterLite's kernel asks whether that
+  worker is registered once, without waiting (a kernel that starts first never sees
+  the notebooks or a student's saved pieces); the build makes it wait until the
+  worker controls the page (``wait_for_service_worker``);
 - the notebooks: every chapter named in ``_toc.yml`` (MyST markdown notebooks, converted
   with jupytext; ``literalinclude`` directives replaced by the code they quote, other
   directives by plain Markdown), the folders of helper modules next to them, and every
@@ -914,6 +919,48 @@ def check_output(
 LOADING_PAGES = ["notebooks/index.html", "lab/index.html"]
 
 
+#: The kernel's start in ``KERNEL_EXTENSION`` (its bundled JavaScript): whether the
+#: kernel mounts ``/drive`` is read from the service worker manager at once.
+MOUNT_DRIVE = re.compile(
+    r"(?P<flag>\w+)=!!\(\(null==(?P<manager>\w+)\?void 0:(?P=manager)\.enabled\)"
+    r"\|\|crossOriginIsolated\)"
+)
+#: What it becomes: the kernel mounts ``/drive`` once the worker is registered and
+#: controls the page (the kernel's own web worker, started next, is then controlled
+#: too: its requests for files reach the service worker). It waits at most 10 s,
+#: and not at all in a browser without service workers (where the manager never
+#: settles); a page the worker does not control (a forced reload) gets no ``/drive``
+#: rather than a kernel whose every file request fails.
+WAITED = (
+    r"\g<flag>=!!((await (async (m, sw) => {"
+    r" if (!m || !sw) return false;"
+    r" const controlled = () => sw.controller || new Promise("
+    r"r => sw.addEventListener('controllerchange', r, {once: true}));"
+    r" await Promise.race([m.ready.then(controlled, () => 0),"
+    r" new Promise(r => setTimeout(r, 1e4))]);"
+    r" return m.enabled && !!sw.controller;"
+    r" })(\g<manager>, navigator.serviceWorker))||crossOriginIsolated)"
+)
+
+
+def wait_for_service_worker(output: Path = OUTPUT) -> None:
+    """Makes the kernel wait until the service worker controls the page before it
+    decides whether to mount ``/drive`` (see the module's docstring)."""
+    folder = output / "extensions" / KERNEL_EXTENSION / "static"
+    changed = []
+    for path in sorted(folder.glob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        new, count = MOUNT_DRIVE.subn(WAITED, text)
+        if count:
+            path.write_text(new, encoding="utf-8")
+            changed.append((path.name, count))
+    if [count for _, count in changed] != [1]:
+        raise SystemExit(
+            f"build_lite: the kernel's start (mountDrive) should be found once in "
+            f"{folder}, found {changed or 'nowhere'}: a new jupyterlite-pyodide-kernel?"
+        )
+
+
 def add_loading_note(output: Path = OUTPUT) -> None:
     """Adds ``lite/loading.js`` to the pages that open notebooks."""
     shutil.copy2(LITE / "loading.js", output / "slowtorch-loading.js")
@@ -988,6 +1035,7 @@ def main(
         raise SystemExit("build_lite: jupyter lite build failed")
     use_boot_module(output)
     check_output(preload, notebooks, output)
+    wait_for_service_worker(output)
     add_loading_note(output)
     # Browsers ask the site's root for a favicon (a 404 in the console otherwise):
     # the book's site is served from its parent, a class site from itself.

@@ -8,7 +8,8 @@ import functools
 import http.server
 import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,13 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         ".json": "application/json",
     }
 
+    #: Seconds to wait before answering a request for a file of this name.
+    delays: Mapping[str, float] = {}
+
+    def do_GET(self) -> None:
+        time.sleep(self.delays.get(self.path.split("?")[0].rsplit("/", 1)[-1], 0))
+        super().do_GET()
+
     def end_headers(self) -> None:
         # As static hosts do (GitHub Pages sends this): a page opened again within
         # ten minutes takes its files from the browser's cache.
@@ -76,9 +84,12 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def served(directory: Path) -> Iterator[str]:
-    """The base URL of ``directory`` served from 127.0.0.1 on a free port."""
-    handler = functools.partial(QuietHandler, directory=str(directory))
+def served(directory: Path, delays: Mapping[str, float] | None = None) -> Iterator[str]:
+    """The base URL of ``directory`` served from 127.0.0.1 on a free port; a
+    request for a file named in ``delays`` is answered that many seconds late
+    (a slow network, for one file)."""
+    handler_class = type("Handler", (QuietHandler,), {"delays": dict(delays or {})})
+    handler = functools.partial(handler_class, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -693,6 +693,39 @@ def test_edits_persist_and_save_as_ipynb(lite_site: str, chromium: Any) -> None:
     _check_quietly(notebook)
 
 
+#: How late the slow site answers for its service worker: long after the notebook
+#: has opened and asked for a kernel (about 3 s on a quiet machine).
+SLOW_WORKER = 8.0
+
+
+def test_the_kernel_sees_the_stored_files_when_the_service_worker_is_slow(
+    chromium: Any,
+) -> None:
+    """The kernel reaches the files kept in the browser (``/drive``: the notebooks,
+    a student's saved pieces) through the site's service worker. JupyterLite's
+    kernel asks whether that worker is registered once, when it starts, without
+    waiting; the site makes it wait. Served with the worker's script
+    ``SLOW_WORKER`` s late, a notebook's kernel still starts in the notebook's
+    folder under ``/drive`` and lists the files beside it."""
+    path, _, _ = _exercise_notebook()
+    with served(HTML, {"service-worker.js": SLOW_WORKER}) as site:
+        notebook = LiteNotebook(chromium, site, path)
+        try:
+            first = [c["type"] for c in notebook.cells()].index("code")
+            shown = _text(
+                notebook.run_cell(
+                    first,
+                    "import os\nprint(os.getcwd())\n"
+                    "print(sorted(n for n in os.listdir() if n.endswith('.ipynb'))[0])",
+                )
+            )
+        finally:
+            notebook.close()
+    folder, name = Path(path).parent.as_posix(), Path(path).name
+    assert shown == f"/drive/{folder}\n{name}\n", shown
+    _check_quietly(notebook)
+
+
 def test_plotting_chapter_runs_offline_without_tracebacks(
     lite_site: str, chromium: Any
 ) -> None:
