@@ -7,8 +7,31 @@
 // And a downloaded notebook keeps its own name (01_arrays_to_tensors.ipynb):
 // JupyterLite names the download after the whole path, which the browser turns
 // into exercises_01_arrays_to_tensors.ipynb.
+// On a first visit, JupyterLite registers its service worker (through which the
+// kernel reaches the files kept in the browser) without noting the site's version
+// beside it, so the next visit would unregister the worker and register it again,
+// and the kernel would wait for it: the version is noted once the worker controls
+// the page.
+// And the notebook's kernel starts as soon as the application has started, while
+// the page is still drawing the notebook (JupyterLab would start it only once the
+// notebook has been drawn): the notebook then finds its kernel already starting.
 (function () {
   "use strict";
+  const worker = navigator.serviceWorker;
+  function noteWorkerVersion() {
+    let version = null;
+    try {
+      const data = document.getElementById("jupyter-config-data");
+      version = JSON.parse(data.textContent).appVersion;
+    } catch (error) {
+      return;
+    }
+    const key = `${worker.controller.scriptURL}-version`;
+    if (version && !localStorage.getItem(key)) localStorage.setItem(key, version);
+  }
+  if (worker && !worker.controller) {
+    worker.addEventListener("controllerchange", noteWorkerVersion, { once: true });
+  }
   const click = HTMLAnchorElement.prototype.click;
   HTMLAnchorElement.prototype.click = function () {
     if (this.download && this.download.includes("/")) {
@@ -29,6 +52,43 @@
     };
     app.commands.slowtorchWaits = true;
   }
+  // The notebook named in the address (?path=...), started through the session
+  // client (which makes no connection of its own: the notebook's is the only one,
+  // and the one that handles widgets' messages). If the notebook asks for its
+  // session before this one has started, it gets this one: JupyterLab asks for a
+  // session under a temporary path (and shuts down one that comes back under
+  // another), so the session takes that path first; JupyterLab then gives it the
+  // notebook's path again.
+  function startKernelEarly(app) {
+    const path = new URLSearchParams(window.location.search).get("path");
+    const sessions = app.serviceManager && app.serviceManager.sessions;
+    const client = sessions && sessions._sessionAPIClient;
+    if (!path || !path.endsWith(".ipynb") || !client || !client.update) return;
+    const name = path.split("/").pop();
+    const early = client
+      .startNew({ path, name, type: "notebook", kernel: { name: "python" } })
+      .catch(() => null);
+    const startNew = sessions.startNew.bind(sessions);
+    sessions.startNew = async function (options, ...rest) {
+      if (options && options.name === name) {
+        sessions.startNew = startNew; // once: a later kernel starts as usual
+        const model = await early;
+        if (model) {
+          await client.update({ id: model.id, path: options.path }).catch(() => null);
+        }
+      }
+      return startNew(options, ...rest);
+    };
+  }
+  function whenStarted() {
+    const app = window.jupyterapp;
+    if (!app || !app.started) {
+      setTimeout(whenStarted, 50);
+      return;
+    }
+    app.started.then(() => startKernelEarly(app));
+  }
+  whenStarted();
   const started = Date.now();
   const note = document.createElement("div");
   note.id = "slowtorch-loading";

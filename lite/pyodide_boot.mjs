@@ -10,7 +10,7 @@
 // - while the kernel starts, Python does not look for modules in the notebook's
 //   folder (each look there is a request answered by the page, and the kernel
 //   imports some hundred modules): slowtorch_lite puts the folder back on
-//   sys.path when the kernel is up;
+//   sys.path, last, when the kernel is up;
 // - each step is time-stamped in globalThis.slowtorchStartup (in the kernel's
 //   worker: [step, milliseconds since 1970]), which the browser test prints.
 import { loadPyodide as loadPyodideItself } from "./pyodide.mjs";

@@ -437,11 +437,31 @@ def _check_completion(page: Any) -> None:
     assert "newton_schulz" in page.evaluate(COMPLETE, [code])
 
 
+#: The notebook's sessions and kernels: ``[[path, kernel id]], [kernel id]``.
+SESSIONS = """async () => { const manager = jupyterapp.serviceManager;
+  await manager.sessions.refreshRunning(); await manager.kernels.refreshRunning();
+  return [[...manager.sessions.running()].map(s => [s.path, s.kernel.id]),
+          [...manager.kernels.running()].map(k => k.id)]; }"""
+
+
+def _one_kernel(page: Any, path: str) -> None:
+    """The page started one kernel, the notebook's (the course's page starts it
+    before JupyterLab would, and JupyterLab must not start another)."""
+    sessions, kernels = page.evaluate(SESSIONS)
+    assert len(kernels) == 1, f"{len(kernels)} kernels: {sessions}"
+    assert sessions == [[path, kernels[0]]], sessions
+    widget = "jupyterapp.shell.currentWidget.sessionContext.session.kernel.id"
+    assert page.evaluate(f"() => {widget}") == kernels[0]
+
+
 def _open_and_run_first_cell(context: Any, site: str, path: str) -> tuple[float, str]:
     """Seconds from opening a notebook to its first executed cell, run as soon as
     the notebook shows (before Python is up): the page says Python is loading, and
-    no dialog asks which kernel to use. Also, where the time went."""
+    no dialog asks which kernel to use; one kernel started, and the site's service
+    worker was not registered again. Also, where the time went."""
     page = context.new_page()
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text))
     try:
         opened = time.monotonic()
         page.goto(f"{site}lite/notebooks/index.html?path={path}")
@@ -473,6 +493,9 @@ def _open_and_run_first_cell(context: Any, site: str, path: str) -> tuple[float,
             timeout=30_000,
         )
         steps = _breakdown(page, seconds)
+        _one_kernel(page, path)
+        again = [text for text in console if "unregistering" in text]
+        assert not again, f"the service worker was registered again: {again}"
         _check_completion(page)
         return seconds, steps
     finally:
@@ -706,23 +729,28 @@ def test_the_kernel_sees_the_stored_files_when_the_service_worker_is_slow(
     kernel asks whether that worker is registered once, when it starts, without
     waiting; the site makes it wait. Served with the worker's script
     ``SLOW_WORKER`` s late, a notebook's kernel still starts in the notebook's
-    folder under ``/drive`` and lists the files beside it."""
+    folder under ``/drive`` and lists the files beside it; a module written there
+    imports (the folder is last on ``sys.path``)."""
     path, _, _ = _exercise_notebook()
+    probe = (
+        "import os, sys\n"
+        "print(os.getcwd())\n"
+        "print(sorted(n for n in os.listdir() if n.endswith('.ipynb'))[0])\n"
+        "with open('lite_probe.py', 'w') as file:\n"
+        "    file.write('VALUE = 42\\n')\n"
+        "import lite_probe\n"
+        "print(lite_probe.VALUE, sys.path[-1] == '', sys.path.count(''))"
+    )
     with served(HTML, {"service-worker.js": SLOW_WORKER}) as site:
         notebook = LiteNotebook(chromium, site, path)
         try:
             first = [c["type"] for c in notebook.cells()].index("code")
-            shown = _text(
-                notebook.run_cell(
-                    first,
-                    "import os\nprint(os.getcwd())\n"
-                    "print(sorted(n for n in os.listdir() if n.endswith('.ipynb'))[0])",
-                )
-            )
+            shown = _text(notebook.run_cell(first, probe))
+            _one_kernel(notebook.page, path)
         finally:
             notebook.close()
     folder, name = Path(path).parent.as_posix(), Path(path).name
-    assert shown == f"/drive/{folder}\n{name}\n", shown
+    assert shown == f"/drive/{folder}\n{name}\n42 True 1\n", shown
     _check_quietly(notebook)
 
 
