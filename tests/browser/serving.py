@@ -99,6 +99,47 @@ def served(directory: Path, delays: Mapping[str, float] | None = None) -> Iterat
         server.server_close()
 
 
+class Offline:
+    """A browser context on one site with every request to another host blocked,
+    and what it saw: the blocked requests, the failed responses and, on the pages
+    it was asked to watch, the console errors."""
+
+    def __init__(self, browser: Any, site: str) -> None:
+        self.site = site
+        self.outside: list[str] = []
+        self.failed: list[str] = []
+        self.errors: list[str] = []
+        self.context = browser.new_context(accept_downloads=True)
+        # The kernel runs in a web worker, whose requests only the context sees.
+        self.context.route("**/*", self._route)
+        self.context.on("response", self._response)
+
+    def watch(self, page: Any) -> Any:
+        """Records the console errors of ``page``; returns it."""
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
+        return page
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url.startswith((self.site, "data:", "blob:")):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def _response(self, response: Any) -> None:
+        if response.status >= 400:
+            self.failed.append(f"{response.status} {response.url}")
+
+    def close(self) -> None:
+        self.context.close()
+
+
 @contextlib.contextmanager
 def launched() -> Iterator[Any]:
     """Debian's Chromium, headless."""

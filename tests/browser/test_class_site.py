@@ -37,7 +37,14 @@ from typing import Any
 
 import pytest
 
-from tests.browser.serving import ROOT, launched, missing_browser, served, skip_or_fail
+from tests.browser.serving import (
+    ROOT,
+    Offline,
+    launched,
+    missing_browser,
+    served,
+    skip_or_fail,
+)
 from tests.browser.test_lite import (
     KERNEL_TIMEOUT,
     LiteNotebook,
@@ -95,36 +102,11 @@ def chromium(class_site: tuple[Path, str]) -> Iterator[Any]:
         yield browser
 
 
-class Student:
+class Student(Offline):
     """One browser context on the class site: its storage is the student's."""
-
-    def __init__(self, browser: Any, site: str) -> None:
-        self.site = site
-        self.outside: list[str] = []
-        self.failed: list[str] = []
-        self.errors: list[str] = []
-        self.context = browser.new_context(accept_downloads=True)
-        # The kernel runs in a web worker, whose requests only the context sees.
-        self.context.route("**/*", self._route)
-        self.context.on("response", self._response)
-
-    def _route(self, route: Any) -> None:
-        url = route.request.url
-        if url.startswith((self.site, "data:", "blob:")):
-            route.continue_()
-        else:
-            self.outside.append(url)
-            route.abort()
-
-    def _response(self, response: Any) -> None:
-        if response.status >= 400:
-            self.failed.append(f"{response.status} {response.url}")
 
     def open(self, path: str) -> SiteNotebook:
         return SiteNotebook(self, path)
-
-    def close(self) -> None:
-        self.context.close()
 
 
 class SiteNotebook(LiteNotebook):
@@ -140,11 +122,7 @@ class SiteNotebook(LiteNotebook):
             student.errors,
         )
         self.context = student.context
-        self.page = self.context.new_page()
-        self.page.on("console", self._console)
-        self.page.on(
-            "pageerror", lambda error: self.errors.append(f"uncaught: {error}")
-        )
+        self.page = student.watch(self.context.new_page())
         self.opened = time.monotonic()
         self.page.goto(f"{self.site}notebooks/index.html?path={path}")
         self.wait_until_open()

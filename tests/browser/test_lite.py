@@ -43,6 +43,7 @@ import pytest
 from tests.browser.serving import (
     HTML,
     ROOT,
+    Offline,
     launched,
     missing_browser,
     served,
@@ -96,23 +97,12 @@ CLEAR_OUTPUTS = """() => {
     if (c.type === 'code') { c.outputs.clear(); c.executionCount = null; } } }"""
 
 
-class LiteNotebook:
+class LiteNotebook(Offline):
     """One notebook open in the lite site, in a fresh, offline browser context."""
 
     def __init__(self, browser: Any, site: str, path: str) -> None:
-        self.site = site
-        self.outside: list[str] = []
-        self.failed: list[str] = []
-        self.errors: list[str] = []
-        self.context = browser.new_context(accept_downloads=True)
-        # The kernel runs in a web worker, whose requests only the context sees.
-        self.context.route("**/*", self._route)
-        self.page = self.context.new_page()
-        self.page.on("console", self._console)
-        self.page.on(
-            "pageerror", lambda error: self.errors.append(f"uncaught: {error}")
-        )
-        self.context.on("response", self._response)
+        super().__init__(browser, site)
+        self.page = self.watch(self.context.new_page())
         self.opened = time.monotonic()
         self.page.goto(f"{site}lite/notebooks/index.html?path={path}")
         self.page.wait_for_function(
@@ -128,25 +118,6 @@ class LiteNotebook:
         # an execution count again.
         self.built = self.cells()
         self.evaluate(CLEAR_OUTPUTS)
-
-    def _route(self, route: Any) -> None:
-        url = route.request.url
-        if url.startswith((self.site, "data:", "blob:")):
-            route.continue_()
-        else:
-            self.outside.append(url)
-            route.abort()
-
-    def _console(self, message: Any) -> None:
-        if message.type == "error":
-            self.errors.append(message.text)
-
-    def _response(self, response: Any) -> None:
-        if response.status >= 400:
-            self.failed.append(f"{response.status} {response.url}")
-
-    def close(self) -> None:
-        self.context.close()
 
     def evaluate(self, script: str, argument: Any = None) -> Any:
         return self.page.evaluate(script, argument)
