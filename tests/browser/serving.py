@@ -104,12 +104,12 @@ class Offline:
     and what it saw: the blocked requests, the failed responses and, on the pages
     it was asked to watch, the console errors."""
 
-    def __init__(self, browser: Any, site: str) -> None:
+    def __init__(self, browser: Any, site: str, **options: Any) -> None:
         self.site = site
         self.outside: list[str] = []
         self.failed: list[str] = []
         self.errors: list[str] = []
-        self.context = browser.new_context(accept_downloads=True)
+        self.context = browser.new_context(accept_downloads=True, **options)
         # The kernel runs in a web worker, whose requests only the context sees.
         self.context.route("**/*", self._route)
         self.context.on("response", self._response)

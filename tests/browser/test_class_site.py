@@ -14,7 +14,10 @@ it blocked. As a student would, in one browser (whose storage keeps their work):
   works there and ``course.pieces()`` lists 1.5 as the student's;
 - chapter 1's notebook, downloaded as the site offers it (File > Download), grades with
   ``python -m course grade`` exactly as the same answer in the course's own notebook;
-- nothing is requested from another host, no request fails, the console shows no error.
+- nothing is requested from another host, no request fails, the console shows no error;
+- in a browser that keeps no file for the notebook's Python (a private window: here,
+  service workers blocked), the kernel still starts, and a check that passes says the
+  piece is not kept.
 
 Skipped without ``/usr/bin/chromium`` or without the book's set-up (the npm assets the
 site is built from), unless ``SLOWTORCH_REQUIRE_BROWSER=1`` (set by
@@ -37,6 +40,7 @@ from typing import Any
 
 import pytest
 
+from course.workspace import NOT_KEPT
 from tests.browser.serving import (
     ROOT,
     Offline,
@@ -273,3 +277,31 @@ def test_a_piece_saved_in_the_browser_is_used_after_a_reload_and_grades(
     assert {k: v for k, v in browser.items() if k != "student"} == {
         k: v for k, v in desktop_row.items() if k != "student"
     }
+
+
+def test_a_browser_that_keeps_no_files_says_the_piece_is_not_kept(
+    class_site: tuple[Path, str], chromium: Any
+) -> None:
+    _, site = class_site
+    student = Student(chromium, site, service_workers="block")
+    try:
+        first = student.open(FIRST)
+        assert not _errors(first.run_cell(first.tagged("setup")))
+        stub = first.tagged(f"exercise-{PIECE}")
+        answer = _model_answer(PIECE) + "\nimport os\nprint(os.getcwd())"
+        where = _text(first.run_cell(stub, answer)).strip()
+        assert not where.startswith("/drive"), where
+        checked = _text(first.run_cell(first.tagged(f"check-{PIECE}")))
+        print(f"\n[class site] no service worker, the check: {checked.strip()}")
+        assert "Saved to my_engine/ex1_5_contiguous_strides.py" in checked
+        assert NOT_KEPT in checked.replace("\n", " ")
+        assert first.file(SAVED) is None
+    finally:
+        student.close()
+    assert not student.outside, f"requests left the site: {student.outside}"
+    assert not student.failed, f"requests failed: {student.failed}"
+    # JupyterLite rejects its service worker manager's promise, with no reason,
+    # when the worker cannot register and before anything waits on it: the one
+    # error a page without a worker shows.
+    others = [error for error in student.errors if error != "uncaught: undefined"]
+    assert not others, f"console errors: {student.errors}"
