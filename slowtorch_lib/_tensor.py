@@ -987,7 +987,7 @@ class Tensor:
         return self._inplace(_selecting.clamp, min, max)
 
     def masked_fill_(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
-        _selecting.check_mask("masked_fill_", mask)
+        _selecting.check_masked_fill_inplace(self, mask, value)
         return self._inplace(_selecting.masked_fill, mask, value, overlap_ok=True)
 
     def masked_fill(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
@@ -1159,24 +1159,34 @@ class Tensor:
     def square(self) -> Tensor:
         return _pointwise.square(self)
 
+    # The arithmetic in-place methods check that the result fits ``self``
+    # before computing, as PyTorch does before it looks for a loop.
     def add_(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        _common.check_inplace_result(self, other)
         return self._inplace(_pointwise.add, other, alpha=alpha)
 
     def sub_(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        _pointwise.check_bool_subtraction(self, other)
+        _common.check_inplace_result(self, other)
         return self._inplace(_pointwise.sub, other, alpha=alpha)
 
     def mul_(self, other: TensorOrScalar) -> Tensor:
+        _common.check_inplace_result(self, other)
         return self._inplace(_pointwise.mul, other)
 
     # ``rounding_mode`` is passed on only if given: PyTorch records another
     # overload when it is, even as None (see ``ops.pointwise.div``).
     def div_(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
+        _pointwise.check_inplace_division(
+            self, other, rounding_mode.get("rounding_mode")
+        )
         return self._inplace(lambda x, y: _pointwise.div(x, y, **rounding_mode), other)
 
     def divide_(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
         return self.div_(other, **rounding_mode)
 
     def true_divide_(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_division(self, other, None)
         return self._inplace(_pointwise.true_divide, other)
 
     def pow_(self, exponent: TensorOrScalar) -> Tensor:

@@ -187,7 +187,6 @@ COMPLEX_MISSING = (
     "min_values_cpu",
     "cummax_cpu",
     "cummin_cpu",
-    "topk_cpu",
 )
 COMPLEX32_MISSING = ("sum_cpu", "prod_out_cpu", "cumsum_out_cpu", "cumprod_out_cpu")
 
@@ -210,6 +209,7 @@ NOT_FOR_COMPLEX: dict[str, tuple[type[Exception], str]] = {
     "argmax": (RuntimeError, "argmax(): does not support complex input"),
     "argmin": (RuntimeError, "argmin(): does not support complex input"),
     "sort": (RuntimeError, " Sort does not support complex dtypes on CPU"),
+    "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
 }
 
 
@@ -249,8 +249,9 @@ def check_kernel(
 
     Only the types with few kernels (``d.unpromotable``) can lack one.
     ``scalar_operand`` says that an operand is a Python number or the
-    right one has one element: an 8-bit float multiplies tensors, but
-    not by such a scalar, which PyTorch multiplies with another loop.
+    right one reads one element (see :func:`binary`): an 8-bit float
+    multiplies tensors, but not by such a scalar, which PyTorch multiplies
+    with another loop.
 
     Raises:
         NotImplementedError: Naming PyTorch's loop, as in
@@ -384,8 +385,8 @@ def binary(
     else:
         shape = b._shape if isinstance(b, Tensor) else ()
     if d.unpromotable:
-        scalar = not isinstance(a, Tensor) or not isinstance(b, Tensor)
-        check_kernel(function, d, scalar or b.numel() == 1)  # type: ignore[union-attr]
+        scalar = not isinstance(a, Tensor) or _reads_one_element(b, shape)
+        check_kernel(function, d, scalar)
     if d.is_complex:
         function, careful = complex_loop(function, d), None
     if isinstance(a, Tensor):
@@ -402,6 +403,25 @@ def binary(
         right = repeat(cast_scalar(b, d))
     result = map_values(function, left, right, careful=careful)
     return from_values(result, shape, out_dtype or d)
+
+
+def _reads_one_element(b: TensorOrScalar, shape: tuple[int, ...]) -> bool:
+    """Whether ``b``, broadcast to ``shape``, reads one element everywhere.
+
+    That is PyTorch's test for a scalar right operand: a Python number, or
+    a tensor with elements whose stride is 0 (or size 1) along every
+    dimension of ``shape`` longer than 1, as a one-element or an expanded
+    tensor. An empty ``b`` is not one.
+    """
+    if not isinstance(b, Tensor):
+        return True
+    if not b.numel():
+        return False
+    lead = len(shape) - len(b._shape)
+    return all(
+        size == 1 or stride == 0 or shape[lead + i] == 1
+        for i, (size, stride) in enumerate(zip(b._shape, b._stride))
+    )
 
 
 def _column(operand: TensorOrScalar, shape: tuple[int, ...], d: dtype) -> Any:

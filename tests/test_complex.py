@@ -293,12 +293,44 @@ REFUSED: dict[str, Callable[[Any], Any]] = {
     "complex32_angle": lambda t: z_of(t, "complex32").angle(),
     "float8_with_complex": lambda t: t.zeros(2, dtype=t.float8_e4m3fn) | t.tensor(1j),
     "atan2": lambda t: t.atan2(z_of(t), z_of(t)),
+    "amax_requiring_grad": lambda t: t.zeros(
+        3, 1, 0, dtype=t.complex128, requires_grad=True
+    ).amax(1),
+    "amin_requiring_grad": lambda t: t.zeros(
+        3, 1, 0, dtype=t.complex64, requires_grad=True
+    ).amin(1, keepdim=True),
+    "amax_of_empty_dim": lambda t: t.zeros(
+        3, 1, 0, dtype=t.complex64, requires_grad=True
+    ).amax(2),
+    "topk": lambda t: z_of(t).topk(1),
+    "topk_too_many": lambda t: z_of(t).topk(5),
 }
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
 def test_refusals_match_torch(name: str) -> None:
     same_error(REFUSED[name])
+
+
+def test_amax_without_grad_of_an_empty_complex_tensor() -> None:
+    ours, theirs = run_both(lambda t: t.zeros(3, 1, 0, dtype=t.complex64).amax(1))
+    assert_close(ours, theirs)
+    with st.no_grad():
+        z = st.zeros(3, 1, 0, dtype=st.complex64, requires_grad=True)
+        assert z.amax(1).shape == (3, 0)
+
+
+def test_mean_of_nothing_is_nan_in_both_parts() -> None:
+    def run(t: Any) -> Any:
+        empty = t.zeros(2, 0, dtype=t.complex64)
+        return [empty.mean(1), empty.mean(), empty.mean(0, keepdim=True)]
+
+    for ours, theirs in zip(*run_both(run)):
+        assert_close(ours, theirs)
+        for a, b in zip(flat(ours.tolist()), flat(theirs.tolist())):
+            assert math.isnan(a.real) == math.isnan(b.real)
+            assert math.isnan(a.imag) == math.isnan(b.imag)
+    assert math.isnan(st.zeros(0, dtype=st.complex128).mean().item().imag)
 
 
 # ----------------------------------------------------------------------

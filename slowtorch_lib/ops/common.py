@@ -81,18 +81,32 @@ def no_loop(kernel: str, d: dtype, *operands: TensorOrScalar) -> NotImplementedE
     return not_implemented(kernel, d)
 
 
-def check_inplace_result(target: Tensor, other: TensorOrScalar) -> None:
+def check_inplace_result(
+    target: Tensor, other: TensorOrScalar, d: dtype | None = None
+) -> None:
     """Checks, before computing, that ``target op= other`` can be stored.
 
     PyTorch checks the result's shape and dtype before it looks for a loop,
     so an integer ``t &= 0.5`` is a casting error, not a missing kernel.
-    Autograd's checks (:func:`check_inplace`) come before both.
+    Autograd's checks (:func:`check_inplace`) come before both. ``d`` is
+    the result's dtype where it is not the two operands' promoted one.
 
     Raises:
         RuntimeError: If the result would not fit ``target``, or autograd
             refuses the change.
     """
     check_inplace(target, False, isinstance(other, Tensor) and other.requires_grad)
+    check_inplace_shape(target, other)
+    d = d or result_type(target, other)
+    if not dtypes.can_cast(d, target.dtype):
+        raise RuntimeError(
+            f"result type {d.c_name} can't be cast to the desired "
+            f"output type {target.dtype.c_name}"
+        )
+
+
+def check_inplace_shape(target: Tensor, other: TensorOrScalar) -> None:
+    """Refuses an ``other`` that would broadcast ``target`` to a larger shape."""
     if isinstance(other, Tensor):
         shape = broadcast_shapes(target._shape, other._shape)
         if shape != target._shape:
@@ -100,12 +114,6 @@ def check_inplace_result(target: Tensor, other: TensorOrScalar) -> None:
                 f"output with shape {list(target._shape)} doesn't match the "
                 f"broadcast shape {list(shape)}"
             )
-    d = result_type(target, other)
-    if not dtypes.can_cast(d, target.dtype):
-        raise RuntimeError(
-            f"result type {d.c_name} can't be cast to the desired "
-            f"output type {target.dtype.c_name}"
-        )
 
 
 class NoDerivative(Function):
@@ -123,6 +131,19 @@ class NoDerivative(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Any:
         name = ctx._function.aten_name  # type: ignore[attr-defined]
         raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+def refuse_complex_grad(name: str, input: Tensor) -> None:
+    """Refuses to record ``name`` on a complex input that requires grad.
+
+    PyTorch has no derivative of the orderings (``amax``, ``amin``...) for
+    complex numbers; it computes, then refuses to record the result.
+    """
+    if GRAD_MODE.enabled and input.requires_grad and input.dtype.is_complex:
+        raise RuntimeError(
+            f"{name} does not support automatic differentiation for outputs "
+            "with complex dtype."
+        )
 
 
 def wrapped_number(value: TensorOrScalar | None) -> Tensor | None:

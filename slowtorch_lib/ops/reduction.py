@@ -34,7 +34,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
-from slowtorch_lib.ops.common import accepts_out, tensor_input
+from slowtorch_lib.ops.common import accepts_out, refuse_complex_grad, tensor_input
 from slowtorch_lib.ops.comparison import isnan
 from slowtorch_lib.ops.complex_parts import conj, unit
 from slowtorch_lib.ops.return_types import MaxResult, MinResult
@@ -149,7 +149,9 @@ class Mean(Function):
         count = numel([x._shape[d] for d in dims])
         ctx.count = count
         groups = reduction_groups(x, dims)
-        means = [builtins.sum(g) / count if count else math.nan for g in groups]
+        # The mean of nothing is 0 / 0: nan, or nan+nanj for complex numbers.
+        nothing = complex(math.nan, math.nan) if x.dtype.is_complex else math.nan
+        means = [builtins.sum(g) / count if count else nothing for g in groups]
         return from_values(means, reduced_shape(x._shape, dims, keepdim), x.dtype)
 
     @staticmethod
@@ -649,6 +651,7 @@ def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The largest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amax", input, dim)
     check_loop("max_values_cpu", input.dtype, elements=input.numel())
+    refuse_complex_grad("amax", input)
     dims = _dims(dim, input.dim())
     return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
 
@@ -660,6 +663,7 @@ def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The smallest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amin", input, dim)
     check_loop("min_values_cpu", input.dtype, elements=input.numel())
+    refuse_complex_grad("amin", input)
     dims = _dims(dim, input.dim())
     return Amin.apply(input, dims=dims, keepdim=keepdim, fold=_smallest)
 

@@ -12,6 +12,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
@@ -22,6 +23,7 @@ from slowtorch_lib._tensor_kernels import (
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
     accepts_out,
+    check_inplace_shape,
     check_tensor,
     not_implemented,
     result_type,
@@ -345,16 +347,38 @@ def check_mask(name: str, mask: Any) -> None:
         )
 
 
+def _check_bool_mask(mask: Tensor) -> None:
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{mask.dtype.cpp_type_name}"
+        )
+
+
+def _fill_value(value: Any) -> Any:
+    """The number a ``masked_fill`` value stands for: a tensor must be 0-d."""
+    if not isinstance(value, Tensor):
+        return value
+    if value.dim():
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got "
+            f"tensor with {value.dim()} dimension(s)."
+        )
+    return value.item()
+
+
 class MaskedFill(Function):
-    """``x`` with ``value`` where ``mask`` is true; no gradient flows there."""
+    """``x`` with ``value`` where ``mask`` is true; no gradient flows there.
+
+    PyTorch broadcasts, then checks the mask's dtype, then looks for its
+    loop, and converts ``value`` last.
+    """
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, mask: Tensor, value: Any) -> Tensor:
-        if mask.dtype is not dtypes.bool_:
-            raise RuntimeError(
-                f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                f"{mask.dtype.name}"
-            )
+        broadcast_shapes(mask._shape, x._shape)
+        _check_bool_mask(mask)
+        check_loop("masked_fill", x.dtype)
         checked_fill(value, x.dtype)
         ctx.save_for_backward(mask)
         # The mask may broadcast ``x`` to a larger shape (out of place only).
@@ -370,7 +394,15 @@ class MaskedFill(Function):
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` is true."""
     check_mask("masked_fill", mask)
-    check_loop("masked_fill", input.dtype)
-    if isinstance(value, Tensor):
-        value = value.item()
-    return MaskedFill.apply(input, mask=mask, value=value)
+    return MaskedFill.apply(input, mask=mask, value=_fill_value(value))
+
+
+def check_masked_fill_inplace(target: Tensor, mask: Any, value: Any) -> None:
+    """The checks of ``target.masked_fill_(mask, value)`` before its loop:
+    autograd's, then the mask must be a bool tensor that broadcasts to
+    ``target``."""
+    check_mask("masked_fill_", mask)
+    target._check_inplace(overlap_ok=True)
+    _fill_value(value)
+    _check_bool_mask(mask)
+    check_inplace_shape(target, mask)
