@@ -30,7 +30,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import Scalar, dtype
 from slowtorch_lib._kernels import contiguous_values
-from slowtorch_lib._storage import Storage, stored_array
+from slowtorch_lib._storage import PartsView, Storage, stored_array
 from slowtorch_lib._strides import (
     contiguous_strides,
     normalize_dim,
@@ -1296,12 +1296,12 @@ class Tensor:
 
     @property
     def real(self) -> Tensor:
-        """The real parts (a copy for a complex tensor; the tensor if real)."""
+        """The real parts of a complex tensor (a view); the tensor if real."""
         return _complex_parts.real(self)
 
     @property
     def imag(self) -> Tensor:
-        """The imaginary parts of a complex tensor (a copy)."""
+        """The imaginary parts of a complex tensor (a view)."""
         return _complex_parts.imag(self)
 
     def conj(self) -> Tensor:
@@ -1669,10 +1669,17 @@ class Tensor:
     # ------------------------------------------------------------------
 
     def _as_strided(
-        self, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
+        self,
+        shape: tuple[int, ...],
+        stride: tuple[int, ...],
+        offset: int,
+        parts: builtins.bool = False,
     ) -> Tensor:
-        """A view of this storage with exactly this geometry (not checked)."""
-        return _views.as_strided(self, shape, stride, offset)
+        """A view of this storage with exactly this geometry (not checked);
+        with ``parts``, of the real and imaginary parts of this complex
+        tensor's storage (a view of ``view_as_real(self)``)."""
+        source = _complex_parts.view_as_real(self) if parts else self
+        return _views.as_strided(source, shape, stride, offset)
 
     def view(self, *shape: Any) -> Tensor:
         if not shape:
@@ -2104,13 +2111,15 @@ def numpy_view(tensor: Tensor) -> Any:
     """A NumPy array over the tensor's storage, with its shape and strides.
 
     The array reads the storage's ``array`` buffer directly, so the two
-    share memory; a dtype whose storage NumPy cannot read as it is (one
-    kept in a wider type) is copied instead.
+    share memory; a storage NumPy cannot read as it is (a dtype kept in a
+    wider type, complex numbers and their parts) is copied instead.
     """
     numpy = numpy_module()
     data = tensor._storage.data
     kind = numpy.dtype(tensor.dtype.name)
-    if kind.itemsize != data.itemsize or len(data) == 0 or tensor.dtype.is_complex:
+    readable = not isinstance(tensor._storage, PartsView)
+    readable = readable and kind.itemsize == data.itemsize and len(data) > 0
+    if not readable or tensor.dtype.is_complex:
         return numpy.array(tensor.tolist(), dtype=kind).reshape(tensor._shape)
     flat = numpy.frombuffer(data, dtype=kind)
     return numpy.lib.stride_tricks.as_strided(

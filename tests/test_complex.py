@@ -381,7 +381,27 @@ GRAD_CASES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "mm": lambda t, z, w: z.reshape(2, 2) @ w.reshape(2, 2),
     "dot": lambda t, z, w: t.dot(z, w),
     "with_real": lambda t, z, w: z * t.tensor([1.0, 2, 3, 4], requires_grad=True),
+    "real_written": lambda t, z, w: written(z * w, lambda b: b.real.mul_(3)),
+    "imag_written": lambda t, z, w: written(z * 1, lambda b: b.imag.add_(w.real)),
+    "pairs_written": lambda t, z, w: written(
+        z * w, lambda b: t.view_as_real(b)[1:].mul_(w[:3].imag.unsqueeze(-1))
+    ),
+    "whole_written_after_part": lambda t, z, w: whole_written(z * 1, w),
 }
+
+
+def written(b: Any, change: Callable[[Any], Any]) -> Any:
+    """``b`` after ``change`` wrote into one of its parts, in place."""
+    change(b)
+    return b
+
+
+def whole_written(b: Any, w: Any) -> Any:
+    """A part of ``b`` taken before ``b`` is changed in place: it reads the
+    new values, and its gradient goes through the change."""
+    real = b.real
+    b.mul_(w)
+    return real * 2
 
 
 def real_loss(out: Any) -> Any:
@@ -453,23 +473,66 @@ def test_gradient_of_a_real_input_is_real() -> None:
     assert x.grad is not None and x.grad.dtype is st.float32
 
 
-def test_writing_into_a_copied_part_raises_instead_of_diverging() -> None:
-    """In PyTorch ``z.real.add_(1)`` changes ``z``; here the parts are copies,
-    so writing into them is refused rather than silently lost."""
-    z = st.tensor([1 + 2j, 3])
-    writes: list[Callable[[], Any]] = [
-        lambda: z.real.add_(1),
-        lambda: z.imag.__setitem__(0, 5.0),
-        lambda: st.view_as_real(z).zero_(),
-        lambda: z.real[0].fill_(2.0),
-    ]
-    for write in writes:
-        with pytest.raises(NotImplementedError, match="copies in this engine"):
-            write()
-    assert z.tolist() == [1 + 2j, 3 + 0j]
-    assert (z.real * 2).tolist() == [2.0, 6.0]
+def parts_written(t: Any) -> list[Any]:
+    """Writes into ``z`` through its parts and into its parts through ``z``;
+    returns what each side sees, with the strides and versions."""
+    z = t.tensor([[1 + 2j, 3 - 4j], [5 + 0.5j, -1j]])
+    seen: list[Any] = []
+    real, imag, pairs = z.real, z.imag, t.view_as_real(z)
+    seen.append([real.stride(), imag.stride(), imag.storage_offset()])
+    seen.append([pairs.stride(), pairs.shape, z.t().imag.stride()])
+    real.mul_(2)
+    imag[1, 0] = 7.0
+    pairs[0, 1, 1] = -3.0
+    seen.append(z.tolist())
+    z.mul_(1j)
+    z[1:].real.fill_(0.5)
+    seen.append([real.tolist(), imag.tolist(), pairs.tolist(), z.tolist()])
+    seen.append([z._version, real._version, imag._version, pairs._version])
+    seen.append([real._base is z, t.view_as_real(z[1])._base is z])
+    return seen
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_parts_are_views_as_in_torch(dtype: str) -> None:
+    def run(t: Any) -> list[Any]:
+        with t.autograd.set_grad_enabled(False):
+            t.set_default_dtype(t.float64 if dtype == "complex128" else t.float32)
+            try:
+                return parts_written(t)
+            finally:
+                t.set_default_dtype(t.float32)
+
+    ours, theirs = run_both(run)
+    assert ours == theirs
+
+
+def test_parts_are_views_without_torch() -> None:
+    z = st.tensor([1 + 2j, 3 - 4j])
+    z.real.add_(1)
+    z.imag[0] = 5.0
+    assert z.tolist() == [2 + 5j, 4 - 4j]
+    real = z.real
+    z.zero_()
+    assert real.tolist() == [0.0, 0.0] and real._version == z._version == 3
     x = st.tensor([1.0, 2.0])
-    assert x.real.add_(1) is x and x.tolist() == [2.0, 3.0]  # a real x: itself
+    assert x.real is x  # a real tensor's real part is itself
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        st.tensor([1j], requires_grad=True).real.mul_(2)
+
+
+def test_saved_part_changed_through_the_whole_is_caught() -> None:
+    """A part saved for backward shares the complex tensor's version."""
+
+    def run(t: Any) -> Any:
+        z = t.tensor([1 + 2j, 3 - 4j], requires_grad=True) * 1
+        real = z.real
+        out = real.exp()  # saves its output; real itself is saved by sin
+        loss = (real.sin() + out).sum()
+        z.mul_(2)
+        loss.backward()
+
+    same_error(run, match_message=False)
 
 
 CONVERSIONS: dict[str, Callable[[Any], Any]] = {

@@ -472,10 +472,10 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     target._check_inplace(overlap_ok=True)  # before the indices, as PyTorch
     if value.numel() == 1 and _lone_mask(items):
         # x[mask] = v is masked_fill with v's number: its loop, then v
-        # range-checked and cast.
+        # range-checked and cast; a copy, for v is read before x changes.
         check_loop("masked_fill", target.dtype)
-        number = checked_fill(value.item(), target.dtype)
-        value = from_values([number], value._shape, target.dtype)
+        checked_fill(value.item(), target.dtype)
+        value = value.to(target.dtype).clone()
     # PyTorch checks the value's shape, then its dtype, then the indices.
     shape = _result_shape(target, advanced)
     stripped = _strip_leading_ones(value)
