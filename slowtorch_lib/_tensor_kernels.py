@@ -26,7 +26,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _kernels
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import cast_scalar, cast_values, map_values
+from slowtorch_lib._kernels import cast_scalar, cast_values, ieee_div, map_values
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 
@@ -90,6 +90,8 @@ KERNEL_NAMES = {
     "_raise_to": "clamp_scalar_cpu",
     "_lower_to": "clamp_scalar_cpu",
     "_lerp_scalar": "lerp_kernel_scalar",
+    "_addcmul": "addcmul_cpu_out",
+    "_addcdiv": "addcdiv_cpu_out",
     "and_": "bitwise_and_cpu",
     "or_": "bitwise_or_cpu",
     "xor": "bitwise_xor_cpu",
@@ -100,10 +102,10 @@ KERNEL_NAMES = {
 
 
 def _complex_div(a: complex, b: complex) -> complex:
-    """``a / b`` with PyTorch's answers for a zero divisor."""
+    """``a / b`` with PyTorch's answers for a zero divisor: each part of
+    ``a`` divided by zero on its own (``inf``, ``-inf`` or ``nan``)."""
     if b == 0:
-        nothing = a == 0 or a != a
-        return complex(math.nan, math.nan) if nothing else complex(math.inf, math.inf)
+        return complex(ieee_div(a.real, 0.0), ieee_div(a.imag, 0.0))
     return a / b
 
 
@@ -123,6 +125,17 @@ def _complex_pow(base: complex, exponent: complex) -> complex:
         return complex(base) ** exponent
     except OverflowError:
         return complex(math.inf, math.inf)
+
+
+def _complex_addcdiv(a: complex, b: complex, c: complex, step: complex) -> complex:
+    return a + _complex_div(step * b, c)
+
+
+def _complex_lerp(a: complex, b: complex, w: complex) -> complex:
+    """``a + w * (b - a)``, from the nearer end by ``|w|``, as PyTorch."""
+    if abs(w) < 0.5:
+        return a + w * (b - a)
+    return b - (b - a) * (1 - w)
 
 
 def _complex_sigmoid(z: complex) -> complex:
@@ -173,10 +186,13 @@ COMPLEX_LOOPS: dict[str, Callable[..., Any]] = {
     "_exp2_scalar": lambda z: cmath.exp(z * math.log(2)),
     "expm1": lambda z: cmath.exp(z) - 1,
     "_log1p_scalar": lambda z: _complex_log(1 + z),
+    "_addcdiv": _complex_addcdiv,
+    "_lerp_scalar": _complex_lerp,
 }
 # The scalar functions that work on complex numbers as they are (the
-# logical ones: a number is true if it is not 0; isclose's test).
-COMPLEX_AS_IS = ("not_", "_both", "_either", "_exactly_one", "close")
+# logical ones: a number is true if it is not 0; isclose's test; addcmul,
+# which complex32 has too).
+COMPLEX_AS_IS = ("not_", "_both", "_either", "_exactly_one", "close", "_addcmul")
 COMPLEX32_LOOPS = ("add", "sub", "mul", "neg", "eq", "ne", "_choose", "abs")
 # The reductions every complex type lacks, by PyTorch's loop name, and
 # those complex32 lacks too.

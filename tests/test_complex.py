@@ -39,10 +39,16 @@ def assert_close(ours: Any, theirs: Any, tol: float = 1e-5) -> None:
     for a, b in zip(mine, other):
         if isinstance(b, bool):
             assert a == b
-        elif cmath.isnan(complex(b)):
-            assert cmath.isnan(complex(a)), (a, b)
+        elif not cmath.isfinite(complex(b)):  # each part: the same inf or nan
+            for x, y in zip(parts(a), parts(b)):
+                assert x == y or (math.isnan(x) and math.isnan(y)), (a, b)
         else:
             assert cmath.isclose(a, b, rel_tol=tol, abs_tol=tol), (a, b)
+
+
+def parts(value: Any) -> tuple[float, float]:
+    number = complex(value)
+    return number.real, number.imag
 
 
 def run_both(function: Callable[[Any], Any]) -> tuple[Any, Any]:
@@ -244,6 +250,19 @@ VALUE_CASES: dict[str, Callable[[Any], Any]] = {
     "int_with_complex_number": lambda t: t.tensor([1, 2]) * (1 + 1j),
     "with_float_number": lambda t: z_of(t) * 2.5,
     "divide_by_zero": lambda t: t.tensor([1 + 2j, 0]) / 0,
+    "divide_parts_by_zero": lambda t: t.tensor([-3 + 0j, 2 - 1j, 0, -1j]) / 0,
+    "addcmul": lambda t: t.addcmul(z_of(t), w_of(t), z_of(t), value=0.5 - 1j),
+    "addcmul_complex32": lambda t: t.addcmul(*[z_of(t, "complex32")] * 3),
+    "addcdiv": lambda t: t.addcdiv(z_of(t), w_of(t), z_of(t), value=2),
+    "addcdiv_by_zero": lambda t: t.addcdiv(
+        z_of(t), w_of(t), t.zeros(4, dtype=t.complex64), value=0.5 + 1j
+    ),
+    "lerp": lambda t: t.lerp(z_of(t), w_of(t), 0.7),
+    "lerp_complex_weight": lambda t: t.lerp(z_of(t), w_of(t), 0.3 + 0.4j),
+    "lerp_tensor": lambda t: t.lerp(z_of(t), w_of(t), z_of(t) * 0.2),
+    "lerp_zero_dim_weight": lambda t: t.lerp(z_of(t), w_of(t), t.tensor(0.25)),
+    "addcmul_": lambda t: (z_of(t) * 1).addcmul_(w_of(t), w_of(t), value=2j),
+    "lerp_": lambda t: z_of(t).lerp_(w_of(t), 0.6),
 }
 
 
@@ -381,6 +400,12 @@ GRAD_CASES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "mm": lambda t, z, w: z.reshape(2, 2) @ w.reshape(2, 2),
     "dot": lambda t, z, w: t.dot(z, w),
     "with_real": lambda t, z, w: z * t.tensor([1.0, 2, 3, 4], requires_grad=True),
+    "addcmul": lambda t, z, w: t.addcmul(z, w, z, value=0.5 - 1j),
+    "addcdiv": lambda t, z, w: t.addcdiv(w, z, w, value=2),
+    "addcmul_real_input": lambda t, z, w: t.addcmul(z.real, w, z),
+    "lerp_scalar": lambda t, z, w: t.lerp(z, w, 0.3),
+    "lerp_far": lambda t, z, w: z.lerp(w, 0.75 + 0.5j),
+    "lerp_tensor": lambda t, z, w: t.lerp(z, w, z * w * 0.1),
     "real_written": lambda t, z, w: written(z * w, lambda b: b.real.mul_(3)),
     "imag_written": lambda t, z, w: written(z * 1, lambda b: b.imag.add_(w.real)),
     "pairs_written": lambda t, z, w: written(
