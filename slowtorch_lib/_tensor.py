@@ -1619,6 +1619,14 @@ class Tensor:
         return _reduction.min(self, dim, keepdim)
 
     @keepdims_alias
+    def median(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        return _reduction.median(self, dim, keepdim)
+
+    @keepdims_alias
+    def kthvalue(self, k: int, dim: int = -1, keepdim: builtins.bool = False) -> Any:
+        return _reduction.kthvalue(self, k, dim, keepdim)
+
+    @keepdims_alias
     def amax(self, dim: ShapeArg = (), keepdim: builtins.bool = False) -> Tensor:
         return _reduction.amax(self, dim, keepdim)
 
