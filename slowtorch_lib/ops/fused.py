@@ -145,13 +145,11 @@ def _check_lerp(start: Tensor, end: Tensor, weight: TensorOrScalar) -> dtype:
     """Checks that ``lerp`` can compute; returns the result's dtype.
 
     ``lerp`` works on floating-point or complex tensors of one dtype (the
-    8-bit floats and complex32 have no loop). A 0-d ``weight`` may have
-    another dtype, and is promoted with the others, as in PyTorch.
+    8-bit floats and complex32 have no loop); the dtypes are checked first.
+    A 0-d ``weight`` may have another dtype, and is promoted with the
+    others, as in PyTorch.
     """
     d = start.dtype
-    if not d.differentiable or d.unpromotable or d is dtypes.complex32:
-        kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
-        raise not_implemented(f"lerp_kernel_{kernel}", d)
     others = [("end", end)]
     if isinstance(weight, Tensor) and weight.dim():
         others.append(("weight", weight))
@@ -161,6 +159,9 @@ def _check_lerp(start: Tensor, end: Tensor, weight: TensorOrScalar) -> dtype:
                 f"expected dtype {d.cpp_type_name} for `{name}` but "
                 f"got dtype {other.dtype.cpp_type_name}"
             )
+    if not d.differentiable or d.unpromotable or d is dtypes.complex32:
+        kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise not_implemented(f"lerp_kernel_{kernel}", d)
     if not isinstance(weight, Tensor):
         _check_value(weight, d)
     return result_type(start, end, weight)
