@@ -984,6 +984,7 @@ class Tensor:
     def clamp_(
         self, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None
     ) -> Tensor:
+        _selecting.check_clamp_inplace(self, min, max)
         return self._inplace(_selecting.clamp, min, max)
 
     def masked_fill_(self, mask: Tensor, value: TensorOrScalar) -> Tensor:

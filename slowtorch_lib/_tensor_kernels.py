@@ -114,6 +114,14 @@ def _complex_log(z: complex) -> complex:
     return complex(-math.inf, 0.0) if z == 0 else cmath.log(z)
 
 
+def _complex_log_base(z: complex, base: float) -> complex:
+    """The log of ``z`` to ``base``: each part divided by ``ln(base)`` (a
+    complex division would turn the ``0`` of ``log(0) = -inf + 0j`` to nan)."""
+    natural = _complex_log(z)
+    scale = math.log(base)
+    return complex(natural.real / scale, natural.imag / scale)
+
+
 def _complex_pow(base: complex, exponent: complex) -> complex:
     """``base ** exponent``; ``z ** 0`` is 1 and ``0 ** z`` is 0 or nan."""
     if exponent == 0:
@@ -121,10 +129,27 @@ def _complex_pow(base: complex, exponent: complex) -> complex:
     if base == 0:
         positive = exponent.real > 0
         return complex(0.0, 0.0) if positive else complex(math.nan, math.nan)
+    if not cmath.isfinite(exponent):  # Python's ** has no answer for these
+        return _complex_exp(complex(exponent) * cmath.log(base))
     try:
         return complex(base) ** exponent
     except OverflowError:
         return complex(math.inf, math.inf)
+
+
+def _complex_exp(z: complex) -> complex:
+    """``e ** z`` with C's answers where a part is infinite or nan (where
+    :func:`cmath.exp` raises): 0 for a real part of ``-inf``, an infinite
+    real part with a nan imaginary one for ``+inf``, else nan."""
+    x, y = z.real, z.imag
+    if x == -math.inf:
+        return complex(0.0, 0.0)
+    if x == math.inf and not math.isfinite(y):
+        return complex(math.inf, math.nan)
+    try:
+        return cmath.exp(z)
+    except (OverflowError, ValueError):
+        return complex(math.nan, math.nan)
 
 
 def _complex_addcdiv(a: complex, b: complex, c: complex, step: complex) -> complex:
@@ -181,8 +206,8 @@ COMPLEX_LOOPS: dict[str, Callable[..., Any]] = {
     "asin": cmath.asin,
     "acos": cmath.acos,
     "atan": cmath.atan,
-    "log10": lambda z: _complex_log(z) / math.log(10),
-    "log2": lambda z: _complex_log(z) / math.log(2),
+    "log10": lambda z: _complex_log_base(z, 10),
+    "log2": lambda z: _complex_log_base(z, 2),
     "_exp2_scalar": lambda z: cmath.exp(z * math.log(2)),
     "expm1": lambda z: cmath.exp(z) - 1,
     "_log1p_scalar": lambda z: _complex_log(1 + z),

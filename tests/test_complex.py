@@ -251,6 +251,12 @@ VALUE_CASES: dict[str, Callable[[Any], Any]] = {
     "with_float_number": lambda t: z_of(t) * 2.5,
     "divide_by_zero": lambda t: t.tensor([1 + 2j, 0]) / 0,
     "divide_parts_by_zero": lambda t: t.tensor([-3 + 0j, 2 - 1j, 0, -1j]) / 0,
+    "pow_infinite": lambda t: (
+        t.tensor([-1.5 - 1.5j, 0.8 - 0.1j, 0.5, 2, 1]) ** -math.inf
+    ),
+    "pow_infinite_positive": lambda t: t.tensor([-1.5 - 1.5j, 0.5, 2]) ** math.inf,
+    "log2_of_zero": lambda t: t.tensor([0j, 1j]).log2(),
+    "log10_of_zero": lambda t: t.tensor([0j]).log10(),
     "addcmul": lambda t: t.addcmul(z_of(t), w_of(t), z_of(t), value=0.5 - 1j),
     "addcmul_complex32": lambda t: t.addcmul(*[z_of(t, "complex32")] * 3),
     "addcdiv": lambda t: t.addcdiv(z_of(t), w_of(t), z_of(t), value=2),

@@ -464,6 +464,18 @@ CHECK_ORDER: dict[str, Callable[[Any, Any], Any]] = {
         lib.ones(3, dtype=lib.bool), lib.ones(2)
     ),
     "topk too many": lambda lib, x: x.topk(4),
+    "clamp nan bounds": lambda lib, x: x.clamp(math.nan, 0.0),
+    "clamp nan min": lambda lib, x: x.clamp(min=math.nan),
+    "clamp min": lambda lib, x: x.clamp(min=1),
+    "clamp max": lambda lib, x: x.clamp(max=2),
+    "clamp both": lambda lib, x: x.clamp(1, 2),
+    "clamp_ huge": lambda lib, x: x.clamp_(min=1e300),
+    "clamp tensors": lambda lib, x: x.clamp(x, x),
+    "norm": lambda lib, x: x.norm(),
+    "norm of size-1 dims": lambda lib, x: x[:1].norm(1, 0, keepdim=True),
+    "norm of nothing": lambda lib, x: x[:, :0].norm(),
+    "bool": lambda lib, x: (x * 0 + lib.tensor(math.nan).to(x.dtype)).bool(),
+    "0-d promoted with bool": lambda lib, x: lib.tensor([True]) != x[0, 0],
 }
 
 

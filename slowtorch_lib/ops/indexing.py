@@ -472,10 +472,12 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     target._check_inplace(overlap_ok=True)  # before the indices, as PyTorch
     if value.numel() == 1 and _lone_mask(items):
         # x[mask] = v is masked_fill with v's number: its loop, then v
-        # range-checked and cast; a copy, for v is read before x changes.
+        # range-checked and cast (copied if it is in x: it is read first).
         check_loop("masked_fill", target.dtype)
         checked_fill(value.item(), target.dtype)
-        value = value.to(target.dtype).clone()
+        value = value.to(target.dtype)
+        if value._storage is target._storage:
+            value = value.clone()
     # PyTorch checks the value's shape, then its dtype, then the indices.
     shape = _result_shape(target, advanced)
     stripped = _strip_leading_ones(value)

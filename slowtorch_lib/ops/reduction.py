@@ -1135,6 +1135,8 @@ def _norm_of(group: Sequence[float], ord: float, single: bool) -> float:
         return builtins.min(sizes, default=math.inf)
     if ord == 0:
         return float(builtins.sum(1 for v in sizes if v != 0))
+    if len(sizes) == 1:  # nothing reduced: PyTorch gives |x|, no power taken
+        return sizes[0]
     powers = [v * v if ord == 2 else ieee_pow(v, ord) for v in sizes]
     if single:
         powers = array("f", powers).tolist()
@@ -1208,6 +1210,11 @@ def vector_norm(
             f"input. Got {x.dtype.c_name}"
         )
     dims = _dims(dim, x.dim())
+    # PyTorch looks for its loop only if something is reduced: a norm over
+    # dimensions of size 1 is each element's own.
+    reduced = numel([x._shape[d] for d in dims]) > 1
+    check_loop("norm_cpu", x.dtype, elements=x.numel() if reduced else 0)
+    check_loop("abs_cpu", x.dtype, ("float8",), x.numel())  # |x| without it
     return LinalgVectorNorm.apply(x, ord=ord, dims=dims, keepdim=keepdim)
 
 

@@ -82,7 +82,10 @@ class Clamp(Function):
         ctx.save_for_backward(x)
         ctx.bounds = (min, max)
         d = result_type(x, *(b for b in (min, max) if b is not None))
-        if d is dtypes.bool_:
+        if any(b is not None and b != b for b in (min, max)):
+            # A nan bound: PyTorch fills the result with nan, with no loop.
+            return from_values([math.nan] * x.numel(), x._shape, d)
+        if d is dtypes.bool_ or d.unpromotable:
             kernel = "clamp_scalar_cpu"
             if max is None:
                 kernel = "clamp_min_scalar_cpu"
@@ -136,6 +139,8 @@ class ClampTensor(Function):
     ) -> Tensor:
         ctx.save_for_backward(x, min, max)
         d = result_type(x, *(b for b in (min, max) if b is not None))
+        if d.unpromotable or d is dtypes.bool_:
+            raise not_implemented("clamp_cpu", d)
         return _clamp_values(x, min, max, d)
 
     @staticmethod
@@ -173,6 +178,20 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 
 clip = clamp
+
+
+def check_clamp_inplace(target: Tensor, low: Any, high: Any) -> None:
+    """``clamp_``'s checks before the write's: autograd's, then PyTorch
+    refuses a complex tensor before it looks at how it is laid out, and a
+    result ``target`` cannot hold before it converts the bounds."""
+    target._check_inplace(overlap_ok=True)
+    check_real("clamp", target.dtype)
+    d = result_type(target, *(b for b in (low, high) if b is not None))
+    if not dtypes.can_cast(d, target.dtype):
+        raise RuntimeError(
+            f"result type {d.c_name} can't be cast to the desired output type "
+            f"{target.dtype.cpp_type_name}"
+        )
 
 
 @tensor_input
