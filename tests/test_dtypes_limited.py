@@ -471,6 +471,8 @@ CHECK_ORDER: dict[str, Callable[[Any, Any], Any]] = {
     "clamp both": lambda lib, x: x.clamp(1, 2),
     "clamp_ huge": lambda lib, x: x.clamp_(min=1e300),
     "clamp tensors": lambda lib, x: x.clamp(x, x),
+    "clamp min tensor": lambda lib, x: x.clamp(min=x[0]),
+    "clamp max tensor": lambda lib, x: x.clamp(max=x[:, :1]),
     "norm": lambda lib, x: x.norm(),
     "norm of size-1 dims": lambda lib, x: x[:1].norm(1, 0, keepdim=True),
     "norm of nothing": lambda lib, x: x[:, :0].norm(),

@@ -139,8 +139,11 @@ class ClampTensor(Function):
     ) -> Tensor:
         ctx.save_for_backward(x, min, max)
         d = result_type(x, *(b for b in (min, max) if b is not None))
-        if d.unpromotable or d is dtypes.bool_:
-            raise not_implemented("clamp_cpu", d)
+        both = min is not None and max is not None
+        if d.unpromotable or (both and d is dtypes.bool_):
+            # One bound is maximum or minimum in PyTorch, with its loop's name.
+            kernel = "clamp" if both else "maximum" if max is None else "minimum"
+            raise not_implemented(f"{kernel}_cpu", d)
         return _clamp_values(x, min, max, d)
 
     @staticmethod
