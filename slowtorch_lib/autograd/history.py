@@ -40,6 +40,7 @@ from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 __all__ = [
     "CopySlices",
     "check_inplace",
+    "check_no_partial_overlap",
     "detach_",
     "as_view",
     "mark_multi_output_views",
@@ -143,12 +144,7 @@ def run_inplace(
     """
     operand_requires_grad = any(isinstance(a, Tensor) and a.requires_grad for a in args)
     check_inplace(tensor, overlap_ok, operand_requires_grad)
-    if any(isinstance(a, Tensor) and partly_overlap(tensor, a) for a in args):
-        raise RuntimeError(
-            "unsupported operation: some elements of the input tensor and the "
-            "written-to tensor refer to a single memory location. Please clone() "
-            "the tensor before performing the operation."
-        )
+    check_no_partial_overlap(tensor, *args)
     records = GRAD_MODE.enabled and (tensor.requires_grad or operand_requires_grad)
     # A recorded operation may save its input for backward; give it a
     # snapshot so that overwriting the tensor does not change what was saved.
@@ -175,6 +171,18 @@ def run_inplace(
         # Every other view of the storage now reads changed values.
         refresh_views_of(tensor._base if tensor._base is not None else tensor)
     return tensor
+
+
+def check_no_partial_overlap(tensor: Tensor, *operands: Any) -> None:
+    """Refuses to write into ``tensor`` what is read from an operand that
+    shares some of its cells (:func:`partly_overlap`), as PyTorch does
+    before anything else about the operands."""
+    if any(isinstance(a, Tensor) and partly_overlap(tensor, a) for a in operands):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location. Please clone() "
+            "the tensor before performing the operation."
+        )
 
 
 def partly_overlap(a: Tensor, b: Tensor) -> bool:

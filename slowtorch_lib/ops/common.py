@@ -22,7 +22,7 @@ from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE, no_grad
-from slowtorch_lib.autograd.history import check_inplace
+from slowtorch_lib.autograd.history import check_inplace, check_no_partial_overlap
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -88,7 +88,8 @@ def check_inplace_result(
 
     PyTorch checks the result's shape and dtype before it looks for a loop,
     so an integer ``t &= 0.5`` is a casting error, not a missing kernel.
-    Autograd's checks (:func:`check_inplace`) come before both. ``d`` is
+    Autograd's checks (:func:`check_inplace`) and the one for operands that
+    share cells with ``target`` come before both. ``d`` is
     the result's dtype where it is not the two operands' promoted one.
 
     Raises:
@@ -96,6 +97,7 @@ def check_inplace_result(
             refuses the change.
     """
     check_inplace(target, False, isinstance(other, Tensor) and other.requires_grad)
+    check_no_partial_overlap(target, other)
     check_inplace_shape(target, other)
     d = d or result_type(target, other)
     if not dtypes.can_cast(d, target.dtype):
