@@ -613,7 +613,12 @@ def result_dtype(
         if group_dtype is None:
             continue
         if result is None or group_dtype.category > result.category:
-            result = _lifted(result, group_dtype)
+            # As PyTorch, a 0-d tensor of a higher real category is promoted
+            # with the result, so the refusals apply (bool with 0-d uint32).
+            if result is not None and not group_dtype.is_complex:
+                result = promote_types(result, group_dtype)
+            else:
+                result = _lifted(result, group_dtype)
     for value in scalars:
         category = scalar_category(value)
         if result is None or category > result.category:

@@ -238,7 +238,7 @@ def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
             return values
     if target is dtypes.float32:
         return array("f", values).tolist()
-    if source.float8 and not target.is_floating_point:
+    if source.float8 and target.category == dtypes.INT_CATEGORY:
         values = [_float8_to_integer(v, source, target) for v in values]
     if target.narrow:
         if source.is_floating_point and not target.is_floating_point:

@@ -31,6 +31,10 @@ From 64 random bits to the distributions
   standard normals ``r * cos(2 pi u2)`` and ``r * sin(2 pi u2)``, with
   ``r = sqrt(-2 log(1 - u1))``. A tensor with an odd number of elements
   drops the last one.
+- **Complex numbers**, as PyTorch makes them: two draws per element, its
+  real then its imaginary part. Uniform numbers have each part uniform;
+  normal ones have each part normal with variance ``std**2 / 2`` (so
+  ``randn`` has ``E|z|**2 = 1``) and ``mean`` added to both parts.
 - **Integers in [low, high)** (rejection sampling): with ``n = high - low``,
   draw outputs until one falls below the largest multiple of ``n`` that
   fits in 64 bits, then take it modulo ``n``. Every integer is equally
@@ -262,8 +266,31 @@ def integer_values(count: int, low: int, high: int, generator: Generator) -> lis
 
 def _check_float(d: dtype, kernel: str) -> None:
     """Refuses an integer, bool or 8-bit float dtype, with PyTorch's message."""
-    if not d.is_floating_point or d.float8:
+    if not d.differentiable or d.float8:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
+
+
+def _uniform(count: int, d: dtype, low: float, high: float, g: Generator) -> list[Any]:
+    """``count`` uniform numbers in ``[low, high)`` of dtype ``d``; a complex
+    number has both parts so drawn."""
+    if d.is_complex:
+        parts = _uniform(2 * count, dtypes.COMPLEX_PARTS[d], low, high, g)
+        return _paired(parts)
+    return [low + (high - low) * u for u in uniform_values(count, d, g)]
+
+
+def _normal(count: int, d: dtype, mean: float, std: float, g: Generator) -> list[Any]:
+    """``count`` normal numbers of this mean and std, of dtype ``d``; a
+    complex number has two normal parts, each of variance ``std**2 / 2``."""
+    if d.is_complex:
+        parts = _normal(2 * count, dtypes.COMPLEX_PARTS[d], mean, std / math.sqrt(2), g)
+        return _paired(parts)
+    return [mean + std * z for z in normal_values(count, g)]
+
+
+def _paired(parts: list[float]) -> list[complex]:
+    """``[a, b, c, d]`` as ``[a + bj, c + dj]``."""
+    return list(map(complex, parts[::2], parts[1::2]))
 
 
 # ----------------------------------------------------------------------
@@ -279,11 +306,14 @@ def rand(
     device: DeviceArg = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """Uniform random numbers in [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``."""
+    """Uniform random numbers in [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``.
+
+    A complex dtype has both parts in [0, 1).
+    """
     shape = size_arg("rand", sizes, size)
     dtype = dtype or dtypes.get_default_dtype()
     _check_float(dtype, "check_uniform_bounds")
-    values = uniform_values(numel(shape), dtype, _generator(generator))
+    values = _uniform(numel(shape), dtype, 0.0, 1.0, _generator(generator))
     return finish(from_values(values, shape, dtype), requires_grad, device)
 
 
@@ -295,11 +325,15 @@ def randn(
     device: DeviceArg = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """Standard normal random numbers (mean 0, variance 1): ``randn(2, 3)``."""
+    """Standard normal random numbers (mean 0, variance 1): ``randn(2, 3)``.
+
+    A complex dtype has both parts normal with variance 1/2, as in PyTorch
+    (the numbers themselves differ from PyTorch's, as all of the engine's do).
+    """
     shape = size_arg("randn", sizes, size)
     dtype = dtype or dtypes.get_default_dtype()
     _check_float(dtype, "normal_kernel_cpu")
-    values = normal_values(numel(shape), _generator(generator))
+    values = _normal(numel(shape), dtype, 0.0, 1.0, _generator(generator))
     return finish(from_values(values, shape, dtype), requires_grad, device)
 
 
@@ -463,18 +497,18 @@ def uniform_(
         RuntimeError: If ``from_ > to`` or a bound is not finite.
     """
     _check_float(tensor.dtype, "check_uniform_bounds")
+    part = dtypes.COMPLEX_PARTS.get(tensor.dtype, tensor.dtype)
     for name, bound in (("from", from_), ("to", to)):
         if not math.isfinite(bound):
-            c_name = "float" if tensor.dtype is dtypes.float32 else "double"
-            raise RuntimeError(f"{name} is out of bounds for {c_name}")
+            raise RuntimeError(f"{name} is out of bounds for {part.cpp_type_name}")
     if from_ > to:
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found "
             f"from={from_:g} > to={to:g}"
         )
     tensor._check_inplace()
-    units = uniform_values(tensor.numel(), tensor.dtype, _generator(generator))
-    tensor._write_values([from_ + (to - from_) * u for u in units])
+    g = _generator(generator)
+    tensor._write_values(_uniform(tensor.numel(), tensor.dtype, from_, to, g))
     return tensor
 
 
@@ -495,8 +529,8 @@ def normal_(
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     tensor._check_inplace()
-    standard = normal_values(tensor.numel(), _generator(generator))
-    tensor._write_values([mean + std * z for z in standard])
+    g = _generator(generator)
+    tensor._write_values(_normal(tensor.numel(), tensor.dtype, mean, std, g))
     return tensor
 
 
@@ -557,6 +591,11 @@ def bernoulli(
             backward, as PyTorch has no derivative for it.
     """
     input = like_input("bernoulli", input)
+    if input.dtype.is_complex:
+        kernel = "bernoulli_tensor_cpu_self_" if p is None else "bernoulli_scalar_cpu_"
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{input.dtype.c_name}'"
+        )
     _check_float(input.dtype, "bernoulli_tensor_cpu_p_")
     if p is None:
         return Bernoulli.apply(input, generator=generator)
@@ -571,6 +610,11 @@ def bernoulli_(
     ``p`` is a number or a tensor that broadcasts to ``tensor``'s shape.
     Any dtype works: the flips are stored as 0 and 1 (or False and True).
     """
+    if tensor.dtype.is_complex:
+        kernel = "tensor_cpu_self" if isinstance(p, Tensor) else "scalar_cpu"
+        raise NotImplementedError(
+            f"\"bernoulli_{kernel}_\" not implemented for '{tensor.dtype.c_name}'"
+        )
     if isinstance(p, Tensor):
         if broadcast_shapes(p._shape, tensor._shape) != tensor._shape:
             raise RuntimeError(

@@ -25,7 +25,8 @@ from slowtorch_lib._dtype import COMPLEX_PARTS, Float8Format, Scalar, dtype
 
 __all__ = [
     "ComplexArray",
-    "PartsCopy",
+    "ComplexParts",
+    "PartsView",
     "Storage",
     "array_from_bytes",
     "array_to_bytes",
@@ -51,29 +52,53 @@ class Storage:
             it saw when it saved a tensor, to notice a tensor changed under it.
     """
 
-    __slots__ = ("data", "dtype", "version")
+    __slots__ = ("_parts", "data", "dtype", "version")
 
     def __init__(self, values: Sequence[Scalar], d: dtype) -> None:
         self.data = stored_array(values, d)
         self.dtype = d
         self.version = 0
+        self._parts: PartsView | None = None
 
     def __len__(self) -> int:
         return len(self.data)
 
+    def parts(self) -> PartsView:
+        """This complex storage seen as its real and imaginary parts (made
+        once, so that every real view of it shares one storage)."""
+        if self._parts is None:
+            self._parts = PartsView(self)
+        return self._parts
 
-class PartsCopy(Storage):
-    """The real and imaginary parts of a complex tensor, copied out.
 
-    PyTorch's ``z.real``, ``z.imag`` and ``view_as_real(z)`` are views:
-    writing into them changes ``z``. A :class:`ComplexArray` cell holds a
-    whole Python ``complex``, which no float view can reach, so here they
-    are copies in a storage of this kind, and writing into one raises
-    (:func:`slowtorch_lib.autograd.history.check_inplace`) rather than
-    leave ``z`` silently unchanged.
+class PartsView(Storage):
+    """The storage of the real views of a complex tensor: ``view_as_real(z)``,
+    ``z.real`` and ``z.imag``.
+
+    Cell ``2k`` is the real part of cell ``k`` of the complex storage, cell
+    ``2k + 1`` its imaginary part, as in PyTorch's memory, where a complex
+    number is two floats side by side. Reading and writing go through to
+    the complex storage (:class:`ComplexParts`), and the version counter is
+    the complex storage's own: a change through either side is seen, and
+    counted, by both.
     """
 
-    __slots__ = ()
+    __slots__ = ("whole",)
+
+    def __init__(self, whole: Storage) -> None:
+        self.whole = whole
+        self.dtype = COMPLEX_PARTS[whole.dtype]
+        cells: Any = whole.data  # a ComplexArray
+        self.data = ComplexParts(cells, self.dtype)  # type: ignore[assignment]
+        self._parts = None
+
+    @property  # type: ignore[override]
+    def version(self) -> int:
+        return self.whole.version
+
+    @version.setter
+    def version(self, value: int) -> None:
+        self.whole.version = value
 
 
 def wrap_int64(value: int) -> int:
@@ -161,6 +186,50 @@ def complex_values(values: Any, d: dtype) -> list[complex]:
     reals = stored_array([v.real for v in numbers], part)
     imags = stored_array([v.imag for v in numbers], part)
     return list(map(complex, reals, imags))
+
+
+class ComplexParts:
+    """The parts of a :class:`ComplexArray`'s numbers, as one flat sequence.
+
+    Item ``2k`` is ``cells[k].real`` and item ``2k + 1`` is
+    ``cells[k].imag``. Writing an item writes the complex number with that
+    part changed (rounded to the part type as the complex storage rounds).
+    It reads like an ``array`` of the part type: a slice is a new one.
+    """
+
+    __slots__ = ("cells", "itemsize", "typecode")
+
+    def __init__(self, cells: list[complex], part: dtype) -> None:
+        self.cells = cells
+        self.typecode = part.typecode
+        self.itemsize = part.itemsize
+
+    def __len__(self) -> int:
+        return 2 * len(self.cells)
+
+    def __iter__(self) -> Any:
+        return iter(self.tolist())
+
+    def tolist(self) -> list[float]:
+        return [part for z in self.cells for part in (z.real, z.imag)]
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            chosen = range(*index.indices(len(self)))
+            return array(self.typecode, [self[i] for i in chosen])
+        number = self.cells[index >> 1]
+        return number.imag if index & 1 else number.real
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(index, slice):
+            for i, one in zip(range(*index.indices(len(self))), value):
+                self[i] = one
+            return
+        number = self.cells[index >> 1]
+        if index & 1:
+            self.cells[index >> 1] = complex(number.real, value)
+        else:
+            self.cells[index >> 1] = complex(value, number.imag)
 
 
 def _rounded_to_float16(data: array[Any]) -> array[Any]:

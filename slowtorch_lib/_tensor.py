@@ -30,7 +30,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import Scalar, dtype
 from slowtorch_lib._kernels import contiguous_values
-from slowtorch_lib._storage import Storage, stored_array
+from slowtorch_lib._storage import PartsView, Storage, stored_array
 from slowtorch_lib._strides import (
     contiguous_strides,
     normalize_dim,
@@ -984,10 +984,11 @@ class Tensor:
     def clamp_(
         self, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None
     ) -> Tensor:
+        _selecting.check_clamp_inplace(self, min, max)
         return self._inplace(_selecting.clamp, min, max)
 
     def masked_fill_(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
-        _selecting.check_mask("masked_fill_", mask)
+        _selecting.check_masked_fill_inplace(self, mask, value)
         return self._inplace(_selecting.masked_fill, mask, value, overlap_ok=True)
 
     def masked_fill(self, mask: Tensor, value: TensorOrScalar) -> Tensor:
@@ -1159,24 +1160,34 @@ class Tensor:
     def square(self) -> Tensor:
         return _pointwise.square(self)
 
+    # The arithmetic in-place methods check that the result fits ``self``
+    # before computing, as PyTorch does before it looks for a loop.
     def add_(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        _common.check_inplace_result(self, other)
         return self._inplace(_pointwise.add, other, alpha=alpha)
 
     def sub_(self, other: TensorOrScalar, *, alpha: Scalar = 1) -> Tensor:
+        _pointwise.check_bool_subtraction(self, other)
+        _common.check_inplace_result(self, other)
         return self._inplace(_pointwise.sub, other, alpha=alpha)
 
     def mul_(self, other: TensorOrScalar) -> Tensor:
+        _common.check_inplace_result(self, other)
         return self._inplace(_pointwise.mul, other)
 
     # ``rounding_mode`` is passed on only if given: PyTorch records another
     # overload when it is, even as None (see ``ops.pointwise.div``).
     def div_(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
+        _pointwise.check_inplace_division(
+            self, other, rounding_mode.get("rounding_mode")
+        )
         return self._inplace(lambda x, y: _pointwise.div(x, y, **rounding_mode), other)
 
     def divide_(self, other: TensorOrScalar, **rounding_mode: str | None) -> Tensor:
         return self.div_(other, **rounding_mode)
 
     def true_divide_(self, other: TensorOrScalar) -> Tensor:
+        _pointwise.check_inplace_division(self, other, None)
         return self._inplace(_pointwise.true_divide, other)
 
     def pow_(self, exponent: TensorOrScalar) -> Tensor:
@@ -1286,12 +1297,12 @@ class Tensor:
 
     @property
     def real(self) -> Tensor:
-        """The real parts (a copy for a complex tensor; the tensor if real)."""
+        """The real parts of a complex tensor (a view); the tensor if real."""
         return _complex_parts.real(self)
 
     @property
     def imag(self) -> Tensor:
-        """The imaginary parts of a complex tensor (a copy)."""
+        """The imaginary parts of a complex tensor (a view)."""
         return _complex_parts.imag(self)
 
     def conj(self) -> Tensor:
@@ -1609,6 +1620,14 @@ class Tensor:
         return _reduction.min(self, dim, keepdim)
 
     @keepdims_alias
+    def median(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        return _reduction.median(self, dim, keepdim)
+
+    @keepdims_alias
+    def kthvalue(self, k: int, dim: int = -1, keepdim: builtins.bool = False) -> Any:
+        return _reduction.kthvalue(self, k, dim, keepdim)
+
+    @keepdims_alias
     def amax(self, dim: ShapeArg = (), keepdim: builtins.bool = False) -> Tensor:
         return _reduction.amax(self, dim, keepdim)
 
@@ -1659,10 +1678,17 @@ class Tensor:
     # ------------------------------------------------------------------
 
     def _as_strided(
-        self, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
+        self,
+        shape: tuple[int, ...],
+        stride: tuple[int, ...],
+        offset: int,
+        parts: builtins.bool = False,
     ) -> Tensor:
-        """A view of this storage with exactly this geometry (not checked)."""
-        return _views.as_strided(self, shape, stride, offset)
+        """A view of this storage with exactly this geometry (not checked);
+        with ``parts``, of the real and imaginary parts of this complex
+        tensor's storage (a view of ``view_as_real(self)``)."""
+        source = _complex_parts.view_as_real(self) if parts else self
+        return _views.as_strided(source, shape, stride, offset)
 
     def view(self, *shape: Any) -> Tensor:
         if not shape:
@@ -2094,13 +2120,15 @@ def numpy_view(tensor: Tensor) -> Any:
     """A NumPy array over the tensor's storage, with its shape and strides.
 
     The array reads the storage's ``array`` buffer directly, so the two
-    share memory; a dtype whose storage NumPy cannot read as it is (one
-    kept in a wider type) is copied instead.
+    share memory; a storage NumPy cannot read as it is (a dtype kept in a
+    wider type, complex numbers and their parts) is copied instead.
     """
     numpy = numpy_module()
     data = tensor._storage.data
     kind = numpy.dtype(tensor.dtype.name)
-    if kind.itemsize != data.itemsize or len(data) == 0 or tensor.dtype.is_complex:
+    readable = not isinstance(tensor._storage, PartsView)
+    readable = readable and kind.itemsize == data.itemsize and len(data) > 0
+    if not readable or tensor.dtype.is_complex:
         return numpy.array(tensor.tolist(), dtype=kind).reshape(tensor._shape)
     flat = numpy.frombuffer(data, dtype=kind)
     return numpy.lib.stride_tricks.as_strided(

@@ -26,7 +26,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _kernels
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import cast_scalar, cast_values, map_values
+from slowtorch_lib._kernels import cast_scalar, cast_values, ieee_div, map_values
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 
@@ -90,6 +90,8 @@ KERNEL_NAMES = {
     "_raise_to": "clamp_scalar_cpu",
     "_lower_to": "clamp_scalar_cpu",
     "_lerp_scalar": "lerp_kernel_scalar",
+    "_addcmul": "addcmul_cpu_out",
+    "_addcdiv": "addcdiv_cpu_out",
     "and_": "bitwise_and_cpu",
     "or_": "bitwise_or_cpu",
     "xor": "bitwise_xor_cpu",
@@ -100,16 +102,24 @@ KERNEL_NAMES = {
 
 
 def _complex_div(a: complex, b: complex) -> complex:
-    """``a / b`` with PyTorch's answers for a zero divisor."""
+    """``a / b`` with PyTorch's answers for a zero divisor: each part of
+    ``a`` divided by zero on its own (``inf``, ``-inf`` or ``nan``)."""
     if b == 0:
-        nothing = a == 0 or a != a
-        return complex(math.nan, math.nan) if nothing else complex(math.inf, math.inf)
+        return complex(ieee_div(a.real, 0.0), ieee_div(a.imag, 0.0))
     return a / b
 
 
 def _complex_log(z: complex) -> complex:
     """``cmath.log``, with ``-inf`` at 0 as PyTorch gives."""
     return complex(-math.inf, 0.0) if z == 0 else cmath.log(z)
+
+
+def _complex_log_base(z: complex, base: float) -> complex:
+    """The log of ``z`` to ``base``: each part divided by ``ln(base)`` (a
+    complex division would turn the ``0`` of ``log(0) = -inf + 0j`` to nan)."""
+    natural = _complex_log(z)
+    scale = math.log(base)
+    return complex(natural.real / scale, natural.imag / scale)
 
 
 def _complex_pow(base: complex, exponent: complex) -> complex:
@@ -119,10 +129,38 @@ def _complex_pow(base: complex, exponent: complex) -> complex:
     if base == 0:
         positive = exponent.real > 0
         return complex(0.0, 0.0) if positive else complex(math.nan, math.nan)
+    if not cmath.isfinite(exponent):  # Python's ** has no answer for these
+        return _complex_exp(complex(exponent) * cmath.log(base))
     try:
         return complex(base) ** exponent
     except OverflowError:
         return complex(math.inf, math.inf)
+
+
+def _complex_exp(z: complex) -> complex:
+    """``e ** z`` with C's answers where a part is infinite or nan (where
+    :func:`cmath.exp` raises): 0 for a real part of ``-inf``, an infinite
+    real part with a nan imaginary one for ``+inf``, else nan."""
+    x, y = z.real, z.imag
+    if x == -math.inf:
+        return complex(0.0, 0.0)
+    if x == math.inf and not math.isfinite(y):
+        return complex(math.inf, math.nan)
+    try:
+        return cmath.exp(z)
+    except (OverflowError, ValueError):
+        return complex(math.nan, math.nan)
+
+
+def _complex_addcdiv(a: complex, b: complex, c: complex, step: complex) -> complex:
+    return a + _complex_div(step * b, c)
+
+
+def _complex_lerp(a: complex, b: complex, w: complex) -> complex:
+    """``a + w * (b - a)``, from the nearer end by ``|w|``, as PyTorch."""
+    if abs(w) < 0.5:
+        return a + w * (b - a)
+    return b - (b - a) * (1 - w)
 
 
 def _complex_sigmoid(z: complex) -> complex:
@@ -168,15 +206,18 @@ COMPLEX_LOOPS: dict[str, Callable[..., Any]] = {
     "asin": cmath.asin,
     "acos": cmath.acos,
     "atan": cmath.atan,
-    "log10": lambda z: _complex_log(z) / math.log(10),
-    "log2": lambda z: _complex_log(z) / math.log(2),
+    "log10": lambda z: _complex_log_base(z, 10),
+    "log2": lambda z: _complex_log_base(z, 2),
     "_exp2_scalar": lambda z: cmath.exp(z * math.log(2)),
     "expm1": lambda z: cmath.exp(z) - 1,
     "_log1p_scalar": lambda z: _complex_log(1 + z),
+    "_addcdiv": _complex_addcdiv,
+    "_lerp_scalar": _complex_lerp,
 }
 # The scalar functions that work on complex numbers as they are (the
-# logical ones: a number is true if it is not 0; isclose's test).
-COMPLEX_AS_IS = ("not_", "_both", "_either", "_exactly_one", "close")
+# logical ones: a number is true if it is not 0; isclose's test; addcmul,
+# which complex32 has too).
+COMPLEX_AS_IS = ("not_", "_both", "_either", "_exactly_one", "close", "_addcmul")
 COMPLEX32_LOOPS = ("add", "sub", "mul", "neg", "eq", "ne", "_choose", "abs")
 # The reductions every complex type lacks, by PyTorch's loop name, and
 # those complex32 lacks too.
@@ -187,7 +228,6 @@ COMPLEX_MISSING = (
     "min_values_cpu",
     "cummax_cpu",
     "cummin_cpu",
-    "topk_cpu",
 )
 COMPLEX32_MISSING = ("sum_cpu", "prod_out_cpu", "cumsum_out_cpu", "cumprod_out_cpu")
 
@@ -210,6 +250,7 @@ NOT_FOR_COMPLEX: dict[str, tuple[type[Exception], str]] = {
     "argmax": (RuntimeError, "argmax(): does not support complex input"),
     "argmin": (RuntimeError, "argmin(): does not support complex input"),
     "sort": (RuntimeError, " Sort does not support complex dtypes on CPU"),
+    "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
 }
 
 
@@ -249,8 +290,9 @@ def check_kernel(
 
     Only the types with few kernels (``d.unpromotable``) can lack one.
     ``scalar_operand`` says that an operand is a Python number or the
-    right one has one element: an 8-bit float multiplies tensors, but
-    not by such a scalar, which PyTorch multiplies with another loop.
+    right one reads one element (see :func:`binary`): an 8-bit float
+    multiplies tensors, but not by such a scalar, which PyTorch multiplies
+    with another loop.
 
     Raises:
         NotImplementedError: Naming PyTorch's loop, as in
@@ -384,8 +426,8 @@ def binary(
     else:
         shape = b._shape if isinstance(b, Tensor) else ()
     if d.unpromotable:
-        scalar = not isinstance(a, Tensor) or not isinstance(b, Tensor)
-        check_kernel(function, d, scalar or b.numel() == 1)  # type: ignore[union-attr]
+        scalar = not isinstance(a, Tensor) or _reads_one_element(b, shape)
+        check_kernel(function, d, scalar)
     if d.is_complex:
         function, careful = complex_loop(function, d), None
     if isinstance(a, Tensor):
@@ -402,6 +444,25 @@ def binary(
         right = repeat(cast_scalar(b, d))
     result = map_values(function, left, right, careful=careful)
     return from_values(result, shape, out_dtype or d)
+
+
+def _reads_one_element(b: TensorOrScalar, shape: tuple[int, ...]) -> bool:
+    """Whether ``b``, broadcast to ``shape``, reads one element everywhere.
+
+    That is PyTorch's test for a scalar right operand: a Python number, or
+    a tensor with elements whose stride is 0 (or size 1) along every
+    dimension of ``shape`` longer than 1, as a one-element or an expanded
+    tensor. An empty ``b`` is not one.
+    """
+    if not isinstance(b, Tensor):
+        return True
+    if not b.numel():
+        return False
+    lead = len(shape) - len(b._shape)
+    return all(
+        size == 1 or stride == 0 or shape[lead + i] == 1
+        for i, (size, stride) in enumerate(zip(b._shape, b._stride))
+    )
 
 
 def _column(operand: TensorOrScalar, shape: tuple[int, ...], d: dtype) -> Any:

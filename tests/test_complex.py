@@ -39,10 +39,16 @@ def assert_close(ours: Any, theirs: Any, tol: float = 1e-5) -> None:
     for a, b in zip(mine, other):
         if isinstance(b, bool):
             assert a == b
-        elif cmath.isnan(complex(b)):
-            assert cmath.isnan(complex(a)), (a, b)
+        elif not cmath.isfinite(complex(b)):  # each part: the same inf or nan
+            for x, y in zip(parts(a), parts(b)):
+                assert x == y or (math.isnan(x) and math.isnan(y)), (a, b)
         else:
             assert cmath.isclose(a, b, rel_tol=tol, abs_tol=tol), (a, b)
+
+
+def parts(value: Any) -> tuple[float, float]:
+    number = complex(value)
+    return number.real, number.imag
 
 
 def run_both(function: Callable[[Any], Any]) -> tuple[Any, Any]:
@@ -244,6 +250,25 @@ VALUE_CASES: dict[str, Callable[[Any], Any]] = {
     "int_with_complex_number": lambda t: t.tensor([1, 2]) * (1 + 1j),
     "with_float_number": lambda t: z_of(t) * 2.5,
     "divide_by_zero": lambda t: t.tensor([1 + 2j, 0]) / 0,
+    "divide_parts_by_zero": lambda t: t.tensor([-3 + 0j, 2 - 1j, 0, -1j]) / 0,
+    "pow_infinite": lambda t: (
+        t.tensor([-1.5 - 1.5j, 0.8 - 0.1j, 0.5, 2, 1]) ** -math.inf
+    ),
+    "pow_infinite_positive": lambda t: t.tensor([-1.5 - 1.5j, 0.5, 2]) ** math.inf,
+    "log2_of_zero": lambda t: t.tensor([0j, 1j]).log2(),
+    "log10_of_zero": lambda t: t.tensor([0j]).log10(),
+    "addcmul": lambda t: t.addcmul(z_of(t), w_of(t), z_of(t), value=0.5 - 1j),
+    "addcmul_complex32": lambda t: t.addcmul(*[z_of(t, "complex32")] * 3),
+    "addcdiv": lambda t: t.addcdiv(z_of(t), w_of(t), z_of(t), value=2),
+    "addcdiv_by_zero": lambda t: t.addcdiv(
+        z_of(t), w_of(t), t.zeros(4, dtype=t.complex64), value=0.5 + 1j
+    ),
+    "lerp": lambda t: t.lerp(z_of(t), w_of(t), 0.7),
+    "lerp_complex_weight": lambda t: t.lerp(z_of(t), w_of(t), 0.3 + 0.4j),
+    "lerp_tensor": lambda t: t.lerp(z_of(t), w_of(t), z_of(t) * 0.2),
+    "lerp_zero_dim_weight": lambda t: t.lerp(z_of(t), w_of(t), t.tensor(0.25)),
+    "addcmul_": lambda t: (z_of(t) * 1).addcmul_(w_of(t), w_of(t), value=2j),
+    "lerp_": lambda t: z_of(t).lerp_(w_of(t), 0.6),
 }
 
 
@@ -293,12 +318,44 @@ REFUSED: dict[str, Callable[[Any], Any]] = {
     "complex32_angle": lambda t: z_of(t, "complex32").angle(),
     "float8_with_complex": lambda t: t.zeros(2, dtype=t.float8_e4m3fn) | t.tensor(1j),
     "atan2": lambda t: t.atan2(z_of(t), z_of(t)),
+    "amax_requiring_grad": lambda t: t.zeros(
+        3, 1, 0, dtype=t.complex128, requires_grad=True
+    ).amax(1),
+    "amin_requiring_grad": lambda t: t.zeros(
+        3, 1, 0, dtype=t.complex64, requires_grad=True
+    ).amin(1, keepdim=True),
+    "amax_of_empty_dim": lambda t: t.zeros(
+        3, 1, 0, dtype=t.complex64, requires_grad=True
+    ).amax(2),
+    "topk": lambda t: z_of(t).topk(1),
+    "topk_too_many": lambda t: z_of(t).topk(5),
 }
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
 def test_refusals_match_torch(name: str) -> None:
     same_error(REFUSED[name])
+
+
+def test_amax_without_grad_of_an_empty_complex_tensor() -> None:
+    ours, theirs = run_both(lambda t: t.zeros(3, 1, 0, dtype=t.complex64).amax(1))
+    assert_close(ours, theirs)
+    with st.no_grad():
+        z = st.zeros(3, 1, 0, dtype=st.complex64, requires_grad=True)
+        assert z.amax(1).shape == (3, 0)
+
+
+def test_mean_of_nothing_is_nan_in_both_parts() -> None:
+    def run(t: Any) -> Any:
+        empty = t.zeros(2, 0, dtype=t.complex64)
+        return [empty.mean(1), empty.mean(), empty.mean(0, keepdim=True)]
+
+    for ours, theirs in zip(*run_both(run)):
+        assert_close(ours, theirs)
+        for a, b in zip(flat(ours.tolist()), flat(theirs.tolist())):
+            assert math.isnan(a.real) == math.isnan(b.real)
+            assert math.isnan(a.imag) == math.isnan(b.imag)
+    assert math.isnan(st.zeros(0, dtype=st.complex128).mean().item().imag)
 
 
 # ----------------------------------------------------------------------
@@ -349,7 +406,33 @@ GRAD_CASES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "mm": lambda t, z, w: z.reshape(2, 2) @ w.reshape(2, 2),
     "dot": lambda t, z, w: t.dot(z, w),
     "with_real": lambda t, z, w: z * t.tensor([1.0, 2, 3, 4], requires_grad=True),
+    "addcmul": lambda t, z, w: t.addcmul(z, w, z, value=0.5 - 1j),
+    "addcdiv": lambda t, z, w: t.addcdiv(w, z, w, value=2),
+    "addcmul_real_input": lambda t, z, w: t.addcmul(z.real, w, z),
+    "lerp_scalar": lambda t, z, w: t.lerp(z, w, 0.3),
+    "lerp_far": lambda t, z, w: z.lerp(w, 0.75 + 0.5j),
+    "lerp_tensor": lambda t, z, w: t.lerp(z, w, z * w * 0.1),
+    "real_written": lambda t, z, w: written(z * w, lambda b: b.real.mul_(3)),
+    "imag_written": lambda t, z, w: written(z * 1, lambda b: b.imag.add_(w.real)),
+    "pairs_written": lambda t, z, w: written(
+        z * w, lambda b: t.view_as_real(b)[1:].mul_(w[:3].imag.unsqueeze(-1))
+    ),
+    "whole_written_after_part": lambda t, z, w: whole_written(z * 1, w),
 }
+
+
+def written(b: Any, change: Callable[[Any], Any]) -> Any:
+    """``b`` after ``change`` wrote into one of its parts, in place."""
+    change(b)
+    return b
+
+
+def whole_written(b: Any, w: Any) -> Any:
+    """A part of ``b`` taken before ``b`` is changed in place: it reads the
+    new values, and its gradient goes through the change."""
+    real = b.real
+    b.mul_(w)
+    return real * 2
 
 
 def real_loss(out: Any) -> Any:
@@ -421,23 +504,66 @@ def test_gradient_of_a_real_input_is_real() -> None:
     assert x.grad is not None and x.grad.dtype is st.float32
 
 
-def test_writing_into_a_copied_part_raises_instead_of_diverging() -> None:
-    """In PyTorch ``z.real.add_(1)`` changes ``z``; here the parts are copies,
-    so writing into them is refused rather than silently lost."""
-    z = st.tensor([1 + 2j, 3])
-    writes: list[Callable[[], Any]] = [
-        lambda: z.real.add_(1),
-        lambda: z.imag.__setitem__(0, 5.0),
-        lambda: st.view_as_real(z).zero_(),
-        lambda: z.real[0].fill_(2.0),
-    ]
-    for write in writes:
-        with pytest.raises(NotImplementedError, match="copies in this engine"):
-            write()
-    assert z.tolist() == [1 + 2j, 3 + 0j]
-    assert (z.real * 2).tolist() == [2.0, 6.0]
+def parts_written(t: Any) -> list[Any]:
+    """Writes into ``z`` through its parts and into its parts through ``z``;
+    returns what each side sees, with the strides and versions."""
+    z = t.tensor([[1 + 2j, 3 - 4j], [5 + 0.5j, -1j]])
+    seen: list[Any] = []
+    real, imag, pairs = z.real, z.imag, t.view_as_real(z)
+    seen.append([real.stride(), imag.stride(), imag.storage_offset()])
+    seen.append([pairs.stride(), pairs.shape, z.t().imag.stride()])
+    real.mul_(2)
+    imag[1, 0] = 7.0
+    pairs[0, 1, 1] = -3.0
+    seen.append(z.tolist())
+    z.mul_(1j)
+    z[1:].real.fill_(0.5)
+    seen.append([real.tolist(), imag.tolist(), pairs.tolist(), z.tolist()])
+    seen.append([z._version, real._version, imag._version, pairs._version])
+    seen.append([real._base is z, t.view_as_real(z[1])._base is z])
+    return seen
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_parts_are_views_as_in_torch(dtype: str) -> None:
+    def run(t: Any) -> list[Any]:
+        with t.autograd.set_grad_enabled(False):
+            t.set_default_dtype(t.float64 if dtype == "complex128" else t.float32)
+            try:
+                return parts_written(t)
+            finally:
+                t.set_default_dtype(t.float32)
+
+    ours, theirs = run_both(run)
+    assert ours == theirs
+
+
+def test_parts_are_views_without_torch() -> None:
+    z = st.tensor([1 + 2j, 3 - 4j])
+    z.real.add_(1)
+    z.imag[0] = 5.0
+    assert z.tolist() == [2 + 5j, 4 - 4j]
+    real = z.real
+    z.zero_()
+    assert real.tolist() == [0.0, 0.0] and real._version == z._version == 3
     x = st.tensor([1.0, 2.0])
-    assert x.real.add_(1) is x and x.tolist() == [2.0, 3.0]  # a real x: itself
+    assert x.real is x  # a real tensor's real part is itself
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        st.tensor([1j], requires_grad=True).real.mul_(2)
+
+
+def test_saved_part_changed_through_the_whole_is_caught() -> None:
+    """A part saved for backward shares the complex tensor's version."""
+
+    def run(t: Any) -> Any:
+        z = t.tensor([1 + 2j, 3 - 4j], requires_grad=True) * 1
+        real = z.real
+        out = real.exp()  # saves its output; real itself is saved by sin
+        loss = (real.sin() + out).sum()
+        z.mul_(2)
+        loss.backward()
+
+    same_error(run, match_message=False)
 
 
 CONVERSIONS: dict[str, Callable[[Any], Any]] = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -412,3 +413,107 @@ def test_complex_tensors_are_made_and_converted(name: str) -> None:
     d = getattr(st, name)
     assert st.zeros(2, dtype=d).dtype is d
     assert st.tensor([1.0]).to(d).tolist() == [1 + 0j]
+
+
+# ----------------------------------------------------------------------
+# Which check comes first: shape, dtype, then the missing loop
+# ----------------------------------------------------------------------
+
+# Each writes into (or multiplies) ``x``, a 2x3 tensor of the dtype under
+# test; PyTorch checks shapes and indices in an order that decides which
+# error a user sees when several apply.
+CHECK_ORDER: dict[str, Callable[[Any, Any], Any]] = {
+    "add_ broadcast": lambda lib, x: x.add_(lib.ones(4, 2, 3, dtype=x.dtype)),
+    "sub_ broadcast": lambda lib, x: x.sub_(lib.ones(4, 2, 3, dtype=x.dtype)),
+    "mul_ broadcast": lambda lib, x: x.mul_(lib.ones(4, 2, 3, dtype=x.dtype)),
+    "div_ broadcast": lambda lib, x: x.div_(lib.ones(4, 2, 3, dtype=x.dtype)),
+    "div_ floor broadcast": lambda lib, x: x.div_(
+        lib.ones(4, 2, 3, dtype=x.dtype), rounding_mode="floor"
+    ),
+    "div_ bad mode": lambda lib, x: x.div_(x[:1], rounding_mode="up"),
+    "true_divide_": lambda lib, x: x.true_divide_(lib.ones(1, 3, dtype=x.dtype)),
+    "0-d times expanded": lambda lib, x: x[0, 0] * x[0, 0].expand(2),
+    "times expanded": lambda lib, x: x * x[:1, :1].expand(2, 3),
+    "expanded times": lambda lib, x: x[:1, :1].expand(2, 3) * x,
+    "times empty": lambda lib, x: x[:, :0] * x[:, :0],
+    "empty times one": lambda lib, x: x[:, :0] * x[:1, :1],
+    "index_put": lambda lib, x: x.__setitem__([0], 0),
+    "index_put nothing": lambda lib, x: x.__setitem__([], 0),
+    "index_put out of range": lambda lib, x: x.__setitem__([5], 0),
+    "index_put wrong shape": lambda lib, x: x.__setitem__(
+        [0], lib.ones(2, dtype=x.dtype)
+    ),
+    "index_put two rows": lambda lib, x: x.__setitem__(
+        lib.tensor([True, True]), x[:, :1]
+    ),
+    "mask": lambda lib, x: x.__setitem__(lib.tensor([True, False]), 0),
+    "mask of bools": lambda lib, x: x.__setitem__([False, False], 0),
+    "mask one element": lambda lib, x: x.__setitem__(
+        lib.tensor([True, False]), x[0, :1]
+    ),
+    "int then mask": lambda lib, x: x.__setitem__((0, lib.tensor([1, 0, 1]) > 0), 0),
+    "mask then list": lambda lib, x: x.__setitem__((lib.tensor([True, False]), [0]), 0),
+    "masked_fill_ broadcast": lambda lib, x: x.masked_fill_(
+        lib.ones(4, 2, 3, dtype=lib.bool), 0
+    ),
+    "masked_fill_ mismatch": lambda lib, x: x.masked_fill_(
+        lib.ones(2, dtype=lib.bool), 0
+    ),
+    "masked_fill int mask": lambda lib, x: x.masked_fill(lib.ones(3).long(), 0),
+    "masked_fill vector value": lambda lib, x: x.masked_fill(
+        lib.ones(3, dtype=lib.bool), lib.ones(2)
+    ),
+    "topk too many": lambda lib, x: x.topk(4),
+    "clamp nan bounds": lambda lib, x: x.clamp(math.nan, 0.0),
+    "clamp nan min": lambda lib, x: x.clamp(min=math.nan),
+    "clamp min": lambda lib, x: x.clamp(min=1),
+    "clamp max": lambda lib, x: x.clamp(max=2),
+    "clamp both": lambda lib, x: x.clamp(1, 2),
+    "clamp_ huge": lambda lib, x: x.clamp_(min=1e300),
+    "clamp tensors": lambda lib, x: x.clamp(x, x),
+    "clamp min tensor": lambda lib, x: x.clamp(min=x[0]),
+    "clamp max tensor": lambda lib, x: x.clamp(max=x[:, :1]),
+    "norm": lambda lib, x: x.norm(),
+    "norm of size-1 dims": lambda lib, x: x[:1].norm(1, 0, keepdim=True),
+    "norm of nothing": lambda lib, x: x[:, :0].norm(),
+    "bool": lambda lib, x: (x * 0 + lib.tensor(math.nan).to(x.dtype)).bool(),
+    "0-d promoted with bool": lambda lib, x: lib.tensor([True]) != x[0, 0],
+}
+
+
+def run_check_order(lib: Any, name: str, case: str) -> Any:
+    """The case's result, or its error; a failed write leaves ``x`` as it was."""
+    x = lib.tensor([[1, 2, 3], [3, 1, 2]], dtype=getattr(lib, name))
+    before = x.tolist()
+    try:
+        result = CHECK_ORDER[case](lib, x)
+    except Exception as error:  # noqa: BLE001 - compared with torch's
+        assert x.tolist() == before
+        return type(error).__name__, str(error)
+    result = x if result is None else result
+    return [v for row in result.reshape(-1, 1).tolist() for v in row]
+
+
+@pytest.mark.parametrize(
+    ("name", "case"),
+    list(itertools.product(LIMITED + ["float32", "int64", "bool"], CHECK_ORDER)),
+)
+def test_checks_come_in_torchs_order(name: str, case: str) -> None:
+    ours, theirs = same_outcome(lambda lib: run_check_order(lib, name, case))
+    if isinstance(ours, list):
+        same_list(ours, theirs)
+
+
+def test_check_order_without_torch() -> None:
+    x = st.ones(2, dtype=st.float8_e5m2)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        x.sub_(st.ones(3, 2, dtype=st.float8_e5m2))
+    with pytest.raises(NotImplementedError, match="mul_cpu_reduced_float"):
+        x * x[:1].expand(2)
+    assert (x[:1].expand(2) * x).tolist() == [1.0, 1.0]
+    u = st.ones(2, 2, dtype=st.uint64)
+    with pytest.raises(NotImplementedError, match='"index_put" not implemented'):
+        u[[]] = 0
+    with pytest.raises(NotImplementedError, match='"masked_fill" not implemented'):
+        u[st.tensor([True, False])] = 0
+    assert u.tolist() == [[1, 1], [1, 1]]

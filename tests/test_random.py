@@ -199,6 +199,13 @@ def test_shapes_and_dtypes_match_torch() -> None:
         lambda T: T.zeros(3, dtype=T.float64).normal_(2.0, 0.5),
         lambda T: T.zeros(3).uniform_(1, 1),
         lambda T: T.zeros(3).normal_(0, 0),
+        lambda T: T.rand(2, 3, dtype=T.complex64),
+        lambda T: T.randn(2, dtype=T.complex128, requires_grad=True),
+        lambda T: T.randn(3, dtype=T.complex32),
+        lambda T: T.rand_like(T.zeros(2, dtype=T.complex64)),
+        lambda T: T.randn_like(T.zeros(2, dtype=T.complex128)),
+        lambda T: T.zeros(2, dtype=T.complex64).uniform_(-1, 1),
+        lambda T: T.zeros(2, dtype=T.complex64).normal_(1, 2),
     ]
     for make in cases:
         ours, theirs = make(st), make(torch)
@@ -237,6 +244,14 @@ ERRORS: list[Callable[[Any], Any]] = [
     lambda T: T.zeros(3, dtype=T.int64).uniform_(),
     lambda T: T.zeros(3, requires_grad=True).uniform_(),
     lambda T: T.zeros(3, requires_grad=True).normal_(),
+    lambda T: T.zeros(3, dtype=T.complex64).uniform_(0, math.inf),
+    lambda T: T.zeros(3, dtype=T.complex32).uniform_(0, math.inf),
+    lambda T: T.zeros(3, dtype=T.complex128).uniform_(2, 1),
+    lambda T: T.zeros(3, dtype=T.complex64).normal_(0, -1),
+    lambda T: T.bernoulli(T.zeros(2, dtype=T.complex64)),
+    lambda T: T.bernoulli(T.zeros(2, dtype=T.complex64), p=0.5),
+    lambda T: T.zeros(2, dtype=T.complex128).bernoulli_(0.5),
+    lambda T: T.zeros(2, dtype=T.complex64).bernoulli_(T.ones(2) / 2),
 ]
 
 
@@ -321,6 +336,39 @@ def test_normal_fill_statistics() -> None:
     mean, variance = mean_and_variance(x.flatten().tolist())
     assert abs(mean - 3.0) < 0.06
     assert abs(variance - 4.0) < 0.2
+
+
+def test_complex_randn_has_parts_of_variance_one_half() -> None:
+    """As PyTorch's: real and imaginary parts independent, each N(0, 1/2),
+    so that E|z|**2 = 1 (the numbers differ, as all of the engine's do)."""
+    z = st.randn(20000, dtype=st.complex128, generator=Generator().manual_seed(5))
+    real_mean, real_variance = mean_and_variance(z.real.tolist())
+    imag_mean, imag_variance = mean_and_variance(z.imag.tolist())
+    assert abs(real_mean) < 0.02 and abs(imag_mean) < 0.02
+    assert abs(real_variance - 0.5) < 0.02 and abs(imag_variance - 0.5) < 0.02
+    products = [a * b for a, b in zip(z.real.tolist(), z.imag.tolist())]
+    assert abs(sum(products) / len(products)) < 0.02  # uncorrelated parts
+    assert abs(sum(abs(v) ** 2 for v in z.tolist()) / len(z) - 1.0) < 0.03
+
+
+def test_complex_rand_and_fills_draw_each_part() -> None:
+    """Two draws per element, real part first, as PyTorch orders them."""
+    z = st.rand(3, dtype=st.complex64, generator=Generator().manual_seed(9))
+    x = st.rand(6, generator=Generator().manual_seed(9))
+    assert st.view_as_real(z).flatten().tolist() == x.tolist()
+    g = Generator().manual_seed(4)
+    filled = st.zeros(2000, dtype=st.complex128).normal_(1.0, 2.0, generator=g)
+    real_mean, real_variance = mean_and_variance(filled.real.tolist())
+    imag_mean, imag_variance = mean_and_variance(filled.imag.tolist())
+    assert abs(real_mean - 1.0) < 0.1 and abs(imag_mean - 1.0) < 0.1
+    assert abs(real_variance - 2.0) < 0.2 and abs(imag_variance - 2.0) < 0.2
+    box = st.zeros(500, dtype=st.complex64).uniform_(-2, 3, generator=g)
+    parts = st.view_as_real(box).flatten().tolist()
+    assert all(-2 <= v < 3 for v in parts) and min(parts) < -1.5 < 2.5 < max(parts)
+    scaled = st.randn(4, dtype=st.complex128, generator=Generator().manual_seed(1))
+    plain = st.randn(8, dtype=st.float64, generator=Generator().manual_seed(1))
+    expected = [v / math.sqrt(2) for v in plain.tolist()]
+    assert st.view_as_real(scaled).flatten().tolist() == pytest.approx(expected)
 
 
 def test_randint_is_uniform() -> None:

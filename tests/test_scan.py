@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+import slowtorch_lib as st
+from tests.parity import same_error
 from tests.parity_checks import (
     DTYPES,
     VALUES,
@@ -63,3 +65,26 @@ def test_cumsum_edge_cases() -> None:
     check(lambda lib: lib.ones(2, 3).cumsum(2))
     check(lambda lib: lib.cumsum(lib.ones(2, 3), -3))
     check(lambda lib: lib.cumsum(lib.ones(2)), message=False)
+
+
+def test_cumprod_saves_its_output_as_torch_does() -> None:
+    """Changing cumprod's output in place makes backward refuse, in both."""
+
+    def run(lib: Any) -> Any:
+        x = lib.tensor([1.5, -2.0, 3.0], requires_grad=True)
+        y = x.cumprod(0)
+        y.mul_(2)
+        y.sum().backward()
+
+    message = same_error(run, match_message=False)
+    assert "output 0 of Cumprod, is at version 1; expected version 0" in message
+
+
+def test_cumprod_gradient_when_a_copy_of_its_output_changes() -> None:
+    x = st.tensor([1.5, -2.0, 3.0], requires_grad=True)
+    y = x.cumprod(0)
+    z = y * 1
+    z.mul_(2)  # a copy of the output: nothing saved changes
+    z.sum().backward()
+    assert x.grad is not None
+    assert x.grad.tolist() == [2 * (1 - 2.0 - 6.0), 2 * (1.5 + 4.5), 2 * (1.5 * -2.0)]

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._storage import PartsCopy, Storage
+from slowtorch_lib._storage import Storage
 from slowtorch_lib._tensor import (
     INFERENCE_INPLACE,
     INFERENCE_MODE,
@@ -40,8 +40,11 @@ from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 __all__ = [
     "CopySlices",
     "check_inplace",
+    "check_no_partial_overlap",
     "detach_",
+    "as_view",
     "mark_multi_output_views",
+    "reads_parts",
     "rebase_history",
     "refresh_view_history",
     "refresh_views_of",
@@ -65,21 +68,12 @@ def check_inplace(
     in the graph, which one of several views (``unbind``) cannot take.
 
     Raises:
-        NotImplementedError: If ``tensor`` is a copied part of a complex
-            tensor (:class:`~slowtorch_lib._storage.PartsCopy`), which
-            PyTorch would change through the view.
         RuntimeError: If several elements share one storage cell (an
             expanded tensor) unless ``overlap_ok`` (fills, as PyTorch
             allows), or, with grad mode on, if the tensor is a leaf that
             requires grad or a view of one, or a view that autograd cannot
             give a new history.
     """
-    if isinstance(tensor._storage, PartsCopy):
-        raise NotImplementedError(
-            "the parts of a complex tensor (z.real, z.imag, view_as_real(z)) "
-            "are copies in this engine, not views: writing into them would not "
-            "change z. Build a new tensor instead: torch.complex(real, imag)"
-        )
     if tensor._inference and not INFERENCE_MODE.enabled:
         raise RuntimeError(INFERENCE_INPLACE)
     if not overlap_ok and tensor._overlaps():
@@ -150,12 +144,7 @@ def run_inplace(
     """
     operand_requires_grad = any(isinstance(a, Tensor) and a.requires_grad for a in args)
     check_inplace(tensor, overlap_ok, operand_requires_grad)
-    if any(isinstance(a, Tensor) and partly_overlap(tensor, a) for a in args):
-        raise RuntimeError(
-            "unsupported operation: some elements of the input tensor and the "
-            "written-to tensor refer to a single memory location. Please clone() "
-            "the tensor before performing the operation."
-        )
+    check_no_partial_overlap(tensor, *args)
     records = GRAD_MODE.enabled and (tensor.requires_grad or operand_requires_grad)
     # A recorded operation may save its input for backward; give it a
     # snapshot so that overwriting the tensor does not change what was saved.
@@ -182,6 +171,18 @@ def run_inplace(
         # Every other view of the storage now reads changed values.
         refresh_views_of(tensor._base if tensor._base is not None else tensor)
     return tensor
+
+
+def check_no_partial_overlap(tensor: Tensor, *operands: Any) -> None:
+    """Refuses to write into ``tensor`` what is read from an operand that
+    shares some of its cells (:func:`partly_overlap`), as PyTorch does
+    before anything else about the operands."""
+    if any(isinstance(a, Tensor) and partly_overlap(tensor, a) for a in operands):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location. Please clone() "
+            "the tensor before performing the operation."
+        )
 
 
 def partly_overlap(a: Tensor, b: Tensor) -> bool:
@@ -258,6 +259,37 @@ def detach_(tensor: Tensor) -> Tensor:
 # ----------------------------------------------------------------------
 
 
+def as_view(
+    tensor: Tensor,
+    shape: tuple[int, ...],
+    stride: tuple[int, ...],
+    offset: int,
+    storage: Storage | None = None,
+) -> Tensor:
+    """A tensor reading ``tensor``'s storage with another shape, stride, offset.
+
+    Its ``_base`` is the tensor that owns the storage (never another view).
+    The base keeps track of it (:func:`remember_view`) so that an in-place
+    change of the storage can give it a new history. A view of one of
+    several views (``x.split(1)[0][0]``) is marked as one of them too: it
+    may not be changed in place either. ``storage`` is another view of the
+    same numbers, for a view of another dtype (the parts of a complex
+    tensor, :meth:`~slowtorch_lib._storage.Storage.parts`).
+    """
+    base = tensor._base if tensor._base is not None else tensor
+    storage = tensor._storage if storage is None else storage
+    result = Tensor._make(storage, shape, stride, offset, base)
+    result._one_of_many = tensor._one_of_many
+    remember_view(base, result)
+    return result
+
+
+def reads_parts(view: Tensor, base: Tensor) -> bool:
+    """Whether ``view`` reads the parts of its complex ``base`` (``z.real``):
+    its geometry then counts two cells, real and imaginary, per element."""
+    return view._storage is not base._storage
+
+
 def remember_view(base: Tensor, view: Tensor) -> None:
     """Notes a new view of ``base``: the storage version its history is from,
     and a weak reference on ``base``, for :func:`refresh_views_of`.
@@ -318,7 +350,8 @@ def refresh_view_history(view: Tensor) -> None:
     enabled = GRAD_MODE.enabled
     GRAD_MODE.enabled = True
     try:
-        redone = base._as_strided(view._shape, view._stride, view._offset)
+        parts = reads_parts(view, base)
+        redone = base._as_strided(view._shape, view._stride, view._offset, parts)
     finally:
         GRAD_MODE.enabled = enabled
     assert redone._grad_fn is not None
@@ -341,7 +374,9 @@ class CopySlices(FunctionCtx):
     Attributes:
         fn: The in-place operation's node.
         base_geometry: ``(shape, stride, offset, storage size)`` of the base.
-        view_geometry: ``(shape, stride, offset)`` of the view written to.
+        view_geometry: ``(shape, stride, offset, parts)`` of the view written
+            to; ``parts`` says it reads the parts of a complex base
+            (:func:`reads_parts`).
     """
 
     __slots__ = ("base_geometry", "fn", "view_geometry")
@@ -351,7 +386,8 @@ class CopySlices(FunctionCtx):
         self.fn = fn
         cells = len(base._storage)
         self.base_geometry = (base._shape, base._stride, base._offset, cells)
-        self.view_geometry = (view._shape, view._stride, view._offset)
+        parts = reads_parts(view, base)
+        self.view_geometry = (view._shape, view._stride, view._offset, parts)
         base_edge = gradient_edge(base) if base.requires_grad else (None, 0)
         base_meta = (base._shape, base.dtype) if base.requires_grad else None
         self.next_functions = (base_edge,) + fn.next_functions[1:]

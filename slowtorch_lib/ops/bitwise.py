@@ -86,11 +86,13 @@ def _shift_right_scalar(a: int, b: int) -> int:
     return a >> (b if 0 <= b < 64 else 63)
 
 
+@accepts_out
 def bitwise_left_shift(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input << other``: the bits of integers moved left (times 2**other)."""
     return _shift("lshift_cpu", _shift_left_scalar, input, other)
 
 
+@accepts_out
 def bitwise_right_shift(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input >> other``: the bits of integers moved right, rounding down."""
     return _shift("rshift_cpu", _shift_right_scalar, input, other)

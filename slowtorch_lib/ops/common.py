@@ -22,7 +22,7 @@ from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE, no_grad
-from slowtorch_lib.autograd.history import check_inplace
+from slowtorch_lib.autograd.history import check_inplace, check_no_partial_overlap
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,18 +81,34 @@ def no_loop(kernel: str, d: dtype, *operands: TensorOrScalar) -> NotImplementedE
     return not_implemented(kernel, d)
 
 
-def check_inplace_result(target: Tensor, other: TensorOrScalar) -> None:
+def check_inplace_result(
+    target: Tensor, other: TensorOrScalar, d: dtype | None = None
+) -> None:
     """Checks, before computing, that ``target op= other`` can be stored.
 
     PyTorch checks the result's shape and dtype before it looks for a loop,
     so an integer ``t &= 0.5`` is a casting error, not a missing kernel.
-    Autograd's checks (:func:`check_inplace`) come before both.
+    Autograd's checks (:func:`check_inplace`) and the one for operands that
+    share cells with ``target`` come before both. ``d`` is
+    the result's dtype where it is not the two operands' promoted one.
 
     Raises:
         RuntimeError: If the result would not fit ``target``, or autograd
             refuses the change.
     """
     check_inplace(target, False, isinstance(other, Tensor) and other.requires_grad)
+    check_no_partial_overlap(target, other)
+    check_inplace_shape(target, other)
+    d = d or result_type(target, other)
+    if not dtypes.can_cast(d, target.dtype):
+        raise RuntimeError(
+            f"result type {d.c_name} can't be cast to the desired "
+            f"output type {target.dtype.c_name}"
+        )
+
+
+def check_inplace_shape(target: Tensor, other: TensorOrScalar) -> None:
+    """Refuses an ``other`` that would broadcast ``target`` to a larger shape."""
     if isinstance(other, Tensor):
         shape = broadcast_shapes(target._shape, other._shape)
         if shape != target._shape:
@@ -100,12 +116,6 @@ def check_inplace_result(target: Tensor, other: TensorOrScalar) -> None:
                 f"output with shape {list(target._shape)} doesn't match the "
                 f"broadcast shape {list(shape)}"
             )
-    d = result_type(target, other)
-    if not dtypes.can_cast(d, target.dtype):
-        raise RuntimeError(
-            f"result type {d.c_name} can't be cast to the desired "
-            f"output type {target.dtype.c_name}"
-        )
 
 
 class NoDerivative(Function):
@@ -123,6 +133,19 @@ class NoDerivative(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Any:
         name = ctx._function.aten_name  # type: ignore[attr-defined]
         raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+def refuse_complex_grad(name: str, input: Tensor) -> None:
+    """Refuses to record ``name`` on a complex input that requires grad.
+
+    PyTorch has no derivative of the orderings (``amax``, ``amin``...) for
+    complex numbers; it computes, then refuses to record the result.
+    """
+    if GRAD_MODE.enabled and input.requires_grad and input.dtype.is_complex:
+        raise RuntimeError(
+            f"{name} does not support automatic differentiation for outputs "
+            "with complex dtype."
+        )
 
 
 def wrapped_number(value: TensorOrScalar | None) -> Tensor | None:
@@ -191,6 +214,21 @@ OUT_DTYPE_REFUSALS = {
 }
 # The reductions that compute in ``out``'s dtype.
 OUT_SETS_DTYPE = ("sum", "prod", "cumsum", "cumprod")
+# The reductions whose form without ``dim`` takes no ``out``, and how
+# PyTorch's refusal names their ``dim``.
+OUT_NEEDS_DIM = {"sum": "tuple of ints dim", "prod": "int dim"}
+# The operations whose result's dtype (the operands' promoted one) PyTorch
+# checks against ``out`` before it looks for a loop.
+OUT_CAST_FIRST = (
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+)
+# The operations without a derivative that may write a float ``out``: their
+# refusal of an ``out`` that requires grad names them as ``aten::`` ops.
+OUT_NOT_DIFFERENTIABLE = (*OUT_CAST_FIRST, "bitwise_not", "floor_divide")
 
 
 def accepts_out(function: F) -> F:
@@ -206,11 +244,50 @@ def accepts_out(function: F) -> F:
     def operation(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
         if out is None:
             return function(*args, **kwargs)
+        _check_out_first(name, args, kwargs, out)
         if name in OUT_SETS_DTYPE and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
         return write_out(name, function(*args, **kwargs), out)
 
     return operation  # type: ignore[return-value]
+
+
+def _check_out_first(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out: Tensor
+) -> None:
+    """The checks of ``out`` that PyTorch makes before computing anything.
+
+    Raises:
+        TypeError: For ``sum(x, out=y)`` or ``prod(x, out=y)`` without a
+            ``dim`` (that form of them takes no ``out``).
+        RuntimeError: If ``out`` cannot hold a bitwise result's dtype, or
+            is not of the input's dtype for ``bitwise_not`` and for
+            ``lerp`` with a tensor weight.
+    """
+    if name in OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
+        if kwargs:  # read as the form with dim, which misses it
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (Tensor, "
+            "out=Tensor), but expected one of:\n"
+            " * (Tensor input, *, torch.dtype dtype = None)\n"
+            f" * (Tensor input, {OUT_NEEDS_DIM[name]}, bool keepdim = False, *, "
+            "torch.dtype dtype = None, Tensor out = None)\n"
+        )
+    if name in OUT_CAST_FIRST and len(args) == 2:
+        d = result_type(*args)
+        if not dtypes.can_cast(d, out.dtype):
+            raise RuntimeError(
+                f"result type {d.c_name} can't be cast to the desired "
+                f"output type {out.dtype.c_name}"
+            )
+    if name == "bitwise_not" and args and isinstance(args[0], Tensor):
+        if out.dtype is not args[0].dtype:
+            raise RuntimeError(SAME.format(d=args[0].dtype, out=out.dtype))
+    weight = args[2] if len(args) > 2 else kwargs.get("weight")
+    if name == "lerp" and isinstance(weight, Tensor) and isinstance(args[0], Tensor):
+        if out.dtype is not args[0].dtype:
+            raise RuntimeError(SAME.format(d=args[0].dtype, out=out.dtype))
 
 
 def _check_out_dtype(name: str, d: dtype, out: dtype) -> None:
@@ -238,13 +315,15 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
     was empty); ``out`` keeps its dtype.
 
     Raises:
-        RuntimeError: If an input requires grad (no autograd through
-            ``out=``), or the result's dtype cannot be cast to ``out``'s.
+        RuntimeError: If an input or ``out`` requires grad (no autograd
+            through ``out=``), or the result's dtype cannot be cast to
+            ``out``'s.
     """
-    if GRAD_MODE.enabled and result.requires_grad:
+    aten = "aten::" if name in OUT_NOT_DIFFERENTIABLE else ""
+    if GRAD_MODE.enabled and (result.requires_grad or out.requires_grad):
         raise RuntimeError(
-            f"{name}(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad."
+            f"{aten}{name}(): functions with out=... arguments don't support "
+            "automatic differentiation, but one of the arguments requires grad."
         )
     _check_out_dtype(name, result.dtype, out.dtype)
     if not dtypes.can_cast(result.dtype, out.dtype):

@@ -2,12 +2,13 @@
 ``complex`` and ``view_as_real``.
 
 A complex element ``z = x + iy`` is stored as one Python ``complex``
-(:class:`slowtorch_lib._storage.ComplexArray`), so its parts cannot be
-views as in PyTorch, where ``z.real`` shares memory with ``z``: here
-``view_as_real`` returns a copy, and ``real`` and ``imag`` are views of
-that copy; writing into them raises ``NotImplementedError`` (it would
-leave ``z`` unchanged, where PyTorch changes it). They are built as
-PyTorch builds them, ``view_as_real(z).select(-1, 0)``, so their graphs
+(:class:`slowtorch_lib._storage.ComplexArray`). ``view_as_real(z)`` is a
+view of its parts, as in PyTorch: it reads the complex storage as two
+floats per element (:class:`slowtorch_lib._storage.PartsView`), so its
+strides are twice ``z``'s, plus 1 for the new last dimension. Writing
+into it changes ``z``, and the two share one version counter. ``real``
+and ``imag`` are built as PyTorch builds them,
+``view_as_real(z).select(-1, 0)``, so they are views too, and their graphs
 (``SelectBackward0`` after ``ViewAsRealBackward0``) are PyTorch's.
 
 Gradients follow PyTorch's convention for a real loss ``L``: the gradient
@@ -25,11 +26,11 @@ import math
 from typing import TYPE_CHECKING
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._storage import PartsCopy
-from slowtorch_lib._strides import broadcast_shapes, contiguous_strides
+from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.history import as_view
 from slowtorch_lib.ops.common import tensor_input
 
 if TYPE_CHECKING:
@@ -76,14 +77,14 @@ class Complex(Function):
 
 
 class ViewAsReal(Function):
-    """Each element as the pair ``[x, y]``; the gradient pairs join again."""
+    """Each element as the pair ``[x, y]``, a view; the gradient pairs join
+    again."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, z: Tensor) -> Tensor:
-        pairs = [part for v in z._values() for part in (v.real, v.imag)]
         shape = z._shape + (2,)
-        storage = PartsCopy(pairs, dtypes.COMPLEX_PARTS[z.dtype])
-        return Tensor._make(storage, shape, contiguous_strides(shape))
+        stride = tuple(2 * step for step in z._stride) + (1,)
+        return as_view(z, shape, stride, 2 * z._offset, z._storage.parts())
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -120,7 +121,7 @@ class Angle(Function):
 
 @tensor_input
 def real(input: Tensor) -> Tensor:
-    """The real parts of a complex tensor (a copy); a real tensor itself."""
+    """The real parts of a complex tensor (a view); a real tensor itself."""
     if not input.dtype.is_complex:
         return input
     return ViewAsReal.apply(input).select(-1, 0)
@@ -128,7 +129,7 @@ def real(input: Tensor) -> Tensor:
 
 @tensor_input
 def imag(input: Tensor) -> Tensor:
-    """The imaginary parts of a complex tensor (a copy).
+    """The imaginary parts of a complex tensor (a view).
 
     Raises:
         RuntimeError: For a real tensor, as in PyTorch.
@@ -204,8 +205,7 @@ def is_complex(input: Tensor) -> bool:
 
 @tensor_input
 def view_as_real(input: Tensor) -> Tensor:
-    """The parts as a last dimension of size 2 (a copy here, a view in
-    PyTorch).
+    """The parts as a last dimension of size 2: a view of ``input``.
 
     Raises:
         RuntimeError: For a real tensor, as in PyTorch.

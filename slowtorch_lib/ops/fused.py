@@ -2,17 +2,19 @@
 
 Each computes in one pass what would otherwise take two or three ops,
 ``input + value * tensor1 * tensor2`` for ``addcmul``, as PyTorch's do.
+They work on complex tensors too, so that the optimisers work on complex
+parameters: their kernels are plain arithmetic, and the complex loops
+they need are in :data:`~slowtorch_lib._tensor_kernels.COMPLEX_LOOPS`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import (
-    cast_scalar,
-    ieee_div,
-)
+from slowtorch_lib._kernels import ieee_div
 from slowtorch_lib._tensor import Tensor, TensorOrScalar
 from slowtorch_lib._tensor_kernels import (
     broadcast_map,
@@ -24,6 +26,7 @@ from slowtorch_lib.ops.common import (
     result_type,
     tensor_input,
 )
+from slowtorch_lib.ops.complex_parts import conj_of
 
 __all__ = [
     "addcdiv",
@@ -32,33 +35,51 @@ __all__ = [
 ]
 
 
-def cast_scalar_for(value: Any, d: dtype) -> Any:
-    """``value`` as the computation in dtype ``d`` sees it."""
-    return cast_scalar(value, d) if d.is_floating_point else value
+def _addcmul(a: Any, b: Any, c: Any, step: Any) -> Any:
+    """``a + step * b * c``, for real and complex numbers alike."""
+    return a + step * b * c
+
+
+def _addcdiv(a: Any, b: Any, c: Any, step: Any) -> Any:
+    """``a + step * b / c`` (in that order, as PyTorch), with IEEE results for
+    a zero ``c`` (the complex loop is in
+    :data:`~slowtorch_lib._tensor_kernels.COMPLEX_LOOPS`)."""
+    return a + ieee_div(step * b, c)
+
+
+def _check_value(value: Any, d: dtype) -> None:
+    """``value`` must fit the result's dtype: no complex one for a real result."""
+    checked_fill(value, d)
 
 
 class Addcmul(Function):
     r"""``input + value * tensor1 * tensor2``.
 
     Derivatives: 1 for ``input``, ``value * tensor2`` for ``tensor1`` and
-    ``value * tensor1`` for ``tensor2``.
+    ``value * tensor1`` for ``tensor2`` (conjugated for complex numbers).
     """
 
     @staticmethod
     def forward(
         ctx: FunctionCtx, x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any
     ) -> Tensor:
+        d = result_type(x, tensor1, tensor2)
+        if d is dtypes.bool_:
+            raise not_implemented("addcmul_cpu_out", d)
+        _check_value(value, d)
         ctx.save_for_backward(tensor1, tensor2)
         ctx.value = value
-        d = result_type(x, tensor1, tensor2)
-        step = cast_scalar_for(value, d)
-        return broadcast_map(lambda a, b, c: a + step * b * c, (x, tensor1, tensor2), d)
+        return broadcast_map(_addcmul, (x, tensor1, tensor2, value), d)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         tensor1, tensor2 = ctx.saved_tensors
         value = ctx.value
-        return grad_output, grad_output * tensor2 * value, grad_output * tensor1 * value
+        return (
+            grad_output,
+            grad_output * conj_of(tensor2 * value),
+            grad_output * conj_of(tensor1 * value),
+        )
 
 
 @accepts_out
@@ -74,14 +95,15 @@ class Addcdiv(Function):
     r"""``input + value * tensor1 / tensor2``.
 
     Derivatives: 1 for ``input``, ``value / tensor2`` for ``tensor1`` and
-    ``-value * tensor1 / tensor2 ** 2`` for ``tensor2``.
+    ``-value * tensor1 / tensor2 ** 2`` for ``tensor2`` (conjugated for
+    complex numbers).
     """
 
     @staticmethod
     def forward(
         ctx: FunctionCtx, x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any
     ) -> Tensor:
-        if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
+        if not (tensor1.dtype.differentiable or tensor2.dtype.differentiable):
             raise RuntimeError(
                 "Integer division with addcdiv is no longer supported, and in a "
                 "future  release addcdiv will perform a true division of tensor1 and "
@@ -91,22 +113,18 @@ class Addcdiv(Function):
                 "float inputs. The future addcdiv behavior is just the latter "
                 "implementation: (input + value * tensor1 / tensor2), for all dtypes."
             )
+        d = result_type(x, tensor1, tensor2)
+        _check_value(value, d)
         ctx.save_for_backward(tensor1, tensor2)
         ctx.value = value
-        d = result_type(x, tensor1, tensor2)
-        step = cast_scalar_for(value, d)
-
-        def kernel(a: float, b: float, c: float) -> float:
-            return a + step * ieee_div(b, c)
-
-        return broadcast_map(kernel, (x, tensor1, tensor2), d)
+        return broadcast_map(_addcdiv, (x, tensor1, tensor2, value), d)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         tensor1, tensor2 = ctx.saved_tensors
         value = ctx.value
-        grad_tensor1 = grad_output * value / tensor2
-        grad_tensor2 = -grad_output * value * tensor1 / (tensor2 * tensor2)
+        grad_tensor1 = grad_output * conj_of(value / tensor2)
+        grad_tensor2 = -grad_output * conj_of(value * tensor1 / (tensor2 * tensor2))
         return grad_output, grad_tensor1, grad_tensor2
 
 
@@ -123,29 +141,36 @@ def addcdiv(
     return Addcdiv.apply(input, tensor1, tensor2, value=value)
 
 
-def _check_lerp(start: Tensor, end: Tensor, weight: TensorOrScalar) -> None:
-    """``lerp`` works on floating-point tensors of one dtype only."""
-    if not start.dtype.is_floating_point:
-        kernel = (
-            "lerp_kernel_tensor"
-            if isinstance(weight, Tensor)
-            else ("lerp_kernel_scalar")
-        )
-        raise not_implemented(kernel, start.dtype)
+def _check_lerp(start: Tensor, end: Tensor, weight: TensorOrScalar) -> dtype:
+    """Checks that ``lerp`` can compute; returns the result's dtype.
+
+    ``lerp`` works on floating-point or complex tensors of one dtype (the
+    8-bit floats and complex32 have no loop); the dtypes are checked first.
+    A 0-d ``weight`` may have another dtype, and is promoted with the
+    others, as in PyTorch.
+    """
+    d = start.dtype
     others = [("end", end)]
-    if isinstance(weight, Tensor):
+    if isinstance(weight, Tensor) and weight.dim():
         others.append(("weight", weight))
     for name, other in others:
-        if other.dtype is not start.dtype:
+        if other.dtype is not d:
             raise RuntimeError(
-                f"expected dtype {start.dtype.cpp_type_name} for `{name}` but "
+                f"expected dtype {d.cpp_type_name} for `{name}` but "
                 f"got dtype {other.dtype.cpp_type_name}"
             )
+    if not d.differentiable or d.unpromotable or d is dtypes.complex32:
+        kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise not_implemented(f"lerp_kernel_{kernel}", d)
+    if not isinstance(weight, Tensor):
+        _check_value(weight, d)
+    return result_type(start, end, weight)
 
 
-def _lerp_scalar(a: float, b: float, w: float) -> float:
-    """``a + w * (b - a)``, computed from the nearer end as PyTorch does."""
-    if -0.5 < w < 0.5:
+def _lerp_scalar(a: Any, b: Any, w: Any) -> Any:
+    """``a + w * (b - a)``, computed from the nearer end as PyTorch does
+    (for complex numbers, the nearer by ``|w|``)."""
+    if abs(w) < 0.5:
         return a + w * (b - a)
     return b - (b - a) * (1 - w)
 
@@ -153,45 +178,46 @@ def _lerp_scalar(a: float, b: float, w: float) -> float:
 class LerpScalar(Function):
     r"""``start + weight * (end - start)`` for a Python-number ``weight``.
 
-    Derivatives: ``1 - weight`` for ``start`` and ``weight`` for ``end``.
+    Derivatives: ``1 - weight`` for ``start`` and ``weight`` for ``end``
+    (conjugated for complex numbers).
     """
 
     grad_fn_name = "LerpBackward0"
 
     @staticmethod
     def forward(ctx: FunctionCtx, start: Tensor, end: Tensor, *, weight: Any) -> Tensor:
-        _check_lerp(start, end, weight)
+        d = _check_lerp(start, end, weight)
         ctx.weight = weight
-        return broadcast_map(_lerp_scalar, (start, end, weight), start.dtype)
+        return broadcast_map(_lerp_scalar, (start, end, weight), d)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
         weight = ctx.weight
-        return grad_output * (1 - weight), grad_output * weight
+        return grad_output * conj_of(1 - weight), grad_output * conj_of(weight)
 
 
 class LerpTensor(Function):
     r"""``start + weight * (end - start)`` for a tensor ``weight``.
 
     Derivatives: ``1 - weight`` for ``start``, ``weight`` for ``end`` and
-    ``end - start`` for ``weight``.
+    ``end - start`` for ``weight`` (conjugated for complex numbers).
     """
 
     grad_fn_name = "LerpBackward1"
 
     @staticmethod
     def forward(ctx: FunctionCtx, start: Tensor, end: Tensor, weight: Tensor) -> Tensor:
-        _check_lerp(start, end, weight)
+        d = _check_lerp(start, end, weight)
         ctx.save_for_backward(start, end, weight)
-        return broadcast_map(_lerp_scalar, (start, end, weight), start.dtype)
+        return broadcast_map(_lerp_scalar, (start, end, weight), d)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, ...]:
         start, end, weight = ctx.saved_tensors
         return (
-            grad_output * (1 - weight),
-            grad_output * weight,
-            grad_output * (end - start),
+            grad_output * conj_of(1 - weight),
+            grad_output * conj_of(weight),
+            grad_output * conj_of(end - start),
         )
 
 

@@ -33,7 +33,7 @@ from slowtorch_lib._strides import (
     position_list,
 )
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib._tensor_kernels import expanded_values
+from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import copying, views
 from slowtorch_lib.ops.gather_scatter import Index, index
@@ -430,13 +430,18 @@ def _strip_leading_ones(value: Tensor, always_view: bool = False) -> Tensor:
     return views.view(value, shape[lead:]) if lead or always_view else value
 
 
-def _one_mask(index: Any) -> bool:
-    """Whether ``index`` is one bool mask (a bool tensor or a list of bools)."""
-    if isinstance(index, Tensor):
-        return index.dtype is dtypes.bool_ and index.dim() > 0
-    if isinstance(index, list) and index:
-        return all(isinstance(item, bool) for item in index)
-    return False
+def _lone_mask(items: tuple[Any, ...]) -> bool:
+    """Whether the one advanced item among ``items`` is a bool mask (a bool
+    tensor or a list of bools), the others being basic."""
+    advanced = [
+        item
+        for item in items
+        if isinstance(item, list) or (isinstance(item, Tensor) and item.dim() > 0)
+    ]
+    if len(advanced) != 1:
+        return False
+    mask = _index_tensor(advanced[0])
+    return mask is not None and mask.dtype is dtypes.bool_
 
 
 def setitem(tensor: Tensor, index: Any, value: Any) -> None:
@@ -459,15 +464,20 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     if index is True:
         _copy_to(views.unsqueeze(tensor, 0), value)
         return
-    target, advanced = _basic(tensor, _as_items(index), skip_full=True)
+    items = _as_items(index)
+    target, advanced = _basic(tensor, items, skip_full=True)
     if not advanced:
         _copy_to(target, value)
         return
     target._check_inplace(overlap_ok=True)  # before the indices, as PyTorch
-    if value.dtype is not target.dtype and value.numel() == 1 and _one_mask(index):
-        # x[mask] = v is masked_fill: v is range-checked, then cast.
+    if value.numel() == 1 and _lone_mask(items):
+        # x[mask] = v is masked_fill with v's number: its loop, then v
+        # range-checked and cast (copied if it is in x: it is read first).
+        check_loop("masked_fill", target.dtype)
         checked_fill(value.item(), target.dtype)
         value = value.to(target.dtype)
+        if value._storage is target._storage:
+            value = value.clone()
     # PyTorch checks the value's shape, then its dtype, then the indices.
     shape = _result_shape(target, advanced)
     stripped = _strip_leading_ones(value)
@@ -486,6 +496,7 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
             f"{target.type()[6:-6]} for the destination and {value.type()[6:-6]} "
             "for the source."
         )
+    check_loop("index_put", target.dtype, ("float8",))
     positions, shape = _positions(target, advanced)
     target._inplace(index_put, stripped, positions, shape, overlap_ok=True)
 

@@ -45,6 +45,7 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
     accepts_out,
     check_alpha,
+    check_inplace_result,
     check_some_tensor,
     float_type,
     is_bool,
@@ -90,7 +91,7 @@ __all__ = [
 ]
 
 
-def _check_bool_subtraction(a: TensorOrScalar, b: TensorOrScalar) -> None:
+def check_bool_subtraction(a: TensorOrScalar, b: TensorOrScalar) -> None:
     """PyTorch refuses ``-`` with bools: it is ``^`` or ``~`` that is meant."""
     if is_bool(a) and is_bool(b):
         raise RuntimeError(
@@ -154,7 +155,7 @@ class Sub(Function):
         ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar, alpha: Any = 1
     ) -> Tensor:
         ctx.alpha = alpha
-        _check_bool_subtraction(a, b)
+        check_bool_subtraction(a, b)
         d = result_type(a, b)
         check_alpha(alpha, d)
         if alpha != 1:
@@ -186,7 +187,7 @@ class Rsub(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, other: Any, alpha: Any = 1) -> Tensor:
         ctx.alpha = alpha
-        _check_bool_subtraction(other, x)
+        check_bool_subtraction(other, x)
         d = result_type(x, other)
         scaled = x if alpha == 1 else mul(x, alpha)
         return binary(operator.sub, other, scaled, d)
@@ -309,12 +310,27 @@ def div(
         return Div.apply(input, other)
     if rounding_mode is None:
         return DivWithMode.apply(input, other)
-    if rounding_mode in ("floor", "trunc"):
-        return RoundedDiv.apply(input, other, rounding_mode=rounding_mode)
-    raise RuntimeError(
-        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
-        f"found '{rounding_mode}'"
-    )
+    check_rounding_mode(rounding_mode)
+    return RoundedDiv.apply(input, other, rounding_mode=rounding_mode)
+
+
+def check_rounding_mode(rounding_mode: str | None) -> None:
+    """Refuses a rounding mode of ``div`` other than None, floor and trunc."""
+    if rounding_mode not in (None, "floor", "trunc"):
+        raise RuntimeError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+            f"found '{rounding_mode}'"
+        )
+
+
+def check_inplace_division(
+    target: Tensor, other: TensorOrScalar, rounding_mode: str | None
+) -> None:
+    """The checks of ``target.div_(other)`` before its loop: the rounding
+    mode, then the result's shape and dtype (a float unless rounded)."""
+    check_rounding_mode(rounding_mode)
+    d = result_type(target, other)
+    check_inplace_result(target, other, d if rounding_mode else float_type(d))
 
 
 @accepts_out

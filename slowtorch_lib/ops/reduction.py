@@ -34,10 +34,15 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
-from slowtorch_lib.ops.common import accepts_out, tensor_input
+from slowtorch_lib.ops.common import accepts_out, refuse_complex_grad, tensor_input
 from slowtorch_lib.ops.comparison import isnan
 from slowtorch_lib.ops.complex_parts import conj, unit
-from slowtorch_lib.ops.return_types import MaxResult, MinResult
+from slowtorch_lib.ops.return_types import (
+    KthvalueResult,
+    MaxResult,
+    MedianResult,
+    MinResult,
+)
 from slowtorch_lib.ops.selecting import maximum, minimum, where
 
 __all__ = [
@@ -47,9 +52,11 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "kthvalue",
     "logsumexp",
     "max",
     "mean",
+    "median",
     "min",
     "prod",
     "std",
@@ -149,7 +156,9 @@ class Mean(Function):
         count = numel([x._shape[d] for d in dims])
         ctx.count = count
         groups = reduction_groups(x, dims)
-        means = [builtins.sum(g) / count if count else math.nan for g in groups]
+        # The mean of nothing is 0 / 0: nan, or nan+nanj for complex numbers.
+        nothing = complex(math.nan, math.nan) if x.dtype.is_complex else math.nan
+        means = [builtins.sum(g) / count if count else nothing for g in groups]
         return from_values(means, reduced_shape(x._shape, dims, keepdim), x.dtype)
 
     @staticmethod
@@ -545,22 +554,35 @@ class MinAll(MaxAll):
     grad_fn_name = "MinBackward1"
 
 
+def _largest_at(group: Sequence[Any]) -> tuple[Any, int]:
+    """The largest element and where it first occurs."""
+    value = _largest(group)
+    return value, _index_of(group, value)
+
+
+def _smallest_at(group: Sequence[Any]) -> tuple[Any, int]:
+    """The smallest element and where it first occurs."""
+    value = _smallest(group)
+    return value, _index_of(group, value)
+
+
 class MaxDim(Function):
     """``x.max(dim)``: the largest element along ``dim`` and its index.
 
-    The gradient goes to the one element the index points at (the first of
-    any ties), unlike :class:`MaxAll`, which shares it among ties.
+    ``pick`` maps the elements along ``dim`` to the chosen one and its
+    index. The gradient goes to the one element the index points at (the
+    first of any ties), unlike :class:`MaxAll`, which shares it among ties.
     """
 
     grad_fn_name = "MaxBackward0"
 
     @staticmethod
     def forward(
-        ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool, fold: Any
+        ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool, pick: Any
     ) -> tuple[Tensor, Tensor]:
-        groups = reduction_groups(x, dims)
-        values = [fold(g) for g in groups]
-        indices = [_index_of(g, v) for g, v in zip(groups, values)]
+        picked = [pick(g) for g in reduction_groups(x, dims)]
+        values = [value for value, _ in picked]
+        indices = [index for _, index in picked]
         shape = reduced_shape(x._shape, dims, keepdim)
         ctx.dims, ctx.keepdim, ctx.input_shape = dims, keepdim, x._shape
         index_tensor = from_values(indices, shape, dtypes.int64)
@@ -619,8 +641,9 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
             input, dims=tuple(range(input.dim())), keepdim=False, fold=fold
         )
     along = MaxDim if is_max else MinDim
+    pick = _largest_at if is_max else _smallest_at
     values, indices = along.apply(
-        input, dims=_dims(dim, input.dim()), keepdim=keepdim, fold=fold
+        input, dims=_dims(dim, input.dim()), keepdim=keepdim, pick=pick
     )
     return MaxResult(values, indices) if is_max else MinResult(values, indices)
 
@@ -642,6 +665,172 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme("min", input, dim, keepdim)
 
 
+# ----------------------------------------------------------------------
+# Order statistics: median and kthvalue
+# ----------------------------------------------------------------------
+
+
+def _lower_median(group: Sequence[Any]) -> Any:
+    """The lower of the two middle elements (the middle one for an odd
+    count); nan if there is a nan, or no element."""
+    if not group or _has_nan(group):
+        return math.nan
+    return sorted(group)[(len(group) - 1) // 2]
+
+
+def _lower_median_at(group: Sequence[Any]) -> tuple[Any, int]:
+    """:func:`_lower_median` and its index: the first nan if there is one,
+    else the element at the middle place when the elements are sorted by
+    value, equal values by index (as PyTorch picks it)."""
+    if _has_nan(group):
+        first = next(i for i, v in enumerate(group) if v != v)
+        return group[first], first
+    order = sorted(range(len(group)), key=group.__getitem__)  # stable
+    middle = order[(len(group) - 1) // 2]
+    return group[middle], middle
+
+
+def _larger(a: Any, b: Any) -> bool:
+    """``a > b`` where nan is larger than any number."""
+    return (a != a and b == b) or a > b
+
+
+def _select(group: Sequence[Any], k: int) -> tuple[Any, int]:
+    """The element that would be at place ``k`` if ``group`` were sorted
+    (nan last), and its index, found as PyTorch's ``kthvalue`` finds it.
+
+    Quickselect: the first, middle and last elements of the part still
+    searched are ordered, the middle one of the three becomes the pivot,
+    and the part is split into the elements below it and those above;
+    only the side holding place ``k`` is searched again. Which of several
+    equal elements ends at ``k`` (so which index is returned) depends on
+    these steps, which is why they are PyTorch's.
+    """
+    values, places = list(group), list(range(len(group)))
+
+    def swap(i: int, j: int) -> None:
+        values[i], values[j] = values[j], values[i]
+        places[i], places[j] = places[j], places[i]
+
+    low, high = 0, len(values) - 1
+    while high > low:
+        if high == low + 1:
+            if _larger(values[low], values[high]):
+                swap(low, high)
+            break
+        swap(low + (high - low) // 2, low + 1)  # the middle, next to low
+        for i, j in ((low + 1, high), (low, high), (low + 1, low)):
+            if _larger(values[i], values[j]):
+                swap(i, j)
+        pivot, i, j = values[low], low + 1, high
+        while True:
+            i += 1
+            while _larger(pivot, values[i]):
+                i += 1
+            j -= 1
+            while _larger(values[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(low, j)  # the pivot to its sorted place
+        if j <= k:
+            low = i
+        if j >= k:
+            high = j - 1
+    return values[k], places[k]
+
+
+class MedianAll(MaxAll):
+    """``x.median()``: the lower median of all elements. The gradient is
+    shared among the elements equal to it, as :class:`MaxAll`'s."""
+
+    grad_fn_name = "MedianBackward0"
+
+
+class MedianDim(MaxDim):
+    """``x.median(dim)``: the gradient goes to the index, as :class:`MaxDim`'s."""
+
+    grad_fn_name = "MedianBackward1"
+
+
+class Kthvalue(MaxDim):
+    """``x.kthvalue(k, dim)``: the gradient as :class:`MaxDim`'s."""
+
+
+def _check_order_input(name: str, input: Tensor, dim: Any, loop: str) -> int:
+    """The checks of ``median`` and ``kthvalue`` along ``dim``, in PyTorch's
+    order; returns ``dim`` made non-negative."""
+    _check_int_dim(name, dim)
+    wrapped = normalize_dims(dim, input.dim())[0]
+    _check_not_empty(name, input, dim)
+    if input.dtype is dtypes.bool_ or input.dtype.is_complex:
+        raise not_implemented(loop, input.dtype)
+    check_loop(loop, input.dtype, ("unsigned",), input.numel())
+    return wrapped
+
+
+@keepdims_alias
+@tensor_input
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The lower median: of every element (a 0-d tensor), or along ``dim``,
+    a ``(values, indices)`` pair.
+
+    Of an even number of elements, the lower of the two in the middle (no
+    mean is taken, so the value is an element). A nan makes the median nan;
+    along ``dim`` its index is that of the first nan.
+
+    Raises:
+        IndexError: If ``dim`` is out of range, or has size 0.
+        NotImplementedError: For bool and complex tensors, as PyTorch.
+    """
+    if dim is None:
+        if keepdim:
+            raise TypeError('median() missing 1 required positional arguments: "dim"')
+        d = input.dtype
+        if d is dtypes.bool_ or d.is_complex or d.unpromotable:
+            raise not_implemented("median_cpu", d)
+        everything = tuple(range(input.dim()))
+        return MedianAll.apply(
+            input, dims=everything, keepdim=False, fold=_lower_median
+        )
+    _check_order_input("median", input, dim, "median_out")
+    values, indices = MedianDim.apply(
+        input, dims=_dims(dim, input.dim()), keepdim=keepdim, pick=_lower_median_at
+    )
+    return MedianResult(values, indices)
+
+
+@keepdims_alias
+@tensor_input
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The ``k``-th smallest element along ``dim`` (``k`` counts from 1) and
+    its index, as a ``(values, indices)`` pair; nan counts as the largest.
+
+    Raises:
+        TypeError: If ``k`` is not an int.
+        IndexError: If ``dim`` is out of range, or has size 0.
+        RuntimeError: If ``k`` is not between 1 and the size of ``dim``.
+    """
+    if not isinstance(k, int):
+        raise TypeError(
+            f"kthvalue(): argument 'k' (position 1) must be int, not {type(k).__name__}"
+        )
+    wrapped = _check_order_input("kthvalue", input, dim, "kthvalue_cpu")
+    size = input._shape[wrapped] if input._shape else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(
+            f"kthvalue(): selected number k out of range for dimension {wrapped}"
+        )
+    values, indices = Kthvalue.apply(
+        input,
+        dims=_dims(dim, input.dim()),
+        keepdim=keepdim,
+        pick=lambda group: _select(group, k - 1),
+    )
+    return KthvalueResult(values, indices)
+
+
 @accepts_out
 @keepdims_alias
 @tensor_input
@@ -649,6 +838,7 @@ def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The largest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amax", input, dim)
     check_loop("max_values_cpu", input.dtype, elements=input.numel())
+    refuse_complex_grad("amax", input)
     dims = _dims(dim, input.dim())
     return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
 
@@ -660,6 +850,7 @@ def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The smallest elements along ``dim`` (every dimension by default)."""
     _check_not_empty("amin", input, dim)
     check_loop("min_values_cpu", input.dtype, elements=input.numel())
+    refuse_complex_grad("amin", input)
     dims = _dims(dim, input.dim())
     return Amin.apply(input, dims=dims, keepdim=keepdim, fold=_smallest)
 
@@ -944,6 +1135,8 @@ def _norm_of(group: Sequence[float], ord: float, single: bool) -> float:
         return builtins.min(sizes, default=math.inf)
     if ord == 0:
         return float(builtins.sum(1 for v in sizes if v != 0))
+    if len(sizes) == 1:  # nothing reduced: PyTorch gives |x|, no power taken
+        return sizes[0]
     powers = [v * v if ord == 2 else ieee_pow(v, ord) for v in sizes]
     if single:
         powers = array("f", powers).tolist()
@@ -1017,6 +1210,11 @@ def vector_norm(
             f"input. Got {x.dtype.c_name}"
         )
     dims = _dims(dim, x.dim())
+    # PyTorch looks for its loop only if something is reduced: a norm over
+    # dimensions of size 1 is each element's own.
+    reduced = numel([x._shape[d] for d in dims]) > 1
+    check_loop("norm_cpu", x.dtype, elements=x.numel() if reduced else 0)
+    check_loop("abs_cpu", x.dtype, ("float8",), x.numel())  # |x| without it
     return LinalgVectorNorm.apply(x, ord=ord, dims=dims, keepdim=keepdim)
 
 

@@ -1,4 +1,5 @@
-"""The named pairs that ``max(dim)``, ``min(dim)``, ``sort`` and ``topk`` return.
+"""The named pairs that ``max(dim)``, ``min(dim)``, ``median(dim)``,
+``kthvalue``, ``sort`` and ``topk`` return.
 
 Each is a ``(values, indices)`` tuple whose fields can also be read by
 name, and which prints as PyTorch's ``torch.return_types.max(...)``.
@@ -12,7 +13,9 @@ from slowtorch_lib._tensor import Tensor
 
 __all__ = [
     "HistogramResult",
+    "KthvalueResult",
     "MaxResult",
+    "MedianResult",
     "MinResult",
     "SortResult",
     "TopkResult",
@@ -46,6 +49,20 @@ class MinResult(ValuesIndices):
 
     __slots__ = ()
     op_name = "min"
+
+
+class MedianResult(ValuesIndices):
+    """What ``x.median(dim)`` returns."""
+
+    __slots__ = ()
+    op_name = "median"
+
+
+class KthvalueResult(ValuesIndices):
+    """What ``x.kthvalue(k, dim)`` returns."""
+
+    __slots__ = ()
+    op_name = "kthvalue"
 
 
 class SortResult(ValuesIndices):

@@ -101,12 +101,15 @@ class Cumprod(Function):
         running = [list(accumulate(row, operator.mul)) for row in rows]
         if dtype is dtypes.int64:
             running = [wrap_int64(row) for row in running]
-        ctx.save_for_backward(x)
-        return from_rows(running, x._shape, dim, dtype)
+        result = from_rows(running, x._shape, dim, dtype)
+        # PyTorch saves the output too (its formula uses it), so changing
+        # the output in place makes backward refuse, as there.
+        ctx.save_for_backward(x, result)
+        return result
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
+        x, _ = ctx.saved_tensors
         if x.dim() == 0:
             return grad_output
         last = x.transpose(ctx.dim, -1)

@@ -12,6 +12,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
@@ -22,6 +23,7 @@ from slowtorch_lib._tensor_kernels import (
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
     accepts_out,
+    check_inplace_shape,
     check_tensor,
     not_implemented,
     result_type,
@@ -80,7 +82,10 @@ class Clamp(Function):
         ctx.save_for_backward(x)
         ctx.bounds = (min, max)
         d = result_type(x, *(b for b in (min, max) if b is not None))
-        if d is dtypes.bool_:
+        if any(b is not None and b != b for b in (min, max)):
+            # A nan bound: PyTorch fills the result with nan, with no loop.
+            return from_values([math.nan] * x.numel(), x._shape, d)
+        if d is dtypes.bool_ or d.unpromotable:
             kernel = "clamp_scalar_cpu"
             if max is None:
                 kernel = "clamp_min_scalar_cpu"
@@ -134,6 +139,11 @@ class ClampTensor(Function):
     ) -> Tensor:
         ctx.save_for_backward(x, min, max)
         d = result_type(x, *(b for b in (min, max) if b is not None))
+        both = min is not None and max is not None
+        if d.unpromotable or (both and d is dtypes.bool_):
+            # One bound is maximum or minimum in PyTorch, with its loop's name.
+            kernel = "clamp" if both else "maximum" if max is None else "minimum"
+            raise not_implemented(f"{kernel}_cpu", d)
         return _clamp_values(x, min, max, d)
 
     @staticmethod
@@ -171,6 +181,20 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 
 clip = clamp
+
+
+def check_clamp_inplace(target: Tensor, low: Any, high: Any) -> None:
+    """``clamp_``'s checks before the write's: autograd's, then PyTorch
+    refuses a complex tensor before it looks at how it is laid out, and a
+    result ``target`` cannot hold before it converts the bounds."""
+    target._check_inplace(overlap_ok=True)
+    check_real("clamp", target.dtype)
+    d = result_type(target, *(b for b in (low, high) if b is not None))
+    if not dtypes.can_cast(d, target.dtype):
+        raise RuntimeError(
+            f"result type {d.c_name} can't be cast to the desired output type "
+            f"{target.dtype.cpp_type_name}"
+        )
 
 
 @tensor_input
@@ -345,16 +369,38 @@ def check_mask(name: str, mask: Any) -> None:
         )
 
 
+def _check_bool_mask(mask: Tensor) -> None:
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{mask.dtype.cpp_type_name}"
+        )
+
+
+def _fill_value(value: Any) -> Any:
+    """The number a ``masked_fill`` value stands for: a tensor must be 0-d."""
+    if not isinstance(value, Tensor):
+        return value
+    if value.dim():
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got "
+            f"tensor with {value.dim()} dimension(s)."
+        )
+    return value.item()
+
+
 class MaskedFill(Function):
-    """``x`` with ``value`` where ``mask`` is true; no gradient flows there."""
+    """``x`` with ``value`` where ``mask`` is true; no gradient flows there.
+
+    PyTorch broadcasts, then checks the mask's dtype, then looks for its
+    loop, and converts ``value`` last.
+    """
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, mask: Tensor, value: Any) -> Tensor:
-        if mask.dtype is not dtypes.bool_:
-            raise RuntimeError(
-                f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                f"{mask.dtype.name}"
-            )
+        broadcast_shapes(mask._shape, x._shape)
+        _check_bool_mask(mask)
+        check_loop("masked_fill", x.dtype)
         checked_fill(value, x.dtype)
         ctx.save_for_backward(mask)
         # The mask may broadcast ``x`` to a larger shape (out of place only).
@@ -370,7 +416,15 @@ class MaskedFill(Function):
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` is true."""
     check_mask("masked_fill", mask)
-    check_loop("masked_fill", input.dtype)
-    if isinstance(value, Tensor):
-        value = value.item()
-    return MaskedFill.apply(input, mask=mask, value=value)
+    return MaskedFill.apply(input, mask=mask, value=_fill_value(value))
+
+
+def check_masked_fill_inplace(target: Tensor, mask: Any, value: Any) -> None:
+    """The checks of ``target.masked_fill_(mask, value)`` before its loop:
+    autograd's, then the mask must be a bool tensor that broadcasts to
+    ``target``."""
+    check_mask("masked_fill_", mask)
+    target._check_inplace(overlap_ok=True)
+    _fill_value(value)
+    _check_bool_mask(mask)
+    check_inplace_shape(target, mask)

@@ -204,10 +204,11 @@ def topk(
             f"topk(): argument 'k' (position 1) must be int, not {type(k).__name__}"
         )
     dim = normalize_dim(dim, input.dim())
-    check_loop("topk_cpu", input.dtype)
     size = input._shape[dim] if input._shape else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    check_real("topk", input.dtype)
+    check_loop("topk_cpu", input.dtype)
     if input.dtype is dtypes.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
     # A 0-d tensor keeps its one element, even for k=0 (as PyTorch does).

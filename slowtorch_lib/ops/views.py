@@ -24,6 +24,7 @@ from slowtorch_lib._strides import (
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd import history
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.history import as_view
 from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.copying import clone
 from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
@@ -45,24 +46,6 @@ __all__ = [
     "unbind",
     "unsqueeze",
 ]
-
-
-def as_view(
-    tensor: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
-) -> Tensor:
-    """A tensor reading ``tensor``'s storage with another shape, stride, offset.
-
-    Its ``_base`` is the tensor that owns the storage (never another view).
-    The base keeps track of it (:func:`~slowtorch_lib.autograd.history.remember_view`)
-    so that an in-place change of the storage can give it a new history. A
-    view of one of several views (``x.split(1)[0][0]``) is marked as one of
-    them too: it may not be changed in place either.
-    """
-    base = tensor._base if tensor._base is not None else tensor
-    result = Tensor._make(tensor._storage, shape, stride, offset, base)
-    result._one_of_many = tensor._one_of_many
-    history.remember_view(base, result)
-    return result
 
 
 def detach(tensor: Tensor) -> Tensor:

@@ -7,7 +7,7 @@ from typing import Any
 
 from slowtorch_lib._creation import full_like, tensor
 from slowtorch_lib._tensor import Tensor
-from slowtorch_lib.optim.optimizer import Optimizer, ParamGroup
+from slowtorch_lib.optim.optimizer import Optimizer, ParamGroup, as_real
 
 __all__ = ["Adagrad"]
 
@@ -84,7 +84,10 @@ class Adagrad(Optimizer):
         state = self.state[param]
         if not state:
             state["step"] = tensor(0.0)
-            state["sum"] = full_like(param, group["initial_accumulator_value"])
+            start = group["initial_accumulator_value"]
+            if param.is_complex():  # each part starts there, as in PyTorch
+                start = complex(start, start)
+            state["sum"] = full_like(param, start)
 
     def _update(
         self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup
@@ -98,6 +101,7 @@ class Adagrad(Optimizer):
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-        state["sum"].addcmul_(grad, grad, value=1)
-        std = state["sum"].sqrt().add_(group["eps"])
+        param, grad, total = as_real(param, grad, state["sum"])
+        total.addcmul_(grad, grad, value=1)
+        std = total.sqrt().add_(group["eps"])
         param.addcdiv_(grad, std, value=-clr)

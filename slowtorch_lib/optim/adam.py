@@ -7,7 +7,7 @@ from typing import Any
 
 from slowtorch_lib._creation import tensor, zeros_like
 from slowtorch_lib._tensor import Tensor
-from slowtorch_lib.optim.optimizer import Optimizer, ParamGroup
+from slowtorch_lib.optim.optimizer import Optimizer, ParamGroup, as_real
 
 __all__ = ["Adam"]
 
@@ -26,6 +26,9 @@ class Adam(Optimizer):
         (amsgrad: max_exp_avg_sq = max(max_exp_avg_sq, exp_avg_sq), used below)
         denom = sqrt(exp_avg_sq) / sqrt(1 - beta2 ** t) + eps
         param = param - lr / (1 - beta1 ** t) * exp_avg / denom
+
+    A complex parameter is updated as two real numbers per element, as in
+    PyTorch (see :func:`~slowtorch_lib.optim.optimizer.as_real`).
 
     Args:
         params: Tensors, or dicts of tensors and settings (parameter groups).
@@ -88,6 +91,7 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = zeros_like(param)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_like(param)
+        param, grad = as_real(param, grad)
         if group["maximize"]:
             grad = -grad
         lr, (beta1, beta2) = group["lr"], group["betas"]
@@ -98,11 +102,11 @@ class Adam(Optimizer):
                 param.mul_(1 - lr * group["weight_decay"])
             else:
                 grad = grad.add(param, alpha=group["weight_decay"])
-        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg, exp_avg_sq = as_real(state["exp_avg"], state["exp_avg_sq"])
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         if group["amsgrad"]:
-            max_exp_avg_sq = state["max_exp_avg_sq"]
+            (max_exp_avg_sq,) = as_real(state["max_exp_avg_sq"])
             max_exp_avg_sq.copy_(max_exp_avg_sq.maximum(exp_avg_sq))
             exp_avg_sq = max_exp_avg_sq
         bias_correction1 = 1 - beta1**step

@@ -22,10 +22,22 @@ from typing import Any
 from slowtorch_lib._tensor import Tensor, typename
 from slowtorch_lib.autograd.function import clear_grads
 from slowtorch_lib.autograd.grad_mode import enable_grad, no_grad
+from slowtorch_lib.ops.complex_parts import view_as_real
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "as_real", "required"]
 
 ParamGroup = dict[str, Any]
+
+
+def as_real(*tensors: Tensor) -> list[Tensor]:
+    """Complex tensors as views of their parts (:func:`view_as_real`), real
+    ones as they are.
+
+    PyTorch's Adam, AdamW, RMSprop and Adagrad update a complex parameter
+    as two real numbers per element: on these views, ``grad * grad`` is
+    each part squared, and writing into a view changes the complex state.
+    """
+    return [view_as_real(t) if t.is_complex() else t for t in tensors]
 
 
 class _RequiredParameter:

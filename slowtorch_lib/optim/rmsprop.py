@@ -7,7 +7,7 @@ from typing import Any
 
 from slowtorch_lib._creation import tensor, zeros_like
 from slowtorch_lib._tensor import Tensor
-from slowtorch_lib.optim.optimizer import Optimizer, ParamGroup
+from slowtorch_lib.optim.optimizer import Optimizer, ParamGroup, as_real
 
 __all__ = ["RMSprop"]
 
@@ -92,23 +92,24 @@ class RMSprop(Optimizer):
                 state["momentum_buffer"] = zeros_like(param)
             if group["centered"]:
                 state["grad_avg"] = zeros_like(param)
+        param, grad = as_real(param, grad)
         if group["maximize"]:
             grad = -grad
         state["step"] += 1
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
         alpha = group["alpha"]
-        square_avg = state["square_avg"]
+        (square_avg,) = as_real(state["square_avg"])
         square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
         if group["centered"]:
-            grad_avg = state["grad_avg"]
+            (grad_avg,) = as_real(state["grad_avg"])
             grad_avg.lerp_(grad, 1 - alpha)
             avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
         else:
             avg = square_avg.sqrt()
         avg = avg.add_(group["eps"])
         if group["momentum"] > 0:
-            buf = state["momentum_buffer"]
+            (buf,) = as_real(state["momentum_buffer"])
             buf.mul_(group["momentum"]).addcdiv_(grad, avg)
             param.add_(buf, alpha=-group["lr"])
         else:

@@ -175,6 +175,46 @@ def test_errors_match_torch() -> None:
     same_error(lambda lib: lib.ones(2).addcmul_(lib.ones(2, 2), lib.ones(2)))
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.addcmul(lib.ones(2), lib.ones(2), lib.ones(2), value=1j),
+        lambda lib: lib.lerp(lib.ones(2), lib.ones(2), 1j),
+        lambda lib: lib.ones(2).addcmul_(lib.ones(2) * 1j, lib.ones(2)),
+        lambda lib: lib.ones(2).lerp_(lib.ones(2), lib.tensor(0.5j)),
+        lambda lib: lib.addcmul(*[lib.ones(2, dtype=lib.bool)] * 3),
+        lambda lib: lib.addcmul(*[lib.ones(2, dtype=lib.uint16)] * 3),
+        lambda lib: lib.addcdiv(*[lib.ones(2, dtype=lib.float8_e4m3fn)] * 3),
+        lambda lib: lib.lerp(*[lib.ones(2, dtype=lib.float8_e5m2)] * 3),
+        lambda lib: lib.lerp(*[lib.ones(2, dtype=lib.complex32)] * 2, 0.5),
+        lambda lib: lib.addcdiv(*[lib.ones(2, dtype=lib.complex32)] * 3),
+        lambda lib: lib.lerp(
+            lib.ones(2) * 1j, lib.ones(2) * 1j, lib.tensor([0.5], dtype=lib.float32)
+        ),
+    ],
+)
+def test_dtype_and_value_errors_match_torch(make: Any) -> None:
+    same_error(make)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.addcmul(*[lib.tensor([1, 2])] * 3, value=0.5),
+        lambda lib: lib.addcmul(*[lib.ones(2, dtype=lib.complex32)] * 3),
+        lambda lib: lib.lerp(lib.ones(2), lib.ones(2) * 3, lib.tensor(0.25).double()),
+        lambda lib: lib.lerp(lib.ones(2), lib.ones(2) * 3, lib.tensor(1)),
+        lambda lib: lib.lerp(lib.ones(2), lib.ones(2) * 3, lib.tensor(0.5j)),
+        lambda lib: lib.addcdiv(
+            lib.tensor([1.0, 2, 0]), lib.tensor([1.0, -2, 0]), lib.zeros(3), value=3
+        ),
+    ],
+)
+def test_promotions_and_edges_match_torch(make: Any) -> None:
+    torch = require_torch()
+    assert_same(make(st), make(torch))
+
+
 def test_in_place_leaves_tensor_unchanged_on_error() -> None:
     target = st.tensor([1.0, 2.0])
     with pytest.raises(RuntimeError):
