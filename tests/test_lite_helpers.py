@@ -1,16 +1,23 @@
 """The in-browser kernel's helpers that run anywhere: the blank pictures that stand
 in for figures saved offline (lite/slowtorch_lite), and the start-up settings of
-the lite build (scripts/build_lite.py)."""
+the lite build (scripts/build_lite.py), and its change to JupyterLite's service
+worker (run in Node)."""
 
 from __future__ import annotations
 
 import importlib.util
 import io
+import shutil
 import struct
+import subprocess
 import sys
+import tarfile
 import zlib
 from pathlib import Path
 from types import ModuleType
+
+import jupyterlite_core
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,3 +84,83 @@ def test_the_kernel_starts_with_what_it_would_install_one_by_one() -> None:
     boot = (ROOT / "lite" / "pyodide_boot.mjs").read_text(encoding="utf-8")
     assert 'const DEFERRED = ["jedi"];' in boot
     assert "slowtorch-course" not in build_lite.STARTUP_PACKAGES
+
+
+#: Runs a service worker's script in Node with the browser's pieces it uses faked,
+#: then sends it one GET request per URL given; prints, for each, whether the
+#: worker answered it (called ``respondWith``) or left it to the browser.
+SERVICE_WORKER_HARNESS = r"""
+const [script, query, ...urls] = process.argv.slice(1);
+const handlers = {};
+globalThis.self = {
+  addEventListener: (name, handler) => { handlers[name] = handler; },
+  skipWaiting: () => {},
+  clients: { claim: async () => {} },
+};
+globalThis.location = new URL("http://site.test/lite/service-worker.js" + query);
+globalThis.BroadcastChannel = class {
+  postMessage() {} addEventListener() {} removeEventListener() {}
+};
+globalThis.caches = { open: async () => ({ match: async () => null, put: async () => {},
+                                          addAll: async () => {} }) };
+globalThis.fetch = async () => ({ status: 200, clone() { return this; } });
+const source = require("fs").readFileSync(script, "utf8");
+new Function(source)();
+handlers.activate({ waitUntil: () => {} });
+for (const url of urls) {
+  let answered = false;
+  const request = { url, method: "GET", json: async () => ({}) };
+  handlers.fetch({ request, respondWith: () => { answered = true; },
+                   waitUntil: () => {} });
+  console.log(`${answered ? "answered" : "left"} ${url}`);
+}
+"""
+
+
+def _service_worker_script(tmp_path: Path) -> Path:
+    """JupyterLite's own service worker, from the installed jupyterlite-core."""
+    app = sorted(Path(jupyterlite_core.__file__).parent.glob("jupyterlite-app-*.tgz"))
+    assert app, "jupyterlite-core ships no app archive"
+    with tarfile.open(app[-1]) as archive:
+        member = archive.extractfile("package/service-worker.js")
+        assert member is not None
+        script = tmp_path / "service-worker.js"
+        script.write_bytes(member.read())
+    return script
+
+
+def _requests_answered(script: Path, query: str, urls: list[str]) -> list[str]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no Node.js (the set-up installs it with npm)")
+    result = subprocess.run(
+        [node, "-e", SERVICE_WORKER_HARNESS, str(script), query, *urls],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()[::2]
+
+
+def test_the_service_worker_answers_only_the_files_kept_in_the_browser(
+    tmp_path: Path,
+) -> None:
+    """The built site's worker leaves Pyodide's files to the browser (which then
+    keeps their compiled code between visits) and still answers the kernel's
+    requests for stored files; JupyterLite's worker answered everything."""
+    script = _service_worker_script(tmp_path)
+    urls = [
+        "http://site.test/lite/static/pyodide/pyodide.asm.wasm",
+        "http://site.test/lite/api/drive.v1",
+        "http://site.test/api/service-worker-heartbeat",
+    ]
+    off = "?enableCache=false"
+    assert _requests_answered(script, off, urls) == ["answered"] * 3
+    build_lite.leave_files_to_the_browser(tmp_path)
+    assert _requests_answered(script, off, urls) == ["left", "answered", "answered"]
+    # A site that turns JupyterLite's cache on keeps it.
+    on = "?enableCache=true"
+    assert _requests_answered(script, on, urls) == ["answered"] * 3
+    with pytest.raises(SystemExit, match="found 0 times"):
+        build_lite.leave_files_to_the_browser(tmp_path)

@@ -7,6 +7,7 @@ import contextlib
 import functools
 import http.server
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -138,6 +139,23 @@ class Offline:
 
     def close(self) -> None:
         self.context.close()
+
+
+@contextlib.contextmanager
+def with_profile(browser: Any) -> Iterator[Any]:
+    """A context of ``browser``'s Chromium with a profile of its own (a temporary
+    folder), which keeps its cache on disk as a student's browser does. A context
+    from ``browser.new_context()`` is a private window's: it keeps its cache in
+    memory, and its second visit to the site downloads Pyodide's WebAssembly
+    (9.6 MB) and standard library (7 MB) again."""
+    with tempfile.TemporaryDirectory(prefix="slowtorch-profile-") as folder:
+        context = browser.browser_type.launch_persistent_context(
+            folder, executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            yield context
+        finally:
+            context.close()
 
 
 @contextlib.contextmanager
