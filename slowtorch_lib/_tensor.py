@@ -123,18 +123,33 @@ class device:
     GPU; only the CPU can hold a tensor. Putting one anywhere else raises
     what PyTorch raises there (see :func:`check_device`).
 
+    A bare number names an accelerator (a GPU), which this machine has not.
+
     Raises:
-        RuntimeError: For a name that is no device at all, or a bad index.
+        RuntimeError: For a name that is no device at all, a bad index, or a
+            number.
+        TypeError: For anything but a name, a number or a device.
     """
 
     __slots__ = ("index", "type")
     type: str
     index: int | None
 
-    def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
+    def __init__(
+        self, type: str | device | int = "cpu", index: int | None = None
+    ) -> None:
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
             return
+        if isinstance(type, bool) or not isinstance(type, (str, int)):
+            raise TypeError(
+                "device() received an invalid combination of arguments - got "
+                f"({typename(type)})"
+            )
+        if isinstance(type, int):
+            raise RuntimeError(
+                "Cannot access accelerator device when none is available."
+            )
         name = str(type)
         kind, _, number = name.partition(":")
         if kind not in DEVICE_TYPES:
@@ -176,7 +191,7 @@ DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta", "hip")
 CPU = device("cpu")
 
 
-def check_device(requested: str | device | None) -> None:
+def check_device(requested: str | device | int | None) -> None:
     """Accepts ``None`` or the CPU; refuses any other device as PyTorch does
     on a machine without it.
 
@@ -200,8 +215,9 @@ def typename(value: object) -> str:
     """The name PyTorch's error messages give a value's type.
 
     A tensor is named by its legacy type (``'torch.FloatTensor'``), a
-    built-in by its bare name (``'int'``), anything else by module and
-    class name, with this package's name spelt ``torch``.
+    built-in by its bare name (``'int'``), a class of the package's private
+    modules by the name the package gives it (``'torch.dtype'``), anything
+    else by module and class name, with this package's name spelt ``torch``.
     """
     if isinstance(value, Tensor):
         return value.type()
@@ -209,6 +225,8 @@ def typename(value: object) -> str:
     module = kind.__module__.replace("slowtorch_lib", "torch")
     if module == "builtins":
         return kind.__qualname__
+    if module.startswith("torch._"):
+        module = "torch"
     return f"{module}.{kind.__qualname__}"
 
 
@@ -1399,19 +1417,39 @@ class Tensor:
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """Converts to another dtype (and checks the device):
-        ``x.to(torch.float64)``."""
+        ``x.to(torch.float64)``. This tensor itself if nothing changes,
+        unless ``copy=True``. Positional flags are ``non_blocking`` (which
+        changes nothing on the CPU), then ``copy``.
+
+        Raises:
+            TypeError: For an argument ``to`` has no place for.
+        """
         target: dtype | None = kwargs.pop("dtype", None)
+        flags = [kwargs.pop("non_blocking", False)]
         for arg in args:
-            if isinstance(arg, dtype):
+            if isinstance(arg, bool):
+                flags.append(arg)
+            elif isinstance(arg, dtype):
                 target = arg
-            elif isinstance(arg, (str, device)):
+            elif isinstance(arg, (str, device, int)):
                 check_device(arg)
             elif isinstance(arg, Tensor):
                 target = arg.dtype
+            else:
+                kwargs[""] = arg
+        copy = kwargs.pop("copy", len(flags) > 2 and flags[2])
         check_device(kwargs.pop("device", None))
-        if target is None or target is self.dtype:
+        kwargs.pop("memory_format", None)
+        if kwargs or len(flags) > 3:
+            got = [typename(arg) for arg in args]
+            got += [f"{key}={typename(value)}" for key, value in kwargs.items() if key]
+            raise TypeError(
+                "to() received an invalid combination of arguments - got "
+                f"({', '.join(got)})"
+            )
+        if (target is None or target is self.dtype) and not copy:
             return self
-        return _copying.to_dtype(self, target)
+        return _copying.to_dtype(self, target or self.dtype)
 
     def float(self) -> Tensor:
         return self.to(dtypes.float32)

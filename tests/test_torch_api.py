@@ -16,7 +16,7 @@ import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib.utils.data import RandomSampler
-from tests.parity import assert_same, both, require_torch, same_error
+from tests.parity import assert_same, both, error_of, require_torch, same_error
 
 # ---------------------------------------------------------------- devices
 
@@ -141,6 +141,97 @@ def outcome(run: Callable[[Any], Any], lib: Any) -> tuple[str, str]:
         return "OK", run(lib)
     except Exception as error:  # noqa: BLE001 - any error is compared
         return type(error).__name__, str(error)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.device(0),
+        lambda L: L.zeros(2, device=1),
+        lambda L: L.zeros(2).to(0),
+    ],
+)
+def test_a_device_number_names_an_accelerator_there_is_not(
+    call: Callable[[Any], Any],
+) -> None:
+    same_error(call)
+
+
+@pytest.mark.parametrize("name", [True, 1.5, None, [0]])
+def test_a_device_of_another_type_is_refused(name: Any) -> None:
+    message = same_error(lambda L: L.device(name), match_message=False)
+    _, theirs = error_of(lambda L: L.device(name), require_torch())
+    assert message.startswith("device() received an invalid combination")
+    assert theirs.startswith(message + ", but expected one of"), (message, theirs)
+
+
+# ---------------------------------------------------------------- Tensor.to
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: x.to(copy=True),
+        lambda L, x: x.to(L.float64, copy=True),
+        lambda L, x: x.to("cpu", L.float32, False, True),
+        lambda L, x: x.to(L.float32, False, True),
+        lambda L, x: x.to(x, True, True),
+        lambda L, x: x.to("cpu", copy=True),
+    ],
+)
+def test_to_with_copy_makes_a_new_tensor(call: Callable[[Any, Any], Any]) -> None:
+    def run(L: Any) -> Any:
+        x = L.tensor([1.0, 5.0, -3.0], requires_grad=True)
+        y = call(L, x)
+        y.sum().backward()
+        return y is x, y.dtype, y.grad_fn.name(), y.tolist(), x.grad.tolist()
+
+    ours, theirs = both(run)
+    assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: x.to(),
+        lambda L, x: x.to(L.float32),
+        lambda L, x: x.to("cpu", L.float32, False, False),
+        lambda L, x: x.to(non_blocking=True),
+        lambda L, x: x.to(x, True),
+    ],
+)
+def test_to_without_a_change_is_the_tensor_itself(
+    call: Callable[[Any, Any], Any],
+) -> None:
+    x = st.tensor([1.0, 5.0, -3.0])
+    assert call(st, x) is x
+    torch = require_torch()
+    x = torch.tensor([1.0, 5.0, -3.0])
+    assert call(torch, x) is x
+
+
+def test_a_copy_by_to_has_its_own_storage() -> None:
+    x = st.tensor([1, 2])
+    y = x.to(copy=True)
+    y[0] = 9
+    assert x.tolist() == [1, 2] and y.tolist() == [9, 2]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.zeros(2).to(L.float64, foo=2),
+        lambda L: L.zeros(2).to(L.float64, False, True, True),
+        lambda L: L.zeros(2).to(L.float32, None),
+    ],
+)
+def test_to_refuses_what_it_has_no_place_for(call: Callable[[Any], Any]) -> None:
+    """The same TypeError, naming what it got as torch does (torch goes on to
+    list the forms ``to`` has)."""
+    message = same_error(call, match_message=False)
+    assert message.startswith("to() received an invalid combination of arguments")
+    _, theirs = error_of(call, require_torch())
+    assert theirs.startswith(message + ", but expected one of"), (message, theirs)
 
 
 # ---------------------------------------------------------------- inference mode
