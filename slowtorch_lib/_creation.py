@@ -28,6 +28,7 @@ from slowtorch_lib._tensor import (
     check_device,
     device,
     from_values,
+    invalid_arguments,
 )
 
 __all__ = [
@@ -813,12 +814,10 @@ def legacy_new(
         TypeError: For keywords other than ``device``, a lone number, or a
             tensor of another dtype.
     """
+    given = dict(kwargs)
     check_device(kwargs.pop("device", None))
     if kwargs:
-        raise TypeError(
-            f"new() received an invalid combination of arguments - got "
-            f"keywords {sorted(kwargs)}"
-        )
+        raise invalid_arguments("new", args, given)
     if d is None and len(args) == 1 and isinstance(args[0], Tensor):
         return args[0]
     d = d or dtypes.get_default_dtype()

@@ -22,7 +22,7 @@ import copy
 import functools
 import warnings
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
@@ -142,10 +142,7 @@ class device:
             self.type, self.index = type.type, type.index
             return
         if isinstance(type, bool) or not isinstance(type, (str, int)):
-            raise TypeError(
-                "device() received an invalid combination of arguments - got "
-                f"({typename(type)})"
-            )
+            raise invalid_arguments("device", [type], {})
         if isinstance(type, int):
             raise RuntimeError(
                 "Cannot access accelerator device when none is available."
@@ -228,6 +225,20 @@ def typename(value: object) -> str:
     if module.startswith("torch._"):
         module = "torch"
     return f"{module}.{kind.__qualname__}"
+
+
+def invalid_arguments(
+    name: str, args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> TypeError:
+    """PyTorch's error for a call that fits none of a function's forms: what
+    it got, by type (PyTorch then lists the forms, and may order the
+    keywords otherwise)."""
+    got = [typename(arg) for arg in args]
+    got += [f"{key}={typename(value)}" for key, value in kwargs.items()]
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got "
+        f"({', '.join(got)})"
+    )
 
 
 class _InferenceMode:
@@ -1424,8 +1435,10 @@ class Tensor:
         Raises:
             TypeError: For an argument ``to`` has no place for.
         """
+        given = dict(kwargs)
         target: dtype | None = kwargs.pop("dtype", None)
-        flags = [kwargs.pop("non_blocking", False)]
+        flags: list[bool] = []
+        fits = True
         for arg in args:
             if isinstance(arg, bool):
                 flags.append(arg)
@@ -1436,17 +1449,13 @@ class Tensor:
             elif isinstance(arg, Tensor):
                 target = arg.dtype
             else:
-                kwargs[""] = arg
-        copy = kwargs.pop("copy", len(flags) > 2 and flags[2])
+                fits = False
+        copy = kwargs.pop("copy", len(flags) > 1 and flags[1])
         check_device(kwargs.pop("device", None))
-        kwargs.pop("memory_format", None)
-        if kwargs or len(flags) > 3:
-            got = [typename(arg) for arg in args]
-            got += [f"{key}={typename(value)}" for key, value in kwargs.items() if key]
-            raise TypeError(
-                "to() received an invalid combination of arguments - got "
-                f"({', '.join(got)})"
-            )
+        for ignored in ("non_blocking", "memory_format"):
+            kwargs.pop(ignored, None)
+        if not fits or kwargs or len(flags) > 2:
+            raise invalid_arguments("to", args, given)
         if (target is None or target is self.dtype) and not copy:
             return self
         return _copying.to_dtype(self, target or self.dtype)

@@ -18,7 +18,7 @@ from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._storage import Storage
 from slowtorch_lib._strides import broadcast_shapes, contiguous_strides, numel
-from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
+from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values, invalid_arguments
 from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE, no_grad
@@ -185,10 +185,7 @@ def check_some_tensor(name: str, *operands: Any) -> None:
     """Refuses an operation on Python numbers alone, which PyTorch has no
     form of (``torch.eq(2, 3)``; ``torch.add(2, 3)`` it has)."""
     if not any(isinstance(operand, Tensor) for operand in operands):
-        got = ", ".join(type(operand).__name__ for operand in operands)
-        raise TypeError(
-            f"{name}() received an invalid combination of arguments - got ({got})"
-        )
+        raise invalid_arguments(name, operands, {})
 
 
 # The operations whose ``out=`` must have exactly the result's dtype, and
