@@ -52,8 +52,9 @@ step book build_book
 if [[ " ${failed[*]} " == *" book "* ]]; then
     failed+=("browser (not run: the book did not build)")
 else
+    # -rP: what the browser tests print (start-up times, the matrix product's) is shown.
     step browser env SLOWTORCH_REQUIRE_BROWSER=1 "$VENV/bin/pytest" tests/browser \
-        -m browser -p no:cacheprovider
+        -m browser -p no:cacheprovider -rP
 fi
 
 echo
