@@ -1437,6 +1437,7 @@ class Tensor:
         """
         given = dict(kwargs)
         target: dtype | None = kwargs.pop("dtype", None)
+        places = [kwargs.pop("device", None)]
         flags: list[bool] = []
         fits = True
         for arg in args:
@@ -1445,17 +1446,18 @@ class Tensor:
             elif isinstance(arg, dtype):
                 target = arg
             elif isinstance(arg, (str, device, int)):
-                check_device(arg)
+                places.append(arg)
             elif isinstance(arg, Tensor):
                 target = arg.dtype
             else:
                 fits = False
         copy = kwargs.pop("copy", len(flags) > 1 and flags[1])
-        check_device(kwargs.pop("device", None))
         for ignored in ("non_blocking", "memory_format"):
             kwargs.pop(ignored, None)
         if not fits or kwargs or len(flags) > 2:
             raise invalid_arguments("to", args, given)
+        for place in places:  # checked once the call is known to fit
+            check_device(place)
         if (target is None or target is self.dtype) and not copy:
             return self
         return _copying.to_dtype(self, target or self.dtype)
