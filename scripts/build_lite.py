@@ -945,22 +945,34 @@ WAITED = (
 )
 
 
+def patch_once(
+    paths: list[Path], pattern: re.Pattern[str], replacement: str, what: str
+) -> None:
+    """Rewrites the one place among ``paths`` (JupyterLite's built JavaScript)
+    that ``pattern`` matches. Stops the build if it matches anywhere else too,
+    or nowhere: a new JupyterLite whose code the change no longer fits."""
+    changed = []
+    for path in paths:
+        new, count = pattern.subn(replacement, path.read_text(encoding="utf-8"))
+        if count:
+            changed.append((path, new, count))
+    total = sum(count for _, _, count in changed)
+    if total != 1:
+        where = [f"{path.name}: {count}" for path, _, count in changed]
+        raise SystemExit(
+            f"build_lite: {what} should be found once, found {total} times "
+            f"{where} in {[str(p) for p in paths]}: a new JupyterLite?"
+        )
+    path, new, _ = changed[0]
+    path.write_text(new, encoding="utf-8")
+
+
 def wait_for_service_worker(output: Path = OUTPUT) -> None:
     """Makes the kernel wait until the service worker controls the page before it
     decides whether to mount ``/drive`` (see the module's docstring)."""
     folder = output / "extensions" / KERNEL_EXTENSION / "static"
-    changed = []
-    for path in sorted(folder.glob("*.js")):
-        text = path.read_text(encoding="utf-8")
-        new, count = MOUNT_DRIVE.subn(WAITED, text)
-        if count:
-            path.write_text(new, encoding="utf-8")
-            changed.append((path.name, count))
-    if [count for _, count in changed] != [1]:
-        raise SystemExit(
-            f"build_lite: the kernel's start (mountDrive) should be found once in "
-            f"{folder}, found {changed or 'nowhere'}: a new jupyterlite-pyodide-kernel?"
-        )
+    paths = sorted(folder.glob("*.js"))
+    patch_once(paths, MOUNT_DRIVE, WAITED, "the kernel's start (mountDrive)")
 
 
 #: The site's service worker, on every GET request that is not a file in the
@@ -989,14 +1001,7 @@ def leave_files_to_the_browser(output: Path = OUTPUT) -> None:
     response the worker made (even by ``fetch``), so each visit compiled Pyodide's
     9.6 MB again."""
     path = output / "service-worker.js"
-    text = path.read_text(encoding="utf-8")
-    new, count = ANSWER_ALL.subn(ANSWER_STORAGE, text)
-    if count != 1:
-        raise SystemExit(
-            f"build_lite: the service worker's fetch handler should be found once in "
-            f"{path}, found {count} times: a new JupyterLite?"
-        )
-    path.write_text(new, encoding="utf-8")
+    patch_once([path], ANSWER_ALL, ANSWER_STORAGE, "the service worker's fetch handler")
 
 
 def add_loading_note(output: Path = OUTPUT) -> None:
