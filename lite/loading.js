@@ -15,8 +15,14 @@
 // And the notebook's kernel starts as soon as the application has started, while
 // the page is still drawing the notebook (JupyterLab would start it only once the
 // notebook has been drawn): the notebook then finds its kernel already starting.
+// Sooner still, the kernel's worker starts loading Python as soon as the page has
+// its settings, while JupyterLab's own code loads (see startWorkerEarly).
 (function () {
   "use strict";
+  /** The kernel's worker script, from the site's root (written by the build). */
+  const KERNEL_WORKER = null;
+  const KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel";
+  const root = new URL(".", document.currentScript.src);
   const worker = navigator.serviceWorker;
   function noteWorkerVersion() {
     let version = null;
@@ -80,6 +86,82 @@
       return startNew(options, ...rest);
     };
   }
+  // The kernel's worker, made as soon as the page opens, before JupyterLab has
+  // loaded the kernel's code, and told to load Pyodide once the page has its
+  // settings: it is sent the worker's own first step (initRuntime, in comlink's
+  // message protocol, which the worker speaks) with the options that the kernel
+  // will give it, and lite/pyodide_boot.mjs answers the kernel's own call with the
+  // Pyodide already loading. When the kernel makes its worker, it gets this one if
+  // the address is the same and the worker has not failed; a worker nobody took
+  // is ended once the notebook's kernel is up. Only when the site's service worker
+  // already controls the page (or the browser has none): a worker made before it
+  // does would not reach the files kept in the browser.
+  // Its state ("not made", "made", "taken", "failed", "ended") is shown to tests.
+  const early = { worker: null, failed: false, state: "not made" };
+  window.slowtorchEarlyWorker = early;
+  function startWorkerEarly() {
+    const path = new URLSearchParams(window.location.search).get("path");
+    const sw = navigator.serviceWorker;
+    if (!KERNEL_WORKER || !path || !path.endsWith(".ipynb")) return;
+    if (window.crossOriginIsolated || (sw && !sw.controller)) return;
+    const url = new URL(KERNEL_WORKER, root).href;
+    const Native = window.Worker;
+    const ID = "slowtorch-early-start";
+    early.worker = new Native(url, { type: "module" });
+    early.state = "made";
+    early.worker.addEventListener("message", (event) => {
+      if (event.data && event.data.id === ID && event.data.type !== "RAW") fail();
+    });
+    early.worker.addEventListener("error", fail);
+    function fail() {
+      early.failed = true;
+      if (early.worker) early.state = "failed";
+    }
+    window.Worker = new Proxy(Native, {
+      construct(target, args, newTarget) {
+        const wanted = args[0] && new URL(String(args[0]), document.baseURI).href;
+        const worker = early.worker;
+        if (worker && !early.failed && wanted === url) {
+          early.worker = null; // once: a restarted kernel gets a new worker
+          early.state = "taken";
+          return worker;
+        }
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+    function start(settings) {
+      const pyodideUrl = new URL(settings.pyodideUrl, document.baseURI).href;
+      const options = {
+        pyodideUrl,
+        indexUrl: pyodideUrl.slice(0, pyodideUrl.lastIndexOf("/") + 1),
+        loadPyodideOptions: settings.loadPyodideOptions || {},
+      };
+      const message = { id: ID, type: "APPLY", path: ["initRuntime"] };
+      message.argumentList = [{ type: "RAW", value: options }];
+      if (early.worker) early.worker.postMessage(message);
+    }
+    // config-utils.js writes the site's settings into the page, then loads JupyterLab.
+    const data = document.getElementById("jupyter-config-data");
+    const tried = Date.now();
+    (function whenConfigured() {
+      let settings = null;
+      try {
+        const plugins = JSON.parse(data.textContent).litePluginSettings || {};
+        settings = plugins[KERNEL_PLUGIN];
+      } catch (error) {
+        settings = null;
+      }
+      if (settings && settings.pyodideUrl) start(settings);
+      else if (Date.now() - tried < 5000) setTimeout(whenConfigured, 10);
+    })();
+  }
+  function endUntakenWorker() {
+    if (!early.worker) return;
+    early.worker.terminate();
+    early.worker = null;
+    early.state = "ended";
+  }
+  startWorkerEarly();
   function whenStarted() {
     const app = window.jupyterapp;
     if (!app || !app.started) {
@@ -107,6 +189,7 @@
   let done = false;
   function finish(text) {
     done = true;
+    endUntakenWorker();
     say(text);
     setTimeout(() => note.remove(), 2500);
   }

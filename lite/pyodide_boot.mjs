@@ -12,7 +12,11 @@
 //   imports some hundred modules): slowtorch_lite puts the folder back on
 //   sys.path, last, when the kernel is up;
 // - each step is time-stamped in globalThis.slowtorchStartup (in the kernel's
-//   worker: [step, milliseconds since 1970]), which the browser test prints.
+//   worker: [step, milliseconds since 1970]), which the browser test prints;
+// - the page may call the kernel's first step itself, before JupyterLab has
+//   loaded (lite/loading.js): the kernel's own call, with the same options, then
+//   gets the Pyodide already loading (or loaded) instead of loading another. A
+//   load that failed is not kept: the kernel's call tries again.
 import { loadPyodide as loadPyodideItself } from "./pyodide.mjs";
 
 /** Packages named in the settings but loaded after the first cell. */
@@ -39,7 +43,24 @@ function stepOf(code) {
   return null;
 }
 
-export async function loadPyodide(options = {}) {
+/** The Pyodide this worker is loading: { key, pyodide } (a promise), or null. */
+let loading = null;
+
+export function loadPyodide(options = {}) {
+  const key = JSON.stringify([options.indexURL, options.packages || []]);
+  if (loading && loading.key === key) {
+    mark("worker: the kernel asks for the Pyodide the page started");
+    return loading.pyodide;
+  }
+  const pyodide = start(options);
+  loading = { key, pyodide };
+  pyodide.catch(() => {
+    if (loading && loading.pyodide === pyodide) loading = null;
+  });
+  return pyodide;
+}
+
+async function start(options) {
   mark("worker: Pyodide loading");
   const packages = (options.packages || []).filter((name) => !DEFERRED.includes(name));
   const pyodide = await loadPyodideItself({ ...options, packages });

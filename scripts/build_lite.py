@@ -24,7 +24,11 @@ Nothing the site needs at page time comes from another host:
   code compiled by Pyodide's own Python (``lite/compile_wheels.mjs``); the packages
   in ``STARTUP_PACKAGES`` load while Pyodide starts, the rest of the lock when a cell
   imports it; the kernel loads Pyodide through ``lite/pyodide_boot.mjs``, which
-  defers jedi and time-stamps each step;
+  defers jedi and time-stamps each step; the pages that open a notebook carry
+  ``lite/loading.js`` (``add_loading_note``), which says that Python is loading and
+  makes the kernel's worker as the page opens, before JupyterLab's own code has
+  loaded, with Pyodide loading in it; the kernel's IPython settings keep the
+  notebook's folder off ``sys.path`` while it starts (``IPYTHON_CONFIG``);
 - the kernel's files: the kernel reaches the files kept in the browser (``/drive``)
   through the site's service worker, and JupyterLite's kernel asks whether that
   worker is registered once, without waiting (a kernel that starts first never sees
@@ -133,6 +137,10 @@ IPYTHON_CONFIG = """\
 # Installed by the slowtorch_lite wheel: the in-browser kernel loads the extension.
 c = get_config()  # noqa: F821
 c.InteractiveShellApp.extensions.append("slowtorch_lite")
+# The notebook's folder is not put before the installed packages, where each of
+# the kernel's imports at start would look into it first (a request answered by
+# the page): the extension puts it on sys.path last, once the kernel is up.
+c.InteractiveShellApp.ignore_cwd = True
 """
 
 
@@ -1004,9 +1012,31 @@ def leave_files_to_the_browser(output: Path = OUTPUT) -> None:
     patch_once([path], ANSWER_ALL, ANSWER_STORAGE, "the service worker's fetch handler")
 
 
+#: Where ``lite/loading.js`` learns the kernel's worker script (from the build).
+KERNEL_WORKER_NAME = "const KERNEL_WORKER = null;"
+
+
+def kernel_worker(output: Path = OUTPUT) -> str:
+    """The kernel's worker script (comlink's), from the site's root."""
+    folder = output / "extensions" / KERNEL_EXTENSION / "static"
+    found = sorted(folder.glob("comlink.worker.*.js"))
+    if len(found) != 1:
+        raise SystemExit(
+            f"build_lite: one comlink.worker.*.js expected in {folder}, found "
+            f"{[path.name for path in found]}: a new jupyterlite-pyodide-kernel?"
+        )
+    return found[0].relative_to(output).as_posix()
+
+
 def add_loading_note(output: Path = OUTPUT) -> None:
-    """Adds ``lite/loading.js`` to the pages that open notebooks."""
-    shutil.copy2(LITE / "loading.js", output / "slowtorch-loading.js")
+    """Adds ``lite/loading.js`` to the pages that open notebooks, with the name of
+    the kernel's worker script (which the page starts early)."""
+    script = (LITE / "loading.js").read_text(encoding="utf-8")
+    if script.count(KERNEL_WORKER_NAME) != 1:
+        raise SystemExit(f"build_lite: lite/loading.js lacks {KERNEL_WORKER_NAME!r}")
+    named = f"const KERNEL_WORKER = {json.dumps(kernel_worker(output))};"
+    script = script.replace(KERNEL_WORKER_NAME, named)
+    (output / "slowtorch-loading.js").write_text(script, encoding="utf-8")
     tag = '<script src="../slowtorch-loading.js" defer></script>'
     for page in LOADING_PAGES:
         path = output / page

@@ -1,12 +1,14 @@
 """The in-browser kernel's helpers that run anywhere: the blank pictures that stand
-in for figures saved offline (lite/slowtorch_lite), and the start-up settings of
-the lite build (scripts/build_lite.py), and its change to JupyterLite's service
-worker (run in Node)."""
+in for figures saved offline (lite/slowtorch_lite), the start-up settings of the
+lite build (scripts/build_lite.py) and the kernel's IPython settings, and, run in
+Node, the build's change to JupyterLite's service worker and the module through
+which the kernel loads Pyodide (lite/pyodide_boot.mjs)."""
 
 from __future__ import annotations
 
 import importlib.util
 import io
+import json
 import shutil
 import struct
 import subprocess
@@ -164,3 +166,100 @@ def test_the_service_worker_answers_only_the_files_kept_in_the_browser(
     assert _requests_answered(script, on, urls) == ["answered"] * 3
     with pytest.raises(SystemExit, match="found 0 times"):
         build_lite.leave_files_to_the_browser(tmp_path)
+
+
+#: Pyodide as the boot module sees it (``./pyodide.mjs``): counts the loads, and
+#: fails the first one when asked to.
+FAKE_PYODIDE = """
+globalThis.loads = [];
+export async function loadPyodide(options) {
+  globalThis.loads.push(options.packages);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const first = globalThis.loads.length === 1;
+  if (globalThis.failFirst && first) throw new Error("no network");
+  return { runPython() {}, async runPythonAsync() {}, id: globalThis.loads.length };
+}
+"""
+BOOT_HARNESS = """
+const [boot, failFirst] = process.argv.slice(1);
+globalThis.failFirst = failFirst === "fail";
+const { loadPyodide } = await import(boot);
+const options = { indexURL: "http://site.test/lite/static/pyodide/",
+                  packages: ["ipython", "jedi", "slowtorch-lib"] };
+const page = loadPyodide({ ...options, stdout: () => {} });
+const results = [];
+try { results.push((await page).id); } catch (error) { results.push(String(error)); }
+const kernel = loadPyodide({ ...options, stdout: () => {} });
+results.push((await kernel).id);
+const other = await loadPyodide({ ...options, packages: ["ipython"] });
+results.push(other.id);
+console.log(JSON.stringify({ results, loads: globalThis.loads,
+  steps: globalThis.slowtorchStartup.map(([step]) => step) }));
+"""
+
+
+def _boot(tmp_path: Path, fail_first: bool) -> dict[str, list[object]]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no Node.js (the set-up installs it with npm)")
+    shutil.copy2(ROOT / "lite" / "pyodide_boot.mjs", tmp_path / "boot.mjs")
+    (tmp_path / "pyodide.mjs").write_text(FAKE_PYODIDE, encoding="utf-8")
+    result = subprocess.run(
+        [
+            node,
+            "--input-type=module",
+            "-e",
+            BOOT_HARNESS,
+            str(tmp_path / "boot.mjs"),
+            "fail" if fail_first else "ok",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_the_kernel_gets_the_pyodide_that_the_page_started(tmp_path: Path) -> None:
+    """The page starts the kernel's first step before JupyterLab has loaded
+    (lite/loading.js); the kernel's own call, with the same options, gets the same
+    Pyodide, loaded once (without the deferred jedi). Other options load another."""
+    run = _boot(tmp_path, fail_first=False)
+    assert run["results"] == [1, 1, 2]
+    assert run["loads"] == [["ipython", "slowtorch-lib"], ["ipython"]]
+    asked = "worker: the kernel asks for the Pyodide the page started"
+    assert run["steps"].count("worker: Pyodide loading") == 2
+    assert run["steps"].count(asked) == 1
+
+
+def test_a_pyodide_that_failed_to_load_is_loaded_again(tmp_path: Path) -> None:
+    """A load started by the page that failed (the network, say) is not handed to
+    the kernel: its own call loads Pyodide again."""
+    run = _boot(tmp_path, fail_first=True)
+    assert run["results"][0] == "Error: no network"
+    assert run["results"][1:] == [2, 3]
+    assert len(run["loads"]) == 3
+
+
+def test_the_kernel_starts_without_the_notebook_folder_before_the_packages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The in-browser kernel's IPython settings (installed by the slowtorch_lite
+    wheel) load the extension and keep IPython from putting the working folder
+    (the browser's storage) before the installed packages while it starts: each
+    import would look there first, through a request answered by the page."""
+    from IPython.core.shellapp import InteractiveShellApp
+    from traitlets.config import Config
+
+    config = Config()
+    exec(build_lite.IPYTHON_CONFIG, {"get_config": lambda: config})
+    app = InteractiveShellApp(config=config)
+    assert "slowtorch_lite" in app.extensions
+    path = ["/lib/python314.zip", "/lib/python3.14/site-packages"]
+    monkeypatch.setattr(sys, "path", list(path))
+    app.init_path()
+    assert sys.path == path
+    # What IPython does without them.
+    InteractiveShellApp().init_path()
+    assert sys.path == ["/lib/python314.zip", "", "/lib/python3.14/site-packages"]

@@ -364,6 +364,9 @@ RUN_FIRST_CODE_CELL = """() => { const panel = jupyterapp.shell.currentWidget;
   return jupyterapp.commands.execute('notebook:run-cell'); }"""
 
 
+#: The kernel's folder, and whether it sees the open notebook's file there.
+STORED_FILES = """import os
+print(os.getcwd(), any(name.endswith(".ipynb") for name in os.listdir()))"""
 #: The kernel worker's start-up steps (lite/pyodide_boot.mjs), as printed by Python.
 STARTUP_STEPS = """import js, json
 print(json.dumps(getattr(js, "slowtorchStartup", js.Array.new()).to_py()))"""
@@ -375,13 +378,13 @@ RUN_IN_KERNEL = """(code) => new Promise((resolve) => {
   future.done.then(() => resolve(text)); })"""
 
 
-def _breakdown(page: Any, first: float) -> str:
-    """Where the start-up went, in seconds from opening the page."""
+def _breakdown(page: Any, first: float, steps: list[tuple[str, float]]) -> str:
+    """Where the start-up went, in seconds from opening the page, from the kernel
+    worker's ``steps``."""
     origin = page.evaluate("() => performance.timeOrigin")
     marks = [
         ("page: notebook shown", page.evaluate("() => window.slowtorchShown || 0")),
     ]
-    steps = json.loads(page.evaluate(RUN_IN_KERNEL, STARTUP_STEPS))
     marks += [(step, at - origin) for step, at in steps]
     parts = [f"{name} {at / 1000:.1f}" for name, at in marks if at > 0]
     return "; ".join(parts + [f"first cell ran {first:.1f}"])
@@ -426,11 +429,15 @@ def _one_kernel(page: Any, path: str) -> None:
     assert page.evaluate(f"() => {widget}") == kernels[0]
 
 
-def _open_and_run_first_cell(context: Any, site: str, path: str) -> tuple[float, str]:
+def _open_and_run_first_cell(
+    context: Any, site: str, path: str
+) -> tuple[float, str, str]:
     """Seconds from opening a notebook to its first executed cell, run as soon as
     the notebook shows (before Python is up): the page says Python is loading, and
-    no dialog asks which kernel to use; one kernel started, and the site's service
-    worker was not registered again. Also, where the time went."""
+    no dialog asks which kernel to use; one kernel started, its worker loaded
+    Pyodide once and reaches the files kept in the browser, and the site's service
+    worker was not registered again. Also, where the time went, and what became
+    of the kernel worker that the page makes early (``lite/loading.js``)."""
     page = context.new_page()
     console: list[str] = []
     page.on("console", lambda message: console.append(message.text))
@@ -464,12 +471,19 @@ def _open_and_run_first_cell(context: Any, site: str, path: str) -> tuple[float,
             ".includes('ready')",
             timeout=30_000,
         )
-        steps = _breakdown(page, seconds)
+        steps = json.loads(page.evaluate(RUN_IN_KERNEL, STARTUP_STEPS))
+        loads = [step for step, _ in steps if step == "worker: Pyodide loading"]
+        assert len(loads) == 1, f"the kernel's worker loaded Pyodide {len(loads)} times"
         _one_kernel(page, path)
         again = [text for text in console if "unregistering" in text]
         assert not again, f"the service worker was registered again: {again}"
+        # The kernel reaches the files kept in the browser (its worker may have been
+        # made before JupyterLab loaded: lite/loading.js).
+        where = page.evaluate(RUN_IN_KERNEL, STORED_FILES).split()
+        assert where[:2] == [f"/drive/{Path(path).parent}", "True"], where
         _check_completion(page)
-        return seconds, steps
+        early = page.evaluate("() => window.slowtorchEarlyWorker.state")
+        return seconds, _breakdown(page, seconds, steps), early
     finally:
         page.close()
 
@@ -483,11 +497,13 @@ def test_start_up_cold_and_warm(lite_site: str, chromium: Any) -> None:
     request interception here: it turns the browser's HTTP cache off (so "warm"
     would be cold again) and slows every request down; the browser resolves no
     host name but the local server's (``serving.CHROMIUM_FLAGS``). The site's
-    service worker answers only the requests for files kept in the browser."""
+    service worker answers only the requests for files kept in the browser. Once
+    that worker controls the page (from the second visit), the kernel takes the
+    worker that the page made as it opened, already loading Pyodide."""
     path = "book/01_tensors.ipynb"
     outside: list[str] = []
     from_worker: list[str] = []
-    times: list[tuple[float, str]] = []
+    times: list[tuple[float, str, str]] = []
     with with_profile(chromium) as context:
         context.on(
             "request",
@@ -507,7 +523,7 @@ def test_start_up_cold_and_warm(lite_site: str, chromium: Any) -> None:
         )
         for _ in range(3):
             times.append(_open_and_run_first_cell(context, lite_site, path))
-    (cold, cold_steps), (warm, warm_steps), (third, third_steps) = times
+    (cold, cold_steps, _), (warm, warm_steps, _), (third, third_steps, _) = times
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
         f"\n[lite] {path}: first executed cell {cold:.1f} s cold, {warm:.1f} s warm, "
@@ -519,6 +535,10 @@ def test_start_up_cold_and_warm(lite_site: str, chromium: Any) -> None:
     )
     assert not outside, f"requests left the site: {outside}"
     assert not from_worker, f"the service worker answered: {from_worker[:5]}"
+    # On the first visit the site's service worker does not control the page yet,
+    # so the page makes no kernel worker of its own; on the next ones the kernel
+    # takes the worker that the page made.
+    assert [early for _, _, early in times] == ["not made", "taken", "taken"]
 
 
 def _chapters() -> list[str]:
