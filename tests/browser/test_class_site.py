@@ -49,8 +49,8 @@ from tests.browser.serving import (
     served,
     skip_or_fail,
 )
+from tests.browser.startup import KERNEL_TIMEOUT
 from tests.browser.test_lite import (
-    KERNEL_TIMEOUT,
     LiteNotebook,
     _errors,
     _source,

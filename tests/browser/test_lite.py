@@ -50,12 +50,17 @@ from tests.browser.serving import (
     skip_or_fail,
     with_profile,
 )
+from tests.browser.startup import (
+    CLEAR_OUTPUTS,
+    KERNEL_TIMEOUT,
+    chapters,
+    one_kernel,
+    open_and_run_first_cell,
+)
 
 pytestmark = pytest.mark.browser
 
 LITE = HTML / "lite"
-#: Starting the kernel and running a notebook take long on a busy 2-core machine.
-KERNEL_TIMEOUT = 240_000
 CELL_TIMEOUT = 180_000
 EXERCISE_TAG = re.compile(r"^exercise-(.+)$")
 
@@ -89,13 +94,6 @@ def lite_site() -> Iterator[str]:
 def chromium(lite_site: str) -> Iterator[Any]:
     with launched() as browser:
         yield browser
-
-
-CLEAR_OUTPUTS = """() => {
-  const cells = jupyterapp.shell.currentWidget.content.model.cells;
-  for (let i = 0; i < cells.length; i++) {
-    const c = cells.get(i);
-    if (c.type === 'code') { c.outputs.clear(); c.executionCount = null; } } }"""
 
 
 class LiteNotebook(Offline):
@@ -139,8 +137,11 @@ class LiteNotebook(Offline):
         )
 
     def run_all(self) -> float:
-        """Runs every cell; returns seconds from opening to the first executed one."""
-        self.evaluate("() => jupyterapp.commands.execute('notebook:run-all-cells')")
+        """Runs every cell; returns seconds from opening to the first executed one.
+        (The command's promise is not awaited: it ends when the last cell has run.)"""
+        self.evaluate(
+            "() => { jupyterapp.commands.execute('notebook:run-all-cells'); }"
+        )
         self.page.wait_for_function(
             """() => { const cells = jupyterapp.shell.currentWidget.content.model.cells;
               for (let i = 0; i < cells.length; i++) {
@@ -299,7 +300,10 @@ def test_exercises_run_and_check_in_the_browser(lite_site: str, chromium: Any) -
         errors = [e for c in code for e in _errors(c["outputs"])]
         assert not errors, f"{path}: cells failed in the browser: {errors}"
         assert all(c["count"] is not None for c in code), f"{path}: cells did not run"
-        print(f"\n[lite] {path}: {first:.1f} s from opening to the first executed cell")
+        print(
+            f"\n[lite] {path}: Run All, {first:.1f} s from opening to the first "
+            "executed cell (every request intercepted, so nothing cached)"
+        )
 
         def check_index(exercise_id: str) -> int:
             for index, cell in enumerate(cells):
@@ -351,159 +355,24 @@ def test_exercises_run_and_check_in_the_browser(lite_site: str, chromium: Any) -
     _check_quietly(notebook)
 
 
-FIRST_CELL_RAN = """() => { const w = jupyterapp.shell.currentWidget;
-  const cells = w.content.model.cells;
-  for (let i = 0; i < cells.length; i++) { const c = cells.get(i);
-    if (c.type === 'code') return c.executionCount !== null; }
-  return false; }"""
-RUN_FIRST_CODE_CELL = """() => { const panel = jupyterapp.shell.currentWidget;
-  const cells = panel.content.model.cells;
-  let index = 0;
-  while (cells.get(index).type !== 'code') index += 1;
-  panel.content.activeCellIndex = index;
-  return jupyterapp.commands.execute('notebook:run-cell'); }"""
-
-
-#: The kernel's folder, and whether it sees the open notebook's file there.
-STORED_FILES = """import os
-print(os.getcwd(), any(name.endswith(".ipynb") for name in os.listdir()))"""
-#: The kernel worker's start-up steps (lite/pyodide_boot.mjs), as printed by Python.
-STARTUP_STEPS = """import js, json
-print(json.dumps(getattr(js, "slowtorchStartup", js.Array.new()).to_py()))"""
-RUN_IN_KERNEL = """(code) => new Promise((resolve) => {
-  const kernel = jupyterapp.shell.currentWidget.sessionContext.session.kernel;
-  const future = kernel.requestExecute({code, silent: false, store_history: false});
-  let text = "";
-  future.onIOPub = (m) => { if (m.content && m.content.text) text += m.content.text; };
-  future.done.then(() => resolve(text)); })"""
-
-
-def _breakdown(page: Any, first: float, steps: list[tuple[str, float]]) -> str:
-    """Where the start-up went, in seconds from opening the page, from the kernel
-    worker's ``steps``."""
-    origin = page.evaluate("() => performance.timeOrigin")
-    marks = [
-        ("page: notebook shown", page.evaluate("() => window.slowtorchShown || 0")),
-    ]
-    marks += [(step, at - origin) for step, at in steps]
-    parts = [f"{name} {at / 1000:.1f}" for name, at in marks if at > 0]
-    return "; ".join(parts + [f"first cell ran {first:.1f}"])
-
-
-JEDI_LOADED = """import asyncio, sys
-from IPython import get_ipython
-for _ in range(600):
-    if get_ipython().Completer.use_jedi and "jedi" in sys.modules:
-        break
-    await asyncio.sleep(0.1)
-print(get_ipython().Completer.use_jedi)"""
-COMPLETE = """([code]) => new Promise((resolve) => {
-  const kernel = jupyterapp.shell.currentWidget.sessionContext.session.kernel;
-  kernel.requestComplete({code, cursor_pos: code.length}).then(
-    (reply) => resolve(reply.content.matches)); })"""
-
-
-def _check_completion(page: Any) -> None:
-    """Completion works before jedi has loaded (IPython's own completer) and after
-    (jedi completes a module's names without importing it)."""
-    assert "print" in page.evaluate(COMPLETE, ["pri"])
-    assert page.evaluate(RUN_IN_KERNEL, JEDI_LOADED).strip() == "True"
-    code = "import slowtorch_lib.optim.muon\nslowtorch_lib.optim.muon.newton_"
-    assert "newton_schulz" in page.evaluate(COMPLETE, [code])
-
-
-#: The notebook's sessions and kernels: ``[[path, kernel id]], [kernel id]``.
-SESSIONS = """async () => { const manager = jupyterapp.serviceManager;
-  await manager.sessions.refreshRunning(); await manager.kernels.refreshRunning();
-  return [[...manager.sessions.running()].map(s => [s.path, s.kernel.id]),
-          [...manager.kernels.running()].map(k => k.id)]; }"""
-
-
-def _one_kernel(page: Any, path: str) -> None:
-    """The page started one kernel, the notebook's (the course's page starts it
-    before JupyterLab would, and JupyterLab must not start another)."""
-    sessions, kernels = page.evaluate(SESSIONS)
-    assert len(kernels) == 1, f"{len(kernels)} kernels: {sessions}"
-    assert sessions == [[path, kernels[0]]], sessions
-    widget = "jupyterapp.shell.currentWidget.sessionContext.session.kernel.id"
-    assert page.evaluate(f"() => {widget}") == kernels[0]
-
-
-def _open_and_run_first_cell(
-    context: Any, site: str, path: str
-) -> tuple[float, str, str]:
-    """Seconds from opening a notebook to its first executed cell, run as soon as
-    the notebook shows (before Python is up): the page says Python is loading, and
-    no dialog asks which kernel to use; one kernel started, its worker loaded
-    Pyodide once and reaches the files kept in the browser, and the site's service
-    worker was not registered again. Also, where the time went, and what became
-    of the kernel worker that the page makes early (``lite/loading.js``)."""
-    page = context.new_page()
-    console: list[str] = []
-    page.on("console", lambda message: console.append(message.text))
-    try:
-        opened = time.monotonic()
-        page.goto(f"{site}lite/notebooks/index.html?path={path}")
-        page.wait_for_function(
-            "() => window.jupyterapp && jupyterapp.shell.currentWidget"
-            " && jupyterapp.shell.currentWidget.content"
-            " && jupyterapp.shell.currentWidget.content.model"
-            " && jupyterapp.shell.currentWidget.content.model.cells.length > 0",
-            timeout=KERNEL_TIMEOUT,
-            polling=100,
-        )
-        page.evaluate("() => { window.slowtorchShown = performance.now(); }")
-        note = page.locator("#slowtorch-loading")
-        assert "Python is loading" in note.inner_text(timeout=10_000)
-        # The notebook's file has loaded (with the book's outputs): cleared, a cell
-        # has run when it has an execution count again.
-        page.evaluate("() => jupyterapp.shell.currentWidget.context.ready")
-        page.evaluate(CLEAR_OUTPUTS)
-        page.evaluate(RUN_FIRST_CODE_CELL)
-        page.wait_for_function(FIRST_CELL_RAN, timeout=KERNEL_TIMEOUT, polling=100)
-        seconds = time.monotonic() - opened
-        assert page.locator(".jp-Dialog").count() == 0, (
-            f"a dialog opened: {page.locator('.jp-Dialog').first.inner_text()}"
-        )
-        page.wait_for_function(
-            "() => !document.querySelector('#slowtorch-loading')"
-            " || document.querySelector('#slowtorch-loading').textContent"
-            ".includes('ready')",
-            timeout=30_000,
-        )
-        steps = json.loads(page.evaluate(RUN_IN_KERNEL, STARTUP_STEPS))
-        loads = [step for step, _ in steps if step == "worker: Pyodide loading"]
-        assert len(loads) == 1, f"the kernel's worker loaded Pyodide {len(loads)} times"
-        _one_kernel(page, path)
-        again = [text for text in console if "unregistering" in text]
-        assert not again, f"the service worker was registered again: {again}"
-        # The kernel reaches the files kept in the browser (its worker may have been
-        # made before JupyterLab loaded: lite/loading.js).
-        where = page.evaluate(RUN_IN_KERNEL, STORED_FILES).split()
-        assert where[:2] == [f"/drive/{Path(path).parent}", "True"], where
-        _check_completion(page)
-        early = page.evaluate("() => window.slowtorchEarlyWorker.state")
-        return seconds, _breakdown(page, seconds, steps), early
-    finally:
-        page.close()
-
-
 def test_start_up_cold_and_warm(lite_site: str, chromium: Any) -> None:
     """Prints the time from opening a chapter to its first executed cell, in a
     browser profile of its own: with an empty cache (cold), on the second visit
     (warm) and on the third (the browser has then also kept the code it compiled
-    from Pyodide's WebAssembly), and where the time went. The profile keeps its
-    cache on disk, as a student's browser does (``serving.with_profile``). No
-    request interception here: it turns the browser's HTTP cache off (so "warm"
-    would be cold again) and slows every request down; the browser resolves no
-    host name but the local server's (``serving.CHROMIUM_FLAGS``). The site's
-    service worker answers only the requests for files kept in the browser. Once
-    that worker controls the page (from the second visit), the kernel takes the
-    worker that the page made as it opened, already loading Pyodide."""
-    path = "book/01_tensors.ipynb"
+    from Pyodide's WebAssembly), and where the time went; then each other chapter's,
+    opened once in the same profile (warm: the site's files are in the cache). The
+    profile keeps its cache on disk, as a student's browser does
+    (``serving.with_profile``). No request interception here: it turns the
+    browser's HTTP cache off (so "warm" would be cold again) and slows every
+    request down; the browser resolves no host name but the local server's
+    (``serving.CHROMIUM_FLAGS``). The site's service worker answers only the
+    requests for files kept in the browser. Once that worker controls the page
+    (from the second visit), the kernel takes the worker that the page made as
+    it opened, already loading Pyodide (``python -m bench.startup`` repeats
+    this and prints medians)."""
+    first, *others = chapters()
     outside: list[str] = []
     from_worker: list[str] = []
-    times: list[tuple[float, str, str]] = []
     with with_profile(chromium) as context:
         context.on(
             "request",
@@ -521,35 +390,32 @@ def test_start_up_cold_and_warm(lite_site: str, chromium: Any) -> None:
                 else None
             ),
         )
-        for _ in range(3):
-            times.append(_open_and_run_first_cell(context, lite_site, path))
-    (cold, cold_steps, _), (warm, warm_steps, _), (third, third_steps, _) = times
+        visits = [open_and_run_first_cell(context, lite_site, first) for _ in range(3)]
+        warm = {
+            path: open_and_run_first_cell(context, lite_site, path) for path in others
+        }
+    cold, again, third = visits
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
-        f"\n[lite] {path}: first executed cell {cold:.1f} s cold, {warm:.1f} s warm, "
-        f"{third:.1f} s on the third visit "
+        f"\n[lite] {first}: first executed cell {cold.seconds:.1f} s cold, "
+        f"{again.seconds:.1f} s warm, {third.seconds:.1f} s on the third visit "
         f"(load average {load}; {os.cpu_count()} cores)"
-        f"\n[lite] cold, s from opening: {cold_steps}"
-        f"\n[lite] warm, s from opening: {warm_steps}"
-        f"\n[lite] third visit, s from opening: {third_steps}"
+        f"\n[lite] cold, s from opening: {cold.steps}"
+        f"\n[lite] warm, s from opening: {again.steps}"
+        f"\n[lite] third visit, s from opening: {third.steps}"
     )
+    for path, opened in warm.items():
+        print(f"[lite] {path}, warm: {opened.seconds:.1f} s; {opened.steps}")
     assert not outside, f"requests left the site: {outside}"
     assert not from_worker, f"the service worker answered: {from_worker[:5]}"
     # On the first visit the site's service worker does not control the page yet,
     # so the page makes no kernel worker of its own; on the next ones the kernel
     # takes the worker that the page made.
-    assert [early for _, _, early in times] == ["not made", "taken", "taken"]
+    states = [opened.early_worker for opened in [*visits, *warm.values()]]
+    assert states == ["not made"] + ["taken"] * (len(states) - 1), states
 
 
-def _chapters() -> list[str]:
-    """The book's chapters in the lite site (known without a build: the TOC)."""
-    listing = LITE / "files" / "lite-notebooks.json"
-    if listing.is_file():
-        return [p for p in json.loads(listing.read_text()) if p.startswith("book/")]
-    return ["book/(no build)"]
-
-
-@pytest.mark.parametrize("path", _chapters())
+@pytest.mark.parametrize("path", chapters())
 def test_run_all_runs_every_cell_of_a_chapter(
     lite_site: str, chromium: Any, path: str
 ) -> None:
@@ -558,7 +424,10 @@ def test_run_all_runs_every_cell_of_a_chapter(
     notebook = LiteNotebook(chromium, lite_site, path)
     try:
         first = notebook.run_all()
-        print(f"\n[lite] {path}: {first:.1f} s from opening to the first executed cell")
+        print(
+            f"\n[lite] {path}: Run All, {first:.1f} s from opening to the first "
+            "executed cell (every request intercepted, so nothing cached)"
+        )
         for index, cell in enumerate(notebook.cells()):
             if cell["type"] != "code":
                 continue
@@ -753,7 +622,7 @@ def test_the_kernel_sees_the_stored_files_when_the_service_worker_is_slow(
         try:
             first = [c["type"] for c in notebook.cells()].index("code")
             shown = _text(notebook.run_cell(first, probe))
-            _one_kernel(notebook.page, path)
+            one_kernel(notebook.page, path)
         finally:
             notebook.close()
     folder, name = Path(path).parent.as_posix(), Path(path).name
