@@ -15,8 +15,8 @@
 // And the notebook's kernel starts as soon as the application has started, while
 // the page is still drawing the notebook (JupyterLab would start it only once the
 // notebook has been drawn): the notebook then finds its kernel already starting.
-// Sooner still, the kernel's worker starts loading Python as soon as the page has
-// its settings, while JupyterLab's own code loads (see startWorkerEarly).
+// Sooner still, the kernel's worker is made as the page opens, and it loads
+// Python while JupyterLab's own code loads (see startWorkerEarly).
 (function () {
   "use strict";
   /** The kernel's worker script, from the site's root (written by the build). */

@@ -263,3 +263,26 @@ def test_the_kernel_starts_without_the_notebook_folder_before_the_packages(
     # What IPython does without them.
     InteractiveShellApp().init_path()
     assert sys.path == ["/lib/python314.zip", "", "/lib/python3.14/site-packages"]
+
+
+def test_the_loading_page_script_names_the_kernel_worker(tmp_path: Path) -> None:
+    """The build writes the kernel's worker script (which the page makes early)
+    into the page script, and stops if the kernel extension has none or several."""
+    static = tmp_path / "extensions" / build_lite.KERNEL_EXTENSION / "static"
+    static.mkdir(parents=True)
+    with pytest.raises(SystemExit, match=r"one comlink\.worker\.\*\.js expected"):
+        build_lite.kernel_worker(tmp_path)
+    (static / "comlink.worker.0123abcd.js").write_text("", encoding="utf-8")
+    for page in build_lite.LOADING_PAGES:
+        (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / page).write_text("<head></head>", encoding="utf-8")
+    build_lite.add_loading_note(tmp_path)
+    script = (tmp_path / "slowtorch-loading.js").read_text(encoding="utf-8")
+    name = f"extensions/{build_lite.KERNEL_EXTENSION}/static/comlink.worker.0123abcd.js"
+    assert f'const KERNEL_WORKER = "{name}";' in script
+    assert build_lite.KERNEL_WORKER_NAME not in script
+    page = (tmp_path / build_lite.LOADING_PAGES[0]).read_text(encoding="utf-8")
+    assert "slowtorch-loading.js" in page
+    (static / "comlink.worker.4567ef.js").write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit, match="found"):
+        build_lite.kernel_worker(tmp_path)
