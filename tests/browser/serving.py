@@ -69,10 +69,21 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
     #: Seconds to wait before answering a request for a file of this name.
     delays: Mapping[str, float] = {}
+    #: What to answer, instead of the file, to a request for a file of this name.
+    replaced: Mapping[str, bytes] = {}
 
     def do_GET(self) -> None:
-        time.sleep(self.delays.get(self.path.split("?")[0].rsplit("/", 1)[-1], 0))
-        super().do_GET()
+        name = self.path.split("?")[0].rsplit("/", 1)[-1]
+        time.sleep(self.delays.get(name, 0))
+        if name not in self.replaced:
+            super().do_GET()
+            return
+        body = self.replaced[name]
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(name))
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def end_headers(self) -> None:
         # As static hosts do (GitHub Pages sends this): a page opened again within
@@ -85,11 +96,17 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def served(directory: Path, delays: Mapping[str, float] | None = None) -> Iterator[str]:
+def served(
+    directory: Path,
+    delays: Mapping[str, float] | None = None,
+    replaced: Mapping[str, bytes] | None = None,
+) -> Iterator[str]:
     """The base URL of ``directory`` served from 127.0.0.1 on a free port; a
     request for a file named in ``delays`` is answered that many seconds late
-    (a slow network, for one file)."""
-    handler_class = type("Handler", (QuietHandler,), {"delays": dict(delays or {})})
+    (a slow network, for one file), one for a file named in ``replaced`` with
+    the bytes given there (a file of another version of the site, say)."""
+    settings = {"delays": dict(delays or {}), "replaced": dict(replaced or {})}
+    handler_class = type("Handler", (QuietHandler,), settings)
     handler = functools.partial(handler_class, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -597,6 +597,53 @@ def test_edits_persist_and_save_as_ipynb(lite_site: str, chromium: Any) -> None:
 SLOW_WORKER = 8.0
 
 
+#: Breaks the page's early start of the kernel's worker (lite/loading.js): its
+#: message names a Pyodide module that does not exist.
+BREAK_EARLY_START = """(() => { const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message && message.id === "slowtorch-early-start")
+      message.argumentList[0].value.pyodideUrl += ".missing";
+    return post.call(this, message, ...rest); }; })();"""
+
+
+def test_a_kernel_worker_made_early_that_failed_or_is_stale_is_not_used(
+    lite_site: str, chromium: Any
+) -> None:
+    """The kernel does not take a worker that the page made early (lite/loading.js)
+    if that worker's start failed, or if it is not the kernel's worker script (a
+    page script cached from an older build of the site): the kernel makes its own,
+    starts, loads Pyodide once and reaches the stored files, and the page ends the
+    worker nobody took. Each on a second visit (on the first the page makes no
+    worker: the site's service worker does not control it yet)."""
+    path = "book/01_tensors.ipynb"
+    with with_profile(chromium) as context:
+        assert open_and_run_first_cell(context, lite_site, path).early_worker == (
+            "not made"
+        )
+        context.add_init_script(BREAK_EARLY_START)
+        failed = open_and_run_first_cell(context, lite_site, path)
+    # An older build's page script names an older worker script, still served
+    # (here, the same code under another name): it starts, but is not taken.
+    script = (LITE / "slowtorch-loading.js").read_text(encoding="utf-8")
+    named = re.search(
+        r'const KERNEL_WORKER = "(.+/(comlink\.worker\.\w+\.js))";', script
+    )
+    assert named, "the page script names no kernel worker"
+    older = {
+        "slowtorch-loading.js": script.replace(
+            named[2], "comlink.worker.0ld.js"
+        ).encode(),
+        "comlink.worker.0ld.js": (LITE / named[1]).read_bytes(),
+    }
+    with served(HTML, replaced=older) as site:
+        with with_profile(chromium) as context:
+            open_and_run_first_cell(context, site, path)
+            old = open_and_run_first_cell(context, site, path)
+    print(f"\n[lite] early start failed: {failed.seconds:.1f} s; {failed.steps}")
+    print(f"[lite] stale page script: {old.seconds:.1f} s; {old.steps}")
+    assert (failed.early_worker, old.early_worker) == ("ended", "ended")
+
+
 def test_the_kernel_sees_the_stored_files_when_the_service_worker_is_slow(
     chromium: Any,
 ) -> None:
