@@ -184,6 +184,7 @@ _tensor.bind_ops(
     sorting=sorting,
     scan=scan,
     linalg=linalg,
+    activation=nn.functional.activation,
     rng=_rng,
 )
 

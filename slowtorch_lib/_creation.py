@@ -377,6 +377,7 @@ def tensor(
         RuntimeError: An object that is no number (``None``), or a float that
             does not fit the requested integer dtype.
     """
+    dtype = dtypes.dtype_arg(dtype, "tensor")
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use "
@@ -412,6 +413,7 @@ def as_tensor(
     A tensor of another dtype is converted with ``data.to(dtype)`` (which
     autograd records); anything else goes through :func:`tensor`.
     """
+    dtype = dtypes.dtype_arg(dtype, "as_tensor")
     check_device(device)
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
@@ -439,6 +441,7 @@ def full(
         TypeError: If ``size`` is not a sequence of ints (``full(2, 1.5)``).
         RuntimeError: If the value does not fit the dtype.
     """
+    dtype = dtypes.dtype_arg(dtype, "full")
     if not isinstance(size, (tuple, list)):
         raise TypeError(
             "full(): argument 'size' (position 1) must be tuple of ints, "
@@ -468,6 +471,7 @@ def zeros(
     A negative size gets PyTorch's message for ``zeros``, which differs from
     the one of ``ones`` and ``full``.
     """
+    dtype = dtypes.dtype_arg(dtype, "zeros")
     try:
         shape = size_arg("zeros", sizes, size)
     except RuntimeError as error:
@@ -491,6 +495,7 @@ def ones(
     requires_grad: bool = False,
 ) -> Tensor:
     """A tensor of ones: ``ones(2, 3)``, ``ones((2, 3))`` or ``ones(size=(2, 3))``."""
+    dtype = dtypes.dtype_arg(dtype, "ones")
     shape = size_arg("ones", sizes, size)
     return full(
         shape,
@@ -510,6 +515,7 @@ def empty(
 ) -> Tensor:
     """An "uninitialised" tensor. PyTorch leaves whatever was in memory;
     here it holds zeros, so results never depend on chance."""
+    dtype = dtypes.dtype_arg(dtype, "empty")
     shape = size_arg("empty", sizes, size)
     return full(
         shape,
@@ -534,6 +540,7 @@ def eye(
         TypeError: If ``n`` or ``m`` is not an int.
         RuntimeError: If one is negative.
     """
+    dtype = dtypes.dtype_arg(dtype, "eye")
     m = n if m is None else m
     for name, position, value in (("n", 1, n), ("m", 2, m)):
         if isinstance(value, bool) or not isinstance(value, int):
@@ -571,6 +578,7 @@ def zeros_like(
     requires_grad: bool = False,
 ) -> Tensor:
     """Zeros with the shape (and by default the dtype) of ``input``."""
+    dtype = dtypes.dtype_arg(dtype, "zeros_like")
     input = like_input("zeros_like", input)
     return full(
         input._shape,
@@ -589,6 +597,7 @@ def ones_like(
     requires_grad: bool = False,
 ) -> Tensor:
     """Ones with the shape (and by default the dtype) of ``input``."""
+    dtype = dtypes.dtype_arg(dtype, "ones_like")
     input = like_input("ones_like", input)
     return full(
         input._shape,
@@ -607,6 +616,7 @@ def empty_like(
     requires_grad: bool = False,
 ) -> Tensor:
     """Like :func:`zeros_like` (see :func:`empty`)."""
+    dtype = dtypes.dtype_arg(dtype, "empty_like")
     input = like_input("empty_like", input)
     return full(
         input._shape,
@@ -629,6 +639,7 @@ def full_like(
 
     The value is converted to that dtype: ``full_like(int_tensor, 2.7)`` holds 2s.
     """
+    dtype = dtypes.dtype_arg(dtype, "full_like")
     input = like_input("full_like", input)
     return full(
         input._shape,
@@ -665,6 +676,7 @@ def arange(
         RuntimeError: If ``step`` is zero, points away from ``end``, or a
             bound is infinite or nan.
     """
+    dtype = dtypes.dtype_arg(dtype, "arange")
     if end is None:
         start, end = 0, start
     start = python_number(start, "start", "arange", 1)
@@ -673,7 +685,7 @@ def arange(
     if dtype is None:
         all_ints = all(isinstance(v, int) for v in (start, end, step))
         dtype = dtypes.int64 if all_ints else dtypes.get_default_dtype()
-    if dtype is dtypes.bool_ or dtype.unpromotable:  # no loop in PyTorch
+    if dtype is dtypes.bool_ or dtype.unpromotable or dtype.is_complex:  # no loop
         raise NotImplementedError(
             f"\"arange_cpu\" not implemented for '{dtype.c_name}'"
         )
@@ -717,6 +729,7 @@ def linspace(
         TypeError: If ``steps`` is not an int.
         RuntimeError: If ``steps`` is negative.
     """
+    dtype = dtypes.dtype_arg(dtype, "linspace")
     if isinstance(steps, bool) or not isinstance(steps, int):
         raise TypeError(
             "linspace(): argument 'steps' (position 3) must be int, "
@@ -729,10 +742,11 @@ def linspace(
     dtype = dtype or dtypes.get_default_dtype()
     if dtype is dtypes.bool_:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    integral = not dtype.is_floating_point
+    integral = dtype.category == dtypes.INT_CATEGORY
     if integral:
         start, end = int(start), int(end)
-    single = dtype.is_floating_point and dtype.itemsize <= 4
+    part = dtypes.COMPLEX_PARTS.get(dtype, dtype)  # a complex type's real part
+    single = part.is_floating_point and part.itemsize <= 4
     precision = dtypes.float32 if single else dtypes.float64
     values = linspace_points(start, end, steps, precision)
     if integral:

@@ -470,6 +470,42 @@ def _dtype_named(name: str) -> dtype:
     raise ValueError(f"no dtype named {name!r}")
 
 
+#: The Python types that torch takes where it takes a dtype:
+#: ``zeros(2, dtype=float)`` holds float64 zeros.
+PYTHON_TYPES: dict[type, dtype] = {
+    builtins.bool: bool_,
+    builtins.int: int64,
+    builtins.float: float64,
+    builtins.complex: complex128,
+}
+
+
+def python_type_dtype(value: object) -> object:
+    """The dtype that a Python type stands for (``float``: float64), else ``value``."""
+    if isinstance(value, type) and value in PYTHON_TYPES:
+        return PYTHON_TYPES[value]
+    return value
+
+
+def dtype_arg(value: object, function: str) -> dtype | None:
+    """The dtype that a function's ``dtype`` argument names, or None if none.
+
+    A Python type names its dtype as in torch: ``float`` is float64, ``int``
+    int64, ``bool`` bool and ``complex`` complex128.
+
+    Raises:
+        TypeError: For anything else, as PyTorch does
+            ("zeros(): argument 'dtype' must be torch.dtype, not str").
+    """
+    named = python_type_dtype(value)
+    if named is None or isinstance(named, dtype):
+        return named
+    raise TypeError(
+        f"{function}(): argument 'dtype' must be torch.dtype, "
+        f"not {type(value).__name__}"
+    )
+
+
 _default_dtype = float32
 
 
@@ -652,6 +688,7 @@ class iinfo:
     """
 
     def __init__(self, type: dtype) -> None:
+        type = python_type_dtype(type)  # type: ignore[assignment]
         if type is bool_:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         if not isinstance(type, dtype) or type.category != INT_CATEGORY:
@@ -680,7 +717,9 @@ class finfo:
     """
 
     def __init__(self, type: dtype | None = None) -> None:
-        type = COMPLEX_PARTS.get(type, type) if type else _default_dtype
+        type = _default_dtype if type is None else python_type_dtype(type)  # type: ignore[assignment]
+        if isinstance(type, dtype):
+            type = COMPLEX_PARTS.get(type, type)
         if not isinstance(type, dtype) or not type.is_floating_point:
             raise TypeError(
                 "torch.finfo() requires a floating point input type. "

@@ -310,6 +310,7 @@ def rand(
 
     A complex dtype has both parts in [0, 1).
     """
+    dtype = dtypes.dtype_arg(dtype, "rand")
     shape = size_arg("rand", sizes, size)
     dtype = dtype or dtypes.get_default_dtype()
     _check_float(dtype, "check_uniform_bounds")
@@ -330,6 +331,7 @@ def randn(
     A complex dtype has both parts normal with variance 1/2, as in PyTorch
     (the numbers themselves differ from PyTorch's, as all of the engine's do).
     """
+    dtype = dtypes.dtype_arg(dtype, "randn")
     shape = size_arg("randn", sizes, size)
     dtype = dtype or dtypes.get_default_dtype()
     _check_float(dtype, "normal_kernel_cpu")
@@ -358,6 +360,7 @@ def randint(
         TypeError: If ``size`` is not a tuple, or a bound is not an int.
         RuntimeError: If ``low >= high``.
     """
+    dtype = dtypes.dtype_arg(dtype, "randint")
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:  # randint(high, size=...)
@@ -398,6 +401,7 @@ def randperm(
     requires_grad: bool = False,
 ) -> Tensor:
     """The numbers ``0 ... n - 1`` in random order (Fisher–Yates)."""
+    dtype = dtypes.dtype_arg(dtype, "randperm")
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(
             f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}"
@@ -421,6 +425,7 @@ def rand_like(
     requires_grad: bool = False,
 ) -> Tensor:
     """:func:`rand` with the shape (and by default the dtype) of ``input``."""
+    dtype = dtypes.dtype_arg(dtype, "rand_like")
     input = like_input("rand_like", input)
     return rand(
         input._shape,
@@ -440,6 +445,7 @@ def randn_like(
     requires_grad: bool = False,
 ) -> Tensor:
     """:func:`randn` with the shape (and by default the dtype) of ``input``."""
+    dtype = dtypes.dtype_arg(dtype, "randn_like")
     input = like_input("randn_like", input)
     return randn(
         input._shape,
@@ -464,6 +470,7 @@ def randint_like(
 
     Called as ``randint_like(x, high)`` or ``randint_like(x, low, high)``.
     """
+    dtype = dtypes.dtype_arg(dtype, "randint_like")
     input = like_input("randint_like", input)
     if high is None:
         low, high = 0, low

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.autograd import engine as _engine
     from slowtorch_lib.autograd import history as _history
     from slowtorch_lib.autograd.function import AccumulateGrad, Node
+    from slowtorch_lib.nn.functional import activation as _activation
     from slowtorch_lib.ops import bitwise as _bitwise
     from slowtorch_lib.ops import common as _common
     from slowtorch_lib.ops import comparison as _comparison
@@ -232,12 +233,13 @@ def invalid_arguments(
 ) -> TypeError:
     """PyTorch's error for a call that fits none of a function's forms: what
     it got, by type (PyTorch then lists the forms, and may order the
-    keywords otherwise)."""
+    keywords otherwise). With keywords only, each is followed by a comma, as
+    PyTorch writes them: ``got (dtype=str, )``."""
     got = [typename(arg) for arg in args]
-    got += [f"{key}={typename(value)}" for key, value in kwargs.items()]
+    named = [f"{key}={typename(value)}" for key, value in kwargs.items()]
+    listed = ", ".join(got + named) if got else "".join(f"{n}, " for n in named)
     return TypeError(
-        f"{name}() received an invalid combination of arguments - got "
-        f"({', '.join(got)})"
+        f"{name}() received an invalid combination of arguments - got ({listed})"
     )
 
 
@@ -255,6 +257,32 @@ INFERENCE_INPLACE = (
     "You can make a clone to get a normal tensor before doing inplace update."
     "See https://github.com/pytorch/rfcs/pull/17 for more details."
 )
+
+
+def _to_positional(args: tuple[Any, ...]) -> tuple[Any, list[Any], list[Any] | None]:
+    """``Tensor.to``'s positional arguments, in its three forms: ``(dtype,
+    flags)``, ``(device, dtype, flags)`` and ``(tensor, flags)``, where the flags
+    are ``non_blocking`` and ``copy``. Returns the dtype (or None), the devices
+    and the flags, or None for the flags if the arguments fit no form. A Python
+    type names its dtype; so does a bool, float or complex number in first place,
+    in PyTorch: ``x.to(True)`` converts to bool, ``x.to(1.5)`` to float64."""
+    rest = list(args)
+    target: Any = None
+    places: list[Any] = []
+    first = rest.pop(0) if rest else None
+    if isinstance(first, (builtins.bool, builtins.float, builtins.complex)):
+        target = dtypes.PYTHON_TYPES[type(first)]
+    elif isinstance(first, Tensor):
+        target = first.dtype
+    elif isinstance(first, (str, device, int)):
+        places.append(first)
+        target = dtypes.python_type_dtype(rest.pop(0)) if rest else None
+    elif first is not None:
+        target = dtypes.python_type_dtype(first)
+    fits = all(isinstance(flag, builtins.bool) for flag in rest)
+    if not fits or not isinstance(target, (dtype, type(None))):
+        return target, places, None
+    return target, places, rest
 
 
 class Tensor:
@@ -838,7 +866,7 @@ class Tensor:
     ) -> Tensor:
         return _creation.tensor(
             data,
-            dtype=dtype or self.dtype,
+            dtype=dtypes.dtype_arg(dtype, "new_tensor") or self.dtype,
             device=device or self.device,
             requires_grad=requires_grad,
         )
@@ -852,7 +880,7 @@ class Tensor:
     ) -> Tensor:
         return _creation.zeros(
             *size,
-            dtype=dtype or self.dtype,
+            dtype=dtypes.dtype_arg(dtype, "new_zeros") or self.dtype,
             device=device or self.device,
             requires_grad=requires_grad,
         )
@@ -866,7 +894,7 @@ class Tensor:
     ) -> Tensor:
         return _creation.ones(
             *size,
-            dtype=dtype or self.dtype,
+            dtype=dtypes.dtype_arg(dtype, "new_ones") or self.dtype,
             device=device or self.device,
             requires_grad=requires_grad,
         )
@@ -880,7 +908,7 @@ class Tensor:
     ) -> Tensor:
         return _creation.empty(
             *size,
-            dtype=dtype or self.dtype,
+            dtype=dtypes.dtype_arg(dtype, "new_empty") or self.dtype,
             device=device or self.device,
             requires_grad=requires_grad,
         )
@@ -897,7 +925,7 @@ class Tensor:
         return _creation.full(
             size,
             fill_value,
-            dtype=dtype or self.dtype,
+            dtype=dtypes.dtype_arg(dtype, "new_full") or self.dtype,
             device=device or self.device,
             requires_grad=requires_grad,
         )
@@ -1432,29 +1460,23 @@ class Tensor:
         unless ``copy=True``. Positional flags are ``non_blocking`` (which
         changes nothing on the CPU), then ``copy``.
 
+        A dtype may also be named by a Python type, as in PyTorch:
+        ``x.to(float)`` is ``x.to(torch.float64)``.
+
         Raises:
             TypeError: For an argument ``to`` has no place for.
         """
         given = dict(kwargs)
-        target: dtype | None = kwargs.pop("dtype", None)
-        places = [kwargs.pop("device", None)]
-        flags: list[bool] = []
-        fits = True
-        for arg in args:
-            if isinstance(arg, bool):
-                flags.append(arg)
-            elif isinstance(arg, dtype):
-                target = arg
-            elif isinstance(arg, (str, device, int)):
-                places.append(arg)
-            elif isinstance(arg, Tensor):
-                target = arg.dtype
-            else:
-                fits = False
-        copy = kwargs.pop("copy", len(flags) > 1 and flags[1])
+        named = kwargs.pop("dtype", None)
+        target, places, flags = _to_positional(args)
+        places.append(kwargs.pop("device", None))
+        if named is not None:
+            target = dtypes.python_type_dtype(named)
+        copy = kwargs.pop("copy", flags is not None and len(flags) > 1 and flags[1])
         for ignored in ("non_blocking", "memory_format"):
             kwargs.pop(ignored, None)
-        if not fits or kwargs or len(flags) > 2:
+        fits = flags is not None and len(flags) <= 2
+        if not fits or kwargs or not isinstance(target, (dtype, type(None))):
             raise invalid_arguments("to", args, given)
         for place in places:  # checked once the call is known to fit
             check_device(place)
@@ -1656,9 +1678,21 @@ class Tensor:
     ) -> Tensor:
         return _reduction.mean(self, dim, keepdim, dtype=dtype)
 
+    def softmax(self, dim: int, dtype: dtypes.dtype | None = None) -> Tensor:
+        return _activation.softmax(self, dim, dtype=dtype)
+
+    def log_softmax(self, dim: int, dtype: dtypes.dtype | None = None) -> Tensor:
+        return _activation.log_softmax(self, dim, dtype=dtype)
+
     @keepdims_alias
-    def prod(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
-        return _reduction.prod(self, dim, keepdim)
+    def prod(
+        self,
+        dim: int | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        dtype: dtypes.dtype | None = None,
+    ) -> Tensor:
+        return _reduction.prod(self, dim, keepdim, dtype=dtype)
 
     @keepdims_alias
     def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
@@ -2120,6 +2154,7 @@ def bind_ops(
     scan: ModuleType,
     linalg: ModuleType,
     rng: ModuleType,
+    activation: ModuleType,
 ) -> None:
     """Connects ``Tensor``'s methods to the modules that define them.
 
@@ -2141,7 +2176,7 @@ def bind_ops(
     global _common, _comparison, _selecting, _rounding, _pointwise, _copying
     global _bitwise, _fused, _reduction, _views, _gather_scatter, _indexing
     global _rearrange, _sorting, _scan, _linalg, _rng, _histograms, _trigonometry
-    global _complex_parts
+    global _complex_parts, _activation
     _creation, _printing, _engine, _history = creation, printing, engine, history
     _common, _comparison, _selecting = common, comparison, selecting
     _rounding, _pointwise, _copying = rounding, pointwise, copying
@@ -2149,7 +2184,7 @@ def bind_ops(
     _gather_scatter, _indexing, _rearrange = gather_scatter, indexing, rearrange
     _sorting, _scan, _linalg, _rng = sorting, scan, linalg, rng
     _histograms, _trigonometry = histograms, trigonometry
-    _complex_parts = complex_parts
+    _complex_parts, _activation = complex_parts, activation
 
 
 def numpy_module() -> ModuleType:

@@ -223,6 +223,12 @@ def test_a_copy_by_to_has_its_own_storage() -> None:
         lambda L: L.device(1.5),
         lambda L: L.device(None),
         lambda L: L.device([0]),
+        lambda L: L.ones(2).to("cpu", True),
+        lambda L: L.ones(2).to(L.float64, True, False, True),
+        lambda L: L.ones(2).to(dtype="float32"),
+        lambda L: L.ones(2).to(dtype=1.5),
+        lambda L: L.ones(2).to("cpu", 1.5),
+        lambda L: L.ones(2).to([1]),
     ],
 )
 def test_a_call_that_fits_no_form_names_what_it_got(
@@ -943,3 +949,169 @@ def test_index_add_values_and_errors_as_torch(call: Callable[..., Any]) -> None:
 
     ours, theirs = outcome(run, st), outcome(run, require_torch())
     assert ours == theirs
+
+
+# ---------------------------------------------------------------- Python types, dtypes
+
+X = [[1.5, -2.0], [0.25, 3.0]]
+
+#: Calls with a ``dtype`` argument, each given ``d``.
+DTYPE_CALLS: dict[str, Callable[[Any, Any], Any]] = {
+    "tensor": lambda L, d: L.tensor([1, 0, 2], dtype=d),
+    "as_tensor": lambda L, d: L.as_tensor([1, 0, 2], dtype=d),
+    "zeros": lambda L, d: L.zeros(2, dtype=d),
+    "ones": lambda L, d: L.ones(2, 3, dtype=d),
+    "empty": lambda L, d: L.empty(2, dtype=d).fill_(1),
+    "full": lambda L, d: L.full((2,), 1, dtype=d),
+    "eye": lambda L, d: L.eye(2, dtype=d),
+    "zeros_like": lambda L, d: L.zeros_like(L.tensor(X), dtype=d),
+    "ones_like": lambda L, d: L.ones_like(L.tensor(X), dtype=d),
+    "empty_like": lambda L, d: L.empty_like(L.tensor(X), dtype=d).fill_(0),
+    "full_like": lambda L, d: L.full_like(L.tensor(X), 1, dtype=d),
+    "new_zeros": lambda L, d: L.tensor(X).new_zeros(2, dtype=d),
+    "new_ones": lambda L, d: L.tensor(X).new_ones(2, dtype=d),
+    "new_empty": lambda L, d: L.tensor(X).new_empty(2, dtype=d).fill_(1),
+    "new_full": lambda L, d: L.tensor(X).new_full((2,), 1, dtype=d),
+    "new_tensor": lambda L, d: L.tensor(X).new_tensor([1, 0], dtype=d),
+    "to": lambda L, d: L.tensor(X).to(d),
+    "to dtype=": lambda L, d: L.tensor(X).to(dtype=d),
+    "to device, dtype": lambda L, d: L.tensor(X).to("cpu", d),
+    "sum": lambda L, d: L.tensor(X).sum(dtype=d),
+    "sum dim": lambda L, d: L.sum(L.tensor(X), 0, dtype=d),
+    "prod": lambda L, d: L.tensor(X).prod(1, dtype=d),
+}
+#: Calls whose dtype must be a floating-point (or complex) one.
+FLOAT_DTYPE_CALLS: dict[str, Callable[[Any, Any], Any]] = {
+    "mean": lambda L, d: L.tensor(X).mean(dtype=d),
+    "cumsum": lambda L, d: L.tensor(X).cumsum(1, dtype=d),
+    "cumprod": lambda L, d: L.cumprod(L.tensor(X), 0, dtype=d),
+    "linspace": lambda L, d: L.linspace(0, 1, 5, dtype=d),
+    "rand": lambda L, d: L.rand(3, dtype=d).dtype,
+    "randn": lambda L, d: L.randn(3, dtype=d).dtype,
+}
+
+
+def _compare(ours: Any, theirs: Any) -> None:
+    if isinstance(ours, st.Tensor):
+        assert_same(ours, theirs)
+    else:
+        assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("kind", [float, int, bool, complex])
+@pytest.mark.parametrize("name", sorted(DTYPE_CALLS))
+def test_a_python_type_names_a_dtype_as_in_torch(name: str, kind: type) -> None:
+    """``zeros(2, dtype=float)`` holds float64 zeros, ``x.to(int)`` is int64, as
+    in torch: float, int, bool and complex stand for float64, int64, bool and
+    complex128."""
+    ours, theirs = both(lambda L: DTYPE_CALLS[name](L, kind))
+    _compare(ours, theirs)
+
+
+@pytest.mark.parametrize("kind", [float, complex])
+@pytest.mark.parametrize("name", sorted(FLOAT_DTYPE_CALLS))
+def test_a_python_type_names_a_float_dtype_as_in_torch(name: str, kind: type) -> None:
+    ours, theirs = both(lambda L: FLOAT_DTYPE_CALLS[name](L, kind))
+    _compare(ours, theirs)
+
+
+@pytest.mark.parametrize("given", [True, "float32", [1], 1.5])
+@pytest.mark.parametrize("name", sorted(DTYPE_CALLS | FLOAT_DTYPE_CALLS))
+def test_a_dtype_that_is_none_is_refused_with_a_type_error(
+    name: str, given: Any
+) -> None:
+    """Anything else where a dtype goes is torch's TypeError, never a Python
+    error from inside the engine (a bool or float first in ``to`` names bool or
+    float64, as in torch, and a string first in it is a device)."""
+    calls = DTYPE_CALLS | FLOAT_DTYPE_CALLS
+    if name == "to" and isinstance(given, (bool, float)):
+        assert_same(*both(lambda L: calls[name](L, given)))
+        return
+    if name == "to" and isinstance(given, str):
+        same_error(lambda L: calls[name](L, given), match_message=False)
+        return
+    same_error(lambda L: calls[name](L, given), match_message=False)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.zeros(2, dtype=True),
+        lambda L: L.tensor([1], dtype="float32"),
+        lambda L: L.ones_like(L.ones(2), dtype=[1]),
+        lambda L: L.ones(2).new_zeros(2, dtype="float"),
+        lambda L: L.ones(2).cumsum(0, dtype=True),
+        lambda L: L.ones(2).softmax(0, dtype="float64"),
+        lambda L: L.nn.functional.log_softmax(L.ones(2), 0, dtype=1.5),
+    ],
+)
+def test_a_dtype_argument_of_another_type_gets_torchs_message(
+    call: Callable[[Any], Any],
+) -> None:
+    same_error(call)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.ones(2).cumsum(0, dtype=L.bool),
+        lambda L: L.ones(2).cumprod(0, dtype=bool),
+        lambda L: L.arange(3, dtype=L.complex64),
+        lambda L: L.arange(3, dtype=complex),
+        lambda L: L.ones(2).mean(dtype=L.int64),
+        lambda L: L.ones(2).mean(dtype=bool),
+    ],
+)
+def test_dtypes_that_have_no_loop_or_no_place_are_refused_as_in_torch(
+    call: Callable[[Any], Any],
+) -> None:
+    same_error(call)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.ones(2).to(False),
+        lambda L: L.ones(2).to(1.5),
+        lambda L: L.ones(2).to(2j, True),
+        lambda L: L.ones(2).to(True, True),
+        lambda L: L.ones(2).to(float, True),
+        lambda L: L.ones(2).to(L.ones(1, dtype=L.int32), False, True),
+        lambda L: L.ones(2).to("cpu", float, False, True),
+    ],
+)
+def test_to_reads_its_positional_arguments_as_torch_does(
+    call: Callable[[Any], Any],
+) -> None:
+    assert_same(*both(call))
+
+
+@pytest.mark.parametrize("kind", [float, int, complex])
+def test_finfo_and_iinfo_take_a_python_type(kind: type) -> None:
+    def info(L: Any) -> str:
+        limits = L.iinfo(kind) if kind is int else L.finfo(kind)
+        return f"{limits.bits} {limits.max} {limits.min}"
+
+    ours, theirs = both(info)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("method", ["softmax", "log_softmax"])
+def test_softmax_as_a_tensor_method_matches_torch_with_its_gradient(
+    method: str,
+) -> None:
+    """``x.softmax(dim)`` and ``x.log_softmax(dim, dtype=...)``, as in torch: the
+    values, the ``grad_fn`` and the gradient."""
+
+    def run(L: Any) -> tuple[Any, Any, Any]:
+        x = L.tensor(X, requires_grad=True)
+        y = getattr(x, method)(1)
+        (y * L.tensor([[1.0, -2.0], [0.5, 3.0]])).sum().backward()
+        wide = getattr(x.detach(), method)(0, dtype=float)
+        return y, x.grad, wide
+
+    (y, grad, wide), (ty, tgrad, twide) = both(run)
+    assert_same(y, ty)
+    assert_same(grad, tgrad)
+    assert_same(wide, twide)
+    assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__

@@ -191,6 +191,7 @@ def sum(
     dtype: dtype | None = None,
 ) -> Tensor:
     """The sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
+    dtype = dtypes.dtype_arg(dtype, "sum")
     _check_differentiable_dtype(input, dtype)
     ndim = input.dim()
     dims = tuple(range(ndim)) if dim is None else _dims(dim, ndim)
@@ -215,6 +216,12 @@ def mean(
     Raises:
         RuntimeError: For an integer or bool tensor, as in PyTorch.
     """
+    dtype = dtypes.dtype_arg(dtype, "mean")
+    if dtype is not None and not dtype.differentiable:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Optional dtype must be either "
+            f"a floating point or complex dtype. Got: {dtype.c_name}"
+        )
     if dtype is not None:
         input = input.to(dtype)
     kernel = "sum_cpu" if input.numel() else "div_cpu_reduced_float"
@@ -371,11 +378,18 @@ class Prod(Function):
 
     @staticmethod
     def forward(
-        ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...], keepdim: bool
+        ctx: FunctionCtx,
+        x: Tensor,
+        *,
+        dims: tuple[int, ...],
+        keepdim: bool,
+        dtype: dtype | None = None,
     ) -> Tensor:
         ctx.dims, ctx.keepdim = dims, keepdim
-        out_dtype = _sum_type(x.dtype)
+        out_dtype = dtype or _sum_type(x.dtype)
         products = [_product(g, x.dtype) for g in reduction_groups(x, dims)]
+        if out_dtype is dtypes.bool_:
+            products = [bool(p) for p in products]
         result = from_values(
             products, reduced_shape(x._shape, dims, keepdim), out_dtype
         )
@@ -411,6 +425,7 @@ def prod(
     dtype: dtype | None = None,
 ) -> Tensor:
     """The product of all elements, or along ``dim``."""
+    dtype = dtypes.dtype_arg(dtype, "prod")
     _check_int_dim("prod", dim)
     check_loop("prod_out_cpu", input.dtype, ("unsigned",), input.numel())
     _check_differentiable_dtype(input, dtype)
@@ -418,8 +433,8 @@ def prod(
         input = input.to(dtype)
     ndim = input.dim()
     if dim is None:
-        return ProdAll.apply(input, dims=tuple(range(ndim)), keepdim=False)
-    return Prod.apply(input, dims=_dims(dim, ndim), keepdim=keepdim)
+        return ProdAll.apply(input, dims=tuple(range(ndim)), keepdim=False, dtype=dtype)
+    return Prod.apply(input, dims=_dims(dim, ndim), keepdim=keepdim, dtype=dtype)
 
 
 # ----------------------------------------------------------------------
@@ -1202,6 +1217,7 @@ def vector_norm(
     Raises:
         RuntimeError: For an integer or bool tensor, as in PyTorch.
     """
+    dtype = dtypes.dtype_arg(dtype, "vector_norm")
     if dtype is not None:
         x = x.to(dtype)
     if not x.dtype.differentiable:
@@ -1232,6 +1248,7 @@ def norm(
         NotImplementedError: For the matrix norm ``p="nuc"``, which the
             engine does not have.
     """
+    dtype = dtypes.dtype_arg(dtype, "norm")
     if p == "nuc":
         raise NotImplementedError("the engine has no nuclear norm (p='nuc')")
     ord = 2 if p == "fro" else p

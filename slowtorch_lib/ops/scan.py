@@ -17,7 +17,7 @@ from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_values
 from slowtorch_lib._strides import normalize_dim
 from slowtorch_lib._tensor import Tensor
-from slowtorch_lib._tensor_kernels import check_loop
+from slowtorch_lib._tensor_kernels import check_loop, not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import accepts_out, tensor_input
 from slowtorch_lib.ops.gather_scatter import wrap_int64
@@ -64,6 +64,8 @@ def _running(
     dim = normalize_dim(dim, input.dim())
     if dtype is None:
         dtype = input.dtype if input.dtype.differentiable else dtypes.int64
+    if dtype is dtypes.bool_:  # no running loop makes bools
+        raise not_implemented(kernel, dtype)
     return dim, dtype
 
 
@@ -77,6 +79,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     Raises:
         IndexError: If ``dim`` is out of range.
     """
+    dtype = dtypes.dtype_arg(dtype, "cumsum")
     dim, dtype = _running(input, dim, dtype, "cumsum_out_cpu")
     return Cumsum.apply(input, dim=dim, dtype=dtype)
 
@@ -135,5 +138,6 @@ def cumprod(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     Raises:
         IndexError: If ``dim`` is out of range.
     """
+    dtype = dtypes.dtype_arg(dtype, "cumprod")
     dim, dtype = _running(input, dim, dtype, "cumprod_out_cpu")
     return Cumprod.apply(input, dim=dim, dtype=dtype)

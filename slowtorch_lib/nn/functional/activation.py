@@ -393,6 +393,7 @@ def softmax(
         dim: The dimension whose entries are normalized.
         dtype: If given, ``input`` is first converted to it.
     """
+    dtype = dtypes.dtype_arg(dtype, "softmax")
     input = _with_dtype(input, dtype)
     return Softmax.apply(input, dim=_softmax_dim("softmax", input.dim(), dim))
 
@@ -404,6 +405,7 @@ def log_softmax(
     dtype: dtypes.dtype | None = None,
 ) -> Tensor:
     """``log(softmax(input))`` along ``dim``, finite even for logits like 1000."""
+    dtype = dtypes.dtype_arg(dtype, "log_softmax")
     input = _with_dtype(input, dtype)
     dim = _softmax_dim("log_softmax", input.dim(), dim)
     return LogSoftmax.apply(input, dim=dim)
