@@ -13,7 +13,7 @@ Nothing here knows about tensors; everything here is plain tuples and ints.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import itemgetter
+from operator import index, itemgetter
 from typing import Any
 
 __all__ = [
@@ -189,14 +189,49 @@ def expanded_layout(
     return tuple(new_shape), tuple(new_stride)
 
 
+def sizes_arg(args: tuple[Any, ...], function: str, argument: str) -> Shape:
+    """The sizes (or dims) given to ``view``, ``permute``, ``repeat``...: as
+    ``f(2, 3)`` or ``f((2, 3))``, as PyTorch accepts them.
+
+    Raises:
+        TypeError: If one is not an int, with PyTorch's message.
+    """
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    elif len(args) == 1 and not hasattr(args[0], "__index__"):
+        raise TypeError(
+            f"{function}(): argument '{argument}' (position 1) must be tuple of "
+            f"ints, not {type(args[0]).__name__}"
+        )
+    sizes = []
+    for position, size in enumerate(args):
+        try:
+            sizes.append(index(size))
+        except TypeError:
+            raise TypeError(
+                f"{function}(): argument '{argument}' (position 1) must be tuple of "
+                f"ints, but found element of type {type(size).__name__} at pos "
+                f"{position}"
+            ) from None
+    return tuple(sizes)
+
+
 def normalize_dim(dim: int, ndim: int) -> int:
     """Turns a possibly negative ``dim`` into an index in ``range(ndim)``.
 
     A 0-d tensor accepts ``dim`` 0 and -1, as in PyTorch.
 
     Raises:
+        TypeError: If ``dim`` is not an int.
         IndexError: If ``dim`` is out of range, with PyTorch's message.
     """
+    if not isinstance(dim, int):
+        try:
+            dim = index(dim)
+        except TypeError:
+            raise TypeError(
+                f"a dimension must be an int, not {type(dim).__name__}"
+            ) from None
     wrapped = max(ndim, 1)
     if not -wrapped <= dim < wrapped:
         raise IndexError(
@@ -215,9 +250,9 @@ def normalize_dims(dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     """
     if dims is None:
         return tuple(range(ndim))
-    if isinstance(dims, int):
-        dims = (dims,)
-    result = tuple(normalize_dim(d, ndim) for d in dims)
+    # One dim: an int, or int-like (a 0-d integer tensor).
+    listed = dims if isinstance(dims, (tuple, list)) else (dims,)
+    result = tuple(normalize_dim(d, ndim) for d in listed)
     if len(set(result)) != len(result):
         for d in result:
             if result.count(d) > 1:

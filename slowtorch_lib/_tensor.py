@@ -1641,7 +1641,9 @@ class Tensor:
 
     def sum_to_size(self, *size: Any) -> Tensor:
         """Sums down to ``size``: the reverse of broadcasting to this shape."""
-        return _reduction.sum_to_size(self, _shape_arg(size))
+        return _reduction.sum_to_size(
+            self, _strides.sizes_arg(size, "sum_to_size", "size")
+        )
 
     @keepdims_alias
     def sum(
@@ -1679,9 +1681,11 @@ class Tensor:
         return _reduction.mean(self, dim, keepdim, dtype=dtype)
 
     def softmax(self, dim: int, dtype: dtypes.dtype | None = None) -> Tensor:
+        _dim_given("softmax", dim)
         return _activation.softmax(self, dim, dtype=dtype)
 
     def log_softmax(self, dim: int, dtype: dtypes.dtype | None = None) -> Tensor:
+        _dim_given("log_softmax", dim)
         return _activation.log_softmax(self, dim, dtype=dtype)
 
     @keepdims_alias
@@ -1778,7 +1782,7 @@ class Tensor:
             raise TypeError(
                 "view() received an invalid combination of arguments - got ()"
             )
-        return _views.view(self, _shape_arg(shape))
+        return _views.view(self, _strides.sizes_arg(shape, "view", "size"))
 
     def view_as(self, other: Tensor) -> Tensor:
         return _views.view(self, other._shape)
@@ -1788,7 +1792,7 @@ class Tensor:
             raise TypeError(
                 'reshape() missing 1 required positional arguments: "shape"'
             )
-        return _views.reshape(self, _shape_arg(shape))
+        return _views.reshape(self, _strides.sizes_arg(shape, "reshape", "shape"))
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return _views.reshape(self, other._shape)
@@ -1826,7 +1830,7 @@ class Tensor:
     def permute(self, *dims: Any) -> Tensor:
         if not dims:
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
-        return _views.permute(self, _shape_arg(dims))
+        return _views.permute(self, _strides.sizes_arg(dims, "permute", "dims"))
 
     def unsqueeze(self, dim: int) -> Tensor:
         return _views.unsqueeze(self, dim)
@@ -1835,7 +1839,7 @@ class Tensor:
         return _views.squeeze(self, dim)
 
     def expand(self, *sizes: Any) -> Tensor:
-        return _views.expand(self, _shape_arg(sizes))
+        return _views.expand(self, _strides.sizes_arg(sizes, "expand", "size"))
 
     def expand_as(self, other: Tensor) -> Tensor:
         return _views.expand(self, other._shape)
@@ -1918,7 +1922,7 @@ class Tensor:
         return _rearrange.roll(self, shifts, dims)
 
     def flip(self, *dims: Any) -> Tensor:
-        return _rearrange.flip(self, _shape_arg(dims))
+        return _rearrange.flip(self, _strides.sizes_arg(dims, "flip", "dims"))
 
     def repeat(self, *sizes: Any) -> Tensor:
         return _rearrange.repeat(self, *sizes)
@@ -2105,11 +2109,12 @@ def _rebuild(
     return tensor
 
 
-def _shape_arg(args: tuple[Any, ...]) -> tuple[int, ...]:
-    """Accepts ``f(2, 3)`` and ``f((2, 3))`` alike, as PyTorch does."""
-    if len(args) == 1 and not isinstance(args[0], int):
-        return tuple(args[0])
-    return tuple(args)
+def _dim_given(function: str, dim: Any) -> None:
+    """A method's ``dim`` that may not be None (the function's may be)."""
+    if dim is None:
+        raise TypeError(
+            f"{function}(): argument 'dim' (position 1) must be int, not NoneType"
+        )
 
 
 def _nest(values: list[Any], shape: tuple[int, ...]) -> list[Any]:

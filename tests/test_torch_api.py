@@ -1115,3 +1115,71 @@ def test_softmax_as_a_tensor_method_matches_torch_with_its_gradient(
     assert_same(grad, tgrad)
     assert_same(wide, twide)
     assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+
+
+# ---------------------------------------------------------------- sizes, dims
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.ones(2, 3).view("float32"),
+        lambda L: L.ones(2, 3).view(2.0, 3),
+        lambda L: L.ones(2, 3).view(None),
+        lambda L: L.ones(2, 3).view([[2, 3]]),
+        lambda L: L.ones(2, 3).reshape("a"),
+        lambda L: L.ones(2, 3).reshape([2, "a"]),
+        lambda L: L.ones(2, 3).reshape(6.0),
+        lambda L: L.ones(2, 3).expand("a"),
+        lambda L: L.ones(2, 3).permute("a"),
+        lambda L: L.ones(2, 3).repeat("a"),
+        lambda L: L.ones(2, 3).repeat(2, 1.5),
+        lambda L: L.ones(2, 3).flip("a"),
+        lambda L: L.ones(2, 3).flatten("a"),
+        lambda L: L.ones(2, 3).sum("a"),
+        lambda L: L.ones(2, 3).transpose("a", 1),
+        lambda L: L.ones(2, 3).squeeze("a"),
+        lambda L: L.ones(2, 3).unsqueeze(1.5),
+        lambda L: L.ones(2, 3).softmax(None),
+        lambda L: L.cat([L.ones(2), L.ones(2)], dim="0"),
+    ],
+)
+def test_a_size_or_dim_that_is_no_int_is_a_type_error(
+    call: Callable[[Any], Any],
+) -> None:
+    """A size or a dimension of another type is torch's TypeError, never a Python
+    error from inside the engine (a ValueError from ``int('a')``, say)."""
+    same_error(call, match_message=False)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.ones(2, 3).reshape("a"),
+        lambda L: L.ones(2, 3).reshape(6.0),
+        lambda L: L.ones(2, 3).expand("a"),
+        lambda L: L.ones(2, 3).permute("a"),
+        lambda L: L.ones(2, 3).repeat("a"),
+    ],
+)
+def test_a_size_that_is_no_sequence_gets_torchs_message(
+    call: Callable[[Any], Any],
+) -> None:
+    same_error(call)
+
+
+def test_sizes_and_dims_may_be_int_like() -> None:
+    """Sizes and dimensions that are ints underneath (a 0-d integer tensor, an
+    ``operator.index``-able number) are taken as in torch."""
+
+    def run(L: Any) -> list[Any]:
+        x = L.arange(6)
+        return [
+            x.view(L.tensor(2), 3),
+            x.reshape((L.tensor(3), 2)).sum(L.tensor(1)),
+            x.view(2, 3).permute(L.tensor(1), 0),
+            x.repeat(L.tensor(2)),
+        ]
+
+    for ours, theirs in zip(*both(run), strict=True):
+        assert_same(ours, theirs)

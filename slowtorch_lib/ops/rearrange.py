@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
 
-from slowtorch_lib._strides import normalize_dim, normalize_dims, numel
+from slowtorch_lib._strides import normalize_dim, normalize_dims, numel, sizes_arg
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
@@ -179,9 +179,7 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     """
     if not sizes:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    if len(sizes) == 1 and not isinstance(sizes[0], int):
-        sizes = tuple(sizes[0])
-    repeats = tuple(int(s) for s in sizes)
+    repeats = sizes_arg(sizes, "repeat", "repeats")
     if len(repeats) < input.dim():
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number "

@@ -78,7 +78,7 @@ def _dims(dim: Dims, ndim: int) -> tuple[int, ...]:
     ``None`` and ``()`` mean every dimension. A 0-d tensor accepts ``dim``
     0 or -1, and has no dimension to reduce.
     """
-    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return tuple(range(ndim))
     dims = normalize_dims(dim, ndim)
     return dims if ndim else ()
@@ -476,7 +476,7 @@ def _check_not_empty(name: str, x: Tensor, dim: Dims) -> None:
     """
     if x.numel() != 0:
         return
-    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         if name in ("argmax", "argmin"):
             raise IndexError(
                 f"{name}(): Expected reduction dim to be specified for "
