@@ -1842,6 +1842,7 @@ class Tensor:
         return _views.expand(self, _strides.sizes_arg(sizes, "expand", "size"))
 
     def expand_as(self, other: Tensor) -> Tensor:
+        _common.check_tensor("expand_as", other, position=1)
         return _views.expand(self, other._shape)
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:

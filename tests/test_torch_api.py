@@ -1183,3 +1183,35 @@ def test_sizes_and_dims_may_be_int_like() -> None:
 
     for ours, theirs in zip(*both(run), strict=True):
         assert_same(ours, theirs)
+
+
+# ---------------------------------------------------------------- tensors, other things
+
+
+@pytest.mark.parametrize("given", ["a", None, 1.5, [1, "a"]])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, g: L.matmul(L.ones(2), g),
+        lambda L, g: L.ones(2).matmul(g),
+        lambda L, g: L.nn.functional.linear(L.ones(2), g),
+        lambda L, g: L.nn.functional.linear(g, L.ones(2, 2)),
+        lambda L, g: L.nn.Linear(2, 3)(g),
+        lambda L, g: L.nn.functional.one_hot(g),
+        lambda L, g: L.nn.functional.cross_entropy(L.ones(2, 3), g),
+        lambda L, g: L.allclose(L.ones(2), g),
+        lambda L, g: L.isclose(L.ones(2), g),
+        lambda L, g: L.ones(2).expand_as(g),
+        lambda L, g: L.cat([L.ones(2), g]),
+        lambda L, g: L.stack([L.ones(2), g]),
+        lambda L, g: L.ones(2).sum().backward(g),
+        lambda L, g: L.arange(3) & g,
+        lambda L, g: L.bitwise_or(L.arange(3), g),
+    ],
+)
+def test_a_tensor_argument_that_is_no_tensor_is_a_type_error(
+    call: Callable[[Any, Any], Any], given: Any
+) -> None:
+    """Where torch takes a tensor, anything else is its TypeError, never an
+    AttributeError from inside the engine."""
+    same_error(lambda L: call(L, given), match_message=False)

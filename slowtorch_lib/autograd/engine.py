@@ -412,11 +412,11 @@ def _initial_gradients(
 ) -> list[Tensor]:
     """The gradient each output starts with: the one given, or 1 for a scalar."""
     if given is None:
-        given_list: list[Tensor | None] = [None] * len(outputs)
-    elif isinstance(given, Tensor):
-        given_list = [given]
-    else:
+        given_list: list[object] = [None] * len(outputs)
+    elif isinstance(given, (list, tuple)):
         given_list = list(given)
+    else:  # one gradient (a tensor, or what is refused below)
+        given_list = [given]
     grads = []
     for index, (output, gradient) in enumerate(zip(outputs, given_list)):
         if gradient is None:
@@ -425,6 +425,11 @@ def _initial_gradients(
                     "grad can be implicitly created only for scalar outputs"
                 )
             gradient = from_values([1.0], output._shape, output.dtype)
+        elif not isinstance(gradient, Tensor):
+            raise TypeError(
+                "gradients can be either Tensors or None, but got "
+                f"{type(gradient).__name__}"
+            )
         elif gradient._shape != output._shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{index}] has a shape of "

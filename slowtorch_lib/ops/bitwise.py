@@ -10,7 +10,7 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._storage import wrap_int64
-from slowtorch_lib._tensor import Tensor, TensorOrScalar
+from slowtorch_lib._tensor import Tensor, TensorOrScalar, invalid_arguments
 from slowtorch_lib._tensor_kernels import (
     binary,
     unary,
@@ -38,7 +38,10 @@ def _bitwise(
     kernel: str, function: Any, input: TensorOrScalar, other: TensorOrScalar
 ) -> Tensor:
     """A bitwise operation: on the bits of integers, logical on bools."""
-    check_some_tensor(kernel.removesuffix("_cpu"), input, other)
+    name = kernel.removesuffix("_cpu")
+    check_some_tensor(name, input, other)
+    if not all(isinstance(x, (Tensor, bool, int, float)) for x in (input, other)):
+        raise invalid_arguments(name, (input, other), {})
     d = result_type(input, other)
     if d.is_floating_point:
         raise no_loop(kernel, d, input, other)
@@ -67,7 +70,10 @@ def _shift(
     kernel: str, function: Any, input: TensorOrScalar, other: TensorOrScalar
 ) -> Tensor:
     """A shift of the bits of integers (bools and floats have no kernel)."""
-    check_some_tensor(kernel.removesuffix("_cpu"), input, other)
+    name = kernel.removesuffix("_cpu")
+    check_some_tensor(name, input, other)
+    if not all(isinstance(x, (Tensor, bool, int, float)) for x in (input, other)):
+        raise invalid_arguments(name, (input, other), {})
     d = result_type(input, other)
     if d.category != dtypes.INT_CATEGORY:
         raise no_loop(kernel, d, input, other)

@@ -155,11 +155,14 @@ def wrapped_number(value: TensorOrScalar | None) -> Tensor | None:
     return from_values([value], (), dtypes.scalar_dtype(value))
 
 
-def check_tensor(name: str, other: Any, position: int = 2) -> None:
+def check_tensor(
+    name: str, other: Any, position: int = 2, argument: str = "other"
+) -> None:
+    """Refuses an argument that must be a tensor, with PyTorch's message."""
     if not isinstance(other, Tensor):
         raise TypeError(
-            f"{name}(): argument 'other' (position {position}) must be Tensor, not "
-            f"{type(other).__name__}"
+            f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
+            f"not {type(other).__name__}"
         )
 
 

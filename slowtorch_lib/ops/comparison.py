@@ -80,6 +80,7 @@ def isclose(
     Raises:
         RuntimeError: If the dtypes differ or the shapes do not broadcast.
     """
+    check_tensor("isclose", other)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{input.dtype.c_name} did not match {other.dtype.c_name}")
     close = _closeness(rtol, atol, equal_nan)
@@ -96,6 +97,7 @@ def allclose(
 ) -> bool:
     """Whether every element of ``input`` is close to ``other`` (see
     :func:`isclose`): a Python bool."""
+    check_tensor("allclose", other)
     return all(isclose(input, other, rtol, atol, equal_nan)._values())
 
 

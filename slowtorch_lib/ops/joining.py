@@ -6,7 +6,7 @@ input its own slice of the gradient.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import reduce
 from typing import Any
 
@@ -88,12 +88,21 @@ class Stack(Function):
 
 
 def _check_list(name: str, tensors: Any) -> list[Tensor]:
-    if isinstance(tensors, Tensor):
+    """The tensors to join, refused as PyTorch refuses them: one tensor or no
+    sequence at all, or an element that is no tensor."""
+    if isinstance(tensors, (Tensor, str)) or not isinstance(tensors, Iterable):
         raise TypeError(
             f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-            "not Tensor"
+            f"not {type(tensors).__name__}"
         )
-    return list(tensors)
+    listed = list(tensors)
+    for position, element in enumerate(listed):
+        if not isinstance(element, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {position} in argument 0, but got "
+                f"{type(element).__name__}"
+            )
+    return listed
 
 
 @accepts_out

@@ -18,6 +18,7 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import pointwise
 from slowtorch_lib.ops.common import (
     accepts_out,
+    check_tensor,
     not_implemented,
     result_type,
     tensor_input,
@@ -331,6 +332,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     Raises:
         RuntimeError: If either operand is 0-d or the shapes do not fit.
     """
+    check_tensor("matmul", other)
     da, db = input.dim(), other.dim()
     if da == 0 or db == 0:
         raise RuntimeError(

@@ -13,6 +13,7 @@ from slowtorch_lib import _rng
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import no_grad
+from slowtorch_lib.ops.common import check_tensor, tensor_input
 from slowtorch_lib.ops.gather_scatter import Index, index_add_into_zeros
 from slowtorch_lib.ops.linalg import addmm, matmul
 
@@ -24,6 +25,7 @@ __all__ = ["dropout", "dropout_mask", "embedding", "linear", "one_hot", "pad"]
 # ----------------------------------------------------------------------
 
 
+@tensor_input
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: the affine map of ``nn.Linear``.
 
@@ -36,6 +38,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     (``AddmmBackward0``). Other inputs are flattened to a batch first and the
     result viewed back; without a bias it is :func:`matmul`, as in PyTorch.
     """
+    check_tensor("linear", weight, 2, "weight")
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError(
             f"both arguments to linear need to be at least 1D, but they are "
@@ -202,6 +205,7 @@ def dropout_mask(input: Tensor, p: float) -> Tensor:
 # ----------------------------------------------------------------------
 
 
+@tensor_input
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """A new last dimension of ``num_classes`` with a 1 at each index.
 

@@ -25,7 +25,7 @@ from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 from slowtorch_lib.nn.functional.activation import log_softmax
-from slowtorch_lib.ops.common import not_implemented, result_type
+from slowtorch_lib.ops.common import check_tensor, not_implemented, result_type
 from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
 from slowtorch_lib.ops.pointwise import Div, Mul, log, sigmoid
 from slowtorch_lib.ops.selecting import clamp, clamp_min
@@ -525,6 +525,8 @@ def cross_entropy(
             does not fit its shape.
         ValueError, IndexError: As :func:`nll_loss`.
     """
+    check_tensor("cross_entropy_loss", input, 1, "input")
+    check_tensor("cross_entropy_loss", target, 2, "target")
     reduction = _reduction(reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(
