@@ -1841,6 +1841,14 @@ class Tensor:
     def expand(self, *sizes: Any) -> Tensor:
         return _views.expand(self, _strides.sizes_arg(sizes, "expand", "size"))
 
+    def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
+        return _views.unflatten(self, dim, sizes)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        """This tensor converted to ``other``'s dtype (itself if it has it)."""
+        _common.check_tensor("type_as", other, position=1)
+        return self.to(other.dtype)
+
     def expand_as(self, other: Tensor) -> Tensor:
         _common.check_tensor("expand_as", other, position=1)
         return _views.expand(self, other._shape)

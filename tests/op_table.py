@@ -311,6 +311,16 @@ CASES: list[OpCase] = [
         requires_grad=(True, False),
     ),
     _case("flatten", lambda L, x: L.flatten(x, 1), (2, 3, 2)),
+    _case("unflatten", lambda L, x: L.unflatten(x, 1, (3, 2)), (2, 6)),
+    _case("unflatten_method", lambda L, x: x.unflatten(-1, (2, -1)), (3, 4)),
+    _case("unflatten_transposed", lambda L, x: x.t().unflatten(1, (2, 2)), (4, 3)),
+    _case(
+        "type_as",
+        lambda L, x, y: x.type_as(y.double()),
+        M,
+        M,
+        requires_grad=(True, False),
+    ),
     _case("transpose", lambda L, x: L.transpose(x, 0, 2), (2, 3, 2)),
     _case("t", lambda L, x: L.t(x), M),
     _case("T", lambda L, x: x.T, M),
@@ -377,6 +387,8 @@ CASES: list[OpCase] = [
         (2,),
     ),
     _case("softmax_by_hand", lambda L, x: x.exp() / x.exp().sum(1, keepdim=True), M),
+    _case("softmax_method", lambda L, x: x.softmax(1), M),
+    _case("log_softmax_method", lambda L, x: x.log_softmax(0, dtype=float), M),
     _case("mse", lambda L, x, y: ((x - y) ** 2).mean(), (4,), (4,)),
     # ---------------- steps and remainders (fuzz fixes) ----------------
     _case(

@@ -1215,3 +1215,43 @@ def test_a_tensor_argument_that_is_no_tensor_is_a_type_error(
     """Where torch takes a tensor, anything else is its TypeError, never an
     AttributeError from inside the engine."""
     same_error(lambda L: call(L, given), match_message=False)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.ones(2, 6).unflatten(1, (4, 2)),
+        lambda L: L.ones(2, 6).unflatten(1, ()),
+        lambda L: L.ones(2, 6).unflatten(2, (2, 3)),
+        lambda L: L.unflatten(L.ones(2, 6), -1, [5, -1]),
+    ],
+)
+def test_unflatten_refuses_sizes_that_do_not_fit_as_torch_does(
+    call: Callable[[Any], Any],
+) -> None:
+    same_error(call)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.ones(2, 6).unflatten(1, (-1, -1)),
+        lambda L: L.ones(2, 6).unflatten(1, "a"),
+        lambda L: L.ones(2, 6).unflatten(1, (2, 3.0)),
+        lambda L: L.ones(2).type_as("a"),
+        lambda L: L.ones(2).type_as(L.float64),
+    ],
+)
+def test_unflatten_and_type_as_refuse_other_arguments(
+    call: Callable[[Any], Any],
+) -> None:
+    same_error(call, match_message=False)
+
+
+def test_type_as_without_a_change_is_the_tensor_itself() -> None:
+    def run(L: Any) -> list[bool]:
+        x = L.ones(2)
+        return [x.type_as(L.zeros(3)) is x, x.type_as(L.zeros(1, dtype=L.int32)) is x]
+
+    ours, theirs = both(run)
+    assert ours == theirs == [True, False]

@@ -20,6 +20,7 @@ from slowtorch_lib._strides import (
     normalize_dims,
     numel,
     position_list,
+    sizes_arg,
 )
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd import history
@@ -44,6 +45,7 @@ __all__ = [
     "t",
     "transpose",
     "unbind",
+    "unflatten",
     "unsqueeze",
 ]
 
@@ -229,6 +231,31 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     shape = input._shape
     merged = numel(shape[start : end + 1])
     return reshape(input, shape[:start] + (merged,) + shape[end + 1 :])
+
+
+@tensor_input
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Splits dimension ``dim`` into ``sizes`` (one of them may be -1), as a
+    view: ``unflatten(x, 1, (2, 3))`` turns shape ``(4, 6)`` into ``(4, 2, 3)``.
+
+    Raises:
+        RuntimeError: If ``sizes`` is empty or does not multiply up to the
+            size of ``dim``.
+        IndexError: If ``dim`` is out of range.
+    """
+    split = sizes_arg((sizes,), "unflatten", "sizes")
+    dim = normalize_dim(dim, input.dim())
+    if not split:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    length = input._shape[dim] if input.dim() else 1
+    known = numel([size for size in split if size != -1])
+    fits = length % known == 0 if -1 in split and known else known == length
+    if not fits:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(split)} don't multiply up to the "
+            f"size of dim {dim} ({length}) in the input tensor"
+        )
+    return view(input, input._shape[:dim] + split + input._shape[dim + 1 :])
 
 
 # ----------------------------------------------------------------------
