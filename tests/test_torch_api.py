@@ -1206,6 +1206,7 @@ def test_sizes_and_dims_may_be_int_like() -> None:
         lambda L, g: L.stack([L.ones(2), g]),
         lambda L, g: L.ones(2).sum().backward(g),
         lambda L, g: L.arange(3) & g,
+        lambda L, g: L.arange(3) << g,
         lambda L, g: L.bitwise_or(L.arange(3), g),
     ],
 )

@@ -34,14 +34,20 @@ __all__ = [
 ]
 
 
-def _bitwise(
-    kernel: str, function: Any, input: TensorOrScalar, other: TensorOrScalar
-) -> Tensor:
-    """A bitwise operation: on the bits of integers, logical on bools."""
+def _check_operands(kernel: str, input: Any, other: Any) -> None:
+    """Refuses operands that are not tensors or Python numbers, or no tensor
+    at all, as PyTorch's argument parser does."""
     name = kernel.removesuffix("_cpu")
     check_some_tensor(name, input, other)
     if not all(isinstance(x, (Tensor, bool, int, float)) for x in (input, other)):
         raise invalid_arguments(name, (input, other), {})
+
+
+def _bitwise(
+    kernel: str, function: Any, input: TensorOrScalar, other: TensorOrScalar
+) -> Tensor:
+    """A bitwise operation: on the bits of integers, logical on bools."""
+    _check_operands(kernel, input, other)
     d = result_type(input, other)
     if d.is_floating_point:
         raise no_loop(kernel, d, input, other)
@@ -70,10 +76,7 @@ def _shift(
     kernel: str, function: Any, input: TensorOrScalar, other: TensorOrScalar
 ) -> Tensor:
     """A shift of the bits of integers (bools and floats have no kernel)."""
-    name = kernel.removesuffix("_cpu")
-    check_some_tensor(name, input, other)
-    if not all(isinstance(x, (Tensor, bool, int, float)) for x in (input, other)):
-        raise invalid_arguments(name, (input, other), {})
+    _check_operands(kernel, input, other)
     d = result_type(input, other)
     if d.category != dtypes.INT_CATEGORY:
         raise no_loop(kernel, d, input, other)
