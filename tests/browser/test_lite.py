@@ -53,6 +53,7 @@ from tests.browser.serving import (
 from tests.browser.startup import (
     CLEAR_OUTPUTS,
     KERNEL_TIMEOUT,
+    LITE,
     chapters,
     one_kernel,
     open_and_run_first_cell,
@@ -60,7 +61,6 @@ from tests.browser.startup import (
 
 pytestmark = pytest.mark.browser
 
-LITE = HTML / "lite"
 CELL_TIMEOUT = 180_000
 EXERCISE_TAG = re.compile(r"^exercise-(.+)$")
 
