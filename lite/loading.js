@@ -23,7 +23,7 @@
   const KERNEL_WORKER = null;
   const KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel";
   const root = new URL(".", document.currentScript.src);
-  const worker = navigator.serviceWorker;
+  const serviceWorker = navigator.serviceWorker;
   function noteWorkerVersion() {
     let version = null;
     try {
@@ -32,11 +32,11 @@
     } catch (error) {
       return;
     }
-    const key = `${worker.controller.scriptURL}-version`;
+    const key = `${serviceWorker.controller.scriptURL}-version`;
     if (version && !localStorage.getItem(key)) localStorage.setItem(key, version);
   }
-  if (worker && !worker.controller) {
-    worker.addEventListener("controllerchange", noteWorkerVersion, { once: true });
+  if (serviceWorker && !serviceWorker.controller) {
+    serviceWorker.addEventListener("controllerchange", noteWorkerVersion, { once: true });
   }
   const click = HTMLAnchorElement.prototype.click;
   HTMLAnchorElement.prototype.click = function () {
@@ -101,9 +101,8 @@
   window.slowtorchEarlyWorker = early;
   function startWorkerEarly() {
     const path = new URLSearchParams(window.location.search).get("path");
-    const sw = navigator.serviceWorker;
     if (!KERNEL_WORKER || !path || !path.endsWith(".ipynb")) return;
-    if (window.crossOriginIsolated || (sw && !sw.controller)) return;
+    if (window.crossOriginIsolated || (serviceWorker && !serviceWorker.controller)) return;
     const url = new URL(KERNEL_WORKER, root).href;
     const Native = window.Worker;
     const ID = "slowtorch-early-start";

@@ -975,10 +975,15 @@ def patch_once(
     path.write_text(new, encoding="utf-8")
 
 
+def kernel_static(output: Path = OUTPUT) -> Path:
+    """The built site's folder of the kernel extension's JavaScript."""
+    return output / "extensions" / KERNEL_EXTENSION / "static"
+
+
 def wait_for_service_worker(output: Path = OUTPUT) -> None:
     """Makes the kernel wait until the service worker controls the page before it
     decides whether to mount ``/drive`` (see the module's docstring)."""
-    folder = output / "extensions" / KERNEL_EXTENSION / "static"
+    folder = kernel_static(output)
     paths = sorted(folder.glob("*.js"))
     patch_once(paths, MOUNT_DRIVE, WAITED, "the kernel's start (mountDrive)")
 
@@ -1018,7 +1023,7 @@ KERNEL_WORKER_NAME = "const KERNEL_WORKER = null;"
 
 def kernel_worker(output: Path = OUTPUT) -> str:
     """The kernel's worker script (comlink's), from the site's root."""
-    folder = output / "extensions" / KERNEL_EXTENSION / "static"
+    folder = kernel_static(output)
     found = sorted(folder.glob("comlink.worker.*.js"))
     if len(found) != 1:
         raise SystemExit(

@@ -268,7 +268,7 @@ def test_the_kernel_starts_without_the_notebook_folder_before_the_packages(
 def test_the_loading_page_script_names_the_kernel_worker(tmp_path: Path) -> None:
     """The build writes the kernel's worker script (which the page makes early)
     into the page script, and stops if the kernel extension has none or several."""
-    static = tmp_path / "extensions" / build_lite.KERNEL_EXTENSION / "static"
+    static = build_lite.kernel_static(tmp_path)
     static.mkdir(parents=True)
     with pytest.raises(SystemExit, match=r"one comlink\.worker\.\*\.js expected"):
         build_lite.kernel_worker(tmp_path)
