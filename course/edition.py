@@ -15,8 +15,12 @@ the object is imported from the complete engine, its definition located with
 rewritten, so the rest of the file keeps its text. A class target (a class
 the student writes whole) keeps its bases and docstring, every method becomes
 a stub, and its other statements go. A helper named in the exercise's
-``forbidden`` list that nothing but the piece uses is stubbed too; one that
-other code shares stays, and :func:`shared_answer_holders` lists it.
+``forbidden`` list (one that holds part of the answer) is stubbed too. One
+that other code of the engine shares would have to stay: then
+:func:`shared_answer_holders` lists it and :func:`write_engine` (so the
+release, and the grader's engine) refuses with :class:`AnswerKept`: such a
+helper is restructured (its answer moved into the piece, or the other code
+given a path of its own), never shipped.
 
 The engine of a class edition also holds ``slowtorch_lib/_class/`` (the table
 of pieces and copies of :mod:`course.saved_pieces` and
@@ -50,6 +54,7 @@ from course.saved_pieces import FOLDER, README
 from course.substitute import original
 
 __all__ = [
+    "AnswerKept",
     "parse_give",
     "release",
     "shared_answer_holders",
@@ -78,6 +83,18 @@ from slowtorch_lib._class import load_saved  # noqa: E402
 
 load_saved()
 """
+
+
+class AnswerKept(Exception):
+    """A class edition would keep a helper that holds a piece's answer."""
+
+    def __init__(self, holders: list[str]) -> None:
+        super().__init__(
+            "the class edition would keep helpers that hold an answer, as other "
+            "code of the engine uses them: " + "; ".join(holders) + ". Move the "
+            "answer into the piece or give the other code its own path."
+        )
+        self.holders = holders
 
 
 @dataclass(frozen=True)
@@ -385,13 +402,18 @@ def write_engine(
     With ``load_saved``, the engine loads the pieces saved in the student's
     workspace when it is imported; without, it never looks for them (a
     grader's copy).
+
+    Raises:
+        AnswerKept: If a helper that holds an answer would be kept.
     """
     engine = Path(importlib.import_module(ENGINE).__file__ or "").resolve().parent
     if engine != (ROOT / ENGINE).resolve():
         raise RuntimeError(f"the engine imported is {engine}, not {ROOT / ENGINE}")
+    stubs, holders = plan(give)
+    if holders:
+        raise AnswerKept(holders)
     out = dest / ENGINE
     shutil.copytree(engine, out, ignore=IGNORE)
-    stubs, _ = plan(give)
     _apply(stubs, engine, out)
     (out / "_class").mkdir()
     (out / "_class" / "__init__.py").write_text(_table(give), "utf-8")
@@ -493,10 +515,15 @@ def release(out: Path, give: Collection[str] = (), site: bool = False) -> list[P
 
     Raises:
         FileExistsError: If ``out`` is not empty.
+        AnswerKept: If a helper that holds an answer would be kept (before
+            anything is written).
         RuntimeError: If the site does not build.
     """
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} is not empty")
+    holders = shared_answer_holders(give)
+    if holders:
+        raise AnswerKept(holders)
     out.mkdir(parents=True, exist_ok=True)
     write_engine(out, give)
 

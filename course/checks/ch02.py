@@ -977,7 +977,6 @@ EXERCISES = {
             "that the exception goes on.",
         ],
         target="slowtorch_lib.autograd.grad_mode.no_grad",
-        forbidden=("_GradModeContext", "_BareDecorator"),
         what="uses of no_grad",
     ),
     "2.6": Exercise(

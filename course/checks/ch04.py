@@ -1439,7 +1439,6 @@ EXERCISES = {
             "lr: the new lr over the old one is the ratio of two heights.",
         ],
         target="slowtorch_lib.optim.lr_scheduler.CosineAnnealingLR.get_lr",
-        forbidden=("_closed_form_lr",),
         what="schedules",
     ),
     "4.7": Exercise(
@@ -1457,7 +1456,7 @@ EXERCISES = {
             "the inf-norm is the largest absolute element.",
         ],
         target="slowtorch_lib.nn.utils.clip_grad.clip_grad_norm_",
-        forbidden=("vector_norm", "_gradients"),
+        forbidden=("_values_norm", "_gradients"),
         what="clippings",
     ),
     "4.8": Exercise(

@@ -39,17 +39,33 @@ def is_grad_enabled() -> bool:
     return GRAD_MODE.enabled
 
 
-class _GradModeContext:
-    """Sets grad mode on entry and restores the previous mode on exit."""
+class no_grad:
+    """Switches graph recording off: results have no ``grad_fn``.
 
-    _mode: bool
+    Use it for evaluation and for updating parameters in place::
+
+        with no_grad():
+            w -= lr * w.grad
+
+    It restores the previous mode on exit, also when the block raises, when
+    blocks are nested and when one object is entered twice. As a decorator,
+    with or without parentheses, every call of the function runs without
+    recording.
+    """
+
+    def __new__(cls, function: Any = None) -> Any:
+        context = super().__new__(cls)
+        if function is None:
+            return context  # no_grad(): Python calls __init__ next
+        no_grad.__init__(context)
+        return context(function)  # @no_grad without parentheses
 
     def __init__(self) -> None:
         self._previous: list[bool] = []
 
     def __enter__(self) -> None:
         self._previous.append(GRAD_MODE.enabled)
-        GRAD_MODE.enabled = self._mode
+        GRAD_MODE.enabled = False
 
     def __exit__(
         self,
@@ -60,73 +76,95 @@ class _GradModeContext:
         GRAD_MODE.enabled = self._previous.pop()
 
     def __call__(self, function: F) -> F:
-        """Used as a decorator: runs every call of ``function`` in this mode."""
-        mode = self._mode
+        """Used as a decorator: runs every call of ``function`` without a graph."""
 
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            previous = GRAD_MODE.enabled
-            GRAD_MODE.enabled = mode
-            try:
+            with no_grad():
                 return function(*args, **kwargs)
-            finally:
-                GRAD_MODE.enabled = previous
 
         return wrapper  # type: ignore[return-value]
 
 
-class _BareDecorator(_GradModeContext):
-    """Lets ``@no_grad`` be written without parentheses, as in PyTorch."""
+class enable_grad:
+    """Switches graph recording on, for example inside a ``no_grad`` block.
 
-    def __new__(cls, function: Any = None) -> Any:
-        context = super().__new__(cls)
-        if function is None:
-            return context  # no_grad(): Python calls __init__ next
-        _GradModeContext.__init__(context)
-        return context(function)
-
-
-class no_grad(_BareDecorator):
-    """Switches graph recording off: results have no ``grad_fn``.
-
-    Use it for evaluation and for updating parameters in place::
-
-        with no_grad():
-            w -= lr * w.grad
+    The mirror of :class:`no_grad` (which is an exercise, so this class does
+    not share its code): a context manager, and a decorator with or without
+    parentheses.
     """
 
-    _mode = False
+    def __new__(cls, function: Any = None) -> Any:
+        if function is not None:  # @enable_grad without parentheses
+            return cls()(function)
+        return super().__new__(cls)
+
+    def __init__(self) -> None:
+        self._outer_modes: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._outer_modes.append(is_grad_enabled())
+        GRAD_MODE.enabled = True
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        outer = self._outer_modes.pop()
+        GRAD_MODE.enabled = outer
+
+    def __call__(self, function: F) -> F:
+        """Used as a decorator: runs every call of ``function`` with a graph."""
+
+        @functools.wraps(function)
+        def with_graph(*args: Any, **kwargs: Any) -> Any:
+            with enable_grad():
+                return function(*args, **kwargs)
+
+        return with_graph  # type: ignore[return-value]
 
 
-class enable_grad(_BareDecorator):
-    """Switches graph recording on, for example inside a ``no_grad`` block."""
-
-    _mode = True
-
-
-class set_grad_enabled(_GradModeContext):
+class set_grad_enabled:
     """Sets grad mode to ``mode``.
 
     Like PyTorch, it takes effect at once when called, so it works as a plain
     function call as well as a context manager::
 
         set_grad_enabled(False)   # off from here on
+
+    As a decorator it leaves the mode alone until the function is called.
     """
 
     def __init__(self, mode: bool) -> None:
-        super().__init__()
         self._mode = bool(mode)
-        self._previous.append(GRAD_MODE.enabled)
+        self._before = GRAD_MODE.enabled
         GRAD_MODE.enabled = self._mode
 
     def __enter__(self) -> None:
         # The mode was already set by __init__; __exit__ restores the old one.
         pass
 
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        GRAD_MODE.enabled = self._before
+
     def __call__(self, function: F) -> F:
-        # As a decorator it must not change the mode at definition time.
-        GRAD_MODE.enabled = self._previous.pop()
-        return super().__call__(function)
+        """Used as a decorator: runs every call of ``function`` in this mode."""
+        GRAD_MODE.enabled = self._before  # not changed at definition time
+        mode = self._mode
+
+        @functools.wraps(function)
+        def in_mode(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return function(*args, **kwargs)
+
+        return in_mode  # type: ignore[return-value]
 
 
 def is_inference_mode_enabled() -> bool:

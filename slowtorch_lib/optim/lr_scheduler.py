@@ -291,8 +291,9 @@ class CosineAnnealingLR(LRScheduler):
         epoch, t_max, eta_min = self.last_epoch, self.T_max, self.eta_min
         if epoch == 0:
             return self._group_lrs()
-        if self._step_count == 1 and epoch > 0:
-            return self._closed_form_lr()
+        if self._step_count == 1 and epoch > 0:  # started part-way: the formula
+            cosine = (1 + math.cos(math.pi * epoch / t_max)) / 2
+            return [eta_min + (base - eta_min) * cosine for base in self.base_lrs]
         if (epoch - 1 - t_max) % (2 * t_max) == 0:
             rise = (1 - math.cos(math.pi / t_max)) / 2
             return [
@@ -305,11 +306,15 @@ class CosineAnnealingLR(LRScheduler):
         return [ratio * (lr - eta_min) + eta_min for lr in self._group_lrs()]
 
     def _closed_form_lr(self) -> list[float]:
-        cosine = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-        return [
-            self.eta_min + (base_lr - self.eta_min) * cosine
-            for base_lr in self.base_lrs
-        ]
+        # get_lr's first step is the formula (get_lr is an exercise: the
+        # formula lives there only).
+        if self.last_epoch == 0:
+            return list(self.base_lrs)
+        count, self._step_count = self._step_count, 1
+        try:
+            return self.get_lr()
+        finally:
+            self._step_count = count
 
 
 class LinearLR(LRScheduler):

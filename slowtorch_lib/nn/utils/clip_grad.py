@@ -12,7 +12,7 @@ from slowtorch_lib.autograd.grad_mode import no_grad
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
 
 
-def vector_norm(values: list[float], norm_type: float) -> float:
+def _values_norm(values: list[float], norm_type: float) -> float:
     """The ``norm_type``-norm of a list of numbers: ``(sum |x|**p) ** (1/p)``,
     the largest ``|x|`` for ``inf``, the smallest for ``-inf``."""
     sizes = [abs(v) for v in values]
@@ -70,8 +70,8 @@ def clip_grad_norm_(
     norm_type = float(norm_type)
     if not grads:
         return tensor(0.0)
-    norms = [tensor(vector_norm(g._values(), norm_type)).item() for g in grads]
-    total_norm = tensor(vector_norm(norms, norm_type))
+    norms = [tensor(_values_norm(g._values(), norm_type)).item() for g in grads]
+    total_norm = tensor(_values_norm(norms, norm_type))
     total = total_norm.item()
     if error_if_nonfinite and not math.isfinite(total):
         raise RuntimeError(
@@ -96,6 +96,8 @@ def clip_grad_value_(
     Unlike :func:`clip_grad_norm_` this can change the direction of the step.
     """
     clip_value = float(clip_value)
+    tensors = [parameters] if isinstance(parameters, Tensor) else parameters
     with no_grad():
-        for grad in _gradients(parameters):
-            grad.clamp_(min=-clip_value, max=clip_value)
+        for parameter in tensors:
+            if parameter.grad is not None:
+                parameter.grad.clamp_(min=-clip_value, max=clip_value)
