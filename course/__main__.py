@@ -148,6 +148,9 @@ def run_release(out: Path, give: str, site: bool = False) -> int:
     except (FileExistsError, ValueError) as error:
         print(error, file=sys.stderr)
         return 2
+    except edition.AnswerKept as error:
+        print(f"not released: {error}", file=sys.stderr)
+        return 1
     except RuntimeError as error:
         print(f"the class site did not build: {error}", file=sys.stderr)
         return 1
@@ -160,8 +163,6 @@ def run_release(out: Path, give: str, site: bool = False) -> int:
             f"wrote its in-browser course to {out / 'site'}: serve that folder over "
             "HTTPS (or from localhost) and open exercises/ there"
         )
-    for holder in edition.shared_answer_holders(given):
-        print(f"note: kept, as other code uses it, though it holds an answer: {holder}")
     return 0
 
 
@@ -216,7 +217,7 @@ def run_grade(args: argparse.Namespace) -> int:
     target = args.csv or (folders[0] / "grades.csv" if folders else None)
     if target is not None:
         write = export.write_canvas if args.format == "canvas" else export.write_csv
-        write(results, target, weights)
+        write(copy_check(results, target.parent / "copies.md"), target, weights)
         print(f"wrote {target}")
     if args.feedback is not None:
         written = grading.write_feedback(results, args.feedback)
@@ -225,6 +226,32 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"WARNING: {grading.NO_SANDBOX}")
     print(f"graded {len(results)} notebooks in {time.monotonic() - start:.1f} s")
     return 0 if all(result.ok for result in results) else 1
+
+
+def copy_check(results: list[grading.Result], report: Path) -> list[grading.Result]:
+    """Compares every student's answers with every other's
+    (:mod:`course.similarity`), writes the pairs found to ``report`` and
+    returns the results with them in their notes, for the gradebook only
+    (the students' feedback does not name classmates)."""
+    import dataclasses
+
+    from course import similarity
+
+    answers = [
+        (result.student, exercise, source)
+        for result in results
+        for exercise, source in result.sources.items()
+    ]
+    pairs = similarity.class_pairs(answers, similarity.model_prints())
+    report.write_text(similarity.pairs_report(pairs), encoding="utf-8")
+    print(f"wrote {report} ({len(pairs)} pairs of answers that are the same code)")
+    notes = similarity.student_notes(pairs)
+    return [
+        dataclasses.replace(result, notes=result.notes + notes.pop(result.student))
+        if result.student in notes
+        else result
+        for result in results
+    ]
 
 
 if __name__ == "__main__":
