@@ -56,6 +56,7 @@ class Result:
     exercises: dict[str, Graded] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    sources: dict[str, str] = field(default_factory=dict)  # answer cells
 
     @property
     def points(self) -> float:
@@ -143,6 +144,7 @@ def read_one(path: Path, student: str, options: Options) -> Submitted:
         notebook, [(e.id, e.name) for e in submitted.exercises]
     )
     result.notes += notes
+    result.sources = submitted.sources
     return submitted
 
 
