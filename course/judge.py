@@ -10,15 +10,14 @@ passed, in [0, 1]; a case the runner did not report (a crash, a timeout, a
 malformed line) is not passed.
 
 Predictions are read from the cell's text with :func:`ast.literal_eval`,
-never run. A copy check compares each answer, with names, literals, comments
-and layout normalised, with the model answer's fingerprint.
+never run. The copy check against the model answers is
+:mod:`course.similarity`'s.
 """
 
 from __future__ import annotations
 
 import ast
 import compileall
-import hashlib
 import json
 import math
 import os
@@ -35,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from course import sandbox
+from course import sandbox, similarity
 from course.checking import Exercise, close, prediction, show
 from course.runner import imports_in
 
@@ -135,7 +134,7 @@ class Answers:
         secret = "\n".join(
             p.read_text("utf-8") for p in sorted(PACKAGE.glob("checks/grading_*.py"))
         )
-        return cls(expected, secret, model_fingerprints(), dependencies())
+        return cls(expected, secret, similarity.model_prints(), dependencies())
 
     def save(self, folder: Path) -> None:
         data = {
@@ -985,87 +984,6 @@ def suspicious(source: str) -> list[str]:
 # --- the copy check ----------------------------------------------------------------
 
 
-class _Normalise(ast.NodeTransformer):
-    """Names by order of first use, literals by type, no docstrings."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
-
-    def rename(self, name: str) -> str:
-        return self.names.setdefault(name, f"n{len(self.names)}")
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        return ast.Name(id=self.rename(node.id), ctx=node.ctx)
-
-    def visit_arg(self, node: ast.arg) -> ast.AST:
-        return ast.arg(arg=self.rename(node.arg))
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        return ast.Constant(value=type(node.value).__name__)
-
-    def _body(self, node: Any) -> Any:
-        body = node.body
-        if (
-            body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            node.body = body[1:] or [ast.Pass()]
-        node.name = self.rename(node.name)
-        node.returns = None
-        return self.generic_visit(node)
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        return self._body(node)
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
-        return self._body(node)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
-        value = node.value or ast.Constant(None)
-        assign = ast.Assign(targets=[node.target], value=value)
-        return self.generic_visit(assign)
-
-
-def fingerprints(source: str) -> list[str]:
-    """One fingerprint per top-level function or class of the cell."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    found = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            for child in ast.walk(node):
-                if isinstance(child, ast.arg):
-                    child.annotation = None
-            try:
-                normal = _Normalise().visit(node)
-                text = ast.dump(normal, annotate_fields=False)
-            except RecursionError:
-                continue
-            found.append(hashlib.sha256(text.encode()).hexdigest())
-    return found
-
-
-def model_fingerprints() -> dict[str, list[str]]:
-    """The model answers' fingerprints, from the solution notebooks."""
-    found: dict[str, list[str]] = {}
-    from course import notebook_reader
-
-    for path in sorted((ROOT / "solutions").glob("*.ipynb")):
-        try:
-            notebook = notebook_reader.read(path)
-        except notebook_reader.NotANotebook:
-            continue
-        for cell in notebook.cells:
-            for role, exercise in notebook_reader.roles(cell):
-                if role == "exercise":
-                    found.setdefault(exercise, []).extend(fingerprints(cell.source))
-    return found
-
-
 def copied(exercise_id: str, source: str, answers: Answers) -> bool:
-    model = set(answers.fingerprints.get(exercise_id, []))
-    return bool(model & set(fingerprints(source)))
+    found = similarity.copied_from_model(exercise_id, source, answers.fingerprints)
+    return found is not None
