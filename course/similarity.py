@@ -137,6 +137,7 @@ def _noop(statement: ast.stmt, read: set[str]) -> bool:
         return (
             isinstance(test, ast.Constant) and not test.value and not statement.orelse
         )
+    targets: list[ast.expr]
     if isinstance(statement, ast.AnnAssign):
         targets = [statement.target]
         value = statement.value

@@ -280,6 +280,122 @@ def topological_order(roots):
     return list(reversed(post))
 """,
     ],
+    "4.8": [
+        '''
+class BatchSampler:
+    """Groups the indices of ``sampler`` into lists of ``batch_size``."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        batch = []
+        for i in self.sampler:
+            batch.append(i)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if len(batch) > 0 and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+''',
+        '''
+import math
+
+
+class BatchSampler:
+    """Groups the indices of ``sampler`` into lists of ``batch_size``."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        indices = list(self.sampler)
+        for start in range(0, len(indices), self.batch_size):
+            chunk = indices[start : start + self.batch_size]
+            if len(chunk) < self.batch_size and self.drop_last:
+                return
+            yield chunk
+
+    def __len__(self):
+        count = len(self.sampler) / self.batch_size
+        return math.floor(count) if self.drop_last else math.ceil(count)
+''',
+        '''
+class BatchSampler:
+    """Groups the indices of ``sampler`` into lists of ``batch_size``."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        current = []
+        for index in self.sampler:
+            current += [index]
+            if len(current) < self.batch_size:
+                continue
+            yield current
+            current = []
+        if current:
+            if not self.drop_last:
+                yield current
+
+    def __len__(self):
+        n = len(self.sampler)
+        full = n // self.batch_size
+        if n % self.batch_size and not self.drop_last:
+            full += 1
+        return full
+''',
+    ],
+    "2.7": [
+        '''
+def sum_to_size(input, shape):
+    """``input`` summed down to ``shape``: broadcasting undone."""
+    shape = list(shape)
+    lead = input.dim() - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"size {shape} is not expandable to {list(input.shape)}")
+    result = input
+    for _ in range(lead):
+        result = result.sum(0)
+    for dim, size in enumerate(shape):
+        if size == result.shape[dim]:
+            continue
+        if size != 1:
+            raise RuntimeError(f"size {shape} is not expandable to {list(input.shape)}")
+        result = result.sum(dim, keepdim=True)
+    return result
+''',
+        '''
+def sum_to_size(input, shape):
+    """``input`` summed down to ``shape``: broadcasting undone."""
+    target = (1,) * (input.dim() - len(shape)) + tuple(shape)
+    if len(target) != input.dim():
+        raise RuntimeError("shape is not expandable to the input's shape")
+    dims = []
+    for d, (want, have) in enumerate(zip(target, input.shape)):
+        if want == have:
+            pass
+        elif want == 1:
+            dims.append(d)
+        else:
+            raise RuntimeError("shape is not expandable to the input's shape")
+    dims = list(range(input.dim() - len(shape))) + [d for d in dims if d >= input.dim() - len(shape)]
+    summed = input.sum(dim=tuple(dims), keepdim=True) if dims else input
+    return summed.reshape(tuple(shape))
+''',
+    ],
     "3.10": [
         '''
 from math import prod
