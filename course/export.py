@@ -223,6 +223,7 @@ JUDGE_FILES = (
     "export.py",
     "gradescope.py",
     "saved_pieces.py",
+    "similarity.py",
 )
 
 

@@ -31,7 +31,8 @@ measured (``tests/grading/test_similarity.py`` and ``python -m bench
 similarity``) on honest variants written independently and on disguised
 copies.
 
-:func:`model_prints` gives the model answers and the blank cells in the form
+:func:`model_prints` gives the model answers (their shingles, hashed: no code)
+and the blank cells in the form
 the judge keeps (in ``answers.json`` for an exported autograder);
 :func:`copied_from_model` compares one answer with them, and
 :func:`class_pairs` compares every student with every other, exercise by
@@ -41,6 +42,7 @@ exercise.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -52,6 +54,7 @@ __all__ = [
     "class_pairs",
     "copied_from_model",
     "flagged",
+    "model_answers",
     "model_prints",
     "pairs_report",
     "resemblance",
@@ -306,9 +309,18 @@ def tokens(source: str) -> list[str]:
 
 
 def _shingles(found: Sequence[str]) -> set[str]:
-    if len(found) < SHINGLE:
-        return {" ".join(found)} if found else set()
-    return {" ".join(found[i : i + SHINGLE]) for i in range(len(found) - SHINGLE + 1)}
+    """Each run of :data:`SHINGLE` tokens, hashed (so that the judge keeps
+    the model answers' shingles, never their code)."""
+    runs = (
+        [found]
+        if len(found) < SHINGLE
+        else [found[i : i + SHINGLE] for i in range(len(found) - SHINGLE + 1)]
+    )
+    return {
+        hashlib.blake2b(" ".join(run).encode(), digest_size=8).hexdigest()
+        for run in runs
+        if run
+    }
 
 
 # --- answers ---------------------------------------------------------------------
@@ -378,17 +390,29 @@ def _cells(folder: Path) -> dict[str, list[str]]:
 
 
 def model_prints(root: Path = ROOT) -> dict[str, list[str]]:
-    """Per exercise, the model answers and the blank cells in normal form,
-    as JSON strings (``model:[...]``, ``given:[...]``): what the judge
-    keeps to compare answers with."""
+    """What the judge keeps to compare answers with, per exercise, as JSON
+    strings: the blank cell in normal form (``given:[...]``, public: the
+    students' notebook holds it) and each model answer's own shingles, hashed
+    (``model:[...]``: no code of it)."""
     found: dict[str, list[str]] = {}
     for exercise, sources in _cells(root / "exercises").items():
         for source in sources:
             found.setdefault(exercise, []).append(GIVEN + json.dumps(units(source)))
     for exercise, sources in _cells(root / "solutions").items():
+        given = given_units(found, exercise)
         for source in sources:
-            found.setdefault(exercise, []).append(MODEL + json.dumps(units(source)))
+            shingles = sorted(Answer.of(source, given).shingles)
+            found.setdefault(exercise, []).append(MODEL + json.dumps(shingles))
     return found
+
+
+def model_answers(prints: dict[str, list[str]], exercise: str) -> list[Answer]:
+    """The model answers of ``exercise``, from :func:`model_prints`."""
+    return [
+        Answer(set(json.loads(text[len(MODEL) :])))
+        for text in prints.get(exercise, [])
+        if text.startswith(MODEL)
+    ]
 
 
 def given_units(prints: dict[str, list[str]], exercise: str) -> list[list[str]]:
@@ -405,14 +429,11 @@ def copied_from_model(
     exercise: str, source: str, prints: dict[str, list[str]]
 ) -> float | None:
     """The resemblance of an answer to a model answer if it is flagged."""
-    given = given_units(prints, exercise)
-    answer = Answer.of(source, given)
-    for text in prints.get(exercise, []):
-        if text.startswith(MODEL):
-            model = Answer.from_units(json.loads(text[len(MODEL) :]), given)
-            found = flagged(answer, model)
-            if found is not None:
-                return found
+    answer = Answer.of(source, given_units(prints, exercise))
+    for model in model_answers(prints, exercise):
+        found = flagged(answer, model)
+        if found is not None:
+            return found
     return None
 
 

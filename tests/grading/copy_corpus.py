@@ -666,8 +666,6 @@ def measure() -> dict[str, list[tuple[str, float]]]:
     ``missed`` (disguised and renamed copies of model answers large enough to
     be compared, and of classmates' answers), ``too small`` (copies of model
     answers under the size floor, never flagged by design)."""
-    import json
-
     from course import similarity
 
     prints = similarity.model_prints()
@@ -675,17 +673,11 @@ def measure() -> dict[str, list[tuple[str, float]]]:
         k: [] for k in ("false flags", "honest pairs", "caught", "missed", "too small")
     }
 
-    def model_of(exercise: str) -> list[similarity.Answer]:
-        given = similarity.given_units(prints, exercise)
-        return [
-            similarity.Answer.from_units(json.loads(t[len(similarity.MODEL) :]), given)
-            for t in prints.get(exercise, [])
-            if t.startswith(similarity.MODEL)
-        ]
-
     for exercise, answers in HONEST.items():
         given = similarity.given_units(prints, exercise)
-        mine = [similarity.Answer.of(a, given) for a in answers] + model_of(exercise)
+        mine = [
+            similarity.Answer.of(a, given) for a in answers
+        ] + similarity.model_answers(prints, exercise)
         for i, one in enumerate(mine):
             for j in range(i + 1, len(mine)):
                 label = f"{exercise} honest {i} / {'model' if j >= len(answers) else j}"

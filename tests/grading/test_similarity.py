@@ -123,3 +123,19 @@ def test_class_pairs_name_both_students_and_never_a_student_with_themselves(
     notes = similarity.student_notes(pairs)
     assert set(notes) == {"ann", "bob"} and "bob's" in notes["ann"][0]
     assert "ann" in similarity.pairs_report(pairs)
+
+
+def test_the_judge_keeps_hashes_of_the_model_answers_never_their_code(
+    prints: dict[str, list[str]],
+) -> None:
+    """What goes into an exported autograder's ``answers.json``."""
+    import json
+    import re
+
+    models = [t for texts in prints.values() for t in texts if t.startswith("model:")]
+    assert len(models) >= 40
+    for text in models:
+        assert all(
+            re.fullmatch(r"[0-9a-f]{16}", s) for s in json.loads(text[len("model:") :])
+        )
+    assert "topological_order" not in json.dumps(prints)
