@@ -27,14 +27,14 @@ other holds (:func:`resemblance`). A pair is flagged when that share is at
 least :data:`THRESHOLD` and both answers hold at least :data:`MIN_SIZE`
 shingles of their own (:func:`flagged`): a short answer can only be written a few
 ways, so that honest students meet, and says nothing. Both numbers are
-measured (``tests/grading/test_similarity.py`` and ``python -m bench
-similarity``) on honest variants written independently and on disguised
-copies.
+measured (``tests/grading/test_similarity.py`` and ``python -m
+bench.similarity``) on honest variants written independently and on
+disguised copies.
 
-:func:`model_prints` gives the model answers (their shingles, hashed: no code)
-and the blank cells in the form
-the judge keeps (in ``answers.json`` for an exported autograder);
-:func:`copied_from_model` compares one answer with them, and
+:func:`model_prints` gives what the judge keeps (in ``answers.json`` for an
+exported autograder): the blank cells in normal form and the model answers'
+shingles, hashed (no code of them); :func:`copied_from_model` compares one
+answer with them, and
 :func:`class_pairs` compares every student with every other, exercise by
 exercise.
 """
