@@ -139,3 +139,23 @@ def test_the_judge_keeps_hashes_of_the_model_answers_never_their_code(
             re.fullmatch(r"[0-9a-f]{16}", s) for s in json.loads(text[len("model:") :])
         )
     assert "topological_order" not in json.dumps(prints)
+
+
+def test_the_teachers_guide_gives_the_measured_numbers(
+    measured: dict[str, list[tuple[str, float]]],
+) -> None:
+    import re
+
+    guide = (similarity.ROOT / "docs" / "teachers.md").read_text("utf-8")
+    guide = " ".join(guide.split())
+    honest = len(measured["honest pairs"]) + len(measured["false flags"])
+    copies = len(measured["caught"]) + len(measured["missed"])
+    assert f"no false flag among {honest} pairs" in guide
+    assert f"{len(measured['caught'])} of {copies} renamed" in guide
+    assert f"at least {similarity.MIN_SIZE} *shingles*" in guide
+    small = sorted(
+        {label.split()[0] for label, _ in measured["too small"] if "model" in label},
+        key=lambda e: [int(n) for n in e.split(".")],
+    )
+    listed = re.search(r"the model answers of ([\d., ]+) fall", guide)
+    assert listed and listed.group(1).split(", ") == small
