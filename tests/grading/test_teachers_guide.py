@@ -12,7 +12,7 @@ the commands produce is checked: the class edition, the Canvas CSV, the
 copies report (a classmate's disguised copy is paired, never named in a
 student's feedback), the feedback reports and the autograder zip.
 
-``python tests/grading/test_teachers_guide.py`` runs the walkthrough alone
+``python -m tests.grading.test_teachers_guide`` runs the walkthrough alone
 and prints its time.
 """
 
