@@ -68,6 +68,12 @@ SHINGLE = 6
 THRESHOLD = 0.9
 #: Shingles of its own (the blank's left out) an answer needs to be compared.
 MIN_SIZE = 64
+#: Passes that take out dead assignments: a chain of assignments each read
+#: only by the next dead one goes one link per pass. Bounded, and a single
+#: pass for a cell longer than LONG characters (several times the longest
+#: model answer), so that a hostile cell cannot hold the judge.
+MAX_PASSES = 12
+LONG = 20_000
 MODEL = "model:"
 GIVEN = "given:"
 BOUND = "v"
@@ -276,7 +282,8 @@ def units(source: str) -> list[list[str]]:
         return []
     try:
         names, attributes = _bound_names(tree)
-        while True:  # a dead assignment may make another one dead
+        passes = MAX_PASSES if len(source) <= LONG else 1
+        for _ in range(passes):  # a dead assignment may make another one dead
             read = _reads(tree) | {n.id for n in _global_reads(tree)}
             strip = _Strip(read, names, attributes)
             tree = strip.visit(tree)

@@ -159,3 +159,18 @@ def test_the_teachers_guide_gives_the_measured_numbers(
     )
     listed = re.search(r"the model answers of ([\d., ]+) fall", guide)
     assert listed and listed.group(1).split(", ") == small
+
+
+def test_a_cell_padded_past_the_long_limit_is_still_seen_through(
+    prints: dict[str, list[str]],
+) -> None:
+    """A long cell gets one pass of dead-assignment removal (so that a
+    hostile cell cannot hold the judge): padding of no-ops still goes."""
+    model = similarity._cells(similarity.ROOT / "solutions")["2.10"][0]
+    lines = model.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("def ")) + 1
+    padding = ["    _ = None"] * (similarity.LONG // 10)
+    padded = "\n".join([*lines[:at], *padding, *lines[at:]])
+    assert len(padded) > similarity.LONG
+    assert similarity.tokens(padded) == similarity.tokens(model)
+    assert similarity.copied_from_model("2.10", padded, prints) == 1.0
