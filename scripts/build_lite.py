@@ -623,13 +623,17 @@ def plain_markdown(text: str, base: Path, root: Path = ROOT) -> str:
     (quoted files of this checkout read from ``root``, see :func:`_include`)."""
     lines = text.split("\n")
     out: list[str] = []
+    prose: list[str] = []  # lines outside directives; a role may span two of them
     i = 0
     while i < len(lines):
         match = FENCE.match(lines[i])
         if not match:
-            out.append(ROLE.sub(_role, lines[i]))
+            prose.append(lines[i])
             i += 1
             continue
+        if prose:
+            out.append(ROLE.sub(_role, "\n".join(prose)))
+            prose = []
         fence, name, argument = match["fence"], match["name"], match["arg"].strip()
         indent = match["indent"]
         body: list[str] = []
@@ -681,6 +685,8 @@ def plain_markdown(text: str, base: Path, root: Path = ROOT) -> str:
                 "\n".join(indent + x if x else x for x in block.split("\n"))
                 for block in out[start:]
             ]
+    if prose:
+        out.append(ROLE.sub(_role, "\n".join(prose)))
     return "\n".join(out)
 
 
@@ -688,7 +694,9 @@ def _role(match: re.Match[str]) -> str:
     role, text = match["role"], match["text"]
     if role == "math":
         return f"${text}$"
-    label = re.match(r"^(.*?)\s*<[^>]*>$", text)
+    label = re.match(r"^(.*?)\s*<([^>]*)>$", text, re.DOTALL)
+    if role == "doc" and label:  # another notebook of the course: a link to it
+        return f"[{label.group(1)}]({label.group(2)}.ipynb)"
     return (
         f"*{label.group(1) if label else text}*"
         if role in {"ref", "doc", "numref"}
