@@ -204,12 +204,21 @@
       setTimeout(watch, 250);
       return;
     }
+    // The kernel that answers may not be the first one seen (JupyterLab can
+    // replace the session's kernel while it starts, and a replaced kernel's info
+    // never comes): wait for each kernel the notebook has, and take a kernel
+    // that has been busy and is idle again (it has run something) as ready too.
+    if (kernel.status === "busy") watch.busy = kernel;
+    if (watch.busy === kernel && kernel.status === "idle") {
+      finish(`Python is ready (${seconds()} s).`);
+      return;
+    }
     say(`Python is loading in this tab… (${seconds()} s; cells you run now wait for it)`);
-    if (!watch.waiting) {
-      watch.waiting = true;
+    if (watch.kernel !== kernel) {
+      watch.kernel = kernel;
       kernel.info.then(
-        () => finish(`Python is ready (${seconds()} s).`),
-        () => finish("Python could not start: reload the page.")
+        () => done || finish(`Python is ready (${seconds()} s).`),
+        () => done || kernel !== watch.kernel || finish("Python could not start: reload the page.")
       );
     }
     setTimeout(watch, 500);
