@@ -72,6 +72,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from course.book_outputs import BOOK_VERSION
+
 ROOT = Path(__file__).resolve().parent.parent
 LITE = ROOT / "lite"
 STAGE = ROOT / "_build" / "lite"
@@ -772,6 +774,9 @@ def write_notebook(
     executed = executed_notebook(source) if with_outputs else None
     if executed is not None:
         _add_outputs(notebook, executed)
+    class_chapter = root != ROOT and source.suffix == ".md"
+    if class_chapter:
+        notebook.cells.insert(0, _keep_book_outputs_cell(source.stem))
     notebook.metadata.pop("jupytext", None)
     notebook.metadata["kernelspec"] = dict(kernelspec or KERNELSPEC)
     notebook.metadata["language_info"] = {"name": "python"}
@@ -780,10 +785,31 @@ def write_notebook(
     target.parent.mkdir(parents=True, exist_ok=True)
     # Written as it is: nbformat.write would drop the cells' "trusted" flag, which is
     # what JupyterLite reads (a Jupyter server checks its signature instead).
-    target.write_text(
-        json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
-        encoding="utf-8",
-    )
+    text = json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    target.write_text(text, encoding="utf-8")
+    if class_chapter:  # the book's version, which the chapter shows and restores
+        kept = target.parent / BOOK_VERSION / target.name
+        kept.parent.mkdir(exist_ok=True)
+        kept.write_text(text, encoding="utf-8")
+
+
+#: The first cell of a class edition's chapter (see course/book_outputs.py).
+KEEP_BOOK_OUTPUTS = """\
+# Where your engine lacks a piece this chapter needs, a cell shows the book's
+# output, and says which exercise makes it run on your engine.
+# book_outputs.restore({chapter!r}) puts this notebook back as the book has it.
+from course import book_outputs
+
+book_outputs.keep({chapter!r})"""
+
+
+def _keep_book_outputs_cell(chapter: str) -> Any:
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell(KEEP_BOOK_OUTPUTS.format(chapter=chapter))
+    cell["id"] = f"{chapter[:50]}-book-outputs"
+    cell.metadata["trusted"] = True
+    return cell
 
 
 #: Where the set-up writes the chapters as notebooks for desktop JupyterLab
