@@ -177,6 +177,7 @@ class _Active:
     """The kernel's chapter, reached from the guarded cells."""
 
     chapter: _Chapter | None = None
+    folder: Path | None = None  # the chapters' folder, where the kernel started
 
     @classmethod
     def fall_back(cls, error: BaseException) -> bool:
@@ -224,10 +225,10 @@ def keep(chapter: str, folder: Path | None = None) -> int:
     shell = get_ipython()
     if shell is None:
         return 0
-    path = (folder or Path.cwd()) / BOOK_VERSION / f"{chapter}.ipynb"
-    outputs = book_outputs(path)
+    folder = folder or Path.cwd()
+    outputs = book_outputs(folder / BOOK_VERSION / f"{chapter}.ipynb")
     state = _Chapter(outputs)
-    _Active.chapter = state
+    _Active.chapter, _Active.folder = state, folder
 
     def before(info: Any) -> None:
         source = getattr(info, "raw_cell", None) or ""
@@ -249,13 +250,13 @@ def _ours(function: Any) -> bool:
 
 
 def restore(chapter: str, folder: Path | None = None) -> Path:
-    """Puts ``chapter`` back as the book has it (the notebook in this folder,
-    from its book version). Reload the notebook in JupyterLab afterwards.
+    """Puts ``chapter`` back as the book has it (the notebook in the chapters'
+    folder, from its book version). Reload the notebook in JupyterLab afterwards.
 
     Raises:
         FileNotFoundError: If there is no book version of ``chapter``.
     """
-    folder = folder or Path.cwd()
+    folder = folder or _Active.folder or Path.cwd()
     source = folder / BOOK_VERSION / f"{chapter}.ipynb"
     target = folder / f"{chapter}.ipynb"
     target.write_bytes(source.read_bytes())

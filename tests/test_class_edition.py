@@ -411,6 +411,21 @@ def test_the_class_site_serves_the_class_engine_and_exercises(site: Path) -> Non
     assert "load_saved_pieces" in found[engine + "_class/__init__.py"]
 
 
+def test_the_class_site_opens_on_its_welcome_page(site: Path) -> None:
+    """The site's address opens the welcome page (shown as text, not as source);
+    the desktop's notes are not served; each chapter's book version is."""
+    root = (site / "index.html").read_text("utf-8")
+    assert 'url=lab/index.html?path=WELCOME.md"' in root
+    welcome = (site / "files/WELCOME.md").read_text("utf-8")
+    assert "How the term works" in welcome and "File › Download" in welcome
+    assert not (site / "files/exercises/README.md").exists()
+    overrides = json.loads((site / "overrides.json").read_text("utf-8"))
+    viewers = overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
+    assert viewers["markdown"] == "Markdown Preview"
+    for name in CHAPTERS:
+        assert (site / "files/book/book_version" / name).is_file(), name
+
+
 def test_no_model_answer_or_grading_only_value_in_the_class_site(site: Path) -> None:
     found_texts = list(site_texts(site))
     places = {p.relative_to(site).as_posix() for p, _ in found_texts}
