@@ -426,6 +426,16 @@ def test_the_class_site_opens_on_its_welcome_page(site: Path) -> None:
         assert (site / "files/book/book_version" / name).is_file(), name
 
 
+def test_the_readme_gives_the_class_sites_size(site: Path) -> None:
+    size = sum(f.stat().st_size for f in site.rglob("*") if f.is_file()) / 1e6
+    said = re.search(
+        r"release OUT --site`, warm caches\), (\d+) MB",
+        " ".join((ROOT / "README.md").read_text("utf-8").split()),
+    )
+    assert said, "the README no longer gives the class site's size"
+    assert abs(int(said.group(1)) - size) <= 2, f"the site is {size:.1f} MB"
+
+
 def test_no_model_answer_or_grading_only_value_in_the_class_site(site: Path) -> None:
     found_texts = list(site_texts(site))
     places = {p.relative_to(site).as_posix() for p, _ in found_texts}
@@ -610,6 +620,17 @@ def test_after_the_solutions_every_piece_is_saved_and_every_check_passes(
                 assert "not written yet" not in cell["output"]
     text = next(p for p in saved if p.name.startswith("ex1_5_")).read_text("utf-8")
     assert text.startswith("# Exercise 1.5, contiguous_strides: your piece")
+    # What the README says of this run is what it measures.
+    said = re.search(
+        r"saves all (\d+) pieces in (\w+) passes over the (\w+) notebooks",
+        " ".join((ROOT / "README.md").read_text("utf-8").split()),
+    )
+    assert said, "the README no longer says how the solutions save the pieces"
+    words = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+    notebooks = len(list((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")))
+    assert int(said.group(1)) == len(PIECES)
+    assert words[said.group(2)] == solved["rounds"] - 1  # the last saves nothing
+    assert words[said.group(3)] == notebooks
     loaded = run_python(
         out, "-c", "import slowtorch_lib._class as c; print(c.saved_pieces.loaded())"
     )
