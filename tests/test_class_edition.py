@@ -757,10 +757,12 @@ def run_chapter(folder: Path, name: str) -> dict[str, Any]:
         if note.startswith("The book's output"):
             shown = [_plain(output) for output in outputs[1:]]
             notes.append((note, shown, [_plain(o) for o in kept.get("outputs", [])]))
+    texts = ["".join(_plain(o) for o in c.get("outputs", [])) for c in notebook.cells]
     return {
         "error": error,
         "probe": probe,
         "notes": notes,
+        "texts": texts,
         "seconds": time.monotonic() - start,
     }
 
@@ -808,4 +810,19 @@ def test_every_chapter_runs_on_the_students_engine(
     for name, done in solved_chapters.items():
         assert done["error"] is None, (name, done["error"])
         assert done["notes"] == [], (name, done["notes"][:1])
+
+
+@pytest.mark.slow
+def test_the_chapters_demonstrations_say_what_runs_on_the_students_engine(
+    solved_chapters: dict[str, dict[str, Any]],
+) -> None:
+    """Chapter 2 breaks the engine's ``send`` to show why gradients add up: on
+    an engine whose backward pass is the student's, which need not call
+    ``send``, the page says that nothing was overwritten rather than show right
+    gradients under a text that calls them wrong."""
+    texts = solved_chapters["02_autograd.ipynb"]["texts"]
+    shown = next(text for text in texts if text.startswith("overwriting:"))
+    broken = "overwriting: tensor([4., 5., 6.])" in shown
+    said = "never called engine.send, so nothing was overwritten" in shown
+    assert broken != said, shown
         assert done["probe"] == f"{engine} {len(ENGINE_PIECES)}\n", (name, done)
