@@ -810,6 +810,7 @@ def test_every_chapter_runs_on_the_students_engine(
     for name, done in solved_chapters.items():
         assert done["error"] is None, (name, done["error"])
         assert done["notes"] == [], (name, done["notes"][:1])
+        assert done["probe"] == f"{engine} {len(ENGINE_PIECES)}\n", (name, done)
 
 
 @pytest.mark.slow
@@ -825,4 +826,3 @@ def test_the_chapters_demonstrations_say_what_runs_on_the_students_engine(
     broken = "overwriting: tensor([4., 5., 6.])" in shown
     said = "never called engine.send, so nothing was overwritten" in shown
     assert broken != said, shown
-        assert done["probe"] == f"{engine} {len(ENGINE_PIECES)}\n", (name, done)
