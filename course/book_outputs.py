@@ -96,9 +96,14 @@ def missing_piece(error: BaseException) -> tuple[str, str, str] | None:
 
 
 def _show(outputs: list[dict[str, Any]], note: str) -> None:
-    """Shows the note, then the book's outputs, as the kernel's own."""
-    from IPython.display import publish_display_data
+    """Shows the note, then the book's outputs, as the kernel's own, in place
+    of what the cell showed before it failed."""
+    from IPython.display import clear_output, publish_display_data
 
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:  # a figure the cell began: the book's is shown instead
+        pyplot.close("all")
+    clear_output()
     publish_display_data(
         {
             "text/plain": note,

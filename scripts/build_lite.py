@@ -866,6 +866,12 @@ def copy_helpers(folder: Path, target: Path) -> None:
             shutil.copy2(path, target / path.name)
 
 
+#: A class site's welcome page: the page script opens it in JupyterLab when the
+#: site's address is opened (lite/loading.js).
+CLASS_WELCOME = LITE / "class_welcome.md"
+CLASS_WELCOME_PAGE = "WELCOME.md"
+
+
 def write_contents(
     contents: Path, root: Path = ROOT, chapters: bool = True
 ) -> list[str]:
@@ -897,37 +903,6 @@ def write_contents(
 # ------------------------------------------------------------------------------------
 # The build
 # ------------------------------------------------------------------------------------
-
-
-#: A class site's welcome page (the address of the site opens it, as text).
-CLASS_WELCOME = LITE / "class_welcome.md"
-CLASS_WELCOME_PAGE = "WELCOME.md"
-MARKDOWN_AS_TEXT = {
-    "@jupyterlab/docmanager-extension:plugin": {
-        "defaultViewers": {"markdown": "Markdown Preview"}
-    }
-}
-WELCOME_REDIRECT = """<!DOCTYPE html>
-<html>
-  <head>
-    <meta charset="utf-8">
-    <title>The class's course</title>
-    <meta http-equiv="refresh" content="0; url=lab/index.html?path={page}">
-    <script>window.location.replace("lab/index.html?path={page}");</script>
-  </head>
-  <body><a href="lab/index.html?path={page}">Open the course</a></body>
-</html>
-"""
-
-
-def open_on_welcome(lite_dir: Path, output: Path | None = None) -> None:
-    """A class site shows Markdown as text and, at its address, its welcome
-    page: with ``output``, the built site's root page goes there."""
-    if output is None:
-        (lite_dir / "overrides.json").write_text(json.dumps(MARKDOWN_AS_TEXT) + "\n")
-        return
-    page = output / "index.html"
-    page.write_text(WELCOME_REDIRECT.format(page=CLASS_WELCOME_PAGE), "utf-8")
 
 
 def write_settings(lite_dir: Path, preload: list[str]) -> None:
@@ -1155,8 +1130,6 @@ def main(
 
     notebooks = write_contents(stage / "contents", root, chapters)
     write_settings(stage, preload)
-    if root != ROOT:
-        open_on_welcome(stage)
     log(f"{len(notebooks)} notebooks, {len(extras)} wheels; running jupyter lite build")
     command = [
         sys.executable,
@@ -1186,8 +1159,6 @@ def main(
     wait_for_service_worker(output)
     leave_files_to_the_browser(output)
     add_loading_note(output)
-    if root != ROOT:
-        open_on_welcome(stage, output)
     # Browsers ask the site's root for a favicon (a 404 in the console otherwise):
     # the book's site is served from its parent, a class site from itself.
     icon = output / "lab" / "favicon.ico"
