@@ -362,7 +362,10 @@ def test_a_class_chapter_reads_whole_before_any_piece_is_written(
         chapter.evaluate(
             """() => jupyterapp.commands.execute('notebook:insert-cell-below')"""
         )
-        restore = 'book_outputs.restore("02_autograd")\nprint("restored")'
+        restore = (
+            "from course import book_outputs\n"
+            'book_outputs.restore("02_autograd")\nprint("restored")'
+        )
         index = next(i for i, cell in enumerate(chapter.cells()) if cell not in added)
         assert "restored" in _text(chapter.run_cell(index, restore))
         chapter.close()
