@@ -457,9 +457,12 @@ saves it into `exercises/my_engine/` (one readable file per exercise) and the
 engine uses it from then on, in every notebook, the chapters' too: chapter 3
 runs on your chapter 1 and 2 pieces, and by the epilogue every piece of the
 engine you train with is yours. Do the exercises in order: a check that needs
-a piece you have not written yet says which one, and so does a chapter's cell
-that meets one (the outputs a chapter comes with, if any, are the book's, run
-on the complete engine). The engine's code that the chapters show is this
+a piece you have not written yet says which one. A chapter reads whole at any
+point: a cell that needs a piece you have not written shows the book's output
+(run on the complete engine), under a note naming the exercise that makes it
+run on your engine, and Run All goes on. `chapters/book_version/` keeps each
+chapter as the book has it; `book_outputs.restore("02_autograd")` in a
+chapter puts it back. The engine's code that the chapters show is this
 folder's, so a piece you have not written shows as its stub. The chapters'
 helper modules are in `book/`.
 

@@ -161,13 +161,31 @@
     early.state = "ended";
   }
   startWorkerEarly();
+  // A class site has a welcome page (WELCOME.md, beside the exercises): JupyterLab
+  // opened at the site's address, with no document named, shows it as text.
+  const WELCOME = "WELCOME.md";
+  function openWelcome(app) {
+    const path = new URLSearchParams(window.location.search).get("path");
+    const contents = app.serviceManager && app.serviceManager.contents;
+    if (path || !window.location.pathname.includes("/lab/") || !contents) return;
+    contents.get(WELCOME, { content: false }).then(
+      () => app.commands.execute("docmanager:open", {
+        path: WELCOME,
+        factory: "Markdown Preview",
+      }),
+      () => null
+    );
+  }
   function whenStarted() {
     const app = window.jupyterapp;
     if (!app || !app.started) {
       setTimeout(whenStarted, 50);
       return;
     }
-    app.started.then(() => startKernelEarly(app));
+    app.started.then(() => {
+      startKernelEarly(app);
+      openWelcome(app);
+    });
   }
   whenStarted();
   const started = Date.now();
@@ -199,17 +217,32 @@
     const widget = app && app.shell && app.shell.currentWidget;
     const context = widget && widget.sessionContext;
     const kernel = context && context.session && context.session.kernel;
+    if (widget && !context) {
+      // No notebook is open (a file browser, a launcher, a text): nothing loads.
+      note.remove();
+      setTimeout(watch, 500);
+      return;
+    }
     if (!kernel) {
       say(`Python is loading in this tab… (${seconds()} s; you can read meanwhile)`);
       setTimeout(watch, 250);
       return;
     }
+    // The kernel that answers may not be the first one seen (JupyterLab can
+    // replace the session's kernel while it starts, and a replaced kernel's info
+    // never comes): wait for each kernel the notebook has, and take a kernel
+    // that has been busy and is idle again (it has run something) as ready too.
+    if (kernel.status === "busy") watch.busy = kernel;
+    if (watch.busy === kernel && kernel.status === "idle") {
+      finish(`Python is ready (${seconds()} s).`);
+      return;
+    }
     say(`Python is loading in this tab… (${seconds()} s; cells you run now wait for it)`);
-    if (!watch.waiting) {
-      watch.waiting = true;
+    if (watch.kernel !== kernel) {
+      watch.kernel = kernel;
       kernel.info.then(
-        () => finish(`Python is ready (${seconds()} s).`),
-        () => finish("Python could not start: reload the page.")
+        () => done || finish(`Python is ready (${seconds()} s).`),
+        () => done || kernel !== watch.kernel || finish("Python could not start: reload the page.")
       );
     }
     setTimeout(watch, 500);

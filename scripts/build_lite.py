@@ -72,6 +72,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from course.book_outputs import BOOK_VERSION
+
 ROOT = Path(__file__).resolve().parent.parent
 LITE = ROOT / "lite"
 STAGE = ROOT / "_build" / "lite"
@@ -623,13 +625,17 @@ def plain_markdown(text: str, base: Path, root: Path = ROOT) -> str:
     (quoted files of this checkout read from ``root``, see :func:`_include`)."""
     lines = text.split("\n")
     out: list[str] = []
+    prose: list[str] = []  # lines outside directives; a role may span two of them
     i = 0
     while i < len(lines):
         match = FENCE.match(lines[i])
         if not match:
-            out.append(ROLE.sub(_role, lines[i]))
+            prose.append(lines[i])
             i += 1
             continue
+        if prose:
+            out.append(ROLE.sub(_role, "\n".join(prose)))
+            prose = []
         fence, name, argument = match["fence"], match["name"], match["arg"].strip()
         indent = match["indent"]
         body: list[str] = []
@@ -681,6 +687,8 @@ def plain_markdown(text: str, base: Path, root: Path = ROOT) -> str:
                 "\n".join(indent + x if x else x for x in block.split("\n"))
                 for block in out[start:]
             ]
+    if prose:
+        out.append(ROLE.sub(_role, "\n".join(prose)))
     return "\n".join(out)
 
 
@@ -688,7 +696,9 @@ def _role(match: re.Match[str]) -> str:
     role, text = match["role"], match["text"]
     if role == "math":
         return f"${text}$"
-    label = re.match(r"^(.*?)\s*<[^>]*>$", text)
+    label = re.match(r"^(.*?)\s*<([^>]*)>$", text, re.DOTALL)
+    if role == "doc" and label:  # another notebook of the course: a link to it
+        return f"[{label.group(1)}]({label.group(2)}.ipynb)"
     return (
         f"*{label.group(1) if label else text}*"
         if role in {"ref", "doc", "numref"}
@@ -764,6 +774,9 @@ def write_notebook(
     executed = executed_notebook(source) if with_outputs else None
     if executed is not None:
         _add_outputs(notebook, executed)
+    class_chapter = root != ROOT and source.suffix == ".md"
+    if class_chapter:
+        notebook.cells.insert(0, _keep_book_outputs_cell(source.stem))
     notebook.metadata.pop("jupytext", None)
     notebook.metadata["kernelspec"] = dict(kernelspec or KERNELSPEC)
     notebook.metadata["language_info"] = {"name": "python"}
@@ -772,10 +785,31 @@ def write_notebook(
     target.parent.mkdir(parents=True, exist_ok=True)
     # Written as it is: nbformat.write would drop the cells' "trusted" flag, which is
     # what JupyterLite reads (a Jupyter server checks its signature instead).
-    target.write_text(
-        json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
-        encoding="utf-8",
-    )
+    text = json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    target.write_text(text, encoding="utf-8")
+    if class_chapter:  # the book's version, which the chapter shows and restores
+        kept = target.parent / BOOK_VERSION / target.name
+        kept.parent.mkdir(exist_ok=True)
+        kept.write_text(text, encoding="utf-8")
+
+
+#: The first cell of a class edition's chapter (see course/book_outputs.py).
+KEEP_BOOK_OUTPUTS = """\
+# Where your engine lacks a piece this chapter needs, a cell shows the book's
+# output, and says which exercise makes it run on your engine.
+# book_outputs.restore({chapter!r}) puts this notebook back as the book has it.
+from course import book_outputs
+
+book_outputs.keep({chapter!r})"""
+
+
+def _keep_book_outputs_cell(chapter: str) -> Any:
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell(KEEP_BOOK_OUTPUTS.format(chapter=chapter))
+    cell["id"] = f"{chapter[:50]}-book-outputs"
+    cell.metadata["trusted"] = True
+    return cell
 
 
 #: Where the set-up writes the chapters as notebooks for desktop JupyterLab
@@ -832,6 +866,12 @@ def copy_helpers(folder: Path, target: Path) -> None:
             shutil.copy2(path, target / path.name)
 
 
+#: A class site's welcome page: the page script opens it in JupyterLab when the
+#: site's address is opened (lite/loading.js).
+CLASS_WELCOME = LITE / "class_welcome.md"
+CLASS_WELCOME_PAGE = "WELCOME.md"
+
+
 def write_contents(
     contents: Path, root: Path = ROOT, chapters: bool = True
 ) -> list[str]:
@@ -853,6 +893,9 @@ def write_contents(
     for folder in sorted(folders):
         base = root if folder.is_relative_to(root) else ROOT
         copy_helpers(folder, contents / folder.relative_to(base))
+    if root != ROOT:  # a class site: its welcome page in place of the desktop's notes
+        (contents / "exercises" / "README.md").unlink(missing_ok=True)
+        shutil.copy2(CLASS_WELCOME, contents / CLASS_WELCOME_PAGE)
     (contents / "lite-notebooks.json").write_text(json.dumps(written, indent=1) + "\n")
     return written
 

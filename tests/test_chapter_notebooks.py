@@ -20,6 +20,7 @@ from slowtorch_lib.autograd.function import AccumulateGrad
 ROOT = Path(__file__).resolve().parents[1]
 #: A MyST directive (```{name} or :::{name}), anywhere in a line.
 DIRECTIVE = re.compile(r"(`{3,}|:{3,})\{[\w:-]+\}")
+ROLE = re.compile(r"\{(doc|ref|numref|math)\}`")
 
 
 def _build_lite() -> ModuleType:
@@ -49,6 +50,22 @@ def test_no_raw_directive_in_any_chapter_notebook(chapters: list[Path]) -> None:
             source = "".join(cell["source"])
             found = DIRECTIVE.search(source)
             assert found is None, f"{path.name}, cell {index}: raw {found.group(0)}"
+
+
+def test_no_raw_role_in_any_chapter_notebook(chapters: list[Path]) -> None:
+    """A role split over two lines (each chapter's link to its exercises) too:
+    a link to another notebook of the course becomes a Markdown link."""
+    for path in chapters:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        for index, cell in enumerate(notebook["cells"]):
+            if cell["cell_type"] != "markdown":
+                continue
+            source = "".join(cell["source"])
+            found = ROLE.search(source)
+            assert found is None, f"{path.name}, cell {index}: raw {found.group(0)}"
+    by_name = {p.name: p for p in chapters}
+    text = by_name["01_tensors.ipynb"].read_text(encoding="utf-8")
+    assert "(../exercises/01_arrays_to_tensors.ipynb)" in text
 
 
 def test_nested_quote_is_written_out(chapters: list[Path]) -> None:

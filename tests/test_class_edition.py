@@ -44,12 +44,15 @@ CHAPTERS = [
     "02_autograd.ipynb",
     "03_building_blocks.ipynb",
     "04_optimisation.ipynb",
+    "appendix_files.ipynb",
     "epilogue.ipynb",
 ]
 ENGINE_PIECES = [
     e.id for e in edition.pieces() if e.target.startswith("slowtorch_lib.")
 ]
 UNWRITTEN = re.compile(r"exercise (\d+\.\d+), `\w+`[^,]*, is not written yet: \S+")
+#: The note above the book's outputs in a class chapter's cell.
+NEEDED = re.compile(r"needs exercise (\d+\.\d+), `\w+`")
 
 
 def run_python(folder: Path, *args: str, cwd: Path | None = None) -> str:
@@ -408,6 +411,26 @@ def test_the_class_site_serves_the_class_engine_and_exercises(site: Path) -> Non
     assert "load_saved_pieces" in found[engine + "_class/__init__.py"]
 
 
+def test_the_class_site_serves_its_welcome_page(site: Path) -> None:
+    """The site serves its welcome page (the page script opens it: the browser
+    test sees it), not the desktop's notes; each chapter's book version too."""
+    welcome = (site / "files/WELCOME.md").read_text("utf-8")
+    assert "How the term works" in welcome and "File › Download" in welcome
+    assert not (site / "files/exercises/README.md").exists()
+    for name in CHAPTERS:
+        assert (site / "files/book/book_version" / name).is_file(), name
+
+
+def test_the_readme_gives_the_class_sites_size(site: Path) -> None:
+    size = sum(f.stat().st_size for f in site.rglob("*") if f.is_file()) / 1e6
+    said = re.search(
+        r"release OUT --site`, warm caches\), (\d+) MB",
+        " ".join((ROOT / "README.md").read_text("utf-8").split()),
+    )
+    assert said, "the README no longer gives the class site's size"
+    assert abs(int(said.group(1)) - size) <= 2, f"the site is {size:.1f} MB"
+
+
 def test_no_model_answer_or_grading_only_value_in_the_class_site(site: Path) -> None:
     found_texts = list(site_texts(site))
     places = {p.relative_to(site).as_posix() for p, _ in found_texts}
@@ -592,6 +615,17 @@ def test_after_the_solutions_every_piece_is_saved_and_every_check_passes(
                 assert "not written yet" not in cell["output"]
     text = next(p for p in saved if p.name.startswith("ex1_5_")).read_text("utf-8")
     assert text.startswith("# Exercise 1.5, contiguous_strides: your piece")
+    # What the README says of this run is what it measures.
+    said = re.search(
+        r"saves all (\d+) pieces in (\w+) passes over the (\w+) notebooks",
+        " ".join((ROOT / "README.md").read_text("utf-8").split()),
+    )
+    assert said, "the README no longer says how the solutions save the pieces"
+    words = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+    notebooks = len(list((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")))
+    assert int(said.group(1)) == len(PIECES)
+    assert words[said.group(2)] == solved["rounds"] - 1  # the last saves nothing
+    assert words[said.group(3)] == notebooks
     loaded = run_python(
         out, "-c", "import slowtorch_lib._class as c; print(c.saved_pieces.loaded())"
     )
@@ -710,19 +744,48 @@ def run_chapter(folder: Path, name: str) -> dict[str, Any]:
     except CellExecutionError as raised:
         error = f"{raised.ename}: {raised.evalue}"
     probe = "".join(o.get("text", "") for o in notebook.cells[-1].get("outputs", []))
-    return {"error": error, "probe": probe, "seconds": time.monotonic() - start}
+    book = json.loads((path.parent / "book_version" / name).read_text("utf-8"))
+    notes = []
+    for cell, kept in zip(notebook.cells, book["cells"]):
+        outputs = cell.get("outputs", [])
+        note = outputs[0].get("data", {}).get("text/plain", "") if outputs else ""
+        if note.startswith("The book's output"):
+            shown = [_plain(output) for output in outputs[1:]]
+            notes.append((note, shown, [_plain(o) for o in kept.get("outputs", [])]))
+    texts = ["".join(_plain(o) for o in c.get("outputs", [])) for c in notebook.cells]
+    return {
+        "error": error,
+        "probe": probe,
+        "notes": notes,
+        "texts": texts,
+        "seconds": time.monotonic() - start,
+    }
+
+
+def _plain(output: dict[str, Any]) -> str:
+    """An output as text (a stream's, or the plain form of a display)."""
+    if output["output_type"] == "stream":
+        return "".join(output["text"])
+    if output["output_type"] == "error":
+        return "\n".join(output["traceback"])
+    return "".join(output.get("data", {}).get("text/plain", ""))
 
 
 @pytest.mark.slow
-def test_a_fresh_editions_chapters_stop_at_their_first_unwritten_piece(
+def test_a_fresh_editions_chapters_run_to_the_end_with_the_books_outputs(
     fresh: Path,
 ) -> None:
+    """Run All on a chapter before any piece is written: it goes on to its end,
+    and each cell that needs a missing piece shows the book's outputs (those of
+    the book version beside the chapters) under a note that names the piece."""
     for name in CHAPTERS:
         done = run_chapter(fresh, name)
-        assert done["error"] is not None, name
-        assert done["error"].startswith("NotImplementedError: "), done["error"]
-        found = UNWRITTEN.search(done["error"])
-        assert found and found.group(1) in PIECES, done["error"]
+        assert done["error"] is None, (name, done["error"])
+        assert done["notes"], name
+        first = NEEDED.search(done["notes"][0][0])
+        assert first and first.group(1) in PIECES, done["notes"][0][0]
+        for note, shown, book in done["notes"]:
+            assert shown == book, (name, note)
 
 
 @pytest.fixture(scope="module")
@@ -741,4 +804,20 @@ def test_every_chapter_runs_on_the_students_engine(
     engine = str(solved["out"] / "slowtorch_lib" / "__init__.py")
     for name, done in solved_chapters.items():
         assert done["error"] is None, (name, done["error"])
+        assert done["notes"] == [], (name, done["notes"][:1])
         assert done["probe"] == f"{engine} {len(ENGINE_PIECES)}\n", (name, done)
+
+
+@pytest.mark.slow
+def test_the_chapters_demonstrations_say_what_runs_on_the_students_engine(
+    solved_chapters: dict[str, dict[str, Any]],
+) -> None:
+    """Chapter 2 breaks the engine's ``send`` to show why gradients add up: on
+    an engine whose backward pass is the student's, which need not call
+    ``send``, the page says that nothing was overwritten rather than show right
+    gradients under a text that calls them wrong."""
+    texts = solved_chapters["02_autograd.ipynb"]["texts"]
+    shown = next(text for text in texts if text.startswith("overwriting:"))
+    broken = "overwriting: tensor([4., 5., 6.])" in shown
+    said = "never called engine.send, so nothing was overwritten" in shown
+    assert broken != said, shown

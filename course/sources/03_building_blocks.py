@@ -348,6 +348,8 @@ check("3.9", log_softmax_backward)
 # %% [markdown]
 # ## Exercise 3.10: checking a safetensors header
 #
+# (A stretch exercise on the book's appendix on model files: read it first.)
+#
 # `safetensors.load` (the engine's is `slowtorch_lib.safetensors.load`)
 # reads the 8-byte length and the JSON header, then asks one
 # function whether the header tells the truth before it converts a single

@@ -305,3 +305,75 @@ def test_a_browser_that_keeps_no_files_says_the_piece_is_not_kept(
     # error a page without a worker shows.
     others = [error for error in student.errors if error != "uncaught: undefined"]
     assert not others, f"console errors: {student.errors}"
+
+
+CHAPTER = "book/02_autograd.ipynb"
+BOOK_NOTE = "The book's output, run on the complete engine"
+
+
+def _with_outputs(cells: list[dict[str, Any]]) -> int:
+    return sum(1 for cell in cells if cell["type"] == "code" and cell["outputs"])
+
+
+def test_a_class_chapter_reads_whole_before_any_piece_is_written(
+    class_site: tuple[Path, str], chromium: Any
+) -> None:
+    """The site opens on its welcome page; Run All on a chapter with no piece
+    written goes to its end, every cell keeping the book's outputs (marked as
+    the book's), also after a save and a reload; the chapter's first cell's
+    ``book_outputs.restore`` puts it back as the book has it."""
+    _, site = class_site
+    student = Student(chromium, site)
+    try:
+        page = student.watch(student.context.new_page())
+        page.goto(site)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.jp-RenderedMarkdown')]"
+            ".some(e => e.textContent.includes('How the term works'))",
+            timeout=KERNEL_TIMEOUT,
+        )
+        page.close()
+
+        chapter = student.open(CHAPTER)
+        book = chapter.cells()
+        started = time.monotonic()
+        chapter.run_all()
+        ran = chapter.cells()
+        print(
+            f"\n[class site] Run All on {CHAPTER} with no piece written: "
+            f"{time.monotonic() - started:.1f} s"
+        )
+        code = [cell for cell in ran if cell["type"] == "code"]
+        assert all(cell["count"] is not None for cell in code), "Run All stopped"
+        assert not [c for c in code if _errors(c["outputs"])], "a cell failed"
+        notes = [c for c in code if BOOK_NOTE in _text(c["outputs"])]
+        first = _text(notes[0]["outputs"])
+        print(f"[class site] {len(notes)} cells show the book's output: {first[:160]}")
+        assert "needs exercise 1.5, `contiguous_strides`" in first, first
+        assert _with_outputs(ran) >= _with_outputs(book)
+        chapter.evaluate("() => jupyterapp.commands.execute('docmanager:save')")
+        chapter.page.wait_for_function(
+            "() => !jupyterapp.shell.currentWidget.context.model.dirty"
+        )
+        chapter.reload()
+        assert _with_outputs(chapter.cells()) == _with_outputs(ran)
+
+        added = chapter.cells()
+        chapter.evaluate(
+            """() => jupyterapp.commands.execute('notebook:insert-cell-below')"""
+        )
+        restore = (
+            "from course import book_outputs\n"
+            'book_outputs.restore("02_autograd")\nprint("restored")'
+        )
+        index = next(i for i, cell in enumerate(chapter.cells()) if cell not in added)
+        assert "restored" in _text(chapter.run_cell(index, restore))
+        chapter.close()
+        again = student.open(CHAPTER)
+        assert [c["source"] for c in again.cells()] == [c["source"] for c in book]
+        assert BOOK_NOTE not in "".join(_text(c["outputs"]) for c in again.cells())
+        again.close()
+    finally:
+        student.close()
+    assert not student.outside, f"requests left the site: {student.outside}"
+    assert not student.failed, f"requests failed: {student.failed}"
