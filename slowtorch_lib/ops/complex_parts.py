@@ -15,15 +15,15 @@ Gradients follow PyTorch's convention for a real loss ``L``: the gradient
 of a complex tensor is ``dL/dx + i dL/dy``. So ``real`` sends a gradient
 ``g`` back as ``g + 0i``, ``imag`` as ``0 + gi``, and ``conj`` conjugates
 it. An operation that is complex-differentiable with derivative ``f'(z)``
-sends back ``grad_output * conj(f'(z))``, which is why the backward rules
-of ``mul``, ``div``, ``exp``... conjugate their factor (``conj`` of a real
-tensor is the tensor itself, so real tensors are not affected).
+sends back ``grad_output * conj(f'(z))``: the backward rules of ``mul``,
+``div``, ``exp``... are written as for real numbers and say
+``holomorphic = True``, and the autograd engine conjugates for them
+(:class:`slowtorch_lib.autograd.function.Function`).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._strides import broadcast_shapes
@@ -32,9 +32,6 @@ from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.history import as_view
 from slowtorch_lib.ops.common import tensor_input
-
-if TYPE_CHECKING:
-    from slowtorch_lib._tensor import TensorOrScalar
 
 __all__ = ["angle", "complex", "conj", "imag", "is_complex", "real", "view_as_real"]
 
@@ -176,17 +173,6 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:
             f"type {imag.dtype.c_name} for second argument"
         )
     return Complex.apply(real, imag)
-
-
-def conj_of(value: TensorOrScalar) -> TensorOrScalar:
-    """The conjugate of a tensor or a Python number (a real one is itself).
-
-    Backward rules multiply by the conjugate of a derivative: for a real
-    tensor this changes nothing and records nothing.
-    """
-    if isinstance(value, Tensor):
-        return conj(value)
-    return value.conjugate() if isinstance(value, builtins_complex) else value
 
 
 def unit(x: Tensor) -> Tensor:

@@ -26,7 +26,6 @@ from slowtorch_lib.ops.common import (
     result_type,
     tensor_input,
 )
-from slowtorch_lib.ops.complex_parts import conj_of
 
 __all__ = [
     "addcdiv",
@@ -56,8 +55,10 @@ class Addcmul(Function):
     r"""``input + value * tensor1 * tensor2``.
 
     Derivatives: 1 for ``input``, ``value * tensor2`` for ``tensor1`` and
-    ``value * tensor1`` for ``tensor2`` (conjugated for complex numbers).
+    ``value * tensor1`` for ``tensor2``.
     """
+
+    holomorphic = True
 
     @staticmethod
     def forward(
@@ -77,8 +78,8 @@ class Addcmul(Function):
         value = ctx.value
         return (
             grad_output,
-            grad_output * conj_of(tensor2 * value),
-            grad_output * conj_of(tensor1 * value),
+            grad_output * (tensor2 * value),
+            grad_output * (tensor1 * value),
         )
 
 
@@ -95,9 +96,10 @@ class Addcdiv(Function):
     r"""``input + value * tensor1 / tensor2``.
 
     Derivatives: 1 for ``input``, ``value / tensor2`` for ``tensor1`` and
-    ``-value * tensor1 / tensor2 ** 2`` for ``tensor2`` (conjugated for
-    complex numbers).
+    ``-value * tensor1 / tensor2 ** 2`` for ``tensor2``.
     """
+
+    holomorphic = True
 
     @staticmethod
     def forward(
@@ -123,8 +125,8 @@ class Addcdiv(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         tensor1, tensor2 = ctx.saved_tensors
         value = ctx.value
-        grad_tensor1 = grad_output * conj_of(value / tensor2)
-        grad_tensor2 = -grad_output * conj_of(value * tensor1 / (tensor2 * tensor2))
+        grad_tensor1 = grad_output * (value / tensor2)
+        grad_tensor2 = -grad_output * (value * tensor1 / (tensor2 * tensor2))
         return grad_output, grad_tensor1, grad_tensor2
 
 
@@ -178,11 +180,11 @@ def _lerp_scalar(a: Any, b: Any, w: Any) -> Any:
 class LerpScalar(Function):
     r"""``start + weight * (end - start)`` for a Python-number ``weight``.
 
-    Derivatives: ``1 - weight`` for ``start`` and ``weight`` for ``end``
-    (conjugated for complex numbers).
+    Derivatives: ``1 - weight`` for ``start`` and ``weight`` for ``end``.
     """
 
     grad_fn_name = "LerpBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, start: Tensor, end: Tensor, *, weight: Any) -> Tensor:
@@ -193,17 +195,18 @@ class LerpScalar(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
         weight = ctx.weight
-        return grad_output * conj_of(1 - weight), grad_output * conj_of(weight)
+        return grad_output * (1 - weight), grad_output * weight
 
 
 class LerpTensor(Function):
     r"""``start + weight * (end - start)`` for a tensor ``weight``.
 
     Derivatives: ``1 - weight`` for ``start``, ``weight`` for ``end`` and
-    ``end - start`` for ``weight`` (conjugated for complex numbers).
+    ``end - start`` for ``weight``.
     """
 
     grad_fn_name = "LerpBackward1"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, start: Tensor, end: Tensor, weight: Tensor) -> Tensor:
@@ -215,9 +218,9 @@ class LerpTensor(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, ...]:
         start, end, weight = ctx.saved_tensors
         return (
-            grad_output * conj_of(1 - weight),
-            grad_output * conj_of(weight),
-            grad_output * conj_of(end - start),
+            grad_output * (1 - weight),
+            grad_output * weight,
+            grad_output * (end - start),
         )
 
 

@@ -23,7 +23,7 @@ from slowtorch_lib.ops.common import (
     result_type,
     tensor_input,
 )
-from slowtorch_lib.ops.complex_parts import conj, conj_of
+from slowtorch_lib.ops.complex_parts import conj
 from slowtorch_lib.ops.reduction import vector_norm as vector_norm  # linalg's
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
@@ -224,6 +224,8 @@ class Mv(Function):
 class Dot(Function):
     """Dot product of two vectors. Derivatives: d/da = b, d/db = a."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
         if a.dim() != 1 or b.dim() != 1:
@@ -245,8 +247,8 @@ class Dot(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
         a, b = ctx.saved_tensors
-        grad_a = grad_output * conj_of(b) if ctx.needs_input_grad[0] else None
-        grad_b = grad_output * conj_of(a) if ctx.needs_input_grad[1] else None
+        grad_a = grad_output * b if ctx.needs_input_grad[0] else None
+        grad_b = grad_output * a if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
