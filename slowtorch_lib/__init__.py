@@ -45,11 +45,14 @@ kernels on values, shapes and strides (``_kernels``), the ``Tensor`` type
 (``_tensor``, ``_tensor_kernels``, ``_creation``, ``_printing``), autograd
 (``autograd``), the operations (``ops``, ``_rng``), then ``nn``, ``optim``
 and ``utils.data``. ``Tensor``'s methods reach the operations through
-``_tensor.bind_ops``, called once below. ``tests/test_layering.py`` checks it.
+``_tensor.bind_ops``, called once below. The dtypes beyond the ten the
+chapters teach bring their rules from ``_fidelity``, imported here, which
+registers them in the core's tables. ``tests/test_layering.py`` checks it.
 """
 
 from slowtorch_lib import (
     _creation,
+    _fidelity,  # noqa: F401 (it registers the rules of the dtypes beyond the ten)
     _printing,
     _rng,
     _tensor,

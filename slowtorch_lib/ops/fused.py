@@ -4,7 +4,8 @@ Each computes in one pass what would otherwise take two or three ops,
 ``input + value * tensor1 * tensor2`` for ``addcmul``, as PyTorch's do.
 They work on complex tensors too, so that the optimisers work on complex
 parameters: their kernels are plain arithmetic, and the complex loops
-they need are in :data:`~slowtorch_lib._tensor_kernels.COMPLEX_LOOPS`.
+they need are in
+:data:`~slowtorch_lib._fidelity.complex_numbers.COMPLEX_LOOPS`.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def _addcmul(a: Any, b: Any, c: Any, step: Any) -> Any:
 def _addcdiv(a: Any, b: Any, c: Any, step: Any) -> Any:
     """``a + step * b / c`` (in that order, as PyTorch), with IEEE results for
     a zero ``c`` (the complex loop is in
-    :data:`~slowtorch_lib._tensor_kernels.COMPLEX_LOOPS`)."""
+    :data:`~slowtorch_lib._fidelity.complex_numbers.COMPLEX_LOOPS`)."""
     return a + ieee_div(step * b, c)
 
 

@@ -1,0 +1,22 @@
+"""Fidelity: the dtypes PyTorch has beyond the ten the chapters teach.
+
+The core of the engine (:mod:`slowtorch_lib._dtype`, ``_storage``,
+``_kernels``, ``_tensor_kernels``) knows the ten dtypes that chapters 1 to
+4 use. PyTorch names eleven more: the complex types, the five 8-bit floats
+and uint16, uint32 and uint64. Each family brings its own rules here, in a
+module of its own, and registers them once, when the package is imported,
+in the tables the core looks in (such as
+:data:`slowtorch_lib._tensor_kernels.FAMILIES`). No core module imports
+these modules (``tests/test_layering.py`` checks it).
+
+* :mod:`.loop_names`: PyTorch's names of its loops, for its errors;
+* :mod:`.complex_numbers`: the complex loops, through :mod:`cmath`;
+* :mod:`.few_loops`: the few loops of the 8-bit floats and uint16 to
+  uint64, and PyTorch's error for the others.
+"""
+
+from __future__ import annotations
+
+from slowtorch_lib._fidelity import complex_numbers, few_loops
+
+__all__ = ["complex_numbers", "few_loops"]
