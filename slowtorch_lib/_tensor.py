@@ -22,6 +22,7 @@ import copy
 import functools
 import warnings
 import weakref
+from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, Union
@@ -30,7 +31,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import Scalar, dtype
 from slowtorch_lib._kernels import contiguous_values
-from slowtorch_lib._storage import PartsView, Storage, stored_array
+from slowtorch_lib._storage import Storage, stored_array
 from slowtorch_lib._strides import (
     contiguous_strides,
     normalize_dim,
@@ -2224,7 +2225,7 @@ def numpy_view(tensor: Tensor) -> Any:
     numpy = numpy_module()
     data = tensor._storage.data
     kind = numpy.dtype(tensor.dtype.name)
-    readable = not isinstance(tensor._storage, PartsView)
+    readable = isinstance(data, array)  # not the list of a complex storage
     readable = readable and kind.itemsize == data.itemsize and len(data) > 0
     if not readable or tensor.dtype.is_complex:
         return numpy.array(tensor.tolist(), dtype=kind).reshape(tensor._shape)

@@ -30,7 +30,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "_fidelity",
             "_fidelity.loop_names",
+            "_fidelity.complex_storage",
             "_fidelity.complex_numbers",
+            "_fidelity.float8",
+            "_fidelity.wide_uint",
             "_fidelity.few_loops",
         ),
     ),

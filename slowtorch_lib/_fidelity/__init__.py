@@ -9,14 +9,23 @@ in the tables the core looks in (such as
 :data:`slowtorch_lib._tensor_kernels.FAMILIES`). No core module imports
 these modules (``tests/test_layering.py`` checks it).
 
-* :mod:`.loop_names`: PyTorch's names of its loops, for its errors;
+* :mod:`.complex_storage`: how complex numbers are stored and converted;
 * :mod:`.complex_numbers`: the complex loops, through :mod:`cmath`;
+* :mod:`.float8`: how the 8-bit floats round what they store;
+* :mod:`.wide_uint`: how a float becomes a uint32 or a uint64;
 * :mod:`.few_loops`: the few loops of the 8-bit floats and uint16 to
-  uint64, and PyTorch's error for the others.
+  uint64, and PyTorch's error for the others;
+* :mod:`.loop_names`: PyTorch's names of its loops, for its errors.
 """
 
 from __future__ import annotations
 
-from slowtorch_lib._fidelity import complex_numbers, few_loops
+from slowtorch_lib._fidelity import (
+    complex_numbers,
+    complex_storage,
+    few_loops,
+    float8,
+    wide_uint,
+)
 
-__all__ = ["complex_numbers", "few_loops"]
+__all__ = ["complex_numbers", "complex_storage", "few_loops", "float8", "wide_uint"]

@@ -2,9 +2,9 @@
 ``complex`` and ``view_as_real``.
 
 A complex element ``z = x + iy`` is stored as one Python ``complex``
-(:class:`slowtorch_lib._storage.ComplexArray`). ``view_as_real(z)`` is a
-view of its parts, as in PyTorch: it reads the complex storage as two
-floats per element (:class:`slowtorch_lib._storage.PartsView`), so its
+(see :mod:`slowtorch_lib._fidelity.complex_storage`). ``view_as_real(z)``
+is a view of its parts, as in PyTorch: it reads the complex storage as two
+floats per element (a ``PartsView`` of it), so its
 strides are twice ``z``'s, plus 1 for the new last dimension. Writing
 into it changes ``z``, and the two share one version counter. ``real``
 and ``imag`` are built as PyTorch builds them,
@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 
 from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._fidelity.complex_storage import parts_of
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
@@ -81,7 +82,7 @@ class ViewAsReal(Function):
     def forward(ctx: FunctionCtx, z: Tensor) -> Tensor:
         shape = z._shape + (2,)
         stride = tuple(2 * step for step in z._stride) + (1,)
-        return as_view(z, shape, stride, 2 * z._offset, z._storage.parts())
+        return as_view(z, shape, stride, 2 * z._offset, parts_of(z._storage))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
