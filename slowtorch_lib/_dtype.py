@@ -55,7 +55,7 @@ from __future__ import annotations
 import builtins
 import math
 import sys
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 __all__ = [
     "bfloat16",
@@ -89,6 +89,7 @@ __all__ = [
     "int_",
     "long",
     "promote_types",
+    "PROMOTION_FAMILIES",
     "set_default_dtype",
     "short",
     "uint8",
@@ -528,24 +529,36 @@ def set_default_dtype(d: dtype) -> None:
     _default_dtype = d
 
 
+class PromotionFamily(Protocol):
+    """How a family of dtypes beyond the ten promotes."""
+
+    def promote(self, a: dtype, b: dtype) -> dtype:
+        """:func:`promote_types` of two different dtypes, one the family's."""
+
+    def lifted(self, result: dtype, higher: dtype) -> dtype:
+        """:func:`_lifted` for ``higher``, the family's."""
+
+
+#: The promotion rules of each dtype beyond the ten, registered by its
+#: family's module in :mod:`slowtorch_lib._fidelity`.
+PROMOTION_FAMILIES: dict[dtype, PromotionFamily] = {}
+
+
 def promote_types(a: dtype, b: dtype) -> dtype:
     """Returns the smallest dtype that holds values of both ``a`` and ``b``.
 
     >>> promote_types(int64, float32)
     torch.float32
 
-    Raises:
-        RuntimeError: For an 8-bit float with any other type, or uint16,
-            uint32 or uint64 with any type but a real floating-point one,
-            as PyTorch refuses them.
+    A dtype beyond the ten promotes by its family's rule: PyTorch refuses
+    to mix a few types it has little arithmetic for, and a complex type
+    takes parts wide enough for both.
     """
     if a is b:
         return a
-    check_promotable(a, b)
-    if a.unpromotable or b.unpromotable:  # uint16 and a float: the float
-        return a if a.is_floating_point else b
-    if a.is_complex or b.is_complex:
-        return _complex_promotion(a, b)
+    family = PROMOTION_FAMILIES.get(a) or PROMOTION_FAMILIES.get(b)
+    if family is not None:
+        return family.promote(a, b)
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.itemsize != b.itemsize:  # the wider type holds both
@@ -553,40 +566,6 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     # Same width, different types: float16 and bfloat16 both fit float32;
     # uint8 and int8 both fit int16.
     return float32 if a.is_floating_point else int16
-
-
-def check_promotable(a: dtype, b: dtype) -> None:
-    """Raises PyTorch's refusal to promote ``a`` with ``b`` (not the same type).
-
-    The 8-bit floats promote with nothing; uint16, uint32 and uint64 only
-    with a real floating-point type.
-    """
-    float8 = a if a.float8 else b if b.float8 else None
-    unsigned = a if a.unpromotable else b if b.unpromotable else None
-    if float8 is None and unsigned is not None:
-        other = b if unsigned is a else a
-        if other.is_floating_point:
-            return
-    refused = float8 or unsigned
-    if refused is not None:
-        raise RuntimeError(
-            f"Promotion for {refused.unpromotable} is not supported, "
-            f"attempted to promote {a.c_name} and {b.c_name}"
-        )
-
-
-def _complex_promotion(a: dtype, b: dtype) -> dtype:
-    """The complex type that holds both: its parts hold both real types.
-
-    ``float64`` and ``complex64`` give ``complex128``; an integer or bool
-    leaves the complex type as it is.
-    """
-    parts = [COMPLEX_PARTS.get(d, d) for d in (a, b)]
-    real_parts = [d for d in parts if d.is_floating_point]
-    part = real_parts[0]
-    for other in real_parts[1:]:
-        part = promote_types(part, other)
-    return COMPLEX_OF[part]
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:
@@ -649,12 +628,7 @@ def result_dtype(
         if group_dtype is None:
             continue
         if result is None or group_dtype.category > result.category:
-            # As PyTorch, a 0-d tensor of a higher real category is promoted
-            # with the result, so the refusals apply (bool with 0-d uint32).
-            if result is not None and not group_dtype.is_complex:
-                result = promote_types(result, group_dtype)
-            else:
-                result = _lifted(result, group_dtype)
+            result = _lifted(result, group_dtype)
     for value in scalars:
         category = scalar_category(value)
         if result is None or category > result.category:
@@ -666,18 +640,16 @@ def result_dtype(
 def _lifted(result: dtype | None, higher: dtype) -> dtype:
     """The type an operand of a higher category but lower priority gives.
 
-    It is its own type, except that a complex one lifts a floating-point
-    result to the complex type with parts of that float type (float64 and
-    ``1j`` give complex128; bfloat16, with no complex type, complex64).
-
-    Raises:
-        RuntimeError: For an 8-bit float, which has no complex type.
+    For the ten dtypes that is ``higher``, found as :func:`promote_types`
+    finds it (so that PyTorch's refusals apply); a family beyond the ten
+    may say otherwise.
     """
-    if result is None or not (higher.is_complex and result.is_floating_point):
+    if result is None:
         return higher
-    if result.float8:
-        raise RuntimeError(f"Unknown Complex ScalarType for {result.c_name}")
-    return COMPLEX_OF.get(result, complex64)
+    family = PROMOTION_FAMILIES.get(higher)
+    if family is not None:
+        return family.lifted(result, higher)
+    return promote_types(result, higher)
 
 
 class iinfo:

@@ -9,6 +9,7 @@ in the tables the core looks in (such as
 :data:`slowtorch_lib._tensor_kernels.FAMILIES`). No core module imports
 these modules (``tests/test_layering.py`` checks it).
 
+* :mod:`.promotion`: what PyTorch refuses to promote, and complex promotion;
 * :mod:`.complex_storage`: how complex numbers are stored and converted;
 * :mod:`.complex_numbers`: the complex loops, through :mod:`cmath`;
 * :mod:`.float8`: how the 8-bit floats round what they store;
@@ -25,7 +26,15 @@ from slowtorch_lib._fidelity import (
     complex_storage,
     few_loops,
     float8,
+    promotion,
     wide_uint,
 )
 
-__all__ = ["complex_numbers", "complex_storage", "few_loops", "float8", "wide_uint"]
+__all__ = [
+    "complex_numbers",
+    "complex_storage",
+    "few_loops",
+    "float8",
+    "promotion",
+    "wide_uint",
+]
