@@ -53,7 +53,6 @@ registers them in the core's tables. ``tests/test_layering.py`` checks it.
 from slowtorch_lib import (
     _creation,
     _fidelity,  # noqa: F401 (it registers the rules of the dtypes beyond the ten)
-    _printing,
     _rng,
     _tensor,
     autograd,
@@ -110,7 +109,6 @@ from slowtorch_lib._dtype import (
 from slowtorch_lib._rng import *  # noqa: F403
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Size, Tensor, device
-from slowtorch_lib.autograd import engine, history
 from slowtorch_lib.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -123,12 +121,10 @@ from slowtorch_lib.ops import (
     bitwise,
     common,
     comparison,
-    complex_parts,
     copying,
     fused,
     gather_scatter,
     histograms,
-    indexing,
     joining,
     linalg,
     pointwise,
@@ -163,33 +159,7 @@ from slowtorch_lib.ops.views import *  # noqa: F403
 from slowtorch_lib.serialization import load, save
 
 # Tensor's methods call the ops above it; they are connected once, here.
-_tensor.bind_ops(
-    creation=_creation,
-    printing=_printing,
-    engine=engine,
-    history=history,
-    common=common,
-    comparison=comparison,
-    complex_parts=complex_parts,
-    selecting=selecting,
-    rounding=rounding,
-    pointwise=pointwise,
-    trigonometry=trigonometry,
-    copying=copying,
-    bitwise=bitwise,
-    fused=fused,
-    reduction=reduction,
-    views=views,
-    gather_scatter=gather_scatter,
-    histograms=histograms,
-    indexing=indexing,
-    rearrange=rearrange,
-    sorting=sorting,
-    scan=scan,
-    linalg=linalg,
-    activation=nn.functional.activation,
-    rng=_rng,
-)
+_tensor.bind_ops()
 
 # The functions come from each module's own __all__: a new operation is
 # exported by adding it to the __all__ of the module that defines it.

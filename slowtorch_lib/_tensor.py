@@ -20,6 +20,8 @@ from __future__ import annotations
 import builtins
 import copy
 import functools
+import importlib
+import sys
 import warnings
 import weakref
 from array import array
@@ -40,7 +42,7 @@ from slowtorch_lib._strides import (
 )
 
 if TYPE_CHECKING:
-    # The layers above, which the methods reach through ``bind_ops``.
+    # The layers above, which the methods reach: see OPS_MODULES and bind_ops.
     from slowtorch_lib import _creation, _printing, _rng
     from slowtorch_lib.autograd import engine as _engine
     from slowtorch_lib.autograd import history as _history
@@ -69,6 +71,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Size",
     "Tensor",
+    "OPS_MODULES",
     "bind_ops",
     "device",
     "from_values",
@@ -2143,34 +2146,41 @@ def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
     return [_empty_nest(shape[1:]) for _ in range(shape[0])]
 
 
-def bind_ops(
-    *,
-    creation: ModuleType,
-    printing: ModuleType,
-    engine: ModuleType,
-    history: ModuleType,
-    common: ModuleType,
-    comparison: ModuleType,
-    complex_parts: ModuleType,
-    selecting: ModuleType,
-    rounding: ModuleType,
-    pointwise: ModuleType,
-    trigonometry: ModuleType,
-    copying: ModuleType,
-    bitwise: ModuleType,
-    fused: ModuleType,
-    reduction: ModuleType,
-    views: ModuleType,
-    gather_scatter: ModuleType,
-    histograms: ModuleType,
-    indexing: ModuleType,
-    rearrange: ModuleType,
-    sorting: ModuleType,
-    scan: ModuleType,
-    linalg: ModuleType,
-    rng: ModuleType,
-    activation: ModuleType,
-) -> None:
+#: The modules above this layer whose functions the methods call, by the
+#: name the methods use (``_pointwise.mul``). This is the one list: the
+#: imports under ``TYPE_CHECKING`` at the top name the same modules for type
+#: checkers and "go to definition", and ``tests/test_layering.py`` checks
+#: that the two agree.
+OPS_MODULES = {
+    "_activation": "slowtorch_lib.nn.functional.activation",
+    "_bitwise": "slowtorch_lib.ops.bitwise",
+    "_common": "slowtorch_lib.ops.common",
+    "_comparison": "slowtorch_lib.ops.comparison",
+    "_complex_parts": "slowtorch_lib.ops.complex_parts",
+    "_copying": "slowtorch_lib.ops.copying",
+    "_creation": "slowtorch_lib._creation",
+    "_engine": "slowtorch_lib.autograd.engine",
+    "_fused": "slowtorch_lib.ops.fused",
+    "_gather_scatter": "slowtorch_lib.ops.gather_scatter",
+    "_histograms": "slowtorch_lib.ops.histograms",
+    "_history": "slowtorch_lib.autograd.history",
+    "_indexing": "slowtorch_lib.ops.indexing",
+    "_linalg": "slowtorch_lib.ops.linalg",
+    "_pointwise": "slowtorch_lib.ops.pointwise",
+    "_printing": "slowtorch_lib._printing",
+    "_rearrange": "slowtorch_lib.ops.rearrange",
+    "_reduction": "slowtorch_lib.ops.reduction",
+    "_rng": "slowtorch_lib._rng",
+    "_rounding": "slowtorch_lib.ops.rounding",
+    "_scan": "slowtorch_lib.ops.scan",
+    "_selecting": "slowtorch_lib.ops.selecting",
+    "_sorting": "slowtorch_lib.ops.sorting",
+    "_trigonometry": "slowtorch_lib.ops.trigonometry",
+    "_views": "slowtorch_lib.ops.views",
+}
+
+
+def bind_ops() -> None:
     """Connects ``Tensor``'s methods to the modules that define them.
 
     ``x.mul(y)`` is ``ops.pointwise.mul(x, y)``: the operation is defined
@@ -2178,28 +2188,16 @@ def bind_ops(
     ops are built on ``Tensor``, so this module cannot import them: each
     layer imports only the layers below it. Instead, the package
     (``slowtorch_lib/__init__.py``), once it has imported every layer, calls
-    this function once, and it stores each module in a global of this
-    module, under the name the methods use (``_pointwise``, ``_views``...).
+    this function once, and it stores each module of :data:`OPS_MODULES` in
+    a global of this module, under the name the methods use.
 
     This is the one way ``Tensor`` reaches the layers above it; the
     autograd engine and the ops use it too when they call a tensor's
-    methods. The same names are imported under ``TYPE_CHECKING`` at the top
-    of this file, so that type checkers and "go to definition" see the real
-    functions.
+    methods.
     """
-    global _creation, _printing, _engine, _history
-    global _common, _comparison, _selecting, _rounding, _pointwise, _copying
-    global _bitwise, _fused, _reduction, _views, _gather_scatter, _indexing
-    global _rearrange, _sorting, _scan, _linalg, _rng, _histograms, _trigonometry
-    global _complex_parts, _activation
-    _creation, _printing, _engine, _history = creation, printing, engine, history
-    _common, _comparison, _selecting = common, comparison, selecting
-    _rounding, _pointwise, _copying = rounding, pointwise, copying
-    _bitwise, _fused, _reduction, _views = bitwise, fused, reduction, views
-    _gather_scatter, _indexing, _rearrange = gather_scatter, indexing, rearrange
-    _sorting, _scan, _linalg, _rng = sorting, scan, linalg, rng
-    _histograms, _trigonometry = histograms, trigonometry
-    _complex_parts, _activation = complex_parts, activation
+    this = sys.modules[__name__]
+    for name, module in OPS_MODULES.items():
+        setattr(this, name, importlib.import_module(module))
 
 
 def numpy_module() -> ModuleType:

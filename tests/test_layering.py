@@ -12,6 +12,7 @@ the ops above them through ``_tensor.bind_ops``, which the package calls.)
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -358,3 +359,28 @@ def test_imports_in_functions_say_why(module: str) -> None:
                     f"{module}:{inner.lineno}: import inside a function "
                     "without a comment saying why"
                 )
+
+
+def test_tensor_binds_the_modules_it_names_for_type_checkers() -> None:
+    """``Tensor``'s methods reach the layers above through one list,
+    ``_tensor.OPS_MODULES``; the imports under ``TYPE_CHECKING`` name the
+    same modules under the same names, so mypy checks what runs."""
+    from slowtorch_lib import _tensor
+
+    tree = ast.parse(MODULES["slowtorch_lib._tensor"].read_text())
+    named: dict[str, str] = {}
+    for node in tree.body:
+        if not is_type_checking(node):
+            continue
+        for inner in node.body:  # type: ignore[attr-defined]
+            if isinstance(inner, ast.ImportFrom):
+                for alias in inner.names:
+                    name = alias.asname or alias.name
+                    if name.startswith("_"):
+                        named[name] = f"{inner.module}.{alias.name}"
+    assert named == _tensor.OPS_MODULES
+    for name, module in _tensor.OPS_MODULES.items():
+        assert getattr(_tensor, name) is importlib.import_module(module)
+        assert layer_of(module) >= layer_of("slowtorch_lib._tensor"), (
+            f"{module} is below Tensor: import it at the top instead"
+        )
