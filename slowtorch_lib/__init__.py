@@ -66,21 +66,10 @@ from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
     bfloat16,
     can_cast,
-    cdouble,
-    cfloat,
-    chalf,
-    complex32,
-    complex64,
-    complex128,
     double,
     dtype,
     finfo,
     float,
-    float8_e4m3fn,
-    float8_e4m3fnuz,
-    float8_e5m2,
-    float8_e5m2fnuz,
-    float8_e8m0fnu,
     float16,
     float32,
     float64,
@@ -96,9 +85,6 @@ from slowtorch_lib._dtype import (
     set_default_dtype,
     short,
     uint8,
-    uint16,
-    uint32,
-    uint64,
 )
 from slowtorch_lib._dtype import (
     bool_ as bool,
@@ -106,6 +92,22 @@ from slowtorch_lib._dtype import (
 from slowtorch_lib._dtype import (
     int_ as int,
 )
+from slowtorch_lib._fidelity.complex_types import (
+    cdouble,
+    cfloat,
+    chalf,
+    complex32,
+    complex64,
+    complex128,
+)
+from slowtorch_lib._fidelity.float8 import (
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+)
+from slowtorch_lib._fidelity.wide_uint import uint16, uint32, uint64
 from slowtorch_lib._rng import *  # noqa: F403
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Size, Tensor, device

@@ -2092,7 +2092,7 @@ def _dtype_of_legacy_name(name: str) -> dtype:
     """The dtype whose legacy class is called ``name`` (``'torch.IntTensor'``)."""
     if name.startswith("torch.cuda."):
         check_device("cuda")
-    for d in dtypes.ALL_DTYPES + dtypes.LIMITED_DTYPES:
+    for d in dtypes.DTYPES.values():
         if d.legacy_type_name == name:
             return d
     raise ValueError(f"invalid type: {name!r}")

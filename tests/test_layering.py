@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "_fidelity",
             "_fidelity.loop_names",
             "_fidelity.promotion",
+            "_fidelity.complex_types",
             "_fidelity.complex_storage",
             "_fidelity.complex_numbers",
             "_fidelity.float8",

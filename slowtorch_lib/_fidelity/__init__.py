@@ -9,6 +9,7 @@ in the tables the core looks in (such as
 :data:`slowtorch_lib._tensor_kernels.FAMILIES`). No core module imports
 these modules (``tests/test_layering.py`` checks it).
 
+* :mod:`.complex_types`, :mod:`.float8`, :mod:`.wide_uint`: the dtypes;
 * :mod:`.promotion`: what PyTorch refuses to promote, and complex promotion;
 * :mod:`.complex_storage`: how complex numbers are stored and converted;
 * :mod:`.complex_numbers`: the complex loops, through :mod:`cmath`;
@@ -24,6 +25,7 @@ from __future__ import annotations
 from slowtorch_lib._fidelity import (
     complex_numbers,
     complex_storage,
+    complex_types,
     few_loops,
     float8,
     promotion,
@@ -32,6 +34,7 @@ from slowtorch_lib._fidelity import (
 
 __all__ = [
     "complex_numbers",
+    "complex_types",
     "complex_storage",
     "few_loops",
     "float8",

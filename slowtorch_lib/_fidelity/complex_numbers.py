@@ -17,8 +17,8 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._fidelity.complex_types import COMPLEX_TYPES, complex32
 from slowtorch_lib._fidelity.loop_names import loop_name, scalar_name
 from slowtorch_lib._kernels import ieee_div, map_values
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
@@ -193,7 +193,7 @@ def complex_loop(function: Loop, d: dtype) -> Loop:
     if name in COMPLEX_AS_IS:
         return function
     loop = COMPLEX_LOOPS.get(name)
-    if loop is None or (d is dtypes.complex32 and name not in COMPLEX32_LOOPS):
+    if loop is None or (d is complex32 and name not in COMPLEX32_LOOPS):
         raise not_implemented(loop_name(name), d)
     return loop
 
@@ -230,7 +230,7 @@ class ComplexLoops:
         """The reductions the complex types lack (and complex32 more)."""
         if elements and kernel in COMPLEX_MISSING:
             raise not_implemented(kernel, d)
-        if d is dtypes.complex32 and elements and kernel in COMPLEX32_MISSING:
+        if d is complex32 and elements and kernel in COMPLEX32_MISSING:
             raise not_implemented(kernel, d)
 
     def refuse(self, name: str, d: dtype) -> None:
@@ -242,5 +242,5 @@ class ComplexLoops:
 
 
 COMPLEX = ComplexLoops()
-for _type in (dtypes.complex32, dtypes.complex64, dtypes.complex128):
+for _type in COMPLEX_TYPES:
     FAMILIES[_type] = COMPLEX

@@ -18,8 +18,8 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
-from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import COMPLEX_PARTS, dtype
+from slowtorch_lib._fidelity.complex_types import COMPLEX_TYPES
 from slowtorch_lib._kernels import CAST_FAMILIES, cast_values
 from slowtorch_lib._storage import (
     STORAGE_FAMILIES,
@@ -204,6 +204,6 @@ class ComplexStorage:
 
 
 COMPLEX_STORAGE = ComplexStorage()
-for _type in (dtypes.complex32, dtypes.complex64, dtypes.complex128):
+for _type in COMPLEX_TYPES:
     STORAGE_FAMILIES[_type] = COMPLEX_STORAGE
     CAST_FAMILIES[_type] = COMPLEX_STORAGE

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._fidelity.float8 import FLOAT8_TYPES, float8_e8m0fnu
 from slowtorch_lib._fidelity.loop_names import loop_name
+from slowtorch_lib._fidelity.wide_uint import UNSIGNED_TYPES
 from slowtorch_lib._kernels import cast_values, map_values
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import FAMILIES, not_implemented
@@ -76,11 +77,11 @@ def check_limited_loop(
     :data:`LIMITED_KERNELS`) have this one. With no ``elements`` to compute
     nothing is checked.
 
-    >>> check_limited_loop("sum_cpu", dtypes.uint16, ("unsigned",))
+    >>> check_limited_loop("sum_cpu", uint16, ("unsigned",))
     """
     if not d.unpromotable or not elements:
         return
-    kind = "e8m0" if d is dtypes.float8_e8m0fnu else "float8" if d.float8 else ""
+    kind = "e8m0" if d is float8_e8m0fnu else "float8" if d.float8 else ""
     if (kind or "unsigned") not in kinds:
         raise not_implemented(kernel, d)
 
@@ -144,6 +145,5 @@ class FewLoops:
 
 
 FEW_LOOPS = FewLoops()
-for _type in dtypes.LIMITED_DTYPES:
-    if _type.unpromotable:
-        FAMILIES[_type] = FEW_LOOPS
+for _type in UNSIGNED_TYPES + FLOAT8_TYPES:
+    FAMILIES[_type] = FEW_LOOPS

@@ -1,8 +1,13 @@
-"""How the five 8-bit floats are stored and converted.
+"""The five 8-bit floats, and how they are stored and converted.
+
+``float8_e4m3fn``, ``float8_e5m2``, ``float8_e4m3fnuz``, ``float8_e5m2fnuz``
+and ``float8_e8m0fnu`` can be made, printed, copied and converted; most
+arithmetic on them raises (:mod:`.few_loops`), and PyTorch promotes them
+with no other type (:mod:`.promotion`).
 
 An 8-bit float is kept in an ``array('f')``, like float16, and every value
 written is rounded to the nearest number of its format
-(:class:`slowtorch_lib._dtype.Float8Format`), with the format's own rule
+(:class:`Float8Format`), with the format's own rule
 past its largest number. These rules are registered for the 8-bit floats
 in :data:`slowtorch_lib._storage.STORAGE_FAMILIES` and
 :data:`slowtorch_lib._kernels.CAST_FAMILIES`.
@@ -15,14 +20,115 @@ import math
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._dtype import Float8Format, dtype
+from slowtorch_lib._dtype import FLOAT_CATEGORY, dtype
+from slowtorch_lib._fidelity.wide_uint import uint32
 from slowtorch_lib._kernels import CAST_FAMILIES, cast_values, convert_values
+from slowtorch_lib._printing import MEASURED
 from slowtorch_lib._storage import STORAGE_FAMILIES, swapped, to_array
 
-__all__ = ["FLOAT8", "float8_numbers"]
+__all__ = [
+    "FLOAT8",
+    "FLOAT8_TYPES",
+    "Float8Format",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float8_numbers",
+]
+
+
+class Float8Format(NamedTuple):
+    """How an 8-bit float spends its bits, and what its edges do.
+
+    Attributes:
+        exponent_bits: Bits of the exponent.
+        mantissa_bits: Bits of the stored fraction (without the hidden 1).
+        bias: What is subtracted from the stored exponent.
+        finite_codes: How many codes, from 0 up, are finite positive
+            numbers (the ones above are infinity or ``nan``).
+        overflow: What a value past the largest becomes: ``"max"`` (it
+            saturates), ``"inf"`` (IEEE's rule) or ``"nan"``.
+        negative_zero: Whether ``-0.0`` exists (the ``fnuz`` types spend
+            that code on their one ``nan``).
+        eps: ``finfo(...).eps`` as PyTorch gives it.
+    """
+
+    exponent_bits: int
+    mantissa_bits: int
+    bias: int
+    finite_codes: int
+    overflow: str
+    negative_zero: bool
+    eps: float
+
+    def value(self, code: int) -> float:
+        """The number that positive code ``code`` stands for."""
+        exponent = code >> self.mantissa_bits
+        fraction = code & ((1 << self.mantissa_bits) - 1)
+        if self.mantissa_bits == 0:  # float8_e8m0fnu: powers of two only
+            return 2.0 ** (exponent - self.bias)
+        scale = 2.0 ** (max(exponent, 1) - self.bias - self.mantissa_bits)
+        hidden = 1 << self.mantissa_bits if exponent else 0
+        return (hidden + fraction) * scale
+
+
+def _float8(name: str, c_name: str, layout: Float8Format) -> dtype:
+    """An 8-bit float dtype, its range read from its layout."""
+    largest = layout.value(layout.finite_codes - 1)
+    smallest = layout.value(0) if layout.mantissa_bits == 0 else -largest
+    return dtype(
+        name,
+        "f",
+        1,
+        FLOAT_CATEGORY,
+        c_name,
+        f"c10::{c_name}",
+        f"c10::{c_name}",
+        (smallest, largest),
+        mantissa_bits=layout.mantissa_bits + 1,
+        float8=layout,
+        unpromotable="Float8 Types",
+        eps=layout.eps,
+        smallest_normal=layout.value(
+            1 << layout.mantissa_bits if layout.mantissa_bits else 0
+        ),
+    )
+
+
+float8_e4m3fn = _float8(
+    "float8_e4m3fn", "Float8_e4m3fn", Float8Format(4, 3, 7, 127, "max", True, 0.125)
+)
+float8_e5m2 = _float8(
+    "float8_e5m2", "Float8_e5m2", Float8Format(5, 2, 15, 124, "inf", True, 0.25)
+)
+float8_e4m3fnuz = _float8(
+    "float8_e4m3fnuz",
+    "Float8_e4m3fnuz",
+    Float8Format(4, 3, 8, 128, "nan", False, 0.125),
+)
+float8_e5m2fnuz = _float8(
+    "float8_e5m2fnuz",
+    "Float8_e5m2fnuz",
+    Float8Format(5, 2, 16, 128, "nan", False, 0.125),
+)
+float8_e8m0fnu = _float8(
+    "float8_e8m0fnu",
+    "Float8_e8m0fnu",
+    Float8Format(8, 0, 127, 255, "nan", False, 1.0),
+)
+
+FLOAT8_TYPES = (
+    float8_e4m3fn,
+    float8_e5m2,
+    float8_e4m3fnuz,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+)
 
 
 def _rounded_to_float8(data: array[Any], layout: Float8Format) -> array[Any]:
@@ -103,7 +209,7 @@ def _float8_to_integer(value: float, source: dtype, target: dtype) -> float:
     on its way to uint32. Other values go on to the float's conversion."""
     if value != value and source.float8 and not source.float8.negative_zero:
         return 0.0
-    if target is dtypes.uint32 and not math.isfinite(value):
+    if target is uint32 and not math.isfinite(value):
         return 0.0
     return value
 
@@ -137,8 +243,18 @@ class Float8:
         return cast_values(values, dtypes.float32, target)
 
 
+def e8m0_measured(value: float) -> bool:
+    """Whether printing measures a ``float8_e8m0fnu`` value
+    (:func:`slowtorch_lib._printing.nonzero_finite` for the others).
+
+    That type has no zero and stores 0 as its smallest number, 2**-127,
+    which counts as zero; and PyTorch finds its ``nan`` finite.
+    """
+    return value != 2.0**-127
+
+
 FLOAT8 = Float8()
-for _type in dtypes.LIMITED_DTYPES:
-    if _type.float8:
-        STORAGE_FAMILIES[_type] = FLOAT8
-        CAST_FAMILIES[_type] = FLOAT8
+MEASURED[float8_e8m0fnu] = e8m0_measured
+for _type in FLOAT8_TYPES:
+    STORAGE_FAMILIES[_type] = FLOAT8
+    CAST_FAMILIES[_type] = FLOAT8

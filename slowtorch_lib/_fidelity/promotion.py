@@ -11,7 +11,6 @@ type with parts of that float. These rules are registered in
 
 from __future__ import annotations
 
-from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import (
     COMPLEX_OF,
     COMPLEX_PARTS,
@@ -19,6 +18,9 @@ from slowtorch_lib._dtype import (
     dtype,
     promote_types,
 )
+from slowtorch_lib._fidelity.complex_types import COMPLEX_TYPES, complex64
+from slowtorch_lib._fidelity.float8 import FLOAT8_TYPES
+from slowtorch_lib._fidelity.wide_uint import UNSIGNED_TYPES
 
 __all__ = ["COMPLEX_PROMOTION", "FEW_LOOPS_PROMOTION", "check_promotable"]
 
@@ -86,13 +88,12 @@ class ComplexPromotion:
             return higher
         if result.float8:
             raise RuntimeError(f"Unknown Complex ScalarType for {result.c_name}")
-        return COMPLEX_OF.get(result, dtypes.complex64)
+        return COMPLEX_OF.get(result, complex64)
 
 
 FEW_LOOPS_PROMOTION = FewLoopsPromotion()
 COMPLEX_PROMOTION = ComplexPromotion()
-for _type in dtypes.LIMITED_DTYPES:
-    if _type.unpromotable:
-        PROMOTION_FAMILIES[_type] = FEW_LOOPS_PROMOTION
-    elif _type.is_complex:
-        PROMOTION_FAMILIES[_type] = COMPLEX_PROMOTION
+for _type in UNSIGNED_TYPES + FLOAT8_TYPES:
+    PROMOTION_FAMILIES[_type] = FEW_LOOPS_PROMOTION
+for _type in COMPLEX_TYPES:
+    PROMOTION_FAMILIES[_type] = COMPLEX_PROMOTION

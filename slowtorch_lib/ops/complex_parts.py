@@ -27,6 +27,7 @@ import math
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._fidelity.complex_storage import parts_of
+from slowtorch_lib._fidelity.complex_types import complex32
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
@@ -150,7 +151,7 @@ def conj(input: Tensor) -> Tensor:
 @tensor_input
 def angle(input: Tensor) -> Tensor:
     """The angle of each element in radians, from -pi to pi."""
-    if input.dtype is dtypes.complex32:
+    if input.dtype is complex32:
         raise NotImplementedError("\"angle_cpu\" not implemented for 'ComplexHalf'")
     return Angle.apply(input)
 

@@ -15,6 +15,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._fidelity.complex_types import complex32
 from slowtorch_lib._kernels import ieee_div
 from slowtorch_lib._tensor import Tensor, TensorOrScalar
 from slowtorch_lib._tensor_kernels import (
@@ -162,7 +163,7 @@ def _check_lerp(start: Tensor, end: Tensor, weight: TensorOrScalar) -> dtype:
                 f"expected dtype {d.cpp_type_name} for `{name}` but "
                 f"got dtype {other.dtype.cpp_type_name}"
             )
-    if not d.differentiable or d.unpromotable or d is dtypes.complex32:
+    if not d.differentiable or d.unpromotable or d is complex32:
         kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise not_implemented(f"lerp_kernel_{kernel}", d)
     if not isinstance(weight, Tensor):

@@ -12,6 +12,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._fidelity.float8 import float8_e8m0fnu
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
@@ -325,7 +326,7 @@ def _select(
     float8_e8m0fnu has no zero, so the condition could not keep its truth
     in it: that type is chosen in float32, which holds all its numbers.
     """
-    compute = dtypes.float32 if d is dtypes.float8_e8m0fnu else d
+    compute = dtypes.float32 if d is float8_e8m0fnu else d
     return broadcast_map(_choose, (condition, x, other), compute, d)
 
 
