@@ -25,6 +25,7 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
     accepts_out,
     not_implemented,
+    out_of_input_dtype,
     result_type,
     tensor_input,
 )
@@ -226,7 +227,15 @@ class LerpTensor(Function):
         )
 
 
-@accepts_out
+def _lerp_out(args: tuple[Any, ...], kwargs: dict[str, Any], out: Tensor) -> None:
+    """With a tensor weight, ``out`` must be of the input's dtype, checked
+    first."""
+    weight = args[2] if len(args) > 2 else kwargs.get("weight")
+    if isinstance(weight, Tensor) and args:
+        out_of_input_dtype(args[0], out)
+
+
+@accepts_out(check_first=_lerp_out)
 @tensor_input
 def lerp(input: Tensor, end: Tensor, weight: TensorOrScalar) -> Tensor:
     """Linear interpolation: ``input + weight * (end - input)``.

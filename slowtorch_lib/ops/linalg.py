@@ -17,6 +17,7 @@ from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import pointwise
 from slowtorch_lib.ops.common import (
+    EXACT,
     accepts_out,
     check_tensor,
     not_implemented,
@@ -252,28 +253,28 @@ class Dot(Function):
         return grad_a, grad_b
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The matrix product of two 2-d tensors."""
     return Mm.apply(input, mat2)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix products of two batches of matrices (3-d tensors)."""
     return Bmm.apply(input, mat2)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """A matrix times a vector."""
     return Mv.apply(input, vec)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def dot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two vectors."""
@@ -320,7 +321,7 @@ class SqueezeAfterMatmul(Function):
         return grad_output.unsqueeze(ctx.dim)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """The matrix product, for every combination of dimensions PyTorch accepts.

@@ -43,6 +43,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
+    SAME,
     accepts_out,
     check_alpha,
     check_inplace_result,
@@ -363,7 +364,7 @@ class Neg(Function):
         return -grad_output
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
@@ -539,7 +540,7 @@ class Abs(Function):
         return grad_output * unit(x)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def abs(input: Tensor) -> Tensor:
     """``|input|``."""
@@ -567,7 +568,7 @@ def _sign_scalar(v: Any) -> Any:
     return (v > 0) - (v < 0)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of each element."""
@@ -863,7 +864,13 @@ class NanToNum(Function):
         return where(isfinite(x), grad_output, 0.0)
 
 
-@accepts_out
+# PyTorch's words for an ``out`` not of the input's dtype.
+NAN_TO_NUM_REFUSAL = (
+    "nan_to_num: dtype of out: {out.c_name} should be same as input: {d.c_name}"
+)
+
+
+@accepts_out(dtype_refusal=NAN_TO_NUM_REFUSAL)
 @tensor_input
 def nan_to_num(
     input: Tensor,

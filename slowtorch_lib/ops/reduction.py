@@ -34,7 +34,12 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
-from slowtorch_lib.ops.common import accepts_out, refuse_complex_grad, tensor_input
+from slowtorch_lib.ops.common import (
+    EXACT,
+    accepts_out,
+    refuse_complex_grad,
+    tensor_input,
+)
 from slowtorch_lib.ops.comparison import isnan
 from slowtorch_lib.ops.complex_parts import conj, unit
 from slowtorch_lib.ops.return_types import (
@@ -180,7 +185,7 @@ def _check_differentiable_dtype(input: Tensor, dtype: dtype | None) -> None:
         raise RuntimeError(f"Autograd not support dtype: {dtype.c_name}")
 
 
-@accepts_out
+@accepts_out(sets_dtype=True, needs_dim="tuple of ints dim")
 @keepdims_alias
 @tensor_input
 def sum(
@@ -414,7 +419,7 @@ class ProdAll(Prod):
     grad_fn_name = "ProdBackward0"
 
 
-@accepts_out
+@accepts_out(sets_dtype=True, needs_dim="int dim")
 @keepdims_alias
 @tensor_input
 def prod(
@@ -846,7 +851,14 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     return KthvalueResult(values, indices)
 
 
-@accepts_out
+# PyTorch's words for an ``out`` of amax or amin not of the input's dtype.
+AMAX_REFUSAL = (
+    "Expected the dtype for input and out to match, but got {d.c_name} for "
+    "input's dtype and {out.c_name} for out's dtype."
+)
+
+
+@accepts_out(dtype_refusal=AMAX_REFUSAL)
 @keepdims_alias
 @tensor_input
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
@@ -858,7 +870,7 @@ def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     return Amax.apply(input, dims=dims, keepdim=keepdim, fold=_largest)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=AMAX_REFUSAL)
 @keepdims_alias
 @tensor_input
 def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
@@ -893,7 +905,7 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
     )
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @keepdims_alias
 @tensor_input
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -901,7 +913,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return _arg_extreme("argmax", input, dim, keepdim)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @keepdims_alias
 @tensor_input
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:

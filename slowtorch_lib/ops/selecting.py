@@ -23,6 +23,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
+    SAME,
     accepts_out,
     check_inplace_shape,
     check_tensor,
@@ -163,7 +164,7 @@ class ClampTensor(Function):
         return grad_x, grad_low, grad_high
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Limits every element to ``[min, max]``; the bounds may be numbers or tensors.
@@ -335,7 +336,11 @@ def _choose(condition: Any, x: Any, other: Any) -> Any:
     return x if condition else other
 
 
-@accepts_out
+# PyTorch's words for an ``out`` not of the result's dtype.
+WHERE_REFUSAL = "Expected out type to be {d.c_name} but got {out.c_name}"
+
+
+@accepts_out(dtype_refusal=WHERE_REFUSAL)
 def where(condition: Tensor, input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input`` where ``condition`` is true, else ``other``, broadcasting all three.
 
