@@ -156,6 +156,7 @@ from slowtorch_lib.ops.rounding import *  # noqa: F403
 from slowtorch_lib.ops.scan import *  # noqa: F403
 from slowtorch_lib.ops.selecting import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
+from slowtorch_lib.ops.statistics import *  # noqa: F403
 from slowtorch_lib.ops.trigonometry import *  # noqa: F403
 from slowtorch_lib.ops.views import *  # noqa: F403
 from slowtorch_lib.serialization import load, save

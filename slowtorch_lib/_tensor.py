@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import scan as _scan
     from slowtorch_lib.ops import selecting as _selecting
     from slowtorch_lib.ops import sorting as _sorting
+    from slowtorch_lib.ops import statistics as _statistics
     from slowtorch_lib.ops import trigonometry as _trigonometry
     from slowtorch_lib.ops import views as _views
 
@@ -1743,7 +1744,7 @@ class Tensor:
         *,
         correction: int | None = None,
     ) -> Tensor:
-        return _reduction.var(self, dim, unbiased, keepdim, correction=correction)
+        return _statistics.var(self, dim, unbiased, keepdim, correction=correction)
 
     @keepdims_alias
     def std(
@@ -1754,7 +1755,7 @@ class Tensor:
         *,
         correction: int | None = None,
     ) -> Tensor:
-        return _reduction.std(self, dim, unbiased, keepdim, correction=correction)
+        return _statistics.std(self, dim, unbiased, keepdim, correction=correction)
 
     @keepdims_alias
     def all(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
@@ -2027,7 +2028,7 @@ class Tensor:
     def norm(
         self, p: Any = "fro", dim: Any = None, keepdim: builtins.bool = False
     ) -> Tensor:
-        return _reduction.norm(self, p, dim, keepdim)
+        return _statistics.norm(self, p, dim, keepdim)
 
     # ------------------------------------------------------------------
     # Random fills (_rng.py)
@@ -2174,6 +2175,7 @@ OPS_MODULES = {
     "_rounding": "slowtorch_lib.ops.rounding",
     "_scan": "slowtorch_lib.ops.scan",
     "_selecting": "slowtorch_lib.ops.selecting",
+    "_statistics": "slowtorch_lib.ops.statistics",
     "_sorting": "slowtorch_lib.ops.sorting",
     "_trigonometry": "slowtorch_lib.ops.trigonometry",
     "_views": "slowtorch_lib.ops.views",

@@ -74,6 +74,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ops.scan",
             "ops.selecting",
             "ops.sorting",
+            "ops.statistics",
             "ops.trigonometry",
             "ops.views",
             "_rng",
@@ -384,4 +385,39 @@ def test_tensor_binds_the_modules_it_names_for_type_checkers() -> None:
         assert getattr(_tensor, name) is importlib.import_module(module)
         assert layer_of(module) >= layer_of("slowtorch_lib._tensor"), (
             f"{module} is below Tensor: import it at the top instead"
+        )
+
+
+# The dtypes beyond the ten the chapters teach, which only their own modules
+# (``_fidelity``) and the layers above the core may name.
+BEYOND_THE_TEN = {
+    "complex32",
+    "complex64",
+    "complex128",
+    "chalf",
+    "cfloat",
+    "cdouble",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "uint16",
+    "uint32",
+    "uint64",
+}
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_core_names_only_the_ten_dtypes(module: str) -> None:
+    """A reader of the core never meets a branch for a dtype the book does
+    not teach: no core module names one in its code."""
+    tree = ast.parse(MODULES[f"slowtorch_lib.{module}"].read_text())
+    for node in ast.walk(tree):
+        name = node.id if isinstance(node, ast.Name) else None
+        if isinstance(node, ast.Attribute):
+            name = node.attr
+        assert name not in BEYOND_THE_TEN, (
+            f"slowtorch_lib.{module}:{node.lineno} names {name}, a dtype of "
+            "slowtorch_lib._fidelity: give its family a rule there instead"
         )

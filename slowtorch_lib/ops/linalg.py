@@ -25,7 +25,7 @@ from slowtorch_lib.ops.common import (
     tensor_input,
 )
 from slowtorch_lib.ops.complex_parts import conj
-from slowtorch_lib.ops.reduction import vector_norm as vector_norm  # linalg's
+from slowtorch_lib.ops.statistics import vector_norm as vector_norm  # linalg's
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
