@@ -45,12 +45,14 @@ kernels on values, shapes and strides (``_kernels``), the ``Tensor`` type
 (``_tensor``, ``_tensor_kernels``, ``_creation``, ``_printing``), autograd
 (``autograd``), the operations (``ops``, ``_rng``), then ``nn``, ``optim``
 and ``utils.data``. ``Tensor``'s methods reach the operations through
-``_tensor.bind_ops``, called once below. ``tests/test_layering.py`` checks it.
+``_tensor.bind_ops``, called once below. The dtypes beyond the ten the
+chapters teach bring their rules from ``_fidelity``, imported here, which
+registers them in the core's tables. ``tests/test_layering.py`` checks it.
 """
 
 from slowtorch_lib import (
     _creation,
-    _printing,
+    _fidelity,  # noqa: F401 (it registers the rules of the dtypes beyond the ten)
     _rng,
     _tensor,
     autograd,
@@ -64,21 +66,10 @@ from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
     bfloat16,
     can_cast,
-    cdouble,
-    cfloat,
-    chalf,
-    complex32,
-    complex64,
-    complex128,
     double,
     dtype,
     finfo,
     float,
-    float8_e4m3fn,
-    float8_e4m3fnuz,
-    float8_e5m2,
-    float8_e5m2fnuz,
-    float8_e8m0fnu,
     float16,
     float32,
     float64,
@@ -94,9 +85,6 @@ from slowtorch_lib._dtype import (
     set_default_dtype,
     short,
     uint8,
-    uint16,
-    uint32,
-    uint64,
 )
 from slowtorch_lib._dtype import (
     bool_ as bool,
@@ -104,10 +92,25 @@ from slowtorch_lib._dtype import (
 from slowtorch_lib._dtype import (
     int_ as int,
 )
+from slowtorch_lib._fidelity.complex_types import (
+    cdouble,
+    cfloat,
+    chalf,
+    complex32,
+    complex64,
+    complex128,
+)
+from slowtorch_lib._fidelity.float8 import (
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+)
+from slowtorch_lib._fidelity.wide_uint import uint16, uint32, uint64
 from slowtorch_lib._rng import *  # noqa: F403
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Size, Tensor, device
-from slowtorch_lib.autograd import engine, history
 from slowtorch_lib.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -120,12 +123,10 @@ from slowtorch_lib.ops import (
     bitwise,
     common,
     comparison,
-    complex_parts,
     copying,
     fused,
     gather_scatter,
     histograms,
-    indexing,
     joining,
     linalg,
     pointwise,
@@ -155,38 +156,13 @@ from slowtorch_lib.ops.rounding import *  # noqa: F403
 from slowtorch_lib.ops.scan import *  # noqa: F403
 from slowtorch_lib.ops.selecting import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
+from slowtorch_lib.ops.statistics import *  # noqa: F403
 from slowtorch_lib.ops.trigonometry import *  # noqa: F403
 from slowtorch_lib.ops.views import *  # noqa: F403
 from slowtorch_lib.serialization import load, save
 
 # Tensor's methods call the ops above it; they are connected once, here.
-_tensor.bind_ops(
-    creation=_creation,
-    printing=_printing,
-    engine=engine,
-    history=history,
-    common=common,
-    comparison=comparison,
-    complex_parts=complex_parts,
-    selecting=selecting,
-    rounding=rounding,
-    pointwise=pointwise,
-    trigonometry=trigonometry,
-    copying=copying,
-    bitwise=bitwise,
-    fused=fused,
-    reduction=reduction,
-    views=views,
-    gather_scatter=gather_scatter,
-    histograms=histograms,
-    indexing=indexing,
-    rearrange=rearrange,
-    sorting=sorting,
-    scan=scan,
-    linalg=linalg,
-    activation=nn.functional.activation,
-    rng=_rng,
-)
+_tensor.bind_ops()
 
 # The functions come from each module's own __all__: a new operation is
 # exported by adding it to the __all__ of the module that defines it.

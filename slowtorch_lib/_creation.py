@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import warnings
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
@@ -146,6 +146,25 @@ def check_sizes(shape: list[int]) -> None:
         )
 
 
+#: The largest int PyTorch takes as a number (a uint64's largest).
+LARGEST_INTEGER = 2**64 - 1
+
+
+class ConvertFamily(Protocol):
+    """How a dtype beyond the ten takes a Python number, where it differs."""
+
+    def convert(self, value: Any, d: dtype) -> Any:
+        """:func:`convert` for ``d``."""
+
+    def checked_fill(self, value: Any, d: dtype) -> Any:
+        """:func:`checked_fill` for ``d``, once a complex value is refused."""
+
+
+#: The conversion rules of the dtypes beyond the ten that have their own,
+#: registered by their modules in :mod:`slowtorch_lib._fidelity`.
+CONVERT_FAMILIES: dict[dtype, ConvertFamily] = {}
+
+
 def python_number(value: Any, argument: str, function: str, position: int) -> Any:
     """A plain Python number from a number or a one-element tensor.
 
@@ -161,7 +180,7 @@ def python_number(value: Any, argument: str, function: str, position: int) -> An
             f"{function}(): argument '{argument}' (position {position}) must be "
             f"Number, not {type(value).__name__}"
         )
-    if isinstance(value, int) and value > dtypes.uint64.max:
+    if isinstance(value, int) and value > LARGEST_INTEGER:
         raise OverflowError("int too big to convert")
     if isinstance(value, int) and value < dtypes.int64.min:
         raise OverflowError("can't convert negative int to unsigned")
@@ -191,8 +210,9 @@ def convert(value: Any, d: dtype) -> Any:
     overflow = RuntimeError(
         f"value cannot be converted to type {d.name} without overflow"
     )
-    if d is dtypes.uint64:
-        return _convert_to_uint64(value)
+    family = CONVERT_FAMILIES.get(d)
+    if family is not None:
+        return family.convert(value, d)
     if isinstance(value, float):
         if not (math.isfinite(value) and dtypes.int64.min <= value < 2.0**63):
             raise overflow
@@ -204,20 +224,6 @@ def convert(value: Any, d: dtype) -> Any:
     lowest = d.min if d.is_signed else -d.max  # -1 is 255 as a uint8
     if not lowest <= value <= d.max:
         raise overflow
-    return int(value)
-
-
-def _convert_to_uint64(value: int | float) -> int:
-    """A Python number as a uint64 element of ``tensor(data)``, refused as
-    PyTorch refuses it: no float at all, and no negative number (which the
-    narrower types wrap around).
-    """
-    if isinstance(value, float):
-        raise TypeError("an integer is required")
-    if value < 0:
-        raise OverflowError("can't convert negative int to unsigned")
-    if value > dtypes.uint64.max:
-        raise OverflowError("int too big to convert")
     return int(value)
 
 
@@ -235,11 +241,9 @@ def checked_fill(value: Any, d: dtype) -> Any:
     too_big = math.isfinite(value) and abs(value) > d.max
     if d.is_floating_point and d.itemsize <= 4 and too_big:
         raise overflow
-    if d is dtypes.uint64:  # an int from -2**63 wraps around; floats do not
-        low = -(2**63) if isinstance(value, int) else 0
-        if not low <= value < 2**64:
-            raise overflow
-        return int(value) % 2**64
+    family = CONVERT_FAMILIES.get(d)
+    if family is not None:
+        return family.checked_fill(value, d)
     try:
         return convert(value, d)
     except (RuntimeError, ValueError):

@@ -26,23 +26,11 @@ their values is a float32), and the storage rounds each value written to
 the narrower format (:mod:`slowtorch_lib._storage`). An integer written
 past its type's range wraps around, as a C integer does.
 
-PyTorch names more types, with fewer operations, and so does the engine.
-``uint16``, ``uint32`` and ``uint64`` (``array('H')``, ``'I'``, ``'Q'``) and
-the five 8-bit floats (``float8_e4m3fn``, ``float8_e5m2``,
-``float8_e4m3fnuz``, ``float8_e5m2fnuz``, ``float8_e8m0fnu``, kept in an
-``array('f')`` and rounded on every write) can be made, printed, copied and
-converted; most arithmetic on them raises, and PyTorch refuses to promote
-them with other types (:attr:`dtype.unpromotable`).
-
-The complex types hold Python ``complex`` numbers, in a list rather than
-an ``array`` (which has no complex typecode), each part rounded to the
-part type: float32 for ``complex64``, float64 for ``complex128``, float16
-for ``complex32`` (:class:`slowtorch_lib._storage.ComplexArray`).
-``complex64`` and ``complex128`` have arithmetic, the functions ``exp``,
-``log``, ``sqrt``, ``sin``... through :mod:`cmath`, sums and matrix
-products; ``complex32``, as in PyTorch, only a few loops. Where PyTorch
-has no complex loop (``<``, ``max``, ``floor``...) the engine raises its
-error, from one table (:mod:`slowtorch_lib._tensor_kernels`).
+PyTorch names eleven more: the complex types, the five 8-bit floats and
+uint16, uint32 and uint64. Each family is made, with its rules, in its
+own module of :mod:`slowtorch_lib._fidelity` (``complex_types``,
+``float8``, ``wide_uint``), which registers them here (:data:`DTYPES`,
+:data:`PROMOTION_FAMILIES`) and in the storage and the kernels.
 
 Type promotion follows :func:`torch.result_type`: a result has the highest
 *category* (bool < integer < floating point < complex) among its operands,
@@ -55,18 +43,12 @@ from __future__ import annotations
 import builtins
 import math
 import sys
-from typing import Any, NamedTuple
+from typing import Any, Protocol
 
 __all__ = [
     "bfloat16",
     "bool_",
     "can_cast",
-    "cdouble",
-    "cfloat",
-    "chalf",
-    "complex32",
-    "complex64",
-    "complex128",
     "double",
     "dtype",
     "float",
@@ -74,11 +56,6 @@ __all__ = [
     "float32",
     "finfo",
     "float64",
-    "float8_e4m3fn",
-    "float8_e4m3fnuz",
-    "float8_e5m2",
-    "float8_e5m2fnuz",
-    "float8_e8m0fnu",
     "get_default_dtype",
     "half",
     "iinfo",
@@ -89,12 +66,10 @@ __all__ = [
     "int_",
     "long",
     "promote_types",
+    "PROMOTION_FAMILIES",
     "set_default_dtype",
     "short",
     "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
 ]
 
 Scalar = int | float | bool
@@ -106,39 +81,9 @@ FLOAT_CATEGORY = 2
 COMPLEX_CATEGORY = 3
 
 
-class Float8Format(NamedTuple):
-    """How an 8-bit float spends its bits, and what its edges do.
-
-    Attributes:
-        exponent_bits: Bits of the exponent.
-        mantissa_bits: Bits of the stored fraction (without the hidden 1).
-        bias: What is subtracted from the stored exponent.
-        finite_codes: How many codes, from 0 up, are finite positive
-            numbers (the ones above are infinity or ``nan``).
-        overflow: What a value past the largest becomes: ``"max"`` (it
-            saturates), ``"inf"`` (IEEE's rule) or ``"nan"``.
-        negative_zero: Whether ``-0.0`` exists (the ``fnuz`` types spend
-            that code on their one ``nan``).
-        eps: ``finfo(...).eps`` as PyTorch gives it.
-    """
-
-    exponent_bits: int
-    mantissa_bits: int
-    bias: int
-    finite_codes: int
-    overflow: str
-    negative_zero: bool
-    eps: builtins.float
-
-    def value(self, code: int) -> builtins.float:
-        """The number that positive code ``code`` stands for."""
-        exponent = code >> self.mantissa_bits
-        fraction = code & ((1 << self.mantissa_bits) - 1)
-        if self.mantissa_bits == 0:  # float8_e8m0fnu: powers of two only
-            return 2.0 ** (exponent - self.bias)
-        scale = 2.0 ** (max(exponent, 1) - self.bias - self.mantissa_bits)
-        hidden = 1 << self.mantissa_bits if exponent else 0
-        return (hidden + fraction) * scale
+#: Every dtype, by name: the ten below, and those the modules of
+#: :mod:`slowtorch_lib._fidelity` make.
+DTYPES: dict[str, dtype] = {}
 
 
 class dtype:
@@ -170,7 +115,9 @@ class dtype:
         narrow: Whether the storage must round or wrap what it is given
             (the 16-bit and 8-bit floats, the integers narrower than int64,
             and uint64).
-        float8: The layout of an 8-bit float; None for the other types.
+        float8: The layout of an 8-bit float
+            (:class:`slowtorch_lib._fidelity.float8.Float8Format`); None for
+            the other types.
         unpromotable: For the types PyTorch will not promote with any
             other, the words of its refusal (``'Float8 Types'``); empty
             for the others. These types have only a few kernels.
@@ -178,6 +125,12 @@ class dtype:
         differentiable: Whether gradients flow through the type: the
             floating-point and complex types.
         is_signed: Whether the type holds negative numbers.
+        eps: ``finfo(...).eps`` where it is not ``2 ** (1 - mantissa_bits)``
+            (an 8-bit float's), else None.
+        smallest_normal: ``finfo(...).smallest_normal`` where it is not found
+            from ``max`` as in an IEEE format, else None.
+
+    Every dtype made is kept in :data:`DTYPES` under its name.
     """
 
     __slots__ = (
@@ -185,6 +138,7 @@ class dtype:
         "category",
         "differentiable",
         "cpp_type",
+        "eps",
         "cpp_type_name",
         "float8",
         "is_complex",
@@ -198,6 +152,7 @@ class dtype:
         "name",
         "narrow",
         "pack_code",
+        "smallest_normal",
         "typecode",
         "unpromotable",
     )
@@ -213,8 +168,10 @@ class dtype:
         cpp_type_name: str,
         limits: tuple[Scalar, Scalar],
         mantissa_bits: int = 0,
-        float8: Float8Format | None = None,
+        float8: Any = None,
         unpromotable: str = "",
+        eps: builtins.float | None = None,
+        smallest_normal: builtins.float | None = None,
     ) -> None:
         self.name = name
         self.typecode = typecode
@@ -236,6 +193,9 @@ class dtype:
         narrow_float = category == FLOAT_CATEGORY and itemsize <= 2
         narrow_integer = category == INT_CATEGORY and (itemsize < 8 or typecode == "Q")
         self.narrow = narrow_float or narrow_integer
+        self.eps = eps
+        self.smallest_normal = smallest_normal
+        DTYPES[name] = self
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -256,7 +216,6 @@ class dtype:
 
 
 FLOAT32_MAX = 3.4028234663852886e38
-UNSIGNED_WORDS = "uint16, uint32, uint64 types"
 FLOAT64_MAX = sys.float_info.max
 
 float32 = dtype(
@@ -323,106 +282,6 @@ uint8 = dtype(
     "uint8", "B", 1, INT_CATEGORY, "Byte", "uint8_t", "unsigned char", (0, 255)
 )
 
-uint16 = dtype(
-    "uint16",
-    "H",
-    2,
-    INT_CATEGORY,
-    "UInt16",
-    "uint16_t",
-    "short unsigned int",
-    (0, 2**16 - 1),
-    unpromotable=UNSIGNED_WORDS,
-)
-uint32 = dtype(
-    "uint32",
-    "I",
-    4,
-    INT_CATEGORY,
-    "UInt32",
-    "uint32_t",
-    "unsigned int",
-    (0, 2**32 - 1),
-    unpromotable=UNSIGNED_WORDS,
-)
-uint64 = dtype(
-    "uint64",
-    "Q",
-    8,
-    INT_CATEGORY,
-    "UInt64",
-    "uint64_t",
-    "long unsigned int",
-    (0, 2**64 - 1),
-    unpromotable=UNSIGNED_WORDS,
-)
-
-
-def _float8(name: str, c_name: str, layout: Float8Format) -> dtype:
-    """An 8-bit float dtype, its range read from its layout."""
-    largest = layout.value(layout.finite_codes - 1)
-    smallest = layout.value(0) if layout.mantissa_bits == 0 else -largest
-    return dtype(
-        name,
-        "f",
-        1,
-        FLOAT_CATEGORY,
-        c_name,
-        f"c10::{c_name}",
-        f"c10::{c_name}",
-        (smallest, largest),
-        mantissa_bits=layout.mantissa_bits + 1,
-        float8=layout,
-        unpromotable="Float8 Types",
-    )
-
-
-float8_e4m3fn = _float8(
-    "float8_e4m3fn", "Float8_e4m3fn", Float8Format(4, 3, 7, 127, "max", True, 0.125)
-)
-float8_e5m2 = _float8(
-    "float8_e5m2", "Float8_e5m2", Float8Format(5, 2, 15, 124, "inf", True, 0.25)
-)
-float8_e4m3fnuz = _float8(
-    "float8_e4m3fnuz",
-    "Float8_e4m3fnuz",
-    Float8Format(4, 3, 8, 128, "nan", False, 0.125),
-)
-float8_e5m2fnuz = _float8(
-    "float8_e5m2fnuz",
-    "Float8_e5m2fnuz",
-    Float8Format(5, 2, 16, 128, "nan", False, 0.125),
-)
-float8_e8m0fnu = _float8(
-    "float8_e8m0fnu",
-    "Float8_e8m0fnu",
-    Float8Format(8, 0, 127, 255, "nan", False, 1.0),
-)
-
-
-def _complex(name: str, c_name: str, itemsize: int, part: dtype) -> dtype:
-    """A complex dtype whose real and imaginary parts are of dtype ``part``."""
-    return dtype(
-        name,
-        part.typecode,
-        itemsize,
-        COMPLEX_CATEGORY,
-        c_name,
-        f"c10::complex<{part.cpp_type_name.removeprefix('c10::')}>",
-        f"c10::complex<{part.cpp_type_name.removeprefix('c10::')}>",
-        (part.min, part.max),
-        mantissa_bits=part.mantissa_bits,
-    )
-
-
-complex32 = _complex("complex32", "ComplexHalf", 4, float16)
-complex64 = _complex("complex64", "ComplexFloat", 8, float32)
-complex128 = _complex("complex128", "ComplexDouble", 16, float64)
-
-# The real type of each complex type's parts, and back.
-COMPLEX_PARTS = {complex32: float16, complex64: float32, complex128: float64}
-COMPLEX_OF = {part: whole for whole, part in COMPLEX_PARTS.items()}
-
 # PyTorch's aliases.
 float = float32
 double = float64
@@ -430,10 +289,8 @@ half = float16
 long = int64
 int_ = int32
 short = int16
-chalf = complex32
-cfloat = complex64
-cdouble = complex128
 
+# The ten dtypes the chapters teach.
 ALL_DTYPES = (
     float16,
     bfloat16,
@@ -446,28 +303,19 @@ ALL_DTYPES = (
     int64,
     bool_,
 )
-# The types PyTorch names beyond those, with few kernels or none here.
-LIMITED_DTYPES = (
-    uint16,
-    uint32,
-    uint64,
-    float8_e4m3fn,
-    float8_e5m2,
-    float8_e4m3fnuz,
-    float8_e5m2fnuz,
-    float8_e8m0fnu,
-    complex32,
-    complex64,
-    complex128,
-)
 
 
 def _dtype_named(name: str) -> dtype:
     """The dtype called ``name`` (how pickle finds a dtype again)."""
-    for d in ALL_DTYPES + LIMITED_DTYPES:
-        if d.name == name:
-            return d
-    raise ValueError(f"no dtype named {name!r}")
+    if name not in DTYPES:
+        raise ValueError(f"no dtype named {name!r}")
+    return DTYPES[name]
+
+
+# The real type of each complex type's parts, and back: filled by the
+# complex types' module (:mod:`slowtorch_lib._fidelity.complex_types`).
+COMPLEX_PARTS: dict[dtype, dtype] = {}
+COMPLEX_OF: dict[dtype, dtype] = {}
 
 
 #: The Python types that torch takes where it takes a dtype:
@@ -476,7 +324,6 @@ PYTHON_TYPES: dict[type, dtype] = {
     builtins.bool: bool_,
     builtins.int: int64,
     builtins.float: float64,
-    builtins.complex: complex128,
 }
 
 
@@ -528,24 +375,36 @@ def set_default_dtype(d: dtype) -> None:
     _default_dtype = d
 
 
+class PromotionFamily(Protocol):
+    """How a family of dtypes beyond the ten promotes."""
+
+    def promote(self, a: dtype, b: dtype) -> dtype:
+        """:func:`promote_types` of two different dtypes, one the family's."""
+
+    def lifted(self, result: dtype, higher: dtype) -> dtype:
+        """:func:`_lifted` for ``higher``, the family's."""
+
+
+#: The promotion rules of each dtype beyond the ten, registered by its
+#: family's module in :mod:`slowtorch_lib._fidelity`.
+PROMOTION_FAMILIES: dict[dtype, PromotionFamily] = {}
+
+
 def promote_types(a: dtype, b: dtype) -> dtype:
     """Returns the smallest dtype that holds values of both ``a`` and ``b``.
 
     >>> promote_types(int64, float32)
     torch.float32
 
-    Raises:
-        RuntimeError: For an 8-bit float with any other type, or uint16,
-            uint32 or uint64 with any type but a real floating-point one,
-            as PyTorch refuses them.
+    A dtype beyond the ten promotes by its family's rule: PyTorch refuses
+    to mix a few types it has little arithmetic for, and a complex type
+    takes parts wide enough for both.
     """
     if a is b:
         return a
-    check_promotable(a, b)
-    if a.unpromotable or b.unpromotable:  # uint16 and a float: the float
-        return a if a.is_floating_point else b
-    if a.is_complex or b.is_complex:
-        return _complex_promotion(a, b)
+    family = PROMOTION_FAMILIES.get(a) or PROMOTION_FAMILIES.get(b)
+    if family is not None:
+        return family.promote(a, b)
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.itemsize != b.itemsize:  # the wider type holds both
@@ -553,40 +412,6 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     # Same width, different types: float16 and bfloat16 both fit float32;
     # uint8 and int8 both fit int16.
     return float32 if a.is_floating_point else int16
-
-
-def check_promotable(a: dtype, b: dtype) -> None:
-    """Raises PyTorch's refusal to promote ``a`` with ``b`` (not the same type).
-
-    The 8-bit floats promote with nothing; uint16, uint32 and uint64 only
-    with a real floating-point type.
-    """
-    float8 = a if a.float8 else b if b.float8 else None
-    unsigned = a if a.unpromotable else b if b.unpromotable else None
-    if float8 is None and unsigned is not None:
-        other = b if unsigned is a else a
-        if other.is_floating_point:
-            return
-    refused = float8 or unsigned
-    if refused is not None:
-        raise RuntimeError(
-            f"Promotion for {refused.unpromotable} is not supported, "
-            f"attempted to promote {a.c_name} and {b.c_name}"
-        )
-
-
-def _complex_promotion(a: dtype, b: dtype) -> dtype:
-    """The complex type that holds both: its parts hold both real types.
-
-    ``float64`` and ``complex64`` give ``complex128``; an integer or bool
-    leaves the complex type as it is.
-    """
-    parts = [COMPLEX_PARTS.get(d, d) for d in (a, b)]
-    real_parts = [d for d in parts if d.is_floating_point]
-    part = real_parts[0]
-    for other in real_parts[1:]:
-        part = promote_types(part, other)
-    return COMPLEX_OF[part]
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:
@@ -649,12 +474,7 @@ def result_dtype(
         if group_dtype is None:
             continue
         if result is None or group_dtype.category > result.category:
-            # As PyTorch, a 0-d tensor of a higher real category is promoted
-            # with the result, so the refusals apply (bool with 0-d uint32).
-            if result is not None and not group_dtype.is_complex:
-                result = promote_types(result, group_dtype)
-            else:
-                result = _lifted(result, group_dtype)
+            result = _lifted(result, group_dtype)
     for value in scalars:
         category = scalar_category(value)
         if result is None or category > result.category:
@@ -666,18 +486,16 @@ def result_dtype(
 def _lifted(result: dtype | None, higher: dtype) -> dtype:
     """The type an operand of a higher category but lower priority gives.
 
-    It is its own type, except that a complex one lifts a floating-point
-    result to the complex type with parts of that float type (float64 and
-    ``1j`` give complex128; bfloat16, with no complex type, complex64).
-
-    Raises:
-        RuntimeError: For an 8-bit float, which has no complex type.
+    For the ten dtypes that is ``higher``, found as :func:`promote_types`
+    finds it (so that PyTorch's refusals apply); a family beyond the ten
+    may say otherwise.
     """
-    if result is None or not (higher.is_complex and result.is_floating_point):
+    if result is None:
         return higher
-    if result.float8:
-        raise RuntimeError(f"Unknown Complex ScalarType for {result.c_name}")
-    return COMPLEX_OF.get(result, complex64)
+    family = PROMOTION_FAMILIES.get(higher)
+    if family is not None:
+        return family.lifted(result, higher)
+    return promote_types(result, higher)
 
 
 class iinfo:
@@ -727,7 +545,7 @@ class finfo:
             )
         precision = type.mantissa_bits
         self.bits = 8 * type.itemsize
-        self.eps = type.float8.eps if type.float8 else 2.0 ** (1 - precision)
+        self.eps = type.eps or 2.0 ** (1 - precision)
         self.max = builtins.float(type.max)
         self.min = builtins.float(type.min)
         self.tiny = self.smallest_normal = _smallest_normal(type)
@@ -743,8 +561,7 @@ class finfo:
 
 def _smallest_normal(d: dtype) -> builtins.float:
     """The smallest positive number of ``d`` with its full precision."""
-    if d.float8:
-        layout = d.float8
-        return layout.value(1 << layout.mantissa_bits if layout.mantissa_bits else 0)
+    if d.smallest_normal is not None:
+        return d.smallest_normal
     largest_exponent = math.frexp(d.max)[1] - 1
     return 2.0 ** (1 - largest_exponent)

@@ -14,28 +14,29 @@ raises, redoes the loop with the careful scalar functions below.
 from __future__ import annotations
 
 import math
-import warnings
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._storage import complex_values, stored_array, wrap_integer
+from slowtorch_lib._storage import stored_array, wrap_integer
 from slowtorch_lib._strides import numel
 
 __all__ = [
+    "CAST_FAMILIES",
+    "CastFamily",
     "IEEE_FALLBACKS",
     "broadcast_values",
     "cast_scalar",
     "cast_values",
     "contiguous_run",
     "contiguous_values",
+    "convert_values",
     "float_to_int64",
     "float_to_integer",
     "float_to_narrow_int",
-    "float_to_wide_unsigned",
     "map_values",
     "reduced_shape",
     "reduction_groups",
@@ -150,27 +151,10 @@ def float_to_narrow_int(value: float) -> int:
     return int(value)
 
 
-def float_to_wide_unsigned(value: float, bits: int) -> int:
-    """A float truncated toward zero for uint32 (``bits`` 32) or uint64 (64).
-
-    What PyTorch on x86 gives: a float from ``-2**(bits-1)`` up to
-    ``2**bits`` keeps its low bits (``-1.0`` is the largest number); a
-    larger one, ``inf`` included, is 0; ``nan``, ``-inf`` and anything
-    lower are ``2**(bits-1)``.
-    """
-    if value != value or value < -(2.0 ** (bits - 1)):
-        return 2 ** (bits - 1)
-    if value >= 2.0**bits:
-        return 0
-    return int(value) % 2**bits
-
-
 def float_to_integer(value: float, d: dtype) -> int:
     """A float converted to integer dtype ``d``, wrapped by the storage after."""
     if d is dtypes.int64:
         return float_to_int64(value)
-    if d is dtypes.uint32 or d is dtypes.uint64:
-        return float_to_wide_unsigned(value, 8 * d.itemsize)
     return float_to_narrow_int(value)
 
 
@@ -185,16 +169,33 @@ IEEE_FALLBACKS: dict[Callable[..., Any], Callable[..., Any]] = {
 }
 
 
+class CastFamily(Protocol):
+    """How a family of dtypes beyond the ten converts values."""
+
+    def cast_scalar(self, value: Any, d: dtype) -> Any:
+        """A Python number as one element of ``d``."""
+
+    def cast_values(self, values: list[Any], source: dtype, target: dtype) -> list[Any]:
+        """Elements of ``source`` as elements of ``target`` (one is the
+        family's)."""
+
+
+#: The conversion rules of each dtype beyond the ten, registered by its
+#: family's module in :mod:`slowtorch_lib._fidelity`.
+CAST_FAMILIES: dict[dtype, CastFamily] = {}
+
+
 def cast_scalar(value: Any, d: dtype) -> Any:
     """A Python number converted to what one element of dtype ``d`` holds."""
-    if d.is_complex:
-        return complex_values([value], d)[0]
     if d is dtypes.float32:
         return array("f", (value,))[0]
     if d is dtypes.float64:
         return float(value)
     if d is dtypes.int64:
         return float_to_int64(value) if isinstance(value, float) else int(value)
+    family = CAST_FAMILIES.get(d)
+    if family is not None:
+        return family.cast_scalar(value, d)
     if d.is_floating_point:  # float16 and bfloat16 compute in float32
         return array("f", (value,))[0]
     if d is dtypes.bool_:
@@ -204,42 +205,29 @@ def cast_scalar(value: Any, d: dtype) -> Any:
     return wrap_integer(int(value), d)
 
 
-def _float8_to_integer(value: float, source: dtype, target: dtype) -> float:
-    """An 8-bit float's value as PyTorch's conversion to an integer sees it:
-    the ``fnuz`` types' ``nan`` is 0 there, and so is anything not finite
-    on its way to uint32. Other values go on to :func:`float_to_integer`."""
-    if value != value and source.float8 and not source.float8.negative_zero:
-        return 0.0
-    if target is dtypes.uint32 and not math.isfinite(value):
-        return 0.0
-    return value
-
-
 def cast_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
     """Converts elements of dtype ``source`` to dtype ``target``.
 
     Only the conversions that change a value cost anything: rounding to
     float32 (or float16, bfloat16), float to int (which truncates toward
-    zero, as in C), and wrapping into a narrower integer type.
+    zero, as in C), and wrapping into a narrower integer type. A dtype
+    beyond the ten converts by its family's rules.
     """
     if source is target:
         return values
-    if target.is_complex:
-        return complex_values(values, target)
-    if source.is_complex:  # PyTorch keeps the real part, with a warning
-        warnings.warn(
-            "Casting complex values to real discards the imaginary part",
-            UserWarning,
-            stacklevel=2,
-        )
-        values = [v.real for v in values]
-        source = dtypes.COMPLEX_PARTS[source]
-        if source is target:
-            return values
+    family = CAST_FAMILIES.get(source) or CAST_FAMILIES.get(target)
+    if family is not None:
+        return family.cast_values(values, source, target)
+    return convert_values(values, source, target)
+
+
+def convert_values(values: list[Any], source: dtype, target: dtype) -> list[Any]:
+    """:func:`cast_values` between two of the ten dtypes (or two that
+    convert as they do)."""
+    if source is target:
+        return values
     if target is dtypes.float32:
         return array("f", values).tolist()
-    if source.float8 and target.category == dtypes.INT_CATEGORY:
-        values = [_float8_to_integer(v, source, target) for v in values]
     if target.narrow:
         if source.is_floating_point and not target.is_floating_point:
             values = [float_to_integer(v, target) for v in values]

@@ -41,6 +41,7 @@ from itertools import product
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._dtype import dtype
 from slowtorch_lib._tensor import Tensor
 
 __all__ = ["tensor_repr"]
@@ -102,13 +103,9 @@ def nonzero_finite(value: float) -> bool:
     return math.isfinite(value) and value != 0
 
 
-def e8m0_measured(value: float) -> bool:
-    """:func:`nonzero_finite` as it comes out for ``float8_e8m0fnu``.
-
-    That type has no zero and stores 0 as its smallest number, 2**-127,
-    which counts as zero; and PyTorch finds its ``nan`` finite.
-    """
-    return value != 2.0**-127
+#: Which values decide the format, for a dtype beyond the ten that says
+#: otherwise than :func:`nonzero_finite` (registered by its module).
+MEASURED: dict[dtype, Callable[[float], bool]] = {}
 
 
 def choose_style(
@@ -119,7 +116,7 @@ def choose_style(
     """The format shared by all the numbers.
 
     ``measured`` picks the numbers that decide the format
-    (:func:`nonzero_finite`, except for ``float8_e8m0fnu``).
+    (:func:`nonzero_finite`, or a dtype's own rule in :data:`MEASURED`).
 
     Returns:
         ``"plain"`` (``str`` of an int or bool), ``"whole"`` (``2.``),
@@ -311,8 +308,7 @@ def add_suffixes(text: str, parts: list[str]) -> str:
 def tensor_repr(tensor: Tensor) -> str:
     """The text ``repr(tensor)`` (and ``print(tensor)``) shows."""
     is_float = tensor.dtype.is_floating_point
-    e8m0 = tensor.dtype is dtypes.float8_e8m0fnu
-    measured = e8m0_measured if e8m0 else nonzero_finite
+    measured = MEASURED.get(tensor.dtype, nonzero_finite)
 
     def formatted(values: list[Any]) -> tuple[list[str], int]:
         if tensor.dtype.is_complex:

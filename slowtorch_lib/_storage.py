@@ -2,35 +2,34 @@
 
 The storage is where a value becomes an element of its dtype: an
 ``array('f')`` rounds to float32, and :func:`stored_array` also rounds to
-float16, bfloat16 or an 8-bit float and wraps integers into a narrow
-type's range. Python's ``array`` has no complex typecode, so a complex
-tensor's storage is a :class:`ComplexArray`: a list of Python ``complex``
-numbers whose parts are rounded to the part type (float32 for
-``complex64``) on every write, as a float32 storage rounds.
+float16 or bfloat16 and wraps integers into a narrow type's range. A dtype
+family beyond the ten the chapters teach (complex numbers, the 8-bit
+floats) stores its elements its own way: its module in
+:mod:`slowtorch_lib._fidelity` registers its rules in
+:data:`STORAGE_FAMILIES`.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
 from array import array
-from bisect import bisect_left
 from collections.abc import Sequence
 from struct import error as PackError
 from struct import pack, unpack
-from typing import Any
+from typing import Any, Protocol
 
-from slowtorch_lib._dtype import COMPLEX_PARTS, Float8Format, Scalar, dtype
+from slowtorch_lib._dtype import Scalar, dtype
 
 __all__ = [
-    "ComplexArray",
-    "ComplexParts",
-    "PartsView",
+    "STORAGE_FAMILIES",
     "Storage",
+    "StorageFamily",
     "array_from_bytes",
     "array_to_bytes",
     "stored_array",
+    "swapped",
+    "to_array",
     "wrap_int64",
     "wrap_integer",
 ]
@@ -50,55 +49,39 @@ class Storage:
         dtype: The element type.
         version: Counts in-place writes. Autograd compares it with the value
             it saw when it saved a tensor, to notice a tensor changed under it.
+        companion: Another storage over the same cells, made once by the
+            dtype's family (the real and imaginary parts of a complex
+            storage), or None.
     """
 
-    __slots__ = ("_parts", "data", "dtype", "version")
+    __slots__ = ("companion", "data", "dtype", "version")
 
     def __init__(self, values: Sequence[Scalar], d: dtype) -> None:
         self.data = stored_array(values, d)
         self.dtype = d
         self.version = 0
-        self._parts: PartsView | None = None
+        self.companion: Storage | None = None
 
     def __len__(self) -> int:
         return len(self.data)
 
-    def parts(self) -> PartsView:
-        """This complex storage seen as its real and imaginary parts (made
-        once, so that every real view of it shares one storage)."""
-        if self._parts is None:
-            self._parts = PartsView(self)
-        return self._parts
+
+class StorageFamily(Protocol):
+    """How a family of dtypes beyond the ten stores its elements."""
+
+    def stored(self, values: Sequence[Any], d: dtype) -> Any:
+        """A new sequence of ``values`` as elements of ``d``."""
+
+    def to_bytes(self, data: Any, d: dtype, byteorder: str) -> bytes:
+        """Elements of ``d`` as the bytes a file holds."""
+
+    def from_bytes(self, raw: bytes, d: dtype, byteorder: str) -> Any:
+        """The elements of ``d`` in ``raw``, as :meth:`to_bytes` wrote."""
 
 
-class PartsView(Storage):
-    """The storage of the real views of a complex tensor: ``view_as_real(z)``,
-    ``z.real`` and ``z.imag``.
-
-    Cell ``2k`` is the real part of cell ``k`` of the complex storage, cell
-    ``2k + 1`` its imaginary part, as in PyTorch's memory, where a complex
-    number is two floats side by side. Reading and writing go through to
-    the complex storage (:class:`ComplexParts`), and the version counter is
-    the complex storage's own: a change through either side is seen, and
-    counted, by both.
-    """
-
-    __slots__ = ("whole",)
-
-    def __init__(self, whole: Storage) -> None:
-        self.whole = whole
-        self.dtype = COMPLEX_PARTS[whole.dtype]
-        cells: Any = whole.data  # a ComplexArray
-        self.data = ComplexParts(cells, self.dtype)  # type: ignore[assignment]
-        self._parts = None
-
-    @property  # type: ignore[override]
-    def version(self) -> int:
-        return self.whole.version
-
-    @version.setter
-    def version(self, value: int) -> None:
-        self.whole.version = value
+#: The storage rules of each dtype beyond the ten, registered by its
+#: family's module in :mod:`slowtorch_lib._fidelity`.
+STORAGE_FAMILIES: dict[dtype, StorageFamily] = {}
 
 
 def wrap_int64(value: int) -> int:
@@ -127,109 +110,15 @@ def stored_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
     computes them in float32), then to the narrow format; integers of a
     narrow type wrap around.
     """
-    if d.is_complex:
-        return ComplexArray(values, d)  # type: ignore[return-value]
-    data = _to_array(values, d)
-    if d.float8:
-        return _rounded_to_float8(data, d.float8)
+    family = STORAGE_FAMILIES.get(d)
+    if family is not None:
+        return family.stored(values, d)  # type: ignore[no-any-return]
+    data = to_array(values, d)
     if d.mantissa_bits == 11:
         return _rounded_to_float16(data)
     if d.mantissa_bits == 8:
         return _rounded_to_bfloat16(data)
     return data
-
-
-class ComplexArray(list[complex]):
-    """The storage of a complex tensor: Python ``complex`` numbers in a list.
-
-    It reads like an ``array``: ``tolist()`` and a slice give copies. Every
-    value written is made complex and its real and imaginary parts are
-    rounded as the part type's storage rounds them (:func:`complex_values`).
-    """
-
-    __slots__ = ("dtype",)
-
-    def __init__(self, values: Any, d: dtype) -> None:
-        super().__init__(complex_values(values, d))
-        self.dtype = d
-
-    @property
-    def typecode(self) -> str:
-        return self.dtype.typecode
-
-    @property
-    def itemsize(self) -> int:
-        return self.dtype.itemsize
-
-    def tolist(self) -> list[complex]:
-        return list(self)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return ComplexArray(super().__getitem__(index), self.dtype)
-        return super().__getitem__(index)
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        if isinstance(index, slice):
-            super().__setitem__(index, complex_values(value, self.dtype))
-        else:
-            super().__setitem__(index, complex_values([value], self.dtype)[0])
-
-
-def complex_values(values: Any, d: dtype) -> list[complex]:
-    """``values`` as complex numbers whose parts are elements of ``d``'s part
-    type (float32 for ``complex64``: each part rounded to float32)."""
-    numbers = [complex(v) for v in values]
-    part = COMPLEX_PARTS[d]
-    if not part.narrow and part.typecode == "d":
-        return numbers
-    reals = stored_array([v.real for v in numbers], part)
-    imags = stored_array([v.imag for v in numbers], part)
-    return list(map(complex, reals, imags))
-
-
-class ComplexParts:
-    """The parts of a :class:`ComplexArray`'s numbers, as one flat sequence.
-
-    Item ``2k`` is ``cells[k].real`` and item ``2k + 1`` is
-    ``cells[k].imag``. Writing an item writes the complex number with that
-    part changed (rounded to the part type as the complex storage rounds).
-    It reads like an ``array`` of the part type: a slice is a new one.
-    """
-
-    __slots__ = ("cells", "itemsize", "typecode")
-
-    def __init__(self, cells: list[complex], part: dtype) -> None:
-        self.cells = cells
-        self.typecode = part.typecode
-        self.itemsize = part.itemsize
-
-    def __len__(self) -> int:
-        return 2 * len(self.cells)
-
-    def __iter__(self) -> Any:
-        return iter(self.tolist())
-
-    def tolist(self) -> list[float]:
-        return [part for z in self.cells for part in (z.real, z.imag)]
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            chosen = range(*index.indices(len(self)))
-            return array(self.typecode, [self[i] for i in chosen])
-        number = self.cells[index >> 1]
-        return number.imag if index & 1 else number.real
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        if isinstance(index, slice):
-            for i, one in zip(range(*index.indices(len(self))), value):
-                self[i] = one
-            return
-        number = self.cells[index >> 1]
-        if index & 1:
-            self.cells[index >> 1] = complex(number.real, value)
-        else:
-            self.cells[index >> 1] = complex(value, number.imag)
 
 
 def _rounded_to_float16(data: array[Any]) -> array[Any]:
@@ -270,79 +159,7 @@ def _rounded_to_bfloat16(data: array[Any]) -> array[Any]:
     return array("f", bits.tobytes())
 
 
-def _rounded_to_float8(data: array[Any], layout: Float8Format) -> array[Any]:
-    """float32 values rounded to an 8-bit float, as PyTorch converts them.
-
-    The nearest number of the format is found among its positive numbers
-    (:func:`float8_numbers`); a tie goes to the even code, except in
-    ``float8_e8m0fnu`` (see :func:`_one_e8m0`).
-    """
-    numbers = float8_numbers(layout)
-    if layout.mantissa_bits == 0:
-        return array("f", (_one_e8m0(v, numbers) for v in data))
-    return array("f", (_one_float8(v, layout, numbers) for v in data))
-
-
-@functools.cache
-def float8_numbers(layout: Float8Format) -> tuple[float, ...]:
-    """The finite numbers from 0 up of an 8-bit float, in code order."""
-    return tuple(layout.value(code) for code in range(layout.finite_codes))
-
-
-def _one_float8(value: float, layout: Float8Format, numbers: Sequence[float]) -> float:
-    """One value rounded to nearest, ties to even, past the top as the
-    format says (``float8_e4m3fn`` saturates, ``e5m2`` gives infinity, the
-    ``fnuz`` types ``nan``)."""
-    if value != value:
-        return math.nan
-    magnitude = abs(value)
-    largest = numbers[-1]
-    if magnitude > largest:
-        half_step = (largest - numbers[-2]) / 2
-        if layout.overflow == "max" or magnitude < largest + half_step:
-            rounded = largest
-        else:
-            rounded = math.inf if layout.overflow == "inf" else math.nan
-    else:
-        rounded = _nearest(magnitude, numbers)
-    if rounded == 0 and not layout.negative_zero:
-        return 0.0
-    return math.copysign(rounded, value)
-
-
-def _nearest(magnitude: float, numbers: Sequence[float]) -> float:
-    """The number nearest ``magnitude`` (ties to the even code)."""
-    above = bisect_left(numbers, magnitude)
-    if numbers[above] == magnitude:
-        return magnitude
-    low, high = numbers[above - 1], numbers[above]
-    if magnitude - low != high - magnitude:
-        return low if magnitude - low < high - magnitude else high
-    return high if above % 2 == 0 else low
-
-
-def _one_e8m0(value: float, numbers: Sequence[float]) -> float:
-    """One value as a ``float8_e8m0fnu``: a power of two from 2**-127 to
-    2**127, with no sign and no zero.
-
-    The sign is dropped, anything up to the smallest power becomes it
-    (and anything between it and the next, the next), a value halfway
-    between two powers goes up, and ``inf``, ``nan`` and what rounds past
-    2**127 become ``nan``.
-    """
-    magnitude = abs(value)
-    if magnitude != magnitude or magnitude == math.inf:
-        return math.nan
-    if magnitude <= numbers[0]:
-        return numbers[0]
-    if magnitude < numbers[1]:  # a float32 subnormal: PyTorch rounds it up
-        return numbers[1]
-    fraction, exponent = math.frexp(magnitude)  # fraction in [0.5, 1)
-    rounded = math.ldexp(1.0, exponent if fraction >= 0.75 else exponent - 1)
-    return rounded if rounded <= numbers[-1] else math.nan
-
-
-def _to_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
+def to_array(values: Sequence[Scalar], d: dtype) -> array[Any]:
     """A new array of ``values``, converted to the storage type.
 
     ``array(typecode, values)`` converts one element at a time; packing all
@@ -377,35 +194,33 @@ def array_to_bytes(data: array[Any], d: dtype, byteorder: str) -> bytes:
     ``byteorder`` is ``"little"`` or ``"big"``. float16 is IEEE half
     precision; a bfloat16 is the upper half of its float32's bits.
     """
+    family = STORAGE_FAMILIES.get(d)
+    if family is not None:
+        return family.to_bytes(data, d, byteorder)
     order = "<" if byteorder == "little" else ">"
-    if d.is_complex:  # the parts, real then imaginary, of each element
-        parts = [part for v in data for part in (v.real, v.imag)]
-        part = COMPLEX_PARTS[d]
-        return array_to_bytes(array(part.typecode, parts), part, byteorder)
     if d.mantissa_bits == 11:
         return pack(f"{order}{len(data)}e", *data)
     if d.mantissa_bits == 8:
         upper = array("H", (b >> 16 for b in array("I", data.tobytes())))
-        return _swapped(upper, byteorder).tobytes()
-    return _swapped(array(d.typecode, data), byteorder).tobytes()
+        return swapped(upper, byteorder).tobytes()
+    return swapped(array(d.typecode, data), byteorder).tobytes()
 
 
 def array_from_bytes(raw: bytes, d: dtype, byteorder: str) -> array[Any]:
     """The elements of dtype ``d`` in ``raw``, as :func:`array_to_bytes` wrote."""
-    if d.is_complex:
-        parts = array_from_bytes(raw, COMPLEX_PARTS[d], byteorder)
-        pairs = map(complex, parts[::2], parts[1::2])
-        return ComplexArray(pairs, d)  # type: ignore[return-value]
+    family = STORAGE_FAMILIES.get(d)
+    if family is not None:
+        return family.from_bytes(raw, d, byteorder)  # type: ignore[no-any-return]
     order = "<" if byteorder == "little" else ">"
     if d.mantissa_bits == 11:
         return array("f", unpack(f"{order}{len(raw) // 2}e", raw))
     if d.mantissa_bits == 8:
-        upper = _swapped(array("H", raw), byteorder)
+        upper = swapped(array("H", raw), byteorder)
         return array("f", array("I", (h << 16 for h in upper)).tobytes())
-    return _swapped(array(d.typecode, raw), byteorder)
+    return swapped(array(d.typecode, raw), byteorder)
 
 
-def _swapped(data: array[Any], byteorder: str) -> array[Any]:
+def swapped(data: array[Any], byteorder: str) -> array[Any]:
     """``data`` (native order) changed in place to ``byteorder``, and back."""
     if byteorder != sys.byteorder:
         data.byteswap()

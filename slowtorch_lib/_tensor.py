@@ -20,8 +20,11 @@ from __future__ import annotations
 import builtins
 import copy
 import functools
+import importlib
+import sys
 import warnings
 import weakref
+from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, Union
@@ -30,7 +33,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import Scalar, dtype
 from slowtorch_lib._kernels import contiguous_values
-from slowtorch_lib._storage import PartsView, Storage, stored_array
+from slowtorch_lib._storage import Storage, stored_array
 from slowtorch_lib._strides import (
     contiguous_strides,
     normalize_dim,
@@ -39,7 +42,7 @@ from slowtorch_lib._strides import (
 )
 
 if TYPE_CHECKING:
-    # The layers above, which the methods reach through ``bind_ops``.
+    # The layers above, which the methods reach: see OPS_MODULES and bind_ops.
     from slowtorch_lib import _creation, _printing, _rng
     from slowtorch_lib.autograd import engine as _engine
     from slowtorch_lib.autograd import history as _history
@@ -62,12 +65,14 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import scan as _scan
     from slowtorch_lib.ops import selecting as _selecting
     from slowtorch_lib.ops import sorting as _sorting
+    from slowtorch_lib.ops import statistics as _statistics
     from slowtorch_lib.ops import trigonometry as _trigonometry
     from slowtorch_lib.ops import views as _views
 
 __all__ = [
     "Size",
     "Tensor",
+    "OPS_MODULES",
     "bind_ops",
     "device",
     "from_values",
@@ -1739,7 +1744,7 @@ class Tensor:
         *,
         correction: int | None = None,
     ) -> Tensor:
-        return _reduction.var(self, dim, unbiased, keepdim, correction=correction)
+        return _statistics.var(self, dim, unbiased, keepdim, correction=correction)
 
     @keepdims_alias
     def std(
@@ -1750,7 +1755,7 @@ class Tensor:
         *,
         correction: int | None = None,
     ) -> Tensor:
-        return _reduction.std(self, dim, unbiased, keepdim, correction=correction)
+        return _statistics.std(self, dim, unbiased, keepdim, correction=correction)
 
     @keepdims_alias
     def all(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
@@ -2023,7 +2028,7 @@ class Tensor:
     def norm(
         self, p: Any = "fro", dim: Any = None, keepdim: builtins.bool = False
     ) -> Tensor:
-        return _reduction.norm(self, p, dim, keepdim)
+        return _statistics.norm(self, p, dim, keepdim)
 
     # ------------------------------------------------------------------
     # Random fills (_rng.py)
@@ -2088,7 +2093,7 @@ def _dtype_of_legacy_name(name: str) -> dtype:
     """The dtype whose legacy class is called ``name`` (``'torch.IntTensor'``)."""
     if name.startswith("torch.cuda."):
         check_device("cuda")
-    for d in dtypes.ALL_DTYPES + dtypes.LIMITED_DTYPES:
+    for d in dtypes.DTYPES.values():
         if d.legacy_type_name == name:
             return d
     raise ValueError(f"invalid type: {name!r}")
@@ -2142,34 +2147,42 @@ def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
     return [_empty_nest(shape[1:]) for _ in range(shape[0])]
 
 
-def bind_ops(
-    *,
-    creation: ModuleType,
-    printing: ModuleType,
-    engine: ModuleType,
-    history: ModuleType,
-    common: ModuleType,
-    comparison: ModuleType,
-    complex_parts: ModuleType,
-    selecting: ModuleType,
-    rounding: ModuleType,
-    pointwise: ModuleType,
-    trigonometry: ModuleType,
-    copying: ModuleType,
-    bitwise: ModuleType,
-    fused: ModuleType,
-    reduction: ModuleType,
-    views: ModuleType,
-    gather_scatter: ModuleType,
-    histograms: ModuleType,
-    indexing: ModuleType,
-    rearrange: ModuleType,
-    sorting: ModuleType,
-    scan: ModuleType,
-    linalg: ModuleType,
-    rng: ModuleType,
-    activation: ModuleType,
-) -> None:
+#: The modules above this layer whose functions the methods call, by the
+#: name the methods use (``_pointwise.mul``). This is the one list: the
+#: imports under ``TYPE_CHECKING`` at the top name the same modules for type
+#: checkers and "go to definition", and ``tests/test_layering.py`` checks
+#: that the two agree.
+OPS_MODULES = {
+    "_activation": "slowtorch_lib.nn.functional.activation",
+    "_bitwise": "slowtorch_lib.ops.bitwise",
+    "_common": "slowtorch_lib.ops.common",
+    "_comparison": "slowtorch_lib.ops.comparison",
+    "_complex_parts": "slowtorch_lib.ops.complex_parts",
+    "_copying": "slowtorch_lib.ops.copying",
+    "_creation": "slowtorch_lib._creation",
+    "_engine": "slowtorch_lib.autograd.engine",
+    "_fused": "slowtorch_lib.ops.fused",
+    "_gather_scatter": "slowtorch_lib.ops.gather_scatter",
+    "_histograms": "slowtorch_lib.ops.histograms",
+    "_history": "slowtorch_lib.autograd.history",
+    "_indexing": "slowtorch_lib.ops.indexing",
+    "_linalg": "slowtorch_lib.ops.linalg",
+    "_pointwise": "slowtorch_lib.ops.pointwise",
+    "_printing": "slowtorch_lib._printing",
+    "_rearrange": "slowtorch_lib.ops.rearrange",
+    "_reduction": "slowtorch_lib.ops.reduction",
+    "_rng": "slowtorch_lib._rng",
+    "_rounding": "slowtorch_lib.ops.rounding",
+    "_scan": "slowtorch_lib.ops.scan",
+    "_selecting": "slowtorch_lib.ops.selecting",
+    "_statistics": "slowtorch_lib.ops.statistics",
+    "_sorting": "slowtorch_lib.ops.sorting",
+    "_trigonometry": "slowtorch_lib.ops.trigonometry",
+    "_views": "slowtorch_lib.ops.views",
+}
+
+
+def bind_ops() -> None:
     """Connects ``Tensor``'s methods to the modules that define them.
 
     ``x.mul(y)`` is ``ops.pointwise.mul(x, y)``: the operation is defined
@@ -2177,28 +2190,16 @@ def bind_ops(
     ops are built on ``Tensor``, so this module cannot import them: each
     layer imports only the layers below it. Instead, the package
     (``slowtorch_lib/__init__.py``), once it has imported every layer, calls
-    this function once, and it stores each module in a global of this
-    module, under the name the methods use (``_pointwise``, ``_views``...).
+    this function once, and it stores each module of :data:`OPS_MODULES` in
+    a global of this module, under the name the methods use.
 
     This is the one way ``Tensor`` reaches the layers above it; the
     autograd engine and the ops use it too when they call a tensor's
-    methods. The same names are imported under ``TYPE_CHECKING`` at the top
-    of this file, so that type checkers and "go to definition" see the real
-    functions.
+    methods.
     """
-    global _creation, _printing, _engine, _history
-    global _common, _comparison, _selecting, _rounding, _pointwise, _copying
-    global _bitwise, _fused, _reduction, _views, _gather_scatter, _indexing
-    global _rearrange, _sorting, _scan, _linalg, _rng, _histograms, _trigonometry
-    global _complex_parts, _activation
-    _creation, _printing, _engine, _history = creation, printing, engine, history
-    _common, _comparison, _selecting = common, comparison, selecting
-    _rounding, _pointwise, _copying = rounding, pointwise, copying
-    _bitwise, _fused, _reduction, _views = bitwise, fused, reduction, views
-    _gather_scatter, _indexing, _rearrange = gather_scatter, indexing, rearrange
-    _sorting, _scan, _linalg, _rng = sorting, scan, linalg, rng
-    _histograms, _trigonometry = histograms, trigonometry
-    _complex_parts, _activation = complex_parts, activation
+    this = sys.modules[__name__]
+    for name, module in OPS_MODULES.items():
+        setattr(this, name, importlib.import_module(module))
 
 
 def numpy_module() -> ModuleType:
@@ -2224,7 +2225,7 @@ def numpy_view(tensor: Tensor) -> Any:
     numpy = numpy_module()
     data = tensor._storage.data
     kind = numpy.dtype(tensor.dtype.name)
-    readable = not isinstance(tensor._storage, PartsView)
+    readable = isinstance(data, array)  # not the list of a complex storage
     readable = readable and kind.itemsize == data.itemsize and len(data) > 0
     if not readable or tensor.dtype.is_complex:
         return numpy.array(tensor.tolist(), dtype=kind).reshape(tensor._shape)

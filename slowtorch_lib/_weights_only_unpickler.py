@@ -36,6 +36,7 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._fidelity.complex_types import complex64, complex128
 from slowtorch_lib._storage import Storage
 from slowtorch_lib._tensor import Size, Tensor, _rebuild
 from slowtorch_lib.nn.parameter import Parameter
@@ -153,11 +154,11 @@ ALLOWED_GLOBALS: dict[str, Any] = {
     "torch.ShortStorage": StorageType(dtypes.int16),
     "torch.CharStorage": StorageType(dtypes.int8),
     "torch.ByteStorage": StorageType(dtypes.uint8),
-    "torch.ComplexFloatStorage": StorageType(dtypes.complex64),
-    "torch.ComplexDoubleStorage": StorageType(dtypes.complex128),
+    "torch.ComplexFloatStorage": StorageType(complex64),
+    "torch.ComplexDoubleStorage": StorageType(complex128),
     **{f"torch.{d.name}": d for d in dtypes.ALL_DTYPES},
-    "torch.complex64": dtypes.complex64,
-    "torch.complex128": dtypes.complex128,
+    "torch.complex64": complex64,
+    "torch.complex128": complex128,
 }
 # torch's name for the storage class of each dtype (for save).
 STORAGE_NAMES = {

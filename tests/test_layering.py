@@ -1,7 +1,8 @@
 """The engine's layers: every import points down, and no import cycle.
 
-A reader should be able to draw the engine bottom to top. Each module
-belongs to one layer of ``LAYERS``; a module-level import may name a module
+A reader should be able to draw the engine bottom to top. Each module is
+named in one layer of ``LAYERS`` (a new module fails until it is, and the
+failure says which line to add); a module-level import may name a module
 of its own layer or of a layer below, never one above, and the imports
 between modules must form no cycle. Imports under ``if TYPE_CHECKING:``
 are for type checkers only and do not count. (``Tensor``'s methods reach
@@ -11,6 +12,7 @@ the ops above them through ``_tensor.bind_ops``, which the package calls.)
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -18,17 +20,146 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "slowtorch_lib"
 
-# Bottom to top. A module is in the first layer with a matching prefix.
+# Bottom to top: every module of the engine, by name, in exactly one layer.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("dtypes, index maths and hook handles", ("_dtype", "_strides", "_hooks")),
     ("storage", ("_storage",)),
     ("kernels", ("_kernels",)),
     ("tensor", ("_tensor", "_tensor_kernels", "_creation", "_printing")),
-    ("autograd", ("autograd",)),
-    ("ops", ("ops", "_rng")),
-    ("nn, optim, utils.data", ("nn", "optim", "utils")),
-    ("top", ("viz", "serialization", "")),
+    (
+        "fidelity: the dtypes beyond the ten the chapters teach",
+        (
+            "_fidelity",
+            "_fidelity.loop_names",
+            "_fidelity.promotion",
+            "_fidelity.complex_types",
+            "_fidelity.complex_storage",
+            "_fidelity.complex_numbers",
+            "_fidelity.float8",
+            "_fidelity.wide_uint",
+            "_fidelity.few_loops",
+        ),
+    ),
+    (
+        "autograd",
+        (
+            "autograd",
+            "autograd.grad_mode",
+            "autograd.function",
+            "autograd.history",
+            "autograd.engine",
+            "autograd.gradcheck",
+        ),
+    ),
+    (
+        "ops",
+        (
+            "ops",
+            "ops.bitwise",
+            "ops.common",
+            "ops.comparison",
+            "ops.complex_parts",
+            "ops.copying",
+            "ops.fused",
+            "ops.gather_scatter",
+            "ops.histograms",
+            "ops.indexing",
+            "ops.joining",
+            "ops.linalg",
+            "ops.pointwise",
+            "ops.rearrange",
+            "ops.reduction",
+            "ops.return_types",
+            "ops.rounding",
+            "ops.scan",
+            "ops.selecting",
+            "ops.sorting",
+            "ops.statistics",
+            "ops.trigonometry",
+            "ops.views",
+            "_rng",
+        ),
+    ),
+    (
+        "nn, optim, utils.data",
+        (
+            "nn",
+            "nn.functional",
+            "nn.functional.activation",
+            "nn.functional.convolution",
+            "nn.functional.layers",
+            "nn.functional.loss",
+            "nn.functional.normalization",
+            "nn.init",
+            "nn.modules",
+            "nn.modules.activation",
+            "nn.modules.batchnorm",
+            "nn.modules.container",
+            "nn.modules.conv",
+            "nn.modules.dropout",
+            "nn.modules.flatten",
+            "nn.modules.linear",
+            "nn.modules.loss",
+            "nn.modules.module",
+            "nn.modules.normalization",
+            "nn.modules.sparse",
+            "nn.parameter",
+            "nn.utils",
+            "nn.utils.clip_grad",
+            "optim",
+            "optim.adagrad",
+            "optim.adam",
+            "optim.adamw",
+            "optim.lion",
+            "optim.lr_scheduler",
+            "optim.muon",
+            "optim.optimizer",
+            "optim.rmsprop",
+            "optim.sgd",
+            "utils",
+            "utils.data",
+            "utils.data.collate",
+            "utils.data.dataloader",
+            "utils.data.dataset",
+            "utils.data.sampler",
+        ),
+    ),
+    (
+        "top",
+        (
+            "",  # the package itself, slowtorch_lib/__init__.py
+            "viz",
+            "serialization",
+            "safetensors",
+            "_weights_only_unpickler",
+            "cuda",
+        ),
+    ),
 ]
+
+# The modules a reader of chapters 1 to 4 opens: none of them may import a
+# module of the dtypes beyond the ten (``_fidelity``), which register
+# themselves into the core's tables instead.
+CORE = (
+    "_dtype",
+    "_strides",
+    "_storage",
+    "_kernels",
+    "_tensor",
+    "_tensor_kernels",
+    "_creation",
+    "_printing",
+    "autograd.function",
+    "autograd.engine",
+    "autograd.history",
+    "autograd.grad_mode",
+    "ops.common",
+    "ops.pointwise",
+    "ops.linalg",
+    "ops.reduction",
+    "ops.views",
+)
+FIDELITY = "_fidelity"
 
 
 def module_name(path: Path) -> str:
@@ -42,14 +173,45 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+def short_name(module: str) -> str:
+    """``ops.views`` for ``slowtorch_lib.ops.views`` (``""`` for the package)."""
+    return module.removeprefix("slowtorch_lib").removeprefix(".")
+
+
+LAYER_OF = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}
+
+
 def layer_of(module: str) -> int:
     """The index in ``LAYERS`` of an engine module."""
-    inner = module.removeprefix("slowtorch_lib").removeprefix(".")
-    for index, (_, prefixes) in enumerate(LAYERS):
-        for prefix in prefixes:
-            if inner == prefix or inner.startswith(prefix + ".") or prefix == "":
-                return index
-    raise AssertionError(f"{module} is in no layer")
+    name = short_name(module)
+    if name not in LAYER_OF:
+        raise AssertionError(missing_layer_message(name))
+    return LAYER_OF[name]
+
+
+def missing_layer_message(name: str) -> str:
+    """What to add to ``LAYERS`` for a module that is in no layer: its
+    line, in the layer of the listed module that shares the longest part
+    of its dotted name (its package or a sibling)."""
+
+    def shared(listed: str) -> int:
+        common = 0
+        for mine, theirs in zip(name.split("."), listed.split(".")):
+            if mine != theirs:
+                break
+            common += 1
+        return common
+
+    nearest = max((n for n in LAYER_OF if n), key=shared)
+    if not shared(nearest):  # a new module at the top of the package
+        nearest = LAYERS[-1][1][1]
+    layer = LAYERS[LAYER_OF[nearest]][0]
+    return (
+        f"slowtorch_lib.{name} is in no layer: add the line\n"
+        f'            "{name}",\n'
+        f"to the layer {layer!r} of LAYERS in tests/test_layering.py "
+        f"(next to {nearest!r}), or to the layer its imports belong to"
+    )
 
 
 def is_type_checking(node: ast.stmt) -> bool:
@@ -89,8 +251,38 @@ GRAPH = {module: top_level_imports(module) for module in MODULES}
 
 
 def test_every_module_has_a_layer() -> None:
-    for module in MODULES:
-        layer_of(module)
+    unlisted = [short_name(m) for m in MODULES if short_name(m) not in LAYER_OF]
+    assert not unlisted, "\n".join(missing_layer_message(n) for n in unlisted)
+
+
+def test_every_listed_module_exists() -> None:
+    names = [name for _, layer in LAYERS for name in layer]
+    stale = [n for n in names if f"slowtorch_lib.{n}".rstrip(".") not in MODULES]
+    assert not stale, f"LAYERS lists modules that do not exist: {stale}"
+    assert len(names) == len(set(names)), "a module is listed twice in LAYERS"
+
+
+def test_a_new_module_is_told_its_line() -> None:
+    message = missing_layer_message("nn.modules.rnn")
+    assert '"nn.modules.rnn",' in message
+    assert "'nn, optim, utils.data'" in message
+    with pytest.raises(AssertionError, match="is in no layer"):
+        layer_of("slowtorch_lib.nn.modules.rnn")
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_core_imports_no_fidelity_module(module: str) -> None:
+    """The core never names a module of the dtypes beyond the ten, not even
+    for type checkers: those modules register themselves into it."""
+    tree = ast.parse(MODULES[f"slowtorch_lib.{module}"].read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [alias.name for alias in node.names]
+            if isinstance(node, ast.ImportFrom):
+                names = [f"{node.module}.{n}" for n in names]
+            assert not any(f".{FIDELITY}" in n for n in names), (
+                f"slowtorch_lib.{module}:{node.lineno} imports a fidelity module"
+            )
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -169,3 +361,63 @@ def test_imports_in_functions_say_why(module: str) -> None:
                     f"{module}:{inner.lineno}: import inside a function "
                     "without a comment saying why"
                 )
+
+
+def test_tensor_binds_the_modules_it_names_for_type_checkers() -> None:
+    """``Tensor``'s methods reach the layers above through one list,
+    ``_tensor.OPS_MODULES``; the imports under ``TYPE_CHECKING`` name the
+    same modules under the same names, so mypy checks what runs."""
+    from slowtorch_lib import _tensor
+
+    tree = ast.parse(MODULES["slowtorch_lib._tensor"].read_text())
+    named: dict[str, str] = {}
+    for node in tree.body:
+        if not is_type_checking(node):
+            continue
+        for inner in node.body:  # type: ignore[attr-defined]
+            if isinstance(inner, ast.ImportFrom):
+                for alias in inner.names:
+                    name = alias.asname or alias.name
+                    if name.startswith("_"):
+                        named[name] = f"{inner.module}.{alias.name}"
+    assert named == _tensor.OPS_MODULES
+    for name, module in _tensor.OPS_MODULES.items():
+        assert getattr(_tensor, name) is importlib.import_module(module)
+        assert layer_of(module) >= layer_of("slowtorch_lib._tensor"), (
+            f"{module} is below Tensor: import it at the top instead"
+        )
+
+
+# The dtypes beyond the ten the chapters teach, which only their own modules
+# (``_fidelity``) and the layers above the core may name.
+BEYOND_THE_TEN = {
+    "complex32",
+    "complex64",
+    "complex128",
+    "chalf",
+    "cfloat",
+    "cdouble",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "uint16",
+    "uint32",
+    "uint64",
+}
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_core_names_only_the_ten_dtypes(module: str) -> None:
+    """A reader of the core never meets a branch for a dtype the book does
+    not teach: no core module names one in its code."""
+    tree = ast.parse(MODULES[f"slowtorch_lib.{module}"].read_text())
+    for node in ast.walk(tree):
+        name = node.id if isinstance(node, ast.Name) else None
+        if isinstance(node, ast.Attribute):
+            name = node.attr
+        assert name not in BEYOND_THE_TEN, (
+            f"slowtorch_lib.{module}:{node.lineno} names {name}, a dtype of "
+            "slowtorch_lib._fidelity: give its family a rule there instead"
+        )

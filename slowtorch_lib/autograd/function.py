@@ -363,7 +363,11 @@ class FunctionCtx(Node):
                 zeros(shape, dtype=d) if g is None else g
                 for g, (shape, d) in zip(grad_outputs, self._output_meta)
             )
-        grads = self._function.backward(self, *grad_outputs)
+        function = self._function
+        if function.holomorphic and _any_complex(grad_outputs):
+            grads = _conjugated(function.backward(self, *_conjugated(grad_outputs)))
+        else:
+            grads = function.backward(self, *grad_outputs)
         if not isinstance(grads, tuple):
             grads = (grads,)
         expected = len(self.next_functions)
@@ -405,9 +409,17 @@ class Function:
     own operations (``class Exp`` gives ``ExpBackward0``) and
     ``<Name>Backward`` for a Function defined outside the engine. Where
     PyTorch's name is different, the class says so in ``grad_fn_name``.
+
+    For complex numbers PyTorch's gradient is ``grad_output`` times the
+    *conjugate* of the derivative. A Function whose backward multiplies by
+    the derivative as for real numbers (``Mul``, ``Exp``, every analytic
+    function) sets ``holomorphic = True``, and the engine conjugates for
+    it: ``conj(backward(conj(grad_output)))`` is ``grad_output`` times
+    ``conj(f'(z))``, and for real tensors nothing changes.
     """
 
     grad_fn_name: str | None = None
+    holomorphic: bool = False
     _backward_cls: type[FunctionCtx]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -447,6 +459,18 @@ class Function:
         if enabled and True in needs:
             _connect(ctx, args, needs, output)
         return output
+
+
+def _any_complex(gradients: tuple[Any, ...]) -> bool:
+    """Whether one of ``gradients`` is a complex tensor."""
+    return any(isinstance(g, Tensor) and g.dtype.is_complex for g in gradients)
+
+
+def _conjugated(gradients: Any) -> Any:
+    """The conjugate of each gradient (a tuple), or of the one given."""
+    if isinstance(gradients, tuple):
+        return tuple(g.conj() if isinstance(g, Tensor) else g for g in gradients)
+    return gradients.conj() if isinstance(gradients, Tensor) else gradients
 
 
 def _connect(

@@ -16,10 +16,12 @@ from slowtorch_lib._tensor_kernels import (
     unary,
 )
 from slowtorch_lib.ops.common import (
+    SAME,
     accepts_out,
     check_some_tensor,
     no_loop,
     not_implemented,
+    out_of_input_dtype,
     result_type,
     tensor_input,
 )
@@ -54,19 +56,19 @@ def _bitwise(
     return binary(function, input, other, d)
 
 
-@accepts_out
+@accepts_out(cast_first=True, differentiable=False)
 def bitwise_and(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input & other``: bitwise AND of integers, logical AND of bools."""
     return _bitwise("bitwise_and_cpu", operator.and_, input, other)
 
 
-@accepts_out
+@accepts_out(cast_first=True, differentiable=False)
 def bitwise_or(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input | other``: bitwise OR of integers, logical OR of bools."""
     return _bitwise("bitwise_or_cpu", operator.or_, input, other)
 
 
-@accepts_out
+@accepts_out(cast_first=True, differentiable=False)
 def bitwise_xor(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input ^ other``: bitwise XOR of integers, logical XOR of bools."""
     return _bitwise("bitwise_xor_cpu", operator.xor, input, other)
@@ -95,19 +97,25 @@ def _shift_right_scalar(a: int, b: int) -> int:
     return a >> (b if 0 <= b < 64 else 63)
 
 
-@accepts_out
+@accepts_out(cast_first=True, differentiable=False)
 def bitwise_left_shift(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input << other``: the bits of integers moved left (times 2**other)."""
     return _shift("lshift_cpu", _shift_left_scalar, input, other)
 
 
-@accepts_out
+@accepts_out(cast_first=True, differentiable=False)
 def bitwise_right_shift(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input >> other``: the bits of integers moved right, rounding down."""
     return _shift("rshift_cpu", _shift_right_scalar, input, other)
 
 
-@accepts_out
+def _out_of_input(args: tuple[Any, ...], kwargs: dict[str, Any], out: Tensor) -> None:
+    """``bitwise_not``'s ``out`` must be of the input's dtype, checked first."""
+    if args:
+        out_of_input_dtype(args[0], out)
+
+
+@accepts_out(dtype_refusal=SAME, differentiable=False, check_first=_out_of_input)
 @tensor_input
 def bitwise_not(input: Tensor) -> Tensor:
     """Flips every bit of an integer (``~5 == -6``); logical NOT of a bool."""

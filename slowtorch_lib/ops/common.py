@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import checked_fill
@@ -191,69 +192,97 @@ def check_some_tensor(name: str, *operands: Any) -> None:
         raise invalid_arguments(name, operands, {})
 
 
-# The operations whose ``out=`` must have exactly the result's dtype, and
-# the words of PyTorch's refusal ({d}: the result's dtype, {out}: out's);
-# the others cast into ``out`` if they can.
+# PyTorch's words when ``out`` is not of the result's dtype ({d}: the
+# result's dtype, {out}: out's), for the operations that refuse it.
 EXACT = "Expected out tensor to have dtype {d.cpp_type_name}, but got "
 EXACT += "{out.cpp_type_name} instead"
 SAME = "Found dtype {out.c_name} but expected {d.c_name}"
-OUT_DTYPE_REFUSALS = {
-    **dict.fromkeys(("mm", "matmul", "bmm", "mv", "dot"), EXACT),
-    **dict.fromkeys(("argmax", "argmin", "tril", "triu"), EXACT),
-    **dict.fromkeys(("neg", "abs", "floor", "ceil", "round", "trunc"), SAME),
-    **dict.fromkeys(("sign", "clamp", "bitwise_not"), SAME),
-    **dict.fromkeys(
-        ("amax", "amin"),
-        "Expected the dtype for input and out to match, but got {d.c_name} for "
-        "input's dtype and {out.c_name} for out's dtype.",
-    ),
-    "where": "Expected out type to be {d.c_name} but got {out.c_name}",
-    "index_select": "index_select(): self and result must have the same scalar type",
-    "nan_to_num": "nan_to_num: dtype of out: {out.c_name} should be same as "
-    "input: {d.c_name}",
-}
-# The reductions that compute in ``out``'s dtype.
-OUT_SETS_DTYPE = ("sum", "prod", "cumsum", "cumprod")
-# The reductions whose form without ``dim`` takes no ``out``, and how
-# PyTorch's refusal names their ``dim``.
-OUT_NEEDS_DIM = {"sum": "tuple of ints dim", "prod": "int dim"}
-# The operations whose result's dtype (the operands' promoted one) PyTorch
-# checks against ``out`` before it looks for a loop.
-OUT_CAST_FIRST = (
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "bitwise_left_shift",
-    "bitwise_right_shift",
-)
-# The operations without a derivative that may write a float ``out``: their
-# refusal of an ``out`` that requires grad names them as ``aten::`` ops.
-OUT_NOT_DIFFERENTIABLE = (*OUT_CAST_FIRST, "bitwise_not", "floor_divide")
+
+OutCheck = Callable[[tuple[Any, ...], dict[str, Any], Tensor], None]
 
 
-def accepts_out(function: F) -> F:
+@dataclass(frozen=True)
+class OutRules:
+    """What an operation says about its ``out=``, where it is defined:
+    ``@accepts_out(dtype_refusal=SAME)``.
+
+    Attributes:
+        dtype_refusal: PyTorch's words for an ``out`` that is not of the
+            result's dtype; empty if the result is cast into ``out``.
+        sets_dtype: Whether the result is computed in ``out``'s dtype, as
+            if ``dtype=out.dtype`` were given (sum, prod and the scans).
+        needs_dim: For a reduction whose form without ``dim`` takes no
+            ``out``, how PyTorch's refusal names its ``dim``.
+        cast_first: Whether the operands' promoted dtype is checked against
+            ``out`` before a loop is looked for.
+        differentiable: False for an operation without a derivative that
+            may write a float ``out``: its refusal of an ``out`` that
+            requires grad names it as an ``aten::`` op.
+        check_first: Any other check of ``out`` made before computing,
+            given the call's arguments.
+    """
+
+    dtype_refusal: str = ""
+    sets_dtype: bool = False
+    needs_dim: str = ""
+    cast_first: bool = False
+    differentiable: bool = True
+    check_first: OutCheck | None = None
+
+
+@overload
+def accepts_out(function: F, /) -> F: ...
+
+
+@overload
+def accepts_out(
+    function: None = None,
+    /,
+    *,
+    dtype_refusal: str = "",
+    sets_dtype: bool = False,
+    needs_dim: str = "",
+    cast_first: bool = False,
+    differentiable: bool = True,
+    check_first: OutCheck | None = None,
+) -> Callable[[F], F]: ...
+
+
+def accepts_out(function: F | None = None, /, **rules: Any) -> Any:
     """Gives an operation PyTorch's ``out=`` keyword: ``add(a, b, out=c)``.
 
     The result is computed as usual, then written into ``out`` (see
-    :func:`write_out`), and ``out`` is returned. A sum, product or running
-    sum is computed in ``out``'s dtype, as if given ``dtype=out.dtype``.
+    :func:`write_out`), and ``out`` is returned. Used bare (``@accepts_out``)
+    or with the operation's rules (:class:`OutRules`):
+    ``@accepts_out(dtype_refusal=SAME)``.
     """
+    if function is None:
+        return lambda function: _with_out(function, OutRules(**rules))
+    return _with_out(function, OutRules())
+
+
+def _with_out(function: F, rules: OutRules) -> F:
+    """``function`` taking ``out=`` by ``rules``."""
     name = function.__name__
 
     @functools.wraps(function)
     def operation(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
         if out is None:
             return function(*args, **kwargs)
-        _check_out_first(name, args, kwargs, out)
-        if name in OUT_SETS_DTYPE and kwargs.get("dtype") is None:
+        _check_out_first(name, rules, args, kwargs, out)
+        if rules.sets_dtype and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
-        return write_out(name, function(*args, **kwargs), out)
+        return write_out(name, function(*args, **kwargs), out, rules)
 
     return operation  # type: ignore[return-value]
 
 
 def _check_out_first(
-    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out: Tensor
+    name: str,
+    rules: OutRules,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    out: Tensor,
 ) -> None:
     """The checks of ``out`` that PyTorch makes before computing anything.
 
@@ -261,40 +290,33 @@ def _check_out_first(
         TypeError: For ``sum(x, out=y)`` or ``prod(x, out=y)`` without a
             ``dim`` (that form of them takes no ``out``).
         RuntimeError: If ``out`` cannot hold a bitwise result's dtype, or
-            is not of the input's dtype for ``bitwise_not`` and for
-            ``lerp`` with a tensor weight.
+            fails the operation's own check.
     """
-    if name in OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
+    if rules.needs_dim and len(args) < 2 and kwargs.get("dim") is None:
         if kwargs:  # read as the form with dim, which misses it
             raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
         raise TypeError(
             f"{name}() received an invalid combination of arguments - got (Tensor, "
             "out=Tensor), but expected one of:\n"
             " * (Tensor input, *, torch.dtype dtype = None)\n"
-            f" * (Tensor input, {OUT_NEEDS_DIM[name]}, bool keepdim = False, *, "
+            f" * (Tensor input, {rules.needs_dim}, bool keepdim = False, *, "
             "torch.dtype dtype = None, Tensor out = None)\n"
         )
-    if name in OUT_CAST_FIRST and len(args) == 2:
+    if rules.cast_first and len(args) == 2:
         d = result_type(*args)
         if not dtypes.can_cast(d, out.dtype):
             raise RuntimeError(
                 f"result type {d.c_name} can't be cast to the desired "
                 f"output type {out.dtype.c_name}"
             )
-    if name == "bitwise_not" and args and isinstance(args[0], Tensor):
-        if out.dtype is not args[0].dtype:
-            raise RuntimeError(SAME.format(d=args[0].dtype, out=out.dtype))
-    weight = args[2] if len(args) > 2 else kwargs.get("weight")
-    if name == "lerp" and isinstance(weight, Tensor) and isinstance(args[0], Tensor):
-        if out.dtype is not args[0].dtype:
-            raise RuntimeError(SAME.format(d=args[0].dtype, out=out.dtype))
+    if rules.check_first is not None:
+        rules.check_first(args, kwargs, out)
 
 
-def _check_out_dtype(name: str, d: dtype, out: dtype) -> None:
-    """Refuses ``out`` of another dtype, for the operations that must
-    write their own (:data:`OUT_DTYPE_REFUSALS`)."""
-    if out is not d and name in OUT_DTYPE_REFUSALS:
-        raise RuntimeError(OUT_DTYPE_REFUSALS[name].format(d=d, out=out))
+def out_of_input_dtype(input: Any, out: Tensor) -> None:
+    """Refuses an ``out`` that is not of tensor ``input``'s dtype."""
+    if isinstance(input, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(SAME.format(d=input.dtype, out=out.dtype))
 
 
 def _resize(out: Tensor, shape: tuple[int, ...]) -> None:
@@ -308,7 +330,9 @@ def _resize(out: Tensor, shape: tuple[int, ...]) -> None:
     out._shape, out._stride = shape, contiguous_strides(shape)
 
 
-def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
+def write_out(
+    name: str, result: Tensor, out: Tensor, rules: OutRules = OutRules()
+) -> Tensor:
     """Writes ``result`` into ``out`` as PyTorch does for ``out=``.
 
     ``out`` of another shape is resized (with PyTorch's warning unless it
@@ -319,13 +343,14 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
             through ``out=``), or the result's dtype cannot be cast to
             ``out``'s.
     """
-    aten = "aten::" if name in OUT_NOT_DIFFERENTIABLE else ""
+    aten = "" if rules.differentiable else "aten::"
     if GRAD_MODE.enabled and (result.requires_grad or out.requires_grad):
         raise RuntimeError(
             f"{aten}{name}(): functions with out=... arguments don't support "
             "automatic differentiation, but one of the arguments requires grad."
         )
-    _check_out_dtype(name, result.dtype, out.dtype)
+    if rules.dtype_refusal and out.dtype is not result.dtype:
+        raise RuntimeError(rules.dtype_refusal.format(d=result.dtype, out=out.dtype))
     if not dtypes.can_cast(result.dtype, out.dtype):
         raise RuntimeError(
             f"result type {result.dtype.c_name} can't be cast to the desired "

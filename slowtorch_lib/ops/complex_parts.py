@@ -2,9 +2,9 @@
 ``complex`` and ``view_as_real``.
 
 A complex element ``z = x + iy`` is stored as one Python ``complex``
-(:class:`slowtorch_lib._storage.ComplexArray`). ``view_as_real(z)`` is a
-view of its parts, as in PyTorch: it reads the complex storage as two
-floats per element (:class:`slowtorch_lib._storage.PartsView`), so its
+(see :mod:`slowtorch_lib._fidelity.complex_storage`). ``view_as_real(z)``
+is a view of its parts, as in PyTorch: it reads the complex storage as two
+floats per element (a ``PartsView`` of it), so its
 strides are twice ``z``'s, plus 1 for the new last dimension. Writing
 into it changes ``z``, and the two share one version counter. ``real``
 and ``imag`` are built as PyTorch builds them,
@@ -15,26 +15,25 @@ Gradients follow PyTorch's convention for a real loss ``L``: the gradient
 of a complex tensor is ``dL/dx + i dL/dy``. So ``real`` sends a gradient
 ``g`` back as ``g + 0i``, ``imag`` as ``0 + gi``, and ``conj`` conjugates
 it. An operation that is complex-differentiable with derivative ``f'(z)``
-sends back ``grad_output * conj(f'(z))``, which is why the backward rules
-of ``mul``, ``div``, ``exp``... conjugate their factor (``conj`` of a real
-tensor is the tensor itself, so real tensors are not affected).
+sends back ``grad_output * conj(f'(z))``: the backward rules of ``mul``,
+``div``, ``exp``... are written as for real numbers and say
+``holomorphic = True``, and the autograd engine conjugates for them
+(:class:`slowtorch_lib.autograd.function.Function`).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._fidelity.complex_storage import parts_of
+from slowtorch_lib._fidelity.complex_types import complex32
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.history import as_view
 from slowtorch_lib.ops.common import tensor_input
-
-if TYPE_CHECKING:
-    from slowtorch_lib._tensor import TensorOrScalar
 
 __all__ = ["angle", "complex", "conj", "imag", "is_complex", "real", "view_as_real"]
 
@@ -84,7 +83,7 @@ class ViewAsReal(Function):
     def forward(ctx: FunctionCtx, z: Tensor) -> Tensor:
         shape = z._shape + (2,)
         stride = tuple(2 * step for step in z._stride) + (1,)
-        return as_view(z, shape, stride, 2 * z._offset, z._storage.parts())
+        return as_view(z, shape, stride, 2 * z._offset, parts_of(z._storage))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -152,7 +151,7 @@ def conj(input: Tensor) -> Tensor:
 @tensor_input
 def angle(input: Tensor) -> Tensor:
     """The angle of each element in radians, from -pi to pi."""
-    if input.dtype is dtypes.complex32:
+    if input.dtype is complex32:
         raise NotImplementedError("\"angle_cpu\" not implemented for 'ComplexHalf'")
     return Angle.apply(input)
 
@@ -176,17 +175,6 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:
             f"type {imag.dtype.c_name} for second argument"
         )
     return Complex.apply(real, imag)
-
-
-def conj_of(value: TensorOrScalar) -> TensorOrScalar:
-    """The conjugate of a tensor or a Python number (a real one is itself).
-
-    Backward rules multiply by the conjugate of a derivative: for a real
-    tensor this changes nothing and records nothing.
-    """
-    if isinstance(value, Tensor):
-        return conj(value)
-    return value.conjugate() if isinstance(value, builtins_complex) else value
 
 
 def unit(x: Tensor) -> Tensor:

@@ -4,7 +4,8 @@ Each computes in one pass what would otherwise take two or three ops,
 ``input + value * tensor1 * tensor2`` for ``addcmul``, as PyTorch's do.
 They work on complex tensors too, so that the optimisers work on complex
 parameters: their kernels are plain arithmetic, and the complex loops
-they need are in :data:`~slowtorch_lib._tensor_kernels.COMPLEX_LOOPS`.
+they need are in
+:data:`~slowtorch_lib._fidelity.complex_numbers.COMPLEX_LOOPS`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._fidelity.complex_types import complex32
 from slowtorch_lib._kernels import ieee_div
 from slowtorch_lib._tensor import Tensor, TensorOrScalar
 from slowtorch_lib._tensor_kernels import (
@@ -23,10 +25,10 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
     accepts_out,
     not_implemented,
+    out_of_input_dtype,
     result_type,
     tensor_input,
 )
-from slowtorch_lib.ops.complex_parts import conj_of
 
 __all__ = [
     "addcdiv",
@@ -43,7 +45,7 @@ def _addcmul(a: Any, b: Any, c: Any, step: Any) -> Any:
 def _addcdiv(a: Any, b: Any, c: Any, step: Any) -> Any:
     """``a + step * b / c`` (in that order, as PyTorch), with IEEE results for
     a zero ``c`` (the complex loop is in
-    :data:`~slowtorch_lib._tensor_kernels.COMPLEX_LOOPS`)."""
+    :data:`~slowtorch_lib._fidelity.complex_numbers.COMPLEX_LOOPS`)."""
     return a + ieee_div(step * b, c)
 
 
@@ -56,8 +58,10 @@ class Addcmul(Function):
     r"""``input + value * tensor1 * tensor2``.
 
     Derivatives: 1 for ``input``, ``value * tensor2`` for ``tensor1`` and
-    ``value * tensor1`` for ``tensor2`` (conjugated for complex numbers).
+    ``value * tensor1`` for ``tensor2``.
     """
+
+    holomorphic = True
 
     @staticmethod
     def forward(
@@ -77,8 +81,8 @@ class Addcmul(Function):
         value = ctx.value
         return (
             grad_output,
-            grad_output * conj_of(tensor2 * value),
-            grad_output * conj_of(tensor1 * value),
+            grad_output * (tensor2 * value),
+            grad_output * (tensor1 * value),
         )
 
 
@@ -95,9 +99,10 @@ class Addcdiv(Function):
     r"""``input + value * tensor1 / tensor2``.
 
     Derivatives: 1 for ``input``, ``value / tensor2`` for ``tensor1`` and
-    ``-value * tensor1 / tensor2 ** 2`` for ``tensor2`` (conjugated for
-    complex numbers).
+    ``-value * tensor1 / tensor2 ** 2`` for ``tensor2``.
     """
+
+    holomorphic = True
 
     @staticmethod
     def forward(
@@ -123,8 +128,8 @@ class Addcdiv(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         tensor1, tensor2 = ctx.saved_tensors
         value = ctx.value
-        grad_tensor1 = grad_output * conj_of(value / tensor2)
-        grad_tensor2 = -grad_output * conj_of(value * tensor1 / (tensor2 * tensor2))
+        grad_tensor1 = grad_output * (value / tensor2)
+        grad_tensor2 = -grad_output * (value * tensor1 / (tensor2 * tensor2))
         return grad_output, grad_tensor1, grad_tensor2
 
 
@@ -159,7 +164,7 @@ def _check_lerp(start: Tensor, end: Tensor, weight: TensorOrScalar) -> dtype:
                 f"expected dtype {d.cpp_type_name} for `{name}` but "
                 f"got dtype {other.dtype.cpp_type_name}"
             )
-    if not d.differentiable or d.unpromotable or d is dtypes.complex32:
+    if not d.differentiable or d.unpromotable or d is complex32:
         kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise not_implemented(f"lerp_kernel_{kernel}", d)
     if not isinstance(weight, Tensor):
@@ -178,11 +183,11 @@ def _lerp_scalar(a: Any, b: Any, w: Any) -> Any:
 class LerpScalar(Function):
     r"""``start + weight * (end - start)`` for a Python-number ``weight``.
 
-    Derivatives: ``1 - weight`` for ``start`` and ``weight`` for ``end``
-    (conjugated for complex numbers).
+    Derivatives: ``1 - weight`` for ``start`` and ``weight`` for ``end``.
     """
 
     grad_fn_name = "LerpBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, start: Tensor, end: Tensor, *, weight: Any) -> Tensor:
@@ -193,17 +198,18 @@ class LerpScalar(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, Tensor]:
         weight = ctx.weight
-        return grad_output * conj_of(1 - weight), grad_output * conj_of(weight)
+        return grad_output * (1 - weight), grad_output * weight
 
 
 class LerpTensor(Function):
     r"""``start + weight * (end - start)`` for a tensor ``weight``.
 
     Derivatives: ``1 - weight`` for ``start``, ``weight`` for ``end`` and
-    ``end - start`` for ``weight`` (conjugated for complex numbers).
+    ``end - start`` for ``weight``.
     """
 
     grad_fn_name = "LerpBackward1"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, start: Tensor, end: Tensor, weight: Tensor) -> Tensor:
@@ -215,13 +221,21 @@ class LerpTensor(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor, ...]:
         start, end, weight = ctx.saved_tensors
         return (
-            grad_output * conj_of(1 - weight),
-            grad_output * conj_of(weight),
-            grad_output * conj_of(end - start),
+            grad_output * (1 - weight),
+            grad_output * weight,
+            grad_output * (end - start),
         )
 
 
-@accepts_out
+def _lerp_out(args: tuple[Any, ...], kwargs: dict[str, Any], out: Tensor) -> None:
+    """With a tensor weight, ``out`` must be of the input's dtype, checked
+    first."""
+    weight = args[2] if len(args) > 2 else kwargs.get("weight")
+    if isinstance(weight, Tensor) and args:
+        out_of_input_dtype(args[0], out)
+
+
+@accepts_out(check_first=_lerp_out)
 @tensor_input
 def lerp(input: Tensor, end: Tensor, weight: TensorOrScalar) -> Tensor:
     """Linear interpolation: ``input + weight * (end - input)``.

@@ -497,7 +497,11 @@ class IndexSelect(Function):
         return scatter_add(_zeros(shape, grad_output), dim, spread, grad_output)
 
 
-@accepts_out
+# PyTorch's words for an ``out`` not of the input's dtype.
+INDEX_SELECT_REFUSAL = "index_select(): self and result must have the same scalar type"
+
+
+@accepts_out(dtype_refusal=INDEX_SELECT_REFUSAL)
 @tensor_input
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` along ``dim`` at the positions in ``index``

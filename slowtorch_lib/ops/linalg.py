@@ -17,14 +17,15 @@ from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import pointwise
 from slowtorch_lib.ops.common import (
+    EXACT,
     accepts_out,
     check_tensor,
     not_implemented,
     result_type,
     tensor_input,
 )
-from slowtorch_lib.ops.complex_parts import conj, conj_of
-from slowtorch_lib.ops.reduction import vector_norm as vector_norm  # linalg's
+from slowtorch_lib.ops.complex_parts import conj
+from slowtorch_lib.ops.statistics import vector_norm as vector_norm  # linalg's
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
@@ -224,6 +225,8 @@ class Mv(Function):
 class Dot(Function):
     """Dot product of two vectors. Derivatives: d/da = b, d/db = a."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
         if a.dim() != 1 or b.dim() != 1:
@@ -245,33 +248,33 @@ class Dot(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
         a, b = ctx.saved_tensors
-        grad_a = grad_output * conj_of(b) if ctx.needs_input_grad[0] else None
-        grad_b = grad_output * conj_of(a) if ctx.needs_input_grad[1] else None
+        grad_a = grad_output * b if ctx.needs_input_grad[0] else None
+        grad_b = grad_output * a if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The matrix product of two 2-d tensors."""
     return Mm.apply(input, mat2)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix products of two batches of matrices (3-d tensors)."""
     return Bmm.apply(input, mat2)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """A matrix times a vector."""
     return Mv.apply(input, vec)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def dot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two vectors."""
@@ -318,7 +321,7 @@ class SqueezeAfterMatmul(Function):
         return grad_output.unsqueeze(ctx.dim)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """The matrix product, for every combination of dimensions PyTorch accepts.

@@ -43,6 +43,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
+    SAME,
     accepts_out,
     check_alpha,
     check_inplace_result,
@@ -55,7 +56,7 @@ from slowtorch_lib.ops.common import (
     tensor_input,
 )
 from slowtorch_lib.ops.comparison import isfinite
-from slowtorch_lib.ops.complex_parts import conj_of, unit
+from slowtorch_lib.ops.complex_parts import unit
 from slowtorch_lib.ops.rounding import RoundedDiv
 from slowtorch_lib.ops.selecting import where
 
@@ -209,9 +210,10 @@ class Mul(Function):
     """``a * b``, elementwise: d/da = b and d/db = a.
 
     So the gradient of ``a`` is ``grad_output * b``, and of ``b`` it is
-    ``grad_output * a`` (conjugated for complex numbers, as every backward
-    rule here: see :mod:`slowtorch_lib.ops.complex_parts`).
+    ``grad_output * a``.
     """
+
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
@@ -233,12 +235,12 @@ class Mul(Function):
         scalar_a, scalar_b = ctx.scalars
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
-            grad_a = grad_output * conj_of(b if b is not None else scalar_b)
+            grad_a = grad_output * (b if b is not None else scalar_b)
         if ctx.needs_input_grad[1]:
             if ctx.squares and grad_a is not None:
                 grad_b = grad_a  # x * x: both gradients are grad_output * x
             else:
-                grad_b = grad_output * conj_of(a if a is not None else scalar_a)
+                grad_b = grad_output * (a if a is not None else scalar_a)
         return grad_a, grad_b
 
 
@@ -257,6 +259,8 @@ class Div(Function):
     Derivatives: d/da = 1 / b, d/db = -a / b**2.
     """
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
         ctx.save_for_backward(
@@ -271,11 +275,11 @@ class Div(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         a, b = ctx.saved_tensors
         divisor = b if b is not None else ctx.scalar_b
-        grad_a = grad_output / conj_of(divisor) if ctx.needs_input_grad[0] else None
+        grad_a = grad_output / divisor if ctx.needs_input_grad[0] else None
         grad_b = None
         if ctx.needs_input_grad[1]:
             # (a / b) / b, not a / (b * b): b * b overflows for |b| > 1.8e19.
-            grad_b = -grad_output * conj_of(a / divisor / divisor)
+            grad_b = -grad_output * (a / divisor / divisor)
         return grad_a, grad_b
 
 
@@ -360,7 +364,7 @@ class Neg(Function):
         return -grad_output
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
@@ -418,6 +422,7 @@ class PowScalar(Function):
     """
 
     grad_fn_name = "PowBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, exponent: Any) -> Tensor:
@@ -436,7 +441,7 @@ class PowScalar(Function):
         exponent = ctx.exponent
         if exponent == 0:
             return zeros_like(grad_output)
-        return grad_output * conj_of(exponent * x ** (exponent - 1))
+        return grad_output * (exponent * x ** (exponent - 1))
 
 
 class PowTensor(Function):
@@ -447,6 +452,7 @@ class PowTensor(Function):
     """
 
     grad_fn_name = "PowBackward1"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, base: Tensor, exponent: Tensor) -> Tensor:
@@ -464,13 +470,13 @@ class PowTensor(Function):
         if ctx.needs_input_grad[0]:
             slope = exponent * base ** (exponent - 1)
             # x ** 0 is the constant 1, even at x = 0 (where 0 * 0 ** -1 is nan).
-            grad_base = grad_output * conj_of(where(exponent == 0, 0.0, slope))
+            grad_base = grad_output * where(exponent == 0, 0.0, slope)
         if ctx.needs_input_grad[1]:
             # Where base == 0 and exponent >= 0 the gradient is taken as 0
             # (selected, not multiplied: result * log(0) is nan or inf).
             flat = (base == 0) & (exponent.real >= 0)
             slope = where(flat, 0.0, result * log(base))
-            grad_exponent = grad_output * conj_of(slope)
+            grad_exponent = grad_output * slope
         return grad_base, grad_exponent
 
 
@@ -481,6 +487,7 @@ class RPowScalar(Function):
     """
 
     grad_fn_name = "PowBackward2"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, base: Any) -> Tensor:
@@ -498,8 +505,8 @@ class RPowScalar(Function):
         if ctx.base == 0:  # 0 ** x is flat for x >= 0; below, log(0) = -inf
             return grad_output * where(x >= 0, 0.0, result * -math.inf)
         if isinstance(ctx.base, complex):
-            return grad_output * conj_of(result * cmath.log(ctx.base))
-        return grad_output * conj_of(result) * ieee_log(ctx.base)
+            return grad_output * (result * cmath.log(ctx.base))
+        return grad_output * result * ieee_log(ctx.base)
 
 
 @accepts_out
@@ -533,7 +540,7 @@ class Abs(Function):
         return grad_output * unit(x)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def abs(input: Tensor) -> Tensor:
     """``|input|``."""
@@ -561,7 +568,7 @@ def _sign_scalar(v: Any) -> Any:
     return (v > 0) - (v < 0)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of each element."""
@@ -572,6 +579,8 @@ def sign(input: Tensor) -> Tensor:
 class Exp(Function):
     """``e ** x``. Its derivative is ``e ** x`` again: the output itself."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         result = unary(math.exp, x, float_type(x.dtype))
@@ -581,7 +590,7 @@ class Exp(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * conj_of(result)
+        return grad_output * result
 
 
 @accepts_out
@@ -594,6 +603,8 @@ def exp(input: Tensor) -> Tensor:
 class Log(Function):
     """Natural logarithm. Derivative: 1 / x."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -602,7 +613,7 @@ class Log(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / conj_of(x)
+        return grad_output / x
 
 
 @accepts_out
@@ -616,6 +627,7 @@ class Log1p(Function):
     """``log(1 + x)``, accurate for small ``x``. The derivative is ``1 / (1 + x)``."""
 
     grad_fn_name = "Log1PBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
@@ -625,7 +637,7 @@ class Log1p(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / conj_of(x + 1)
+        return grad_output / (x + 1)
 
 
 def _log1p_scalar(value: float) -> float:
@@ -645,6 +657,8 @@ def log1p(input: Tensor) -> Tensor:
 class Sqrt(Function):
     """Square root. Derivative: 1 / (2 * sqrt(x))."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         result = unary(math.sqrt, x, float_type(x.dtype))
@@ -654,7 +668,7 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output / conj_of(result * 2)
+        return grad_output / (result * 2)
 
 
 @accepts_out
@@ -672,6 +686,8 @@ def _rsqrt_scalar(x: float) -> float:
 class Rsqrt(Function):
     """``1 / sqrt(x)``. Derivative: -0.5 * x**(-1.5)."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         result = unary(_rsqrt_scalar, x, float_type(x.dtype))
@@ -681,7 +697,7 @@ class Rsqrt(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * conj_of(result * result * result) * -0.5
+        return grad_output * (result * result * result) * -0.5
 
 
 @accepts_out
@@ -701,6 +717,8 @@ def square(input: Tensor) -> Tensor:
 class Reciprocal(Function):
     """``1 / x``. Derivative: -1 / x**2."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         result = binary(operator.truediv, 1.0, x, float_type(x.dtype), careful=ieee_div)
@@ -710,7 +728,7 @@ class Reciprocal(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * conj_of(-(result * result))
+        return grad_output * (-(result * result))
 
 
 @accepts_out
@@ -723,6 +741,8 @@ def reciprocal(input: Tensor) -> Tensor:
 class Tanh(Function):
     """Hyperbolic tangent. Derivative: 1 - tanh(x)**2."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         result = unary(math.tanh, x, float_type(x.dtype))
@@ -732,7 +752,7 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * conj_of(1 - result * result)
+        return grad_output * (1 - result * result)
 
 
 @accepts_out
@@ -756,6 +776,8 @@ class Sigmoid(Function):
     Derivative: d/dx = sigmoid(x) * (1 - sigmoid(x)).
     """
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         result = unary(_sigmoid_scalar, x, float_type(x.dtype))
@@ -765,7 +787,7 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * conj_of(result * (1 - result))
+        return grad_output * (result * (1 - result))
 
 
 @accepts_out
@@ -842,7 +864,13 @@ class NanToNum(Function):
         return where(isfinite(x), grad_output, 0.0)
 
 
-@accepts_out
+# PyTorch's words for an ``out`` not of the input's dtype.
+NAN_TO_NUM_REFUSAL = (
+    "nan_to_num: dtype of out: {out.c_name} should be same as input: {d.c_name}"
+)
+
+
+@accepts_out(dtype_refusal=NAN_TO_NUM_REFUSAL)
 @tensor_input
 def nan_to_num(
     input: Tensor,
@@ -862,6 +890,8 @@ def nan_to_num(
 class Log10(Function):
     """Base-10 logarithm. Derivative: 1 / (x ln 10)."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -870,7 +900,7 @@ class Log10(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / conj_of(x * math.log(10))
+        return grad_output / (x * math.log(10))
 
 
 @accepts_out
@@ -883,6 +913,8 @@ def log10(input: Tensor) -> Tensor:
 class Log2(Function):
     """Base-2 logarithm. Derivative: 1 / (x ln 2)."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -891,7 +923,7 @@ class Log2(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / conj_of(x * math.log(2))
+        return grad_output / (x * math.log(2))
 
 
 @accepts_out
@@ -909,6 +941,8 @@ def _exp2_scalar(x: float) -> float:
 class Exp2(Function):
     """``2 ** x``. Derivative: 2 ** x * ln 2."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         result = unary(ieee_function(_exp2_scalar), x, float_type(x.dtype))
@@ -918,7 +952,7 @@ class Exp2(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * conj_of(result) * math.log(2)
+        return grad_output * result * math.log(2)
 
 
 @accepts_out
@@ -931,6 +965,8 @@ def exp2(input: Tensor) -> Tensor:
 class Expm1(Function):
     """``e ** x - 1``, accurate for small ``x``. Derivative: e ** x."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         result = unary(ieee_function(math.expm1), x, float_type(x.dtype))
@@ -940,7 +976,7 @@ class Expm1(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * conj_of(result + 1)
+        return grad_output * (result + 1)
 
 
 @accepts_out

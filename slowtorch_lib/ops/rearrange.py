@@ -21,7 +21,7 @@ from slowtorch_lib._strides import normalize_dim, normalize_dims, numel, sizes_a
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.ops.common import accepts_out, tensor_input
+from slowtorch_lib.ops.common import EXACT, accepts_out, tensor_input
 
 __all__ = ["flip", "roll", "tril", "triu"]
 
@@ -244,7 +244,7 @@ def _check_matrix(name: str, input: Tensor) -> None:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of each matrix: element ``(i, j)`` is kept if
@@ -258,7 +258,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     return Tril.apply(input, diagonal=diagonal)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of each matrix: element ``(i, j)`` is kept if

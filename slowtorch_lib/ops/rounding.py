@@ -29,6 +29,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
+    SAME,
     NoDerivative,
     accepts_out,
     check_some_tensor,
@@ -79,7 +80,7 @@ class Floor(Function):
         return zeros_like(grad_output)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def floor(input: Tensor) -> Tensor:
     """The largest integer not above each element (integers are kept)."""
@@ -94,7 +95,7 @@ class Ceil(Floor):
         return _round_values("ceil", math.ceil, x)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def ceil(input: Tensor) -> Tensor:
     """The smallest integer not below each element."""
@@ -109,7 +110,7 @@ class Trunc(Floor):
         return _round_values("trunc", math.trunc, x)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def trunc(input: Tensor) -> Tensor:
     """Each element rounded toward zero (its integer part)."""
@@ -172,7 +173,7 @@ def _round_decimals(x: Tensor, decimals: int) -> Tensor:
     return from_values(list(map(back, whole, scale)), x._shape, x.dtype)
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
     """Each element rounded to the nearest integer, halves to even
@@ -278,7 +279,7 @@ class FloorDivideInPlace(FloorDivide):
     aten_name = "floor_divide_"
 
 
-@accepts_out
+@accepts_out(differentiable=False)
 def floor_divide(input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input // other``, rounding down. Not differentiable.
 

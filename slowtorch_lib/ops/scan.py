@@ -69,7 +69,7 @@ def _running(
     return dim, dtype
 
 
-@accepts_out
+@accepts_out(sets_dtype=True)
 @tensor_input
 def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     """The running sum along ``dim``: ``[a, a + b, a + b + c, ...]``.
@@ -127,7 +127,7 @@ class Cumprod(Function):
         return summed.transpose(ctx.dim, -1)
 
 
-@accepts_out
+@accepts_out(sets_dtype=True)
 @tensor_input
 def cumprod(input: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     """The running product along ``dim``: ``[a, a * b, a * b * c, ...]``.

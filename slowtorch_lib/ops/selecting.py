@@ -12,6 +12,7 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import checked_fill
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._fidelity.float8 import float8_e8m0fnu
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
@@ -22,6 +23,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import (
+    SAME,
     accepts_out,
     check_inplace_shape,
     check_tensor,
@@ -162,7 +164,7 @@ class ClampTensor(Function):
         return grad_x, grad_low, grad_high
 
 
-@accepts_out
+@accepts_out(dtype_refusal=SAME)
 @tensor_input
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Limits every element to ``[min, max]``; the bounds may be numbers or tensors.
@@ -325,7 +327,7 @@ def _select(
     float8_e8m0fnu has no zero, so the condition could not keep its truth
     in it: that type is chosen in float32, which holds all its numbers.
     """
-    compute = dtypes.float32 if d is dtypes.float8_e8m0fnu else d
+    compute = dtypes.float32 if d is float8_e8m0fnu else d
     return broadcast_map(_choose, (condition, x, other), compute, d)
 
 
@@ -334,7 +336,11 @@ def _choose(condition: Any, x: Any, other: Any) -> Any:
     return x if condition else other
 
 
-@accepts_out
+# PyTorch's words for an ``out`` not of the result's dtype.
+WHERE_REFUSAL = "Expected out type to be {d.c_name} but got {out.c_name}"
+
+
+@accepts_out(dtype_refusal=WHERE_REFUSAL)
 def where(condition: Tensor, input: TensorOrScalar, other: TensorOrScalar) -> Tensor:
     """``input`` where ``condition`` is true, else ``other``, broadcasting all three.
 

@@ -21,7 +21,6 @@ from slowtorch_lib.ops.common import (
     result_type,
     tensor_input,
 )
-from slowtorch_lib.ops.complex_parts import conj_of
 from slowtorch_lib.ops.pointwise import rsqrt
 
 __all__ = [
@@ -45,6 +44,8 @@ __all__ = [
 class Sin(Function):
     """Sine. Derivative: cos(x)."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -53,7 +54,7 @@ class Sin(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * conj_of(cos(x))
+        return grad_output * cos(x)
 
 
 @accepts_out
@@ -66,6 +67,8 @@ def sin(input: Tensor) -> Tensor:
 class Cos(Function):
     """Cosine. Derivative: -sin(x)."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -74,7 +77,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * conj_of(-sin(x))
+        return grad_output * (-sin(x))
 
 
 @accepts_out
@@ -87,6 +90,8 @@ def cos(input: Tensor) -> Tensor:
 class Tan(Function):
     """Tangent. Derivative: 1 + tan(x) ** 2."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         result = unary(ieee_function(math.tan), x, float_type(x.dtype))
@@ -96,7 +101,7 @@ class Tan(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * conj_of(result * result + 1)
+        return grad_output * (result * result + 1)
 
 
 @accepts_out
@@ -109,6 +114,8 @@ def tan(input: Tensor) -> Tensor:
 class Sinh(Function):
     """Hyperbolic sine. Derivative: cosh(x)."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -117,7 +124,7 @@ class Sinh(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * conj_of(cosh(x))
+        return grad_output * cosh(x)
 
 
 @accepts_out
@@ -130,6 +137,8 @@ def sinh(input: Tensor) -> Tensor:
 class Cosh(Function):
     """Hyperbolic cosine. Derivative: sinh(x)."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -138,7 +147,7 @@ class Cosh(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * conj_of(sinh(x))
+        return grad_output * sinh(x)
 
 
 @accepts_out
@@ -151,6 +160,8 @@ def cosh(input: Tensor) -> Tensor:
 class Asin(Function):
     """Inverse sine. Derivative: 1 / sqrt(1 - x ** 2)."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -159,7 +170,7 @@ class Asin(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * conj_of(rsqrt(1 - x * x))
+        return grad_output * rsqrt(1 - x * x)
 
 
 @accepts_out
@@ -172,6 +183,8 @@ def asin(input: Tensor) -> Tensor:
 class Acos(Function):
     """Inverse cosine. Derivative: -1 / sqrt(1 - x ** 2)."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -180,7 +193,7 @@ class Acos(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * conj_of(-rsqrt(1 - x * x))
+        return grad_output * (-rsqrt(1 - x * x))
 
 
 @accepts_out
@@ -193,6 +206,8 @@ def acos(input: Tensor) -> Tensor:
 class Atan(Function):
     """Inverse tangent. Derivative: 1 / (1 + x ** 2)."""
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
@@ -201,7 +216,7 @@ class Atan(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output / conj_of(x * x + 1)
+        return grad_output / (x * x + 1)
 
 
 @accepts_out
