@@ -898,8 +898,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     length = input._shape[dim] if input.dim() else 1
     if size > length:
         raise RuntimeError(
-            f"maximum size for tensor at dimension {dim} is {length} but size is "
-            f"{size}"
+            f"maximum size for tensor at dimension {dim} is {length} but size is {size}"
         )
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")

@@ -34,17 +34,6 @@ from slowtorch_lib.nn.functional.convolution import (
     max_pool3d,
 )
 from slowtorch_lib.nn.functional.fold import fold, unfold
-from slowtorch_lib.nn.functional.pooling import (
-    adaptive_avg_pool1d,
-    adaptive_avg_pool2d,
-    adaptive_max_pool1d,
-    adaptive_max_pool2d,
-    avg_pool1d,
-    avg_pool2d,
-    max_pool1d,
-    max_pool2d,
-)
-from slowtorch_lib.nn.functional.sampling import dropout2d, interpolate
 from slowtorch_lib.nn.functional.layers import (
     dropout,
     embedding,
@@ -63,6 +52,17 @@ from slowtorch_lib.nn.functional.loss import (
     smooth_l1_loss,
 )
 from slowtorch_lib.nn.functional.normalization import batch_norm, layer_norm
+from slowtorch_lib.nn.functional.pooling import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool2d,
+)
+from slowtorch_lib.nn.functional.sampling import dropout2d, interpolate
 
 __all__ = [
     "avg_pool1d",

@@ -22,6 +22,7 @@ one node, ``ConvolutionBackward0``, as PyTorch does.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,9 +73,7 @@ def convolve(x: Tensor, weight: Tensor, s: Settings) -> Tensor:
     return out.view(n, out_channels, out_h, out_w)
 
 
-def convolve_transposed(
-    x: Tensor, weight: Tensor, s: Settings, size: Pair
-) -> Tensor:
+def convolve_transposed(x: Tensor, weight: Tensor, s: Settings, size: Pair) -> Tensor:
     """The transposed convolution: each element of ``x`` spreads into a window.
 
     Args:
@@ -261,6 +260,11 @@ def _same_padding(
     for total in reversed(totals):
         extra += [0, total % 2]
     if any(extra):
+        warnings.warn(
+            "Using padding='same' with even kernel lengths and odd dilation may "
+            "require a zero-padded copy of the input be created",
+            stacklevel=4,
+        )
         x = pad(x, tuple(extra))
     return x, tuple(total // 2 for total in totals)
 
@@ -323,10 +327,11 @@ def _check_kernel_fits(
     sizes = [n + 2 * p for n, p in zip(x.shape[2:], pads)]
     kernel = [d * (k - 1) + 1 for d, k in zip(dilations, weight.shape[2:])]
     if any(k > n for k, n in zip(kernel, sizes)):
+        padded = " x ".join(map(str, sizes))
+        window = " x ".join(map(str, kernel))
         raise RuntimeError(
-            f"Calculated padded input size per channel: ({' x '.join(map(str, sizes))})."
-            f" Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be "
-            "greater than actual input size"
+            f"Calculated padded input size per channel: ({padded}). Kernel size: "
+            f"({window}). Kernel size can't be greater than actual input size"
         )
 
 
@@ -389,9 +394,7 @@ def _conv_transpose(
 ) -> Tensor:
     check_tensor(name, weight, 2, "weight")
     if isinstance(padding, str):
-        raise TypeError(
-            f"{name}(): argument 'padding' must be tuple of ints, not str"
-        )
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(
             f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to "
@@ -477,4 +480,3 @@ def conv_transpose1d(
         "conv_transpose1d", 1, input, weight, bias, stride, padding,
         output_padding, groups, dilation,
     )  # fmt: skip
-

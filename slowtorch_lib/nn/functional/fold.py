@@ -43,7 +43,9 @@ def pair(value: Any, name: str = "argument") -> Pair:
     if len(values) == 1:
         return (int(values[0]), int(values[0]))
     if len(values) != 2:
-        raise RuntimeError(f"{name} must either be a single int, or a tuple of two ints")
+        raise RuntimeError(
+            f"{name} must either be a single int, or a tuple of two ints"
+        )
     return (int(values[0]), int(values[1]))
 
 
@@ -160,7 +162,9 @@ class Im2Col(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        return Col2Im.apply(grad_output, output_size=ctx.input_size, settings=ctx.settings)
+        return Col2Im.apply(
+            grad_output, output_size=ctx.input_size, settings=ctx.settings
+        )
 
 
 class Col2Im(Function):
@@ -181,7 +185,11 @@ class Col2Im(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         kernel, dilation, padding, stride = ctx.settings
         return Im2Col.apply(
-            grad_output, kernel=kernel, dilation=dilation, padding=padding, stride=stride
+            grad_output,
+            kernel=kernel,
+            dilation=dilation,
+            padding=padding,
+            stride=stride,
         )
 
 
@@ -215,10 +223,11 @@ def unfold(
     kernel, dil, pad_, step = _settings(kernel_size, dilation, padding, stride)
     if input.dim() not in (3, 4):
         raise NotImplementedError(
-            "Input Error: Only 4D input Tensors are supported (got "
-            f"{input.dim()}D)"
+            f"Input Error: Only 4D input Tensors are supported (got {input.dim()}D)"
         )
-    batch, unbatched = (input.unsqueeze(0), True) if input.dim() == 3 else (input, False)
+    batch, unbatched = (
+        (input.unsqueeze(0), True) if input.dim() == 3 else (input, False)
+    )
     h, w = batch.shape[2:]
     out = (
         blocks(h, kernel[0], dil[0], pad_[0], step[0]),
@@ -260,7 +269,9 @@ def fold(
             "Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
             f"supported (got {input.dim()}D)"
         )
-    batch, unbatched = (input.unsqueeze(0), True) if input.dim() == 2 else (input, False)
+    batch, unbatched = (
+        (input.unsqueeze(0), True) if input.dim() == 2 else (input, False)
+    )
     rows, count = batch.shape[1:]
     if rows % (kernel[0] * kernel[1]):
         raise RuntimeError(

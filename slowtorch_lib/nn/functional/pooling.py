@@ -73,15 +73,21 @@ def _starts(
     size: int, kernel: int, stride: int, padding: int, dilation: int, count: int
 ) -> list[list[int]]:
     """For each window along one dimension, the input indices it covers."""
-    return [
-        [i for i in range(o * stride - padding, o * stride - padding + kernel * dilation, dilation) if 0 <= i < size]
-        for o in range(count)
-    ]  # fmt: skip
+    windows = []
+    for o in range(count):
+        first = o * stride - padding
+        covered = range(first, first + kernel * dilation, dilation)
+        windows.append([i for i in covered if 0 <= i < size])
+    return windows
 
 
 def window_cells(rows: list[list[int]], columns: list[list[int]], width: int) -> Cells:
     """The flat positions ``r * width + c`` of every window, row by row."""
-    return [[r * width + c for r in row for c in column] for row in rows for column in columns]  # fmt: skip
+    return [
+        [r * width + c for r in row for c in column]
+        for row in rows
+        for column in columns
+    ]
 
 
 def adaptive_ranges(size: int, out: int) -> list[list[int]]:
@@ -307,9 +313,9 @@ def max_pool1d(
         raise RuntimeError(
             f"max_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}"
         )
-    one = _one(kernel_size, stride, padding, dilation)
+    kernel, step, pads, dils = _one(kernel_size, stride, padding, dilation)
     result = max_pool2d(
-        input.unsqueeze(-2), *one, ceil_mode=ceil_mode, return_indices=True
+        input.unsqueeze(-2), kernel, step, pads, dils, ceil_mode, return_indices=True
     )
     values, indices = result[0].squeeze(-2), result[1].squeeze(-2)
     return (values, indices) if return_indices else values
@@ -317,6 +323,7 @@ def max_pool1d(
 
 def _one(kernel_size: Any, stride: Any, padding: Any, dilation: Any) -> list[Any]:
     """1-d settings as the 2-d ones of a row of height 1."""
+
     def single(value: Any) -> int:
         return value if isinstance(value, int) else int(tuple(value)[0])
 
@@ -374,7 +381,9 @@ def avg_pool2d(
     return AvgPool2D.apply(input, cells=cells, divisors=divisors, out_size=out_size)
 
 
-def _padded_spans(size: int, kernel: int, stride: int, padding: int, count: int) -> list[int]:
+def _padded_spans(
+    size: int, kernel: int, stride: int, padding: int, count: int
+) -> list[int]:
     """How much of each window lies inside the input and its padding."""
     return [
         min(o * stride - padding + kernel, size + padding) - (o * stride - padding)
@@ -431,9 +440,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         return input.mean((-1, -2), keepdim=True)
     cells = _adaptive_cells(input, size)
     divisors = [len(cell) for cell in cells]
-    return AdaptiveAvgPool2D.apply(
-        input, cells=cells, divisors=divisors, out_size=size
-    )
+    return AdaptiveAvgPool2D.apply(input, cells=cells, divisors=divisors, out_size=size)
 
 
 @tensor_input

@@ -139,8 +139,7 @@ def interpolate(
         scales = [None] * len(sizes)
     plane_in = input.shape[2:]
     sources = [
-        nearest_sources(n, out, scale)
-        for n, out, scale in zip(plane_in, sizes, scales)
+        nearest_sources(n, out, scale) for n, out, scale in zip(plane_in, sizes, scales)
     ]
     if len(sources) == 1:
         plane = sources[0]

@@ -25,8 +25,8 @@ from slowtorch_lib.nn.modules.conv import (
     ConvTranspose2d,
 )
 from slowtorch_lib.nn.modules.dropout import Dropout, Dropout2d
-from slowtorch_lib.nn.modules.fold import Fold, Unfold
 from slowtorch_lib.nn.modules.flatten import Flatten, Unflatten
+from slowtorch_lib.nn.modules.fold import Fold, Unfold
 from slowtorch_lib.nn.modules.linear import Identity, Linear
 from slowtorch_lib.nn.modules.loss import (
     BCELoss,

@@ -1,4 +1,4 @@
-"""``BatchNorm1d`` and ``BatchNorm2d``: per-channel normalization with running statistics."""
+"""``BatchNorm1d`` and ``BatchNorm2d``: per-channel normalization with running stats."""
 
 from __future__ import annotations
 
