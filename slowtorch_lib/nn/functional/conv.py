@@ -23,11 +23,13 @@ one node, ``ConvolutionBackward0``, as PyTorch does.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.grad_mode import is_grad_enabled
 from slowtorch_lib.nn.functional.fold import Pair, blocks, fold, unfold
 from slowtorch_lib.nn.functional.layers import pad
 from slowtorch_lib.ops.common import check_tensor, tensor_input
@@ -63,13 +65,23 @@ def convolve(x: Tensor, weight: Tensor, s: Settings) -> Tensor:
     Returns:
         ``(N, O, out_h, out_w)``.
     """
-    n, _, h, w = x.shape
+    kernel = (weight.shape[2], weight.shape[3])
+    columns = unfold(x, kernel, s.dilation, s.padding, s.stride)
+    return weight_times_columns(weight, columns, x.shape[2:], s)
+
+
+def weight_times_columns(
+    weight: Tensor, columns: Tensor, size: Sequence[int], s: Settings
+) -> Tensor:
+    """The filters times the window columns (``(N, C * kh * kw, L)``), one
+    product per group, laid out as ``(N, O, out_h, out_w)`` for an input of
+    ``size``."""
+    n, _, count = columns.shape
     out_channels, _, kh, kw = weight.shape
-    columns = unfold(x, (kh, kw), s.dilation, s.padding, s.stride)
     matrices = weight.reshape(s.groups, out_channels // s.groups, -1)
-    out = matrices @ columns.view(n, s.groups, -1, columns.shape[-1])
-    out_h = blocks(h, kh, s.dilation[0], s.padding[0], s.stride[0])
-    out_w = blocks(w, kw, s.dilation[1], s.padding[1], s.stride[1])
+    out = matrices @ columns.view(n, s.groups, -1, count)
+    out_h = blocks(size[0], kh, s.dilation[0], s.padding[0], s.stride[0])
+    out_w = blocks(size[1], kw, s.dilation[1], s.padding[1], s.stride[1])
     return out.view(n, out_channels, out_h, out_w)
 
 
@@ -93,14 +105,14 @@ def convolve_transposed(x: Tensor, weight: Tensor, s: Settings, size: Pair) -> T
     return fold(columns, size, (kh, kw), s.dilation, s.padding, s.stride)
 
 
-def weight_gradient(x: Tensor, grad: Tensor, kernel: Pair, s: Settings) -> Tensor:
-    """``grad @ columns(x).T``, added over the batch: ``(groups, O/g, C/g * k)``.
+def weight_gradient(columns: Tensor, grad: Tensor, s: Settings) -> Tensor:
+    """``grad @ columns.T``, added over the batch: ``(groups, O/g, C/g * k)``.
 
-    ``x`` is the tensor whose windows were taken and ``grad`` the gradient of
-    the product (for a transposed convolution, the roles swap).
+    ``columns`` are the windows of the tensor the filters were applied to,
+    and ``grad`` the gradient of the product (for a transposed convolution,
+    the roles swap).
     """
     n, channels = grad.shape[:2]
-    columns = unfold(x, kernel, s.dilation, s.padding, s.stride)
     columns = columns.view(n, s.groups, -1, columns.shape[-1])
     grads = grad.reshape(n, s.groups, channels // s.groups, columns.shape[-1])
     return (grads @ columns.transpose(-1, -2)).sum(0)
@@ -135,11 +147,16 @@ class Convolution(Function):
         flat = x.dim() == 3  # 1-d: (N, C, L) is (N, C, 1, L)
         if flat:
             x, weight = x.unsqueeze(2), weight.unsqueeze(2)
+        kernel = (weight.shape[2], weight.shape[3])
         if settings.transposed:
             size = _transposed_size(x, weight, settings)
             out = convolve_transposed(x, weight, settings, size)
         else:
-            out = convolve(x, weight, settings)
+            s = settings
+            columns = unfold(x, kernel, s.dilation, s.padding, s.stride)
+            out = weight_times_columns(weight, columns, x.shape[2:], s)
+            if ctx.needs_input_grad[1]:
+                ctx.columns = columns  # for the weight's gradient
         if bias is not None:
             out = out + bias.view(-1, 1, 1)
         return out.squeeze(2) if flat else out
@@ -160,9 +177,14 @@ class Convolution(Function):
         elif needs_x:
             grad_x = convolve_transposed(grad_output, weight, s, tuple(x.shape[2:]))
         if needs_weight and s.transposed:
-            grad_weight = weight_gradient(grad_output, x, kernel, s)
+            windows = unfold(grad_output, kernel, s.dilation, s.padding, s.stride)
+            grad_weight = weight_gradient(windows, x, s)
         elif needs_weight:
-            grad_weight = weight_gradient(x, grad_output, kernel, s)
+            # The forward's columns, unless the gradient needs a graph itself.
+            columns = ctx.columns
+            if is_grad_enabled():
+                columns = unfold(x, kernel, s.dilation, s.padding, s.stride)
+            grad_weight = weight_gradient(columns, grad_output, s)
         if grad_weight is not None:
             grad_weight = grad_weight.reshape(weight.shape)
         if needs_bias:

@@ -96,8 +96,9 @@ def im2col(
     which copies.
     """
     n, c = x.shape[:2]
-    padded = pad(x, (padding[1], padding[1], padding[0], padding[0]))
-    view = windows(padded, kernel, dilation, stride)  # (N, C, oh, ow, kh, kw)
+    if padding != (0, 0):
+        x = pad(x, (padding[1], padding[1], padding[0], padding[0]))
+    view = windows(x, kernel, dilation, stride)  # (N, C, oh, ow, kh, kw)
     out_h, out_w = view.shape[2:4]
     columns = view.permute(0, 1, 4, 5, 2, 3)  # (N, C, kh, kw, oh, ow)
     return columns.reshape(n, c * kernel[0] * kernel[1], out_h * out_w)

@@ -23,6 +23,7 @@ Adaptive pooling chooses the windows from the output size: window ``i`` of
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
@@ -131,12 +132,15 @@ class MaxPool2DWithIndices(Function):
     ) -> tuple[Tensor, Tensor]:
         values = x._values()
         plane = x.shape[-2] * x.shape[-1]
-        exact = any(v != v for v in values)  # a NaN: scan as PyTorch does
+        total = sum(values)
+        exact = total != total  # a NaN (or inf - inf): scan as PyTorch does
+        reads = [itemgetter(*cell, cell[0]) for cell in cells]  # always a tuple
         picked: list[Any] = []
         where: list[int] = []
         for start in range(0, len(values), plane or 1):
-            for cell in cells:
-                window = [values[start + p] for p in cell]
+            channel = values[start : start + plane]
+            for cell, read in zip(cells, reads):
+                window = read(channel)[:-1]
                 best = first_max(window) if exact else window.index(max(window))
                 picked.append(window[best])
                 where.append(cell[best])
