@@ -219,12 +219,20 @@ def unfold(
         ``(N, C * kh * kw, L)``, ``L`` the number of windows, row by row.
 
     Raises:
-        RuntimeError: If no window fits.
+        RuntimeError: If no window fits, or ``input`` is not 3-d or 4-d.
     """
     kernel, dil, pad_, step = _settings(kernel_size, dilation, padding, stride)
+    if 0 < input.dim() < 3:  # PyTorch reads size(dim) of a missing dimension
+        d = input.dim()
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], "
+            f"but got {d})"
+        )
     if input.dim() not in (3, 4):
-        raise NotImplementedError(
-            f"Input Error: Only 4D input Tensors are supported (got {input.dim()}D)"
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+            "other non-zero dimensions for input, but got: "
+            f"{list(input.shape)}"
         )
     batch, unbatched = (
         (input.unsqueeze(0), True) if input.dim() == 3 else (input, False)
@@ -266,9 +274,10 @@ def fold(
     settings = _settings(kernel_size, dilation, padding, stride)
     kernel, dil, pad_, step = settings
     if input.dim() not in (2, 3):
-        raise NotImplementedError(
-            "Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
-            f"supported (got {input.dim()}D)"
+        raise RuntimeError(
+            "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
+            "size and non-zero dimensions for input, but got: "
+            f"{list(input.shape)}"
         )
     batch, unbatched = (
         (input.unsqueeze(0), True) if input.dim() == 2 else (input, False)
