@@ -255,13 +255,17 @@ def test_circular_padding_matches_torch() -> None:
     for shape, pad in [
         ((1, 3, 4), (2, 3)),
         ((1, 3, 4), (-1, 2)),
-        ((2, 1, 3, 4), (1, 2, -1, 3)),
+        ((2, 1, 3, 4), (1, 2, -1, 2)),
     ]:
         x = _leaf(shape, 13)
+        tx = to_torch(x)
         ours = F.pad(x, pad, mode="circular")
-        theirs = torch.nn.functional.pad(to_torch(x), pad, mode="circular")
+        theirs = torch.nn.functional.pad(tx, pad, mode="circular")
         assert_same(ours, theirs, exact=True)
         assert ours.grad_fn.name() == theirs.grad_fn.name()
-        ours.sum().backward()
-        theirs.sum().backward()
+        weights = st.randn(*ours.shape, dtype=st.float64)
+        (ours * weights).sum().backward()
+        (theirs * to_torch(weights)).sum().backward()
+        assert_same(x.grad, tx.grad, rtol=1e-12, atol=1e-12)
     same_error(lambda L: L.nn.functional.pad(L.ones(1, 3, 4), (5, 0), mode="circular"))
+    same_error(lambda L: L.nn.functional.pad(L.ones(1, 1, 3), (-1, 3), mode="circular"))

@@ -261,6 +261,12 @@ def _circular_sources(size: int, left: int, right: int) -> list[int]:
     """
     start, stop = max(-left, 0), size - max(-right, 0)
     kept = stop - start
+    if left > kept or right > kept:  # PyTorch would copy onto its own source
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location. Please clone() "
+            "the tensor before performing the operation."
+        )
     return [start + (o - max(left, 0)) % kept for o in range(size + left + right)]
 
 
