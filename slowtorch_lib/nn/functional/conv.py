@@ -30,7 +30,7 @@ from typing import Any
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import is_grad_enabled
-from slowtorch_lib.nn.functional.fold import Pair, blocks, fold, unfold
+from slowtorch_lib.nn.functional.fold import Pair, blocks, fold, owned, unfold
 from slowtorch_lib.nn.functional.layers import pad
 from slowtorch_lib.ops.common import check_tensor, tensor_input
 
@@ -159,7 +159,7 @@ class Convolution(Function):
                 ctx.columns = columns  # for the weight's gradient
         if bias is not None:
             out = out + bias.view(-1, 1, 1)
-        return out.squeeze(2) if flat else out
+        return owned(out.squeeze(2) if flat else out, x)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any, Any]:

@@ -25,10 +25,20 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.nn.functional.layers import pad
 from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
+from slowtorch_lib.ops.views import detach
 
 __all__ = ["fold", "unfold"]
 
 Pair = tuple[int, int]
+
+
+def owned(result: Tensor, source: Tensor) -> Tensor:
+    """``result`` as the new tensor an operation returns: not a view of the
+    forward's intermediate tensors (for autograd), nor sharing ``source``'s
+    storage (a 1x1 window view reshapes without a copy)."""
+    if result._storage is source._storage:
+        return result.clone()
+    return detach(result)
 
 
 def pair(value: Any, name: str = "argument") -> Pair:
@@ -159,7 +169,7 @@ class Im2Col(Function):
     ) -> Tensor:
         ctx.settings = (kernel, dilation, padding, stride)
         ctx.input_size = tuple(x.shape[2:])
-        return im2col(x, kernel, dilation, padding, stride)
+        return owned(im2col(x, kernel, dilation, padding, stride), x)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -180,7 +190,7 @@ class Col2Im(Function):
         settings: tuple[Pair, Pair, Pair, Pair],
     ) -> Tensor:
         ctx.settings = settings
-        return col2im(columns, output_size, *settings)
+        return owned(col2im(columns, output_size, *settings), columns)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
