@@ -859,3 +859,14 @@ CASES += [
         (2, 3, 3),
     ),
 ]
+
+# ReLU's gradient as a function of its own (create_graph): torch records
+# ThresholdBackwardBackward0, whose backward selects the same way.
+CASES += [
+    _case(
+        "relu_gradient_create_graph",
+        lambda L, x: L.autograd.grad((L.relu(x) ** 2).sum(), x, create_graph=True)[0],
+        M,
+        domain="nonzero",
+    ),
+]
