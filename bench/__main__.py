@@ -29,7 +29,12 @@ Targets (engine time / baseline time):
 * one training step of a 2-64-64-2 tanh MLP on 64 points (cross-entropy,
   ``optim.SGD``): at most 1.3
 
-The last two cases are defined in ``bench/nn_cases.py``.
+* forward + backward of ``Conv2d(1, 8, 3)`` on 32 images of 8x8: at most 1.5
+* one training step of a CNN (that convolution, ReLU, 2x2 max-pool,
+  ``Linear(72, 10)``; cross-entropy, ``optim.SGD``), batch 32: at most 1.5
+
+``Linear`` and the MLP are defined in ``bench/nn_cases.py``, the convolution
+cases in ``bench/conv_cases.py``.
 
 Against the fused loop the elementwise cases take several times longer:
 every engine operation makes a pass of its own and stores a float32 result,
@@ -48,7 +53,7 @@ from operator import add, mul
 from typing import Any
 
 import slowtorch_lib as st
-from bench import nn_cases
+from bench import conv_cases, nn_cases
 from bench.flat import matmul, random_floats, to_float32
 
 torch: Any
@@ -276,6 +281,8 @@ def build_cases() -> list[Case]:
 
     # Linear(64, 64) and the MLP training step: bench/nn_cases.py.
     cases += [Case(*spec) for spec in nn_cases.specs(torch)]
+    # Conv2d(1, 8, 3) and the CNN training step: bench/conv_cases.py.
+    cases += [Case(*spec) for spec in conv_cases.specs(torch)]
     return cases
 
 

@@ -97,13 +97,20 @@ def strided_values(
     :func:`position_list`. ``itemgetter`` fetches all the positions in a
     single call, which is several times faster than a Python loop over
     them; a view that sees one cell everywhere (a broadcast scalar) is that
-    value repeated.
+    value repeated. Rows of four or more elements are read as one slice
+    each (``data[start : stop : step]``), which is faster still.
 
     >>> strided_values([10, 11, 12, 13, 14, 15], (3, 2), strides=(1, 3), offset=0)
     [10, 13, 11, 14, 12, 15]
     """
     if not any(strides):  # one cell seen everywhere (a broadcast scalar)
         return [data[offset]] * numel(shape)
+    if shape and shape[-1] >= 4 and strides[-1] > 0:  # rows: one slice each
+        size, step = shape[-1], strides[-1]
+        values: list[Any] = []
+        for start in position_list(shape[:-1], strides[:-1], offset):
+            values += data[start : start + size * step : step]
+        return values
     positions = position_list(shape, strides, offset)
     if len(positions) <= 1:  # itemgetter of one position returns no tuple
         return [data[p] for p in positions]

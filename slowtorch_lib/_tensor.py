@@ -1780,7 +1780,18 @@ class Tensor:
         with ``parts``, of the real and imaginary parts of this complex
         tensor's storage (a view of ``view_as_real(self)``)."""
         source = _complex_parts.view_as_real(self) if parts else self
-        return _views.as_strided(source, shape, stride, offset)
+        return _views.AsStrided.apply(source, shape=shape, stride=stride, offset=offset)
+
+    def as_strided(
+        self,
+        size: Sequence[int],
+        stride: Sequence[int],
+        storage_offset: int | None = None,
+    ) -> Tensor:
+        return _views.as_strided(self, size, stride, storage_offset)
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        return _views.unfold(self, dimension, size, step)
 
     def view(self, *shape: Any) -> Tensor:
         if not shape:

@@ -322,10 +322,65 @@ class Generator:
     def step(self) -> None:
         rng = self.rng
         kind = rng.choices(
-            ("unary", "binary", "reduce", "linalg", "view", "inplace", "index", "join"),
-            weights=(22, 26, 14, 7, 9, 12, 8, 2),
+            (
+                "unary",
+                "binary",
+                "reduce",
+                "linalg",
+                "view",
+                "inplace",
+                "index",
+                "join",
+                "window",
+            ),
+            weights=(22, 26, 14, 7, 9, 12, 8, 2, 4),
         )[0]
         getattr(self, "op_" + kind)()
+
+    def op_window(self) -> None:
+        """Windows of a fresh float image: a strided view, a convolution or a
+        pooling (the other operations never make 4-d float images)."""
+        rng = self.rng
+        dtype = rng.choice(("float32", "float64"))
+        n, c = rng.choice((1, 2)), rng.choice((1, 2))
+        h, w = rng.randint(3, 5), rng.randint(3, 5)
+        # Ordinary numbers: torch sums float32 products in float32, in its own
+        # order, so 1e30 and inf would make the two disagree by rounding.
+        special, self.special = self.special, False
+        x = self.leaf((n, c, h, w), dtype)
+        k = rng.choice((1, 2, 3))
+        step, pad = rng.choice((1, 2)), rng.choice((0, 1))
+        F = "torch.nn.functional"
+        kinds = ("unfold", "as_strided", "conv2d", "conv1d", "max", "avg", "im2col")
+        kind = rng.choice((*kinds, "other"))
+        if kind == "unfold":
+            line = f"{x}.unfold({rng.randint(0, 3)}, {k}, {step})"
+        elif kind == "as_strided":
+            line = f"{x}.clone().as_strided(({h - k + 1}, {k}), ({w}, {step}))"
+        elif kind == "conv2d":
+            weight = self.leaf((rng.choice((1, 3)), c, k, k), dtype)
+            line = f"{F}.conv2d({x}, {weight}, stride={step}, padding={pad})"
+        elif kind == "conv1d":
+            weight = self.leaf((2, c, k), dtype)
+            line = f"{F}.conv1d({x}.flatten(2), {weight}, dilation={step})"
+        elif kind == "max":
+            ceil = rng.choice((True, False))
+            line = f"{F}.max_pool2d({x}, {k}, {step}, {k // 2}, ceil_mode={ceil})"
+        elif kind == "avg":
+            line = f"{F}.avg_pool2d({x}, {k}, {step}, {k // 2})"
+        elif kind == "im2col":
+            line = f"{F}.unfold({x}, {k}, padding={pad}, stride={step})"
+        else:
+            line = rng.choice(
+                (
+                    f"{F}.adaptive_avg_pool2d({x}, 2)",
+                    f"{F}.adaptive_max_pool2d({x}, (2, 1))",
+                    f"{F}.interpolate({x}, scale_factor=2)",
+                    f"{F}.pad({x}, (1, 0, 1, 1), mode='circular')",
+                )
+            )
+        self.special = special
+        self.emit(f"{self.fresh()} = {line}")
 
     def op_unary(self) -> None:
         rng = self.rng

@@ -683,3 +683,190 @@ CASES += [
         domain="nonzero",
     ),
 ]
+
+# Windows: as_strided and unfold (overlapping views), im2col and col2im,
+# convolutions (the window view times a weight matrix), pooling, padding and
+# nearest-neighbour upsampling.
+IMAGE = (2, 2, 5, 4)  # (N, C, H, W)
+CASES += [
+    _case(
+        "as_strided_overlapping_windows",
+        lambda L, x: L.as_strided(x, (4, 3), (2, 1)),
+        (10,),
+    ),
+    _case(
+        "as_strided_method_offset_of_a_view",
+        lambda L, x: x[1:].as_strided((2, 2), (1, 3), 5),
+        (3, 4),
+    ),
+    _case(
+        "as_strided_of_an_expanded_input",
+        lambda L, x: x.expand(3, 4).as_strided((3, 2), (1, 1)),
+        (4,),
+    ),
+    _case("unfold_method", lambda L, x: x.unfold(1, 3, 2), (2, 7)),
+    _case("unfold_method_overlapping", lambda L, x: x.unfold(0, 2, 1), (5, 2)),
+    _case(
+        "F_unfold_im2col",
+        lambda L, x: L.nn.functional.unfold(x, (2, 3), padding=1, stride=(2, 1)),
+        IMAGE,
+    ),
+    _case(
+        "F_fold_col2im",
+        lambda L, x: L.nn.functional.fold(x, (4, 5), 2, dilation=(1, 2)),
+        (2, 8, 9),
+    ),
+    _case(
+        "conv2d_stride_padding_bias",
+        lambda L, x, w, b: L.nn.functional.conv2d(x, w, b, stride=2, padding=1),
+        IMAGE,
+        (3, 2, 3, 3),
+        (3,),
+    ),
+    _case(
+        "conv2d_pairs_dilation",
+        lambda L, x, w: L.nn.functional.conv2d(
+            x, w, stride=(1, 2), padding=(2, 1), dilation=(2, 1)
+        ),
+        IMAGE,
+        (3, 2, 2, 2),
+    ),
+    _case(
+        "conv2d_groups_same",
+        lambda L, x, w, b: L.nn.functional.conv2d(x, w, b, padding="same", groups=2),
+        IMAGE,
+        (4, 1, 2, 3),
+        (4,),
+    ),
+    _case(
+        "conv2d_valid_unbatched",
+        lambda L, x, w: L.nn.functional.conv2d(x, w, padding="valid"),
+        (2, 4, 4),
+        (1, 2, 3, 2),
+    ),
+    _case(
+        "conv1d_stride_dilation_groups",
+        lambda L, x, w, b: L.nn.functional.conv1d(
+            x, w, b, stride=2, padding=1, dilation=2, groups=2
+        ),
+        (2, 4, 9),
+        (2, 2, 3),
+        (2,),
+    ),
+    _case(
+        "conv_transpose2d_stride_output_padding",
+        lambda L, x, w, b: L.nn.functional.conv_transpose2d(
+            x, w, b, stride=2, padding=1, output_padding=1
+        ),
+        (2, 2, 3, 3),
+        (2, 3, 3, 2),
+        (3,),
+    ),
+    _case(
+        "conv_transpose2d_groups_dilation",
+        lambda L, x, w: L.nn.functional.conv_transpose2d(
+            x, w, groups=2, dilation=(2, 1)
+        ),
+        (1, 4, 3, 2),
+        (4, 1, 2, 2),
+    ),
+    _case(
+        "conv_transpose1d",
+        lambda L, x, w: L.nn.functional.conv_transpose1d(x, w, stride=3, padding=1),
+        (2, 2, 4),
+        (2, 3, 3),
+    ),
+    _case(
+        "max_pool2d",
+        lambda L, x: L.nn.functional.max_pool2d(x, 2),
+        IMAGE,
+    ),
+    _case(
+        "max_pool2d_padding_dilation_ceil_indices",
+        lambda L, x: L.nn.functional.max_pool2d(
+            x,
+            3,
+            stride=2,
+            padding=1,
+            dilation=(1, 2),
+            ceil_mode=True,
+            return_indices=True,
+        )[0],  # fmt: skip
+        IMAGE,
+    ),
+    _case(
+        "max_pool1d_ceil",
+        lambda L, x: L.nn.functional.max_pool1d(x, 3, stride=2, ceil_mode=True),
+        (2, 3, 8),
+    ),
+    _case(
+        "avg_pool2d_padding_ceil",
+        lambda L, x: L.nn.functional.avg_pool2d(
+            x, 3, stride=2, padding=1, ceil_mode=True
+        ),
+        IMAGE,
+    ),
+    _case(
+        "avg_pool2d_exclude_pad",
+        lambda L, x: L.nn.functional.avg_pool2d(
+            x, (2, 3), padding=1, count_include_pad=False
+        ),
+        IMAGE,
+    ),
+    _case(
+        "avg_pool2d_divisor_override",
+        lambda L, x: L.nn.functional.avg_pool2d(x, 2, 1, divisor_override=3),
+        IMAGE,
+    ),
+    _case(
+        "avg_pool1d",
+        lambda L, x: L.nn.functional.avg_pool1d(x, 3, stride=2, padding=1),
+        (2, 3, 8),
+    ),
+    _case(
+        "adaptive_avg_pool2d",
+        lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, (3, 3)),
+        IMAGE,
+    ),
+    _case(
+        "adaptive_avg_pool2d_to_one",
+        lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 1),
+        IMAGE,
+    ),
+    _case(
+        "adaptive_avg_pool1d",
+        lambda L, x: L.nn.functional.adaptive_avg_pool1d(x, 3),
+        (2, 3, 7),
+    ),
+    _case(
+        "adaptive_max_pool2d",
+        lambda L, x: L.nn.functional.adaptive_max_pool2d(x, (2, 3)),
+        IMAGE,
+    ),
+    _case(
+        "pad_circular",
+        lambda L, x: L.nn.functional.pad(x, (1, 2, 2, 0), mode="circular"),
+        IMAGE,
+    ),
+    _case(
+        "interpolate_nearest_2d",
+        lambda L, x: L.nn.functional.interpolate(x, scale_factor=(2, 1.5)),
+        IMAGE,
+    ),
+    _case(
+        "interpolate_nearest_1d_size",
+        lambda L, x: L.nn.functional.interpolate(x, size=5),
+        (2, 3, 3),
+    ),
+]
+
+# ReLU's gradient as a function of its own (create_graph): torch records
+# ThresholdBackwardBackward0, whose backward selects the same way.
+CASES += [
+    _case(
+        "relu_gradient_create_graph",
+        lambda L, x: L.autograd.grad((L.relu(x) ** 2).sum(), x, create_graph=True)[0],
+        M,
+        domain="nonzero",
+    ),
+]

@@ -682,19 +682,21 @@ def test_random_sampler_draws_lazily() -> None:
 @pytest.mark.parametrize(
     "call",
     [
-        lambda L: L.nn.Conv1d(1, 2, 3),
-        lambda L: L.nn.Conv2d(1, 2, 3),
         lambda L: L.nn.Conv3d(1, 2, 3),
-        lambda L: L.nn.MaxPool2d(2),
-        lambda L: L.nn.AvgPool2d(2),
-        lambda L: L.nn.functional.conv1d(L.ones(1, 1, 4), L.ones(1, 1, 2)),
-        lambda L: L.nn.functional.conv2d(L.ones(1, 1, 4, 4), L.ones(1, 1, 2, 2)),
-        lambda L: L.nn.functional.max_pool2d(L.ones(1, 1, 4, 4), 2),
-        lambda L: L.nn.functional.avg_pool2d(L.ones(1, 1, 4, 4), 2),
+        lambda L: L.nn.MaxPool3d(2),
+        lambda L: L.nn.AvgPool3d(2),
+        lambda L: L.nn.functional.conv3d(L.ones(1, 1, 4, 4, 4), L.ones(1, 1, 2, 2, 2)),
+        lambda L: L.nn.functional.conv_transpose3d(
+            L.ones(1, 1, 4, 4, 4), L.ones(1, 1, 2, 2, 2)
+        ),
+        lambda L: L.nn.functional.max_pool3d(L.ones(1, 1, 4, 4, 4), 2),
+        lambda L: L.nn.functional.avg_pool3d(L.ones(1, 1, 4, 4, 4), 2),
     ],
 )
-def test_convolutions_are_not_implemented_yet(call: Callable[[Any], Any]) -> None:
-    with pytest.raises(NotImplementedError, match="does not have convolutions"):
+def test_three_dimensional_convolutions_are_not_implemented(
+    call: Callable[[Any], Any],
+) -> None:
+    with pytest.raises(NotImplementedError, match="3-d convolutions and pooling"):
         call(st)
 
 

@@ -37,6 +37,7 @@ from slowtorch_lib._kernels import (
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
+    check_kernel,
     check_real,
     contiguous_copy,
     unary,
@@ -799,7 +800,7 @@ def sigmoid(input: Tensor) -> Tensor:
 
 def _relu_scalar(x: Any) -> Any:
     """``x`` if it is not below 0 (``-0.0`` and ``nan`` stay), else 0."""
-    return x if x >= 0 or math.isnan(x) else 0
+    return 0 if x < 0 else x
 
 
 class Relu(Function):
@@ -810,15 +811,39 @@ class Relu(Function):
         if x.dtype is dtypes.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
         check_real("clamp", x.dtype)
-        result = unary(_relu_scalar, x)
+        check_kernel(_relu_scalar, x.dtype)
+        # The loop of _relu_scalar written out: no call per element.
+        kept = [0 if v < 0 else v for v in x._values()]
+        result = from_values(kept, x._shape, x.dtype)
         ctx.save_for_backward(result)
         return result
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        # Select, not multiply: 0 * inf would be nan. A nan input passes.
-        return where(result <= 0, 0.0, grad_output)
+        return ThresholdBackward.apply(grad_output, result)
+
+
+class ThresholdBackward(Function):
+    """ReLU's backward: ``grad`` where ``result > 0``, else 0.
+
+    Select, not multiply: ``0 * inf`` would be nan. A nan result passes the
+    gradient. Its own backward selects the same way (``result`` gets none).
+    """
+
+    grad_fn_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, grad: Tensor, result: Tensor) -> Tensor:
+        ctx.save_for_backward(result)
+        pairs = zip(grad._values(), result._values())
+        kept = [0 if r <= 0 else g for g, r in pairs]
+        return from_values(kept, result._shape, grad.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, None]:
+        (result,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad_output, result), None
 
 
 @tensor_input

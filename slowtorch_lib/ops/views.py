@@ -10,6 +10,7 @@ written to in place lives in :mod:`slowtorch_lib.autograd.history`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,11 +29,12 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.history import as_view
 from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.copying import clone
-from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
+from slowtorch_lib.ops.gather_scatter import index, index_add_into_zeros
 from slowtorch_lib.ops.joining import cat, stack
 from slowtorch_lib.ops.reduction import sum_to_size
 
 __all__ = [
+    "as_strided",
     "chunk",
     "detach",
     "flatten",
@@ -732,16 +734,24 @@ def alias(input: Tensor) -> Tensor:
 
 
 # ----------------------------------------------------------------------
-# Any geometry: as_strided (used when a view gets a new history)
+# Any geometry: as_strided and unfold (windows, which may overlap)
 # ----------------------------------------------------------------------
 
 
 class AsStrided(Function):
-    """Any geometry over the storage of ``x``, which must be a base (not a view).
+    """Any geometry over the storage of ``x``: sizes, strides and an offset.
 
-    This is the history a view gets when its base is changed in place: the
-    view's elements are re-read from the changed base. The backward adds each
-    gradient element to the base element that sits in the same storage cell.
+    The forward is chapter 1's index arithmetic and nothing else: element
+    ``(i, j, ...)`` of the result is storage cell
+    ``offset + i * stride[0] + j * stride[1] + ...``. Strides smaller than
+    the window make windows that overlap, as a convolution's do.
+
+    The backward adds each gradient element to the storage cell it was read
+    from, so a cell read by several overlapping windows gets the sum of their
+    gradients. Each element of ``x`` then takes the sum of its cell (shared
+    evenly when ``x`` itself shows one cell several times, as PyTorch does).
+    The same view is also the history a view gets when its base is changed
+    in place (:mod:`slowtorch_lib.autograd.history`).
     """
 
     @staticmethod
@@ -753,21 +763,145 @@ class AsStrided(Function):
         stride: tuple[int, ...],
         offset: int,
     ) -> Tensor:
-        # Row-major index in x of the element in each storage cell.
-        cells = position_list(x._shape, x._stride, x._offset)
-        cell_to_index = {cell: i for i, cell in enumerate(cells)}
-        ctx.input_shape = x._shape
-        view_cells = position_list(shape, stride, offset)
-        ctx.positions = [cell_to_index[cell] for cell in view_cells]
+        ctx.input_geometry = (x._shape, x._stride, x._offset)
+        ctx.geometry = (shape, stride, offset)
         return as_view(x, shape, stride, offset)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        return index_add_into_zeros(grad_output, ctx.positions, ctx.input_shape)
+        input_cells = position_list(*ctx.input_geometry)
+        output_cells = position_list(*ctx.geometry)
+        # Number the cells either geometry reads: 0, 1, 2, ...
+        number = {cell: i for i, cell in enumerate(sorted(set(input_cells)))}
+        outside = len(number)  # one slot for cells that x does not show
+        slots = [number.get(cell, outside) for cell in output_cells]
+        per_cell = index_add_into_zeros(grad_output, slots, (outside + 1,))
+        picked = [number[cell] for cell in input_cells]
+        grad_input = index(per_cell, picked, ctx.input_geometry[0])
+        if len(number) == len(input_cells):  # no cell of x is shown twice
+            return grad_input
+        shown = Counter(input_cells)
+        counts = [shown[cell] for cell in input_cells]
+        return grad_input / from_values(counts, grad_input._shape, grad_input.dtype)
 
 
+@tensor_input
 def as_strided(
-    input: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int
+    input: Tensor,
+    size: Sequence[int],
+    stride: Sequence[int],
+    storage_offset: int | None = None,
 ) -> Tensor:
-    """A view of ``input``'s storage with this exact geometry."""
-    return AsStrided.apply(input, shape=shape, stride=stride, offset=offset)
+    """A view of ``input``'s storage with exactly this geometry.
+
+    Args:
+        input: Whose storage is read.
+        size: The shape of the view.
+        stride: How many storage cells one step along each dimension skips.
+        storage_offset: The cell of element ``(0, 0, ...)``; by default the
+            offset of ``input``.
+
+    Raises:
+        RuntimeError: If ``size`` and ``stride`` differ in length, a stride
+            or the offset is negative, or the view reads past the storage.
+    """
+    shape, strides = tuple(size), tuple(stride)
+    offset = input._offset if storage_offset is None else storage_offset
+    _check_geometry(input, shape, strides, offset)
+    return AsStrided.apply(input, shape=shape, stride=strides, offset=offset)
+
+
+def _check_geometry(
+    input: Tensor, shape: tuple[int, ...], strides: tuple[int, ...], offset: int
+) -> None:
+    """PyTorch's refusals of a geometry for ``as_strided``."""
+    if len(shape) != len(strides):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in strides):
+        raise RuntimeError(
+            "as_strided: Negative strides are not supported at the moment, got "
+            f"strides: {list(strides)}"
+        )
+    if any(n < 0 for n in shape):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(shape)} and "
+            f"strides={list(strides)}"
+        )
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    needed = 0 if 0 in shape else offset + 1
+    needed += sum((n - 1) * s for n, s in zip(shape, strides)) if needed else 0
+    cells = len(input._storage)
+    if needed > cells:
+        item = input.element_size()
+        raise RuntimeError(
+            f"setStorage: sizes {list(shape)}, strides {list(strides)}, storage "
+            f"offset {offset}, and itemsize {item} requiring a storage size of "
+            f"{needed * item} are out of bounds for storage of size {cells * item}"
+        )
+
+
+class Unfold(Function):
+    """Every window of ``size`` elements along ``dim``, ``step`` apart.
+
+    ``dim`` becomes the number of windows and a new last dimension of
+    ``size`` runs along each window: the stride of ``dim`` is multiplied by
+    ``step``, and the new dimension has the old stride. Nothing is copied.
+    The backward adds each window's gradient back to the elements it
+    covers, so an element in several windows gets the sum.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dim: int, size: int, step: int
+    ) -> Tensor:
+        ctx.input_shape = x._shape
+        ctx.window = (dim, size, step)
+        shape, stride = window_layout(x._shape, x._stride, dim, size, step)
+        return as_view(x, shape, stride, x._offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        dim, size, step = ctx.window
+        row_major = contiguous_strides(ctx.input_shape)
+        shape, stride = window_layout(ctx.input_shape, row_major, dim, size, step)
+        positions = position_list(shape, stride, 0)
+        return index_add_into_zeros(grad_output, positions, ctx.input_shape)
+
+
+def window_layout(
+    shape: tuple[int, ...], stride: tuple[int, ...], dim: int, size: int, step: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The shape and strides of the windows of :class:`Unfold`.
+
+    >>> window_layout((5,), (1,), dim=0, size=2, step=1)
+    ((4, 2), (1, 1))
+    """
+    count = (shape[dim] - size) // step + 1 if shape else 1
+    if not shape:
+        return (size,), (1,)
+    new_shape = shape[:dim] + (count,) + shape[dim + 1 :] + (size,)
+    new_stride = stride[:dim] + (stride[dim] * step,) + stride[dim + 1 :]
+    return new_shape, new_stride + (stride[dim],)
+
+
+@tensor_input
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``Tensor.unfold``: the windows of ``size`` along ``dimension`` (a view).
+
+    Raises:
+        RuntimeError: If a window is longer than the dimension or ``step``
+            is not positive.
+        IndexError: If ``dimension`` is out of range.
+    """
+    dim = normalize_dim(dimension, max(input.dim(), 1))
+    length = input._shape[dim] if input.dim() else 1
+    if size > length:
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {dim} is {length} but size is {size}"
+        )
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return Unfold.apply(input, dim=dim, size=size, step=step)

@@ -21,15 +21,19 @@ from slowtorch_lib.nn.functional.activation import (
     softmax,
     tanh,
 )
-from slowtorch_lib.nn.functional.convolution import (
-    avg_pool1d,
-    avg_pool2d,
+from slowtorch_lib.nn.functional.conv import (
     conv1d,
     conv2d,
-    conv3d,
-    max_pool1d,
-    max_pool2d,
+    conv_transpose1d,
+    conv_transpose2d,
 )
+from slowtorch_lib.nn.functional.convolution import (
+    avg_pool3d,
+    conv3d,
+    conv_transpose3d,
+    max_pool3d,
+)
+from slowtorch_lib.nn.functional.fold import fold, unfold
 from slowtorch_lib.nn.functional.layers import (
     dropout,
     embedding,
@@ -48,6 +52,17 @@ from slowtorch_lib.nn.functional.loss import (
     smooth_l1_loss,
 )
 from slowtorch_lib.nn.functional.normalization import batch_norm, layer_norm
+from slowtorch_lib.nn.functional.pooling import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool2d,
+)
+from slowtorch_lib.nn.functional.sampling import dropout2d, interpolate
 
 __all__ = [
     "avg_pool1d",
@@ -81,4 +96,18 @@ __all__ = [
     "smooth_l1_loss",
     "softmax",
     "tanh",
+    # windows: convolution, pooling, folding, sampling
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "avg_pool3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "dropout2d",
+    "fold",
+    "interpolate",
+    "max_pool3d",
+    "unfold",
 ]

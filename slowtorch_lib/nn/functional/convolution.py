@@ -1,7 +1,8 @@
-"""Convolution and pooling: not in this engine yet.
+"""Three-dimensional convolution and pooling: not in this engine.
 
 The names exist so that a program using them stops with a clear
-``NotImplementedError`` rather than an ``AttributeError``.
+``NotImplementedError`` rather than an ``AttributeError``. The 1-d and 2-d
+versions are in :mod:`.conv` and :mod:`.pooling`.
 """
 
 from __future__ import annotations
@@ -9,54 +10,36 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
-    "avg_pool1d",
-    "avg_pool2d",
-    "conv1d",
-    "conv2d",
+    "avg_pool3d",
     "conv3d",
-    "max_pool1d",
-    "max_pool2d",
+    "conv_transpose3d",
+    "max_pool3d",
 ]
 
 
 def not_yet(name: str) -> NotImplementedError:
-    """The error for a convolution or pooling operation."""
+    """The error for a 3-d convolution or pooling operation."""
     return NotImplementedError(
-        f"{name}: this engine does not have convolutions or pooling yet "
-        "(only the fully connected layers: Linear, Embedding, ...)."
+        f"{name}: 3-d convolutions and pooling are not implemented in this engine "
+        "(the 1-d and 2-d ones are: conv1d, conv2d, max_pool2d, ...)."
     )
 
 
-def conv1d(input: Any, weight: Any, *args: Any, **kwargs: Any) -> Any:
-    """Not implemented yet."""
-    raise not_yet("conv1d")
-
-
-def conv2d(input: Any, weight: Any, *args: Any, **kwargs: Any) -> Any:
-    """Not implemented yet."""
-    raise not_yet("conv2d")
-
-
 def conv3d(input: Any, weight: Any, *args: Any, **kwargs: Any) -> Any:
-    """Not implemented yet."""
+    """Not implemented."""
     raise not_yet("conv3d")
 
 
-def max_pool1d(input: Any, *args: Any, **kwargs: Any) -> Any:
-    """Not implemented yet."""
-    raise not_yet("max_pool1d")
+def conv_transpose3d(input: Any, weight: Any, *args: Any, **kwargs: Any) -> Any:
+    """Not implemented."""
+    raise not_yet("conv_transpose3d")
 
 
-def max_pool2d(input: Any, *args: Any, **kwargs: Any) -> Any:
-    """Not implemented yet."""
-    raise not_yet("max_pool2d")
+def max_pool3d(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """Not implemented."""
+    raise not_yet("max_pool3d")
 
 
-def avg_pool1d(input: Any, *args: Any, **kwargs: Any) -> Any:
-    """Not implemented yet."""
-    raise not_yet("avg_pool1d")
-
-
-def avg_pool2d(input: Any, *args: Any, **kwargs: Any) -> Any:
-    """Not implemented yet."""
-    raise not_yet("avg_pool2d")
+def avg_pool3d(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """Not implemented."""
+    raise not_yet("avg_pool3d")

@@ -253,6 +253,23 @@ def _source_index(mode: str, index: int, size: int) -> int:
     return -index if index < 0 else 2 * (size - 1) - index
 
 
+def _circular_sources(size: int, left: int, right: int) -> list[int]:
+    """Which input index each output index copies, wrapping around.
+
+    A negative amount first cuts elements off; the rest wraps around what
+    is left (``[0, 1, 2, 3]`` padded by ``(-1, 2)``: ``1 2 3 1 2``).
+    """
+    start, stop = max(-left, 0), size - max(-right, 0)
+    kept = stop - start
+    if left > kept or right > kept:  # PyTorch would copy onto its own source
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location. Please clone() "
+            "the tensor before performing the operation."
+        )
+    return [start + (o - max(left, 0)) % kept for o in range(size + left + right)]
+
+
 def _pad_positions(
     shape: tuple[int, ...], pad: tuple[int, ...], mode: str
 ) -> tuple[list[int], tuple[int, ...]]:
@@ -271,7 +288,10 @@ def _pad_positions(
         if new_size < 0:
             raise RuntimeError("narrow(): length must be non-negative.")
         out_shape[dim] = new_size
-        maps[dim] = [_source_index(mode, o - left, size) for o in range(new_size)]
+        if mode == "circular":
+            maps[dim] = _circular_sources(size, left, right)
+        else:
+            maps[dim] = [_source_index(mode, o - left, size) for o in range(new_size)]
     positions = [0]
     for dim, size in enumerate(shape):
         positions = [
@@ -340,9 +360,19 @@ class ReplicationPad3d(Index):
     grad_fn_name = "ReplicationPad3DBackward0"
 
 
+class CircularPad(Index):
+    """The other end continued (``[1, 2, 3]`` padded by 2: ``2 3 1 2 3 1 2``).
+
+    PyTorch copies the slices into place, so its node is a ``CopySlices``.
+    """
+
+    grad_fn_name = "torch::autograd::CopySlices"
+
+
 GATHER_PADS = {
     "reflect": (ReflectionPad1d, ReflectionPad2d, ReflectionPad3d),
     "replicate": (ReplicationPad1d, ReplicationPad2d, ReplicationPad3d),
+    "circular": (CircularPad, CircularPad, CircularPad),
 }
 
 
@@ -356,7 +386,8 @@ def pad(
         pad: ``(left, right)`` for the last dimension, then optionally
             ``(top, bottom)`` for the one before, and so on.
         mode: ``'constant'`` (fill with ``value``, default 0),
-            ``'reflect'`` (mirror the edge) or ``'replicate'`` (repeat it).
+            ``'reflect'`` (mirror the edge), ``'replicate'`` (repeat it) or
+            ``'circular'`` (continue from the other end).
         value: The fill value of ``'constant'``.
 
     Raises:
@@ -376,8 +407,6 @@ def pad(
         )
     if mode == "constant":
         return ConstantPadNd.apply(input, pad=pad, value=0 if value is None else value)
-    if mode == "circular":
-        raise NotImplementedError("pad: mode 'circular' is not implemented here yet")
     if mode not in GATHER_PADS:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     padded = len(pad) // 2
@@ -391,6 +420,10 @@ def pad(
         )
     if mode == "reflect":
         _check_reflection(input, pad)
+    if mode == "circular" and any(
+        amount > input._shape[input.dim() - 1 - i // 2] for i, amount in enumerate(pad)
+    ):
+        raise RuntimeError("Padding value causes wrapping around more than once.")
     positions, shape = _pad_positions(input._shape, pad, mode)
     function = GATHER_PADS[mode][padded - 1]
     return function.apply(input, positions=positions, shape=shape)

@@ -15,19 +15,18 @@ from slowtorch_lib.nn.modules.activation import (
     Softmax,
     Tanh,
 )
-from slowtorch_lib.nn.modules.batchnorm import BatchNorm1d
+from slowtorch_lib.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from slowtorch_lib.nn.modules.container import ModuleDict, ModuleList, Sequential
 from slowtorch_lib.nn.modules.conv import (
-    AvgPool1d,
-    AvgPool2d,
     Conv1d,
     Conv2d,
     Conv3d,
-    MaxPool1d,
-    MaxPool2d,
+    ConvTranspose1d,
+    ConvTranspose2d,
 )
-from slowtorch_lib.nn.modules.dropout import Dropout
+from slowtorch_lib.nn.modules.dropout import Dropout, Dropout2d
 from slowtorch_lib.nn.modules.flatten import Flatten, Unflatten
+from slowtorch_lib.nn.modules.fold import Fold, Unfold
 from slowtorch_lib.nn.modules.linear import Identity, Linear
 from slowtorch_lib.nn.modules.loss import (
     BCELoss,
@@ -41,7 +40,20 @@ from slowtorch_lib.nn.modules.loss import (
 )
 from slowtorch_lib.nn.modules.module import Module
 from slowtorch_lib.nn.modules.normalization import LayerNorm
+from slowtorch_lib.nn.modules.pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+)
 from slowtorch_lib.nn.modules.sparse import Embedding
+from slowtorch_lib.nn.modules.upsampling import Upsample
 
 __all__ = [
     "AvgPool1d",
@@ -80,4 +92,18 @@ __all__ = [
     "Softmax",
     "Tanh",
     "Unflatten",
+    # windows: convolution, pooling, folding, sampling
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AvgPool3d",
+    "BatchNorm2d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "Dropout2d",
+    "Fold",
+    "MaxPool3d",
+    "Unfold",
+    "Upsample",
 ]

@@ -1,4 +1,4 @@
-"""``BatchNorm1d``: per-channel normalization with running statistics."""
+"""``BatchNorm1d`` and ``BatchNorm2d``: per-channel normalization with running stats."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from slowtorch_lib.nn import init
 from slowtorch_lib.nn.modules.module import Module
 from slowtorch_lib.nn.parameter import Parameter
 
-__all__ = ["BatchNorm1d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 
 class BatchNorm1d(Module):
@@ -88,9 +88,12 @@ class BatchNorm1d(Module):
         if self.bias is not None:
             init.zeros_(self.bias)
 
-    def forward(self, input: Tensor) -> Tensor:
+    def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (2, 3):
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
         counting = self.training and self.track_running_stats
         factor = 0.0 if self.momentum is None else self.momentum
         if counting and self.momentum is None:  # the average of every batch so far
@@ -119,3 +122,13 @@ class BatchNorm1d(Module):
             f"affine={self.affine}, bias={self.has_bias}, "
             f"track_running_stats={self.track_running_stats}"
         )
+
+
+class BatchNorm2d(BatchNorm1d):
+    """Normalizes each channel of ``(N, C, H, W)`` input, over the batch and
+    every position of the map (the arguments are those of
+    :class:`BatchNorm1d`)."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

@@ -1,4 +1,4 @@
-"""``Dropout``: zeroes random elements in training, nothing in evaluation."""
+"""``Dropout`` and ``Dropout2d``: zeroes random elements (or channels) in training."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.nn import functional as F
 from slowtorch_lib.nn.modules.module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout2d"]
 
 
 class Dropout(Module):
@@ -31,3 +31,11 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """Zeroes whole channels of ``(N, C, H, W)`` input with probability ``p``
+    while ``self.training`` (see :func:`F.dropout2d`)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)
