@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from course.checking import Case
+from course.checks import drawn as d
 from course.checks.ch02 import (
     ROW,
     M,
@@ -22,6 +23,7 @@ from course.checks.ch02 import (
     grads_only,
     matrix_model,
     max_dim,
+    ordered,
     partial_grad,
     shared,
     summed_to,
@@ -174,5 +176,224 @@ CASES = {
             "4096 products of x, added up in a balanced tree",
             wide_graph(4096, balanced=True),
         ),
+    ],
+}
+
+
+# --- drawn cases: inputs drawn for each grading run (most of the marks) -----------
+
+
+def drawn_grads(make: Any, sizes: list[list[int]], low: float = -3.0) -> Any:
+    """``make(torch, rng, *leaves)``'s output and the leaves' gradients, the
+    leaves of ``sizes`` holding drawn values in [low, 3]."""
+
+    def run(torch: Any, rng: d.Rng) -> Any:
+        inputs = [d.leaf(torch, rng, s, low=low, high=3.0) for s in sizes]
+        output = make(torch, rng, *inputs)
+        output.sum().backward()
+        return {"output": output, "grads": d.grads(*inputs)}
+
+    return run
+
+
+def log_mix(torch: Any, rng: d.Rng, x: Any, y: Any) -> Any:
+    scale = rng.choice([0.5, 2.0, 3.0])
+    return (x * scale).log() * y + (x * x).log() / scale
+
+
+def log_broadcast(torch: Any, rng: d.Rng, m: Any, r: Any) -> Any:
+    return m.log() * r.log() + (m * r).log()
+
+
+def tanh_mix(torch: Any, rng: d.Rng, x: Any, y: Any) -> Any:
+    scale = rng.choice([0.5, 1.5, -2.0])
+    return (x * scale).tanh() * y + x.tanh() * x.tanh()
+
+
+def tanh_twice(torch: Any, rng: d.Rng) -> Any:
+    x = d.leaf(torch, rng, [3], low=-2.0, high=2.0)
+    (g,) = torch.autograd.grad(x.tanh().sum(), x, create_graph=True)
+    (g * rng.choice([1.0, 2.0, -3.0])).sum().backward()
+    return [g, x.grad]
+
+
+def div_mix(torch: Any, rng: d.Rng, a: Any, b: Any) -> Any:
+    return a / (b * b + rng.choice([0.5, 1.0, 2.0])) + rng.choice([1.0, -2.0]) / (
+        b * b + 1
+    )
+
+
+def sum_to(torch: Any, rng: d.Rng) -> Any:
+    sizes = d.shape(rng, 1, 3, (1, 3))
+    small = [s if rng.random() < 0.5 else 1 for s in sizes]
+    small = small[rng.randrange(len(small) + 1) :]
+    lead = d.shape(rng, 1, 3, (0, 2))
+    p = d.leaf(torch, rng, small)
+    big = d.tensor(torch, rng, lead + sizes)
+    (p * big).sum().backward()
+    return {"grad": p.grad, "shape": list(p.grad.shape)}
+
+
+def extreme(torch: Any, rng: d.Rng) -> Any:
+    sizes = d.shape(rng, 2, 4, (2, 3))
+    count = d.numel(sizes)
+    distinct = rng.sample(range(-50, 50), count)
+    x = torch.tensor([float(v) for v in distinct]).reshape(*sizes).requires_grad_()
+    dim = rng.randrange(len(sizes))
+    keep = rng.random() < 0.5
+    found = x.max(dim, keep) if rng.random() < 0.5 else x.min(dim, keep)
+    weights = d.tensor(torch, rng, list(found.values.shape))
+    (found.values * weights).sum().backward()
+    return {"values": found.values, "indices": found.indices, "grad": x.grad}
+
+
+def random_graph(torch: Any, rng: d.Rng, leaves: list[Any], steps: int) -> Any:
+    """A graph of drawn shape: each step combines drawn earlier nodes."""
+    nodes = list(leaves)
+    for _ in range(steps):
+        a, b = rng.choice(nodes), rng.choice(nodes)
+        kind = rng.randrange(5)
+        if kind == 0:
+            nodes.append(a * b)
+        elif kind == 1:
+            nodes.append(a + b * rng.choice([0.5, -1.0, 2.0]))
+        elif kind == 2:
+            nodes.append((a * 0.3).exp())
+        elif kind == 3:
+            nodes.append((a * 0.5).tanh())
+        else:
+            nodes.append(a / (b * b + 1.0))
+    picked = rng.sample(nodes[len(leaves) :], min(3, steps))
+    total = picked[0].sum()
+    for node in picked[1:]:
+        total = total + node.sum()
+    return total
+
+
+def graph_grads(torch: Any, rng: d.Rng) -> Any:
+    leaves = [d.leaf(torch, rng, [rng.randint(1, 3)]) for _ in range(2)]
+    leaves = [leaves[0], leaves[1].sum() * 0 + leaves[1].mean(), *leaves[2:]]
+    inputs = [leaves[0]]
+    total = random_graph(torch, rng, [leaves[0], leaves[1]], rng.randint(3, 12))
+    total.backward()
+    return {"output": total, "grads": d.grads(*inputs)}
+
+
+def graph_order(torch: Any, rng: d.Rng) -> Any:
+    make = lambda t: [  # noqa: E731  (one graph, drawn)
+        random_graph(
+            t, rng, [d.leaf(t, rng, [2]), d.leaf(t, rng, [2])], rng.randint(3, 20)
+        )
+    ]
+    return ordered(make)(torch)
+
+
+def graph_two_roots(torch: Any, rng: d.Rng) -> Any:
+    x = d.leaf(torch, rng, [2])
+    y = d.leaf(torch, rng, [2])
+    first = random_graph(torch, rng, [x, y], rng.randint(2, 8))
+    second = random_graph(torch, rng, [x, y], rng.randint(2, 8))
+    torch.autograd.backward([first, second])
+    return d.grads(x, y)
+
+
+def graph_partial(torch: Any, rng: d.Rng) -> Any:
+    x = d.leaf(torch, rng, [3])
+    h = (x * rng.choice([0.5, 2.0])).tanh()
+    out = random_graph(torch, rng, [x, h], rng.randint(2, 8))
+    return list(torch.autograd.grad(out, [h, x], allow_unused=True))
+
+
+def grad_mode_drawn(torch: Any, rng: d.Rng) -> Any:
+    """A drawn nesting of no_grad and enable_grad, blocks and decorators."""
+    a = torch.tensor([1.0], requires_grad=True)
+    seen: list[Any] = []
+
+    def step(depth: int) -> None:
+        seen.append([(a * 2).requires_grad, torch.is_grad_enabled()])
+        if depth == 0:
+            return
+        kind = rng.randrange(4)
+        if kind == 0:
+            with torch.no_grad():
+                step(depth - 1)
+        elif kind == 1:
+            with torch.enable_grad():
+                step(depth - 1)
+        elif kind == 2:
+            torch.no_grad()(step)(depth - 1)
+        else:
+            try:
+                with torch.no_grad():
+                    step(depth - 1)
+                    raise ValueError
+            except ValueError:
+                pass
+        seen.append([(a * 2).requires_grad, torch.is_grad_enabled()])
+
+    step(rng.randint(2, 6))
+    return seen
+
+
+def gradcheck_drawn(torch: Any, rng: d.Rng) -> Any:
+    slip = rng.choice([0.0, 0.0, 1e-3, 0.05, 1.0])
+    values = [[round(rng.uniform(0.5, 2.0), 2) for _ in range(rng.randint(1, 3))]]
+    options = {"atol": rng.choice([1e-5, 1e-2, 0.2])}
+    return checked(lambda t: custom(t, slip), double(*values), **options)(torch)
+
+
+DRAWN = {
+    "2.3": [
+        d.drawn(
+            "(x * s).log() * y + (x * x).log() / s",
+            drawn_grads(log_mix, [[3], [3]], 0.2),
+        ),
+        d.drawn(
+            "m.log() * r.log() + (m * r).log(), m (2, 3), r (3,)",
+            drawn_grads(log_broadcast, [[2, 3], [3]], 0.2),
+        ),
+        d.drawn("(x * s).log() * y (again)", drawn_grads(log_mix, [[2, 2], [2]], 0.2)),
+    ],
+    "2.4": [
+        d.drawn(
+            "(x * s).tanh() * y + x.tanh() ** 2", drawn_grads(tanh_mix, [[3], [3]])
+        ),
+        d.drawn("the same, m (2, 3), r (3,)", drawn_grads(tanh_mix, [[2, 3], [3]])),
+        d.drawn("the gradient of the gradient of x.tanh()", tanh_twice),
+    ],
+    "2.5": [
+        d.drawn("nested no_grad, enable_grad, decorators", grad_mode_drawn),
+        d.drawn("nested no_grad, enable_grad (again)", grad_mode_drawn),
+        d.drawn("nested no_grad, enable_grad (a third)", grad_mode_drawn),
+    ],
+    "2.6": [
+        d.drawn("a / (b * b + c) + k / (b * b + 1)", drawn_grads(div_mix, [[3], [3]])),
+        d.drawn("the same, m (2, 3), r (3,)", drawn_grads(div_mix, [[2, 3], [3]])),
+        d.drawn("the same, r (3,), m (2, 3)", drawn_grads(div_mix, [[3], [2, 3]])),
+    ],
+    "2.7": [
+        d.drawn("p * big, p broadcast: grad of p", sum_to),
+        d.drawn("p * big (again)", sum_to),
+        d.drawn("p * big (a third)", sum_to),
+    ],
+    "2.8": [
+        d.drawn("x.max(dim) or x.min(dim): grads", extreme),
+        d.drawn("x.max(dim) or x.min(dim) (again)", extreme),
+        d.drawn("x.max(dim) or x.min(dim) (a third)", extreme),
+    ],
+    "2.9": [
+        d.drawn("the order of a graph of drawn shape", graph_order),
+        d.drawn("the order of a graph of drawn shape (again)", graph_order),
+        d.drawn("a backward pass through a graph of drawn shape", graph_grads),
+    ],
+    "2.10": [
+        d.drawn("a backward pass through a graph of drawn shape", graph_grads),
+        d.drawn("two roots sharing a graph of drawn shape", graph_two_roots),
+        d.drawn("torch.autograd.grad to a non-leaf, drawn graph", graph_partial),
+    ],
+    "2.11": [
+        d.drawn("gradcheck of a Function with a drawn slip", gradcheck_drawn),
+        d.drawn("gradcheck, drawn slip (again)", gradcheck_drawn),
+        d.drawn("gradcheck, drawn slip (a third)", gradcheck_drawn),
     ],
 }
