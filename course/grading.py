@@ -208,7 +208,7 @@ def grade_student(
             try:
                 if one.run is not None:
                     one.result.exercises.clear()
-                    judge_notebook(one, answers, doubtful, again)
+                    judge_notebook(one, answers, doubtful, again, options.given)
             except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
                 if again:
                     failed(one.result, error)
@@ -283,6 +283,7 @@ def judge_notebook(
     answers: Answers,
     doubtful: set[str],
     notes: bool,
+    given: Collection[str] = (),
 ) -> None:
     """Judges every exercise of the notebook from what the runner reported
     (the notes go to the result only with ``notes``)."""
@@ -295,7 +296,7 @@ def judge_notebook(
             graded.message = "no answer cell (deleted?)"
         elif exercise.kind == "piece":
             graded = judge.judge_piece(
-                exercise, source, run, answers, doubtful - {exercise.id}
+                exercise, source, run, answers, doubtful - {exercise.id}, given
             )
         else:
             graded = judge.judge_prediction(exercise, source, answers)

@@ -128,7 +128,7 @@ class Answers:
         if folder is not None:
             data = json.loads((folder / "answers.json").read_text("utf-8"))
             engine = folder / "engine"
-            return cls(
+            return cls(  # the complete engine, when the export carries it
                 data["expected"],
                 data["secret_text"],
                 data["fingerprints"],
@@ -159,13 +159,7 @@ class Answers:
         }
         (folder / "answers.json").write_text(json.dumps(data), encoding="utf-8")
         if self.engine is not None and folder.resolve() != self.engine.resolve():
-            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-            shutil.copytree(
-                self.engine / "slowtorch_lib",
-                folder / "engine" / "slowtorch_lib",
-                ignore=ignore,
-                dirs_exist_ok=True,
-            )
+            reference_tree(self.engine, folder / "engine")
 
     def draw(self, seed: str | None = None) -> Answers:
         """These answers with a fresh seed drawn for this run, and the drawn
@@ -176,11 +170,10 @@ class Answers:
             raise RuntimeError(
                 "no complete engine to compute the drawn cases' answers with"
             )
-        path = os.pathsep.join([str(self.engine), str(ROOT)])
         done = subprocess.run(
             [sys.executable, "-m", "course.record", "--drawn", seed],
-            cwd=ROOT,
-            env=dict(os.environ, PYTHONPATH=path),
+            cwd=self.engine,
+            env=dict(os.environ, PYTHONPATH=str(self.engine)),
             capture_output=True,
             text=True,
             check=True,
@@ -207,6 +200,20 @@ class Answers:
 
 
 MISSING = {"missing": "not recorded"}
+
+
+def reference_tree(root: Path, dest: Path) -> None:
+    """Copies from ``root`` into ``dest`` what computes the drawn cases'
+    answers: the complete engine and the case programs, pieces and all (an
+    exported autograder's judge keeps it where only the judge reads)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(root / "slowtorch_lib", dest / "slowtorch_lib", ignore=ignore)
+    course = dest / "course"
+    shutil.copytree(root / "course" / "checks", course / "checks", ignore=ignore)
+    shutil.copytree(root / "course" / "data", course / "data", ignore=ignore)
+    for name in (*RUNNER_FILES, "record.py", "saved_pieces.py"):
+        shutil.copy(root / "course" / name, course / name)
+    (course / "__init__.py").write_text('"""The judge\'s reference."""\n', "utf-8")
 
 
 def dependencies() -> dict[str, list[list[str]]]:
@@ -790,6 +797,19 @@ def stub_answer(exercise: Exercise, source: str) -> bool:
         return False
 
 
+def later_cases(
+    exercise: Exercise, answers: Answers, given: Collection[str] = ()
+) -> set[int]:
+    """The cases that reach a piece of a later chapter, not given: they do
+    not count (the judge's own map, :mod:`course.dependencies`)."""
+    chapter = _order(exercise.id)[0]
+    return {
+        index
+        for index, reached in enumerate(answers.needs.get(exercise.id, []))
+        if any(_order(e)[0] > chapter and e not in given for e in reached)
+    }
+
+
 def marks(fixed: tuple[int, int], drawn: tuple[int, int]) -> float:
     """An exercise's points from its (passed, total) fixed and drawn cases:
     the fixed ones (public or recorded: their answers can be known in
@@ -806,16 +826,20 @@ def judge_piece(
     run: Run,
     answers: Answers,
     doubtful: Collection[str] = (),
+    given: Collection[str] = (),
 ) -> Graded:
     """The grade of a piece, from what the judge checks itself: each case's
     outcome against the recorded answer (fixed cases) or the answer it
     computed for this run's drawn inputs (drawn cases, most of the marks).
-    Every case counts, whatever the submission's other pieces: a failed case
-    that also runs one of the student's pieces in ``doubtful`` is reported as
-    a knock-on, never left out (leaving it out would pay for breaking one's
-    own other pieces)."""
+    Which cases count depends on the course alone, never on the submission:
+    those that reach a piece of a later chapter not ``given`` do not (no
+    student has it yet); every other one does, whatever the submission's
+    other pieces. A failed case that also runs one of the student's pieces in
+    ``doubtful`` is reported as a knock-on, never left out (leaving it out
+    would pay for breaking one's own other pieces)."""
     cases = all_cases(exercise)
-    graded = Graded(exercise.id, exercise.title, total=len(cases))
+    later = later_cases(exercise, answers, given)
+    graded = Graded(exercise.id, exercise.title, total=len(cases) - len(later))
     cell = run.cells.get(exercise.id)
     reported = run.cases.get(exercise.id, {})
     end = run.ends.get(exercise.id, {"status": "crashed", "detail": "no result"})
@@ -870,6 +894,8 @@ def judge_piece(
     passed = [0, 0]
     knocked: dict[str, int] = {}
     for index, case in enumerate(cases):
+        if index in later:
+            continue
         found: dict[str, Any] | None = reported.get(index)
         if (exercise.id, index) in run.conflicts:
             found = None
@@ -903,8 +929,11 @@ def judge_piece(
             }
         )
     graded.passed = sum(passed)
-    drawn_total = len(cases) - fixed_total
-    graded.points = marks((passed[0], fixed_total), (passed[1], drawn_total))
+    fixed_counted = fixed_total - len([i for i in later if i < fixed_total])
+    drawn_counted = (
+        len(cases) - fixed_total - len([i for i in later if i >= fixed_total])
+    )
+    graded.points = marks((passed[0], fixed_counted), (passed[1], drawn_counted))
     graded.points = min(1.0, max(0.0, graded.points))
     graded.status = "graded"
     if knocked:

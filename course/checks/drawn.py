@@ -65,11 +65,16 @@ def factors(rng: Rng, count: int, parts: int) -> list[int]:
     return sizes
 
 
-def layout(tensor: Any) -> dict[str, Any]:
-    """Shape, strides, offset and values: everything a layout decides."""
+def layout(tensor: Any, ones: bool = True) -> dict[str, Any]:
+    """Shape, strides, offset and values: everything a layout decides
+    (without ``ones``, the strides of dimensions of size 1, which nothing
+    reads, are left out)."""
+    strides = list(tensor.stride())
+    if not ones:
+        strides = [s if n != 1 else None for s, n in zip(strides, tensor.shape)]
     return {
         "shape": list(tensor.shape),
-        "stride": list(tensor.stride()),
+        "stride": strides,
         "offset": tensor.storage_offset(),
         "values": tensor,
     }
@@ -81,3 +86,31 @@ def leaf(torch: Any, rng: Rng, sizes: list[int], **kwargs: Any) -> Any:
 
 def grads(*tensors: Any) -> list[Any]:
     return [None if t.grad is None else t.grad for t in tensors]
+
+
+def node_grads(torch: Any, output: Any, grad: Any, outputs: int = 1) -> list[Any]:
+    """What ``output``'s node gives for the gradient ``grad`` (of the first
+    of its ``outputs``): its own backward rule alone, no backward pass (no
+    other exercise's piece). PyTorch calls a node; the engine's node has
+    ``apply``, which takes a gradient (or None) for each output."""
+    node = output.grad_fn
+    if torch.__name__ == "torch":
+        found = node(grad)
+    else:
+        found = node.apply(grad, *[None] * (outputs - 1))
+    return list(found) if isinstance(found, tuple) else [found]
+
+
+def rule(
+    make: Callable[[Any, Rng, Any], Any], sizes: list[int], low: float = -3.0
+) -> Any:
+    """A backward rule alone: ``make(torch, rng, x)``'s value for a drawn
+    leaf ``x`` of ``sizes``, and its node's gradient for a drawn gradient."""
+
+    def run(torch: Any, rng: Rng) -> Any:
+        x = leaf(torch, rng, sizes, low=low)
+        out = make(torch, rng, x)
+        grad = tensor(torch, rng, list(out.shape))
+        return {"output": out.detach(), "grads": node_grads(torch, out, grad)}
+
+    return run

@@ -158,11 +158,11 @@ def view_or_reshape(torch: Any, rng: d.Rng) -> Any:
         x = x.narrow(dim, 0, rng.randint(1, sizes[dim]))
     target = d.factors(rng, x.numel(), rng.randint(1, 4))
     try:
-        view: Any = d.layout(x.view(*target))
+        view: Any = d.layout(x.view(*target), ones=False)
     except RuntimeError:
         view = {"raised": "RuntimeError"}
     copy = x.reshape(*target)
-    return {"view": view, "reshape": d.layout(copy)}
+    return {"view": view, "reshape": d.layout(copy, ones=False)}
 
 
 def expanded_to(torch: Any, rng: d.Rng) -> Any:

@@ -192,12 +192,9 @@ def matrix(rng: d.Rng, rows: int, cols: int, low: float = -3.0) -> list[list[flo
 
 
 def elu_drawn(torch: Any, rng: d.Rng) -> Any:
-    sizes = d.shape(rng, 1, 4, (1, 2))
     alpha = rng.choice([1.0, 0.5, 2.0])
-    x = d.values(rng, d.numel(sizes))
-    w = d.values(rng, d.numel(sizes))
-    make = lambda t, a, b: t.nn.functional.elu(a, alpha=alpha) * b  # noqa: E731
-    return gradients_of(make, x, w)(torch)
+    make = lambda t, r, x: t.nn.functional.elu(x, alpha=alpha)  # noqa: E731
+    return d.rule(make, d.shape(rng, 1, 4, (1, 2)))(torch, rng)
 
 
 def kaiming_drawn(torch: Any, rng: d.Rng) -> Any:
@@ -211,22 +208,20 @@ def kaiming_drawn(torch: Any, rng: d.Rng) -> Any:
 
 
 def cross_entropy_drawn(torch: Any, rng: d.Rng) -> Any:
+    """The loss alone (its gradient would need a backward pass)."""
     rows, count = rng.randint(1, 5), rng.randint(2, 5)
-    logits = matrix(rng, rows, count)
+    logits = torch.tensor(matrix(rng, rows, count))
     options: dict[str, Any] = {"reduction": rng.choice(["mean", "sum", "none"])}
-    if rng.random() < 0.4:
-        options["label_smoothing"] = rng.choice([0.1, 0.25])
     if rng.random() < 0.5:
-        target: Any = [rng.randrange(count) for _ in range(rows)]
-        make_target = lambda t: t.tensor(target)  # noqa: E731
+        target = torch.tensor([rng.randrange(count) for _ in range(rows)])
+        if rng.random() < 0.4:
+            options["weight"] = torch.tensor(d.values(rng, count, 0.1, 2.0))
+        if rng.random() < 0.3:
+            options["ignore_index"] = rng.randrange(count)
     else:
-        rows_p = [[rng.randint(0, 4) for _ in range(count)] for _ in range(rows)]
-        target = [[v / max(1, sum(r)) for v in r] for r in rows_p]
-        make_target = lambda t: t.tensor(target)  # noqa: E731
-    make = lambda t, x: t.nn.functional.cross_entropy(  # noqa: E731
-        x, make_target(t), **options
-    )
-    return loss_and_grad(make, logits)(torch)
+        weights = [[rng.randint(0, 4) for _ in range(count)] for _ in range(rows)]
+        target = torch.tensor([[v / max(1, sum(r)) for v in r] for r in weights])
+    return torch.nn.functional.cross_entropy(logits, target, **options)
 
 
 def model_drawn(torch: Any, rng: d.Rng) -> Any:
@@ -253,31 +248,19 @@ def model_drawn(torch: Any, rng: d.Rng) -> Any:
     return [(name, list(p.shape)) for name, p in named]
 
 
-def linear_drawn(torch: Any, rng: d.Rng) -> Any:
-    n_in, n_out, rows = rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 4)
-    weight = d.leaf(torch, rng, [n_out, n_in])
-    bias = d.leaf(torch, rng, [n_out]) if rng.random() < 0.7 else None
-    x = d.leaf(torch, rng, [rows, n_in])
-    out = torch.nn.functional.linear(x, weight, bias)
-    (out * d.tensor(torch, rng, [rows, n_out])).sum().backward()
-    return {
-        "out": out,
-        "grads": d.grads(x, weight, *([bias] if bias is not None else [])),
-    }
+def addmm_drawn(torch: Any, rng: d.Rng) -> Any:
+    n, k, m = rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 4)
+    c, a, b = (d.leaf(torch, rng, s) for s in ([n, m], [n, k], [k, m]))
+    out = torch.addmm(c, a, b)
+    grad = d.tensor(torch, rng, [n, m])
+    return {"output": out.detach(), "grads": d.node_grads(torch, out, grad)}
 
 
 def log_softmax_drawn(torch: Any, rng: d.Rng) -> Any:
     sizes = d.shape(rng, 1, 4, (1, 3))
     dim = rng.randrange(len(sizes))
-    x = d.values(rng, d.numel(sizes))
-    w = d.values(rng, d.numel(sizes))
-
-    def make(t: Any, a: Any, b: Any) -> Any:
-        return t.nn.functional.log_softmax(a.reshape(*sizes), dim=dim) * b.reshape(
-            *sizes
-        )
-
-    return gradients_of(make, x, w)(torch)
+    make = lambda t, r, x: t.nn.functional.log_softmax(x, dim=dim)  # noqa: E731
+    return d.rule(make, sizes)(torch, rng)
 
 
 def safetensors_drawn(torch: Any, rng: d.Rng) -> Any:
@@ -321,8 +304,7 @@ def embedding_drawn(torch: Any, rng: d.Rng) -> Any:
         options["max_norm"] = rng.choice([0.5, 1.0, 2.0])
     emb = torch.nn.Embedding(count, width, _weight=torch.tensor(table), **options)
     out = emb(torch.tensor(indices))
-    (out * d.tensor(torch, rng, list(out.shape))).sum().backward()
-    return {"out": out, "grad": emb.weight.grad, "table": emb.weight}
+    return {"out": out.detach(), "table": emb.weight.detach()}
 
 
 def load_state_drawn(torch: Any, rng: d.Rng) -> Any:
@@ -372,9 +354,9 @@ DRAWN = {
         d.drawn("named_parameters (a third)", model_drawn),
     ],
     "3.8": [
-        d.drawn("F.linear(x, w, b): grads", linear_drawn),
-        d.drawn("F.linear (again)", linear_drawn),
-        d.drawn("F.linear (a third)", linear_drawn),
+        d.drawn("torch.addmm(c, a, b): AddmmBackward0", addmm_drawn),
+        d.drawn("torch.addmm (again)", addmm_drawn),
+        d.drawn("torch.addmm (a third)", addmm_drawn),
     ],
     "3.9": [
         d.drawn("F.log_softmax(x, dim) * w", log_softmax_drawn),

@@ -79,23 +79,84 @@ def test_the_reader_keeps_only_well_formed_records_with_the_nonce() -> None:
         "cases reported twice": 1,
     }
     assert ("1.5", 0) in run.conflicts
+    # A record the runner never writes breaks the sequence: nothing counts.
+    assert run.broken == {"1.5": "cases before their cell"}
     graded = judge.judge_piece(
-        load("1.5"), "def contiguous_strides(shape): ...", run, judge.Answers.load()
+        load("1.5"),
+        "def contiguous_strides(shape): return ()",
+        run,
+        judge.Answers.load(),
     )
-    assert graded.passed == 0 and 0 <= graded.points <= 1
+    assert (graded.passed, graded.points, graded.status) == (0, 0.0, "refused")
 
 
-def test_an_error_message_quoting_the_grading_cases_is_hidden() -> None:
+def test_the_sequence_alone_is_not_enough_and_an_honest_one_counts() -> None:
+    exercise = load("1.5")
+    answers = judge.Answers.load()
+    source = "def contiguous_strides(shape): return ()"
+    for records in (["cell", 0, 1, "finish"], ["cell", 1, 0, "finish"]):
+        run = judge.Run()
+        read = judge.Reader("n" * 32, {"1.5": exercise}, run, ["1.5"])
+        read.line(line({"kind": "start", "exercise": "1.5"}))
+        for record in records:
+            if record == "cell":
+                read.line(line(cell_record()))
+            elif record == "finish":
+                read.line(line({"kind": "finish", "exercise": "1.5"}))
+            else:
+                read.line(line(case_record(exercise, record, answers)))
+        read.line(
+            line({"kind": "end", "exercise": "1.5", "status": "done", "detail": ""})
+        )
+        graded = judge.judge_piece(exercise, source, run, answers)
+        if records[1] == 0:  # in order: two public cases right, nothing drawn
+            assert graded.status == "graded" and graded.passed == 2
+        else:
+            assert graded.status == "refused" and graded.points == 0
+
+
+def cell_record() -> dict[str, object]:
+    return {
+        "kind": "cell",
+        "exercise": "1.5",
+        "defined": True,
+        "error": None,
+        "reference": [],
+        "tampering": [],
+    }
+
+
+def case_record(exercise: object, index: int, answers: judge.Answers) -> dict:
+    return {
+        "kind": "case",
+        "exercise": "1.5",
+        "index": index,
+        "label": exercise.cases[index].label,
+        "outcome": answers.want(exercise, index),
+        "error": None,
+        "stub": False,
+        "reference": [],
+    }
+
+
+def test_feedback_shows_no_text_the_students_code_chose() -> None:
     answers = judge.Answers.load()
     quoted = answers.secret_text[100:160]
     error = {"type": "ValueError", "message": " ".join(quoted.split()), "lines": [2]}
-    shown = judge.render_error(error, "x = 1\nraise ValueError(text)\n", answers)
-    assert shown == (
-        "  line 2: raise ValueError(text)\n"
-        "ValueError: (message hidden: it quotes the grader's files)"
-    )
-    error["message"] = "shapes (2, 3) and (4,) do not match"
-    assert judge.render_error(error, "", answers).endswith("do not match")
+    shown = judge.render_error(error, "x = 1\nraise ValueError(text)\n")
+    assert shown == "  line 2: raise ValueError(text)\nValueError"
+    error = {"type": "SyntaxError", "message": "invalid syntax", "lines": [1]}
+    assert judge.render_error(error, "def (:").endswith("SyntaxError: invalid syntax")
+    want = {
+        "shape": [2, 3],
+        "stride": [3, 1],
+        "values": {"tensor": [], "dtype": "torch.float32"},
+    }
+    assert judge.shaped({"shape": [2, 3], "stride": [1, 2]}, want)
+    assert judge.shaped({"raised": "ValueError"}, want)
+    assert not judge.shaped({"shape": "x[1, None, -1]"}, want)
+    assert not judge.shaped({"leaked": [1]}, want)
+    assert not judge.shaped(["the hidden case's label"], [[1, 2]])
 
 
 def test_predictions_are_read_never_run(tmp_path: Path) -> None:
