@@ -42,9 +42,19 @@ def values(rng: Rng, count: int, low: float = -4.0, high: float = 4.0) -> list[f
 
 
 def tensor(torch: Any, rng: Rng, sizes: list[int], **kwargs: Any) -> Any:
-    """A tensor of ``sizes`` holding drawn values, contiguous."""
-    flat = torch.tensor(values(rng, numel(sizes), **kwargs))
-    return flat.reshape(*sizes) if sizes else flat.sum()
+    """A tensor of ``sizes`` holding drawn values, contiguous (made from
+    nested lists: no reshape, so no other piece than the strides)."""
+    if 0 in sizes:
+        return torch.zeros(*sizes)
+    return torch.tensor(nested(values(rng, numel(sizes), **kwargs), sizes))
+
+
+def nested(flat: list[Any], sizes: list[int]) -> Any:
+    """``flat`` as nested lists of ``sizes``."""
+    if not sizes:
+        return flat[0]
+    step = len(flat) // sizes[0]
+    return [nested(flat[i * step : (i + 1) * step], sizes[1:]) for i in range(sizes[0])]
 
 
 def permutation(rng: Rng, dims: int) -> list[int]:

@@ -104,32 +104,41 @@ CASES = {
 # --- drawn cases: inputs drawn for each grading run (most of the marks) -----------
 
 
-def contiguous_of(torch: Any, rng: d.Rng) -> Any:
-    sizes = d.shape(rng, 1, 4, (2, 4))
-    x = d.tensor(torch, rng, sizes)
-    return d.layout(x.permute(*d.permutation(rng, len(sizes))).contiguous())
-
-
 def zeros_strides(torch: Any, rng: d.Rng) -> Any:
+    return list(torch.zeros(*d.shape(rng, 1, 5, (1, 5))).stride())
+
+
+def empty_strides(torch: Any, rng: d.Rng) -> Any:
+    """A drawn shape that may hold a size 0 (the convention)."""
     return list(torch.zeros(*d.shape(rng, 0, 5, (1, 5))).stride())
 
 
-def broadcast_sum(torch: Any, rng: d.Rng) -> Any:
-    sizes = d.shape(rng, 1, 4, (2, 3))
-    other = [size if rng.random() < 0.5 else 1 for size in sizes[1:]]
-    return d.layout(d.tensor(torch, rng, sizes) + d.tensor(torch, rng, other))
+def made_strides(torch: Any, rng: d.Rng) -> Any:
+    """Fresh tensors of a drawn shape (strides only: reading the values of a
+    view would run position_list, 1.7)."""
+    sizes = d.shape(rng, 1, 6, (1, 5))
+    return [
+        list(torch.ones(*sizes).stride()),
+        list(torch.full(sizes, 2.0).stride()),
+        list(d.tensor(torch, rng, sizes).stride()),
+    ]
 
 
 def inferred(torch: Any, rng: d.Rng) -> Any:
-    count = rng.choice([12, 24, 30, 36, 60])
-    sizes = d.factors(rng, count, rng.randint(2, 4))
-    sizes[rng.randrange(len(sizes))] = -1
-    if rng.random() < 0.3:
-        sizes.append(rng.choice([5, 7]))  # often no size fits: an error
-    try:
-        return list(torch.arange(float(count)).reshape(*sizes).shape)
-    except RuntimeError:
-        return {"raised": "RuntimeError"}
+    """Two reshapes with a -1: one that fits, one that may not (an error
+    alone never makes a case: an answer that always raises fails it)."""
+    found = []
+    for wrong in (False, rng.random() < 0.5):
+        count = rng.choice([12, 24, 30, 36, 60])
+        sizes = d.factors(rng, count, rng.randint(2, 4))
+        sizes[rng.randrange(len(sizes))] = -1
+        if wrong:
+            sizes.append(rng.choice([5, 7]))  # often no size fits: an error
+        try:
+            found.append(list(torch.arange(float(count)).reshape(*sizes).shape))
+        except RuntimeError:
+            found.append({"raised": "RuntimeError"})
+    return found
 
 
 def positions(torch: Any, rng: d.Rng) -> Any:
@@ -223,9 +232,9 @@ def advanced_drawn(torch: Any, rng: d.Rng) -> Any:
 
 DRAWN = {
     "1.5": [
-        d.drawn("x.permute(...).contiguous()", contiguous_of),
         d.drawn("torch.zeros(...).stride()", zeros_strides),
-        d.drawn("broadcast a + b", broadcast_sum),
+        d.drawn("torch.ones, torch.full, torch.tensor: strides", made_strides),
+        d.drawn("torch.zeros(...).stride(), a size may be 0", empty_strides),
     ],
     "1.6": [
         d.drawn("torch.arange(n).reshape(..., -1, ...)", inferred),

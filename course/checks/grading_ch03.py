@@ -264,6 +264,15 @@ def log_softmax_drawn(torch: Any, rng: d.Rng) -> Any:
 
 
 def safetensors_drawn(torch: Any, rng: d.Rng) -> Any:
+    """A drawn file as written, then maybe spoilt (an error alone never
+    makes a case: an answer that always raises fails it)."""
+    return [
+        safetensors_file_drawn(torch, rng, False),
+        safetensors_file_drawn(torch, rng),
+    ]
+
+
+def safetensors_file_drawn(torch: Any, rng: d.Rng, spoil: bool = True) -> Any:
     kinds = {"F32": 4, "I64": 8, "BOOL": 1, "F64": 8}
     entries: dict[str, Any] = {}
     offset = 0
@@ -274,7 +283,7 @@ def safetensors_drawn(torch: Any, rng: d.Rng) -> Any:
         entries[f"t{number}"] = entry(kind, sizes, offset, offset + length)
         offset += length
     buffer = bytes(rng.choice([0, 1]) for _ in range(offset))
-    fault = rng.randrange(5)
+    fault = rng.randrange(5) if spoil else 4
     name = rng.choice(list(entries))
     begin, end = entries[name]["data_offsets"]
     if fault == 0:
@@ -308,11 +317,17 @@ def embedding_drawn(torch: Any, rng: d.Rng) -> Any:
 
 
 def load_state_drawn(torch: Any, rng: d.Rng) -> Any:
+    """A drawn state loaded as it is, then a changed one (an error alone never
+    makes a case: an answer that always raises fails it)."""
+    return [load_state_one(torch, rng, False), load_state_one(torch, rng)]
+
+
+def load_state_one(torch: Any, rng: d.Rng, change: bool = True) -> Any:
     seed = rng.randint(3, 50)
     state = dict(two_layers(torch, seed).state_dict())
     # (torch fills a missing num_batches_tracked in from an old state's version)
     keys = [key for key in state if not key.endswith("num_batches_tracked")]
-    fault = rng.randrange(4)
+    fault = rng.randrange(4) if change else 3
     if fault == 0:
         del state[rng.choice(keys)]
     elif fault == 1:
