@@ -90,7 +90,7 @@ def test_the_reader_keeps_only_well_formed_records_with_the_nonce() -> None:
     assert (graded.passed, graded.points, graded.status) == (0, 0.0, "refused")
 
 
-def test_the_sequence_alone_is_not_enough_and_an_honest_one_counts() -> None:
+def test_case_records_out_of_the_runners_order_void_the_exercise() -> None:
     exercise = load("1.5")
     answers = judge.Answers.load()
     source = "def contiguous_strides(shape): return ()"
@@ -368,3 +368,50 @@ def test_in_the_sandbox_the_runner_is_process_1_alone_and_unkillable(
         sandbox.command(tmp_path, argv), capture_output=True, text=True, timeout=60
     )
     assert done.stdout.strip() == "1 ['1']", done.stdout + done.stderr
+
+
+def test_fixed_cases_carry_at_most_their_share_and_drawn_ones_the_rest() -> None:
+    assert judge.marks((3, 3), (0, 3)) == pytest.approx(judge.FIXED_SHARE)
+    assert judge.marks((0, 3), (3, 3)) == pytest.approx(1 - judge.FIXED_SHARE)
+    assert judge.marks((1, 2), (1, 2)) == pytest.approx(0.5)
+    assert judge.FIXED_SHARE <= 0.2
+    for exercise in load_pieces():
+        assert len(exercise.drawn_cases) >= 2, exercise.id
+
+
+def load_pieces() -> list:
+    from course.checking import exercises
+
+    return [e for e in exercises() if e.kind == "piece"]
+
+
+def test_answered_is_read_from_the_cell_the_last_definition_counting() -> None:
+    exercise = load("1.5")
+    stub = "def contiguous_strides(shape):\n    raise NotImplementedError\n"
+    answer = "def contiguous_strides(shape):\n    return ()\n"
+    assert judge.stub_answer(exercise, stub)
+    assert not judge.stub_answer(exercise, stub + "\n\n" + answer)
+    assert judge.stub_answer(exercise, answer + "\n\n" + stub)
+    assert not judge.stub_answer(exercise, "def contiguous_strides(shape):\n    1/0\n")
+
+
+def test_which_cases_count_depends_on_the_course_alone() -> None:
+    answers = judge.Answers.load()
+    exercise = load("1.10")
+    later = judge.later_cases(exercise, answers)
+    needs = answers.needs["1.10"]
+    assert later == {i for i, n in enumerate(needs) if any(e[0] != "1" for e in n)}
+    assert later and not judge.later_cases(exercise, answers, {"2.9", "2.10"})
+
+
+def test_of_several_notebooks_of_a_chapter_the_latest_counts() -> None:
+    from course.grading import counted
+
+    older = Result(Path("b.ipynb"), "s", 1, modified=10.0)
+    newer = Result(Path("a.ipynb"), "s", 1, modified=20.0)
+    older.exercises["1.5"] = Graded("1.5", "", points=1.0)
+    kept, notes = counted([older, newer])
+    assert kept == [newer]
+    assert notes == [
+        "two notebooks for chapter 1 (b.ipynb, a.ipynb): a.ipynb counts (the latest)"
+    ]
