@@ -606,8 +606,9 @@ def run_pieces(
         )
         for exercise in started:
             if exercise not in run.ends:
+                late = bool(run.ending) and "out of time" in str(run.ending)
                 run.ends[exercise] = {
-                    "status": "crashed",
+                    "status": "timeout" if late else "crashed",
                     "detail": run.ending or "the runner stopped",
                 }
         if not started:
@@ -942,11 +943,15 @@ def judge_piece(
             f"exercise {exercise.id}: knock-on: "
             + ", ".join(f"{n} failed case(s) also run {e}" for e, n in knocked.items())
         )
-    if end["status"] != "done":
+    if end["status"] == "timeout":  # killed by the runner: what it did counts
+        graded.status = "stopped"
+        graded.message = end["detail"]
+        graded.flags.append(f"exercise {exercise.id}: {end['detail']}")
+    elif end["status"] != "done":  # ended on its own before its finish record
         graded.status = "stopped"
         graded.message = end["detail"] + ": its cases do not count"
         graded.points = 0.0
-        graded.flags.append(f"exercise {exercise.id}: {end['detail']}")
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
     if graded.passed < graded.total:
         from course.checking import hint_for
 
