@@ -104,23 +104,30 @@ CASES = {
 # --- drawn cases: inputs drawn for each grading run (most of the marks) -----------
 
 
+# Shapes drawn from many (up to 9 ** 6): no table of the shapes the fixed
+# cases use covers them.
+
+
 def zeros_strides(torch: Any, rng: d.Rng) -> Any:
-    return list(torch.zeros(*d.shape(rng, 1, 5, (1, 5))).stride())
+    return list(torch.zeros(*d.shape(rng, 1, 9, (2, 6))).stride())
 
 
 def empty_strides(torch: Any, rng: d.Rng) -> Any:
-    """A drawn shape that may hold a size 0 (the convention)."""
-    return list(torch.zeros(*d.shape(rng, 0, 5, (1, 5))).stride())
+    """A drawn shape with a size 0 somewhere (the convention)."""
+    sizes = d.shape(rng, 1, 9, (2, 6))
+    sizes[rng.randrange(len(sizes))] = 0
+    return list(torch.zeros(*sizes).stride())
 
 
 def made_strides(torch: Any, rng: d.Rng) -> Any:
     """Fresh tensors of a drawn shape (strides only: reading the values of a
     view would run position_list, 1.7)."""
-    sizes = d.shape(rng, 1, 6, (1, 5))
+    sizes = d.shape(rng, 2, 9, (2, 5))
+    small = d.shape(rng, 1, 4, (2, 4))
     return [
         list(torch.ones(*sizes).stride()),
         list(torch.full(sizes, 2.0).stride()),
-        list(d.tensor(torch, rng, sizes).stride()),
+        list(d.tensor(torch, rng, small).stride()),
     ]
 
 
@@ -234,7 +241,7 @@ DRAWN = {
     "1.5": [
         d.drawn("torch.zeros(...).stride()", zeros_strides),
         d.drawn("torch.ones, torch.full, torch.tensor: strides", made_strides),
-        d.drawn("torch.zeros(...).stride(), a size may be 0", empty_strides),
+        d.drawn("torch.zeros(...).stride(), a size 0 among them", empty_strides),
     ],
     "1.6": [
         d.drawn("torch.arange(n).reshape(..., -1, ...)", inferred),
