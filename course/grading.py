@@ -18,14 +18,16 @@ For each submitted notebook the grader
    exercise's marks come from drawn cases: inputs drawn for this run, whose
    expected outcomes the judge computes on the complete engine; cases with
    fixed inputs carry at most ``judge.FIXED_SHARE``. Every case counts but
-   those that reach a piece of a later chapter (not given); a failed case that also runs another of the student's pieces that fails
-   its own cases is reported as a knock-on. Predictions are read from the
+   those that reach a piece of a later chapter (not given); a failed case
+   that also runs another of the student's pieces that fails its own cases
+   is reported as a knock-on. Predictions are read from the
    cell's text, never run, and graded only with ``--predictions``;
 4. gives each exercise its marks (0 for a stub, an answer that uses the
    reference, a cell the runner refused, a child that ended before its last
    record or wrote records the runner never writes; a child that ran out of
-   time keeps what it did), and flags answers that copy the model answer. Of several notebooks for one chapter, the latest
-   (by the file's modification time, then its name) counts.
+   time keeps what it did), and flags answers that copy the model answer.
+   Of several notebooks for one chapter, the latest (by the file's
+   modification time, then its name) counts.
 
 Results come as a table, a CSV file (:mod:`course.export`) and, with
 ``--feedback``, one Markdown report per student.

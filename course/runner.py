@@ -488,6 +488,27 @@ def _renamed(exercise: Any, function: Any) -> Any:
     return piece
 
 
+def plain_target(exercise: Any) -> bool:
+    """Whether the exercise's piece is a function of a module (one that an
+    answer may import by name)."""
+    parts = str(exercise.target or "").split(".")
+    return (
+        len(parts) > 2 and not parts[-1][:1].isupper() and not parts[-2][:1].isupper()
+    )
+
+
+def forwarder(exercise: Any, current: dict[str, Any]) -> Any:
+    """What stands for a function piece while the pieces run: it calls the
+    piece ``current`` holds for the exercise by then (else it is the stub)."""
+
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        if exercise.id not in current:
+            raise NotImplementedError(unwritten(exercise))
+        return current[exercise.id](*args, **kwargs)
+
+    return forward
+
+
 def other_pieces(pieces: list[tuple[Any, str]]) -> list[tuple[Any, Any]]:
     """The student's answers to the other exercises, as their notebook's
     saved pieces are (definitions only: see ``piece_text``), each run in a
@@ -580,7 +601,17 @@ def run_exercise(
     error = None
     watcher = guard()
     watcher.take()
-    others = other_pieces([(e, t) for e, t in pieces if e.id != exercise.id])
+    # The pieces run while the engine holds a forwarder for each function
+    # piece: one that imports another by name (``from ... import
+    # sum_to_size``) holds the forwarder, which calls the student's piece
+    # (as the notebook's saved pieces do), never the stub. The student's own
+    # piece for this exercise is among them; once the cell ran, its
+    # forwarder calls the cell's answer.
+    current: dict[str, Any] = {}
+    snapshot.restore()
+    Places([(e, forwarder(e, current)) for e, _ in pieces if plain_target(e)]).install()
+    others = other_pieces(pieces)
+    current.update({e.id: value for e, value in others})
     snapshot.restore()
     places = Places(others)
     places.install()
@@ -591,6 +622,8 @@ def run_exercise(
     except BaseException as raised:  # noqa: BLE001  (SystemExit too)
         error = error_data(raised, filename)
     answer = namespace.get(exercise.name, _MISSING)
+    if answer is not _MISSING and plain_target(exercise):
+        current[exercise.id] = answer
     snapshot.restore()
     reference = list(seen)
     if answer is not _MISSING:

@@ -23,13 +23,20 @@ from slowtorch_lib._strides import {other}
 import slowtorch_lib._strides as _strides_module
 
 _model_{name} = {name}
+_busy_{name} = []
 
 
 def {name}(*args, **kwargs):
     # another piece, by name, through its module, and through a method
-    {other}({shape})
-    _strides_module.{other}({shape})
-    torch.zeros(2, 3).t().contiguous().stride()
+    # (once: the other piece may call this one)
+    if not _busy_{name}:
+        _busy_{name}.append(True)
+        try:
+            {other}({shape})
+            _strides_module.{other}({shape})
+            torch.zeros(2, 3).t().contiguous().stride()
+        finally:
+            _busy_{name}.pop()
     return _model_{name}(*args, **kwargs)
 """
 
