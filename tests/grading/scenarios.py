@@ -98,7 +98,7 @@ def memorised_1_5() -> str:
     """1.5 answered only for the shapes its fixed cases (public and hidden)
     use, learnt from the feedback: a table, no engine code."""
     import slowtorch_lib
-    from course.checking import load, run_case
+    from course.checking import load
     from course.substitute import original, substituted
 
     exercise = load("1.5")
@@ -113,7 +113,8 @@ def memorised_1_5() -> str:
     for case in [*exercise.cases, *exercise.grading_cases]:
         with substituted(exercise.target, noting):
             try:
-                run_case(case, slowtorch_lib)
+                assert case.run is not None
+                case.run(slowtorch_lib)
             except Exception:  # noqa: BLE001, S110
                 pass
     return (
