@@ -23,7 +23,7 @@ import nbformat
 import pytest
 
 from course import __main__ as cli
-from course import checking, notebooks
+from course import checking, judge, notebooks
 from course.checking import Case, check, evaluate, exercises, expected_outcomes, load
 from course.notebooks import ROOT, chapters, split_solutions
 from course.substitute import original, substituted
@@ -675,13 +675,10 @@ def test_answers_using_the_reference_score_zero(
     assert "uses the reference: import torch" in out
     assert points(grades["hidden_import"], "1.7") == 0
     row3 = grades["imports3"]
-    assert [points(row3, e) for e in ("3.4", "3.5", "3.7", "3.9", "3.10")] == [
-        0,
-        0,
-        0,
-        1,
-        0,
-    ]
+    assert [points(row3, e) for e in ("3.4", "3.5", "3.7", "3.10")] == [0] * 4
+    # 3.9's fixed cases that run the student's 3.6 (the reference: a stub in
+    # the grader) fail and count; its drawn ones run its node alone.
+    assert 1 - judge.FIXED_SHARE <= points(row3, "3.9") < 1
     assert "uses the reference: the engine's own _calculate_correct_fan" in out
     assert "uses the reference: the engine's own Module" in out
     assert "from slowtorch_lib.safetensors import check_entries" in out

@@ -255,9 +255,9 @@ def grade(items: list[tuple[Path, str]], give: tuple[str, ...] = ()) -> list[Any
         from course import edition
 
         given = edition.parse_give(",".join(give)) if give else set()
-        return grading.grade(items, timeout=20, jobs=2, given=given)
+        return grading.grade(items, timeout=60, jobs=2, given=given)
     except TypeError:  # a grader without --give
-        return grading.grade(items, timeout=20, jobs=2)
+        return grading.grade(items, timeout=60, jobs=2)
 
 
 def points(results: list[Any]) -> tuple[float, int]:

@@ -92,7 +92,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         notebook = f.with_answers(f.notebook("solutions", chapter), **answers)
         path.write_text(json.dumps(notebook), encoding="utf-8")
         items.append((path, "student"))
-    results = grading.grade(items, timeout=30, jobs=1)
+    results = grading.grade(items, timeout=120, jobs=1)
     return {"sources": sources, "results": results}
 
 
