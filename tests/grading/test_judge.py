@@ -269,6 +269,9 @@ def test_the_gradescope_autograder_grades_full_blank_and_hostile(
         loop = opened.read("source/course/checks/ch04.py").decode()
     assert "exercise 1.5, `contiguous_strides`, is not written yet" in strides
     assert "exercise 4.10, `train`" in loop
+    # The judge's own copy of the complete engine, for the drawn cases'
+    # answers (never in the runner's tree).
+    assert "source/course/engine/slowtorch_lib/_strides.py" in names
     submissions = {
         "full": fixtures.notebook("solutions", fixtures.CHAPTER1),
         "blank": fixtures.notebook("exercises", fixtures.CHAPTER1),
