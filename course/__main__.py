@@ -1,6 +1,6 @@
 """The course's command line.
 
-``python -m course generate|grade|export|release|lab-settings``.
+``python -m course generate|collect|grade|export|release|lab-settings``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="write nothing; fail if a notebook is out of date",
     )
+    collect = commands.add_parser(
+        "collect",
+        help="turn an LMS's download of submissions (Canvas, Gradescope, Moodle) "
+        "into one folder per student, with a roster",
+    )
+    collect.add_argument("zip", type=Path, help="the zip file the LMS gave")
+    collect.add_argument("out", type=Path, help="a new or empty folder")
     grade = commands.add_parser(
         "grade",
         help="grade notebooks, or folders (SUBMISSIONS/<student>/NN_name.ipynb)",
@@ -108,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "generate":
         return run_generate(args.check)
+    if args.command == "collect":
+        return run_collect(args.zip, args.out)
     if args.command == "release":
         return run_release(args.out, args.give, args.site)
     if args.command == "export":
@@ -137,6 +146,25 @@ def run_generate(check: bool) -> int:
     if not changed:
         print("all notebooks up to date")
     return 0
+
+
+def run_collect(zip_path: Path, out: Path) -> int:
+    from course import collect
+
+    try:
+        collected = collect.collect(zip_path, out)
+    except (FileExistsError, ValueError) as error:
+        print(error, file=sys.stderr)
+        return 2
+    for note in collected.notes:
+        print(f"note: {note}")
+    notebooks = sum(len(s.notebooks) for s in collected.students)
+    print(
+        f"{collected.lms}: {len(collected.students)} students, {notebooks} "
+        f"notebooks in {out}; who is who: {out / collect.ROSTER}"
+    )
+    print(f"next: python -m course grade {out}")
+    return 0 if collected.students else 1
 
 
 def run_release(out: Path, give: str, site: bool = False) -> int:
