@@ -33,9 +33,22 @@ def main(argv: list[str] | None = None) -> int:
     collect.add_argument("out", type=Path, help="a new or empty folder")
     grade = commands.add_parser(
         "grade",
-        help="grade notebooks, or folders (SUBMISSIONS/<student>/NN_name.ipynb)",
+        help="grade a class (CLASS/<student>/NN_name.ipynb) or, with --student, "
+        "one student's notebooks",
     )
-    grade.add_argument("paths", nargs="+", type=Path, help="notebooks or folders")
+    grade.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        help="class folders (CLASS/<student>/NN_name.ipynb), or with --student "
+        "one student's notebooks or folder",
+    )
+    grade.add_argument(
+        "--student",
+        metavar="NAME",
+        help="every notebook given is this one student's (to grade your own "
+        "exercises/ folder)",
+    )
     grade.add_argument(
         "--csv",
         type=Path,
@@ -193,8 +206,15 @@ def run_release(out: Path, give: str, site: bool = False) -> int:
     return 0
 
 
+def printable(text: str) -> str:
+    """``text`` with what the terminal cannot show (bytes of a file name
+    that is not UTF-8) escaped."""
+    encoding = sys.stdout.encoding or "utf-8"
+    return text.encode(encoding, "backslashreplace").decode(encoding)
+
+
 def run_grade(args: argparse.Namespace) -> int:
-    from course import export, sandbox
+    from course import export, layout, sandbox
 
     paths: list[Path] = args.paths
     missing = [path for path in paths if not path.exists()]
@@ -212,21 +232,25 @@ def run_grade(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    unbounded = sandbox.user_problem() if args.no_sandbox else None
+    if unbounded is not None:
+        print(
+            f"cannot bound each student's processes without bubblewrap: {unbounded}.",
+            file=sys.stderr,
+        )
+        return 2
     try:
         weights = export.load_weights(args.weights)
     except (OSError, ValueError) as error:
         print(f"cannot read the weights: {error}", file=sys.stderr)
         return 2
-    submissions: list[tuple[Path, str]] = []
-    for path in paths:
-        if path.is_dir():
-            submissions += [
-                (p, grading.student_of(p, path)) for p in grading.notebooks_in(path)
-            ]
-        else:
-            submissions.append((path, grading.student_of(path, None)))
+    try:
+        submissions, student_notes = layout.submissions(paths, args.student)
+    except layout.LayoutError as error:
+        print(error, file=sys.stderr)
+        return 2
     if not submissions:
-        print("no notebooks to grade", file=sys.stderr)
+        print(f"no notebooks to grade: {layout.EXPECTED}", file=sys.stderr)
         return 2
     if args.no_sandbox:
         print(f"WARNING: {grading.NO_SANDBOX}")
@@ -239,7 +263,8 @@ def run_grade(args: argparse.Namespace) -> int:
         predictions=args.predictions,
     )
     for result in results:
-        print(grading.table(result))
+        result.notes += student_notes.get(result.student, [])
+        print(printable(grading.table(result)))
     folders = [path for path in paths if path.is_dir()]
     target = args.csv or (folders[0] / "grades.csv" if folders else None)
     if target is not None:

@@ -107,7 +107,9 @@ def write_csv(
     columns, chapters, table = rows(results, weights)
     possible = {e: weights.get(e, 1.0) for e in columns}
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as file:
+    with open(
+        path, "w", newline="", encoding="utf-8", errors="backslashreplace"
+    ) as file:
         writer = csv.writer(file)
         chapter_names = [f"chapter {c}" for c in chapters]
         writer.writerow(
@@ -153,7 +155,9 @@ def write_canvas(
     columns, chapters, table = rows(results, weights)
     names = [f"slowtorch chapter {c}" for c in chapters]
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as file:
+    with open(
+        path, "w", newline="", encoding="utf-8", errors="backslashreplace"
+    ) as file:
         writer = csv.writer(file)
         writer.writerow(
             ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *names]
