@@ -93,11 +93,14 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("platform", choices=("gradescope",))
     export.add_argument("out", type=Path, help="the zip file to write")
     export.add_argument(
-        "--no-sandbox",
-        action="store_true",
-        help="where bubblewrap cannot start in the platform's container, grade "
-        "there without it (said in every result); by default such a "
-        "submission is not graded",
+        "--chapter",
+        type=int,
+        help="an assignment for this chapter only (one autograder per chapter)",
+    )
+    export.add_argument(
+        "--weights",
+        type=Path,
+        help='a JSON or TOML file of exercise weights: {"1.5": 2, ...}',
     )
     release = commands.add_parser(
         "release",
@@ -133,16 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "release":
         return run_release(args.out, args.give, args.site)
     if args.command == "export":
-        from course import export
-
-        names = export.gradescope(args.out, unsandboxed=args.no_sandbox)
-        print(f"wrote {args.out} ({len(names)} files; upload it as the autograder)")
-        if args.no_sandbox:
-            print(
-                "note: where the container allows no bubblewrap, it grades "
-                "without the sandbox (said in each result)"
-            )
-        return 0
+        return run_export(args.out, args.chapter, args.weights)
     return run_grade(args)
 
 
@@ -158,6 +152,26 @@ def run_generate(check: bool) -> int:
         return 1
     if not changed:
         print("all notebooks up to date")
+    return 0
+
+
+def run_export(out: Path, chapter: int | None, weights_file: Path | None) -> int:
+    from course import export
+
+    if chapter is not None and not grading.chapter_exercises(chapter):
+        print(f"there is no chapter {chapter}", file=sys.stderr)
+        return 2
+    try:
+        weights = export.load_weights(weights_file)
+    except (OSError, ValueError) as error:
+        print(f"cannot read the weights: {error}", file=sys.stderr)
+        return 2
+    names = export.gradescope(out, chapter, weights)
+    which = f"chapter {chapter}" if chapter is not None else "every chapter"
+    print(
+        f"wrote {out} ({len(names)} files, {which}): upload it as the "
+        "assignment's autograder (Ubuntu 22.04 base image)"
+    )
     return 0
 
 
