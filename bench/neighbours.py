@@ -1,8 +1,10 @@
 """``python -m bench.neighbours``: what one hostile student costs an honest one.
 
-Two students are graded at once (``jobs=2``): one hands in the chapter 1
-solutions, the other a notebook whose answer cell forks as many processes as
-it can, each holding ``--hold`` MB and spinning. It prints the most
+Two students are graded at once (``jobs=2``): one hands in the solutions of
+every chapter, the other a chapter 1 notebook whose answer cell forks as many
+processes as it can, each in a session of its own (a scheduling group of its
+own, where the kernel groups by session), holding ``--hold`` MB and
+spinning, and then spins itself for ``--spin`` seconds. It prints the most
 processes and the most memory (resident, MB) that the grader's descendants
 held at once while the hostile runner ran, and the honest student's grading
 time with the neighbour against alone (the slowdown).
@@ -38,6 +40,7 @@ import os, time
 for _ in range({forks}):
     try:
         if os.fork() == 0:
+            os.setsid()  # a session (a scheduling group) of its own
             try:
                 hold = b"x" * ({hold} * 2**20)
             except MemoryError:
@@ -48,6 +51,9 @@ for _ in range({forks}):
             os._exit(0)
     except OSError:
         pass
+end = time.monotonic() + {spin}
+while time.monotonic() < end:
+    pass
 def contiguous_strides(shape):
     return ()
 """
@@ -127,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--forks", type=int, default=300)
     parser.add_argument("--hold", type=int, default=10, help="MB per process")
-    parser.add_argument("--timeout", type=float, default=15.0)
+    parser.add_argument("--spin", type=float, default=30.0, help="seconds of it")
+    parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--no-cgroup", action="store_true")
     args = parser.parse_args(argv)
     if args.no_cgroup and hasattr(sandbox, "process_cap"):
@@ -137,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             yield None
 
         sandbox.process_cap = no_cap  # type: ignore[attr-defined]
-    bomb = BOMB.format(forks=args.forks, hold=args.hold)
+    bomb = BOMB.format(forks=args.forks, hold=args.hold, spin=args.spin)
     hostile = fixtures.with_answers(
         fixtures.notebook("exercises", CHAPTER), exercise_1_5=bomb
     )

@@ -56,7 +56,7 @@ class Limits:
     seconds: float = 60.0  # wall-clock time per exercise (CPU: a little more)
     memory: int = 1024 * 2**20  # address space per process, bytes
     file_size: int = 16 * 2**20  # largest file it may write, bytes
-    processes: int = 8  # processes and threads at once (each: `memory`)
+    processes: int = 4  # processes and threads at once (each: `memory`)
     output: int = 8 * 2**20  # bytes of records the judge reads per runner
 
 
