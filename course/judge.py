@@ -391,7 +391,7 @@ def run_runner(
     their answers to the exercises, put in place of the other stubs); adds
     what it reported to ``run``; returns the exercises it started."""
     nonce = secrets.token_hex(16)
-    job = {
+    job: dict[str, Any] = {
         "exercises": jobs,
         "pieces": sorted((pieces or {}).items()),
         "seconds": limits.seconds,
