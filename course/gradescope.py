@@ -108,7 +108,7 @@ def results(root: Path) -> dict[str, Any]:
     chapter = chosen["chapter"]
     if chapter is not None:
         kept = [r for r in kept if r.chapter == chapter]
-    tests = []
+    tests: list[dict[str, Any]] = []
     for result in kept:
         for exercise in result.exercises.values():
             weight = float(weights.get(exercise.id, 1.0))
