@@ -228,7 +228,7 @@ def printable(text: str) -> str:
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    from course import export, layout, sandbox
+    from course import collect, export, layout, sandbox
 
     paths: list[Path] = args.paths
     missing = [path for path in paths if not path.exists()]
@@ -279,11 +279,15 @@ def run_grade(args: argparse.Namespace) -> int:
     for result in results:
         result.notes += student_notes.get(result.student, [])
         print(printable(grading.table(result)))
-    folders = [path for path in paths if path.is_dir()]
+    # one's own notebooks (--student): a CSV only where asked for
+    folders = [path for path in paths if path.is_dir() and args.student is None]
     target = args.csv or (folders[0] / "grades.csv" if folders else None)
     if target is not None:
-        write = export.write_canvas if args.format == "canvas" else export.write_csv
-        write(results, target, weights)
+        if args.format == "canvas":
+            roster = {k: v for f in folders for k, v in collect.read_roster(f).items()}
+            export.write_canvas(results, target, weights, roster)
+        else:
+            export.write_csv(results, target, weights)
         print(f"wrote {target}")
     if args.feedback is not None:
         written = grading.write_feedback(results, args.feedback)

@@ -343,7 +343,7 @@ def write_all(
     students: dict[str, Student] = {}
     total = 0
     # Oldest first: a later resubmission of the same file replaces the earlier.
-    placed = sorted(placed, key=lambda p: (p[1].info.date_time, p[1].parts))
+    placed = sorted(placed, key=lambda p: (p[1].info.date_time, resubmission(p[1])))
     for student, entry, file_name in placed:
         shown = "/".join(entry.parts)
         try:
@@ -377,6 +377,31 @@ def write_all(
         except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
             collected.notes.append(f"{shown}: cannot be read ({error}), left out")
     collected.students = sorted(students.values(), key=lambda s: s.folder)
+
+
+def read_roster(folder: Path) -> dict[str, tuple[str, str]]:
+    """From a class folder that ``collect`` wrote: each student folder's
+    name and LMS id (empty where there is no roster)."""
+    path = folder / ROSTER
+    if not path.is_file():
+        return {}
+    with open(path, newline="", encoding="utf-8") as file:
+        return {
+            unescaped(row["folder"]): (unescaped(row["name"]), unescaped(row["lms id"]))
+            for row in csv.DictReader(file)
+            if row.get("folder") and row.get("lms id") is not None
+        }
+
+
+def unescaped(text: str) -> str:
+    """``text`` as it was before :func:`course.export.escape`."""
+    return text[1:] if text.startswith("'") and escape(text[1:]) == text else text
+
+
+def resubmission(entry: Entry) -> int:
+    """Canvas's number of a resubmitted file (``name-2.ipynb``), else 0."""
+    match = RESUBMITTED.search(entry.parts[-1])
+    return int(match[1]) if match else 0
 
 
 def write_roster(collected: Collected, path: Path) -> None:

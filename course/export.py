@@ -146,12 +146,18 @@ def write_csv(
 
 
 def write_canvas(
-    results: list[Result], path: Path, weights: dict[str, float] | None = None
+    results: list[Result],
+    path: Path,
+    weights: dict[str, float] | None = None,
+    roster: dict[str, tuple[str, str]] | None = None,
 ) -> None:
-    """A Canvas gradebook import: the student columns Canvas reads (the
-    folder name as SIS Login ID), one assignment column per chapter, and the
-    "Points Possible" row Canvas expects under the header."""
+    """A Canvas gradebook import: the student columns Canvas reads, one
+    assignment column per chapter, and the "Points Possible" row Canvas
+    expects under the header. A student in ``roster`` (folder to name and
+    Canvas user id, from ``collect``'s roster) is named by that id; any
+    other by the folder's name as SIS Login ID."""
     weights = weights or {}
+    roster = roster or {}
     columns, chapters, table = rows(results, weights)
     names = [f"slowtorch chapter {c}" for c in chapters]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -179,12 +185,11 @@ def write_canvas(
         )
         for row in table:
             student = escape(row["student"])
+            known = roster.get(row["student"])
+            who = [escape(known[0]), escape(known[1]), "", ""] if known else []
             writer.writerow(
                 [
-                    student,
-                    "",
-                    "",
-                    student,
+                    *(who or [student, "", "", student]),
                     "",
                     *[number(row["chapters"][c]) for c in chapters],
                 ]

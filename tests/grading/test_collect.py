@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from course import collect
+from course import collect, export
+from course.grading import Graded, Result
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
@@ -81,9 +82,9 @@ def test_canvas_files_become_folders_named_from_the_lms(tmp_path: Path) -> None:
     with zipfile.ZipFile(download, "w") as archive:
         add(archive, "doejane_1234_5678_01_arrays_to_tensors.ipynb")
         add(archive, "doejane_1234_5678_02_walking_backwards.ipynb")
-        early = (2026, 11, 1, 9, 0, 0)
-        add(archive, "smithann_late_2222_3333_01_arrays_to_tensors.ipynb", b"{}", early)
+        # the resubmission (-1) first in the zip, the same time: -1 still wins
         add(archive, "smithann_late_2222_3333_01_arrays_to_tensors-1.ipynb")
+        add(archive, "smithann_late_2222_3333_01_arrays_to_tensors.ipynb", b"{}")
         add(archive, "smithann_late_2222_3333_notes.txt", b"hello")
         add(archive, "mXller_77_88_01_arrays_to_tensors.ipynb")
         hostile(archive, "")
@@ -99,7 +100,7 @@ def test_canvas_files_become_folders_named_from_the_lms(tmp_path: Path) -> None:
         "smithann_2222/01_arrays_to_tensors.ipynb",
         "m_ller_77/01_arrays_to_tensors.ipynb",
     }
-    # the resubmission (-1, later) replaced the first
+    # the resubmission (-1) replaced the first
     assert (out / "smithann_2222/01_arrays_to_tensors.ipynb").read_bytes() == NOTEBOOK
     rows = roster(out)
     assert rows["doejane_1234"]["lms id"] == "1234"
@@ -234,3 +235,28 @@ def test_the_gradescope_metadata_reader_skips_what_it_does_not_know() -> None:
     ]
     assert found["other"]["submitters"] == []
     assert "x" not in found
+
+
+def test_the_canvas_import_names_each_collected_student_by_their_canvas_id(
+    tmp_path: Path,
+) -> None:
+    download = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(download, "w") as archive:
+        add(archive, "doejane_1234_5678_01_arrays_to_tensors.ipynb")
+        add(archive, "=cmd_99_1_01_arrays_to_tensors.ipynb")
+    out = tmp_path / "class"
+    collect.collect(download, out)
+    roster = collect.read_roster(out)
+    assert roster == {"doejane_1234": ("doejane", "1234"), "cmd_99": ("=cmd", "99")}
+    graded = {"1.5": Graded("1.5", "1.5", points=1.0, status="graded")}
+    results = [
+        Result(out / folder / "01_arrays_to_tensors.ipynb", folder, 1, graded, [])
+        for folder in ("doejane_1234", "cmd_99", "someone_else")
+    ]
+    canvas = tmp_path / "canvas.csv"
+    export.write_canvas(results, canvas, {}, roster)
+    rows = list(csv.reader(canvas.open(encoding="utf-8")))
+    assert rows[2][:5] == ["'=cmd", "99", "", "", ""]
+    assert rows[3][:5] == ["doejane", "1234", "", "", ""]
+    assert rows[4][:5] == ["someone_else", "", "", "someone_else", ""]
+    assert rows[3][5] == "1.00"
