@@ -105,6 +105,7 @@ def command(tree: Path, argv: list[str], user: int | None = None) -> list[str]:
     else:
         wrapped += ["--unshare-ipc", "--unshare-pid", "--unshare-net"]
         wrapped += ["--unshare-uts", "--unshare-cgroup-try"]
+        wrapped += ["--cap-drop", "ALL"]  # but the two to become ``user``:
         wrapped += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     return [*wrapped, "--", *argv]
 

@@ -85,3 +85,25 @@ def test_kill_user_reaches_processes_that_left_their_session() -> None:
         )
         assert sandbox.kill_user(user) >= 1
         assert started.wait(timeout=10) != 0
+
+
+def test_the_runner_starts_with_only_the_capabilities_to_become_its_user() -> None:
+    with sandbox.runner_user() as user:
+        status = "print(open('/proc/self/status').read())"
+        before = [sandbox.interpreter(), "-I", "-S", "-c", status]
+        after = [*before[:3], "-c", f"{sandbox.BECOME}; {status}", str(user)]
+        seen = [
+            subprocess.run(
+                sandbox.command(Path("/usr"), argv, user),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            ).stdout
+            for argv in (before, after)
+        ]
+    setuid_setgid = 1 << 6 | 1 << 7
+    assert f"CapEff:\t{setuid_setgid:016x}" in seen[0]
+    assert "NoNewPrivs:\t1" in seen[0]
+    assert "CapEff:\t0000000000000000" in seen[1]
+    assert "CapPrm:\t0000000000000000" in seen[1]
+    assert f"Uid:\t{user}\t{user}\t{user}" in seen[1]
