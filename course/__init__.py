@@ -13,7 +13,8 @@ Teachers use the command line (see ``python -m course --help``)::
 
     python -m course generate          # write exercises/ and solutions/
     python -m course generate --check  # fail if they are out of date
-    python -m course grade PATH...     # grade submitted notebooks
+    python -m course collect ZIP OUT/  # an LMS's download: a folder per student
+    python -m course grade CLASS/      # grade submitted notebooks
     python -m course release OUT/      # a class edition: students write the engine
     python -m course.record            # record PyTorch's answers (needs torch)
 

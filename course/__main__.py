@@ -1,6 +1,6 @@
 """The course's command line.
 
-``python -m course generate|grade|export|release|lab-settings``.
+``python -m course generate|collect|grade|export|release|lab-settings``.
 """
 
 from __future__ import annotations
@@ -24,11 +24,31 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="write nothing; fail if a notebook is out of date",
     )
+    collect = commands.add_parser(
+        "collect",
+        help="turn an LMS's download of submissions (Canvas, Gradescope, Moodle) "
+        "into one folder per student, with a roster",
+    )
+    collect.add_argument("zip", type=Path, help="the zip file the LMS gave")
+    collect.add_argument("out", type=Path, help="a new or empty folder")
     grade = commands.add_parser(
         "grade",
-        help="grade notebooks, or folders (SUBMISSIONS/<student>/NN_name.ipynb)",
+        help="grade a class (CLASS/<student>/NN_name.ipynb) or, with --student, "
+        "one student's notebooks",
     )
-    grade.add_argument("paths", nargs="+", type=Path, help="notebooks or folders")
+    grade.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        help="class folders (CLASS/<student>/NN_name.ipynb), or with --student "
+        "one student's notebooks or folder",
+    )
+    grade.add_argument(
+        "--student",
+        metavar="NAME",
+        help="every notebook given is this one student's (to grade your own "
+        "exercises/ folder)",
+    )
     grade.add_argument(
         "--csv",
         type=Path,
@@ -80,11 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("platform", choices=("gradescope",))
     export.add_argument("out", type=Path, help="the zip file to write")
     export.add_argument(
-        "--no-sandbox",
-        action="store_true",
-        help="where bubblewrap cannot start in the platform's container, grade "
-        "there without it (said in every result); by default such a "
-        "submission is not graded",
+        "--chapter",
+        type=int,
+        help="an assignment for this chapter only (one autograder per chapter)",
+    )
+    export.add_argument(
+        "--weights",
+        type=Path,
+        help='a JSON or TOML file of exercise weights: {"1.5": 2, ...}',
     )
     release = commands.add_parser(
         "release",
@@ -115,19 +138,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "generate":
         return run_generate(args.check)
+    if args.command == "collect":
+        return run_collect(args.zip, args.out)
     if args.command == "release":
         return run_release(args.out, args.give, args.site)
     if args.command == "export":
-        from course import export
-
-        names = export.gradescope(args.out, unsandboxed=args.no_sandbox)
-        print(f"wrote {args.out} ({len(names)} files; upload it as the autograder)")
-        if args.no_sandbox:
-            print(
-                "note: where the container allows no bubblewrap, it grades "
-                "without the sandbox (said in each result)"
-            )
-        return 0
+        return run_export(args.out, args.chapter, args.weights)
     return run_grade(args)
 
 
@@ -144,6 +160,45 @@ def run_generate(check: bool) -> int:
     if not changed:
         print("all notebooks up to date")
     return 0
+
+
+def run_export(out: Path, chapter: int | None, weights_file: Path | None) -> int:
+    from course import export
+
+    if chapter is not None and not grading.chapter_exercises(chapter):
+        print(f"there is no chapter {chapter}", file=sys.stderr)
+        return 2
+    try:
+        weights = export.load_weights(weights_file)
+    except (OSError, ValueError) as error:
+        print(f"cannot read the weights: {error}", file=sys.stderr)
+        return 2
+    names = export.gradescope(out, chapter, weights)
+    which = f"chapter {chapter}" if chapter is not None else "every chapter"
+    print(
+        f"wrote {out} ({len(names)} files, {which}): upload it as the "
+        "assignment's autograder (Ubuntu 22.04 base image)"
+    )
+    return 0
+
+
+def run_collect(zip_path: Path, out: Path) -> int:
+    from course import collect
+
+    try:
+        collected = collect.collect(zip_path, out)
+    except (FileExistsError, ValueError) as error:
+        print(error, file=sys.stderr)
+        return 2
+    for note in collected.notes:
+        print(f"note: {note}")
+    notebooks = sum(len(s.notebooks) for s in collected.students)
+    print(
+        f"{collected.lms}: {len(collected.students)} students, {notebooks} "
+        f"notebooks in {out}; who is who: {out / collect.ROSTER}"
+    )
+    print(f"next: python -m course grade {out}")
+    return 0 if collected.students else 1
 
 
 def run_release(out: Path, give: str, site: bool = False) -> int:
@@ -173,8 +228,15 @@ def run_release(out: Path, give: str, site: bool = False) -> int:
     return 0
 
 
+def printable(text: str) -> str:
+    """``text`` with what the terminal cannot show (bytes of a file name
+    that is not UTF-8) escaped."""
+    encoding = sys.stdout.encoding or "utf-8"
+    return text.encode(encoding, "backslashreplace").decode(encoding)
+
+
 def run_grade(args: argparse.Namespace) -> int:
-    from course import export, sandbox
+    from course import collect, export, layout, sandbox
 
     paths: list[Path] = args.paths
     missing = [path for path in paths if not path.exists()]
@@ -192,21 +254,25 @@ def run_grade(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    unbounded = sandbox.user_problem() if args.no_sandbox else None
+    if unbounded is not None:
+        print(
+            f"cannot bound each student's processes without bubblewrap: {unbounded}.",
+            file=sys.stderr,
+        )
+        return 2
     try:
         weights = export.load_weights(args.weights)
     except (OSError, ValueError) as error:
         print(f"cannot read the weights: {error}", file=sys.stderr)
         return 2
-    submissions: list[tuple[Path, str]] = []
-    for path in paths:
-        if path.is_dir():
-            submissions += [
-                (p, grading.student_of(p, path)) for p in grading.notebooks_in(path)
-            ]
-        else:
-            submissions.append((path, grading.student_of(path, None)))
+    try:
+        submissions, student_notes = layout.submissions(paths, args.student)
+    except layout.LayoutError as error:
+        print(error, file=sys.stderr)
+        return 2
     if not submissions:
-        print("no notebooks to grade", file=sys.stderr)
+        print(f"no notebooks to grade: {layout.EXPECTED}", file=sys.stderr)
         return 2
     from course import edition
 
@@ -227,12 +293,18 @@ def run_grade(args: argparse.Namespace) -> int:
         given=given,
     )
     for result in results:
-        print(grading.table(result))
-    folders = [path for path in paths if path.is_dir()]
+        result.notes += student_notes.get(result.student, [])
+        print(printable(grading.table(result)))
+    # one's own notebooks (--student): a CSV only where asked for
+    folders = [path for path in paths if path.is_dir() and args.student is None]
     target = args.csv or (folders[0] / "grades.csv" if folders else None)
     if target is not None:
-        write = export.write_canvas if args.format == "canvas" else export.write_csv
-        write(copy_check(results, target.parent / "copies.md"), target, weights)
+        checked = copy_check(results, target.parent / "copies.md")
+        if args.format == "canvas":
+            roster = {k: v for f in folders for k, v in collect.read_roster(f).items()}
+            export.write_canvas(checked, target, weights, roster)
+        else:
+            export.write_csv(checked, target, weights)
         print(f"wrote {target}")
     if args.feedback is not None:
         written = grading.write_feedback(results, args.feedback)

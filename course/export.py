@@ -107,7 +107,9 @@ def write_csv(
     columns, chapters, table = rows(results, weights)
     possible = {e: weights.get(e, 1.0) for e in columns}
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as file:
+    with open(
+        path, "w", newline="", encoding="utf-8", errors="backslashreplace"
+    ) as file:
         writer = csv.writer(file)
         chapter_names = [f"chapter {c}" for c in chapters]
         writer.writerow(
@@ -144,16 +146,24 @@ def write_csv(
 
 
 def write_canvas(
-    results: list[Result], path: Path, weights: dict[str, float] | None = None
+    results: list[Result],
+    path: Path,
+    weights: dict[str, float] | None = None,
+    roster: dict[str, tuple[str, str]] | None = None,
 ) -> None:
-    """A Canvas gradebook import: the student columns Canvas reads (the
-    folder name as SIS Login ID), one assignment column per chapter, and the
-    "Points Possible" row Canvas expects under the header."""
+    """A Canvas gradebook import: the student columns Canvas reads, one
+    assignment column per chapter, and the "Points Possible" row Canvas
+    expects under the header. A student in ``roster`` (folder to name and
+    Canvas user id, from ``collect``'s roster) is named by that id; any
+    other by the folder's name as SIS Login ID."""
     weights = weights or {}
+    roster = roster or {}
     columns, chapters, table = rows(results, weights)
     names = [f"slowtorch chapter {c}" for c in chapters]
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as file:
+    with open(
+        path, "w", newline="", encoding="utf-8", errors="backslashreplace"
+    ) as file:
         writer = csv.writer(file)
         writer.writerow(
             ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *names]
@@ -175,12 +185,11 @@ def write_canvas(
         )
         for row in table:
             student = escape(row["student"])
+            known = roster.get(row["student"])
+            who = [escape(known[0]), escape(known[1]), "", ""] if known else []
             writer.writerow(
                 [
-                    student,
-                    "",
-                    "",
-                    student,
+                    *(who or [student, "", "", student]),
                     "",
                     *[number(row["chapters"][c]) for c in chapters],
                 ]
@@ -191,68 +200,76 @@ def write_canvas(
 
 SETUP_SH = """\
 #!/usr/bin/env bash
-# Gradescope runs this once, when it builds the autograder's image.
+# Gradescope runs this once, as root, when it builds the autograder's image
+# (Ubuntu 22.04, whose Python 3.10 the grader and the engine support).
 set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
-apt-get install -y -q --no-install-recommends python3 bubblewrap || \\
-    apt-get install -y -q --no-install-recommends python3
+apt-get install -y -q --no-install-recommends python3
+# bubblewrap where the container lets it start; where it cannot, each runner
+# runs as a user of its own that cannot read the grader's files.
+apt-get install -y -q --no-install-recommends bubblewrap || true
+python3 -c 'import sys; assert sys.version_info >= (3, 10), sys.version'
 """
 
 RUN_AUTOGRADER = """\
 #!/usr/bin/env bash
-# Gradescope runs this for each submission: grades /autograder/submission/*.ipynb
-# and writes /autograder/results/results.json.
+# Gradescope runs this for each submission, as root, from /autograder (this file
+# is copied to /autograder/run_autograder, the zip is in /autograder/source):
+# grades /autograder/submission, writes /autograder/results/results.json.
 set -uo pipefail
-ROOT="${AUTOGRADER_ROOT:-/autograder}"
-cd "$ROOT/source"
-PYTHON="$(command -v python3 || command -v python)"
-PYTHONPATH="$ROOT/source" "$PYTHON" -m course.gradescope "$ROOT"
+cd /autograder
+PYTHON=""
+for candidate in python3 python3.13 python3.12 python3.11 python3.10; do
+    if command -v "$candidate" >/dev/null 2>&1 &&
+        "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+        PYTHON="$(command -v "$candidate")"
+        break
+    fi
+done
+if [ -z "$PYTHON" ]; then
+    mkdir -p /autograder/results
+    MESSAGE="The autograder found no Python 3.10 or later (setup.sh installs it)."
+    echo "{\\"score\\": 0, \\"tests\\": [], \\"output\\": \\"$MESSAGE\\"}" \\
+        >/autograder/results/results.json
+    exit 0
+fi
+PYTHONPATH=/autograder/source exec "$PYTHON" -m course.gradescope /autograder
 """
 
-
-JUDGE_FILES = (
-    "checking.py",
-    "substitute.py",
-    "datasets.py",
-    "workspace.py",
-    "runner.py",
-    "sandbox.py",
-    "judge.py",
-    "notebook_reader.py",
-    "grading.py",
-    "export.py",
-    "gradescope.py",
-    "saved_pieces.py",
-    "similarity.py",
-)
+# What the autograder leaves out of course/: the chapters' sources (which hold
+# the model answers) and everything that only writes the course.
+NOT_JUDGE = ("collect.py", "edition.py", "lab.py", "class_site.py", "notebooks.py")
 
 
-def gradescope(out: Path, unsandboxed: bool = False) -> list[str]:
+def gradescope(
+    out: Path, chapter: int | None = None, weights: dict[str, float] | None = None
+) -> list[str]:
     """Writes the Gradescope autograder zip; returns the names inside.
 
-    ``source/`` holds the class engine (every piece a stub), the case
-    programs (their own pieces stubbed too) and the grader, with the judge's
-    answers in ``course/answers.json``: no model answer is in the zip. Each
-    submission's runner tree is built from it without the answers, as on a
-    teacher's machine. With ``unsandboxed``, a container where bubblewrap
-    cannot start grades without it (said in the result); without, it does
-    not grade there (see :mod:`course.gradescope`)."""
+    At the zip's root, as Gradescope documents: ``setup.sh``,
+    ``run_autograder``, and the grader (``course/``, with the judge's answers
+    in ``course/answers.json``) beside the class engine (``slowtorch_lib/``,
+    every piece a stub): no model answer is in the zip. With ``chapter``, an
+    assignment for that chapter only (the submission may hold the earlier
+    chapters' notebooks, whose pieces its cases use); ``weights`` (exercise
+    id to points) are each test's max score (see :mod:`course.gradescope`)."""
     from course import gradescope, judge
 
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
-        source = folder / "source"
-        source.mkdir()
-        judge.class_engine(source)
-        course = source / "course"
-        for name in JUDGE_FILES:
-            shutil.copy(judge.PACKAGE / name, course / name)
+        judge.class_engine(folder)
+        course = folder / "course"
+        for path in sorted(judge.PACKAGE.glob("*.py")):
+            if path.name not in NOT_JUDGE:
+                shutil.copy(path, course / path.name)
         shutil.copytree(judge.PACKAGE / "data", course / "data")
         (course / "__init__.py").write_text(
             '"""The course\'s grader, as a Gradescope autograder."""\n', "utf-8"
         )
+        (course / "__main__.py").unlink()
         judge.Answers.load().save(course)
-        settings = {"unsandboxed": bool(unsandboxed)}
+        settings = {"chapter": chapter, "weights": weights or {}}
         (course / gradescope.SETTINGS).write_text(json.dumps(settings), "utf-8")
         (folder / "setup.sh").write_text(SETUP_SH, encoding="utf-8")
         (folder / "run_autograder").write_text(RUN_AUTOGRADER, encoding="utf-8")

@@ -1,26 +1,31 @@
 """The Gradescope side of the grader: ``python -m course.gradescope ROOT``.
 
-Gradescope runs each submission in its own container (``run_autograder``):
-the submitted notebooks are in ``ROOT/submission`` and the grade goes to
-``ROOT/results/results.json``, in Gradescope's format: one test per
-exercise with its score and max score, the output visible to the student
-(the public cases that failed, hints), the grading-only cases' details
-hidden, and the flags (copied? reaches outside the exercise?) in a test hidden
-from the student. The same runner and judge grade it as on a teacher's
-machine.
+Gradescope runs each submission in a container of its own, as root, from
+``/autograder`` (``ROOT``): the autograder zip extracted in ``ROOT/source``
+(this package is ``ROOT/source/course``), the submitted files in
+``ROOT/submission``, and the grade to write to ``ROOT/results/results.json``
+in Gradescope's format: one test per exercise with its score and max score
+(the exercise's weight), the output visible to the student (the public cases
+that failed, hints), the grading-only cases' details hidden, and the flags
+(copied? reaches outside the exercise?) in a test hidden from the student.
+The same runner and judge grade it as on a teacher's machine; an autograder
+exported for one chapter grades that chapter's exercises only.
 
-Whether Gradescope's containers let bubblewrap make user namespaces is not
-known here (Docker's default seccomp profile refuses ``unshare`` to a
-process without CAP_SYS_ADMIN). Where it cannot start, the autograder does
-what the teacher chose at export: by default it grades nothing and says why
-(score 0, visible output); exported with ``--no-sandbox``, it grades without
-bubblewrap, the container being the only boundary, and says so in the
-output every student and the teacher see.
+Before anything runs, only root may read or write the grader's files: the
+zip (the judge's answers), the submission and the results. Each runner then
+runs as a host user of its own (see :mod:`course.sandbox`), inside
+bubblewrap where the container lets it start (Docker's default seccomp
+profile does not, for a process without CAP_SYS_ADMIN), else directly, the
+container being the outer boundary: that user cannot read the answers or
+write the results, and every process it left is killed before the results
+are written. Where neither can be (not root, or a Python that user cannot
+run), the submission is not graded, and the result says why.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,31 +36,58 @@ from course.judge import PACKAGE, Answers
 TIMEOUT = 60.0
 SETTINGS = "autograder.json"
 REFUSED = (
-    "This submission was not graded: the autograder cannot start its sandbox "
-    "(bubblewrap) in this container ({problem}). Ask your teacher: the "
-    "autograder can be exported with --no-sandbox to grade here without it."
-)
-UNSANDBOXED = (
-    "Graded without the sandbox: bubblewrap cannot start in this container "
-    "({problem}); the teacher chose to grade here without it."
+    "This submission was not graded: the autograder cannot keep your code "
+    "apart from its answers in this container ({problem}). Ask your teacher."
 )
 
 
-def unsandboxed_allowed() -> bool:
-    """Whether the teacher's export allows grading without bubblewrap."""
+def settings() -> dict[str, Any]:
+    """The export's choices: ``chapter`` (or None) and ``weights``."""
     try:
-        settings = json.loads((PACKAGE / SETTINGS).read_text("utf-8"))
+        data = json.loads((PACKAGE / SETTINGS).read_text("utf-8"))
     except (OSError, ValueError):
-        return False
-    return isinstance(settings, dict) and settings.get("unsandboxed") is True
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    weights = data.get("weights") if isinstance(data.get("weights"), dict) else {}
+    chapter = data.get("chapter") if isinstance(data.get("chapter"), int) else None
+    return {"chapter": chapter, "weights": weights}
 
 
-def results(root: Path, weights: dict[str, float] | None = None) -> dict[str, Any]:
-    """Grades ``root/submission/*.ipynb``; the results in Gradescope's format."""
-    weights = weights or {}
-    submitted = sorted((root / "submission").rglob("*.ipynb"))
+def protect(root: Path) -> None:
+    """Only root may read the grader's files and the submission, or write
+    the results (its processes start as another user)."""
+    for name in ("source", "submission"):
+        if (root / name).is_dir():
+            os.chmod(root / name, 0o700)
+    for path in root.glob("*.json"):  # submission_metadata.json
+        os.chmod(path, 0o600)
+    results = root / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        os.chown(results, 0, 0)
+    os.chmod(results, 0o755)
+
+
+def isolation() -> tuple[bool | None, str]:
+    """Whether runners run in bubblewrap (True), as a user of their own
+    without it (False), or cannot run apart from the answers (None); and
+    what stops bubblewrap, if anything."""
     problem = sandbox.problem()
-    if problem is not None and not unsandboxed_allowed():
+    if problem is None:
+        return True, ""
+    unbounded = sandbox.user_problem()
+    if unbounded is not None:
+        return None, f"{problem}; {unbounded}"
+    return False, problem
+
+
+def results(root: Path) -> dict[str, Any]:
+    """Grades ``root/submission``; the results in Gradescope's format."""
+    chosen = settings()
+    weights: dict[str, float] = chosen["weights"]
+    submitted = sorted((root / "submission").rglob("*.ipynb"))
+    sandboxed, problem = isolation()
+    if sandboxed is None:
         return {
             "score": 0,
             "output": REFUSED.format(problem=problem),
@@ -66,14 +98,20 @@ def results(root: Path, weights: dict[str, float] | None = None) -> dict[str, An
     graded = grading.grade(
         [(path, "submission") for path in submitted],
         timeout=TIMEOUT,
-        sandboxed=problem is None,
+        sandboxed=sandboxed,
         answers=answers,
     )
+    for result in graded:  # the runner's own user: not "without the sandbox"
+        if grading.NO_SANDBOX in result.notes:
+            result.notes.remove(grading.NO_SANDBOX)
     kept, notes = grading.counted(graded)
-    tests = []
+    chapter = chosen["chapter"]
+    if chapter is not None:
+        kept = [r for r in kept if r.chapter == chapter]
+    tests: list[dict[str, Any]] = []
     for result in kept:
         for exercise in result.exercises.values():
-            weight = weights.get(exercise.id, 1.0)
+            weight = float(weights.get(exercise.id, 1.0))
             tests.append(
                 {
                     "name": f"Exercise {exercise.id}: {exercise.title}",
@@ -86,8 +124,8 @@ def results(root: Path, weights: dict[str, float] | None = None) -> dict[str, An
                 }
             )
     lines = [f"{r.path.name}: {n}" for r in graded for n in r.notes] + notes
-    if problem is not None:
-        lines.append(UNSANDBOXED.format(problem=problem))
+    if not sandboxed:
+        lines.append(f"graded without bubblewrap ({problem}), each runner as a user")
     score = round(sum(float(t["score"]) for t in tests), 4)
     if lines:  # flags (copied? reaches outside?) are for the teacher only
         tests.append(
@@ -102,8 +140,8 @@ def results(root: Path, weights: dict[str, float] | None = None) -> dict[str, An
     shown = [f"{r.path.name}: {n}" for r in graded if not r.exercises for n in r.notes]
     if not submitted:
         shown.append("no notebook (.ipynb) in the submission")
-    if problem is not None:
-        shown.insert(0, UNSANDBOXED.format(problem=problem))
+    elif chapter is not None and not kept:
+        shown.append(f"no notebook of chapter {chapter} in the submission")
     return {
         "score": score,
         "output": "\n".join(shown),
@@ -127,8 +165,7 @@ def test_output(exercise: grading.Graded) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     root = Path(args[0] if args else "/autograder")
-    out = root / "results"
-    out.mkdir(parents=True, exist_ok=True)
+    protect(root)
     try:
         data = results(root)
     except Exception as error:  # noqa: BLE001  (Gradescope must get a result)
@@ -138,7 +175,10 @@ def main(argv: list[str] | None = None) -> int:
             "ask your teacher",
             "tests": [],
         }
-    (out / "results.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    out = root / "results"
+    partial = out / "results.json.partial"
+    partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    partial.replace(out / "results.json")
     return 0
 
 

@@ -35,6 +35,7 @@ Results come as a table, a CSV file (:mod:`course.export`) and, with
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import re
 import shutil
@@ -367,22 +368,6 @@ def grade(
     return results
 
 
-def notebooks_in(folder: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in folder.rglob("*.ipynb")
-        if ".ipynb_checkpoints" not in p.parts and not p.name.startswith(".")
-    )
-
-
-def student_of(path: Path, folder: Path | None) -> str:
-    """A submission's student: its first subfolder, else its file name."""
-    if folder is None:
-        return path.stem
-    parts = path.relative_to(folder).parts
-    return parts[0] if len(parts) > 1 else path.stem
-
-
 # --- reports -----------------------------------------------------------------------
 
 
@@ -505,11 +490,19 @@ def feedback_failures(graded: Graded) -> list[str]:
 
 
 def write_feedback(results: list[Result], folder: Path) -> list[Path]:
+    """One report per student; names that would be the same file (``Doe_Jane``
+    and ``Doe, Jane``) get a short digest of the student's name."""
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
+    written: list[Path] = []
+    used: set[str] = set()  # lower case: some file systems ignore the case
     for student, mine in by_student(results).items():
-        safe = re.sub(r"[^\w.-]+", "_", student).lstrip(".") or "student"
+        safe = re.sub(r"[^\w.-]+", "_", student).lstrip(".")[:80] or "student"
+        if safe != student or safe.lower() in used:
+            digest = hashlib.sha256(student.encode("utf-8", "backslashreplace"))
+            safe = f"{safe}-{digest.hexdigest()[:8]}"
+        used.add(safe.lower())
         path = folder / f"{safe}.md"
-        path.write_text(feedback(student, mine), encoding="utf-8")
+        text = feedback(student, mine)
+        path.write_text(text, encoding="utf-8", errors="backslashreplace")
         written.append(path)
     return written

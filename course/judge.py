@@ -451,10 +451,10 @@ def _refuse(name: str) -> Any:
     raise ValueError(name)
 
 
-def runner_command(tree: Path, sandboxed: bool) -> list[str]:
+def runner_command(tree: Path, sandboxed: bool, user: int | None = None) -> list[str]:
     python = sandbox.interpreter()
     if sandboxed:
-        return sandbox.command(tree, [python, "-I", "-S", "/runner/runner.py"])
+        return sandbox.command(tree, [python, "-I", "-S", "/runner/runner.py"], user)
     return [python, "-I", "-S", str(tree / "runner.py")]
 
 
@@ -473,7 +473,7 @@ def run_runner(
     run's ``seed`` for the drawn cases); adds what it reported to ``run``;
     returns the exercises it started."""
     nonce = secrets.token_hex(16)
-    job = {
+    job: dict[str, Any] = {
         "exercises": jobs,
         "pieces": sorted((pieces or {}).items()),
         "seed": seed,
@@ -482,7 +482,7 @@ def run_runner(
         "limits": {
             "memory": limits.memory,
             "file_size": limits.file_size,
-            "processes": limits.processes if sandboxed else 0,
+            "processes": limits.processes,
         },
     }
     reader = Reader(nonce, exercises, run, [e for e, _ in jobs])
@@ -490,16 +490,21 @@ def run_runner(
     work = Path(tree.parent / f"work-{secrets.token_hex(4)}")
     work.mkdir()
     environment = {"PATH": "/usr/bin:/bin", "HOME": str(work), "LANG": "C.UTF-8"}
-    with sandbox.process_cap(limits.processes + 8) as join:
+    with sandbox.runner_user() as user:  # its processes are counted apart
+        job["user"] = user
+        if user is not None:
+            os.chown(work, user, user)
+        elif not sandboxed:  # the grader's own user: its processes count too
+            job["limits"]["processes"] = 0
         process = subprocess.Popen(
-            runner_command(tree, sandboxed),
+            runner_command(tree, sandboxed, user),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd=work,
             env=environment,
             start_new_session=True,
-            preexec_fn=join,  # noqa: PLW1509  (only writes a pid to a file)
+            **sandbox.as_user(None if sandboxed else user),
         )
         feeder = threading.Thread(target=_feed, args=(process, nonce, job), daemon=True)
         feeder.start()

@@ -12,11 +12,16 @@ itself, not a reaper that bubblewrap would put there: no process of the
 sandbox but the runner holds the judge's pipe, and process 1 cannot be
 killed from inside the namespace.
 
-Limits on CPU time, memory, file size and processes are set by the runner
-itself (``resource.setrlimit``, see :mod:`course.runner`); the number of
-processes is also capped by a ``pids`` control group when the grader runs as
-root (where ``RLIMIT_NPROC`` does not count). Output is capped by the judge,
-which reads it.
+Limits on CPU time, memory (address space), file size and processes are set
+by the runner itself (``resource.setrlimit``, see :mod:`course.runner`), per
+process. They need no control group, so they hold in a container: a grader
+run as root lends each runner a host user id of its own (:func:`runner_user`)
+and the runner becomes that user before any answer runs, so that the kernel
+counts ``RLIMIT_NPROC`` per runner (it does not count root's processes);
+everything that user started is killed when the runner is done. A student
+then holds at most ``processes`` processes of at most ``memory`` bytes each.
+An unprivileged grader's runners are counted in their own user namespace.
+Output is capped by the judge, which reads it.
 
 :func:`problem` says why the sandbox cannot start here (not Linux, no
 ``bwrap``, no user namespaces), or None.
@@ -27,19 +32,21 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import secrets
+import pwd
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 NOBODY = 65534
 TMP_BYTES = 64 * 2**20
-CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+RUNNER_UIDS = range(61_000, 61_128)  # host users lent to runners (none named)
 
 
 @dataclass(frozen=True)
@@ -49,7 +56,7 @@ class Limits:
     seconds: float = 60.0  # wall-clock time per exercise (CPU: a little more)
     memory: int = 1024 * 2**20  # address space per process, bytes
     file_size: int = 16 * 2**20  # largest file it may write, bytes
-    processes: int = 32  # processes and threads at once
+    processes: int = 4  # processes and threads at once (each: `memory`)
     output: int = 8 * 2**20  # bytes of records the judge reads per runner
 
 
@@ -64,8 +71,15 @@ def interpreter() -> str:
     return os.path.realpath(sys.executable)
 
 
-def command(tree: Path, argv: list[str]) -> list[str]:
-    """``argv`` (run inside ``tree``) wrapped in ``bwrap``."""
+def command(tree: Path, argv: list[str], user: int | None = None) -> list[str]:
+    """``argv`` (run inside ``tree``) wrapped in ``bwrap``.
+
+    With ``user`` (a grader run as root), no user namespace: the runner
+    starts as root with only the capabilities to change users, and becomes
+    ``user`` before anything else (see :mod:`course.runner`), so that the
+    host counts its processes (``RLIMIT_NPROC``) apart from everyone's.
+    Without, an unprivileged grader's user namespace maps it to ``nobody``.
+    """
     wrapped = ["bwrap", "--ro-bind", "/usr", "/usr"]
     for name in ("bin", "lib", "lib64", "sbin"):
         path = Path("/") / name
@@ -75,16 +89,31 @@ def command(tree: Path, argv: list[str]) -> list[str]:
             wrapped += ["--ro-bind", str(path), str(path)]
     for root in python_roots():
         if not str(root).startswith("/usr/"):
+            for parent in reversed(root.parents[:-1]):  # bwrap would make 0700
+                wrapped += ["--perms", "0755", "--dir", str(parent)]
             wrapped += ["--ro-bind", str(root), str(root)]
     wrapped += ["--ro-bind", str(tree), "/runner"]
     wrapped += ["--dev", "/dev", "--proc", "/proc"]
-    wrapped += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    wrapped += ["--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]
     wrapped += ["--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
     wrapped += ["--setenv", "PATH", "/usr/bin:/bin", "--chdir", "/tmp"]
     wrapped += ["--unsetenv", "PYTHONPATH"]
-    wrapped += ["--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"]
-    wrapped += ["--uid", str(NOBODY), "--gid", str(NOBODY), "--cap-drop", "ALL"]
+    wrapped += ["--die-with-parent", "--new-session", "--as-pid-1"]
+    if user is None:
+        wrapped += ["--unshare-all", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+        wrapped += ["--cap-drop", "ALL"]
+    else:
+        wrapped += ["--unshare-ipc", "--unshare-pid", "--unshare-net"]
+        wrapped += ["--unshare-uts", "--unshare-cgroup-try"]
+        wrapped += ["--cap-drop", "ALL"]  # but the two to become ``user``:
+        wrapped += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     return [*wrapped, "--", *argv]
+
+
+BECOME = (
+    "import os, sys; u = int(sys.argv[1]); os.setgroups([]); "
+    "os.setresgid(u, u, u); os.setresuid(u, u, u); print('ok')"
+)
 
 
 @functools.cache
@@ -94,74 +123,139 @@ def problem() -> str | None:
         return f"bubblewrap needs Linux (this is {sys.platform})"
     if shutil.which("bwrap") is None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    try:
-        trial = subprocess.run(
-            command(Path("/usr"), [interpreter(), "-I", "-S", "-c", "print('ok')"]),
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"bubblewrap does not start: {error}"
+    with runner_user() as user:
+        argv = [interpreter(), "-I", "-S", "-c", "print('ok')"]
+        if user is not None:
+            argv = [interpreter(), "-I", "-S", "-c", BECOME, str(user)]
+        try:
+            trial = subprocess.run(
+                command(Path("/usr"), argv, user),
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"bubblewrap does not start: {error}"
     if trial.stdout.strip() != "ok":
         reason = (trial.stderr.strip().splitlines() or ["no output"])[-1]
         return f"bubblewrap does not start (no user namespaces?): {reason}"
     return None
 
 
-# --- the number of processes, when RLIMIT_NPROC does not count (root) --------------
+@functools.cache
+def user_problem() -> str | None:
+    """Why a runner cannot run as a lent user without bubblewrap, or None."""
+    with runner_user() as user:
+        if user is None:
+            return limits_problem(False)
+        try:
+            trial = subprocess.run(
+                [interpreter(), "-I", "-S", "-c", "print('ok')"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                cwd="/",
+                **as_user(user),
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"Python does not start as an unprivileged user: {error}"
+    if trial.stdout.strip() != "ok":
+        reason = (trial.stderr.strip().splitlines() or ["no output"])[-1]
+        return (
+            f"{interpreter()} cannot be run by an unprivileged user ({reason}): "
+            "install Python where every user can read it"
+        )
+    return None
+
+
+# --- a host user of its own for each runner -------------------------------------
+
+
+class Lender:
+    """Lends host user ids (from ``RUNNER_UIDS``, none that names a user of
+    this machine) to runners, one runner each at a time."""
+
+    def __init__(self, uids: range) -> None:
+        self.free = [u for u in uids if not _named(u)]
+        self.lock = threading.Lock()
+
+    def take(self) -> int:
+        with self.lock:
+            if not self.free:
+                raise RuntimeError("more runners at once than user ids to lend")
+            return self.free.pop(0)
+
+    def give_back(self, uid: int) -> None:
+        with self.lock:
+            self.free.append(uid)
+
+
+def _named(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+    except KeyError:
+        return False
+    return True
+
+
+LENDER = Lender(RUNNER_UIDS)
 
 
 @contextlib.contextmanager
-def process_cap(limit: int) -> Iterator[Callable[[], None] | None]:
-    """A function that puts the calling process (and what it starts) in a
-    fresh ``pids`` control group of at most ``limit`` processes, or None
-    where control groups cannot be written (then RLIMIT_NPROC counts)."""
+def runner_user() -> Iterator[int | None]:
+    """A host user id of its own for one runner, or None where the grader
+    cannot change users (not root: the runner then runs as the grader's user,
+    and only bubblewrap's user namespace bounds its processes). When the
+    runner is done, every process of that user is killed."""
     if os.geteuid() != 0:
         yield None
         return
-    group = None
-    for root in CGROUP_ROOTS:
-        if (root / "cgroup.procs").exists() and (
-            root.name == "pids" or "pids" in _read(root / "cgroup.controllers")
-        ):
-            group = root / f"course-runner-{secrets.token_hex(6)}"
-            break
-    if group is None:
-        yield None
-        return
+    uid = LENDER.take()
     try:
-        group.mkdir()
-        (group / "pids.max").write_text(str(limit))
-    except OSError:
-        yield None
-        return
-    procs = str(group / "cgroup.procs")
-
-    def join() -> None:
-        with open(procs, "w") as file:
-            file.write(str(os.getpid()))
-
-    try:
-        yield join
+        yield uid
     finally:
-        for _ in range(50):
+        kill_user(uid)
+        LENDER.give_back(uid)
+
+
+def as_user(uid: int | None) -> dict[str, Any]:
+    """The arguments of :class:`subprocess.Popen` that start a process as
+    ``uid`` (its own group, no supplementary groups), or none."""
+    if uid is None:
+        return {}
+    return {"user": uid, "group": uid, "extra_groups": []}
+
+
+def kill_user(uid: int) -> int:
+    """Kills every process of ``uid`` (as that user: ``kill(-1)`` reaches all
+    of them at once, so none can start another meanwhile); how many rounds
+    it took until none was left."""
+    for rounds in range(1, 50):
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover  (the child only kills and exits)
+            code = 1
             try:
-                group.rmdir()
-                break
-            except OSError:
-                _kill_group(group)
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                code = 0
+            except BaseException:  # noqa: BLE001
+                code = 2
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) == 0:
+            return rounds
+        time.sleep(0.01)
+    return rounds
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
-
-
-def _kill_group(group: Path) -> None:
-    for line in _read(group / "cgroup.procs").split():
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(line), signal.SIGKILL)
-    time.sleep(0.02)
+def limits_problem(sandboxed: bool) -> str | None:
+    """Why processes cannot be bounded per student here, or None."""
+    if sandboxed or os.geteuid() == 0:
+        return None
+    return (
+        "without bubblewrap, only a grader run as root can bound each "
+        "student's processes (it runs each runner as a user id of its own)"
+    )
