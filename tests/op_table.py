@@ -683,3 +683,70 @@ CASES += [
         domain="nonzero",
     ),
 ]
+
+# Scaled dot-product attention: the fused kernel's node on 4-d inputs with one
+# head size, the composite graph otherwise (PyTorch 2.13 on a CPU).
+QKV = (2, 2, 3, 4)
+
+
+def _sdpa(L: Any, *tensors: Any, **options: Any) -> Any:
+    return L.nn.functional.scaled_dot_product_attention(*tensors, **options)
+
+
+def _row_masked(L: Any) -> Any:
+    """A bool mask whose second row hides every key (that row gives zeros)."""
+    return L.tensor([[True, False, True], [False] * 3, [True, True, False]])
+
+
+CASES += [
+    _case("sdpa_fused", lambda L, q, k, v: _sdpa(L, q, k, v), QKV, QKV, QKV),
+    _case(
+        "sdpa_causal_longer_keys",
+        lambda L, q, k, v: _sdpa(L, q, k, v, is_causal=True),
+        QKV,
+        (2, 2, 5, 4),
+        (2, 2, 5, 4),
+    ),
+    _case(
+        "sdpa_bool_mask_full_row",
+        lambda L, q, k, v: _sdpa(L, q, k, v, attn_mask=_row_masked(L)),
+        QKV,
+        QKV,
+        QKV,
+    ),
+    _case(
+        "sdpa_float_mask_grad",
+        lambda L, q, k, v, m: _sdpa(L, q, k, v, attn_mask=m),
+        QKV,
+        QKV,
+        QKV,
+        (3, 3),
+    ),
+    _case(
+        "sdpa_value_head_size",
+        lambda L, q, k, v: _sdpa(L, q, k, v, attn_mask=_row_masked(L), scale=-0.7),
+        QKV,
+        QKV,
+        (2, 2, 3, 5),
+    ),
+    _case(
+        "sdpa_3d_causal",
+        lambda L, q, k, v: _sdpa(L, q, k, v, is_causal=True),
+        *[(2, 3, 4)] * 3,
+    ),
+    _case("sdpa_2d", lambda L, q, k, v: _sdpa(L, q, k, v), (3, 4), (5, 4), (5, 2)),
+    _case(
+        "sdpa_grouped_heads",
+        lambda L, q, k, v: _sdpa(L, q, k, v, enable_gqa=True, scale=0.4),
+        (1, 4, 3, 2),
+        (1, 2, 3, 2),
+        (1, 2, 3, 2),
+    ),
+    _case(
+        "sdpa_grouped_heads_3d",
+        lambda L, q, k, v: _sdpa(L, q, k, v, enable_gqa=True),
+        (4, 3, 2),
+        (2, 3, 2),
+        (1, 3, 2),
+    ),
+]

@@ -21,6 +21,7 @@ from slowtorch_lib.nn.functional.activation import (
     softmax,
     tanh,
 )
+from slowtorch_lib.nn.functional.attention import scaled_dot_product_attention
 from slowtorch_lib.nn.functional.convolution import (
     avg_pool1d,
     avg_pool2d,
@@ -78,6 +79,7 @@ __all__ = [
     "relu",
     "sigmoid",
     "silu",
+    "scaled_dot_product_attention",
     "smooth_l1_loss",
     "softmax",
     "tanh",
