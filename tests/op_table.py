@@ -750,3 +750,44 @@ CASES += [
         (1, 3, 2),
     ),
 ]
+
+# einsum: the forms attention code writes, built from views, sums and bmm.
+CASES += [
+    _case(
+        "einsum_batched_matmul",
+        lambda L, x, y: L.einsum("bij,bjk->bik", x, y),
+        (2, 3, 4),
+        (2, 4, 2),
+    ),
+    _case(
+        "einsum_attention_scores",
+        lambda L, q, k: L.einsum("bhqd,bhkd->bhqk", q, k),
+        (2, 2, 3, 4),
+        (2, 2, 5, 4),
+    ),
+    _case("einsum_transpose", lambda L, x: L.einsum("ij->ji", x), (3, 4)),
+    _case("einsum_trace", lambda L, x: L.einsum("ii", x), (3, 3)),
+    _case("einsum_diagonal", lambda L, x: L.einsum("ii->i", x), (3, 3)),
+    _case("einsum_row_sums", lambda L, x: L.einsum("ij->i", x), (3, 4)),
+    _case("einsum_outer", lambda L, x, y: L.einsum("i,j->ij", x, y), (3,), (4,)),
+    _case("einsum_dot", lambda L, x, y: L.einsum("i,i", x, y), (3,), (3,)),
+    _case(
+        "einsum_ellipsis_list",
+        lambda L, x, y: L.einsum("...ij,...jk", [x, y]),
+        (1, 3, 4),
+        (2, 4, 2),
+    ),
+    _case(
+        "einsum_three_operands",
+        lambda L, x, y, z: L.einsum("ij,jk,kl->il", x, y, z),
+        (2, 3),
+        (3, 4),
+        (4, 2),
+    ),
+    _case(
+        "einsum_sum_out_early",
+        lambda L, x, y: L.einsum("ijk,ik->j", x, y),
+        (2, 3, 4),
+        (2, 4),
+    ),
+]
