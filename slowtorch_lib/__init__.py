@@ -48,6 +48,8 @@ and ``utils.data``. ``Tensor``'s methods reach the operations through
 ``_tensor.bind_ops``, called once below. ``tests/test_layering.py`` checks it.
 """
 
+from math import e, inf, nan, pi
+
 from slowtorch_lib import (
     _creation,
     _printing,
@@ -60,6 +62,7 @@ from slowtorch_lib import (
     utils,
 )
 from slowtorch_lib import _rng as random
+from slowtorch_lib._activation_functions import log_softmax, softmax
 from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
     bfloat16,
@@ -265,6 +268,12 @@ __all__ = [
     *views.__all__,
     "load",
     "nn",
+    "e",
+    "inf",
+    "log_softmax",
+    "nan",
+    "pi",
+    "softmax",
     "optim",
     "save",
     "utils",

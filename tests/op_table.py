@@ -791,3 +791,15 @@ CASES += [
         (2, 4),
     ),
 ]
+
+# torch.softmax and torch.log_softmax (the functions), and the causal mask of
+# a language model: masked_fill with -inf, then softmax.
+CASES += [
+    _case("torch_softmax", lambda L, x: L.softmax(x, 1), M),
+    _case("torch_log_softmax_dtype", lambda L, x: L.log_softmax(x, 0, L.float64), M),
+    _case(
+        "masked_fill_minus_inf_softmax",
+        lambda L, x: x.masked_fill(L.ones(3, 3).tril() == 0, -L.inf).softmax(-1),
+        (3, 3),
+    ),
+]
