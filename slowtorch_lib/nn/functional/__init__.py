@@ -48,6 +48,9 @@ from slowtorch_lib.nn.functional.loss import (
     nll_loss,
     smooth_l1_loss,
 )
+from slowtorch_lib.nn.functional.multi_head_attention import (
+    multi_head_attention_forward,
+)
 from slowtorch_lib.nn.functional.normalization import batch_norm, layer_norm
 
 __all__ = [
@@ -73,6 +76,7 @@ __all__ = [
     "max_pool1d",
     "max_pool2d",
     "mse_loss",
+    "multi_head_attention_forward",
     "nll_loss",
     "one_hot",
     "pad",
