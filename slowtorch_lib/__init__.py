@@ -141,6 +141,7 @@ from slowtorch_lib.ops import (
     trigonometry,
     views,
 )
+from slowtorch_lib.ops import unique as _unique_ops
 from slowtorch_lib.ops.bitwise import *  # noqa: F403
 from slowtorch_lib.ops.common import *  # noqa: F403
 from slowtorch_lib.ops.comparison import *  # noqa: F403
@@ -152,7 +153,10 @@ from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
 from slowtorch_lib.ops.histograms import *  # noqa: F403
 from slowtorch_lib.ops.joining import *  # noqa: F403
 from slowtorch_lib.ops.linalg import *  # noqa: F403
+from slowtorch_lib.ops.meshgrid import meshgrid
+from slowtorch_lib.ops.normal import normal
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
+from slowtorch_lib.ops.ranges import range
 from slowtorch_lib.ops.rearrange import *  # noqa: F403
 from slowtorch_lib.ops.reduction import *  # noqa: F403
 from slowtorch_lib.ops.rounding import *  # noqa: F403
@@ -160,6 +164,7 @@ from slowtorch_lib.ops.scan import *  # noqa: F403
 from slowtorch_lib.ops.selecting import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
 from slowtorch_lib.ops.trigonometry import *  # noqa: F403
+from slowtorch_lib.ops.unique import unique, unique_consecutive
 from slowtorch_lib.ops.views import *  # noqa: F403
 from slowtorch_lib.serialization import load, save
 
@@ -190,6 +195,7 @@ _tensor.bind_ops(
     linalg=linalg,
     activation=nn.functional.activation,
     rng=_rng,
+    unique=_unique_ops,
 )
 
 # The functions come from each module's own __all__: a new operation is
@@ -274,6 +280,11 @@ __all__ = [
     "nan",
     "pi",
     "softmax",
+    "meshgrid",
+    "normal",
+    "range",
+    "unique",
+    "unique_consecutive",
     "optim",
     "save",
     "utils",

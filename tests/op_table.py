@@ -803,3 +803,15 @@ CASES += [
         (3, 3),
     ),
 ]
+
+# meshgrid: views of its inputs, expanded.
+CASES += [
+    _case("meshgrid_ij", lambda L, x, y: L.meshgrid(x, y, indexing="ij"), (3,), (2,)),
+    _case(
+        "meshgrid_xy_three",
+        lambda L, x, y, z: L.meshgrid([x, y, z], indexing="xy"),
+        (3,),
+        (2,),
+        (2,),
+    ),
+]
