@@ -29,7 +29,8 @@ Targets (engine time / baseline time):
 * one training step of a 2-64-64-2 tanh MLP on 64 points (cross-entropy,
   ``optim.SGD``): at most 1.3
 
-The last two cases are defined in ``bench/nn_cases.py``.
+The Linear and MLP cases are defined in ``bench/nn_cases.py``; the attention
+block and the GPT training step (no target) in ``bench/attention_cases.py``.
 
 Against the fused loop the elementwise cases take several times longer:
 every engine operation makes a pass of its own and stores a float32 result,
@@ -48,7 +49,7 @@ from operator import add, mul
 from typing import Any
 
 import slowtorch_lib as st
-from bench import nn_cases
+from bench import attention_cases, nn_cases
 from bench.flat import matmul, random_floats, to_float32
 
 torch: Any
@@ -276,6 +277,8 @@ def build_cases() -> list[Case]:
 
     # Linear(64, 64) and the MLP training step: bench/nn_cases.py.
     cases += [Case(*spec) for spec in nn_cases.specs(torch)]
+    # The attention block and the GPT step: bench/attention_cases.py.
+    cases += [Case(*spec) for spec in attention_cases.specs(torch)]
     return cases
 
 
