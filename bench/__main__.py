@@ -51,6 +51,7 @@ from typing import Any
 import slowtorch_lib as st
 from bench import attention_cases, nn_cases
 from bench.flat import matmul, random_floats, to_float32
+from slowtorch_lib.ops import linalg
 
 torch: Any
 try:
@@ -328,7 +329,16 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m bench", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
+    parser.add_argument(
+        "--no-sumprod",
+        action="store_true",
+        help="use sum(map(mul)) as the products' inner loop even where Python has "
+        "math.sumprod (3.12+), in the engine and the attention baselines",
+    )
     args = parser.parse_args(argv)
+    if args.no_sumprod:
+        linalg.dot_product = linalg.sum_of_products
+        attention_cases.dot = attention_cases.sum_of_products
     rounds = 7 if args.quick else 31
     if torch is not None:
         torch.set_num_threads(1)

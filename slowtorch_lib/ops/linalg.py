@@ -66,6 +66,8 @@ def matrix_product(
     rows = [left[i : i + k] for i in range(0, n * k, k)]
     columns = [right_t[j : j + k] for j in range(0, m * k, k)]
     dot = dot_product
+    if dot is sum_of_products:  # inlined: a call per element would cost more
+        return [sum(map(mul, row, column)) for row in rows for column in columns]
     return [dot(row, column) for row in rows for column in columns]
 
 

@@ -176,7 +176,7 @@ def _check_inputs(
             "scaled_dot_product_attention(): argument 'attn_mask' must be Tensor, "
             f"not {type(attn_mask).__name__}"
         )
-    if not query.dtype is key.dtype is value.dtype:
+    if not (query.dtype is key.dtype is value.dtype):
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got "
             f"query.dtype: {query.dtype.cpp_type_name} key.dtype: "
