@@ -32,6 +32,10 @@ Targets (engine time / baseline time):
 The Linear and MLP cases are defined in ``bench/nn_cases.py``; the attention
 block and the GPT training step (no target) in ``bench/attention_cases.py``.
 
+On Python 3.12+ the matrix products' inner loop is ``math.sumprod``;
+``--no-sumprod`` times the older ``sum(map(mul))`` loop on the same
+interpreter, to see what it buys.
+
 Against the fused loop the elementwise cases take several times longer:
 every engine operation makes a pass of its own and stores a float32 result,
 and turning Python floats into float32 storage and back costs more than the
