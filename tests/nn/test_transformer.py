@@ -311,3 +311,34 @@ def test_square_subsequent_mask_and_transformer() -> None:
     same_error(lambda L: L.nn.TransformerEncoderLayer(4, 2, activation="tanh"))
     with pytest.raises(NotImplementedError):
         st.nn.Transformer()
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
+@pytest.mark.parametrize(
+    "padding",
+    [
+        [[False, False, True], [False, False, False]],
+        [[True, False, False], [False] * 3],
+    ],
+    ids=["padded_at_the_end", "padded_at_the_start"],
+)
+def test_encoder_inference_with_padding_matches_torchs_fast_path(padding: Any) -> None:
+    """Evaluation without gradients: torch packs padded sequences and returns
+    zeros at the padding (only when it is at the end)."""
+    torch = require_torch()
+
+    def make(L: Any) -> Any:
+        layer = L.nn.TransformerEncoderLayer(4, 2, 6, 0.0, batch_first=True)
+        return L.nn.TransformerEncoder(layer, 2, norm=L.nn.LayerNorm(4))
+
+    ours, theirs = _pair(make)
+    results = []
+    for lib, model in ((st, ours), (torch, theirs)):
+        model.eval()
+        with lib.no_grad():
+            results.append(
+                model(
+                    _values(lib, (2, 3, 4), 1), src_key_padding_mask=lib.tensor(padding)
+                )
+            )
+    assert_same(results[0], results[1], rtol=1e-4, atol=1e-5)

@@ -10,9 +10,11 @@ and with ``norm_first=True`` (as in GPT-2) it normalises before each block
 instead: ``x = x + block(norm(x))``.
 
 PyTorch also has a fused "fast path" for inference (evaluation mode and no
-gradients); it computes the same numbers, except that an encoder given a
-``src_key_padding_mask`` there returns zeros at padded positions. This
-engine always takes the ordinary path.
+gradients); it computes the same numbers, and so does the ordinary path
+here, with one visible difference that this engine reproduces: an encoder
+given a ``src_key_padding_mask`` there (batch first, sequences padded at
+the end) packs the sequences without their padding ("nested tensors") and
+returns zeros at the padded positions, before its final ``norm``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 from slowtorch_lib._creation import full
 from slowtorch_lib._dtype import dtype as Dtype
 from slowtorch_lib._tensor import Tensor
+from slowtorch_lib.autograd.grad_mode import is_grad_enabled
 from slowtorch_lib.nn import functional as F
 from slowtorch_lib.nn.functional.multi_head_attention import canonical_mask
 from slowtorch_lib.nn.modules.activation import GELU, ReLU
@@ -283,9 +286,39 @@ class TransformerEncoder(Module):
                 is_causal=causal,
                 src_key_padding_mask=src_key_padding_mask,
             )
+        if _packs_sequences(self, src, mask, src_key_padding_mask):
+            assert src_key_padding_mask is not None  # checked by _packs_sequences
+            padded = src_key_padding_mask.ne(0).unsqueeze(-1)
+            output = output.masked_fill(padded, 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+
+def _packs_sequences(
+    encoder: TransformerEncoder,
+    src: Tensor,
+    mask: Tensor | None,
+    padding: Tensor | None,
+) -> bool:
+    """Whether PyTorch would run ``encoder`` on nested tensors (see the module)."""
+    first: Any = encoder.layers[0]
+    if not encoder.use_nested_tensor or first.training or padding is None:
+        return False
+    if src.dim() != 3 or mask is not None:
+        return False
+    if encoder.mask_check and not _padded_at_the_end(padding):
+        return False
+    tensors = [src, *first.parameters()]
+    return not (is_grad_enabled() and any(t.requires_grad for t in tensors))
+
+
+def _padded_at_the_end(padding: Tensor) -> bool:
+    """Whether in each row the kept positions (0) come before the padded ones."""
+    for row in (padding != 0).tolist():
+        if any(row[i] and not row[i + 1] for i in range(len(row) - 1)):
+            return False
+    return True
 
 
 def _is_causal_mask(mask: Tensor | None, is_causal: bool | None, size: int) -> bool:
