@@ -283,7 +283,6 @@ __all__ = [
     "meshgrid",
     "normal",
     "range",
-    "unique",
     "unique_consecutive",
     "optim",
     "save",
