@@ -164,7 +164,8 @@ from slowtorch_lib.ops.scan import *  # noqa: F403
 from slowtorch_lib.ops.selecting import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
 from slowtorch_lib.ops.trigonometry import *  # noqa: F403
-from slowtorch_lib.ops.unique import unique, unique_consecutive
+from slowtorch_lib.ops.unique import unique as unique  # not in __all__, as in torch
+from slowtorch_lib.ops.unique import unique_consecutive
 from slowtorch_lib.ops.views import *  # noqa: F403
 from slowtorch_lib.serialization import load, save
 
