@@ -50,6 +50,8 @@ chapters teach bring their rules from ``_fidelity``, imported here, which
 registers them in the core's tables. ``tests/test_layering.py`` checks it.
 """
 
+from math import e, inf, nan, pi
+
 from slowtorch_lib import (
     _creation,
     _fidelity,  # noqa: F401 (it registers the rules of the dtypes beyond the ten)
@@ -62,6 +64,7 @@ from slowtorch_lib import (
     utils,
 )
 from slowtorch_lib import _rng as random
+from slowtorch_lib._activation_functions import log_softmax, softmax
 from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
     bfloat16,
@@ -144,12 +147,16 @@ from slowtorch_lib.ops.common import *  # noqa: F403
 from slowtorch_lib.ops.comparison import *  # noqa: F403
 from slowtorch_lib.ops.complex_parts import *  # noqa: F403
 from slowtorch_lib.ops.copying import *  # noqa: F403
+from slowtorch_lib.ops.einsum import einsum
 from slowtorch_lib.ops.fused import *  # noqa: F403
 from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
 from slowtorch_lib.ops.histograms import *  # noqa: F403
 from slowtorch_lib.ops.joining import *  # noqa: F403
 from slowtorch_lib.ops.linalg import *  # noqa: F403
+from slowtorch_lib.ops.meshgrid import meshgrid
+from slowtorch_lib.ops.normal import normal
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
+from slowtorch_lib.ops.ranges import range
 from slowtorch_lib.ops.rearrange import *  # noqa: F403
 from slowtorch_lib.ops.reduction import *  # noqa: F403
 from slowtorch_lib.ops.rounding import *  # noqa: F403
@@ -158,6 +165,8 @@ from slowtorch_lib.ops.selecting import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
 from slowtorch_lib.ops.statistics import *  # noqa: F403
 from slowtorch_lib.ops.trigonometry import *  # noqa: F403
+from slowtorch_lib.ops.unique import unique as unique  # not in __all__, as in torch
+from slowtorch_lib.ops.unique import unique_consecutive
 from slowtorch_lib.ops.views import *  # noqa: F403
 from slowtorch_lib.serialization import load, save
 
@@ -223,6 +232,7 @@ __all__ = [
     *common.__all__,
     *comparison.__all__,
     *copying.__all__,
+    "einsum",
     *fused.__all__,
     *gather_scatter.__all__,
     *histograms.__all__,
@@ -239,6 +249,16 @@ __all__ = [
     *views.__all__,
     "load",
     "nn",
+    "e",
+    "inf",
+    "log_softmax",
+    "nan",
+    "pi",
+    "softmax",
+    "meshgrid",
+    "normal",
+    "range",
+    "unique_consecutive",
     "optim",
     "save",
     "utils",

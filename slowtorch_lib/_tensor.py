@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import sorting as _sorting
     from slowtorch_lib.ops import statistics as _statistics
     from slowtorch_lib.ops import trigonometry as _trigonometry
+    from slowtorch_lib.ops import unique as _unique
     from slowtorch_lib.ops import views as _views
 
 __all__ = [
@@ -1693,6 +1694,23 @@ class Tensor:
         _dim_given("log_softmax", dim)
         return _activation.log_softmax(self, dim, dtype=dtype)
 
+    def unique(
+        self,
+        sorted: builtins.bool = True,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: int | None = None,
+    ) -> Any:
+        return _unique.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(
+        self,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: int | None = None,
+    ) -> Any:
+        return _unique.unique_consecutive(self, return_inverse, return_counts, dim)
+
     @keepdims_alias
     def prod(
         self,
@@ -2189,6 +2207,7 @@ OPS_MODULES = {
     "_statistics": "slowtorch_lib.ops.statistics",
     "_sorting": "slowtorch_lib.ops.sorting",
     "_trigonometry": "slowtorch_lib.ops.trigonometry",
+    "_unique": "slowtorch_lib.ops.unique",
     "_views": "slowtorch_lib.ops.views",
 }
 

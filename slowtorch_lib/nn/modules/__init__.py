@@ -15,6 +15,10 @@ from slowtorch_lib.nn.modules.activation import (
     Softmax,
     Tanh,
 )
+from slowtorch_lib.nn.modules.attention import (
+    MultiheadAttention,
+    NonDynamicallyQuantizableLinear,
+)
 from slowtorch_lib.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from slowtorch_lib.nn.modules.container import ModuleDict, ModuleList, Sequential
 from slowtorch_lib.nn.modules.conv import (
@@ -53,6 +57,11 @@ from slowtorch_lib.nn.modules.pooling import (
     MaxPool3d,
 )
 from slowtorch_lib.nn.modules.sparse import Embedding
+from slowtorch_lib.nn.modules.transformer import (
+    Transformer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from slowtorch_lib.nn.modules.upsampling import Upsample
 
 __all__ = [
@@ -106,4 +115,9 @@ __all__ = [
     "MaxPool3d",
     "Unfold",
     "Upsample",
+    "MultiheadAttention",
+    "NonDynamicallyQuantizableLinear",
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]
