@@ -41,6 +41,16 @@ from slowtorch_lib.nn.modules.loss import (
 )
 from slowtorch_lib.nn.modules.module import Module
 from slowtorch_lib.nn.modules.normalization import LayerNorm
+from slowtorch_lib.nn.modules.rnn import (
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
+)
 from slowtorch_lib.nn.modules.sparse import Embedding
 
 __all__ = [
@@ -80,4 +90,12 @@ __all__ = [
     "Softmax",
     "Tanh",
     "Unflatten",
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
 ]
