@@ -28,7 +28,8 @@ from slowtorch_lib.nn.modules.conv import (
 )
 from slowtorch_lib.nn.modules.dropout import Dropout
 from slowtorch_lib.nn.modules.flatten import Flatten, Unflatten
-from slowtorch_lib.nn.modules.linear import Identity, Linear
+from slowtorch_lib.nn.modules.lazy import LazyModuleMixin
+from slowtorch_lib.nn.modules.linear import Identity, LazyLinear, Linear
 from slowtorch_lib.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -98,4 +99,6 @@ __all__ = [
     "RNNBase",
     "RNNCell",
     "RNNCellBase",
+    "LazyLinear",
+    "LazyModuleMixin",
 ]
