@@ -64,16 +64,16 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        defaults = dict(
-            lr=lr,
-            rho=rho,
-            eps=eps,
-            weight_decay=weight_decay,
-            maximize=maximize,
-            capturable=capturable,
-            foreach=foreach,
-            differentiable=differentiable,
-        )
+        defaults = {
+            "lr": lr,
+            "rho": rho,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "maximize": maximize,
+            "capturable": capturable,
+            "foreach": foreach,
+            "differentiable": differentiable,
+        }
         super().__init__(params, defaults)
 
     def _update(
@@ -90,10 +90,10 @@ class Adadelta(Optimizer):
             state["acc_delta"] = zeros_like(param)
         state["step"] += 1
         if group["maximize"]:
-            grad = -grad
-        if group["weight_decay"] != 0:
-            grad = grad.add(param, alpha=group["weight_decay"])
-        rho, eps = group["rho"], group["eps"]
+            grad = grad.neg()
+        rho, eps, decay = group["rho"], group["eps"], group["weight_decay"]
+        if decay != 0:
+            grad = grad.add(param, alpha=decay)
         param, grad = as_real(param, grad)
         square_avg, acc_delta = as_real(state["square_avg"], state["acc_delta"])
         square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)

@@ -50,7 +50,17 @@ class LazyModuleMixin:
         """As :meth:`Module._save_to_state_dict`, but an uninitialised
         parameter is saved as it is (it has no values to detach)."""
         module: Any = self
-        for name, tensor in module._local_state().items():
+        persistent = itertools.chain(
+            module._parameters.items(),
+            (
+                (name, buffer)
+                for name, buffer in module._buffers.items()
+                if name not in module._non_persistent_buffers_set
+            ),
+        )
+        for name, tensor in persistent:
+            if tensor is None:
+                continue
             keep = keep_vars or is_lazy(tensor)
             destination[prefix + name] = tensor if keep else tensor.detach()
 

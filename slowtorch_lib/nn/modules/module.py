@@ -574,8 +574,12 @@ class Module:
     ) -> None:
         """Puts this module's own parameters and persistent buffers (not its
         submodules') into ``destination``, detached unless ``keep_vars``."""
-        for name, tensor in self._local_state().items():
-            destination[prefix + name] = tensor if keep_vars else tensor.detach()
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buffer in self._buffers.items():
+            if buffer is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buffer if keep_vars else buffer.detach()
 
     def _before_load(self, state_dict: Mapping[str, Any], prefix: str) -> None:
         """Called by :meth:`load_state_dict` on each module before its keys
