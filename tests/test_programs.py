@@ -25,6 +25,7 @@ PROGRAMS = [
     "small_gpt",
     "tensors_tutorial",
     "autograd_tutorial",
+    "name_lstm",
 ]
 
 # The programs that need NumPy (skipped without it).
