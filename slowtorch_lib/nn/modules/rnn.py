@@ -360,7 +360,7 @@ class RNNBase(Module):
             sizes.append((layers, mini_batch, self.hidden_size))
         return sizes
 
-    def _check_state(self, input: Tensor, state: State, mini_batch: int) -> None:
+    def _check_state(self, state: State, mini_batch: int) -> None:
         """Refuses an initial state of the wrong shape."""
         expected = self._state_sizes(mini_batch)
         for number, (tensor, shape) in enumerate(zip(state, expected)):
@@ -441,7 +441,7 @@ class RNNBase(Module):
         if state is None:
             state = self._zeros(input, mini_batch)
         self.check_input(input, None)
-        self._check_state(input, state, mini_batch)
+        self._check_state(state, mini_batch)
         if self.batch_first:
             input = input.transpose(0, 1)
         if input.size(0) == 0:
@@ -465,7 +465,7 @@ class RNNBase(Module):
         elif sorted_indices is not None:
             state = tuple(s.index_select(1, sorted_indices) for s in state)
         self.check_input(data, batch_sizes)
-        self._check_state(data, state, mini_batch)
+        self._check_state(state, mini_batch)
         sizes = [int(n) for n in batch_sizes.tolist()]
         output, state = self._run_layers(data, sizes, state, packed=True)
         if unsorted_indices is not None:
