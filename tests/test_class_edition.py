@@ -45,6 +45,7 @@ CHAPTERS = [
     "03_building_blocks.ipynb",
     "04_optimisation.ipynb",
     "appendix_files.ipynb",
+    "appendix_recurrent.ipynb",
     "epilogue.ipynb",
 ]
 ENGINE_PIECES = [

@@ -27,6 +27,7 @@ PROGRAMS = [
     "autograd_tutorial",
     "names_gpt",
     "names_transformer",
+    "name_lstm",
 ]
 
 # The programs that need NumPy (skipped without it).

@@ -13,7 +13,7 @@ from typing import Any
 from slowtorch_lib._creation import empty
 from slowtorch_lib._tensor import Tensor
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "UninitializedParameter", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -69,3 +69,66 @@ class Parameter(Tensor):
         if id(self) not in memo:
             memo[id(self)] = Parameter(self.detach().clone(), self.requires_grad)
         return memo[id(self)]  # type: ignore[no-any-return]
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (a lazy module's weight).
+
+    It holds an empty tensor of the right dtype until :meth:`materialize`
+    gives it a shape; then it becomes an ordinary :class:`Parameter`, the
+    same object, so an optimiser made before that still holds it. Asking
+    for its ``shape`` before then is an error, as in PyTorch. (PyTorch also
+    refuses every other operation on it; here they see an empty tensor.)
+
+    Args:
+        requires_grad: Whether the parameter will require grad.
+        device: Only the CPU.
+        dtype: The dtype it will have (the default dtype if None).
+    """
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(
+        cls, requires_grad: bool = True, device: Any = None, dtype: Any = None
+    ) -> UninitializedParameter:
+        param = Parameter.__new__(cls, empty(0, device=device, dtype=dtype))
+        param.requires_grad = requires_grad
+        return param  # type: ignore[return-value]
+
+    def __init__(
+        self, requires_grad: bool = True, device: Any = None, dtype: Any = None
+    ) -> None:
+        pass
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Gives the parameter its shape (uninitialised values) and makes it an
+        ordinary :class:`Parameter`, in place."""
+        self.data = empty(shape, device=device, dtype=dtype or self.dtype)
+        self.__class__ = self.cls_to_become  # type: ignore[assignment]
+
+    @property
+    def shape(self) -> Any:  # type: ignore[override]
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This "
+            "error usually happens in `load_state_dict` when trying to load an "
+            "uninitialized parameter into an initialized one. Call `forward` to "
+            "initialize the parameters before accessing their attributes."
+        )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> UninitializedParameter:
+        if id(self) not in memo:
+            memo[id(self)] = UninitializedParameter(
+                self.requires_grad, dtype=self.dtype
+            )
+        return memo[id(self)]  # type: ignore[no-any-return]
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether ``param`` is an :class:`UninitializedParameter`."""
+    return isinstance(param, UninitializedParameter)

@@ -6,9 +6,11 @@ rate over time.
 """
 
 from slowtorch_lib.optim import lr_scheduler
+from slowtorch_lib.optim.adadelta import Adadelta
 from slowtorch_lib.optim.adagrad import Adagrad
 from slowtorch_lib.optim.adam import Adam
 from slowtorch_lib.optim.adamw import AdamW
+from slowtorch_lib.optim.lbfgs import LBFGS
 from slowtorch_lib.optim.lion import Lion
 from slowtorch_lib.optim.muon import Muon
 from slowtorch_lib.optim.optimizer import Optimizer
@@ -25,4 +27,6 @@ __all__ = [
     "Optimizer",
     "RMSprop",
     "lr_scheduler",
+    "Adadelta",
+    "LBFGS",
 ]

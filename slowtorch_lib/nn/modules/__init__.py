@@ -31,7 +31,8 @@ from slowtorch_lib.nn.modules.conv import (
 from slowtorch_lib.nn.modules.dropout import Dropout, Dropout2d
 from slowtorch_lib.nn.modules.flatten import Flatten, Unflatten
 from slowtorch_lib.nn.modules.fold import Fold, Unfold
-from slowtorch_lib.nn.modules.linear import Identity, Linear
+from slowtorch_lib.nn.modules.lazy import LazyModuleMixin
+from slowtorch_lib.nn.modules.linear import Identity, LazyLinear, Linear
 from slowtorch_lib.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -55,6 +56,16 @@ from slowtorch_lib.nn.modules.pooling import (
     MaxPool1d,
     MaxPool2d,
     MaxPool3d,
+)
+from slowtorch_lib.nn.modules.rnn import (
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
 )
 from slowtorch_lib.nn.modules.sparse import Embedding
 from slowtorch_lib.nn.modules.transformer import (
@@ -120,4 +131,14 @@ __all__ = [
     "Transformer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
+    "LazyLinear",
+    "LazyModuleMixin",
 ]

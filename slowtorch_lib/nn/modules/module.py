@@ -559,12 +559,7 @@ class Module:
         """
         if destination is None:
             destination = OrderedDict()
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buffer in self._buffers.items():
-            if buffer is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(
@@ -573,6 +568,22 @@ class Module:
                     keep_vars=keep_vars,
                 )
         return destination
+
+    def _save_to_state_dict(
+        self, destination: dict[str, Tensor], prefix: str, keep_vars: bool
+    ) -> None:
+        """Puts this module's own parameters and persistent buffers (not its
+        submodules') into ``destination``, detached unless ``keep_vars``."""
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buffer in self._buffers.items():
+            if buffer is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+
+    def _before_load(self, state_dict: Mapping[str, Any], prefix: str) -> None:
+        """Called by :meth:`load_state_dict` on each module before its keys
+        are checked; a lazy module gives its parameters their shapes here."""
 
     def _local_state(self) -> dict[str, Tensor]:
         """This module's own parameters and persistent buffers (not None)."""
@@ -616,6 +627,7 @@ class Module:
         found: list[tuple[str, Tensor, Any]] = []  # (key, tensor, its new value)
         for prefix, module in self.named_modules(prefix="", remove_duplicate=False):
             prefix = f"{prefix}." if prefix else ""
+            module._before_load(state_dict, prefix)
             local = module._local_state()
             for name, target in local.items():
                 key = prefix + name
