@@ -34,8 +34,7 @@ What is matched with PyTorch, and what is not:
   (a Python ``array`` cannot point into NumPy's memory).
 * An option that PyTorch accepts and this engine does not support raises
   ``NotImplementedError`` rather than being ignored
-  (``differentiable=True`` in an optimiser, ``num_workers > 0`` in a
-  ``DataLoader``). An option is accepted silently only where PyTorch on a
+  (``differentiable=True`` in an optimiser). An option is accepted silently only where PyTorch on a
   CPU would give the same results (``foreach``, ``fused``,
   ``pin_memory``).
 
