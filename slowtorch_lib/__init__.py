@@ -34,9 +34,9 @@ What is matched with PyTorch, and what is not:
   (a Python ``array`` cannot point into NumPy's memory).
 * An option that PyTorch accepts and this engine does not support raises
   ``NotImplementedError`` rather than being ignored
-  (``differentiable=True`` in an optimiser). An option is accepted silently only where PyTorch on a
-  CPU would give the same results (``foreach``, ``fused``,
-  ``pin_memory``).
+  (``differentiable=True`` in an optimiser). An option is accepted
+  silently only where PyTorch on a CPU would give the same results
+  (``foreach``, ``fused``, ``pin_memory``).
 
 The layers, bottom to top, each importing only from those below it:
 dtypes and index maths (``_dtype``, ``_strides``), storage (``_storage``),
@@ -52,9 +52,14 @@ from slowtorch_lib import (
     _printing,
     _rng,
     _tensor,
+    accelerator,
+    amp,
     autograd,
+    backends,
     cuda,
+    distributed,
     nn,
+    onnx,
     optim,
     utils,
 )
@@ -106,6 +111,7 @@ from slowtorch_lib._dtype import (
 from slowtorch_lib._rng import *  # noqa: F403
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Size, Tensor, device
+from slowtorch_lib.amp import autocast
 from slowtorch_lib.autograd import engine, history
 from slowtorch_lib.autograd.grad_mode import (
     enable_grad,
@@ -266,5 +272,6 @@ __all__ = [
     "save",
     "utils",
 ]
+__all__ += ["accelerator", "amp", "autocast", "backends", "distributed", "onnx"]
 
 __version__ = "0.1.0"
