@@ -108,6 +108,7 @@ from slowtorch_lib._dtype import (
 from slowtorch_lib._dtype import (
     int_ as int,
 )
+from slowtorch_lib._printing import get_printoptions, set_printoptions
 from slowtorch_lib._rng import *  # noqa: F403
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Size, Tensor, device
@@ -273,5 +274,6 @@ __all__ = [
     "utils",
 ]
 __all__ += ["accelerator", "amp", "autocast", "backends", "distributed", "onnx"]
+__all__ += ["get_printoptions", "set_printoptions"]
 
 __version__ = "0.1.0"
