@@ -34,10 +34,9 @@ What is matched with PyTorch, and what is not:
   (a Python ``array`` cannot point into NumPy's memory).
 * An option that PyTorch accepts and this engine does not support raises
   ``NotImplementedError`` rather than being ignored
-  (``differentiable=True`` in an optimiser, ``num_workers > 0`` in a
-  ``DataLoader``). An option is accepted silently only where PyTorch on a
-  CPU would give the same results (``foreach``, ``fused``,
-  ``pin_memory``).
+  (``differentiable=True`` in an optimiser). An option is accepted
+  silently only where PyTorch on a CPU would give the same results
+  (``foreach``, ``fused``, ``pin_memory``).
 
 The layers, bottom to top, each importing only from those below it:
 dtypes and index maths (``_dtype``, ``_strides``), storage (``_storage``),
@@ -57,9 +56,14 @@ from slowtorch_lib import (
     _fidelity,  # noqa: F401 (it registers the rules of the dtypes beyond the ten)
     _rng,
     _tensor,
+    accelerator,
+    amp,
     autograd,
+    backends,
     cuda,
+    distributed,
     nn,
+    onnx,
     optim,
     utils,
 )
@@ -111,9 +115,11 @@ from slowtorch_lib._fidelity.float8 import (
     float8_e8m0fnu,
 )
 from slowtorch_lib._fidelity.wide_uint import uint16, uint32, uint64
+from slowtorch_lib._printing import get_printoptions, set_printoptions
 from slowtorch_lib._rng import *  # noqa: F403
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Size, Tensor, device
+from slowtorch_lib.amp import autocast
 from slowtorch_lib.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -263,5 +269,7 @@ __all__ = [
     "save",
     "utils",
 ]
+__all__ += ["accelerator", "amp", "autocast", "backends", "distributed", "onnx"]
+__all__ += ["get_printoptions", "set_printoptions"]
 
 __version__ = "0.1.0"

@@ -13,6 +13,7 @@ default float dtype (``float32`` unless changed by ``set_default_dtype``).
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from fractions import Fraction
 from typing import Any, Protocol
@@ -965,7 +966,8 @@ def numpy_values(array: Any) -> tuple[list[Any], tuple[int, ...], dtype]:
 def from_numpy(array: Any) -> Tensor:
     """A tensor with the values, shape and dtype of a NumPy array.
 
-    PyTorch's tensor shares the array's memory. Here the values are copied
+    Any array that owns or maps its memory is accepted (a ``numpy.memmap``
+    too). PyTorch's tensor shares the array's memory. Here the values are copied
     (an engine tensor keeps its numbers in a Python ``array``, which cannot
     point into NumPy's memory): writing to one afterwards does not change
     the other. ``Tensor.numpy()`` does share, the other way round.
@@ -974,7 +976,8 @@ def from_numpy(array: Any) -> Tensor:
         TypeError: If ``array`` is not a NumPy array, or of a dtype the
             engine does not have.
     """
-    if not (is_numpy(array) and type(array).__name__ == "ndarray"):
+    numpy = sys.modules.get("numpy")
+    if numpy is None or not isinstance(array, numpy.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     values, shape, d = numpy_values(array)
     return from_values(values, shape, d)

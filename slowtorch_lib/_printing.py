@@ -44,13 +44,63 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._tensor import Tensor
 
-__all__ = ["tensor_repr"]
+__all__ = ["get_printoptions", "set_printoptions", "tensor_repr"]
 
+# The print options (``set_printoptions`` changes them), with PyTorch's defaults.
 LINE_WIDTH = 80  # characters per line
-THRESHOLD = 1000  # more elements than this are summarised
+THRESHOLD: float = 1000  # more elements than this are summarised
 EDGE_ITEMS = 3  # entries shown at each end of a summarised dimension
 PRECISION = 4  # decimals of a fixed or scientific float
+SCI_MODE: bool | None = None  # force scientific notation on (True) or off
 PREFIX = "tensor("
+
+# precision, threshold, edgeitems, linewidth of each named profile
+PROFILES: dict[str, tuple[int, float, int, int]] = {
+    "default": (4, 1000, 3, 80),
+    "short": (2, 1000, 2, 80),
+    "full": (4, math.inf, 3, 80),
+}
+
+
+def set_printoptions(
+    precision: int | None = None,
+    threshold: float | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    profile: str | None = None,
+    sci_mode: bool | None = None,
+) -> None:
+    """Changes how every tensor prints from now on, as ``torch.set_printoptions``.
+
+    Args:
+        precision: Decimals of a float.
+        threshold: More elements than this are summarised with ``...``.
+        edgeitems: Entries shown at each end of a summarised dimension.
+        linewidth: Characters per line.
+        profile: ``"default"``, ``"short"`` or ``"full"`` (never summarise)
+            sets the four options above at once; those given override it.
+        sci_mode: True or False forces scientific notation on or off; None
+            (the default, set again at every call) lets the values decide.
+    """
+    global PRECISION, THRESHOLD, EDGE_ITEMS, LINE_WIDTH, SCI_MODE
+    if profile in PROFILES:
+        PRECISION, THRESHOLD, EDGE_ITEMS, LINE_WIDTH = PROFILES[profile]
+    PRECISION = PRECISION if precision is None else precision
+    THRESHOLD = THRESHOLD if threshold is None else threshold
+    EDGE_ITEMS = EDGE_ITEMS if edgeitems is None else edgeitems
+    LINE_WIDTH = LINE_WIDTH if linewidth is None else linewidth
+    SCI_MODE = sci_mode
+
+
+def get_printoptions() -> dict[str, Any]:
+    """The current print options, by name."""
+    return {
+        "precision": PRECISION,
+        "threshold": THRESHOLD,
+        "edgeitems": EDGE_ITEMS,
+        "linewidth": LINE_WIDTH,
+        "sci_mode": SCI_MODE,
+    }
 
 
 # ----------------------------------------------------------------------
@@ -125,6 +175,9 @@ def choose_style(
     if not is_float:
         return "plain"
     magnitudes = [abs(v) for v in values if measured(v)]
+    if SCI_MODE is not None and magnitudes:  # set_printoptions(sci_mode=...)
+        whole = all(v.is_integer() for v in magnitudes)
+        return "scientific" if SCI_MODE else "whole" if whole else "fixed"
     if not magnitudes:
         return "whole"  # only zeros, nan and inf: ``tensor([0., nan])``
     if any(math.isnan(v) for v in magnitudes):  # no test holds for nan

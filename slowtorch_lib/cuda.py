@@ -9,8 +9,10 @@ GPU to seed; the functions that need a GPU raise PyTorch's error.
 from __future__ import annotations
 
 from slowtorch_lib._tensor import NO_CUDA
+from slowtorch_lib.amp import cuda_amp as amp
 
 __all__ = [
+    "amp",
     "current_device",
     "device_count",
     "get_device_name",

@@ -49,6 +49,7 @@ from typing import IO, Any, Union
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._full_unpickler import FullUnpickler
 from slowtorch_lib._storage import Storage, array_from_bytes, array_to_bytes
 from slowtorch_lib._tensor import Size, Tensor, check_device
 from slowtorch_lib._weights_only_unpickler import (
@@ -365,13 +366,15 @@ def load(
         f: A file name, a path, or a file opened for binary reading.
         map_location: ``None``, ``"cpu"`` or a dict mapping saved locations to
             ``"cpu"``; with it, storages saved on another device come to the CPU.
-        pickle_module: Must be ``None``. (``torch.load`` refuses one with
-            ``weights_only=True``, and given one without ``weights_only``
-            runs a full unpickler, which this engine does not have.)
+        pickle_module: ``None`` or :mod:`pickle`. (``torch.load`` refuses
+            one with ``weights_only=True``, and given one without
+            ``weights_only`` runs the full unpickler.)
         weights_only: ``True``, or ``None`` (the default), which means
             ``True`` unless ``pickle_module`` is given, as in ``torch.load``.
-            This engine loads weights only: a full unpickler would run
-            whatever code the file names, so it has none.
+            ``False`` runs the full unpickler
+            (:class:`~slowtorch_lib._full_unpickler.FullUnpickler`), which
+            imports and calls whatever the file names: only for files you
+            trust, as in PyTorch.
         mmap: Accepted for compatibility; the file is always read into memory.
         pickle_load_args: Only ``encoding``, used for Python 2 byte strings.
 
@@ -383,14 +386,15 @@ def load(
         RuntimeError: If the archive is not torch's zip format, is truncated,
             has compressed records or records that do not fit in it, or
             storages of another size than their tensors need.
-        NotImplementedError: For ``weights_only=False`` (or a
-            ``pickle_module`` without ``weights_only``).
+        NotImplementedError: For a ``pickle_module`` other than pickle.
     """
-    _check_load_options(pickle_module, weights_only, pickle_load_args)
+    full = _check_load_options(pickle_module, weights_only, pickle_load_args)
     locations = _location_map(map_location)
     archive = TorchArchive(_read_all(f))
     storages = StorageReader(archive, locations)
     encoding = pickle_load_args.get("encoding", "ASCII")
+    if full:
+        return FullUnpickler(archive.read("data.pkl"), storages.load, encoding).load()
     unpickler = WeightsUnpickler(archive.read("data.pkl"), storages.load, encoding)
     try:
         return unpickler.load()
@@ -400,19 +404,24 @@ def load(
 
 def _check_load_options(
     pickle_module: Any, weights_only: bool | None, extra: dict[str, Any]
-) -> None:
+) -> bool:
+    """Checks the options; whether to run the full unpickler."""
     if weights_only is None:
         weights_only = pickle_module is None
+    if pickle_module not in (None, pickle):
+        raise NotImplementedError("load() takes pickle_module=pickle only")
     if not weights_only:
-        raise NotImplementedError(
-            "load(weights_only=False) would run whatever code the file's pickle "
-            "names; this engine only loads weights (tensors, state dicts, "
-            "containers, numbers and strings). Use weights_only=True, the default."
-        )
+        _check_extra(extra)
+        return True
     if pickle_module is not None:
         raise RuntimeError(
             "Can not safely load weights when explicit pickle_module is specified"
         )
+    _check_extra(extra)
+    return False
+
+
+def _check_extra(extra: dict[str, Any]) -> None:
     unknown = set(extra) - {"encoding"}
     if unknown:
         raise TypeError(f"load() got an unexpected keyword argument {min(unknown)!r}")

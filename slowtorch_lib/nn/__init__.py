@@ -10,8 +10,10 @@ Import it as you would import ``torch.nn``::
 The layers are listed once, in :mod:`slowtorch_lib.nn.modules`.
 """
 
-from slowtorch_lib.nn import functional, init, modules, utils
+from slowtorch_lib.nn import functional, init, modules, parallel, utils
 from slowtorch_lib.nn.modules import *  # noqa: F403
+from slowtorch_lib.nn.parallel import DataParallel
 from slowtorch_lib.nn.parameter import Parameter
 
 __all__ = [*modules.__all__, "Parameter", "functional", "init", "utils"]
+__all__ += ["DataParallel", "parallel"]

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import checked_fill, tensor
+from slowtorch_lib._creation import checked_fill, is_numpy, tensor
 from slowtorch_lib._kernels import cast_scalar, cast_values
 from slowtorch_lib._strides import (
     broadcast_shapes,
@@ -99,12 +99,22 @@ def _as_items(index: Any) -> tuple[Any, ...]:
 
     A list that holds slices, ``None``, ``...``, lists or tensors is read as a
     tuple (``x[[0, [1]]]`` is ``x[0, [1]]``), as NumPy used to do. A ``range``
-    is read as the list of its integers (``x[range(n), y]``).
+    is read as the list of its integers (``x[range(n), y]``). A NumPy array
+    is read as the tensor of its values, a NumPy integer as an int.
     """
     if isinstance(index, range):
         return (list(index),)
+    if is_numpy(index):
+        return (_from_numpy_index(index),)
     if isinstance(index, tuple):
-        return tuple(list(item) if isinstance(item, range) else item for item in index)
+        return tuple(
+            list(item)
+            if isinstance(item, range)
+            else _from_numpy_index(item)
+            if is_numpy(item)
+            else item
+            for item in index
+        )
     if isinstance(index, list) and len(index) < 32:
         for item in index:
             if isinstance(item, (Tensor, list, tuple, slice)) or item is None:
@@ -112,6 +122,13 @@ def _as_items(index: Any) -> tuple[Any, ...]:
             if item is Ellipsis:
                 return tuple(index)
     return (index,)
+
+
+def _from_numpy_index(item: Any) -> Any:
+    """A NumPy index item as PyTorch reads it: a tensor, or an int."""
+    if item.ndim == 0 and item.dtype.kind in "iu":
+        return int(item)
+    return tensor(item)
 
 
 def _index_tensor(item: Any) -> Tensor | None:

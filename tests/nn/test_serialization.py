@@ -365,11 +365,37 @@ def test_save_refuses_other_options(options: dict[str, Any]) -> None:
 # ----------------------------------------------------------------------
 
 
-def test_weights_only_false_is_refused_not_run() -> None:
+def test_weights_only_false_runs_the_full_unpickler() -> None:
     data = saved({"w": st.ones(1)})
-    with pytest.raises(NotImplementedError, match="only loads weights"):
-        st.load(io.BytesIO(data), weights_only=False)
+    assert st.load(io.BytesIO(data), weights_only=False)["w"].tolist() == [1.0]
     assert st.load(io.BytesIO(data), weights_only=None)["w"].tolist() == [1.0]
+
+
+@needs_torch
+def test_weights_only_false_reads_what_torch_saves_beyond_weights() -> None:
+    numpy = pytest.importorskip("numpy")
+    buffer = io.BytesIO()
+    checkpoint = {
+        "array": numpy.arange(3.0),
+        "weights": torch.tensor([[1.0, 2.0]]),
+        "epoch": 3,
+        "dtype": torch.float64,
+        "model": torch.nn.Linear(2, 1),
+    }
+    torch.save(checkpoint, buffer)
+    with pytest.raises(pickle.UnpicklingError, match="numpy"):
+        st.load(io.BytesIO(buffer.getvalue()))
+    with pytest.raises(pickle.UnpicklingError, match="numpy"):
+        torch.load(io.BytesIO(buffer.getvalue()))
+    loaded = st.load(io.BytesIO(buffer.getvalue()), weights_only=False)
+    assert loaded["array"].tolist() == [0.0, 1.0, 2.0]
+    assert isinstance(loaded["weights"], st.Tensor)
+    assert loaded["weights"].tolist() == [[1.0, 2.0]]
+    assert loaded["dtype"] is st.float64 and loaded["epoch"] == 3
+    assert type(loaded["model"]) is st.nn.Linear
+    # and torch reads the engine's file with its full unpickler too
+    ours = saved({"w": st.ones(2)})
+    assert torch.load(io.BytesIO(ours), weights_only=False)["w"].tolist() == [1, 1]
 
 
 @needs_torch
@@ -381,8 +407,7 @@ def test_a_pickle_module_is_refused_as_torch_refuses_it() -> None:
         st.load(io.BytesIO(data), pickle_module=pickle, weights_only=True)
     assert str(ours.value) == str(theirs.value)
     # Without weights_only, a pickle module means a full unpickler in torch.
-    with pytest.raises(NotImplementedError, match="only loads weights"):
-        st.load(io.BytesIO(data), pickle_module=pickle)
+    assert st.load(io.BytesIO(data), pickle_module=pickle)["w"].tolist() == [1.0]
 
 
 def test_other_options() -> None:

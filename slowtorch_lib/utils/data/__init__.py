@@ -6,11 +6,14 @@ a *sampler* chooses the order of the indices, a *batch sampler* groups them,
 and a *collate function* stacks the samples of a group into tensors.
 """
 
+from slowtorch_lib.utils.data._worker import WorkerInfo, get_worker_info
 from slowtorch_lib.utils.data.collate import default_collate, default_convert
 from slowtorch_lib.utils.data.dataloader import DataLoader
 from slowtorch_lib.utils.data.dataset import (
+    ChainDataset,
     ConcatDataset,
     Dataset,
+    IterableDataset,
     Subset,
     TensorDataset,
     random_split,
@@ -25,9 +28,11 @@ from slowtorch_lib.utils.data.sampler import (
 
 __all__ = [
     "BatchSampler",
+    "ChainDataset",
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "IterableDataset",
     "RandomSampler",
     "Sampler",
     "SequentialSampler",
@@ -37,4 +42,6 @@ __all__ = [
     "default_collate",
     "default_convert",
     "random_split",
+    "get_worker_info",
+    "WorkerInfo",
 ]

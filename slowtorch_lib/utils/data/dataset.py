@@ -5,14 +5,22 @@ from __future__ import annotations
 import math
 import warnings
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any, Generic, TypeVar
 
 from slowtorch_lib._rng import Generator, default_generator, randperm
 from slowtorch_lib._tensor import Tensor
 
-__all__ = ["ConcatDataset", "Dataset", "Subset", "TensorDataset", "random_split"]
+__all__ = [
+    "ChainDataset",
+    "ConcatDataset",
+    "Dataset",
+    "IterableDataset",
+    "Subset",
+    "TensorDataset",
+    "random_split",
+]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -28,6 +36,43 @@ class Dataset(Generic[T_co]):
 
     def __add__(self, other: Dataset[Any]) -> ConcatDataset:
         return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset[T_co]):
+    """A stream of samples: subclasses define ``__iter__`` instead of indexing.
+
+    A DataLoader asks it for an iterator and takes samples from it in turn.
+    With worker processes, *every* worker iterates over its own copy, so a
+    data set that should not repeat itself splits the work using
+    :func:`~slowtorch_lib.utils.data.get_worker_info`::
+
+        def __iter__(self):
+            info = get_worker_info()
+            if info is None:  # in the main process: everything
+                return iter(range(self.start, self.end))
+            return iter(range(self.start + info.id, self.end, info.num_workers))
+    """
+
+    def __iter__(self) -> Iterator[T_co]:
+        raise NotImplementedError(
+            "Subclasses of IterableDataset should implement __iter__."
+        )
+
+    def __add__(self, other: Dataset[Any]) -> Any:
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset[Any]):
+    """Iterable data sets one after the other."""
+
+    def __init__(self, datasets: Iterable[Dataset[Any]]) -> None:
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[Any]:
+        for dataset in self.datasets:
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from dataset
 
 
 class TensorDataset(Dataset[tuple[Tensor, ...]]):
