@@ -37,7 +37,6 @@ from slowtorch_lib._kernels import (
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
-    check_kernel,
     check_real,
     contiguous_copy,
     unary,
@@ -811,10 +810,7 @@ class Relu(Function):
         if x.dtype is dtypes.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
         check_real("clamp", x.dtype)
-        check_kernel(_relu_scalar, x.dtype)
-        # The loop of _relu_scalar written out: no call per element.
-        kept = [0 if v < 0 else v for v in x._values()]
-        result = from_values(kept, x._shape, x.dtype)
+        result = unary(_relu_scalar, x)
         ctx.save_for_backward(result)
         return result
 
