@@ -857,10 +857,6 @@ def judge_piece(
         graded.message = "uses the reference: " + ", ".join(dict.fromkeys(reference))
         graded.flags.append(f"exercise {exercise.id}: {graded.message}")
         return graded
-    if stub_answer(exercise, source):
-        graded.status = "not attempted"
-        graded.message = "the stub is still there"
-        return graded
     if exercise.id in run.broken:
         graded.status = "refused"
         graded.message = (
@@ -891,6 +887,12 @@ def judge_piece(
         graded.message = f"the cell does not define {exercise.name}"
         if cell["error"]:
             graded.message += "; it raised:\n" + render_error(cell["error"], source)
+        return graded
+    if stub_answer(exercise, source):
+        graded.status = "not attempted"
+        graded.message = "the stub is still there"
+        if end["status"] != "done":
+            graded.flags.append(f"exercise {exercise.id}: {end['detail']}")
         return graded
     public = len(exercise.cases)
     fixed_total = public + len(exercise.grading_cases)

@@ -701,12 +701,15 @@ def test_an_endless_loop_or_an_exit_costs_that_exercise_and_a_bounded_knock_on(
 ) -> None:
     for student in ("endless_loop", "kernel_exit"):
         row = grades[student]
-        # 1.6 scores nothing; the stubs of 1.7 and 1.8 too. The cases of 1.5
-        # and 1.9 that run 1.6 to 1.8 fail and count (leaving them out would
-        # pay for breaking a piece), but they are fixed cases: at most 15 %.
-        assert [points(row, e) for e in ("1.6", "1.7", "1.8")] == [0, 0, 0]
-        assert 0.85 <= points(row, "1.5") < 1
-        assert 0.85 <= points(row, "1.9") < 1
+        # 1.6 scores nothing. The cases of the others that run 1.6 fail and
+        # count (leaving them out would pay for breaking a piece); for 1.5,
+        # 1.7 and 1.9 they are fixed cases: at most 15 %. 1.8's drawn views
+        # run infer_shape too (a view checks its sizes): the knock-on is
+        # said in the notes.
+        assert points(row, "1.6") == 0
+        for exercise in ("1.5", "1.7", "1.9"):
+            assert 1 - judge.FIXED_SHARE <= points(row, exercise) < 1
+        assert points(row, "1.8") < 1
         assert "exercise 1.9: knock-on:" in row["notes"]
         assert "also run 1.6" in row["notes"]
     out = runs["grade"][1]
