@@ -25,10 +25,16 @@ PROGRAMS = [
     "small_gpt",
     "tensors_tutorial",
     "autograd_tutorial",
+    "loader_workers",
+    "sharded_stream",
+    "numpy_pipeline",
+    "printing_tour",
+    "mixed_precision_cpu",
+    "device_setup",
 ]
 
 # The programs that need NumPy (skipped without it).
-NEEDS_NUMPY = {"tensors_tutorial"}
+NEEDS_NUMPY = {"tensors_tutorial", "numpy_pipeline"}
 
 
 def assert_close(ours: Any, theirs: Any, where: str) -> None:
