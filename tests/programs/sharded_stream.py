@@ -35,14 +35,16 @@ def run(torch: Any) -> dict[str, Any]:
 
     stream = Lines(0, 30)
     single = [x.view(-1).tolist() for x, _ in data.DataLoader(stream, batch_size=8)]
-    loader = data.DataLoader(stream, batch_size=8, num_workers=2)
+    loader = data.DataLoader(
+        stream, batch_size=8, num_workers=2, persistent_workers=True
+    )
     sharded = [x.view(-1).tolist() for x, _ in loader]
     model = torch.nn.Linear(1, 1)
     with torch.no_grad():
         model.weight.fill_(0.5)
         model.bias.fill_(0.0)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.02)
-    for _epoch in range(20):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    for _epoch in range(6):
         for x, y in loader:
             loss = torch.nn.functional.mse_loss(model(x), y)
             optimizer.zero_grad()
