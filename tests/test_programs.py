@@ -28,10 +28,16 @@ PROGRAMS = [
     "names_gpt",
     "names_transformer",
     "name_lstm",
+    "loader_workers",
+    "sharded_stream",
+    "numpy_pipeline",
+    "printing_tour",
+    "mixed_precision_cpu",
+    "device_setup",
 ]
 
 # The programs that need NumPy (skipped without it).
-NEEDS_NUMPY = {"tensors_tutorial"}
+NEEDS_NUMPY = {"tensors_tutorial", "numpy_pipeline"}
 
 
 def assert_close(ours: Any, theirs: Any, where: str) -> None:
