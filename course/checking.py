@@ -420,7 +420,45 @@ def evaluate(
             CaseResult(case.label, close(want, got), want, got, case.convention, error)
         )
     attempted = not_implemented == 0
+    if exercise.kind == "piece" and untouched(impl):
+        attempted = False  # its own stub, even where another piece's raised first
     return Report(exercise, results, attempted)
+
+
+def untouched(answer: Any) -> bool:
+    """Whether ``answer`` is still the notebook's stub: a function whose body
+    (after its docstring) only raises ``NotImplementedError``, or a class
+    whose every method is such a function."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(answer)))
+    except (OSError, TypeError, SyntaxError):
+        return False  # no source to read: judged by what it does
+    node = tree.body[0] if tree.body else None
+    if isinstance(node, ast.ClassDef):
+        methods = [n for n in node.body if isinstance(n, ast.FunctionDef)]
+        return bool(methods) and all(_only_raises(m) for m in methods)
+    return isinstance(node, ast.FunctionDef) and _only_raises(node)
+
+
+def _only_raises(function: Any) -> bool:
+    import ast
+
+    body = list(function.body)
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+    ):
+        body = body[1:]  # the docstring
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    raised = body[0].exc
+    raised = raised.func if isinstance(raised, ast.Call) else raised
+    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
 
 
 def summary(report: Report) -> str:
@@ -557,8 +595,13 @@ def message(report: Report, failures: int, reveal: bool = False) -> str:
         lines[0] = lines[0].rstrip(".") + ". All right!"
         return "\n".join(lines)
     main_failed = any(not r.passed and r.convention is None for r in report.results)
-    # An error in the student's code comes first: the idea cannot be judged yet.
-    hint = error_hint(report) or hint_for(exercise, failures, main_failed)
+    # An error in the student's code is what to mend first: its hint comes
+    # last. From the second failure on, the hint of that tier stands above it.
+    hint = error_hint(report)
+    tiered = hint_for(exercise, failures, main_failed)
+    if hint and tiered and failures >= 2:
+        hint = tiered + "\n" + hint
+    hint = hint or tiered
     if exercise.kind == "predict":
         return "\n".join(lines + prediction_lines(report, hint, reveal))
     lines += failure_lines(report)

@@ -499,14 +499,52 @@ notebook and check it again. To hand in, hand in the notebooks.
 """
 
 
-CLASS_NOTE = """
+CLASS_EXERCISES = """\
+# Exercises
 
-## In this class edition
+One notebook per chapter: `01_arrays_to_tensors.ipynb`,
+`02_walking_backwards.ipynb`, ... Each exercise is a statement, a cell for
+your answer, and a check cell. Read the chapter first (in `../chapters/`),
+then do its exercises in order. `../README.md` says how to set up this folder
+and start JupyterLab.
 
-The engine's exercise pieces are stubs here, and there are no worked solutions:
-you write the pieces. A piece that passes its check is saved into `my_engine/`
-and the engine uses it from then on, in every notebook, the chapters' in
-`../chapters/` too (see `../README.md`).
+## Two kinds of exercise
+
+- **Predictions**: a dict from expressions to your prediction; replace each
+  `...`. They check against PyTorch's recorded answers and save nothing.
+- **Pieces of the engine**: replace `raise NotImplementedError` with your
+  code. The check puts your function into the engine in place of its stub and
+  runs real tensor operations through it. When every public case passes, your
+  piece is saved into `my_engine/` and the engine uses it from then on, in
+  every notebook, the chapters' too.
+
+## Reading a check
+
+- how many cases are right, then the first failing cases: what ran, what
+  PyTorch gave (`expected`) and what yours gave (`got`), with your code's
+  traceback when it raised;
+- a hint: each failure in a row says a little more, none gives the answer;
+- `not attempted yet` while the stub is left.
+
+## Your saved pieces
+
+```python
+import course
+course.pieces()        # which pieces are yours, given, or still stubs
+course.reset("2.9")    # delete your saved 2.9 and go back to the stub
+```
+
+## Handing in
+
+Hand in the notebooks. Keep everything an answer needs inside its answer cell
+(the grader runs each answer cell on its own, imports included) and keep the
+cells' tags. To see the grade you would get, from this folder's parent:
+
+```bash
+python -m course grade --student me exercises/
+```
+
+There are no worked solutions here: you write the pieces.
 """
 
 
@@ -536,9 +574,8 @@ def release(out: Path, give: Collection[str] = (), site: bool = False) -> list[P
     shutil.copytree(PACKAGE, out / "course", ignore=course_ignore)
     _apply(plan(give)[0], PACKAGE, out / "course")
     shutil.copytree(ROOT / "exercises", out / "exercises", ignore=IGNORE)
-    notes = out / "exercises" / "README.md"
-    if notes.exists():
-        notes.write_text(notes.read_text("utf-8").rstrip() + CLASS_NOTE, "utf-8")
+    # The class's own notes: the book's speak of its set-up and its solutions.
+    (out / "exercises" / "README.md").write_text(CLASS_EXERCISES, "utf-8")
     (out / "exercises" / FOLDER).mkdir()
     (out / "exercises" / FOLDER / "README.md").write_text(README, "utf-8")
     for name in ("pyproject.toml", "requirements.txt"):

@@ -92,7 +92,10 @@ def after_check(exercise: Any, answer: Any, report: Any, text: str) -> str:
     edition = class_edition()
     if edition is None or exercise.kind != "piece":
         return text
-    from course.checking import FAILURES, Report, message
+    from course.checking import FAILURES, Report, message, untouched
+
+    if untouched(answer):  # its own stub, whatever the other pieces raised
+        return text
 
     needs = {}
     runnable = []
@@ -111,7 +114,8 @@ def after_check(exercise: Any, answer: Any, report: Any, text: str) -> str:
         if not own_stub and any(not r.passed and not r.convention for r in runnable):
             FAILURES[exercise.id] = FAILURES.get(exercise.id, 0) + 1  # next hint
         shown = message(part, FAILURES.get(exercise.id, 0))
-        lines = [shown.replace(". All right!", ".")] if runnable else []
+        main_cases = any(r.convention is None for r in runnable)
+        lines = [shown.replace(". All right!", ".")] if main_cases else []
         for (id, name, notebook), results in needs.values():
             lines.append(
                 f"{len(results)} {'more ' * bool(runnable)}case"
@@ -122,12 +126,26 @@ def after_check(exercise: Any, answer: Any, report: Any, text: str) -> str:
         text = "\n".join(lines)
         main = [r for r in runnable if r.convention is None]
         if not main or own_stub or part.passed != part.total:
-            return text
+            return text + "\n" + _kept(edition, exercise)
     elif report.passed != report.total:
-        return text
+        return text + "\n" + _kept(edition, exercise)
     if exercise.id not in edition.PIECES:
         return text
     return text + "\n" + _save(edition, exercise, answer)
+
+
+def _kept(edition: Any, exercise: Any) -> str:
+    """What a check that did not save says the engine now holds."""
+    piece = edition.PIECES.get(exercise.id)
+    if piece is None:
+        return ""
+    path = edition.saved_pieces.saved_files({exercise.id: piece}).get(exercise.id)
+    if path is not None:
+        return (
+            f"Nothing was saved: the engine keeps your earlier {exercise.name}, "
+            f"saved in {path.name}."
+        )
+    return f"Nothing was saved: the engine keeps the stub of {exercise.name}."
 
 
 def _save(edition: Any, exercise: Any, answer: Any) -> str:

@@ -822,3 +822,13 @@ def test_the_chapters_demonstrations_say_what_runs_on_the_students_engine(
     broken = "overwriting: tensor([4., 5., 6.])" in shown
     said = "never called engine.send, so nothing was overwritten" in shown
     assert broken != said, shown
+
+
+def test_the_class_notes_name_only_what_the_edition_has(fresh: Path) -> None:
+    """The exercises' notes of a class edition speak of its own folders: no
+    book set-up, no solutions; each folder they name is there."""
+    notes = (fresh / "exercises" / "README.md").read_text("utf-8")
+    assert "build-book.sh" not in notes and "solutions/" not in notes
+    for named in re.findall(r"`(\.\./[\w./-]+)`", notes):
+        assert (fresh / "exercises" / named).exists(), named
+    assert "grade --student me exercises/" in notes
