@@ -239,17 +239,30 @@ def _used_elsewhere(name: str, stubs: list[Stub]) -> bool:
     for stub in stubs:
         tree = ast.parse(stub.file.read_text("utf-8"))
         spans.setdefault(stub.file, []).append(_span(_node(tree, stub.qualname)))
-    word = re.compile(rf"\b{re.escape(name)}\b")
     engine = (ROOT / ENGINE).resolve()
     helper = stubs[-1].file
     files = engine.rglob("*.py") if helper.is_relative_to(engine) else [helper]
     for path in files:
         inside = spans.get(path.resolve(), [])
-        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
-            if word.search(line) and not any(a <= number <= b for a, b in inside):
-                if not line.lstrip().startswith("#"):
-                    return True
+        for number in _uses(ast.parse(path.read_text("utf-8")), name):
+            if not any(a <= number <= b for a, b in inside):
+                return True
     return False
+
+
+def _uses(tree: ast.Module, name: str) -> list[int]:
+    """The lines where code names ``name`` (a name, an attribute, an import):
+    never a word in a docstring or a comment."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name:
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Attribute) and node.attr == name:
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if any(alias.name == name for alias in node.names):
+                lines.append(node.lineno)
+    return lines
 
 
 # --- writing stubs ----------------------------------------------------------------

@@ -170,3 +170,16 @@ def test_a_release_that_would_keep_an_answer_refuses(
         edition.write_engine(tmp_path / "grader", load_saved=False)
     # Given, the piece is shipped solved: nothing of it is stubbed or kept.
     assert edition.shared_answer_holders({"4.6"}) == []
+
+
+def test_a_word_in_prose_is_no_use_of_a_helper() -> None:
+    """Only code names a helper: a docstring or a comment that says "send"
+    does not make the class edition keep ``send``."""
+    code = (
+        '"""Workers send their batches back."""\n'
+        "# send nothing here\n"
+        "from engine import send\n"
+        "send(pending, edge, grad)\n"
+        "engine.send(pending, edge, grad)\n"
+    )
+    assert edition._uses(ast.parse(code), "send") == [3, 4, 5]
