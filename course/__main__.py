@@ -299,7 +299,7 @@ def run_grade(args: argparse.Namespace) -> int:
     folders = [path for path in paths if path.is_dir() and args.student is None]
     target = args.csv or (folders[0] / "grades.csv" if folders else None)
     if target is not None:
-        checked = copy_check(results, target.parent / "copies.md")
+        checked = copy_check(results, target.with_name(f"{target.stem}-copies.md"))
         if args.format == "canvas":
             roster = {k: v for f in folders for k, v in collect.read_roster(f).items()}
             export.write_canvas(checked, target, weights, roster)

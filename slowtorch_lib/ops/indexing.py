@@ -398,8 +398,8 @@ def getitem(tensor: Tensor, index: Any) -> Tensor:
         IndexError: For out-of-range or malformed indices, as PyTorch.
         ValueError: For a slice step that is not positive.
     """
-    lone_slice = isinstance(index, slice)
-    view, advanced = _basic(tensor, _as_items(index), skip_full=not lone_slice)
+    skip_full = not isinstance(index, slice)  # a lone slice is always a view
+    view, advanced = _basic(tensor, _as_items(index), skip_full)
     if not advanced:
         return views.alias(tensor) if view is tensor else view
     positions, shape = _positions(view, advanced)
@@ -482,7 +482,8 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
         _copy_to(views.unsqueeze(tensor, 0), value)
         return
     items = _as_items(index)
-    target, advanced = _basic(tensor, items, skip_full=True)
+    skip_full = True
+    target, advanced = _basic(tensor, items, skip_full)
     if not advanced:
         _copy_to(target, value)
         return

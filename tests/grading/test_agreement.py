@@ -136,3 +136,42 @@ def test_the_wrapped_answers_do_reach_another_piece() -> None:
         )
     assert report.passed < report.total
     assert Path(__file__).exists()
+
+
+def engine_pieces() -> dict[str, str]:
+    """The function pieces whose parameter names are the engine's own (not
+    PyTorch's, which a student must keep): their name and exercise."""
+    import torch
+
+    public = (torch, torch.nn.functional, torch.autograd, torch.nn.utils)
+    return {
+        str(e.target).rsplit(".", 1)[1]: e.id
+        for e in all_pieces()
+        if e.target and not any(hasattr(m, str(e.target).rsplit(".", 1)[1]) for m in public)
+    }
+
+
+def all_pieces() -> list[Any]:
+    from course.checking import exercises
+    from course.runner import plain_target
+
+    return [e for e in exercises() if e.kind == "piece" and plain_target(e)]
+
+
+def test_the_engine_calls_its_own_pieces_by_position() -> None:
+    """A student may name a piece's parameters as they like (``y`` for
+    ``skip_full``): the engine never passes one by keyword, else the honest
+    answer raises TypeError in the grader while the notebook said right."""
+    import ast
+
+    pieces = engine_pieces()
+    assert {"_basic", "position_list", "view_strides"} <= set(pieces)
+    by_keyword = []
+    for path in sorted(Path("slowtorch_lib").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Call) and node.keywords:
+                called = node.func
+                name = getattr(called, "id", getattr(called, "attr", None))
+                if name in pieces:
+                    by_keyword.append(f"{path}:{node.lineno} {name} ({pieces[name]})")
+    assert not by_keyword, by_keyword
