@@ -439,7 +439,7 @@ def test_checks_need_only_the_engine_and_the_standard_library() -> None:
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
         "import course, course.checks.ch01, course.checks.ch02, "
-        "course.checks.ch03, course.checks.ch04; "
+        "course.checks.ch03, course.checks.ch04, course.checks.ch05; "
         "course.check('1.5', lambda shape: ()); "
         "print(sorted({m.split('.')[0] for m in sys.modules}))"
     )

@@ -12,6 +12,7 @@ node). Rerun it (with torch installed) after changing ``cnn.py``::
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 from datetime import datetime, timezone
@@ -70,6 +71,7 @@ def main() -> None:
         "torch_version": torch.__version__,
         "recorded_on": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
         "machine": f"{platform.system()} {platform.machine()}, 1 thread",
+        "cpu_count": os.cpu_count(),
         "epochs": EPOCHS,
         "losses": losses,
         "accuracies": accuracies,

@@ -25,6 +25,7 @@ CHAPTER1 = "01_arrays_to_tensors"
 CHAPTER2 = "02_walking_backwards"
 CHAPTER3 = "03_building_blocks"
 CHAPTER4 = "04_optimisation"
+CHAPTER5 = "05_windows"
 
 
 def notebook(folder: str, chapter: str) -> dict[str, Any]:
