@@ -131,6 +131,10 @@ WHERE = {
     "adaptive_avg_pool2d(ones(1, 1, 1, 5), (1, 3))": gradient(
         flat_ones, lambda torch, x: torch.nn.functional.adaptive_avg_pool2d(x, (1, 3))
     ),
+    "max_pool2d(v, 2), v = [[2, 2], [2, 2]]": gradient(
+        lambda torch: [[[[2.0, 2.0], [2.0, 2.0]]]],
+        lambda torch, x: torch.nn.functional.max_pool2d(x, 2),
+    ),
     "arange(4.).as_strided((2, 2), (1, 1))": gradient(
         lambda torch: [0.0, 1.0, 2.0, 3.0],
         lambda torch, x: x.as_strided((2, 2), (1, 1)),
@@ -180,6 +184,14 @@ BLOCKS = [
         "conv2d, stride larger than the kernel",
         conv_shape((1, 1, 10, 10), (1, 1, 2, 2), stride=4),
     ),
+    Case(
+        "conv1d, length 10, kernel 3, stride 3, padding 1",
+        lambda t: list(
+            t.nn.functional.conv1d(
+                t.zeros(1, 1, 10), t.zeros(1, 1, 3), stride=3, padding=1
+            ).shape
+        ),
+    ),  # fmt: skip
 ]
 
 WINDOWS = [
@@ -367,6 +379,7 @@ AVG_POOL = [
         "adaptive_avg_pool2d to (3, 2)",
         pooled("adaptive_avg_pool2d", (1, 2, 5, 5), (3, 2)),
     ),  # fmt: skip
+    Case("avg_pool1d(x, 3, stride=2)", pooled("avg_pool1d", (1, 2, 9), 3, stride=2)),
 ]
 
 # --- 5.9 adaptive pooling's windows ---
@@ -391,6 +404,10 @@ ADAPTIVE = [
         pooled("adaptive_avg_pool2d", (1, 1, 3, 3), 5),
     ),  # fmt: skip
     Case("adaptive_avg_pool1d 10 to 4", pooled("adaptive_avg_pool1d", (1, 2, 10), 4)),
+    Case(
+        "adaptive_max_pool1d 9 to 4",
+        pooled("adaptive_max_pool1d", (1, 1, 9), 4, return_indices=True),
+    ),  # fmt: skip
 ]
 
 # --- 5.10 nn.Conv2d ---
@@ -655,6 +672,7 @@ EXERCISES = {
             "defaults.",
         ],
         target="slowtorch_lib.nn.modules.conv.Conv2d",
+        forbidden=("_ConvNd", "_Conv"),
         what="convolution layers",
     ),
 }

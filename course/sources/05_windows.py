@@ -60,6 +60,7 @@ answers_5_2 = {
         [[[[0.25, 0.5, 0.25], [0.5, 1.0, 0.5], [0.25, 0.5, 0.25]]]],  # ANSWER
     "adaptive_avg_pool2d(ones(1, 1, 1, 5), (1, 3))":
         [[[[1 / 2, 1 / 2 + 1 / 3, 1 / 3, 1 / 3 + 1 / 2, 1 / 2]]]],  # ANSWER
+    "max_pool2d(v, 2), v = [[2, 2], [2, 2]]": [[[[1.0, 0.0], [0.0, 0.0]]]],  # ANSWER
     "arange(4.).as_strided((2, 2), (1, 1))": [1.0, 2.0, 1.0, 0.0],  # ANSWER
 }
 
@@ -373,10 +374,9 @@ class Conv2d(torch.nn.Module):
         self.padding = padding if isinstance(padding, str) else pair(padding)
         shape = (out_channels, in_channels // groups) + self.kernel_size
         self.weight = torch.nn.Parameter(torch.empty(shape, dtype=dtype))
+        self.register_parameter("bias", None)
         if bias:
             self.bias = torch.nn.Parameter(torch.empty(out_channels, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -404,19 +404,17 @@ class Conv2d(torch.nn.Module):
                         self.dilation, self.groups)
 
     def extra_repr(self):
-        text = (f"{self.in_channels}, {self.out_channels}, "
-                f"kernel_size={self.kernel_size}, stride={self.stride}")
-        if self.padding != (0, 0):
-            text += f", padding={self.padding}"
-        if self.dilation != (1, 1):
-            text += f", dilation={self.dilation}"
-        if self.groups != 1:
-            text += f", groups={self.groups}"
+        parts = [str(self.in_channels), str(self.out_channels),
+                 f"kernel_size={self.kernel_size}", f"stride={self.stride}"]
+        defaults = {"padding": (0, 0), "dilation": (1, 1), "groups": 1}
+        for name, default in defaults.items():
+            if getattr(self, name) != default:
+                parts.append(f"{name}={getattr(self, name)}")
         if self.bias is None:
-            text += ", bias=False"
+            parts.append("bias=False")
         if self.padding_mode != "zeros":
-            text += f", padding_mode={self.padding_mode}"
-        return text
+            parts.append(f"padding_mode={self.padding_mode}")
+        return ", ".join(parts)
     # END SOLUTION
 
 
