@@ -574,7 +574,7 @@ EXERCISES = {
     "5.5": Exercise(
         "5.5",
         "as_strided's backward",
-        "backward",
+        "as_strided_backward",
         "piece",
         AS_STRIDED,
         [
@@ -610,7 +610,7 @@ EXERCISES = {
     "5.7": Exercise(
         "5.7",
         "max pooling, ties as PyTorch",
-        "forward",
+        "max_pool_forward",
         "piece",
         MAX_POOL,
         [
@@ -628,7 +628,7 @@ EXERCISES = {
     "5.8": Exercise(
         "5.8",
         "average pooling's backward",
-        "backward",
+        "avg_pool_backward",
         "piece",
         AVG_POOL,
         [

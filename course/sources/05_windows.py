@@ -123,12 +123,12 @@ check("5.4", windows)
 # %% [markdown]
 # ## Exercise 5.5: the backward of `as_strided`
 #
-# `AsStrided.backward(ctx, grad_output)` receives the gradient of the view.
-# The forward saved two geometries, each `(shape, strides, offset)`:
-# `ctx.geometry` (the view's) and `ctx.input_geometry` (the input's). The
-# function `position_list(shape, strides, offset)` (from
-# `slowtorch_lib._strides`) gives the storage cell of every element of a
-# geometry, in row-major order.
+# `as_strided_backward(ctx, grad_output)`, the engine's `AsStrided.backward`,
+# receives the gradient of the view. The forward saved two geometries, each
+# `(shape, strides, offset)`: `ctx.geometry` (the view's) and
+# `ctx.input_geometry` (the input's). The function
+# `position_list(shape, strides, offset)` (from `slowtorch_lib._strides`)
+# gives the storage cell of every element of a geometry, in row-major order.
 #
 # Each element of the view was read from one cell: add its gradient into
 # that cell (cells read by overlapping windows add up). Each element of the
@@ -140,7 +140,7 @@ check("5.4", windows)
 
 
 # %% tags=["exercise-5.5"]
-def backward(ctx, grad_output):
+def as_strided_backward(ctx, grad_output):
     """The gradient of as_strided's input: each cell's total."""
     # BEGIN SOLUTION
     from collections import Counter
@@ -164,7 +164,7 @@ def backward(ctx, grad_output):
 
 
 # %% tags=["check-5.5"]
-check("5.5", backward)
+check("5.5", as_strided_backward)
 
 # %% [markdown]
 # ## Exercise 5.6: windows @ weight, with groups
@@ -201,9 +201,10 @@ check("5.6", weight_times_columns)
 # %% [markdown]
 # ## Exercise 5.7: max pooling, ties as PyTorch routes them
 #
-# Write the forward of `MaxPool2DWithIndices`: for every channel of `x`
-# (all dimensions but the last two) and every window, the largest element
-# and its flat position `r * W + c` in the channel. `cells[w]` lists the flat
+# Write `max_pool_forward`, the forward of `MaxPool2DWithIndices`: for every
+# channel of `x` (all dimensions but the last two) and every window, the
+# largest element and its flat position `r * W + c` in the channel.
+# `cells[w]` lists the flat
 # positions of window `w`'s elements in one `H x W` channel (padding left
 # out), in row-major order; `out_size` is `(out_h, out_w)`.
 #
@@ -218,7 +219,7 @@ check("5.6", weight_times_columns)
 
 
 # %% tags=["exercise-5.7"]
-def forward(ctx, x, *, cells, out_size):
+def max_pool_forward(ctx, x, *, cells, out_size):
     """The first largest element of each window, and where it is."""
     # BEGIN SOLUTION
     plane = x.shape[-2] * x.shape[-1]
@@ -244,7 +245,7 @@ def forward(ctx, x, *, cells, out_size):
 
 
 # %% tags=["check-5.7"]
-check("5.7", forward)
+check("5.7", max_pool_forward)
 
 # %% [markdown]
 # ## Exercise 5.8: average pooling's backward
@@ -260,7 +261,7 @@ check("5.7", forward)
 
 
 # %% tags=["exercise-5.8"]
-def backward(ctx, grad_output):
+def avg_pool_backward(ctx, grad_output):
     """Each window's gradient shared evenly by its elements."""
     # BEGIN SOLUTION
     cells, divisors, plane = ctx.layout
@@ -285,7 +286,7 @@ def backward(ctx, grad_output):
 
 
 # %% tags=["check-5.8"]
-check("5.8", backward)
+check("5.8", avg_pool_backward)
 
 # %% [markdown]
 # ## Exercise 5.9: adaptive pooling's windows
