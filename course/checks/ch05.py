@@ -498,6 +498,8 @@ CONV2D = [
     ),  # fmt: skip
     Case("in_channels not divisible by groups", refused(3, 4, 3, groups=2)),
     Case("padding='same' with stride 2", refused(2, 2, 3, padding="same", stride=2)),
+    Case("padding_mode='wrap'", refused(2, 2, 3, padding_mode="wrap")),
+    Case("padding='full'", refused(2, 2, 3, padding="full")),
     Case(
         "padding='valid'",
         layer(2, 2, 3, padding="valid"),

@@ -324,7 +324,8 @@ check("5.9", adaptive_ranges)
 #   PyTorch's messages: `groups must be a positive integer`,
 #   `in_channels must be divisible by groups`,
 #   `out_channels must be divisible by groups`,
-#   `padding='same' is not supported for strided convolutions`.
+#   `padding='same' is not supported for strided convolutions`, and for a
+#   padding string or a `padding_mode` it does not know.
 # - **Parameters.** `weight` of shape `(out, in / groups, kh, kw)`, `bias` of
 #   `(out,)` or `None` (`register_parameter("bias", None)`), drawn by
 #   `reset_parameters()`: `torch.nn.init.kaiming_uniform_(weight,
@@ -349,12 +350,12 @@ import math
 class Conv2d(torch.nn.Module):
     """A 2-d convolution layer."""
 
-    # BEGIN SOLUTION | pass
     def __init__(
         self, in_channels, out_channels, kernel_size, stride=1, padding=0,
         dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
         dtype=None,
     ):
+        # BEGIN SOLUTION
         super().__init__()
 
         def pair(value):
@@ -370,6 +371,14 @@ class Conv2d(torch.nn.Module):
         self.kernel_size, self.stride = pair(kernel_size), pair(stride)
         self.dilation, self.groups = pair(dilation), groups
         self.padding_mode = padding_mode
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(
+                "padding_mode must be one of {'zeros', 'reflect', 'replicate', "
+                f"'circular'}}, but got padding_mode='{padding_mode}'"
+            )
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string {padding!r}, should be "
+                             "one of {'valid', 'same'}")
         if padding == "same" and self.stride != (1, 1):
             raise ValueError("padding='same' is not supported for strided convolutions")
         self.padding = padding if isinstance(padding, str) else pair(padding)
@@ -379,14 +388,18 @@ class Conv2d(torch.nn.Module):
         if bias:
             self.bias = torch.nn.Parameter(torch.empty(out_channels, dtype=dtype))
         self.reset_parameters()
+        # END SOLUTION
 
     def reset_parameters(self):
+        # BEGIN SOLUTION
         torch.nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             bound = 1 / math.sqrt(self.weight[0].numel())
             torch.nn.init.uniform_(self.bias, -bound, bound)
+        # END SOLUTION
 
     def forward(self, input):
+        # BEGIN SOLUTION
         F = torch.nn.functional
         settings = (self.stride, self.padding, self.dilation, self.groups)
         if self.padding_mode == "zeros":
@@ -403,8 +416,10 @@ class Conv2d(torch.nn.Module):
         padded = F.pad(input, amounts, mode=self.padding_mode)
         return F.conv2d(padded, self.weight, self.bias, self.stride, 0,
                         self.dilation, self.groups)
+        # END SOLUTION
 
     def extra_repr(self):
+        # BEGIN SOLUTION
         parts = [str(self.in_channels), str(self.out_channels),
                  f"kernel_size={self.kernel_size}", f"stride={self.stride}"]
         defaults = {"padding": (0, 0), "dilation": (1, 1), "groups": 1}
@@ -416,7 +431,7 @@ class Conv2d(torch.nn.Module):
         if self.padding_mode != "zeros":
             parts.append(f"padding_mode={self.padding_mode}")
         return ", ".join(parts)
-    # END SOLUTION
+        # END SOLUTION
 
 
 # %% tags=["check-5.10"]
