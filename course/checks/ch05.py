@@ -397,7 +397,8 @@ ADAPTIVE = [
         pooled("adaptive_max_pool2d", (1, 2, 6, 6), 4, return_indices=True),
     ),  # fmt: skip
     Case(
-        "adaptive_avg_pool2d to 1x1", pooled("adaptive_avg_pool2d", (2, 3, 4, 5), 1)
+        "adaptive_avg_pool2d 4x5 to (2, 1)",
+        pooled("adaptive_avg_pool2d", (2, 3, 4, 5), (2, 1)),
     ),  # fmt: skip
     Case(
         "adaptive_avg_pool2d 3x3 to 5x5 (larger)",
