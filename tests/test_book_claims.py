@@ -484,7 +484,11 @@ def test_code_fits_the_page(page: Path) -> None:
 
 @pytest.mark.parametrize(
     "record",
-    ["ch01/torch_reference.json", "epilogue_files/torch_run.json"],
+    [
+        "ch01/torch_reference.json",
+        "epilogue_files/torch_run.json",
+        "ch05/torch_cnn.json",
+    ],
 )
 def test_recorded_numbers_say_where_and_when(record: str) -> None:
     data = json.loads((BOOK / record).read_text())
@@ -502,3 +506,64 @@ def test_no_control_characters(page: Path) -> None:
 def test_no_page_calls_a_recorded_number_live() -> None:
     for page in BOOK.glob("*.md"):
         assert "measured when this page was built" not in page.read_text()
+
+
+# ----------------------------------------------------------------------
+# Chapter 5: windows
+# ----------------------------------------------------------------------
+
+
+def _conv_kernels(torch: object, dtype: object) -> set[str]:
+    from torch.profiler import profile
+
+    x = torch.ones(2, 3, 8, 8, dtype=dtype)
+    w = torch.ones(4, 3, 3, 3, dtype=dtype)
+    with profile() as prof:
+        torch.nn.functional.conv2d(x, w)
+    return {event.name for event in prof.events()}
+
+
+def test_a_cpu_conv2d_runs_onednn_in_float32_and_im2col_in_float64() -> None:
+    torch = require_torch()
+    assert torch.backends.mkldnn.is_available()
+    float32 = _conv_kernels(torch, torch.float32)
+    assert "aten::mkldnn_convolution" in float32
+    assert "aten::_slow_conv2d_forward" not in float32
+    float64 = _conv_kernels(torch, torch.float64)
+    assert "aten::_slow_conv2d_forward" in float64
+    assert "aten::mkldnn_convolution" not in float64
+
+
+def test_channels_last_is_a_permuted_copy_and_conv2d_keeps_it() -> None:
+    torch = require_torch()
+    last = torch.zeros(2, 3, 8, 8).to(memory_format=torch.channels_last)
+    assert last.stride() == (192, 1, 24, 3)
+    ours = st.zeros(2, 3, 8, 8).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    assert ours.stride() == last.stride()
+    out = torch.nn.functional.conv2d(last, torch.ones(4, 3, 3, 3))
+    assert out.is_contiguous(memory_format=torch.channels_last)
+
+
+def test_conv2d_records_one_convolution_backward_node() -> None:
+    torch = require_torch()
+    for lib in (torch, st):
+        w = lib.ones(4, 3, 3, 3, requires_grad=True)
+        b = lib.zeros(4, requires_grad=True)
+        x = lib.ones(2, 3, 8, 8, requires_grad=True)
+        node = lib.nn.functional.conv2d(x, w, b).grad_fn
+        assert node.name() == "ConvolutionBackward0"
+        assert [n.name() for n, _ in node.next_functions] == [
+            "torch::autograd::AccumulateGrad"
+        ] * 3
+
+
+def test_chapter_five_record_matches_torch() -> None:
+    """The recorded claims are what torch says now."""
+    torch = require_torch()
+    record = json.loads((BOOK / "ch05" / "torch_cnn.json").read_text())
+    assert record["torch_version"].split("+")[0] == torch.__version__.split("+")[0]
+    claims = record["claims"]
+    assert set(claims["kernels_float32"]) == _conv_kernels(torch, torch.float32)
+    assert set(claims["kernels_float64"]) == _conv_kernels(torch, torch.float64)
+    assert claims["grad_fn"] == "ConvolutionBackward0"
+    assert record["accuracies"][-1] >= 0.97
