@@ -29,7 +29,12 @@ Targets (engine time / baseline time):
 * one training step of a 2-64-64-2 tanh MLP on 64 points (cross-entropy,
   ``optim.SGD``): at most 1.3
 
-The last two cases are defined in ``bench/nn_cases.py``.
+The Linear and MLP cases are defined in ``bench/nn_cases.py``; the attention
+block and the GPT training step (no target) in ``bench/attention_cases.py``.
+
+On Python 3.12+ the matrix products' inner loop is ``math.sumprod``;
+``--no-sumprod`` times the older ``sum(map(mul))`` loop on the same
+interpreter, to see what it buys.
 
 Against the fused loop the elementwise cases take several times longer:
 every engine operation makes a pass of its own and stores a float32 result,
@@ -48,8 +53,9 @@ from operator import add, mul
 from typing import Any
 
 import slowtorch_lib as st
-from bench import nn_cases
+from bench import attention_cases, nn_cases
 from bench.flat import matmul, random_floats, to_float32
+from slowtorch_lib.ops import linalg
 
 torch: Any
 try:
@@ -276,6 +282,8 @@ def build_cases() -> list[Case]:
 
     # Linear(64, 64) and the MLP training step: bench/nn_cases.py.
     cases += [Case(*spec) for spec in nn_cases.specs(torch)]
+    # The attention block and the GPT step: bench/attention_cases.py.
+    cases += [Case(*spec) for spec in attention_cases.specs(torch)]
     return cases
 
 
@@ -325,7 +333,16 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m bench", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
+    parser.add_argument(
+        "--no-sumprod",
+        action="store_true",
+        help="use sum(map(mul)) as the products' inner loop even where Python has "
+        "math.sumprod (3.12+), in the engine and the attention baselines",
+    )
     args = parser.parse_args(argv)
+    if args.no_sumprod:
+        linalg.dot_product = linalg.sum_of_products
+        attention_cases.dot = attention_cases.sum_of_products
     rounds = 7 if args.quick else 31
     if torch is not None:
         torch.set_num_threads(1)

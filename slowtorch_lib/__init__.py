@@ -48,6 +48,8 @@ and ``utils.data``. ``Tensor``'s methods reach the operations through
 ``_tensor.bind_ops``, called once below. ``tests/test_layering.py`` checks it.
 """
 
+from math import e, inf, nan, pi
+
 from slowtorch_lib import (
     _creation,
     _printing,
@@ -60,6 +62,7 @@ from slowtorch_lib import (
     utils,
 )
 from slowtorch_lib import _rng as random
+from slowtorch_lib._activation_functions import log_softmax, softmax
 from slowtorch_lib._creation import *  # noqa: F403
 from slowtorch_lib._dtype import (
     bfloat16,
@@ -138,17 +141,22 @@ from slowtorch_lib.ops import (
     trigonometry,
     views,
 )
+from slowtorch_lib.ops import unique as _unique_ops
 from slowtorch_lib.ops.bitwise import *  # noqa: F403
 from slowtorch_lib.ops.common import *  # noqa: F403
 from slowtorch_lib.ops.comparison import *  # noqa: F403
 from slowtorch_lib.ops.complex_parts import *  # noqa: F403
 from slowtorch_lib.ops.copying import *  # noqa: F403
+from slowtorch_lib.ops.einsum import einsum
 from slowtorch_lib.ops.fused import *  # noqa: F403
 from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
 from slowtorch_lib.ops.histograms import *  # noqa: F403
 from slowtorch_lib.ops.joining import *  # noqa: F403
 from slowtorch_lib.ops.linalg import *  # noqa: F403
+from slowtorch_lib.ops.meshgrid import meshgrid
+from slowtorch_lib.ops.normal import normal
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
+from slowtorch_lib.ops.ranges import range
 from slowtorch_lib.ops.rearrange import *  # noqa: F403
 from slowtorch_lib.ops.reduction import *  # noqa: F403
 from slowtorch_lib.ops.rounding import *  # noqa: F403
@@ -156,6 +164,8 @@ from slowtorch_lib.ops.scan import *  # noqa: F403
 from slowtorch_lib.ops.selecting import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
 from slowtorch_lib.ops.trigonometry import *  # noqa: F403
+from slowtorch_lib.ops.unique import unique as unique  # not in __all__, as in torch
+from slowtorch_lib.ops.unique import unique_consecutive
 from slowtorch_lib.ops.views import *  # noqa: F403
 from slowtorch_lib.serialization import load, save
 
@@ -186,6 +196,7 @@ _tensor.bind_ops(
     linalg=linalg,
     activation=nn.functional.activation,
     rng=_rng,
+    unique=_unique_ops,
 )
 
 # The functions come from each module's own __all__: a new operation is
@@ -247,6 +258,7 @@ __all__ = [
     *common.__all__,
     *comparison.__all__,
     *copying.__all__,
+    "einsum",
     *fused.__all__,
     *gather_scatter.__all__,
     *histograms.__all__,
@@ -263,6 +275,16 @@ __all__ = [
     *views.__all__,
     "load",
     "nn",
+    "e",
+    "inf",
+    "log_softmax",
+    "nan",
+    "pi",
+    "softmax",
+    "meshgrid",
+    "normal",
+    "range",
+    "unique_consecutive",
     "optim",
     "save",
     "utils",

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import selecting as _selecting
     from slowtorch_lib.ops import sorting as _sorting
     from slowtorch_lib.ops import trigonometry as _trigonometry
+    from slowtorch_lib.ops import unique as _unique
     from slowtorch_lib.ops import views as _views
 
 __all__ = [
@@ -1688,6 +1689,23 @@ class Tensor:
         _dim_given("log_softmax", dim)
         return _activation.log_softmax(self, dim, dtype=dtype)
 
+    def unique(
+        self,
+        sorted: builtins.bool = True,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: int | None = None,
+    ) -> Any:
+        return _unique.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(
+        self,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: int | None = None,
+    ) -> Any:
+        return _unique.unique_consecutive(self, return_inverse, return_counts, dim)
+
     @keepdims_alias
     def prod(
         self,
@@ -2169,6 +2187,7 @@ def bind_ops(
     linalg: ModuleType,
     rng: ModuleType,
     activation: ModuleType,
+    unique: ModuleType,
 ) -> None:
     """Connects ``Tensor``'s methods to the modules that define them.
 
@@ -2199,6 +2218,8 @@ def bind_ops(
     _sorting, _scan, _linalg, _rng = sorting, scan, linalg, rng
     _histograms, _trigonometry = histograms, trigonometry
     _complex_parts, _activation = complex_parts, activation
+    global _unique
+    _unique = unique
 
 
 def numpy_module() -> ModuleType:

@@ -683,3 +683,135 @@ CASES += [
         domain="nonzero",
     ),
 ]
+
+# Scaled dot-product attention: the fused kernel's node on 4-d inputs with one
+# head size, the composite graph otherwise (PyTorch 2.13 on a CPU).
+QKV = (2, 2, 3, 4)
+
+
+def _sdpa(L: Any, *tensors: Any, **options: Any) -> Any:
+    return L.nn.functional.scaled_dot_product_attention(*tensors, **options)
+
+
+def _row_masked(L: Any) -> Any:
+    """A bool mask whose second row hides every key (that row gives zeros)."""
+    return L.tensor([[True, False, True], [False] * 3, [True, True, False]])
+
+
+CASES += [
+    _case("sdpa_fused", lambda L, q, k, v: _sdpa(L, q, k, v), QKV, QKV, QKV),
+    _case(
+        "sdpa_causal_longer_keys",
+        lambda L, q, k, v: _sdpa(L, q, k, v, is_causal=True),
+        QKV,
+        (2, 2, 5, 4),
+        (2, 2, 5, 4),
+    ),
+    _case(
+        "sdpa_bool_mask_full_row",
+        lambda L, q, k, v: _sdpa(L, q, k, v, attn_mask=_row_masked(L)),
+        QKV,
+        QKV,
+        QKV,
+    ),
+    _case(
+        "sdpa_float_mask_grad",
+        lambda L, q, k, v, m: _sdpa(L, q, k, v, attn_mask=m),
+        QKV,
+        QKV,
+        QKV,
+        (3, 3),
+    ),
+    _case(
+        "sdpa_value_head_size",
+        lambda L, q, k, v: _sdpa(L, q, k, v, attn_mask=_row_masked(L), scale=-0.7),
+        QKV,
+        QKV,
+        (2, 2, 3, 5),
+    ),
+    _case(
+        "sdpa_3d_causal",
+        lambda L, q, k, v: _sdpa(L, q, k, v, is_causal=True),
+        *[(2, 3, 4)] * 3,
+    ),
+    _case("sdpa_2d", lambda L, q, k, v: _sdpa(L, q, k, v), (3, 4), (5, 4), (5, 2)),
+    _case(
+        "sdpa_grouped_heads",
+        lambda L, q, k, v: _sdpa(L, q, k, v, enable_gqa=True, scale=0.4),
+        (1, 4, 3, 2),
+        (1, 2, 3, 2),
+        (1, 2, 3, 2),
+    ),
+    _case(
+        "sdpa_grouped_heads_3d",
+        lambda L, q, k, v: _sdpa(L, q, k, v, enable_gqa=True),
+        (4, 3, 2),
+        (2, 3, 2),
+        (1, 3, 2),
+    ),
+]
+
+# einsum: the forms attention code writes, built from views, sums and bmm.
+CASES += [
+    _case(
+        "einsum_batched_matmul",
+        lambda L, x, y: L.einsum("bij,bjk->bik", x, y),
+        (2, 3, 4),
+        (2, 4, 2),
+    ),
+    _case(
+        "einsum_attention_scores",
+        lambda L, q, k: L.einsum("bhqd,bhkd->bhqk", q, k),
+        (2, 2, 3, 4),
+        (2, 2, 5, 4),
+    ),
+    _case("einsum_transpose", lambda L, x: L.einsum("ij->ji", x), (3, 4)),
+    _case("einsum_trace", lambda L, x: L.einsum("ii", x), (3, 3)),
+    _case("einsum_diagonal", lambda L, x: L.einsum("ii->i", x), (3, 3)),
+    _case("einsum_row_sums", lambda L, x: L.einsum("ij->i", x), (3, 4)),
+    _case("einsum_outer", lambda L, x, y: L.einsum("i,j->ij", x, y), (3,), (4,)),
+    _case("einsum_dot", lambda L, x, y: L.einsum("i,i", x, y), (3,), (3,)),
+    _case(
+        "einsum_ellipsis_list",
+        lambda L, x, y: L.einsum("...ij,...jk", [x, y]),
+        (1, 3, 4),
+        (2, 4, 2),
+    ),
+    _case(
+        "einsum_three_operands",
+        lambda L, x, y, z: L.einsum("ij,jk,kl->il", x, y, z),
+        (2, 3),
+        (3, 4),
+        (4, 2),
+    ),
+    _case(
+        "einsum_sum_out_early",
+        lambda L, x, y: L.einsum("ijk,ik->j", x, y),
+        (2, 3, 4),
+        (2, 4),
+    ),
+]
+
+# torch.softmax and torch.log_softmax (the functions), and the causal mask of
+# a language model: masked_fill with -inf, then softmax.
+CASES += [
+    _case("torch_softmax", lambda L, x: L.softmax(x, 1), M),
+    _case("torch_log_softmax_dtype", lambda L, x: L.log_softmax(x, 0, L.float64), M),
+    _case(
+        "masked_fill_minus_inf_softmax",
+        lambda L, x: x.masked_fill(L.ones(3, 3).tril() == 0, -L.inf).softmax(-1),
+        (3, 3),
+    ),
+]
+
+# meshgrid: views of its inputs, expanded.
+CASES += [
+    _case("meshgrid_ij", lambda L, x, y: L.meshgrid(x, y, indexing="ij"), (3,), (2,)),
+    _case(
+        "meshgrid_xy_three",
+        lambda L, x, y, z: L.meshgrid([x, y, z], indexing="xy"),
+        (3,),
+        (2,),
+        (2,),
+    ),
+]

@@ -25,6 +25,8 @@ PROGRAMS = [
     "small_gpt",
     "tensors_tutorial",
     "autograd_tutorial",
+    "names_gpt",
+    "names_transformer",
 ]
 
 # The programs that need NumPy (skipped without it).

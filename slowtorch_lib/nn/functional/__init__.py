@@ -21,6 +21,7 @@ from slowtorch_lib.nn.functional.activation import (
     softmax,
     tanh,
 )
+from slowtorch_lib.nn.functional.attention import scaled_dot_product_attention
 from slowtorch_lib.nn.functional.convolution import (
     avg_pool1d,
     avg_pool2d,
@@ -47,6 +48,9 @@ from slowtorch_lib.nn.functional.loss import (
     nll_loss,
     smooth_l1_loss,
 )
+from slowtorch_lib.nn.functional.multi_head_attention import (
+    multi_head_attention_forward,
+)
 from slowtorch_lib.nn.functional.normalization import batch_norm, layer_norm
 
 __all__ = [
@@ -72,12 +76,14 @@ __all__ = [
     "max_pool1d",
     "max_pool2d",
     "mse_loss",
+    "multi_head_attention_forward",
     "nll_loss",
     "one_hot",
     "pad",
     "relu",
     "sigmoid",
     "silu",
+    "scaled_dot_product_attention",
     "smooth_l1_loss",
     "softmax",
     "tanh",

@@ -15,6 +15,10 @@ from slowtorch_lib.nn.modules.activation import (
     Softmax,
     Tanh,
 )
+from slowtorch_lib.nn.modules.attention import (
+    MultiheadAttention,
+    NonDynamicallyQuantizableLinear,
+)
 from slowtorch_lib.nn.modules.batchnorm import BatchNorm1d
 from slowtorch_lib.nn.modules.container import ModuleDict, ModuleList, Sequential
 from slowtorch_lib.nn.modules.conv import (
@@ -42,6 +46,11 @@ from slowtorch_lib.nn.modules.loss import (
 from slowtorch_lib.nn.modules.module import Module
 from slowtorch_lib.nn.modules.normalization import LayerNorm
 from slowtorch_lib.nn.modules.sparse import Embedding
+from slowtorch_lib.nn.modules.transformer import (
+    Transformer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "AvgPool1d",
@@ -80,4 +89,9 @@ __all__ = [
     "Softmax",
     "Tanh",
     "Unflatten",
+    "MultiheadAttention",
+    "NonDynamicallyQuantizableLinear",
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]
