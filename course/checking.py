@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import random
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -73,11 +74,16 @@ class Case:
             PyTorch (when recording) or the engine. None for a prediction.
         convention: For an edge case that follows a PyTorch convention rather
             than the main idea: a one-line explanation of the convention.
+        drawn: A case whose inputs are drawn for each grading run:
+            ``run(torch, rng)`` takes a :class:`random.Random` too, seeded by the
+            grader's judge (:func:`case_rng`), which computes the expected
+            outcome itself on the complete engine; nothing is recorded.
     """
 
     label: str
-    run: Callable[[Any], Any] | None = None
+    run: Callable[..., Any] | None = None
     convention: str | None = None
+    drawn: bool = False
 
 
 @dataclass
@@ -97,6 +103,8 @@ class Exercise:
         forbidden: Other engine names that hold the answer (the grader gives
             0 to an answer that imports or holds them).
         grading_cases: The grading-only cases (from ``grading_chNN.py``).
+        drawn_cases: The grading-only cases whose inputs each grading run
+            draws (``DRAWN`` in ``grading_chNN.py``): most of the marks.
     """
 
     id: str
@@ -109,6 +117,7 @@ class Exercise:
     what: str = "cases"
     forbidden: Sequence[str] = ()
     grading_cases: Sequence[Case] = field(default_factory=tuple)
+    drawn_cases: Sequence[Case] = field(default_factory=tuple)
 
 
 @dataclass
@@ -285,6 +294,7 @@ def load(exercise_id: str) -> Exercise:
     except ImportError:
         return exercise
     exercise.grading_cases = tuple(hidden.CASES.get(exercise_id, ()))
+    exercise.drawn_cases = tuple(getattr(hidden, "DRAWN", {}).get(exercise_id, ()))
     return exercise
 
 
@@ -322,7 +332,23 @@ def _is_library(filename: str) -> bool:
     return filename.endswith(("contextlib.py",)) or "importlib" in filename
 
 
-def run_piece_case(exercise: Exercise, impl: Any, case: Case) -> tuple[Any, str | None]:
+def case_rng(seed: str, exercise_id: str, index: int) -> random.Random:
+    """The random source of one drawn case in one grading run (the same in
+    the sandbox and in the judge, different for each case and each run)."""
+    return random.Random(f"{seed}/{exercise_id}/{index}")
+
+
+def run_case(case: Case, torch: Any, rng: random.Random | None = None) -> Any:
+    """What the case's program returns (a drawn case with ``rng``)."""
+    assert case.run is not None
+    if case.drawn:
+        return case.run(torch, rng if rng is not None else random.Random(0))
+    return case.run(torch)
+
+
+def run_piece_case(
+    exercise: Exercise, impl: Any, case: Case, rng: random.Random | None = None
+) -> tuple[Any, str | None]:
     """The outcome of one case with ``impl`` inside the engine, and the
     short traceback if the student's code raised."""
     import slowtorch_lib
@@ -341,7 +367,7 @@ def run_piece_case(exercise: Exercise, impl: Any, case: Case) -> tuple[Any, str 
 
     try:
         with substituted(exercise.target, impl):
-            outcome = normalize(case.run(slowtorch_lib))
+            outcome = normalize(run_case(case, slowtorch_lib, rng))
     except NotImplementedError:
         raise
     except Exception as error:  # noqa: BLE001  (any mistake is a wrong answer)

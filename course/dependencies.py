@@ -11,7 +11,8 @@ then every case is run. The judge holds the map, so a student's code cannot
 claim that a case it fails needs a piece it lacks.
 
 Prints ``{exercise id: [[other ids reached by case 0], ...]}`` as JSON
-(public cases first, then the grading-only ones, as the runner numbers them).
+(public cases first, then the grading-only ones, then the drawn ones, as the
+runner numbers them; a drawn case is measured on one draw).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from course.checking import Exercise
+from course.checking import Exercise, run_case
 from course.substitute import original, put
 
 __all__ = ["measure"]
@@ -73,11 +74,11 @@ def measure() -> dict[str, list[list[str]]]:
     try:
         for exercise in found:
             needs[exercise.id] = []
-            for case in [*exercise.cases, *exercise.grading_cases]:
+            cases = [*exercise.cases, *exercise.grading_cases, *exercise.drawn_cases]
+            for case in cases:
                 seen.clear()
                 try:
-                    assert case.run is not None
-                    case.run(slowtorch_lib)
+                    run_case(case, slowtorch_lib)
                 except Exception:  # noqa: BLE001, S110  (only what ran matters)
                     pass
                 needs[exercise.id].append(sorted(seen - {exercise.id}))

@@ -9,17 +9,25 @@ For each submitted notebook the grader
    name) and each exercise's answer cell;
 3. runs the answers of the engine's pieces in the runner
    (:mod:`course.runner`), inside the operating-system sandbox
-   (:mod:`course.sandbox`), with the class engine (every piece a stub) and
-   the case programs only; the student's own answers to the other pieces,
-   from any of their notebooks, take the place of those stubs, as in their
-   notebook; the judge (:mod:`course.judge`), outside, alone holds the
-   expected values and compares the outcomes, which arrive as plain data. A
-   case that needs a piece the submission does not answer does not count
-   (as in the notebook). Predictions are read from the cell's text, never
-   run, and graded only with ``--predictions``;
-4. gives each exercise the fraction of its cases passed (0 for a stub, an
-   answer that uses the reference, a cell that runs out of time or stops the
-   runner), and flags answers that copy the model answer.
+   (:mod:`course.sandbox`), with the class engine (every piece a stub but
+   those given with ``--give``) and the case programs only; the student's own
+   answers to the other pieces, from their notebooks that count, take the
+   place of those stubs, as in their notebook; the judge
+   (:mod:`course.judge`), outside, alone holds the expected values and
+   compares the outcomes, which arrive as plain data. Most of each
+   exercise's marks come from drawn cases: inputs drawn for this run, whose
+   expected outcomes the judge computes on the complete engine; cases with
+   fixed inputs carry at most ``judge.FIXED_SHARE``. Every case counts but
+   those that reach a piece of a later chapter (not given); a failed case
+   that also runs another of the student's pieces that fails its own cases
+   is reported as a knock-on. Predictions are read from the
+   cell's text, never run, and graded only with ``--predictions``;
+4. gives each exercise its marks (0 for a stub, an answer that uses the
+   reference, a cell the runner refused, a child that ended before its last
+   record or wrote records the runner never writes; a child that ran out of
+   time keeps what it did), and flags answers that copy the model answer.
+   Of several notebooks for one chapter, the latest (by the file's
+   modification time, then its name) counts.
 
 Results come as a table, a CSV file (:mod:`course.export`) and, with
 ``--feedback``, one Markdown report per student.
@@ -32,6 +40,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +66,7 @@ class Result:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     sources: dict[str, str] = field(default_factory=dict)  # answer cells
+    modified: float = 0.0
 
     @property
     def points(self) -> float:
@@ -76,6 +86,7 @@ class Options:
     limits: sandbox.Limits = field(default_factory=sandbox.Limits)
     sandboxed: bool = True
     predictions: bool = False
+    given: frozenset[str] = frozenset()
 
 
 # --- which chapter, which cells ----------------------------------------------------
@@ -107,8 +118,11 @@ def find_chapter(notebook: notebook_reader.Notebook, path: Path) -> int | None:
     return None
 
 
-def graded_exercises(chapter: int, predictions: bool) -> list[Exercise]:
-    found = [load(e) for e in chapter_exercises(chapter)]
+def graded_exercises(
+    chapter: int, predictions: bool, given: Collection[str] = ()
+) -> list[Exercise]:
+    """The exercises graded in a chapter's notebook (not the pieces given)."""
+    found = [load(e) for e in chapter_exercises(chapter) if e not in given]
     return [e for e in found if predictions or e.kind == "piece"]
 
 
@@ -130,6 +144,10 @@ def read_one(path: Path, student: str, options: Options) -> Submitted:
     submitted = Submitted(Result(path, student))
     result = submitted.result
     try:
+        result.modified = path.stat().st_mtime
+    except OSError:
+        pass
+    try:
         notebook = notebook_reader.read(path)
     except notebook_reader.NotANotebook as error:
         result.notes.append(f"cannot read {path.name}: {error}")
@@ -139,7 +157,9 @@ def read_one(path: Path, student: str, options: Options) -> Submitted:
     if result.chapter is None:
         result.notes.append("cannot tell which chapter this notebook is for")
         return submitted
-    submitted.exercises = graded_exercises(result.chapter, options.predictions)
+    submitted.exercises = graded_exercises(
+        result.chapter, options.predictions, options.given
+    )
     submitted.sources, notes = notebook_reader.answer_cells(
         notebook, [(e.id, e.name) for e in submitted.exercises]
     )
@@ -151,10 +171,10 @@ def read_one(path: Path, student: str, options: Options) -> Submitted:
 def grade_student(
     items: list[tuple[Path, str]], tree: Path, answers: Answers, options: Options
 ) -> list[Result]:
-    """Grades one student's notebooks. Each exercise runs with the student's
-    answers to the others (from any of their notebooks) in place of those
-    pieces' stubs, as their notebook does with the pieces it saved; a case
-    that needs a piece the submission does not answer does not count."""
+    """Grades one student's notebooks: of several for one chapter, the latest
+    counts (the others get a note). Each exercise runs with the student's
+    answers to the others (from the notebooks that count) in place of those
+    pieces' stubs, as their notebook does with the pieces it saved."""
     submitted: list[Submitted] = []
     for path, student in items:
         started = time.monotonic()
@@ -164,45 +184,44 @@ def grade_student(
             submitted.append(Submitted(Result(path, student)))
             failed(submitted[-1].result, error)
         submitted[-1].result.seconds = time.monotonic() - started
+    kept, notes = counted([one.result for one in submitted])
+    for one in submitted:
+        if one.result.chapter is not None and not any(one.result is r for r in kept):
+            one.result.notes += [n for n in notes if one.result.path.name in n]
+            one.exercises = []
     pieces: dict[str, str] = {}
-    giver: dict[str, Submitted] = {}
     for one in submitted:
         for exercise in one.exercises:
             source = one.sources.get(exercise.id)
             text = judge.piece_of(exercise, source) if source is not None else None
-            if text is not None and exercise.id not in pieces:
+            if text is not None:
                 pieces[exercise.id] = text
-                giver[exercise.id] = one
     for group in runner_groups(submitted):
         started = time.monotonic()
         try:
-            run_group(group, tree, options, pieces)
+            run_group(group, tree, options, pieces, answers.seed)
         except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
             for one in group:
                 failed(one.result, error)
         for one in group:
             one.result.seconds += (time.monotonic() - started) / len(group)
-    missing = set(answers.needs) - set(pieces)
-    missing |= {
-        e for e, one in giver.items() if one.run is None or judge.unusable(e, one.run)
-    }
-    doubtful: set[str] = set()
+    doubtful = set(answers.needs) - set(pieces) - options.given
     for again in (False, True):  # again: knowing which pieces fail some cases
         for one in submitted:
             started = time.monotonic()
             try:
                 if one.run is not None:
                     one.result.exercises.clear()
-                    judge_notebook(one, answers, missing, doubtful, again)
+                    judge_notebook(one, answers, doubtful, again, options.given)
             except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
                 if again:
                     failed(one.result, error)
             one.result.seconds += time.monotonic() - started
-        doubtful = {
+        doubtful |= {
             e
             for one in submitted
             for e, graded in one.result.exercises.items()
-            if e in pieces and e not in missing and graded.passed < graded.total
+            if e in answers.needs and graded.passed < graded.total
         }
     return [one.result for one in submitted]
 
@@ -234,7 +253,11 @@ def runner_groups(submitted: list[Submitted]) -> list[list[Submitted]]:
 
 
 def run_group(
-    group: list[Submitted], tree: Path, options: Options, pieces: dict[str, str]
+    group: list[Submitted],
+    tree: Path,
+    options: Options,
+    pieces: dict[str, str],
+    seed: str = "",
 ) -> None:
     """Runs the answers to the engine's pieces of a group of notebooks in one
     runner; the runner's own notes go with the group's first notebook."""
@@ -251,6 +274,7 @@ def run_group(
         options.sandboxed,
         pieces,
         restarts=judge.MAX_RESTARTS * len(group),
+        seed=seed,
     )
     for one in group:
         one.run = run
@@ -261,9 +285,9 @@ def run_group(
 def judge_notebook(
     one: Submitted,
     answers: Answers,
-    missing: set[str],
     doubtful: set[str],
     notes: bool,
+    given: Collection[str] = (),
 ) -> None:
     """Judges every exercise of the notebook from what the runner reported
     (the notes go to the result only with ``notes``)."""
@@ -276,7 +300,7 @@ def judge_notebook(
             graded.message = "no answer cell (deleted?)"
         elif exercise.kind == "piece":
             graded = judge.judge_piece(
-                exercise, source, run, answers, missing - {exercise.id}, doubtful
+                exercise, source, run, answers, doubtful - {exercise.id}, given
             )
         else:
             graded = judge.judge_prediction(exercise, source, answers)
@@ -303,20 +327,29 @@ def grade(
     sandboxed: bool = True,
     predictions: bool = False,
     answers: Answers | None = None,
+    given: Collection[str] = (),
 ) -> list[Result]:
     """Grades ``(notebook, student)`` pairs; one :class:`Result` each, in order.
 
-    ``timeout``: seconds each exercise's answer and cases may run.
+    ``timeout``: seconds each exercise's answer and cases may run. ``given``:
+    the pieces shipped solved (what ``release --give`` took): the runner's
+    engine holds them, and they are not graded. The drawn cases' inputs are
+    drawn for this run (a seed of the judge's), unless ``answers`` already
+    hold a draw.
     """
-    options = Options(sandbox.Limits(seconds=timeout), sandboxed, predictions)
+    options = Options(
+        sandbox.Limits(seconds=timeout), sandboxed, predictions, frozenset(given)
+    )
     answers = answers or Answers.load()
+    if not answers.seed:
+        answers = answers.draw()
     students: dict[str, list[tuple[Path, str]]] = {}
     for path, student in submissions:
         students.setdefault(student, []).append((path, student))
     folder = Path(tempfile.mkdtemp(prefix="course-grade-"))
     folder.chmod(0o755)
     try:
-        tree = judge.runner_tree(folder / "tree")
+        tree = judge.runner_tree(folder / "tree", options.given)
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             graded = list(
                 pool.map(
@@ -384,26 +417,29 @@ def by_student(results: list[Result]) -> dict[str, list[Result]]:
     return dict(sorted(students.items()))
 
 
+def latest(result: Result) -> tuple[float, str]:
+    """What decides which of a chapter's notebooks counts: the file's
+    modification time (an LMS download keeps the submission's), then its name."""
+    return (result.modified, result.path.name)
+
+
 def counted(mine: list[Result]) -> tuple[list[Result], list[str]]:
-    """The notebooks that count, one per chapter (the one with more points),
+    """The notebooks that count, one per chapter (the latest: :func:`latest`),
     and a note for each one left out."""
     best: dict[int, Result] = {}
-    notes = []
     for result in mine:
         if result.chapter is None:
             continue
         other = best.get(result.chapter)
-        if other is None:
+        if other is None or latest(result) > latest(other):
             best[result.chapter] = result
-            continue
-        keep, drop = (
-            (result, other) if result.points > other.points else (other, result)
-        )
-        best[result.chapter] = keep
-        notes.append(
-            f"two notebooks for chapter {result.chapter} ({drop.path.name}, "
-            f"{keep.path.name}): {keep.path.name} counts (more points)"
-        )
+    notes = [
+        f"two notebooks for chapter {r.chapter} ({r.path.name}, "
+        f"{best[r.chapter].path.name}): {best[r.chapter].path.name} counts "
+        "(the latest)"
+        for r in mine
+        if r.chapter is not None and best[r.chapter] is not r
+    ]
     kept = [r for r in mine if any(r is b for b in best.values())]
     return kept, notes
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import compileall
+import dataclasses
 import json
 import math
 import os
@@ -54,12 +55,13 @@ RUNNER_INIT = '"""The course package as the runner sees it: cases, no answers.""
 RUNNER_FILES = ("checking.py", "substitute.py", "datasets.py", "workspace.py")
 
 
-def class_engine(dest: Path) -> None:
-    """Writes the class edition's engine (every exercise's piece a stub,
-    nothing loaded from a workspace) into ``dest/slowtorch_lib``, and the
-    case programs, with the pieces that live in them stubbed too, into
-    ``dest/course/checks``. From a class edition (an exported autograder),
-    its engine and checks are copied as they are."""
+def class_engine(dest: Path, given: Collection[str] = ()) -> None:
+    """Writes the class edition's engine (every exercise's piece a stub but
+    those ``given``, as ``release --give`` ships them; nothing loaded from a
+    workspace) into ``dest/slowtorch_lib``, and the case programs, with the
+    pieces that live in them stubbed too, into ``dest/course/checks``. From a
+    class edition (an exported autograder), its engine and checks are copied
+    as they are."""
     engine = ROOT / "slowtorch_lib"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     checks = dest / "course" / "checks"
@@ -69,19 +71,20 @@ def class_engine(dest: Path) -> None:
         return
     from course import edition
 
-    edition.write_engine(dest, (), load_saved=False)
+    edition.write_engine(dest, given, load_saved=False)
     checks.mkdir(parents=True)
     for path in sorted((PACKAGE / "checks").glob("*.py")):
         shutil.copy(path, checks / path.name)
-    edition.stub_course(dest / "course")
+    edition.stub_course(dest / "course", given)
 
 
-def runner_tree(dest: Path) -> Path:
-    """Writes what the runner may see into ``dest``: the class engine, the
-    case programs (public and grading-only, no recorded answers, their own
-    pieces stubbed), what they import, and the runner itself. Returns ``dest``."""
+def runner_tree(dest: Path, given: Collection[str] = ()) -> Path:
+    """Writes what the runner may see into ``dest``: the class engine (with
+    the pieces ``given``), the case programs (public and grading-only, no
+    recorded answers, their own pieces stubbed), what they import, and the
+    runner itself. Returns ``dest``."""
     dest.mkdir(parents=True, exist_ok=True)
-    class_engine(dest)
+    class_engine(dest, given)
     course = dest / "course"
     (course / "__init__.py").write_text(RUNNER_INIT, encoding="utf-8")
     for name in RUNNER_FILES:
@@ -105,23 +108,31 @@ def runner_tree(dest: Path) -> Path:
 @dataclass
 class Answers:
     """What only the judge holds: recorded outcomes, the grading-only cases'
-    text (to keep it out of feedback) and the model answers' fingerprints."""
+    text (to keep it out of feedback), the model answers' fingerprints, and,
+    once a run's seed is drawn (:meth:`draw`), the drawn cases' expected
+    outcomes, computed here on the complete engine (``engine``: the folder
+    that holds it)."""
 
     expected: dict[str, dict[str, Any]]
     secret_text: str
     fingerprints: dict[str, list[str]]
     needs: dict[str, list[list[str]]] = field(default_factory=dict)
+    engine: Path | None = None
+    seed: str = ""
+    drawn: dict[str, list[Any]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, folder: Path | None = None) -> Answers:
         """From ``folder`` (an exported autograder), else from the course."""
         if folder is not None:
             data = json.loads((folder / "answers.json").read_text("utf-8"))
-            return cls(
+            engine = folder / "engine"
+            return cls(  # the complete engine, when the export carries it
                 data["expected"],
                 data["secret_text"],
                 data["fingerprints"],
                 data.get("needs", {}),
+                engine if (engine / "slowtorch_lib").is_dir() else None,
             )
         expected: dict[str, dict[str, Any]] = {}
         for name in ("expected.json", "expected_grading.json"):
@@ -134,9 +145,11 @@ class Answers:
         secret = "\n".join(
             p.read_text("utf-8") for p in sorted(PACKAGE.glob("checks/grading_*.py"))
         )
-        return cls(expected, secret, similarity.model_prints(), dependencies())
+        return cls(expected, secret, similarity.model_prints(), dependencies(), ROOT)
 
     def save(self, folder: Path) -> None:
+        """Writes the answers and the complete engine (for the drawn cases)
+        into ``folder``: what only the judge may read."""
         data = {
             "expected": self.expected,
             "secret_text": self.secret_text,
@@ -144,6 +157,37 @@ class Answers:
             "needs": self.needs,
         }
         (folder / "answers.json").write_text(json.dumps(data), encoding="utf-8")
+        if self.engine is not None and folder.resolve() != self.engine.resolve():
+            reference_tree(self.engine, folder / "engine")
+
+    def draw(self, seed: str | None = None) -> Answers:
+        """These answers with a fresh seed drawn for this run, and the drawn
+        cases' expected outcomes for it, computed by the complete engine in a
+        process of its own (never in the sandbox)."""
+        seed = seed or secrets.token_hex(16)
+        if self.engine is None:
+            raise RuntimeError(
+                "no complete engine to compute the drawn cases' answers with"
+            )
+        done = subprocess.run(
+            [sys.executable, "-m", "course.record", "--drawn", seed],
+            cwd=self.engine,
+            env=dict(os.environ, PYTHONPATH=str(self.engine)),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        drawn = json.loads(done.stdout)
+        return dataclasses.replace(self, seed=seed, drawn=drawn)
+
+    def want(self, exercise: Exercise, index: int) -> Any:
+        """The expected outcome of a case (the runner's numbering)."""
+        fixed = len(exercise.cases) + len(exercise.grading_cases)
+        if index < fixed:
+            label = all_cases(exercise)[index].label
+            return self.expected.get(exercise.id, {}).get(label, MISSING)
+        found = self.drawn.get(exercise.id, [])
+        return found[index - fixed] if index - fixed < len(found) else MISSING
 
     def leaks(self, text: str) -> bool:
         """Whether ``text`` quotes the grading-only cases."""
@@ -152,6 +196,23 @@ class Answers:
             for i in range(0, max(1, len(text) - LEAK_WINDOW + 1))
             if len(text) >= LEAK_WINDOW
         )
+
+
+MISSING = {"missing": "not recorded"}
+
+
+def reference_tree(root: Path, dest: Path) -> None:
+    """Copies from ``root`` into ``dest`` what computes the drawn cases'
+    answers: the complete engine and the case programs, pieces and all (an
+    exported autograder's judge keeps it where only the judge reads)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(root / "slowtorch_lib", dest / "slowtorch_lib", ignore=ignore)
+    course = dest / "course"
+    shutil.copytree(root / "course" / "checks", course / "checks", ignore=ignore)
+    shutil.copytree(root / "course" / "data", course / "data", ignore=ignore)
+    for name in (*RUNNER_FILES, "record.py", "saved_pieces.py"):
+        shutil.copy(root / "course" / name, course / name)
+    (course / "__init__.py").write_text('"""The judge\'s reference."""\n', "utf-8")
 
 
 def dependencies() -> dict[str, list[list[str]]]:
@@ -190,11 +251,13 @@ class Graded:
     failures: list[dict[str, Any]] = field(default_factory=list)
     hidden_failed: int = 0
     hints: list[str] = field(default_factory=list)
+    knock_on: dict[str, int] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
 
 
 def all_cases(exercise: Exercise) -> list[Any]:
-    return list(exercise.cases) + list(exercise.grading_cases)
+    """Public, fixed grading-only, then drawn cases: the runner's numbering."""
+    return [*exercise.cases, *exercise.grading_cases, *exercise.drawn_cases]
 
 
 # --- the runner's records ----------------------------------------------------------
@@ -209,6 +272,8 @@ class Run:
     ends: dict[str, dict[str, Any]] = field(default_factory=dict)
     ignored: dict[str, int] = field(default_factory=dict)
     conflicts: set[tuple[str, int]] = field(default_factory=set)
+    finished: set[str] = field(default_factory=set)
+    broken: dict[str, str] = field(default_factory=dict)
     ending: str | None = None
 
     def ignore(self, why: str) -> None:
@@ -261,6 +326,7 @@ def strings_ok(values: Any) -> bool:
 KEYS = {
     "ready": {"kind"},
     "start": {"kind", "exercise"},
+    "finish": {"kind", "exercise"},
     "end": {"kind", "exercise", "status", "detail"},
     "cell": {"kind", "exercise", "defined", "error", "reference", "tampering"},
     "case": {
@@ -296,13 +362,20 @@ class Reader:
         try:
             record = json.loads(raw[len(self.prefix) :], parse_constant=_refuse)
         except (ValueError, RecursionError):
-            self.run.ignore("lines that are not JSON")
+            self.break_sequence("lines that are not JSON")
             return
         problem = self.problem(record)
         if problem:
-            self.run.ignore(problem)
+            self.break_sequence(problem)
             return
         self.take(record)
+
+    def break_sequence(self, why: str) -> None:
+        """A line the runner's own code never writes: ignored, and the
+        exercise whose child was running when it came scores nothing."""
+        self.run.ignore(why)
+        if self.current is not None:
+            self.run.broken.setdefault(self.current, why)
 
     def problem(self, record: Any) -> str | None:
         if not isinstance(record, dict) or record.get("kind") not in KEYS:
@@ -325,6 +398,10 @@ class Reader:
                 ok and isinstance(record["detail"], str) and len(record["detail"]) < 500
             )
             return None if ok else "end records out of range"
+        if exercise in self.run.finished:
+            return "records after the exercise's last record"
+        if kind == "finish":
+            return None
         if kind == "cell":
             ok = isinstance(record["defined"], bool) and error_ok(record["error"])
             ok = ok and strings_ok(record["reference"])
@@ -347,6 +424,8 @@ class Reader:
             return "cases reported twice"
         if exercise not in self.run.cells:
             return "cases before their cell"
+        if any(i > index for i in self.run.cases.get(exercise, {})):
+            return "cases out of order"
         ok = isinstance(record["stub"], bool) and error_ok(record["error"])
         ok = ok and strings_ok(record["reference"]) and plain_ok(record["outcome"])
         return None if ok else "case records out of range"
@@ -361,6 +440,8 @@ class Reader:
             self.run.cells[exercise] = record
         elif kind == "case":
             self.run.cases.setdefault(exercise, {})[record["index"]] = record
+        elif kind == "finish":
+            self.run.finished.add(exercise)
         elif kind == "end":
             self.run.ends[exercise] = record
             self.current = None
@@ -385,14 +466,17 @@ def run_runner(
     limits: sandbox.Limits,
     sandboxed: bool,
     pieces: dict[str, str] | None = None,
+    seed: str = "",
 ) -> list[str]:
     """Runs the runner once on ``jobs`` (with the student's ``pieces``,
-    their answers to the exercises, put in place of the other stubs); adds
-    what it reported to ``run``; returns the exercises it started."""
+    their answers to the exercises, put in place of the other stubs, and the
+    run's ``seed`` for the drawn cases); adds what it reported to ``run``;
+    returns the exercises it started."""
     nonce = secrets.token_hex(16)
     job = {
         "exercises": jobs,
         "pieces": sorted((pieces or {}).items()),
+        "seed": seed,
         "seconds": limits.seconds,
         "sandboxed": sandboxed,
         "limits": {
@@ -500,6 +584,7 @@ def run_pieces(
     sandboxed: bool,
     pieces: dict[str, str] | None = None,
     restarts: int = MAX_RESTARTS,
+    seed: str = "",
 ) -> Run:
     """Runs every piece exercise's answer; starts the runner again after one
     that stopped it (at most ``restarts`` times)."""
@@ -516,11 +601,13 @@ def run_pieces(
             limits,
             sandboxed,
             pieces,
+            seed,
         )
         for exercise in started:
             if exercise not in run.ends:
+                late = bool(run.ending) and "out of time" in str(run.ending)
                 run.ends[exercise] = {
-                    "status": "crashed",
+                    "status": "timeout" if late else "crashed",
                     "detail": run.ending or "the runner stopped",
                 }
         if not started:
@@ -561,19 +648,23 @@ def piece_of(exercise: Exercise, source: str) -> str | None:
 
 
 def is_stub(text: str, name: str) -> bool:
-    """Whether the definition of ``name`` is still the exercise's stub: a
-    function whose body only raises NotImplementedError (or is ``...``), or
-    a class with such a method."""
+    """Whether the definition of ``name`` that counts (the last one, as
+    Python binds it) is still the exercise's stub: a function whose body
+    only raises NotImplementedError (or is ``...``), or a class with such a
+    method."""
+    last: ast.stmt | None = None
     for node in ast.parse(text).body:
-        if isinstance(node, ast.ClassDef) and node.name == name:
-            return any(
-                _stub_body(item.body)
-                for item in node.body
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-            )
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             if node.name == name:
-                return _stub_body(node.body)
+                last = node
+    if isinstance(last, ast.ClassDef):
+        return any(
+            _stub_body(item.body)
+            for item in last.body
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+        )
+    if isinstance(last, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return _stub_body(last.body)
     return False
 
 
@@ -609,8 +700,15 @@ def unusable(exercise_id: str, run: Run) -> bool:
 # --- judging -----------------------------------------------------------------------
 
 
-def render_error(error: dict[str, Any] | None, source: str, answers: Answers) -> str:
-    """The student's own lines and the exception: never text from elsewhere."""
+FIXED_SHARE = 0.15  # of an exercise's marks, at most, on cases with fixed inputs
+SHOWN_STRING = re.compile(r"^(torch\.[a-z0-9_]{1,20}|[a-z_]{1,12})$")
+COMPILER = re.compile(r"^[A-Za-z ,'()]{1,60}$")
+
+
+def render_error(error: dict[str, Any] | None, source: str) -> str:
+    """The student's own lines and the exception's type: never its message,
+    which the student's code may have chosen (a compiler's message about the
+    cell itself excepted)."""
     if not error:
         return ""
     lines = source.splitlines()
@@ -618,43 +716,69 @@ def render_error(error: dict[str, Any] | None, source: str, answers: Answers) ->
     for number in error["lines"]:
         if 1 <= number <= len(lines):
             shown.append(f"  line {number}: {lines[number - 1].strip()[:120]}")
-    message = error["message"]
-    if answers.leaks(message):
-        message = "(message hidden: it quotes the grader's files)"
-    head = error["type"] + (f": {message}" if message else "")
+    head = error["type"]
+    if head in ("SyntaxError", "IndentationError", "TabError"):
+        message = error["message"]
+        head += f": {message}" if COMPILER.match(message or "-") else ""
     return "\n".join([*shown, head])
 
 
-def excluded_cases(
-    exercise: Exercise, answers: Answers, missing: Collection[str]
-) -> dict[int, list[str]]:
-    """The cases that reach the stub of an exercise the submission does not
-    answer (``missing``), with those exercises: as in the student's notebook,
-    they do not count. Which cases reach which pieces is the judge's own map
-    (:mod:`course.dependencies`), never the runner's word."""
-    needs = answers.needs.get(exercise.id, [])
-    found = {}
-    for index, reached in enumerate(needs):
-        lacking = sorted(set(reached) & set(missing), key=_order)
-        if lacking:
-            found[index] = lacking
-    return found
+def shaped(got: Any, want: Any, depth: int = 0) -> bool:
+    """Whether an outcome has the shape of the expected one, with no text
+    of its own: numbers, booleans, None, lists and dicts with the expected
+    keys, exception and dtype names. Anything else is not shown."""
+    if depth > 20:
+        return False
+    if got is None or isinstance(got, (bool, int, float)):
+        return True
+    if isinstance(got, str):
+        return bool(SHOWN_STRING.match(got)) or got in _strings(want)
+    if isinstance(got, list):
+        inner = want if isinstance(want, list) else []
+        return len(got) <= 4096 and all(
+            shaped(g, inner[i] if i < len(inner) else None, depth + 1)
+            for i, g in enumerate(got)
+        )
+    if isinstance(got, dict):
+        if set(got) == {"raised"}:
+            return isinstance(got["raised"], str) and bool(
+                IDENTIFIER.match(got["raised"])
+            )
+        keys = set(want) if isinstance(want, dict) else set()
+        return set(got) <= keys and all(
+            shaped(v, want[k], depth + 1) for k, v in got.items()
+        )
+    return False
 
 
-def also_runs(
+def _strings(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, list):
+        return {s for v in value for s in _strings(v)}
+    if isinstance(value, dict):
+        return {s for v in value.values() for s in _strings(v)}
+    return set()
+
+
+def knock_on(
     exercise: Exercise, index: int, answers: Answers, doubtful: Collection[str]
-) -> str:
-    """Which of the student's doubtful other pieces this case runs, as text."""
+) -> list[str]:
+    """The student's doubtful other pieces (failing some of their own cases,
+    or not answered) that this case also runs (the judge's own map)."""
     needs = answers.needs.get(exercise.id, [])
     reached = needs[index] if index < len(needs) else []
-    found = sorted(set(reached) & set(doubtful), key=_order)
+    return sorted(set(reached) & set(doubtful), key=_order)
+
+
+def also_runs(found: list[str]) -> str:
     if not found:
         return ""
     return (
         f"this case also runs your answer to exercise{'s' * (len(found) > 1)} "
         f"{', '.join(found)}, which "
         + ("fails some of its" if len(found) == 1 else "fail some of their")
-        + " own cases"
+        + " own cases (or is not written)"
     )
 
 
@@ -662,21 +786,60 @@ def _order(exercise_id: str) -> tuple[int, ...]:
     return tuple(int(n) for n in exercise_id.split(".") if n.isdigit())
 
 
+def stub_answer(exercise: Exercise, source: str) -> bool:
+    """Whether the graded cell itself still holds the stub (what it defines
+    last under the exercise's name, read from its text, never run)."""
+    from course.saved_pieces import piece_text
+
+    try:
+        return is_stub(piece_text(source, exercise.name), exercise.name)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def later_cases(
+    exercise: Exercise, answers: Answers, given: Collection[str] = ()
+) -> set[int]:
+    """The cases that reach a piece of a later chapter, not given: they do
+    not count (the judge's own map, :mod:`course.dependencies`)."""
+    chapter = _order(exercise.id)[0]
+    return {
+        index
+        for index, reached in enumerate(answers.needs.get(exercise.id, []))
+        if any(_order(e)[0] > chapter and e not in given for e in reached)
+    }
+
+
+def marks(fixed: tuple[int, int], drawn: tuple[int, int]) -> float:
+    """An exercise's points from its (passed, total) fixed and drawn cases:
+    the fixed ones (public or recorded: their answers can be known in
+    advance) carry at most ``FIXED_SHARE``."""
+    share = fixed[0] / fixed[1] if fixed[1] else 0.0
+    if not drawn[1]:
+        return share
+    return FIXED_SHARE * share + (1 - FIXED_SHARE) * drawn[0] / drawn[1]
+
+
 def judge_piece(
     exercise: Exercise,
     source: str,
     run: Run,
     answers: Answers,
-    missing: Collection[str] = (),
     doubtful: Collection[str] = (),
+    given: Collection[str] = (),
 ) -> Graded:
-    """The grade of a piece: the fraction of its cases that give the
-    recorded outcome, leaving out those that need an exercise in ``missing``.
-    A failed case shown that also runs the student's answer to an exercise in
-    ``doubtful`` (one that fails some of its own cases) says so."""
+    """The grade of a piece, from what the judge checks itself: each case's
+    outcome against the recorded answer (fixed cases) or the answer it
+    computed for this run's drawn inputs (drawn cases, most of the marks).
+    Which cases count depends on the course alone, never on the submission:
+    those that reach a piece of a later chapter not ``given`` do not (no
+    student has it yet); every other one does, whatever the submission's
+    other pieces. A failed case that also runs one of the student's pieces in
+    ``doubtful`` is reported as a knock-on, never left out (leaving it out
+    would pay for breaking one's own other pieces)."""
     cases = all_cases(exercise)
-    graded = Graded(exercise.id, exercise.title, total=len(cases))
-    expected = answers.expected.get(exercise.id, {})
+    later = later_cases(exercise, answers, given)
+    graded = Graded(exercise.id, exercise.title, total=len(cases) - len(later))
     cell = run.cells.get(exercise.id)
     reported = run.cases.get(exercise.id, {})
     end = run.ends.get(exercise.id, {"status": "crashed", "detail": "no result"})
@@ -687,6 +850,18 @@ def judge_piece(
     if reference:
         graded.status = "reference"
         graded.message = "uses the reference: " + ", ".join(dict.fromkeys(reference))
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
+        return graded
+    if stub_answer(exercise, source):
+        graded.status = "not attempted"
+        graded.message = "the stub is still there"
+        return graded
+    if exercise.id in run.broken:
+        graded.status = "refused"
+        graded.message = (
+            "the exercise's process wrote records the runner never writes "
+            f"({run.broken[exercise.id]}): nothing it reported counts"
+        )
         graded.flags.append(f"exercise {exercise.id}: {graded.message}")
         return graded
     if cell is None:
@@ -710,43 +885,25 @@ def judge_piece(
         graded.status = "error"
         graded.message = f"the cell does not define {exercise.name}"
         if cell["error"]:
-            error = render_error(cell["error"], source, answers)
-            graded.message += "; it raised:\n" + error
-        return graded
-    if any(r["stub"] for r in reported.values()):
-        graded.status = "not attempted"
-        graded.message = "the stub is still there"
+            graded.message += "; it raised:\n" + render_error(cell["error"], source)
         return graded
     public = len(exercise.cases)
+    fixed_total = public + len(exercise.grading_cases)
     failed_main: list[tuple[int, dict[str, Any] | None]] = []
     failed_convention: list[tuple[int, dict[str, Any] | None]] = []
-    excluded = excluded_cases(exercise, answers, missing)
-    graded.total = len(cases) - len(excluded)
-    if excluded:
-        lacking = sorted({e for ids in excluded.values() for e in ids}, key=_order)
-        graded.message = (
-            f"{len(excluded)} of its {len(cases)} cases need exercise"
-            f"{'s' * (len(lacking) > 1)} {', '.join(lacking)}, which this "
-            "submission does not answer (or whose answer does not run): "
-            "as in the notebook, they do not count"
-        )
-        graded.flags.append(
-            f"exercise {exercise.id}: {len(excluded)} of {len(cases)} cases need "
-            f"{', '.join(lacking)} (not answered): not counted"
-        )
-    if not graded.total:
-        graded.status = "needs"
-        return graded
+    passed = [0, 0]
+    knocked: dict[str, int] = {}
     for index, case in enumerate(cases):
-        if index in excluded:
+        if index in later:
             continue
         found: dict[str, Any] | None = reported.get(index)
         if (exercise.id, index) in run.conflicts:
             found = None
-        want = expected.get(case.label, {"missing": "not recorded"})
-        if found is not None and close(want, found["outcome"]):
-            graded.passed += 1
+        if found is not None and close(answers.want(exercise, index), found["outcome"]):
+            passed[index >= fixed_total] += 1
             continue
+        for other in knock_on(exercise, index, answers, doubtful):
+            knocked[other] = knocked.get(other, 0) + 1
         if index >= public:
             graded.hidden_failed += 1
             continue
@@ -754,25 +911,46 @@ def judge_piece(
         target.append((index, found))
     for index, failed in (failed_main + failed_convention)[:SHOWN_FAILURES]:
         case = cases[index]
-        got = "no result" if failed is None else show(failed["outcome"])
-        if answers.leaks(got):
-            got = "(hidden: it quotes the grader's files)"
+        want = answers.want(exercise, index)
+        if failed is None:
+            got = "no result"
+        elif shaped(failed["outcome"], want):
+            got = show(failed["outcome"])
+        else:
+            got = "(not shown: not the shape of an outcome)"
         graded.failures.append(
             {
                 "label": case.label,
                 "convention": case.convention,
-                "expected": show(expected.get(case.label)),
+                "expected": show(want),
                 "got": got,
-                "error": render_error(failed and failed["error"], source, answers),
-                "also": also_runs(exercise, index, answers, doubtful),
+                "error": render_error(failed and failed["error"], source),
+                "also": also_runs(knock_on(exercise, index, answers, doubtful)),
             }
         )
-    graded.points = min(1.0, max(0.0, graded.passed / graded.total))
+    graded.passed = sum(passed)
+    fixed_counted = fixed_total - len([i for i in later if i < fixed_total])
+    drawn_counted = (
+        len(cases) - fixed_total - len([i for i in later if i >= fixed_total])
+    )
+    graded.points = marks((passed[0], fixed_counted), (passed[1], drawn_counted))
+    graded.points = min(1.0, max(0.0, graded.points))
     graded.status = "graded"
-    if end["status"] != "done":
+    if knocked:
+        graded.knock_on = knocked
+        graded.flags.append(
+            f"exercise {exercise.id}: knock-on: "
+            + ", ".join(f"{n} failed case(s) also run {e}" for e, n in knocked.items())
+        )
+    if end["status"] == "timeout":  # killed by the runner: what it did counts
         graded.status = "stopped"
         graded.message = end["detail"]
         graded.flags.append(f"exercise {exercise.id}: {end['detail']}")
+    elif end["status"] != "done":  # ended on its own before its finish record
+        graded.status = "stopped"
+        graded.message = end["detail"] + ": its cases do not count"
+        graded.points = 0.0
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
     if graded.passed < graded.total:
         from course.checking import hint_for
 

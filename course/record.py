@@ -6,10 +6,17 @@ cases) and ``course/checks/expected_grading.json`` (grading-only cases),
 which are committed: checking needs no torch. It also runs each case under the
 engine with its own pieces and reports any case where the engine disagrees
 (such a case could not be passed, so recording fails).
+
+Drawn cases (``DRAWN`` in ``grading_chNN.py``) are not recorded: their
+inputs are drawn anew for each grading run, and the judge computes their
+expected outcomes on the complete engine, outside the sandbox, with
+``python -m course.record --drawn SEED`` (:func:`drawn_outcomes`), which
+prints ``{exercise id: [outcome of each drawn case]}`` as JSON.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import Any
@@ -19,9 +26,11 @@ from course.checking import (
     PUBLIC_FILE,
     Case,
     Exercise,
+    case_rng,
     exercises,
     normalize,
     outcome_of,
+    run_case,
 )
 
 
@@ -50,7 +59,32 @@ def disagreements(
     return found
 
 
+def drawn_outcomes(seed: str, torch: Any = None) -> dict[str, list[Any]]:
+    """The outcome of every drawn case for this run's ``seed``, on ``torch``
+    (by default the engine imported: the complete one)."""
+    if torch is None:
+        import slowtorch_lib as torch
+    found: dict[str, list[Any]] = {}
+    for exercise in exercises():
+        if exercise.kind != "piece" or not exercise.drawn_cases:
+            continue
+        start = len(exercise.cases) + len(exercise.grading_cases)
+        found[exercise.id] = [
+            outcome_of(
+                functools.partial(
+                    run_case, case, rng=case_rng(seed, exercise.id, start + k)
+                ),
+                torch,
+            )
+            for k, case in enumerate(exercise.drawn_cases)
+        ]
+    return found
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--drawn"]:
+        sys.stdout.write(json.dumps(drawn_outcomes(sys.argv[2])) + "\n")
+        return 0
     import torch
 
     public: dict[str, Any] = {}

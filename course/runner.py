@@ -24,7 +24,15 @@ Standard output: one record per line, ``NONCE JSON``, with ``kind`` one of
 - ``start`` / ``end``: an exercise begins / ends (``status``: ``done``,
   ``timeout``, ``crashed``; ``detail``);
 - ``cell``: the answer cell ran (``defined``, ``error``, ``reference``);
-- ``case``: one case's ``outcome`` (plain JSON data), ``error``, ``stub``.
+- ``case``: one case's ``outcome`` (plain JSON data), ``error``, ``stub``;
+- ``finish``: the child's last record for the exercise.
+
+The job's ``seed`` seeds the drawn cases' inputs (``case_rng``): the judge
+draws it for the run and computes their expected outcomes itself. Nothing a
+child sends is believed because it says so: the judge checks each outcome
+against its own, takes a child's records only in the runner's sequence (one
+cell, cases in order, one finish, nothing after), and an exercise whose
+child ends without its finish record, or breaks the sequence, scores nothing.
 
 This first process (process 1 of the sandbox) never runs student code. It
 reads the nonce into a buffer, makes itself impossible to trace or to read
@@ -480,6 +488,27 @@ def _renamed(exercise: Any, function: Any) -> Any:
     return piece
 
 
+def plain_target(exercise: Any) -> bool:
+    """Whether the exercise's piece is a function of a module (one that an
+    answer may import by name)."""
+    parts = str(exercise.target or "").split(".")
+    return (
+        len(parts) > 2 and not parts[-1][:1].isupper() and not parts[-2][:1].isupper()
+    )
+
+
+def forwarder(exercise: Any, current: dict[str, Any]) -> Any:
+    """What stands for a function piece while the pieces run: it calls the
+    piece ``current`` holds for the exercise by then (else it is the stub)."""
+
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        if exercise.id not in current:
+            raise NotImplementedError(unwritten(exercise))
+        return current[exercise.id](*args, **kwargs)
+
+    return forward
+
+
 def other_pieces(pieces: list[tuple[Any, str]]) -> list[tuple[Any, Any]]:
     """The student's answers to the other exercises, as their notebook's
     saved pieces are (definitions only: see ``piece_text``), each run in a
@@ -560,10 +589,11 @@ def run_exercise(
     pieces: list[tuple[Any, str]],
     snapshot: Snapshot,
     out: Child,
+    seed: str = "",
 ) -> None:
     """Runs the answer cell, then every case with the answer in the engine
     (and the student's answers to the other exercises in place of their stubs)."""
-    from course.checking import normalize, run_piece_case
+    from course.checking import case_rng, normalize, run_piece_case
 
     filename = f"<answer cell of exercise {exercise.id}>"
     namespace = cell_namespace()
@@ -571,7 +601,17 @@ def run_exercise(
     error = None
     watcher = guard()
     watcher.take()
-    others = other_pieces([(e, t) for e, t in pieces if e.id != exercise.id])
+    # The pieces run while the engine holds a forwarder for each function
+    # piece: one that imports another by name (``from ... import
+    # sum_to_size``) holds the forwarder, which calls the student's piece
+    # (as the notebook's saved pieces do), never the stub. The student's own
+    # piece for this exercise is among them; once the cell ran, its
+    # forwarder calls the cell's answer.
+    current: dict[str, Any] = {}
+    snapshot.restore()
+    Places([(e, forwarder(e, current)) for e, _ in pieces if plain_target(e)]).install()
+    others = other_pieces(pieces)
+    current.update({e.id: value for e, value in others})
     snapshot.restore()
     places = Places(others)
     places.install()
@@ -582,6 +622,8 @@ def run_exercise(
     except BaseException as raised:  # noqa: BLE001  (SystemExit too)
         error = error_data(raised, filename)
     answer = namespace.get(exercise.name, _MISSING)
+    if answer is not _MISSING and plain_target(exercise):
+        current[exercise.id] = answer
     snapshot.restore()
     reference = list(seen)
     if answer is not _MISSING:
@@ -604,9 +646,11 @@ def run_exercise(
         }
     )
     if answer is _MISSING or reference or tampering:
+        out.send({"kind": "finish"})
         return
-    cases = list(exercise.cases) + list(exercise.grading_cases)
+    cases = [*exercise.cases, *exercise.grading_cases, *exercise.drawn_cases]
     for index, case in enumerate(cases):
+        rng = case_rng(seed, exercise.id, index) if case.drawn else None
         snapshot.restore()
         places.install()
         stub = False
@@ -614,7 +658,7 @@ def run_exercise(
         seen_later: list[str] = []
         try:
             with watched_imports(seen_later):
-                got, message = run_piece_case(exercise, answer, case)
+                got, message = run_piece_case(exercise, answer, case, rng)
         except NotImplementedError as raised:
             got = {"raised": "NotImplementedError"}
             stub = needed(raised, exercise.id) is None
@@ -642,7 +686,8 @@ def run_exercise(
             }
         )
         if stub:
-            return  # not attempted: the other cases would say the same
+            break  # not attempted: the other cases would say the same
+    out.send({"kind": "finish"})
 
 
 def _case_error(
@@ -735,6 +780,7 @@ class Runner:
         self.sandboxed = bool(job.get("sandboxed")) and os.getpid() <= 3
         self.exercises = list(job["exercises"])
         self.pieces = [(str(i), str(t)) for i, t in job.get("pieces", [])]
+        self.seed = str(job.get("seed", ""))
 
     def emit(self, record: dict[str, Any]) -> None:
         line = bytes(self.nonce) + b" " + json.dumps(record).encode() + b"\n"
@@ -798,7 +844,9 @@ class Runner:
 
             cpu = int(self.seconds) + 2
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-            run_exercise(exercise, source, self.loaded_pieces, snapshot, Child(fd))
+            run_exercise(
+                exercise, source, self.loaded_pieces, snapshot, Child(fd), self.seed
+            )
         except BaseException:  # noqa: BLE001  (the child ends here, whatever)
             code = 1
         os._exit(code)
@@ -807,6 +855,7 @@ class Runner:
         deadline = time.monotonic() + self.seconds
         buffer = b""
         received = 0
+        self.finished = False
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -835,6 +884,8 @@ class Runner:
             return "timeout", f"timed out after {self.seconds:g} s"
         if code != 0:
             return "crashed", _ending(code)
+        if not self.finished:
+            return "crashed", "the process ended before its last record"
         return "done", ""
 
     def pass_on(self, exercise: Any, line: bytes) -> None:
@@ -845,6 +896,9 @@ class Runner:
         if isinstance(record, dict) and record.get("kind") in ("cell", "case"):
             record["exercise"] = exercise.id
             self.emit(record)
+        elif record == {"kind": "finish"}:
+            self.finished = True
+            self.emit({"kind": "finish", "exercise": exercise.id})
 
     def exited(self, pid: int) -> bool:
         """Whether the child has ended (its exit code kept in ``status``)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from course.checking import Case
+from course.checks import drawn as d
 from course.checks.ch01 import (
     layout,
     picked,
@@ -96,5 +97,182 @@ CASES = {
             "x.unsqueeze(1).view(2, 3, 4)",
             viewed(lambda t: x3(t).unsqueeze(1), (2, 3, 4)),
         ),
+    ],
+}
+
+
+# --- drawn cases: inputs drawn for each grading run (most of the marks) -----------
+
+
+# Shapes drawn from many (up to 9 ** 6): no table of the shapes the fixed
+# cases use covers them.
+
+
+def zeros_strides(torch: Any, rng: d.Rng) -> Any:
+    return list(torch.zeros(*d.shape(rng, 1, 9, (2, 6))).stride())
+
+
+def empty_strides(torch: Any, rng: d.Rng) -> Any:
+    """A drawn shape with a size 0 somewhere (the convention)."""
+    sizes = d.shape(rng, 1, 9, (2, 6))
+    sizes[rng.randrange(len(sizes))] = 0
+    return list(torch.zeros(*sizes).stride())
+
+
+def made_strides(torch: Any, rng: d.Rng) -> Any:
+    """Fresh tensors of a drawn shape (strides only: reading the values of a
+    view would run position_list, 1.7)."""
+    sizes = d.shape(rng, 2, 9, (2, 5))
+    small = d.shape(rng, 1, 4, (2, 4))
+    return [
+        list(torch.ones(*sizes).stride()),
+        list(torch.full(sizes, 2.0).stride()),
+        list(d.tensor(torch, rng, small).stride()),
+    ]
+
+
+def inferred(torch: Any, rng: d.Rng) -> Any:
+    """Two reshapes with a -1: one that fits, one that may not (an error
+    alone never makes a case: an answer that always raises fails it)."""
+    found = []
+    for wrong in (False, rng.random() < 0.5):
+        count = rng.choice([12, 24, 30, 36, 60])
+        sizes = d.factors(rng, count, rng.randint(2, 4))
+        sizes[rng.randrange(len(sizes))] = -1
+        if wrong:
+            sizes.append(rng.choice([5, 7]))  # often no size fits: an error
+        try:
+            found.append(list(torch.arange(float(count)).reshape(*sizes).shape))
+        except RuntimeError:
+            found.append({"raised": "RuntimeError"})
+    return found
+
+
+def positions(torch: Any, rng: d.Rng) -> Any:
+    sizes = d.shape(rng, 2, 4, (2, 3))
+    x = d.tensor(torch, rng, sizes).permute(*d.permutation(rng, len(sizes)))
+    dim = rng.randrange(x.dim())
+    start = rng.randrange(x.shape[dim])
+    y = x.narrow(dim, start, rng.randint(1, x.shape[dim] - start))
+    return [y.tolist(), (y * 1).tolist()]
+
+
+def selected(torch: Any, rng: d.Rng) -> Any:
+    sizes = d.shape(rng, 2, 4, (3, 4))
+    x = d.tensor(torch, rng, sizes).transpose(0, len(sizes) - 1)
+    dim = rng.randrange(x.dim())
+    return (x.select(dim, rng.randrange(x.shape[dim])) + 0).tolist()
+
+
+def view_or_reshape(torch: Any, rng: d.Rng) -> Any:
+    sizes = d.shape(rng, 1, 4, (2, 4))
+    x = d.tensor(torch, rng, sizes)
+    if rng.random() < 0.5:
+        x = x.permute(*d.permutation(rng, len(sizes)))
+    else:
+        dim = rng.randrange(len(sizes))
+        x = x.narrow(dim, 0, rng.randint(1, sizes[dim]))
+    target = d.factors(rng, x.numel(), rng.randint(1, 4))
+    try:
+        view: Any = d.layout(x.view(*target), ones=False)
+    except RuntimeError:
+        view = {"raised": "RuntimeError"}
+    copy = x.reshape(*target)
+    return {"view": view, "reshape": d.layout(copy, ones=False)}
+
+
+def expanded_to(torch: Any, rng: d.Rng) -> Any:
+    sizes = [rng.choice([1, 1, 2, 3]) for _ in range(rng.randint(1, 3))]
+    x = d.tensor(torch, rng, sizes)
+    if rng.random() < 0.5:
+        x = x.t() if x.dim() == 2 else x
+    target = [
+        rng.randint(2, 4) if s == 1 else (-1 if rng.random() < 0.5 else s)
+        for s in x.shape
+    ]
+    target = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))] + target
+    y = x.expand(*target)
+    return {**d.layout(y), "twice": d.layout(y.expand(2, *y.shape))}
+
+
+def basic_index(rng: d.Rng, sizes: list[int]) -> tuple[Any, ...]:
+    index: list[Any] = []
+    for size in sizes:
+        kind = rng.random()
+        if kind < 0.3:
+            index.append(rng.randint(-size, size - 1))
+        elif kind < 0.8:
+            start = rng.randint(-size, size)
+            stop = rng.choice([None, rng.randint(-size, size)])
+            index.append(slice(start, stop, rng.randint(1, 3)))
+        else:
+            index.append(None)
+            index.append(slice(None))
+    if rng.random() < 0.3:
+        index = [..., *index[rng.randrange(len(index) + 1) :]]
+    return tuple(index)
+
+
+def picked_drawn(torch: Any, rng: d.Rng) -> Any:
+    sizes = d.shape(rng, 1, 5, (1, 4))
+    x = d.tensor(torch, rng, sizes).requires_grad_()
+    found = x[basic_index(rng, sizes)]
+    node = found.grad_fn
+    return {
+        **d.layout(found.detach()),
+        "grad_fn": None if node is None else node.name(),
+    }
+
+
+def advanced_drawn(torch: Any, rng: d.Rng) -> Any:
+    sizes = d.shape(rng, 2, 4, (2, 3))
+    x = d.tensor(torch, rng, sizes)
+    count = rng.randint(1, 4)
+    index: list[Any] = [slice(None)] * len(sizes)
+    dims = rng.sample(range(len(sizes)), rng.randint(1, len(sizes)))
+    for dim in dims:
+        picks = [rng.randint(-sizes[dim], sizes[dim] - 1) for _ in range(count)]
+        index[dim] = picks if rng.random() < 0.7 else torch.tensor(picks)
+    found = x[tuple(index)]
+    return {"shape": list(found.shape), "values": found}
+
+
+DRAWN = {
+    "1.5": [
+        d.drawn("torch.zeros(...).stride()", zeros_strides),
+        d.drawn("torch.ones, torch.full, torch.tensor: strides", made_strides),
+        d.drawn("torch.zeros(...).stride(), a size 0 among them", empty_strides),
+    ],
+    "1.6": [
+        d.drawn("torch.arange(n).reshape(..., -1, ...)", inferred),
+        d.drawn("torch.arange(n).reshape(..., -1) (again)", inferred),
+        d.drawn("torch.arange(n).reshape(-1, ...) (a third)", inferred),
+    ],
+    "1.7": [
+        d.drawn("x.permute(...).narrow(...).tolist()", positions),
+        d.drawn("x.transpose(...).select(...)", selected),
+        d.drawn("x.permute(...).narrow(...) (again)", positions),
+    ],
+    "1.8": [
+        d.drawn(
+            "x.permute(...) or x.narrow(...), then view and reshape", view_or_reshape
+        ),
+        d.drawn("view and reshape (again)", view_or_reshape),
+        d.drawn("view and reshape (a third)", view_or_reshape),
+    ],
+    "1.9": [
+        d.drawn("x.expand(...)", expanded_to),
+        d.drawn("x.expand(...) (again)", expanded_to),
+        d.drawn("x.expand(...) (a third)", expanded_to),
+    ],
+    "1.10": [
+        d.drawn("x[ints, slices, None, ...]", picked_drawn),
+        d.drawn("x[ints, slices, None, ...] (again)", picked_drawn),
+        d.drawn("x[ints, slices, None, ...] (a third)", picked_drawn),
+    ],
+    "1.11": [
+        d.drawn("x[lists of ints, slices]", advanced_drawn),
+        d.drawn("x[lists or tensors of ints] (again)", advanced_drawn),
+        d.drawn("x[lists or tensors of ints] (a third)", advanced_drawn),
     ],
 }

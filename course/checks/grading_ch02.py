@@ -5,9 +5,11 @@ Same form as the public cases in ``ch02.py``; the grader runs both.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from course.checking import Case
+from course.checks import drawn as d
 from course.checks.ch02 import (
     ROW,
     M,
@@ -22,6 +24,7 @@ from course.checks.ch02 import (
     grads_only,
     matrix_model,
     max_dim,
+    ordered,
     partial_grad,
     shared,
     summed_to,
@@ -174,5 +177,220 @@ CASES = {
             "4096 products of x, added up in a balanced tree",
             wide_graph(4096, balanced=True),
         ),
+    ],
+}
+
+
+# --- drawn cases: inputs drawn for each grading run (most of the marks) -----------
+
+
+def drawn_grads(make: Any, sizes: list[list[int]], low: float = -3.0) -> Any:
+    """``make(torch, rng, *leaves)``'s output and the leaves' gradients, the
+    leaves of ``sizes`` holding drawn values in [low, 3]."""
+
+    def run(torch: Any, rng: d.Rng) -> Any:
+        inputs = [d.leaf(torch, rng, s, low=low, high=3.0) for s in sizes]
+        output = make(torch, rng, *inputs)
+        output.sum().backward()
+        return {"output": output, "grads": d.grads(*inputs)}
+
+    return run
+
+
+def drawn_shape(rng: d.Rng) -> list[int]:
+    return d.shape(rng, 1, 4, (1, 3))
+
+
+def log_rule(torch: Any, rng: d.Rng) -> Any:
+    return d.rule(lambda t, r, x: x.log(), drawn_shape(rng), 0.1)(torch, rng)
+
+
+def tanh_rule(torch: Any, rng: d.Rng) -> Any:
+    return d.rule(lambda t, r, x: x.tanh(), drawn_shape(rng))(torch, rng)
+
+
+def div_rule(torch: Any, rng: d.Rng) -> Any:
+    sizes = drawn_shape(rng)
+    a = d.leaf(torch, rng, sizes)
+    b = d.leaf(torch, rng, sizes, low=0.5)
+    if rng.random() < 0.5:
+        b = (b * -1).detach().requires_grad_()
+    out = a / b
+    grad = d.tensor(torch, rng, sizes)
+    return {"output": out.detach(), "grads": d.node_grads(torch, out, grad)}
+
+
+def sum_to(torch: Any, rng: d.Rng) -> Any:
+    sizes = d.shape(rng, 1, 3, (1, 3))
+    small = [s if rng.random() < 0.5 else 1 for s in sizes]
+    small = small[rng.randrange(len(small)) :]
+    lead = d.shape(rng, 1, 3, (0, 2))
+    x = d.tensor(torch, rng, lead + sizes)
+    if hasattr(x, "sum_to_size"):
+        found = x.sum_to_size(*small)
+    else:
+        found = sys.modules["slowtorch_lib.ops.reduction"].sum_to_size(x, small)
+    return {"sum": found, "shape": list(found.shape)}
+
+
+def extreme(torch: Any, rng: d.Rng) -> Any:
+    sizes = d.shape(rng, 2, 4, (2, 3))
+    count = d.numel(sizes)
+    distinct = rng.sample(range(-50, 50), count)
+    x = torch.tensor([float(v) for v in distinct]).reshape(*sizes).requires_grad_()
+    dim = rng.randrange(len(sizes))
+    keep = rng.random() < 0.5
+    found = x.max(dim, keep) if rng.random() < 0.5 else x.min(dim, keep)
+    grad = d.tensor(torch, rng, list(found.values.shape))
+    return {
+        "values": found.values.detach(),
+        "indices": found.indices,
+        "grads": d.node_grads(torch, found.values, grad, outputs=2),
+    }
+
+
+def random_graph(torch: Any, rng: d.Rng, leaves: list[Any], steps: int) -> Any:
+    """A graph of drawn shape: each step combines drawn earlier nodes."""
+    nodes = list(leaves)
+    for _ in range(steps):
+        a, b = rng.choice(nodes), rng.choice(nodes)
+        kind = rng.randrange(5)
+        if kind == 0:
+            nodes.append(a * b)
+        elif kind == 1:
+            nodes.append(a + b * rng.choice([0.5, -1.0, 2.0]))
+        elif kind == 2:
+            nodes.append((a * 0.3).exp())
+        elif kind == 3:
+            nodes.append((a * 0.5).sin())
+        else:
+            nodes.append(a * (b * b + 1.0).reciprocal())
+    picked = rng.sample(nodes[len(leaves) :], min(3, steps))
+    total = picked[0].sum()
+    for node in picked[1:]:
+        total = total + node.sum()
+    return total
+
+
+def graph_grads(torch: Any, rng: d.Rng) -> Any:
+    """Leaves of one drawn shape (no broadcasting: no sum_to_size)."""
+    sizes = [rng.randint(1, 3)]
+    x, y = d.leaf(torch, rng, sizes), d.leaf(torch, rng, sizes)
+    total = random_graph(torch, rng, [x, y], rng.randint(3, 12))
+    total.backward()
+    return {"output": total, "grads": d.grads(x, y)}
+
+
+def graph_order(torch: Any, rng: d.Rng) -> Any:
+    make = lambda t: [  # noqa: E731  (one graph, drawn)
+        random_graph(
+            t, rng, [d.leaf(t, rng, [2]), d.leaf(t, rng, [2])], rng.randint(3, 20)
+        )
+    ]
+    return ordered(make)(torch)
+
+
+def graph_two_roots(torch: Any, rng: d.Rng) -> Any:
+    x = d.leaf(torch, rng, [2])
+    y = d.leaf(torch, rng, [2])
+    first = random_graph(torch, rng, [x, y], rng.randint(2, 8))
+    second = random_graph(torch, rng, [x, y], rng.randint(2, 8))
+    torch.autograd.backward([first, second])
+    return d.grads(x, y)
+
+
+def graph_partial(torch: Any, rng: d.Rng) -> Any:
+    x = d.leaf(torch, rng, [3])
+    h = (x * rng.choice([0.5, 2.0])).exp()
+    out = random_graph(torch, rng, [x, h], rng.randint(2, 8))
+    return list(torch.autograd.grad(out, [h, x], allow_unused=True))
+
+
+def grad_mode_drawn(torch: Any, rng: d.Rng) -> Any:
+    """A drawn nesting of no_grad and enable_grad, blocks and decorators."""
+    a = torch.tensor([1.0], requires_grad=True)
+    seen: list[Any] = []
+
+    def step(depth: int) -> None:
+        seen.append([(a * 2).requires_grad, torch.is_grad_enabled()])
+        if depth == 0:
+            return
+        kind = rng.randrange(4)
+        if kind == 0:
+            with torch.no_grad():
+                step(depth - 1)
+        elif kind == 1:
+            with torch.enable_grad():
+                step(depth - 1)
+        elif kind == 2:
+            torch.no_grad()(step)(depth - 1)
+        else:
+            try:
+                with torch.no_grad():
+                    step(depth - 1)
+                    raise ValueError
+            except ValueError:
+                pass
+        seen.append([(a * 2).requires_grad, torch.is_grad_enabled()])
+
+    step(rng.randint(2, 6))
+    return seen
+
+
+def gradcheck_drawn(torch: Any, rng: d.Rng) -> Any:
+    slip = rng.choice([0.0, 0.0, 1e-3, 0.05, 1.0])
+    values = [[round(rng.uniform(0.5, 2.0), 2) for _ in range(rng.randint(1, 3))]]
+    options = {"atol": rng.choice([1e-5, 1e-2, 0.2])}
+    return checked(lambda t: custom(t, slip), double(*values), **options)(torch)
+
+
+# Each backward rule's drawn cases call its node alone (no backward pass);
+# the order's call topological_order alone. A mistake in another piece of
+# this chapter does not reach them (the layout pieces of chapter 1 do).
+DRAWN = {
+    "2.3": [
+        d.drawn("x.log(): the value and LogBackward0", log_rule),
+        d.drawn("x.log() (again)", log_rule),
+        d.drawn("x.log() (a third)", log_rule),
+    ],
+    "2.4": [
+        d.drawn("x.tanh(): the value and TanhBackward0", tanh_rule),
+        d.drawn("x.tanh() (again)", tanh_rule),
+        d.drawn("x.tanh() (a third)", tanh_rule),
+    ],
+    "2.5": [
+        d.drawn("nested no_grad, enable_grad, decorators", grad_mode_drawn),
+        d.drawn("nested no_grad, enable_grad (again)", grad_mode_drawn),
+        d.drawn("nested no_grad, enable_grad (a third)", grad_mode_drawn),
+    ],
+    "2.6": [
+        d.drawn("a / b: the value and DivBackward0", div_rule),
+        d.drawn("a / b (again)", div_rule),
+        d.drawn("a / b (a third)", div_rule),
+    ],
+    "2.7": [
+        d.drawn("x.sum_to_size(...) to a drawn shape", sum_to),
+        d.drawn("x.sum_to_size(...) (again)", sum_to),
+        d.drawn("x.sum_to_size(...) (a third)", sum_to),
+    ],
+    "2.8": [
+        d.drawn("x.max(dim) or x.min(dim): MaxBackward0", extreme),
+        d.drawn("x.max(dim) or x.min(dim) (again)", extreme),
+        d.drawn("x.max(dim) or x.min(dim) (a third)", extreme),
+    ],
+    "2.9": [
+        d.drawn("the order of a graph of drawn shape", graph_order),
+        d.drawn("the order of a graph of drawn shape (again)", graph_order),
+        d.drawn("the order of a graph of drawn shape (a third)", graph_order),
+    ],
+    "2.10": [
+        d.drawn("a backward pass through a graph of drawn shape", graph_grads),
+        d.drawn("two roots sharing a graph of drawn shape", graph_two_roots),
+        d.drawn("torch.autograd.grad to a non-leaf, drawn graph", graph_partial),
+    ],
+    "2.11": [
+        d.drawn("gradcheck of a Function with a drawn slip", gradcheck_drawn),
+        d.drawn("gradcheck, drawn slip (again)", gradcheck_drawn),
+        d.drawn("gradcheck, drawn slip (a third)", gradcheck_drawn),
     ],
 }

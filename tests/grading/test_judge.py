@@ -79,23 +79,84 @@ def test_the_reader_keeps_only_well_formed_records_with_the_nonce() -> None:
         "cases reported twice": 1,
     }
     assert ("1.5", 0) in run.conflicts
+    # A record the runner never writes breaks the sequence: nothing counts.
+    assert run.broken == {"1.5": "cases before their cell"}
     graded = judge.judge_piece(
-        load("1.5"), "def contiguous_strides(shape): ...", run, judge.Answers.load()
+        load("1.5"),
+        "def contiguous_strides(shape): return ()",
+        run,
+        judge.Answers.load(),
     )
-    assert graded.passed == 0 and 0 <= graded.points <= 1
+    assert (graded.passed, graded.points, graded.status) == (0, 0.0, "refused")
 
 
-def test_an_error_message_quoting_the_grading_cases_is_hidden() -> None:
+def test_case_records_out_of_the_runners_order_void_the_exercise() -> None:
+    exercise = load("1.5")
+    answers = judge.Answers.load()
+    source = "def contiguous_strides(shape): return ()"
+    for records in (["cell", 0, 1, "finish"], ["cell", 1, 0, "finish"]):
+        run = judge.Run()
+        read = judge.Reader("n" * 32, {"1.5": exercise}, run, ["1.5"])
+        read.line(line({"kind": "start", "exercise": "1.5"}))
+        for record in records:
+            if record == "cell":
+                read.line(line(cell_record()))
+            elif record == "finish":
+                read.line(line({"kind": "finish", "exercise": "1.5"}))
+            else:
+                read.line(line(case_record(exercise, record, answers)))
+        read.line(
+            line({"kind": "end", "exercise": "1.5", "status": "done", "detail": ""})
+        )
+        graded = judge.judge_piece(exercise, source, run, answers)
+        if records[1] == 0:  # in order: two public cases right, nothing drawn
+            assert graded.status == "graded" and graded.passed == 2
+        else:
+            assert graded.status == "refused" and graded.points == 0
+
+
+def cell_record() -> dict[str, object]:
+    return {
+        "kind": "cell",
+        "exercise": "1.5",
+        "defined": True,
+        "error": None,
+        "reference": [],
+        "tampering": [],
+    }
+
+
+def case_record(exercise: object, index: int, answers: judge.Answers) -> dict:
+    return {
+        "kind": "case",
+        "exercise": "1.5",
+        "index": index,
+        "label": exercise.cases[index].label,
+        "outcome": answers.want(exercise, index),
+        "error": None,
+        "stub": False,
+        "reference": [],
+    }
+
+
+def test_feedback_shows_no_text_the_students_code_chose() -> None:
     answers = judge.Answers.load()
     quoted = answers.secret_text[100:160]
     error = {"type": "ValueError", "message": " ".join(quoted.split()), "lines": [2]}
-    shown = judge.render_error(error, "x = 1\nraise ValueError(text)\n", answers)
-    assert shown == (
-        "  line 2: raise ValueError(text)\n"
-        "ValueError: (message hidden: it quotes the grader's files)"
-    )
-    error["message"] = "shapes (2, 3) and (4,) do not match"
-    assert judge.render_error(error, "", answers).endswith("do not match")
+    shown = judge.render_error(error, "x = 1\nraise ValueError(text)\n")
+    assert shown == "  line 2: raise ValueError(text)\nValueError"
+    error = {"type": "SyntaxError", "message": "invalid syntax", "lines": [1]}
+    assert judge.render_error(error, "def (:").endswith("SyntaxError: invalid syntax")
+    want = {
+        "shape": [2, 3],
+        "stride": [3, 1],
+        "values": {"tensor": [], "dtype": "torch.float32"},
+    }
+    assert judge.shaped({"shape": [2, 3], "stride": [1, 2]}, want)
+    assert judge.shaped({"raised": "ValueError"}, want)
+    assert not judge.shaped({"shape": "x[1, None, -1]"}, want)
+    assert not judge.shaped({"leaked": [1]}, want)
+    assert not judge.shaped(["the hidden case's label"], [[1, 2]])
 
 
 def test_predictions_are_read_never_run(tmp_path: Path) -> None:
@@ -208,6 +269,9 @@ def test_the_gradescope_autograder_grades_full_blank_and_hostile(
         loop = opened.read("source/course/checks/ch04.py").decode()
     assert "exercise 1.5, `contiguous_strides`, is not written yet" in strides
     assert "exercise 4.10, `train`" in loop
+    # The judge's own copy of the complete engine, for the drawn cases'
+    # answers (never in the runner's tree).
+    assert "source/course/engine/slowtorch_lib/_strides.py" in names
     submissions = {
         "full": fixtures.notebook("solutions", fixtures.CHAPTER1),
         "blank": fixtures.notebook("exercises", fixtures.CHAPTER1),
@@ -307,3 +371,50 @@ def test_in_the_sandbox_the_runner_is_process_1_alone_and_unkillable(
         sandbox.command(tmp_path, argv), capture_output=True, text=True, timeout=60
     )
     assert done.stdout.strip() == "1 ['1']", done.stdout + done.stderr
+
+
+def test_fixed_cases_carry_at_most_their_share_and_drawn_ones_the_rest() -> None:
+    assert judge.marks((3, 3), (0, 3)) == pytest.approx(judge.FIXED_SHARE)
+    assert judge.marks((0, 3), (3, 3)) == pytest.approx(1 - judge.FIXED_SHARE)
+    assert judge.marks((1, 2), (1, 2)) == pytest.approx(0.5)
+    assert judge.FIXED_SHARE <= 0.2
+    for exercise in load_pieces():
+        assert len(exercise.drawn_cases) >= 2, exercise.id
+
+
+def load_pieces() -> list:
+    from course.checking import exercises
+
+    return [e for e in exercises() if e.kind == "piece"]
+
+
+def test_answered_is_read_from_the_cell_the_last_definition_counting() -> None:
+    exercise = load("1.5")
+    stub = "def contiguous_strides(shape):\n    raise NotImplementedError\n"
+    answer = "def contiguous_strides(shape):\n    return ()\n"
+    assert judge.stub_answer(exercise, stub)
+    assert not judge.stub_answer(exercise, stub + "\n\n" + answer)
+    assert judge.stub_answer(exercise, answer + "\n\n" + stub)
+    assert not judge.stub_answer(exercise, "def contiguous_strides(shape):\n    1/0\n")
+
+
+def test_which_cases_count_depends_on_the_course_alone() -> None:
+    answers = judge.Answers.load()
+    exercise = load("1.10")
+    later = judge.later_cases(exercise, answers)
+    needs = answers.needs["1.10"]
+    assert later == {i for i, n in enumerate(needs) if any(e[0] != "1" for e in n)}
+    assert later and not judge.later_cases(exercise, answers, {"2.9", "2.10"})
+
+
+def test_of_several_notebooks_of_a_chapter_the_latest_counts() -> None:
+    from course.grading import counted
+
+    older = Result(Path("b.ipynb"), "s", 1, modified=10.0)
+    newer = Result(Path("a.ipynb"), "s", 1, modified=20.0)
+    older.exercises["1.5"] = Graded("1.5", "", points=1.0)
+    kept, notes = counted([older, newer])
+    assert kept == [newer]
+    assert notes == [
+        "two notebooks for chapter 1 (b.ipynb, a.ipynb): a.ipynb counts (the latest)"
+    ]

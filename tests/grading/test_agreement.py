@@ -1,0 +1,138 @@
+"""The grader agrees with the notebook: an answer that reaches another
+exercise's piece the way a student would write it (imported by name at the
+top of the cell, through its module, through a tensor method) gets the same
+verdict from the grader as from the notebook, where every piece is there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from course import grading
+from course.checking import evaluate, expected_outcomes, load
+from tests.grading import fixtures as f
+from tests.grading.scenarios import import_by_name_2_10, pieces
+
+CHAPTERS = {1: f.CHAPTER1, 2: f.CHAPTER2, 3: f.CHAPTER3, 4: f.CHAPTER4}
+
+REACH = """
+from slowtorch_lib._strides import {other}
+import slowtorch_lib._strides as _strides_module
+
+_model_{name} = {name}
+_busy_{name} = []
+
+
+def {name}(*args, **kwargs):
+    # another piece, by name, through its module, and through a method
+    # (once: the other piece may call this one)
+    if not _busy_{name}:
+        _busy_{name}.append(True)
+        try:
+            {other}({shape})
+            _strides_module.{other}({shape})
+            torch.zeros(2, 3).t().contiguous().stride()
+        finally:
+            _busy_{name}.pop()
+    return _model_{name}(*args, **kwargs)
+"""
+
+
+def reaching(exercise: Any, source: str) -> str:
+    """The model answer, wrapped so that each call also reaches another
+    piece (1.5's ``contiguous_strides``; for 1.5, 1.7's ``position_list``)."""
+    if exercise.id == "1.5":
+        other, shape = "position_list", "(2, 3), (3, 1), 0"
+    else:
+        other, shape = "contiguous_strides", "(2, 3)"
+    return source + REACH.format(other=other, name=exercise.name, shape=shape)
+
+
+def function_pieces(chapter: int) -> list[Any]:
+    """The pieces answered by a function (a class piece is left as it is)."""
+    return [
+        e
+        for e in pieces(chapter)
+        if e.target
+        and not e.target.split(".")[-1][:1].isupper()
+        and not e.target.split(".")[-2][:1].isupper()
+    ]
+
+
+def notebook_verdict(exercise: Any, source: str) -> bool:
+    """What the student's check says, in a kernel where every piece is there
+    (the complete engine is the class engine with every piece saved)."""
+    import slowtorch_lib
+
+    namespace: dict[str, Any] = {"torch": slowtorch_lib, "__name__": "__main__"}
+    exec(source, namespace)  # noqa: S102  (the model answer, changed)
+    expected = expected_outcomes().get(exercise.id, {})
+    report = evaluate(exercise, namespace[exercise.name], exercise.cases, expected)
+    return report.attempted and report.passed == report.total
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("agreement")
+    sources: dict[str, str] = {}
+    items = []
+    for number, chapter in CHAPTERS.items():
+        answers = {}
+        for exercise in function_pieces(number):
+            source = reaching(exercise, f.solution_answer(chapter, exercise.id))
+            if exercise.id == "2.10":
+                source = import_by_name_2_10()
+            sources[exercise.id] = source
+            answers["exercise_" + exercise.id.replace(".", "_")] = source
+        path = folder / "student" / f"{chapter}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        notebook = f.with_answers(f.notebook("solutions", chapter), **answers)
+        path.write_text(json.dumps(notebook), encoding="utf-8")
+        items.append((path, "student"))
+    results = grading.grade(items, timeout=120, jobs=1)
+    return {"sources": sources, "results": results}
+
+
+@pytest.mark.slow
+def test_the_grader_and_the_notebook_agree_on_answers_that_reach_other_pieces(
+    graded: dict[str, Any],
+) -> None:
+    by_id = {g.id: g for r in graded["results"] for g in r.exercises.values()}
+    assert set(graded["sources"]) <= set(by_id)
+    for exercise_id, source in graded["sources"].items():
+        exercise = load(exercise_id)
+        notebook = notebook_verdict(exercise, source)
+        grade = by_id[exercise_id]
+        grader = grade.status == "graded" and not grade.failures
+        assert notebook == grader, (exercise_id, grade.status, grade.message)
+        assert notebook and grade.points == 1, (exercise_id, grade.points, grade.flags)
+
+
+def test_the_wrapped_answers_do_reach_another_piece() -> None:
+    """A control: with the other piece broken, the wrapped answer fails."""
+    import slowtorch_lib
+    from course.substitute import substituted
+
+    exercise = load("1.7")
+    source = reaching(exercise, f.solution_answer(f.CHAPTER1, "1.7"))
+    assert notebook_verdict(exercise, source)
+
+    def broken(shape: Any) -> Any:
+        raise NotImplementedError(
+            "exercise 1.5, `contiguous_strides`, is not written yet"
+        )
+
+    with substituted("slowtorch_lib._strides.contiguous_strides", broken):
+        namespace: dict[str, Any] = {"torch": slowtorch_lib, "__name__": "__main__"}
+        exec(source, namespace)  # noqa: S102
+        report = evaluate(
+            exercise,
+            namespace["position_list"],
+            exercise.cases,
+            expected_outcomes().get("1.7", {}),
+        )
+    assert report.passed < report.total
+    assert Path(__file__).exists()

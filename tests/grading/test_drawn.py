@@ -1,0 +1,67 @@
+"""The drawn cases: inputs drawn for each run, expected values computed by the
+judge on the complete engine. Each agrees with PyTorch on several draws (so a
+correct answer can pass them), and the draws differ from run to run."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+
+from course.checking import case_rng, close, exercises, normalize, outcome_of, run_case
+from course.record import drawn_outcomes
+
+torch = pytest.importorskip("torch")
+
+PIECES = [e for e in exercises() if e.kind == "piece"]
+SEEDS = ("a", "b", "c", "d")
+
+
+@pytest.mark.parametrize("exercise", PIECES, ids=lambda e: e.id)
+def test_every_piece_has_drawn_cases_that_agree_with_torch(exercise: object) -> None:
+    import slowtorch_lib
+
+    assert len(exercise.drawn_cases) >= 2
+    start = len(exercise.cases) + len(exercise.grading_cases)
+
+    def rng(seed: str, k: int) -> object:
+        return case_rng(seed, exercise.id, start + k)
+
+    for k, case in enumerate(exercise.drawn_cases):
+        for seed in SEEDS:
+            want = outcome_of(partial(run_case, case, rng=rng(seed, k)), torch)
+            got = outcome_of(partial(run_case, case, rng=rng(seed, k)), slowtorch_lib)
+            assert close(want, got), (case.label, seed, want, normalize(got))
+
+
+def test_draws_differ_between_runs() -> None:
+    first, second = drawn_outcomes("one"), drawn_outcomes("two")
+    assert set(first) == {e.id for e in PIECES}
+    differ = [e for e in first if first[e] != second[e]]
+    assert len(differ) == len(first), sorted(set(first) - set(differ))
+
+
+CHAPTERS = {1: "01_arrays_to_tensors", 2: "02_walking_backwards"}
+CHAPTERS |= {3: "03_building_blocks", 4: "04_optimisation"}
+
+
+@pytest.mark.parametrize("exercise", PIECES, ids=lambda e: e.id)
+def test_the_model_answer_passes_every_drawn_case(exercise: object) -> None:
+    """A drawn case asks only what the exercise asks: the model answer, in
+    the engine, gives the complete engine's outcome on every draw."""
+    import slowtorch_lib
+    from course.checking import run_piece_case
+    from tests.grading.fixtures import solution_answer
+
+    chapter = CHAPTERS[int(exercise.id.split(".")[0])]
+    namespace = {"torch": slowtorch_lib, "__name__": "__main__"}
+    exec(solution_answer(chapter, exercise.id), namespace)  # noqa: S102
+    answer = namespace[exercise.name]
+    start = len(exercise.cases) + len(exercise.grading_cases)
+    for k, case in enumerate(exercise.drawn_cases):
+        for seed in [str(n) for n in range(12)]:
+            rng = case_rng(seed, exercise.id, start + k)
+            want = outcome_of(partial(run_case, case, rng=rng), slowtorch_lib)
+            rng = case_rng(seed, exercise.id, start + k)
+            got, _ = run_piece_case(exercise, answer, case, rng)
+            assert close(want, got), (case.label, seed, want, got)
