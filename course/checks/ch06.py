@@ -53,6 +53,16 @@ id     exercise                    target (what the student's piece replaces)
                                    (nan) and with SDPA (zeros)
 =====  ==========================  ==========================================
 
+What the chapter (``book/06_attention.md``) shows, and so what the
+exercises must ask beyond it: the chapter quotes ``scaled_dot_product_attention``
+and ``_fused_kernel_fits`` from the engine (never ``safe_softmax`` or
+``_composite``), and its own GPT (``book/ch06/gpt.py``: ``make_model`` and
+``train``) calls ``F.scaled_dot_product_attention(is_causal=True)``. So 6.4
+asks for the attention written out with ``masked_fill`` (no SDPA), 6.6 adds
+``targets`` and the loss, 6.7 adds temperature and top-k (the chapter's
+sampler has neither), and 6.8 is checked on a model and data the chapter does
+not use.
+
 Drawn grading cases (``grading_ch06.py``, as ``grading_ch01.py``): random
 ``(B, H, T, D)`` shapes, random masks (including fully masked rows), random
 weights for 6.4-6.6, a random seed for 6.7 and 6.8, each answer computed
