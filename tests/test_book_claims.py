@@ -16,6 +16,7 @@ import pickle
 import platform
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -453,6 +454,70 @@ def test_at_batch_32_torch_pays_per_operation_not_per_number(
 
 
 # ----------------------------------------------------------------------
+# Chapter 6: attention
+# ----------------------------------------------------------------------
+
+
+def _saved_sizes(torch: Any, output_of: Any) -> list[tuple[int, ...]]:
+    """The shapes of the tensors torch saves for the backward pass."""
+    shapes: list[tuple[int, ...]] = []
+
+    def pack(t: Any) -> Any:
+        shapes.append(tuple(t.shape))
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        output_of()
+    return shapes
+
+
+def test_sdpa_nodes_fused_for_4d_math_for_3d() -> None:
+    torch = require_torch()
+    F = torch.nn.functional
+    q4 = torch.randn(1, 2, 8, 8, requires_grad=True)
+    q3 = torch.randn(2, 8, 8, requires_grad=True)
+    fused = F.scaled_dot_product_attention(q4, q4, q4, is_causal=True)
+    math_path = F.scaled_dot_product_attention(q3, q3, q3, is_causal=True)
+    assert type(fused.grad_fn).__name__ == (
+        "ScaledDotProductFlashAttentionForCpuBackward0"
+    )
+    assert type(math_path.grad_fn).__name__ == "UnsafeViewBackward0"
+    ours_q = from_torch(q4).requires_grad_()
+    ours4 = st.nn.functional.scaled_dot_product_attention(
+        ours_q, ours_q, ours_q, is_causal=True
+    )
+    assert type(ours4.grad_fn).__name__ == type(fused.grad_fn).__name__
+
+
+def test_a_fully_masked_row_nan_by_hand_zeros_in_sdpa() -> None:
+    torch = require_torch()
+    q = torch.randn(1, 4, 8)
+    hide = torch.ones(4, 4).triu().bool()  # row 0 sees nothing
+    scores = (q @ q.transpose(1, 2)).masked_fill(hide, float("-inf"))
+    assert torch.isnan(torch.softmax(scores, dim=-1)[0, 0]).all()
+    sdpa = torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=~hide)
+    assert (sdpa[0, 0] == 0).all()
+    ours = st.nn.functional.scaled_dot_product_attention(
+        from_torch(q), from_torch(q), from_torch(q), attn_mask=from_torch(~hide)
+    )
+    assert_same(ours, sdpa)
+
+
+def test_the_fused_kernel_saves_no_square_of_weights() -> None:
+    torch = require_torch()
+    F = torch.nn.functional
+    T = 64
+    q = torch.randn(1, 2, T, 8, requires_grad=True)
+    fused = _saved_sizes(torch, lambda: F.scaled_dot_product_attention(q, q, q))
+    math_path = _saved_sizes(
+        torch, lambda: F.scaled_dot_product_attention(q[0], q[0], q[0])
+    )
+    assert not any(s[-2:] == (T, T) for s in fused)
+    assert (1, 2, T) in fused  # one number per query: the log-sum-exp
+    assert any(s[-2:] == (T, T) for s in math_path)
+
+
+# ----------------------------------------------------------------------
 # The pages themselves
 # ----------------------------------------------------------------------
 
@@ -488,6 +553,7 @@ def test_code_fits_the_page(page: Path) -> None:
         "ch01/torch_reference.json",
         "epilogue_files/torch_run.json",
         "ch05/torch_cnn.json",
+        "ch06/torch_run.json",
     ],
 )
 def test_recorded_numbers_say_where_and_when(record: str) -> None:
