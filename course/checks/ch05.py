@@ -675,7 +675,6 @@ EXERCISES = {
             "defaults.",
         ],
         target="slowtorch_lib.nn.modules.conv.Conv2d",
-        forbidden=("_ConvNd", "_Conv"),
         what="convolution layers",
     ),
 }
