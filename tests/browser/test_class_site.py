@@ -40,6 +40,7 @@ from typing import Any
 
 import pytest
 
+from course import judge
 from course.workspace import NOT_KEPT
 from tests.browser.serving import (
     ROOT,
@@ -273,7 +274,9 @@ def test_a_piece_saved_in_the_browser_is_used_after_a_reload_and_grades(
     grades = _grades(tmp_path / "submissions")
     browser, desktop_row = grades["browser"], grades["desktop"]
     print(f"[class site] graded: {browser}")
-    assert float(browser[PIECE]) == 1.0, browser
+    # Every drawn case right; of the fixed cases, those that reach another
+    # piece (unanswered here) cost at most the fixed share.
+    assert float(browser[PIECE]) >= 1 - judge.FIXED_SHARE, browser
     assert {k: v for k, v in browser.items() if k != "student"} == {
         k: v for k, v in desktop_row.items() if k != "student"
     }
