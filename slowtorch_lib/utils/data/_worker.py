@@ -197,11 +197,18 @@ def worker_loop(
         if setup_error is not None:
             result, setup_error = setup_error, None
         else:
-            try:
-                result = fetcher.fetch(index)
-            except Exception as error:
-                ended = iterable and isinstance(error, StopIteration)
-                result = StreamEnded(worker_id) if ended else WorkerError(where)
+            result = _fetched(fetcher, index, iterable, worker_id, where)
         data_queue.put((number, result))
     data_queue.cancel_join_thread()
     data_queue.close()
+
+
+def _fetched(
+    fetcher: Any, index: Any, iterable: bool, worker_id: int, where: str
+) -> Any:
+    """A batch, or what the main process re-raises (or, for a stream, stops on)."""
+    try:
+        return fetcher.fetch(index)
+    except Exception as error:
+        ended = iterable and isinstance(error, StopIteration)
+        return StreamEnded(worker_id) if ended else WorkerError(where)
