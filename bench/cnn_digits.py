@@ -17,69 +17,18 @@ more than 1e-3 (relative). A run, not a unit test: it takes minutes.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
-import time
-from typing import Any
+from pathlib import Path
 
 import slowtorch_lib as st
 from course.datasets import load_digits
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book"))
+from ch05.cnn import make_cnn, train  # noqa: E402
+
 EPOCHS = 5
-BATCH = 32
-LEARNING_RATE = 0.02
 TARGET_ACCURACY = 0.97
 LOSS_TOLERANCE = 1e-3
-
-
-def make_cnn(lib: Any) -> Any:
-    """The same model in either library."""
-    nn = lib.nn
-    return nn.Sequential(
-        nn.Conv2d(1, 8, 3, padding=1),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Flatten(),
-        nn.Linear(8 * 4 * 4, 10),
-    )
-
-
-def batches(count: int, epoch: int) -> list[list[int]]:
-    """The indices of each batch of one epoch (the same for both libraries)."""
-    order = list(range(count))
-    random.Random(epoch).shuffle(order)
-    return [order[i : i + BATCH] for i in range(0, count, BATCH)]
-
-
-def train(
-    lib: Any, model: Any, images: list[list[float]], labels: list[int], epochs: int
-) -> tuple[list[float], list[float], list[float]]:
-    """Trains ``model``; returns each epoch's mean loss, accuracy and seconds."""
-    x_all = lib.tensor(images).reshape(-1, 1, 8, 8) / 16
-    y_all = lib.tensor(labels)
-    test_images, test_labels = load_digits("test")
-    x_test = lib.tensor(test_images).reshape(-1, 1, 8, 8) / 16
-    y_test = lib.tensor(test_labels)
-    optimizer = lib.optim.Adam(model.parameters(), lr=LEARNING_RATE)
-    loss_fn = lib.nn.CrossEntropyLoss()
-    losses, accuracies, seconds = [], [], []
-    for epoch in range(epochs):
-        start = time.perf_counter()
-        total = 0.0
-        groups = batches(len(labels), epoch)
-        for group in groups:
-            index = lib.tensor(group)
-            optimizer.zero_grad()
-            loss = loss_fn(model(x_all[index]), y_all[index])
-            loss.backward()
-            optimizer.step()
-            total += loss.item()
-        seconds.append(time.perf_counter() - start)
-        with lib.no_grad():
-            predicted = model(x_test).argmax(dim=1)
-            accuracies.append((predicted == y_test).float().mean().item())
-        losses.append(total / len(groups))
-    return losses, accuracies, seconds
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,6 +16,7 @@ import pickle
 import platform
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -453,6 +454,70 @@ def test_at_batch_32_torch_pays_per_operation_not_per_number(
 
 
 # ----------------------------------------------------------------------
+# Chapter 6: attention
+# ----------------------------------------------------------------------
+
+
+def _saved_sizes(torch: Any, output_of: Any) -> list[tuple[int, ...]]:
+    """The shapes of the tensors torch saves for the backward pass."""
+    shapes: list[tuple[int, ...]] = []
+
+    def pack(t: Any) -> Any:
+        shapes.append(tuple(t.shape))
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        output_of()
+    return shapes
+
+
+def test_sdpa_nodes_fused_for_4d_math_for_3d() -> None:
+    torch = require_torch()
+    F = torch.nn.functional
+    q4 = torch.randn(1, 2, 8, 8, requires_grad=True)
+    q3 = torch.randn(2, 8, 8, requires_grad=True)
+    fused = F.scaled_dot_product_attention(q4, q4, q4, is_causal=True)
+    math_path = F.scaled_dot_product_attention(q3, q3, q3, is_causal=True)
+    assert type(fused.grad_fn).__name__ == (
+        "ScaledDotProductFlashAttentionForCpuBackward0"
+    )
+    assert type(math_path.grad_fn).__name__ == "UnsafeViewBackward0"
+    ours_q = from_torch(q4).requires_grad_()
+    ours4 = st.nn.functional.scaled_dot_product_attention(
+        ours_q, ours_q, ours_q, is_causal=True
+    )
+    assert type(ours4.grad_fn).__name__ == type(fused.grad_fn).__name__
+
+
+def test_a_fully_masked_row_nan_by_hand_zeros_in_sdpa() -> None:
+    torch = require_torch()
+    q = torch.randn(1, 4, 8)
+    hide = torch.ones(4, 4).triu().bool()  # row 0 sees nothing
+    scores = (q @ q.transpose(1, 2)).masked_fill(hide, float("-inf"))
+    assert torch.isnan(torch.softmax(scores, dim=-1)[0, 0]).all()
+    sdpa = torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=~hide)
+    assert (sdpa[0, 0] == 0).all()
+    ours = st.nn.functional.scaled_dot_product_attention(
+        from_torch(q), from_torch(q), from_torch(q), attn_mask=from_torch(~hide)
+    )
+    assert_same(ours, sdpa)
+
+
+def test_the_fused_kernel_saves_no_square_of_weights() -> None:
+    torch = require_torch()
+    F = torch.nn.functional
+    T = 64
+    q = torch.randn(1, 2, T, 8, requires_grad=True)
+    fused = _saved_sizes(torch, lambda: F.scaled_dot_product_attention(q, q, q))
+    math_path = _saved_sizes(
+        torch, lambda: F.scaled_dot_product_attention(q[0], q[0], q[0])
+    )
+    assert not any(s[-2:] == (T, T) for s in fused)
+    assert (1, 2, T) in fused  # one number per query: the log-sum-exp
+    assert any(s[-2:] == (T, T) for s in math_path)
+
+
+# ----------------------------------------------------------------------
 # The pages themselves
 # ----------------------------------------------------------------------
 
@@ -484,7 +549,12 @@ def test_code_fits_the_page(page: Path) -> None:
 
 @pytest.mark.parametrize(
     "record",
-    ["ch01/torch_reference.json", "epilogue_files/torch_run.json"],
+    [
+        "ch01/torch_reference.json",
+        "epilogue_files/torch_run.json",
+        "ch05/torch_cnn.json",
+        "ch06/torch_run.json",
+    ],
 )
 def test_recorded_numbers_say_where_and_when(record: str) -> None:
     data = json.loads((BOOK / record).read_text())
@@ -502,3 +572,64 @@ def test_no_control_characters(page: Path) -> None:
 def test_no_page_calls_a_recorded_number_live() -> None:
     for page in BOOK.glob("*.md"):
         assert "measured when this page was built" not in page.read_text()
+
+
+# ----------------------------------------------------------------------
+# Chapter 5: windows
+# ----------------------------------------------------------------------
+
+
+def _conv_kernels(torch: object, dtype: object) -> set[str]:
+    from torch.profiler import profile
+
+    x = torch.ones(2, 3, 8, 8, dtype=dtype)
+    w = torch.ones(4, 3, 3, 3, dtype=dtype)
+    with profile() as prof:
+        torch.nn.functional.conv2d(x, w)
+    return {event.name for event in prof.events()}
+
+
+def test_a_cpu_conv2d_runs_onednn_in_float32_and_im2col_in_float64() -> None:
+    torch = require_torch()
+    assert torch.backends.mkldnn.is_available()
+    float32 = _conv_kernels(torch, torch.float32)
+    assert "aten::mkldnn_convolution" in float32
+    assert "aten::_slow_conv2d_forward" not in float32
+    float64 = _conv_kernels(torch, torch.float64)
+    assert "aten::_slow_conv2d_forward" in float64
+    assert "aten::mkldnn_convolution" not in float64
+
+
+def test_channels_last_is_a_permuted_copy_and_conv2d_keeps_it() -> None:
+    torch = require_torch()
+    last = torch.zeros(2, 3, 8, 8).to(memory_format=torch.channels_last)
+    assert last.stride() == (192, 1, 24, 3)
+    ours = st.zeros(2, 3, 8, 8).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    assert ours.stride() == last.stride()
+    out = torch.nn.functional.conv2d(last, torch.ones(4, 3, 3, 3))
+    assert out.is_contiguous(memory_format=torch.channels_last)
+
+
+def test_conv2d_records_one_convolution_backward_node() -> None:
+    torch = require_torch()
+    for lib in (torch, st):
+        w = lib.ones(4, 3, 3, 3, requires_grad=True)
+        b = lib.zeros(4, requires_grad=True)
+        x = lib.ones(2, 3, 8, 8, requires_grad=True)
+        node = lib.nn.functional.conv2d(x, w, b).grad_fn
+        assert node.name() == "ConvolutionBackward0"
+        assert [n.name() for n, _ in node.next_functions] == [
+            "torch::autograd::AccumulateGrad"
+        ] * 3
+
+
+def test_chapter_five_record_matches_torch() -> None:
+    """The recorded claims are what torch says now."""
+    torch = require_torch()
+    record = json.loads((BOOK / "ch05" / "torch_cnn.json").read_text())
+    assert record["torch_version"].split("+")[0] == torch.__version__.split("+")[0]
+    claims = record["claims"]
+    assert set(claims["kernels_float32"]) == _conv_kernels(torch, torch.float32)
+    assert set(claims["kernels_float64"]) == _conv_kernels(torch, torch.float64)
+    assert claims["grad_fn"] == "ConvolutionBackward0"
+    assert record["accuracies"][-1] >= 0.97

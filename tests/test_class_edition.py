@@ -44,6 +44,8 @@ CHAPTERS = [
     "02_autograd.ipynb",
     "03_building_blocks.ipynb",
     "04_optimisation.ipynb",
+    "05_windows.ipynb",
+    "06_attention.ipynb",
     "appendix_files.ipynb",
     "appendix_recurrent.ipynb",
     "epilogue.ipynb",

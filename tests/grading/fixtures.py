@@ -25,6 +25,7 @@ CHAPTER1 = "01_arrays_to_tensors"
 CHAPTER2 = "02_walking_backwards"
 CHAPTER3 = "03_building_blocks"
 CHAPTER4 = "04_optimisation"
+CHAPTER5 = "05_windows"
 
 
 def notebook(folder: str, chapter: str) -> dict[str, Any]:
@@ -241,6 +242,7 @@ FIXTURES: dict[str, tuple[str, Callable[[], dict[str, Any]] | None]] = {
     "full3": (CHAPTER3, lambda: notebook("solutions", CHAPTER3)),
     "imports3": (CHAPTER3, chapter3_references),
     "full4": (CHAPTER4, lambda: notebook("solutions", CHAPTER4)),
+    "full5": (CHAPTER5, lambda: notebook("solutions", CHAPTER5)),
     "blank": (CHAPTER1, lambda: notebook("exercises", CHAPTER1)),
     "partial": (CHAPTER1, partial),
     "imports": (CHAPTER1, imports_reference),
@@ -264,6 +266,7 @@ EARLIER: dict[str, tuple[str, ...]] = {
     "full3": (CHAPTER1, CHAPTER2),
     "imports3": (CHAPTER1, CHAPTER2),
     "full4": (CHAPTER1, CHAPTER2, CHAPTER3),
+    "full5": (CHAPTER1, CHAPTER2, CHAPTER3, CHAPTER4),
     "jupyterlite": (CHAPTER1,),
 }
 
