@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from course.datasets import load_digits
@@ -41,8 +42,17 @@ def batches(count: int, epoch: int) -> list[list[int]]:
     return [order[i : i + BATCH] for i in range(0, count, BATCH)]
 
 
+#: Called after each step with the steps done and the steps in all.
+Progress = Callable[[int, int], None]
+
+
 def train(
-    lib: Any, model: Any, images: list[list[float]], labels: list[int], epochs: int
+    lib: Any,
+    model: Any,
+    images: list[list[float]],
+    labels: list[int],
+    epochs: int,
+    progress: Progress | None = None,
 ) -> tuple[list[float], list[float], list[float]]:
     """Trains ``model``; returns each epoch's mean loss, accuracy and seconds."""
     x_all = lib.tensor(images).reshape(-1, 1, 8, 8) / 16
@@ -53,17 +63,20 @@ def train(
     optimizer = lib.optim.Adam(model.parameters(), lr=LEARNING_RATE)
     loss_fn = lib.nn.CrossEntropyLoss()
     losses, accuracies, seconds = [], [], []
+    steps = epochs * len(batches(len(labels), 0))
     for epoch in range(epochs):
         start = time.perf_counter()
         total = 0.0
         groups = batches(len(labels), epoch)
-        for group in groups:
+        for step, group in enumerate(groups, epoch * len(groups) + 1):
             index = lib.tensor(group)
             optimizer.zero_grad()
             loss = loss_fn(model(x_all[index]), y_all[index])
             loss.backward()
             optimizer.step()
             total += loss.item()
+            if progress is not None:
+                progress(step, steps)
         seconds.append(time.perf_counter() - start)
         with lib.no_grad():
             predicted = model(x_test).argmax(dim=1)
@@ -79,7 +92,9 @@ def initial_state(engine: Any) -> tuple[Any, dict[str, list[Any]]]:
     return model, {k: v.tolist() for k, v in model.state_dict().items()}
 
 
-def run(lib: Any, model: Any) -> tuple[list[float], list[float], list[float]]:
+def run(
+    lib: Any, model: Any, progress: Progress | None = None
+) -> tuple[list[float], list[float], list[float]]:
     """Trains ``model`` (of ``lib``) for ``EPOCHS``: losses, accuracies, seconds."""
     images, labels = load_digits("train")
-    return train(lib, model, images, labels, EPOCHS)
+    return train(lib, model, images, labels, EPOCHS, progress)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 ALPHABET = "." + "abcdefghijklmnopqrstuvwxyz"  # "." separates the names
@@ -102,22 +103,29 @@ def loss_of(torch: Any, model: Any, inputs: Any, targets: Any) -> Any:
 
 
 def train(
-    torch: Any, weights: dict[str, Any], train_stream: list[int], steps: int = STEPS
+    torch: Any,
+    weights: dict[str, Any],
+    train_stream: list[int],
+    steps: int = STEPS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Any, list[float], float]:
-    """Trains from ``weights``; returns the model, the losses and the seconds."""
+    """Trains from ``weights``; returns the model, the losses and the seconds.
+    ``progress`` is called after each step with the steps done and in all."""
     model = make_model(torch)
     model.load_state_dict(weights)
     optimizer = torch.optim.AdamW(model.parameters(), lr=LR)
     rng = random.Random(2024)
     losses = []
     start = time.perf_counter()
-    for _ in range(steps):
+    for step in range(1, steps + 1):
         inputs, targets = draw_windows(train_stream, BATCH, rng)
         loss = loss_of(torch, model, inputs, targets)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
+        if progress is not None:
+            progress(step, steps)
     return model, losses, time.perf_counter() - start
 
 

@@ -12,7 +12,9 @@ targets, only the engine code around them: ``im2col``, ``col2im``,
   with tied maxima, of ``amax`` on the same window, of ``avg_pool2d``
   with overlapping windows, of a 1x1 window view. [8]
 - 5.3 piece ``blocks`` (``slowtorch_lib.nn.functional.fold.blocks``): the
-  number of windows along one dimension. [2]
+  number of windows along one dimension. [2] Its cases run ``F.fold``,
+  which counts windows with ``blocks`` and no other piece of this chapter,
+  so that 5.3 can be checked (and saved) before 5.4 is written.
 - 5.4 piece ``windows`` (``fold.windows``): the 6-d window view, its
   sizes and strides, by ``as_strided``. [18]
 - 5.5 piece ``AsStrided.backward`` (``ops.views.AsStrided.backward``): each
@@ -152,46 +154,42 @@ def unfolded(shape: tuple[int, ...], kernel: Any, **settings: Any) -> Any:
     return run
 
 
-def conv_shape(shape: tuple[int, ...], weight: tuple[int, ...], **settings: Any) -> Any:
+#: The largest number of windows a ``folded`` case tries.
+MAX_WINDOWS = 300
+
+
+def folded(size: tuple[int, int], kernel: Any, **settings: Any) -> Any:
+    """``F.fold`` of ones, with as many columns as it accepts: the number of
+    windows it counted and how many windows cover each pixel. Fold counts its
+    windows with ``blocks`` and nothing else of this chapter's."""
+
     def run(torch: Any) -> Any:
-        out = torch.nn.functional.conv2d(
-            torch.zeros(*shape), torch.zeros(*weight), **settings
-        )
-        return list(out.shape)
+        kh, kw = (kernel, kernel) if isinstance(kernel, int) else kernel
+        for count in range(1, MAX_WINDOWS + 1):
+            columns = torch.ones(1, kh * kw, count)
+            try:
+                out = torch.nn.functional.fold(columns, size, kernel, **settings)
+            except RuntimeError:
+                continue
+            return count, out
+        return None
 
     return run
 
-
 BLOCKS = [
-    Case("conv2d 1x1x8x8, 3x3: the shape", conv_shape((1, 1, 8, 8), (1, 1, 3, 3))),
+    Case("F.fold to 8x8, 3x3 windows", folded((8, 8), 3)),
+    Case("F.fold to 9x7, (3, 2) windows, stride 2", folded((9, 7), (3, 2), stride=2)),
     Case(
-        "conv2d 2x3x9x7, 3x2, stride 2",
-        conv_shape((2, 3, 9, 7), (4, 3, 3, 2), stride=2),
+        "F.fold, padding 2, dilation 3, stride (2, 1)",
+        folded((11, 10), 3, padding=2, dilation=3, stride=(2, 1)),
     ),
+    Case("F.fold to 6x6, 3x3 windows, padding 1", folded((6, 6), 3, padding=1)),
+    Case("F.fold, a window as large as the image", folded((5, 4), (5, 4))),
+    Case("F.fold, stride larger than the window", folded((10, 10), 2, stride=4)),
     Case(
-        "conv2d, padding 2, dilation 3, stride (2, 1)",
-        conv_shape((1, 2, 11, 10), (3, 2, 3, 3), padding=2, dilation=3, stride=(2, 1)),
+        "F.fold to 10x1, (3, 1) windows, stride 3, padding (1, 0)",
+        folded((10, 1), (3, 1), stride=3, padding=(1, 0)),
     ),
-    Case(
-        "F.unfold(6x6, 3, padding=1).shape",
-        lambda t: list(unfolded((1, 1, 6, 6), 3, padding=1)(t).shape),
-    ),  # fmt: skip
-    Case(
-        "conv2d, a kernel as wide as the input: one window",
-        conv_shape((1, 1, 5, 4), (2, 1, 5, 4)),
-    ),
-    Case(
-        "conv2d, stride larger than the kernel",
-        conv_shape((1, 1, 10, 10), (1, 1, 2, 2), stride=4),
-    ),
-    Case(
-        "conv1d, length 10, kernel 3, stride 3, padding 1",
-        lambda t: list(
-            t.nn.functional.conv1d(
-                t.zeros(1, 1, 10), t.zeros(1, 1, 3), stride=3, padding=1
-            ).shape
-        ),
-    ),  # fmt: skip
 ]
 
 WINDOWS = [

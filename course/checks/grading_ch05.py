@@ -10,18 +10,12 @@ from typing import Any
 
 from course.checking import Case
 from course.checks import drawn as d
-from course.checks.ch05 import conv, conv_shape, layer, pooled, strided_grad, unfolded
+from course.checks.ch05 import conv, folded, layer, pooled, strided_grad, unfolded
 
 CASES = {
     "5.3": [
-        Case(
-            "conv2d, dilation 4 on 9 rows",
-            conv_shape((1, 1, 9, 9), (1, 1, 3, 2), dilation=(4, 1)),
-        ),  # fmt: skip
-        Case(
-            "conv2d, padding 3, stride 3",
-            conv_shape((1, 1, 4, 4), (1, 1, 3, 3), padding=3, stride=3),
-        ),  # fmt: skip
+        Case("F.fold, dilation 4 on 9 rows", folded((9, 9), (3, 2), dilation=(4, 1))),
+        Case("F.fold, padding 3, stride 3", folded((4, 4), 3, padding=3, stride=3)),
     ],
     "5.4": [
         Case("F.unfold, a 1x1 window", unfolded((1, 2, 3, 4), 1)),
@@ -97,12 +91,10 @@ def drawn_conv(grads: bool) -> Any:
     return run
 
 
-def drawn_shape(torch: Any, rng: d.Rng) -> Any:
-    size = [rng.randint(4, 12), rng.randint(4, 12)]
-    kernel = [rng.randint(1, 3), rng.randint(1, 3)]
-    x = torch.zeros(1, 1, *size)
-    w = torch.zeros(1, 1, *kernel)
-    return list(torch.nn.functional.conv2d(x, w, **settings(rng)).shape)
+def drawn_fold(torch: Any, rng: d.Rng) -> Any:
+    size = (rng.randint(4, 12), rng.randint(4, 12))
+    kernel = (rng.randint(1, 3), rng.randint(1, 3))
+    return folded(size, kernel, **settings(rng))(torch)
 
 
 def drawn_unfold(torch: Any, rng: d.Rng) -> Any:
@@ -187,9 +179,9 @@ def drawn_layer(torch: Any, rng: d.Rng) -> Any:
 
 DRAWN = {
     "5.3": [
-        d.drawn("conv2d output shape, drawn settings", drawn_shape),
-        d.drawn("conv2d output shape (again)", drawn_shape),
-        d.drawn("F.unfold, drawn settings", drawn_unfold),
+        d.drawn("F.fold, drawn image and settings", drawn_fold),
+        d.drawn("F.fold (again)", drawn_fold),
+        d.drawn("F.fold (a third time)", drawn_fold),
     ],
     "5.4": [
         d.drawn("F.unfold, drawn image and settings", drawn_unfold),

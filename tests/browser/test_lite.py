@@ -415,6 +415,32 @@ def test_start_up_cold_and_warm(lite_site: str, chromium: Any) -> None:
     assert states == ["not made"] + ["taken"] * (len(states) - 1), states
 
 
+#: The longest a chapter's training run may take in the browser, in seconds
+#: (the chapter prints how long it took, and where).
+TRAINING_LIMITS = {"book/05_windows.ipynb": 120, "book/06_attention.ipynb": 240}
+TRAINED = re.compile(r"engine: (\d+) s for \d+ (?:epochs|steps) in the browser")
+
+
+def _training_time(notebook: LiteNotebook, path: str) -> None:
+    """A chapter with a training run shows a progress bar while it trains and
+    says how long it took, within its limit."""
+    texts = [_text(cell["outputs"]) for cell in notebook.cells()]
+    said = [int(m.group(1)) for text in texts for m in TRAINED.finditer(text)]
+    assert said, f"{path}: no training time printed in the browser"
+    print(f"[lite] {path}: the training run took {said[0]} s in the browser")
+    assert said[0] <= TRAINING_LIMITS[path], f"{path}: trained in {said[0]} s"
+    bars = [
+        cell
+        for cell in notebook.cells()
+        if "IntProgress" in _source(cell)
+        and any(
+            "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+            for o in cell["outputs"]
+        )
+    ]
+    assert bars, f"{path}: the training run shows no progress bar"
+
+
 @pytest.mark.parametrize("path", chapters())
 def test_run_all_runs_every_cell_of_a_chapter(
     lite_site: str, chromium: Any, path: str
@@ -444,6 +470,8 @@ def test_run_all_runs_every_cell_of_a_chapter(
                 )
         broken = _broken_images(notebook)
         assert not broken, f"{path}: pictures that do not show: {broken}"
+        if path in TRAINING_LIMITS:
+            _training_time(notebook, path)
     finally:
         notebook.close()
 
