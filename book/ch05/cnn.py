@@ -42,8 +42,8 @@ def batches(count: int, epoch: int) -> list[list[int]]:
     return [order[i : i + BATCH] for i in range(0, count, BATCH)]
 
 
-#: Called after each step with the steps done and the steps in all.
-Progress = Callable[[int, int], None]
+#: Called after each step with the steps done, the steps in all and the loss.
+Progress = Callable[[int, int, float], None]
 
 
 def train(
@@ -76,7 +76,7 @@ def train(
             optimizer.step()
             total += loss.item()
             if progress is not None:
-                progress(step, steps)
+                progress(step, steps, loss.item())
         seconds.append(time.perf_counter() - start)
         with lib.no_grad():
             predicted = model(x_test).argmax(dim=1)

@@ -107,10 +107,11 @@ def train(
     weights: dict[str, Any],
     train_stream: list[int],
     steps: int = STEPS,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
 ) -> tuple[Any, list[float], float]:
     """Trains from ``weights``; returns the model, the losses and the seconds.
-    ``progress`` is called after each step with the steps done and in all."""
+    ``progress`` is called after each step with the steps done, the steps
+    in all and the loss."""
     model = make_model(torch)
     model.load_state_dict(weights)
     optimizer = torch.optim.AdamW(model.parameters(), lr=LR)
@@ -125,7 +126,7 @@ def train(
         optimizer.step()
         losses.append(loss.item())
         if progress is not None:
-            progress(step, steps)
+            progress(step, steps, losses[-1])
     return model, losses, time.perf_counter() - start
 
 
