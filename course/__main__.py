@@ -126,6 +126,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also build its in-browser course (JupyterLite) into OUT/site",
     )
+    project = commands.add_parser(
+        "project",
+        help="check final projects (FOLDER/spec.json, FOLDER/op.py) against "
+        "PyTorch on inputs drawn for this run",
+    )
+    project.add_argument("folders", type=Path, nargs="+", help="project folders")
+    project.add_argument("--cases", type=int, default=8, help="cases per project")
     commands.add_parser(
         "lab-settings",
         help="make JupyterLab open the chapters (book/*.md) as notebooks",
@@ -144,7 +151,22 @@ def main(argv: list[str] | None = None) -> int:
         return run_release(args.out, args.give, args.site)
     if args.command == "export":
         return run_export(args.out, args.chapter, args.weights)
+    if args.command == "project":
+        return run_project(args.folders, args.cases)
     return run_grade(args)
+
+
+def run_project(folders: list[Path], cases: int) -> int:
+    """Checks each final project; one that cannot be run says why, and the
+    others go on."""
+    from course import project
+
+    scores = []
+    for folder in folders:
+        report = project.check(folder, count=max(1, min(cases, 50)))
+        print(f"{folder}: {report.text()}")
+        scores.append(report.score)
+    return 0 if all(score == 1.0 for score in scores) else 1
 
 
 def run_generate(check: bool) -> int:

@@ -1,0 +1,385 @@
+"""The final project's automatic part: one operation that a student adds to
+the engine, checked against PyTorch on inputs drawn for each run.
+
+A project folder holds two files (the brief, ``docs/final_project.md``,
+says what else the student hands in and how a teacher marks it):
+
+- ``spec.json``, data only: the PyTorch function the operation mirrors and
+  the inputs it takes, for example ``{"torch": "torch.nn.functional.mish",
+  "inputs": [{"shape": [3, 4], "low": -3, "high": 3}], "kwargs": {}}``;
+- ``op.py``: ``def op(*inputs, **kwargs)``, written on the engine (a
+  ``Function`` with its ``forward`` and ``backward``).
+
+The judge reads ``spec.json`` as JSON and never runs ``op.py`` itself. For
+each case it draws the inputs and an upstream gradient from the run's seed,
+computes PyTorch's value and gradients, and sends only the inputs into the
+sandbox (:mod:`course.sandbox`), where ``op.py`` runs on the engine
+(:mod:`course.project_child`). A case is right when the value and every
+gradient that came back equal PyTorch's (float32 tolerances); nothing else
+the sandbox says is believed, and the student sees, per case, only the
+input shapes and which parts were right.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import math
+import random
+import re
+import secrets
+import shutil
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from course import sandbox
+
+__all__ = ["Report", "check", "read_spec"]
+
+ROOT = Path(__file__).resolve().parent.parent
+NAME = re.compile(r"torch(\.[A-Za-z][A-Za-z0-9_]*)+")
+SPEC_BYTES = 10_000
+OP_BYTES = 200_000
+MAX_INPUTS = 4
+MAX_NUMEL = 256
+OUTPUT_BYTES = 4 * 2**20
+CHILD = "/runner/project_child.py"
+RTOL, ATOL = 1e-4, 1e-5
+
+
+class SpecError(ValueError):
+    """A ``spec.json`` the judge will not use, and why."""
+
+
+@dataclass
+class Case:
+    """One drawn case: the inputs, the upstream gradient, PyTorch's answer."""
+
+    inputs: list[tuple[list[float], list[int]]]
+    grad: list[float]
+    value: list[float]
+    shape: list[int]
+    grads: list[list[float] | None]
+
+
+@dataclass
+class Report:
+    """What the check found: per case, whether the value and the gradients
+    were right, or why the project was not run."""
+
+    torch_name: str = ""
+    right: list[bool] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    refused: str | None = None
+
+    @property
+    def score(self) -> float:
+        return sum(self.right) / len(self.right) if self.right else 0.0
+
+    def text(self) -> str:
+        if self.refused is not None:
+            return f"Not run: {self.refused}"
+        head = f"{self.torch_name}: {sum(self.right)} of {len(self.right)} cases right"
+        return "\n".join([head, *self.lines])
+
+
+# --- the spec, read as data --------------------------------------------------------
+
+
+def read_spec(folder: Path) -> dict[str, Any]:
+    """``spec.json`` checked: a name under ``torch`` that PyTorch has and the
+    engine lacks, 1 to 4 inputs of at most 256 elements with finite ranges,
+    and keyword arguments that are plain JSON values."""
+    import torch
+
+    path = folder / "spec.json"
+    if not path.is_file() or path.stat().st_size > SPEC_BYTES:
+        raise SpecError(f"{path.name} is missing or larger than {SPEC_BYTES} bytes")
+    try:
+        spec = json.loads(path.read_text("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise SpecError(f"{path.name} is not JSON: {error}") from None
+    if not isinstance(spec, dict) or set(spec) - {"torch", "inputs", "kwargs"}:
+        raise SpecError('spec.json holds "torch", "inputs" and "kwargs" only')
+    name = spec.get("torch")
+    if not isinstance(name, str) or not NAME.fullmatch(name) or "._" in name:
+        raise SpecError('"torch" names a public function, as "torch.special.entr"')
+    if not callable(_resolve(torch, name)):
+        raise SpecError(f"PyTorch has no function {name}")
+    if _resolve(_engine(), name) is not None:
+        raise SpecError(f"the engine already has {name}: pick one it lacks")
+    inputs = spec.get("inputs")
+    if not isinstance(inputs, list) or not 1 <= len(inputs) <= MAX_INPUTS:
+        raise SpecError(f'"inputs" lists 1 to {MAX_INPUTS} inputs')
+    for one in inputs:
+        _check_input(one)
+    kwargs = spec.get("kwargs", {})
+    if not isinstance(kwargs, dict) or not all(
+        isinstance(k, str) and _plain(v) for k, v in kwargs.items()
+    ):
+        raise SpecError('"kwargs" maps names to numbers, booleans, strings or None')
+    return {"torch": name, "inputs": inputs, "kwargs": kwargs}
+
+
+def _check_input(one: Any) -> None:
+    if not isinstance(one, dict) or set(one) != {"shape", "low", "high"}:
+        raise SpecError('each input is {"shape": [...], "low": x, "high": y}')
+    shape, low, high = one["shape"], one["low"], one["high"]
+    if not isinstance(shape, list) or len(shape) > 4:
+        raise SpecError("a shape lists at most 4 sizes")
+    if not all(type(s) is int and 1 <= s <= 16 for s in shape):
+        raise SpecError("each size is a whole number from 1 to 16")
+    if math.prod(shape) > MAX_NUMEL:
+        raise SpecError(f"an input has at most {MAX_NUMEL} elements")
+    numbers = [v for v in (low, high) if type(v) in (int, float)]
+    if len(numbers) != 2 or not all(math.isfinite(v) for v in numbers) or low >= high:
+        raise SpecError('"low" and "high" are finite numbers, low below high')
+
+
+def _plain(value: Any) -> bool:
+    if value is None or type(value) in (bool, int, str):
+        return True
+    return type(value) is float and math.isfinite(value)
+
+
+def _resolve(module: Any, name: str) -> Any:
+    found = module
+    for part in name.split(".")[1:]:
+        found = getattr(found, part, None)
+        if found is None:
+            return None
+    return found
+
+
+def _engine() -> Any:
+    import slowtorch_lib
+
+    return slowtorch_lib
+
+
+# --- the cases, drawn and answered outside the sandbox ----------------------------
+
+
+def draw_cases(spec: dict[str, Any], seed: str, count: int) -> list[Case]:
+    """``count`` cases drawn from ``seed``, with PyTorch's value and
+    gradients in float32 (a case where PyTorch raises is drawn again)."""
+    import torch
+
+    function = _resolve(torch, spec["torch"])
+    cases: list[Case] = []
+    rng = random.Random(seed)
+    for _ in range(count * 5):
+        if len(cases) == count:
+            break
+        inputs = [
+            ([rng.uniform(i["low"], i["high"]) for _ in range(math.prod(i["shape"]))],
+             list(i["shape"]))
+            for i in spec["inputs"]
+        ]  # fmt: skip
+        tensors = [
+            torch.tensor(v, dtype=torch.float32).reshape(s).requires_grad_()
+            for v, s in inputs
+        ]
+        try:
+            out = function(*tensors, **spec["kwargs"])
+            grad = [rng.uniform(-1, 1) for _ in range(out.numel())]
+            (out * torch.tensor(grad).reshape(out.shape)).sum().backward()
+        except (RuntimeError, TypeError, ValueError, AttributeError):
+            continue
+        cases.append(
+            Case(
+                [
+                    (t.detach().flatten().tolist(), s)
+                    for t, (_, s) in zip(tensors, inputs)
+                ],
+                grad,
+                out.detach().flatten().tolist(),
+                list(out.shape),
+                [
+                    None if t.grad is None else t.grad.flatten().tolist()
+                    for t in tensors
+                ],
+            )
+        )
+    return cases
+
+
+def flat(tensor: Any) -> list[float]:
+    return list(tensor.detach().flatten().tolist())
+
+
+def close(expected: list[float], got: Any) -> bool:
+    """Whether ``got`` is a list of numbers equal to ``expected`` (NaN to NaN)."""
+    if not isinstance(got, list) or len(got) != len(expected):
+        return False
+    for want, have in zip(expected, got):
+        if type(have) not in (int, float):
+            return False
+        if math.isnan(want) or math.isnan(have):
+            if not (math.isnan(want) and math.isnan(have)):
+                return False
+        elif not math.isclose(want, have, rel_tol=RTOL, abs_tol=ATOL):
+            return False
+    return True
+
+
+# --- the run in the sandbox --------------------------------------------------------
+
+
+def project_tree(dest: Path, op: Path) -> Path:
+    """What the sandbox sees: the engine, the runner's helpers, the child,
+    and the student's ``op.py`` (as ``project_op.py``)."""
+    shutil.copytree(ROOT / "slowtorch_lib", dest / "slowtorch_lib")
+    for name in ("runner.py", "project_child.py"):
+        shutil.copy(ROOT / "course" / name, dest / name)
+    shutil.copy(op, dest / "project_op.py")
+    for path in dest.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    dest.chmod(0o755)
+    return dest
+
+
+def run_child(
+    tree: Path, cases: list[Case], kwargs: dict[str, Any], limits: sandbox.Limits
+) -> dict[int, dict[str, Any]]:
+    """Runs ``op.py`` on the cases' inputs in the sandbox; what it answered
+    for each case (records of this run's nonce only, the first per case)."""
+    nonce = secrets.token_hex(16)
+    job: dict[str, Any] = {
+        "cases": [{"inputs": c.inputs, "grad": c.grad} for c in cases],
+        "kwargs": kwargs,
+        "limits": {
+            "memory": limits.memory,
+            "file_size": limits.file_size,
+            "processes": limits.processes,
+        },
+    }
+    python = sandbox.interpreter()
+    with sandbox.runner_user() as user:
+        job["user"] = user
+        process = subprocess.Popen(
+            sandbox.command(
+                tree, [python, "-I", "-S", "/runner/project_child.py"], user
+            ),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            start_new_session=True,
+        )
+        timer = threading.Timer(limits.seconds * 2, _kill, [process, user])
+        timer.start()
+        try:
+            assert process.stdin is not None and process.stdout is not None
+            try:
+                process.stdin.write(nonce.encode() + b"\n" + json.dumps(job).encode())
+                process.stdin.close()
+            except OSError:
+                pass
+            data = process.stdout.read(OUTPUT_BYTES + 1)
+        finally:
+            timer.cancel()
+            _kill(process, user)
+    return _answers(data[:OUTPUT_BYTES], nonce, len(cases))
+
+
+def _kill(process: subprocess.Popen[bytes], user: int | None = None) -> None:
+    """Stops the sandbox and, where it ran as a lent user, everything that
+    user runs (a process that changed users outlives its parent)."""
+    try:
+        process.kill()
+    except OSError:
+        pass
+    if user is not None:
+        sandbox.kill_user(user)
+
+
+def _answers(data: bytes, nonce: str, count: int) -> dict[int, dict[str, Any]]:
+    found: dict[int, dict[str, Any]] = {}
+    for line in data.split(b"\n"):
+        head, _, body = line.partition(b" ")
+        if head != nonce.encode():
+            continue
+        try:
+            record = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            continue
+        index = record.get("case") if isinstance(record, dict) else None
+        if type(index) is int and 0 <= index < count and index not in found:
+            found[index] = record
+    return found
+
+
+def said(answer: dict[str, Any], value_ok: bool, grads_ok: bool) -> str:
+    """A case's verdict in words the student's code cannot choose: an error
+    is named only if it is one of Python's own."""
+    if value_ok and grads_ok:
+        return "right"
+    if not answer:
+        return "no answer"
+    if "error" in answer:
+        name = answer["error"]
+        builtin = (
+            isinstance(name, str)
+            and isinstance(getattr(builtins, name, None), type)
+            and issubclass(getattr(builtins, name), BaseException)
+        )
+        return f"raised {name}" if builtin else "raised an exception"
+    return (
+        f"value {'right' if value_ok else 'wrong'}, "
+        f"gradients {'right' if grads_ok else 'wrong'}"
+    )
+
+
+# --- the check ------------------------------------------------------------------
+
+
+def check(
+    folder: Path,
+    count: int = 8,
+    seed: str | None = None,
+    limits: sandbox.Limits | None = None,
+) -> Report:
+    """Checks the project in ``folder`` on ``count`` cases drawn for this run."""
+    report = Report()
+    try:
+        spec = read_spec(folder)
+    except SpecError as error:
+        report.refused = str(error)
+        return report
+    report.torch_name = spec["torch"]
+    op = folder / "op.py"
+    if not op.is_file() or op.stat().st_size > OP_BYTES:
+        report.refused = f"op.py is missing or larger than {OP_BYTES} bytes"
+        return report
+    if sandbox.problem() is not None:
+        report.refused = f"no sandbox here: {sandbox.problem()}"
+        return report
+    cases = draw_cases(spec, seed or secrets.token_hex(8), count)
+    if len(cases) < count:
+        report.refused = f"PyTorch's {spec['torch']} raised on these inputs"
+        return report
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = project_tree(Path(scratch) / "tree", op)
+        answers = run_child(tree, cases, spec["kwargs"], limits or sandbox.Limits())
+    for index, case in enumerate(cases):
+        answer = answers.get(index, {})
+        value_ok = answer.get("shape") == case.shape and close(
+            case.value, answer.get("value")
+        )
+        got = answer.get("grads")
+        grads_ok = isinstance(got, list) and len(got) == len(case.grads)
+        grads_ok = grads_ok and all(
+            (g is None and w is None) or (w is not None and close(w, g))
+            for w, g in zip(case.grads, got or [])
+        )
+        report.right.append(value_ok and grads_ok)
+        shapes = ", ".join(str(tuple(s)) for _, s in case.inputs)
+        report.lines.append(
+            f"  case {index + 1}, inputs {shapes}: {said(answer, value_ok, grads_ok)}"
+        )
+    return report
