@@ -102,6 +102,10 @@ class Exercise:
         what: What a case is, in the summary line ("tensor operations").
         forbidden: Other engine names that hold the answer (the grader gives
             0 to an answer that imports or holds them).
+        not_to_use: Engine names that stay in the class engine (other parts
+            of it need them) but would do the exercise's work: the check and
+            the grader refuse an answer that imports, subclasses or holds
+            them, as they refuse the engine's own version.
         grading_cases: The grading-only cases (from ``grading_chNN.py``).
         drawn_cases: The grading-only cases whose inputs each grading run
             draws (``DRAWN`` in ``grading_chNN.py``): most of the marks.
@@ -116,6 +120,7 @@ class Exercise:
     target: str | None = None
     what: str = "cases"
     forbidden: Sequence[str] = ()
+    not_to_use: Sequence[str] = ()
     grading_cases: Sequence[Case] = field(default_factory=tuple)
     drawn_cases: Sequence[Case] = field(default_factory=tuple)
 
@@ -610,6 +615,29 @@ def message(report: Report, failures: int, reveal: bool = False) -> str:
     return "\n".join(lines)
 
 
+def engine_parts_used(exercise: Exercise, answer: Any) -> list[str]:
+    """The names of ``not_to_use`` that the answer is, subclasses or holds."""
+    from course.runner import holds_reference  # the grader's test, shared
+
+    module = sys.modules.get(str(exercise.target).rsplit(".", 1)[0])
+    return [
+        name
+        for name in exercise.not_to_use
+        if module is not None
+        and hasattr(module, name)
+        and holds_reference(answer, [getattr(module, name)])
+    ]
+
+
+def refusal(exercise: Exercise, used: list[str]) -> str:
+    names = ", ".join(f"`{name}`" for name in used)
+    return (
+        f"exercise {exercise.id} ({exercise.name}): your answer uses the engine's "
+        f"{names}, which already does this exercise's work; write it without "
+        "them (the grader gives 0 to an answer that uses them). Nothing was saved."
+    )
+
+
 def check(exercise_id: str, answer: Any, reveal: bool = False) -> None:
     """Checks a student's answer and prints the verdict. Never raises.
 
@@ -621,6 +649,10 @@ def check(exercise_id: str, answer: Any, reveal: bool = False) -> None:
     """
     try:
         exercise = load(exercise_id)
+        used = engine_parts_used(exercise, answer)
+        if used:
+            sys.stdout.write(refusal(exercise, used) + "\n")
+            return
         expected = expected_outcomes().get(exercise_id, {})
         report = evaluate(exercise, answer, exercise.cases, expected)
         if report.attempted and any(

@@ -85,7 +85,7 @@ _MISSING = object()
 
 def reference_names(exercise: Any) -> set[str]:
     """Names that hold the engine's own answer to this exercise."""
-    names = set(exercise.forbidden)
+    names = set(exercise.forbidden) | set(exercise.not_to_use)
     if exercise.target:
         parts = exercise.target.split(".")
         owner_is_class = parts[-2][:1].isupper()
@@ -144,7 +144,7 @@ def reference_objects(exercise: Any) -> list[Any]:
         exercise.target.rsplit(".", 1)[0],
     ):
         module = sys.modules.get(module_name)
-        for name in exercise.forbidden:
+        for name in [*exercise.forbidden, *exercise.not_to_use]:
             if module is not None and hasattr(module, name):
                 found.append(getattr(module, name))
     return found

@@ -176,6 +176,7 @@ def folded(size: tuple[int, int], kernel: Any, **settings: Any) -> Any:
 
     return run
 
+
 BLOCKS = [
     Case("F.fold to 8x8, 3x3 windows", folded((8, 8), 3)),
     Case("F.fold to 9x7, (3, 2) windows, stride 2", folded((9, 7), (3, 2), stride=2)),
@@ -674,5 +675,6 @@ EXERCISES = {
         ],
         target="slowtorch_lib.nn.modules.conv.Conv2d",
         what="convolution layers",
+        not_to_use=("_ConvNd", "_Conv"),
     ),
 }

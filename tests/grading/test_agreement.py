@@ -147,7 +147,8 @@ def engine_pieces() -> dict[str, str]:
     return {
         str(e.target).rsplit(".", 1)[1]: e.id
         for e in all_pieces()
-        if e.target and not any(hasattr(m, str(e.target).rsplit(".", 1)[1]) for m in public)
+        if e.target
+        and not any(hasattr(m, str(e.target).rsplit(".", 1)[1]) for m in public)
     }
 
 
@@ -175,3 +176,37 @@ def test_the_engine_calls_its_own_pieces_by_position() -> None:
                 if name in pieces:
                     by_keyword.append(f"{path}:{node.lineno} {name} ({pieces[name]})")
     assert not by_keyword, by_keyword
+
+
+SUBCLASSED_CONV = '''
+from slowtorch_lib.nn.modules.conv import _Conv
+
+
+class Conv2d(_Conv):
+    """The engine's own 2-d convolution, under the exercise's name."""
+'''
+
+
+def test_a_layer_that_subclasses_the_engines_convolution_is_refused_by_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """5.10 asks for nn.Conv2d built from Module; the engine's ``_Conv``
+    (which Conv1d needs, so the class edition keeps it) already is one. An
+    answer that subclasses it passes every case, so the notebook's check
+    refuses it, saves nothing, and the grader gives it 0."""
+    from course.checking import check
+
+    namespace: dict[str, Any] = {}
+    exec(SUBCLASSED_CONV, namespace)  # noqa: S102  (the attack, a fixed text)
+    check("5.10", namespace["Conv2d"])
+    said = capsys.readouterr().out
+    assert "`_Conv`, which already does" in said and "Nothing was saved" in said
+    path = tmp_path / "student" / f"{f.CHAPTER5}.ipynb"
+    path.parent.mkdir()
+    notebook = f.with_answers(
+        f.notebook("solutions", f.CHAPTER5), exercise_5_10=SUBCLASSED_CONV
+    )
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    result = grading.grade([(path, "student")], timeout=120, jobs=1)[0]
+    graded = result.exercises["5.10"]
+    assert graded.points == 0 and "_Conv" in graded.message, graded
