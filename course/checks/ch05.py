@@ -169,6 +169,8 @@ def folded(size: tuple[int, int], kernel: Any, **settings: Any) -> Any:
             columns = torch.ones(1, kh * kw, count)
             try:
                 out = torch.nn.functional.fold(columns, size, kernel, **settings)
+            except NotImplementedError:
+                raise  # a piece not written yet (a RuntimeError too) is no count
             except RuntimeError:
                 continue
             return count, out
