@@ -605,6 +605,27 @@ def test_a_fresh_edition_stops_at_the_first_unwritten_piece(
                 assert notebook == edition.notebook_of(load(other))
 
 
+def test_no_two_pieces_need_each_other_and_none_needs_a_later_chapter(
+    solved: dict[str, Any],
+) -> None:
+    """In the first round (the notebooks in order, each piece checked once),
+    the pieces a check says it needs: never one of a later chapter, and never
+    one that needs this piece back (a student could not check either first)."""
+    needs: dict[str, set[str]] = {}
+    for cells in solved["first"].values():
+        for cell in cells:
+            id = (cell["id"] or "").removeprefix("check-").replace("-", ".")
+            if id in PIECES:
+                named = re.findall(r"need(?:s)? exercise (\d+\.\d+)", cell["output"])
+                needs[id] = set(named)
+    assert len(needs) == len(PIECES)
+    for piece, needed in needs.items():
+        for other in needed:
+            chapter = int(piece.split(".")[0])
+            assert int(other.split(".")[0]) <= chapter, (piece, "needs", other)
+            assert piece not in needs.get(other, set()), (piece, "and", other)
+
+
 def test_after_the_solutions_every_piece_is_saved_and_every_check_passes(
     solved: dict[str, Any],
 ) -> None:

@@ -10,10 +10,12 @@ from typing import Any
 from course.checking import Case
 from course.checks import drawn as d
 from course.checks.ch01 import (
+    indexed_grad,
     layout,
     picked,
     reshaped,
     reshaped_copy,
+    sliced_grad,
     viewed,
     x3,
     x34,
@@ -42,6 +44,8 @@ CASES = {
         Case("x[-2:, 2:0:-1]", picked(lambda x: x[-2:, 2:0:-1])),
         Case("x[0, 3]", picked(lambda x: x[0, 3])),
         Case("x[:, None, 1, 1:]", picked(lambda x: x[:, None, 1, 1:])),
+        # a gradient runs chapter 2's backward pass (left out where it is unwritten)
+        Case("x[1, ::2, None, 1:3]: the gradient", sliced_grad),
     ],
     "1.11": [
         Case("x[[1], :, [0, 2]]", lambda t: x234(t)[[1], :, [0, 2]]),
@@ -52,6 +56,7 @@ CASES = {
         Case(
             "x[[0, -3], [1, 1], [3, -4]]", lambda t: x234(t)[[0, -3], [1, 1], [3, -4]]
         ),
+        Case("w[[0, 0, 1], :, [3, 3, 0]]: the gradient of w", indexed_grad),
     ],
     "1.5": [
         Case(
