@@ -23,12 +23,14 @@ As PyTorch does on the CPU, the input's contribution to the gates,
 ``MulBackward0`` and ``AddBackward0`` for an LSTM's ``h`` and ``c``...);
 the layers' outputs are a ``stack`` of the steps (``StackBackward0``), a
 ``cat`` of the two directions or of a packed sequence's steps
-(``CatBackward0``), as in PyTorch's own CPU loop. Two differences remain:
-a one-direction float32 LSTM's output in PyTorch comes from a fused oneDNN
-kernel (``MkldnnRnnLayerBackward0``), and with ``batch_first`` PyTorch's
-RNN and GRU transpose their output in place (``TransposeBackward1``);
-here both are ordinary operations (``StackBackward0``,
-``TransposeBackward0``). Values and gradients are the same.
+(``CatBackward0``), as in PyTorch's own CPU loop. A float32 LSTM without
+projections on a sequence that is not packed runs, in PyTorch, a fused
+oneDNN kernel: each layer and direction is one node,
+``MkldnnRnnLayerBackward0``, and here too (:class:`MkldnnRnnLayer` wraps
+the same loop). One difference remains: with ``batch_first`` PyTorch's RNN
+and GRU transpose their output in place (``TransposeBackward1``); here it
+is an ordinary ``transpose`` (``TransposeBackward0``). Values and
+gradients are the same.
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ from typing import Any, NamedTuple
 
 from slowtorch_lib._creation import empty, zeros
 from slowtorch_lib._dtype import dtype as Dtype
+from slowtorch_lib._dtype import float32
 from slowtorch_lib._tensor import Tensor
+from slowtorch_lib.autograd.engine import grad
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.grad_mode import enable_grad, is_grad_enabled
 from slowtorch_lib.nn import functional as F
 from slowtorch_lib.nn import init
 from slowtorch_lib.nn.modules.module import Module
@@ -201,6 +207,54 @@ def run_backward(
         outputs.append(current[0])
     outputs.reverse()
     return outputs, current
+
+
+# ----------------------------------------------------------------------
+# One LSTM layer as one graph node, as PyTorch records it
+# ----------------------------------------------------------------------
+
+Direction = Callable[[Tensor, Weights, State], tuple[Tensor, State]]
+
+
+class MkldnnRnnLayer(Function):
+    """One float32 LSTM layer in one direction, as a single graph node.
+
+    PyTorch runs this case with a fused kernel (oneDNN's) whose node is
+    ``MkldnnRnnLayerBackward0``, with outputs ``(output, h, c)``. Here
+    ``forward`` runs the layer's usual loop, ``run``, recording its graph
+    privately; ``backward`` differentiates that private graph. So values
+    and gradients are the loop's, and the graph shows PyTorch's node.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, *inputs: Tensor | None, run: Direction
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        # inputs: input, w_ih, w_hh, b_ih, b_hh, h0, c0 (biases may be None)
+        private = [
+            None if t is None else t.detach().requires_grad_(need)
+            for t, need in zip(inputs, ctx.needs_input_grad)
+        ]
+        input, w_ih, w_hh, b_ih, b_hh, h0, c0 = private
+        assert input is not None and w_ih is not None and w_hh is not None
+        assert h0 is not None and c0 is not None
+        with enable_grad():
+            output, (h, c) = run(input, Weights(w_ih, w_hh, b_ih, b_hh), (h0, c0))
+        ctx.save_for_backward(*private, output, h, c)
+        return output.detach(), h.detach(), c.detach()
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> tuple[Tensor | None, ...]:
+        *private, output, h, c = ctx.saved_tensors
+        wanted = [t for t in private if t is not None and t.requires_grad]
+        found = iter(
+            grad((output, h, c), wanted, grad_outputs, retain_graph=True)
+            if wanted
+            else ()
+        )
+        return tuple(
+            next(found) if t is not None and t.requires_grad else None for t in private
+        )
 
 
 # ----------------------------------------------------------------------
@@ -494,7 +548,12 @@ class RNNBase(Module):
             for direction in range(directions):
                 index = layer * directions + direction
                 start = tuple(s[index] for s in starts)
-                output, final = self._run_direction(
+                run = (
+                    self._run_fused
+                    if self._fused(input, packed)
+                    else self._run_direction
+                )
+                output, final = run(
                     input, sizes, start, self._weights(index), direction, packed
                 )
                 outputs.append(output)
@@ -525,6 +584,38 @@ class RNNBase(Module):
         run = run_backward if direction else run_forward
         outputs, final = run(STEPS[self.mode], steps, sizes, state, weights)
         return (cat(outputs, 0) if packed else stack(outputs, 0)), final
+
+    def _fused(self, input: Tensor, packed: bool) -> bool:
+        """Whether PyTorch records this layer as one ``MkldnnRnnLayer`` node:
+        an LSTM without projections on a float32 sequence that is not packed
+        (and grad mode on: otherwise there is no graph to show)."""
+        return (
+            self.mode == "LSTM"
+            and self.proj_size == 0
+            and input.dtype == float32
+            and not packed
+            and is_grad_enabled()
+        )
+
+    def _run_fused(
+        self,
+        input: Tensor,
+        sizes: list[int],
+        state: State,
+        weights: Weights,
+        direction: int,
+        packed: bool,
+    ) -> tuple[Tensor, State]:
+        """:meth:`_run_direction` as one :class:`MkldnnRnnLayer` node."""
+
+        def run(input: Tensor, weights: Weights, state: State) -> tuple[Tensor, State]:
+            return self._run_direction(input, sizes, state, weights, direction, packed)
+
+        w_ih, w_hh, b_ih, b_hh, _ = weights
+        output, h, c = MkldnnRnnLayer.apply(
+            input, w_ih, w_hh, b_ih, b_hh, *state, run=run
+        )
+        return output, (h, c)
 
     def extra_repr(self) -> str:
         text = f"{self.input_size}, {self.hidden_size}"
@@ -707,6 +798,38 @@ class RNNCellBase(Module):
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -bound, bound)
+
+    def _fused(self, input: Tensor, packed: bool) -> bool:
+        """Whether PyTorch records this layer as one ``MkldnnRnnLayer`` node:
+        an LSTM without projections on a float32 sequence that is not packed
+        (and grad mode on: otherwise there is no graph to show)."""
+        return (
+            self.mode == "LSTM"
+            and self.proj_size == 0
+            and input.dtype == float32
+            and not packed
+            and is_grad_enabled()
+        )
+
+    def _run_fused(
+        self,
+        input: Tensor,
+        sizes: list[int],
+        state: State,
+        weights: Weights,
+        direction: int,
+        packed: bool,
+    ) -> tuple[Tensor, State]:
+        """:meth:`_run_direction` as one :class:`MkldnnRnnLayer` node."""
+
+        def run(input: Tensor, weights: Weights, state: State) -> tuple[Tensor, State]:
+            return self._run_direction(input, sizes, state, weights, direction, packed)
+
+        w_ih, w_hh, b_ih, b_hh, _ = weights
+        output, h, c = MkldnnRnnLayer.apply(
+            input, w_ih, w_hh, b_ih, b_hh, *state, run=run
+        )
+        return output, (h, c)
 
     def extra_repr(self) -> str:
         text = f"{self.input_size}, {self.hidden_size}"
