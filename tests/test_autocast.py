@@ -388,3 +388,74 @@ def test_the_state_is_restored_after_an_error() -> None:
     assert (a @ b).dtype == st.float32
     with st.autocast("cpu"):
         assert (a @ b).dtype == st.bfloat16
+
+
+RECURRENT: dict[str, Callable[[Any], Any]] = {
+    "rnn": lambda nn: nn.RNN(3, 4),
+    "rnn_relu_2_layers": lambda nn: nn.RNN(3, 4, 2, nonlinearity="relu"),
+    "lstm": lambda nn: nn.LSTM(3, 4),
+    "lstm_bidirectional": lambda nn: nn.LSTM(3, 4, bidirectional=True),
+    "gru": lambda nn: nn.GRU(3, 4),
+    "packed_lstm": lambda nn: nn.LSTM(3, 4),
+    "lstm_cell": lambda nn: nn.LSTMCell(3, 4),
+    "gru_cell": lambda nn: nn.GRUCell(3, 4),
+}
+
+
+def recurrent(lib: Any, name: str) -> Any:
+    """The layer under autocast: dtypes and graph, values and gradients."""
+    layer = RECURRENT[name](lib.nn)
+    with lib.no_grad():
+        for index, parameter in enumerate(layer.parameters()):
+            parameter.copy_(leaves(lib, [tuple(parameter.shape)], seed=index)[0])
+    (x,) = leaves(lib, [(3, 2, 3)])
+    with lib.autocast("cpu"):
+        if name == "packed_lstm":
+            x_in = lib.nn.utils.rnn.pack_padded_sequence(x, [3, 2])
+            output, rest = layer(x_in)
+            output = output.data
+        elif name.endswith("cell"):
+            output, rest = layer(x[0]), ()
+        else:
+            output, rest = layer(x)
+    results = [*output, *rest] if isinstance(output, tuple) else [output]
+    if not isinstance(output, tuple):
+        results += list(rest) if isinstance(rest, tuple) else [rest]
+    sum(r.float().sum() for r in results).backward()
+    return (
+        [str(r.dtype) for r in results],
+        [node_names(r) for r in results],
+        [r.float().tolist() for r in results],
+        x.grad.tolist(),
+    )
+
+
+@pytest.mark.parametrize("name", list(RECURRENT))
+def test_recurrent_layers_match_torch(name: str) -> None:
+    # PyTorch runs RNN and LSTM layers in bfloat16, as a whole (input, state
+    # and weights cast); GRU, cells and packed sequences return float32.
+    torch = pytest.importorskip("torch")
+    ours, theirs = recurrent(st, name), recurrent(torch, name)
+    assert ours[:2] == theirs[:2]
+    if name.startswith("rnn"):
+        assert ours[2] == theirs[2]  # the values; gradients round on the way
+        assert close(ours[3], theirs[3], 2**-6)
+    else:
+        # PyTorch's LSTM kernel keeps its gates in float32, and its GRU and
+        # cells cast their inner products: values a few bfloat16 steps apart
+        for mine, other in zip(ours[2:], theirs[2:]):
+            assert largest_difference(mine, other) < 2**-4
+
+
+def flat(values: Any) -> list[float]:
+    if isinstance(values, list):
+        return [number for value in values for number in flat(value)]
+    return [values]
+
+
+def largest_difference(ours: Any, theirs: Any) -> float:
+    """The largest difference, as a fraction of the largest value."""
+    mine, other = flat(ours), flat(theirs)
+    assert len(mine) == len(other)
+    scale = max(abs(value) for value in other)
+    return max(abs(a - b) for a, b in zip(mine, other)) / scale

@@ -33,6 +33,7 @@ from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.ops.copying import to_dtype
 
 __all__ = [
+    "autocast_lower",
     "autocast_decrement_nesting",
     "autocast_increment_nesting",
     "clear_autocast_cache",
@@ -43,6 +44,7 @@ __all__ = [
     "is_autocast_enabled",
     "full_precision",
     "lower_precision",
+    "outside_autocast",
     "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype",
     "set_autocast_cpu_enabled",
@@ -176,6 +178,14 @@ def _cast(tensor: Any, dtype: dtypes.dtype) -> Any:
     return cast
 
 
+def autocast_lower(tensor: Any) -> Any:
+    """``tensor`` as an operation in the lower precision receives it under
+    CPU autocast (as it is outside autocast, or if not a tensor)."""
+    if AUTOCAST.busy or not AUTOCAST.enabled.get("cpu"):
+        return tensor
+    return _cast(tensor, AUTOCAST.dtype_of["cpu"])
+
+
 def _autocasting(function: F, lower: bool) -> F:
     """``function``, its tensor arguments cast first under CPU autocast: to
     the lower precision if ``lower``, else to float32. The operations it
@@ -194,6 +204,22 @@ def _autocasting(function: F, lower: bool) -> F:
             return function(*args, **kwargs)
         finally:
             state.busy = False
+
+    return wrapper  # type: ignore[return-value]
+
+
+def outside_autocast(function: F) -> F:
+    """Marks an operation PyTorch runs as one kernel, whose own steps
+    autocast does not reach (the recurrent layers and cells): inside it,
+    nothing is cast."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        busy, AUTOCAST.busy = AUTOCAST.busy, True
+        try:
+            return function(*args, **kwargs)
+        finally:
+            AUTOCAST.busy = busy
 
     return wrapper  # type: ignore[return-value]
 

@@ -23,8 +23,8 @@ As PyTorch does on the CPU, the input's contribution to the gates,
 ``MulBackward0`` and ``AddBackward0`` for an LSTM's ``h`` and ``c``...);
 the layers' outputs are a ``stack`` of the steps (``StackBackward0``), a
 ``cat`` of the two directions or of a packed sequence's steps
-(``CatBackward0``), as in PyTorch's own CPU loop. A float32 LSTM without
-projections on a sequence that is not packed runs, in PyTorch, a fused
+(``CatBackward0``), as in PyTorch's own CPU loop. A float32 (or bfloat16)
+LSTM without projections on a sequence that is not packed runs, in PyTorch, a fused
 oneDNN kernel: each layer and direction is one node,
 ``MkldnnRnnLayerBackward0``, and here too (:class:`MkldnnRnnLayer` wraps
 the same loop). One difference remains: with ``batch_first`` PyTorch's RNN
@@ -42,8 +42,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from slowtorch_lib._creation import empty, zeros
+from slowtorch_lib._dtype import bfloat16, float32
 from slowtorch_lib._dtype import dtype as Dtype
-from slowtorch_lib._dtype import float32
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.engine import grad
 from slowtorch_lib.autograd.function import Function, FunctionCtx
@@ -53,6 +53,7 @@ from slowtorch_lib.nn import init
 from slowtorch_lib.nn.modules.module import Module
 from slowtorch_lib.nn.parameter import Parameter
 from slowtorch_lib.nn.utils.rnn import PackedSequence
+from slowtorch_lib.ops.autocast import autocast_lower, outside_autocast
 from slowtorch_lib.ops.joining import cat, stack
 
 __all__ = [
@@ -217,7 +218,7 @@ Direction = Callable[[Tensor, Weights, State], tuple[Tensor, State]]
 
 
 class MkldnnRnnLayer(Function):
-    """One float32 LSTM layer in one direction, as a single graph node.
+    """One float32 (or bfloat16) LSTM layer in one direction, as one node.
 
     PyTorch runs this case with a fused kernel (oneDNN's) whose node is
     ``MkldnnRnnLayerBackward0``, with outputs ``(output, h, c)``. Here
@@ -539,7 +540,27 @@ class RNNBase(Module):
 
         ``input`` is ``(L, N, H_in)``, or a packed sequence's rows; ``state``
         holds one ``(N, H)`` slice per layer and direction.
+
+        Under CPU autocast PyTorch runs an RNN or an LSTM (not a GRU, not a
+        packed sequence) in the lower precision: its input, state and
+        weights are cast first. Inside, autocast casts nothing more.
         """
+        weights = [self._weights(index) for index in range(len(self._all_weights))]
+        if not packed and self.mode != "GRU":
+            input = autocast_lower(input)
+            state = tuple(autocast_lower(s) for s in state)
+            weights = [Weights(*map(autocast_lower, w)) for w in weights]
+        return self._layers(input, sizes, state, weights, packed)
+
+    @outside_autocast
+    def _layers(
+        self,
+        input: Tensor,
+        sizes: list[int],
+        state: State,
+        weights: list[Weights],
+        packed: bool,
+    ) -> tuple[Tensor, State]:
         directions = 2 if self.bidirectional else 1
         starts = [s.unbind(0) for s in state]
         finals: list[State] = []
@@ -554,7 +575,7 @@ class RNNBase(Module):
                     else self._run_direction
                 )
                 output, final = run(
-                    input, sizes, start, self._weights(index), direction, packed
+                    input, sizes, start, weights[index], direction, packed
                 )
                 outputs.append(output)
                 finals.append(final)
@@ -587,12 +608,13 @@ class RNNBase(Module):
 
     def _fused(self, input: Tensor, packed: bool) -> bool:
         """Whether PyTorch records this layer as one ``MkldnnRnnLayer`` node:
-        an LSTM without projections on a float32 sequence that is not packed
-        (and grad mode on: otherwise there is no graph to show)."""
+        an LSTM without projections on a float32 (or bfloat16) sequence that
+        is not packed (and grad mode on: otherwise there is no graph to
+        show)."""
         return (
             self.mode == "LSTM"
             and self.proj_size == 0
-            and input.dtype == float32
+            and input.dtype in (float32, bfloat16)
             and not packed
             and is_grad_enabled()
         )
@@ -801,12 +823,13 @@ class RNNCellBase(Module):
 
     def _fused(self, input: Tensor, packed: bool) -> bool:
         """Whether PyTorch records this layer as one ``MkldnnRnnLayer`` node:
-        an LSTM without projections on a float32 sequence that is not packed
-        (and grad mode on: otherwise there is no graph to show)."""
+        an LSTM without projections on a float32 (or bfloat16) sequence that
+        is not packed (and grad mode on: otherwise there is no graph to
+        show)."""
         return (
             self.mode == "LSTM"
             and self.proj_size == 0
-            and input.dtype == float32
+            and input.dtype in (float32, bfloat16)
             and not packed
             and is_grad_enabled()
         )
@@ -840,6 +863,7 @@ class RNNCellBase(Module):
             text += f", nonlinearity={nonlinearity}"
         return text
 
+    @outside_autocast
     def _step(self, step: Step, input: Tensor, state: State | None) -> State:
         """Checks the input and state, then runs one ``step``.
 
