@@ -149,3 +149,35 @@ def test_the_fused_node_gives_the_loops_gradients(
     assert plain[0][0] in ("StackBackward0", "CatBackward0")
     assert fused[0] != plain[0] or settings.get("bidirectional")
     assert fused[1:] == plain[1:]
+
+
+def test_second_derivatives_reach_the_inputs_as_in_torch() -> None:
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    theirs = torch.nn.LSTM(IN, HIDDEN, num_layers=2)
+    ours = st.nn.LSTM(IN, HIDDEN, num_layers=2)
+    ours.load_state_dict(
+        {k: st.tensor(v.tolist()) for k, v in theirs.state_dict().items()}
+    )
+    results = []
+    for lib, layer in ((st, ours), (torch, theirs)):
+        x = lib.tensor(
+            [
+                [[0.1 * i - 0.2 * j + 0.05 * k for k in range(IN)] for j in range(2)]
+                for i in range(SEQ)
+            ]
+        ).requires_grad_()
+        output, _ = layer(x)
+        (gradient,) = lib.autograd.grad((output * output).sum(), x, create_graph=True)
+        (gradient * gradient).sum().backward()
+        results.append([gradient.tolist(), layer.weight_hh_l0.grad.tolist()])
+    ours_flat, theirs_flat = flat(results[0]), flat(results[1])
+    assert all(
+        abs(a - b) < 1e-5 + 1e-4 * abs(b) for a, b in zip(ours_flat, theirs_flat)
+    )
+
+
+def flat(values: Any) -> list[float]:
+    if isinstance(values, list):
+        return [number for value in values for number in flat(value)]
+    return [values]

@@ -224,7 +224,9 @@ class MkldnnRnnLayer(Function):
     ``MkldnnRnnLayerBackward0``, with outputs ``(output, h, c)``. Here
     ``forward`` runs the layer's usual loop, ``run``, recording its graph
     privately; ``backward`` differentiates that private graph. So values
-    and gradients are the loop's, and the graph shows PyTorch's node.
+    and gradients are the loop's, and the graph shows PyTorch's node. (For
+    a graph of the gradients, ``create_graph=True``, the backward runs the
+    loop again on the inputs themselves, so second derivatives reach them.)
     """
 
     @staticmethod
@@ -236,26 +238,33 @@ class MkldnnRnnLayer(Function):
             None if t is None else t.detach().requires_grad_(need)
             for t, need in zip(inputs, ctx.needs_input_grad)
         ]
-        input, w_ih, w_hh, b_ih, b_hh, h0, c0 = private
-        assert input is not None and w_ih is not None and w_hh is not None
-        assert h0 is not None and c0 is not None
         with enable_grad():
-            output, (h, c) = run(input, Weights(w_ih, w_hh, b_ih, b_hh), (h0, c0))
-        ctx.save_for_backward(*private, output, h, c)
-        return output.detach(), h.detach(), c.detach()
+            results = _run_layer(run, private)
+        ctx.run = run
+        ctx.save_for_backward(*inputs, *private, *results)
+        return results[0].detach(), results[1].detach(), results[2].detach()
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> tuple[Tensor | None, ...]:
-        *private, output, h, c = ctx.saved_tensors
-        wanted = [t for t in private if t is not None and t.requires_grad]
+        saved = ctx.saved_tensors
+        inputs, private, results = saved[:7], saved[7:14], saved[14:]
+        create_graph = is_grad_enabled()
+        if create_graph:
+            private = inputs
+            results = _run_layer(ctx.run, inputs)
+        needs = ctx.needs_input_grad
+        wanted = [t for t, need in zip(private, needs) if need]
         found = iter(
-            grad((output, h, c), wanted, grad_outputs, retain_graph=True)
-            if wanted
-            else ()
+            grad(results, wanted, grad_outputs, True, create_graph) if wanted else ()
         )
-        return tuple(
-            next(found) if t is not None and t.requires_grad else None for t in private
-        )
+        return tuple(next(found) if need else None for need in needs)
+
+
+def _run_layer(run: Direction, inputs: Any) -> tuple[Tensor, Tensor, Tensor]:
+    """``run`` on ``(input, w_ih, w_hh, b_ih, b_hh, h0, c0)``: output, h, c."""
+    input, w_ih, w_hh, b_ih, b_hh, h0, c0 = inputs
+    output, (h, c) = run(input, Weights(w_ih, w_hh, b_ih, b_hh), (h0, c0))
+    return output, h, c
 
 
 # ----------------------------------------------------------------------
