@@ -147,8 +147,7 @@ def engine_pieces() -> dict[str, str]:
     return {
         str(e.target).rsplit(".", 1)[1]: e.id
         for e in all_pieces()
-        if e.target
-        and not any(hasattr(m, str(e.target).rsplit(".", 1)[1]) for m in public)
+        if e.target and not any(hasattr(m, str(e.target).rsplit(".", 1)[1]) for m in public)
     }
 
 
