@@ -12,7 +12,9 @@ usual, in the dtype of its inputs.
 This module holds the switch (per device, as PyTorch keeps it) and the
 decorators the listed operations wear: :func:`lower_precision`, and
 :func:`full_precision` for the few (the losses, ``prod``) that PyTorch
-runs in float32 under autocast whatever their inputs.
+runs in float32 under autocast whatever their inputs. The recurrent
+layers, which PyTorch runs as single kernels, use :func:`autocast_lower`
+and :func:`outside_autocast` (see ``nn/modules/rnn.py``).
 
 The cast of a leaf that requires grad (a parameter) is made once per
 ``autocast`` region and reused, as PyTorch does: a weight used at every
@@ -33,9 +35,9 @@ from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.ops.copying import to_dtype
 
 __all__ = [
-    "autocast_lower",
     "autocast_decrement_nesting",
     "autocast_increment_nesting",
+    "autocast_lower",
     "clear_autocast_cache",
     "get_autocast_cpu_dtype",
     "get_autocast_dtype",
@@ -179,8 +181,8 @@ def _cast(tensor: Any, dtype: dtypes.dtype) -> Any:
 
 
 def autocast_lower(tensor: Any) -> Any:
-    """``tensor`` as an operation in the lower precision receives it under
-    CPU autocast (as it is outside autocast, or if not a tensor)."""
+    """``tensor`` as an operation in the lower precision receives it: cast
+    under CPU autocast, unchanged outside it (or if not a tensor)."""
     if AUTOCAST.busy or not AUTOCAST.enabled.get("cpu"):
         return tensor
     return _cast(tensor, AUTOCAST.dtype_of["cpu"])
