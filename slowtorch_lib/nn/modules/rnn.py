@@ -23,9 +23,9 @@ As PyTorch does on the CPU, the input's contribution to the gates,
 ``MulBackward0`` and ``AddBackward0`` for an LSTM's ``h`` and ``c``...);
 the layers' outputs are a ``stack`` of the steps (``StackBackward0``), a
 ``cat`` of the two directions or of a packed sequence's steps
-(``CatBackward0``), as in PyTorch's own CPU loop. A float32 (or bfloat16)
-LSTM without projections on a sequence that is not packed runs, in PyTorch, a fused
-oneDNN kernel: each layer and direction is one node,
+(``CatBackward0``), as in PyTorch's own CPU loop. For a float32 (or
+bfloat16) LSTM without projections on a sequence that is not packed,
+PyTorch runs a fused oneDNN kernel: each layer and direction is one node,
 ``MkldnnRnnLayerBackward0``, and here too (:class:`MkldnnRnnLayer` wraps
 the same loop). One difference remains: with ``batch_first`` PyTorch's RNN
 and GRU transpose their output in place (``TransposeBackward1``); here it
@@ -829,39 +829,6 @@ class RNNCellBase(Module):
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -bound, bound)
-
-    def _fused(self, input: Tensor, packed: bool) -> bool:
-        """Whether PyTorch records this layer as one ``MkldnnRnnLayer`` node:
-        an LSTM without projections on a float32 (or bfloat16) sequence that
-        is not packed (and grad mode on: otherwise there is no graph to
-        show)."""
-        return (
-            self.mode == "LSTM"
-            and self.proj_size == 0
-            and input.dtype in (float32, bfloat16)
-            and not packed
-            and is_grad_enabled()
-        )
-
-    def _run_fused(
-        self,
-        input: Tensor,
-        sizes: list[int],
-        state: State,
-        weights: Weights,
-        direction: int,
-        packed: bool,
-    ) -> tuple[Tensor, State]:
-        """:meth:`_run_direction` as one :class:`MkldnnRnnLayer` node."""
-
-        def run(input: Tensor, weights: Weights, state: State) -> tuple[Tensor, State]:
-            return self._run_direction(input, sizes, state, weights, direction, packed)
-
-        w_ih, w_hh, b_ih, b_hh, _ = weights
-        output, h, c = MkldnnRnnLayer.apply(
-            input, w_ih, w_hh, b_ih, b_hh, *state, run=run
-        )
-        return output, (h, c)
 
     def extra_repr(self) -> str:
         text = f"{self.input_size}, {self.hidden_size}"
