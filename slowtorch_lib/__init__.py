@@ -60,6 +60,7 @@ from slowtorch_lib import (
     amp,
     autograd,
     backends,
+    cpu,
     cuda,
     distributed,
     nn,
@@ -147,6 +148,21 @@ from slowtorch_lib.ops import (
     sorting,
     trigonometry,
     views,
+)
+from slowtorch_lib.ops.autocast import (
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
 )
 from slowtorch_lib.ops.bitwise import *  # noqa: F403
 from slowtorch_lib.ops.common import *  # noqa: F403
@@ -270,6 +286,22 @@ __all__ = [
     "utils",
 ]
 __all__ += ["accelerator", "amp", "autocast", "backends", "distributed", "onnx"]
+__all__ += [
+    "autocast_decrement_nesting",
+    "autocast_increment_nesting",
+    "clear_autocast_cache",
+    "cpu",
+    "get_autocast_cpu_dtype",
+    "get_autocast_dtype",
+    "is_autocast_cache_enabled",
+    "is_autocast_cpu_enabled",
+    "is_autocast_enabled",
+    "set_autocast_cache_enabled",
+    "set_autocast_cpu_dtype",
+    "set_autocast_cpu_enabled",
+    "set_autocast_dtype",
+    "set_autocast_enabled",
+]
 __all__ += ["get_printoptions", "set_printoptions"]
 
 __version__ = "0.1.0"

@@ -28,7 +28,8 @@ why ``torch.load`` uses a *weights-only* unpickler by default (since PyTorch
 :mod:`slowtorch_lib._weights_only_unpickler`): it runs the pickle one
 instruction at a time, knows only the instructions that build data, and
 imports nothing. Anything else is refused with :class:`pickle.UnpicklingError`
-before it runs.
+before it runs: a NumPy array, for one, is pickled as a call to NumPy's
+``_reconstruct``, so a file holding one loads only with ``weights_only=False``.
 The archive is checked as carefully: every record must be stored and lie
 inside the file, and every storage must hold exactly the bytes its persistent
 id claims, so nothing larger than the file is ever allocated.
@@ -86,6 +87,8 @@ def save(
     ``obj`` may be a tensor (or ``Parameter``), a ``state_dict``, or dicts,
     lists and tuples of tensors, ints, floats, strings, bools, ``None`` and
     dtypes: what ``torch.load(f)`` reads with its default ``weights_only=True``.
+    It may also hold NumPy arrays, scalars and dtypes, which load only with
+    ``weights_only=False`` (in PyTorch too: they are rebuilt by calling NumPy).
     Tensors keep their dtype, shape, strides, offset and ``requires_grad``;
     tensors that share a storage (views) are saved with one copy of it and
     come back sharing it. A ``grad`` and a ``grad_fn`` are not saved.
@@ -186,11 +189,13 @@ class WeightsPickler:
             self._list(obj)
         elif type(obj) in (dict, OrderedDict):
             self._dict(obj)
+        elif is_numpy(obj):
+            self._numpy(obj)
         else:
             raise pickle.PicklingError(
                 f"save() cannot store a {type(obj).__name__}: it stores tensors, "
                 "dicts, lists and tuples of them, numbers, strings and None, what "
-                "torch.load(f) reads with weights_only=True"
+                "torch.load(f) reads with weights_only=True, and NumPy arrays"
             )
 
     def _int(self, value: int) -> None:
@@ -288,6 +293,48 @@ class WeightsPickler:
         self._int(len(storage))
         self.out += pickle.TUPLE + pickle.BINPERSID
 
+    def _numpy(self, obj: Any) -> None:
+        """A NumPy array, scalar or dtype, as :mod:`pickle` writes it: the
+        call its ``__reduce_ex__(2)`` names (``_reconstruct``, ``scalar``,
+        ``dtype``), then ``BUILD`` with its state. NumPy itself is not
+        imported: the object describes itself. ``load`` reads such a file
+        with ``weights_only=False`` only, as ``torch.load`` does."""
+        function, args, *rest = obj.__reduce_ex__(2)
+        self._reduce_part(function)
+        self._reduce_part(args)
+        self.out += pickle.REDUCE
+        self._put(obj)
+        if rest and rest[0] is not None:
+            self._reduce_part(rest[0])
+            self.out += pickle.BUILD
+
+    def _reduce_part(self, part: Any) -> None:
+        """A piece of a NumPy object's reduction: also classes, functions
+        and raw bytes, which nothing else saved here holds."""
+        if isinstance(part, type) or callable(part) and not is_numpy(part):
+            self._global(part.__module__, part.__qualname__)
+        elif isinstance(part, bytes):
+            self._bytes(part)
+        elif type(part) is tuple:
+            self.out += pickle.MARK
+            for item in part:
+                self._reduce_part(item)
+            self.out += pickle.TUPLE
+        else:
+            self.write(part)
+
+    def _bytes(self, data: bytes) -> None:
+        """Protocol 2 has no bytes: ``_codecs.encode(latin-1 text, "latin1")``."""
+        if not data:
+            self._global("__builtin__", "bytes")
+            self.out += pickle.EMPTY_TUPLE + pickle.REDUCE
+            return
+        self._global("_codecs", "encode")
+        self.out += pickle.MARK
+        self._str(data.decode("latin1"))
+        self._str("latin1")
+        self.out += pickle.TUPLE + pickle.REDUCE
+
     def _put(self, obj: Any) -> None:
         index = self._memo[id(obj)] = len(self._memo)
         self._kept.append(obj)
@@ -301,6 +348,11 @@ class WeightsPickler:
             self.out += pickle.BINGET + bytes([index])
         else:
             self.out += pickle.LONG_BINGET + struct.pack("<I", index)
+
+
+def is_numpy(obj: Any) -> bool:
+    """Whether ``obj`` is a NumPy object (found without importing NumPy)."""
+    return type(obj).__module__.split(".")[0] == "numpy"
 
 
 def zip_archive(folder: str, records: dict[str, bytes]) -> bytes:
@@ -399,7 +451,35 @@ def load(
     try:
         return unpickler.load()
     except pickle.UnpicklingError as error:
-        raise pickle.UnpicklingError(f"Weights only load failed. {error}") from None
+        raise pickle.UnpicklingError(weights_only_message(str(error))) from None
+
+
+UNSAFE_MESSAGE = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument "
+    "in `torch.load` from `False` to `True`. Re-running `torch.load` with "
+    "`weights_only` set to `False` will likely succeed, but it can result in "
+    "arbitrary code execution. Do it only if you got the file from a trusted source."
+)
+
+
+def weights_only_message(message: str) -> str:
+    """The error for a file the weights-only loader refused.
+
+    For a global it does not allow (a NumPy array's ``_reconstruct``, a
+    program's own class), PyTorch's advice: load with ``weights_only=False``
+    if the file is trusted. PyTorch's other way, an allowlist
+    (``torch.serialization.add_safe_globals``), is not in this engine.
+    """
+    if "was not an allowed global by default" not in message:
+        return f"Weights only load failed. {message}"
+    return (
+        "Weights only load failed. This file can still be loaded, to do so you "
+        "have one option, \033[1mdo it only if you trust the source of the "
+        f"checkpoint\033[0m. \n\t(1) {UNSAFE_MESSAGE}\n\tWeightsUnpickler error: "
+        f"{message}.\n\nCheck the documentation of torch.load to learn more about "
+        "types accepted by default with weights_only "
+        "https://pytorch.org/docs/stable/generated/torch.load.html."
+    )
 
 
 def _check_load_options(

@@ -34,10 +34,11 @@ PROGRAMS = [
     "printing_tour",
     "mixed_precision_cpu",
     "device_setup",
+    "cpu_autocast_checkpoint",
 ]
 
 # The programs that need NumPy (skipped without it).
-NEEDS_NUMPY = {"tensors_tutorial", "numpy_pipeline"}
+NEEDS_NUMPY = {"tensors_tutorial", "numpy_pipeline", "cpu_autocast_checkpoint"}
 
 
 def assert_close(ours: Any, theirs: Any, where: str) -> None:

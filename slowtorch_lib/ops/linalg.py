@@ -22,6 +22,7 @@ from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop, expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import pointwise
+from slowtorch_lib.ops.autocast import lower_precision
 from slowtorch_lib.ops.common import (
     EXACT,
     accepts_out,
@@ -274,6 +275,7 @@ class Dot(Function):
         return grad_a, grad_b
 
 
+@lower_precision
 @accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -281,6 +283,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return Mm.apply(input, mat2)
 
 
+@lower_precision
 @accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -342,6 +345,7 @@ class SqueezeAfterMatmul(Function):
         return grad_output.unsqueeze(ctx.dim)
 
 
+@lower_precision
 @accepts_out(dtype_refusal=EXACT)
 @tensor_input
 def matmul(input: Tensor, other: Tensor) -> Tensor:
@@ -503,6 +507,7 @@ class Addmm(Function):
         return grad_bias, grad_m1, grad_m2
 
 
+@lower_precision
 @accepts_out
 def addmm(
     input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1

@@ -30,6 +30,7 @@ from slowtorch_lib._tensor_kernels import (
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+from slowtorch_lib.ops.autocast import full_precision
 from slowtorch_lib.ops.common import (
     EXACT,
     accepts_out,
@@ -413,6 +414,7 @@ class ProdAll(Prod):
     grad_fn_name = "ProdBackward0"
 
 
+@full_precision
 @accepts_out(sets_dtype=True, needs_dim="int dim")
 @keepdims_alias
 @tensor_input

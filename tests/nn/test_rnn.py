@@ -73,14 +73,10 @@ def compare_params(
         assert_same(mine[name].grad, param.grad, rtol, atol)
 
 
-# torch's CPU LSTM runs a fused oneDNN kernel for one direction in float32;
-# with batch_first its RNN and GRU transpose in place (see the module's
+# With batch_first torch's RNN and GRU transpose in place (see the module's
 # docstring). Everywhere else the names are the same.
 def expected_name(torch_name: str) -> str:
-    return {
-        "MkldnnRnnLayerBackward0": "StackBackward0",
-        "TransposeBackward1": "TransposeBackward0",
-    }.get(torch_name, torch_name)
+    return {"TransposeBackward1": "TransposeBackward0"}.get(torch_name, torch_name)
 
 
 LAYERS: list[tuple[str, dict[str, Any]]] = [

@@ -31,6 +31,7 @@ from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.nn.functional.activation import _map_rows, _softmax_row
 from slowtorch_lib.nn.functional.layers import dropout
+from slowtorch_lib.ops.autocast import lower_precision
 from slowtorch_lib.ops.linalg import matmul
 from slowtorch_lib.ops.selecting import where
 
@@ -264,6 +265,7 @@ def _causal_mask(length: int, source: int, dtype: dtypes.dtype) -> Tensor:
 # ----------------------------------------------------------------------
 
 
+@lower_precision
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,

@@ -32,6 +32,7 @@ from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import is_grad_enabled
 from slowtorch_lib.nn.functional.fold import Pair, blocks, fold, owned, unfold
 from slowtorch_lib.nn.functional.layers import pad
+from slowtorch_lib.ops.autocast import lower_precision
 from slowtorch_lib.ops.common import check_tensor, tensor_input
 
 __all__ = [
@@ -357,6 +358,7 @@ def _check_kernel_fits(
         )
 
 
+@lower_precision
 @tensor_input
 def conv2d(
     input: Tensor,
@@ -384,6 +386,7 @@ def conv2d(
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@lower_precision
 @tensor_input
 def conv1d(
     input: Tensor,
@@ -462,6 +465,7 @@ def _output_padding_message(
     )
 
 
+@lower_precision
 @tensor_input
 def conv_transpose2d(
     input: Tensor,
@@ -486,6 +490,7 @@ def conv_transpose2d(
     )  # fmt: skip
 
 
+@lower_precision
 @tensor_input
 def conv_transpose1d(
     input: Tensor,

@@ -13,6 +13,7 @@ from slowtorch_lib import _rng
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import no_grad
+from slowtorch_lib.ops.autocast import lower_precision
 from slowtorch_lib.ops.common import check_tensor, tensor_input
 from slowtorch_lib.ops.gather_scatter import Index, index_add_into_zeros
 from slowtorch_lib.ops.linalg import addmm, matmul
@@ -25,6 +26,7 @@ __all__ = ["dropout", "dropout_mask", "embedding", "linear", "one_hot", "pad"]
 # ----------------------------------------------------------------------
 
 
+@lower_precision
 @tensor_input
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: the affine map of ``nn.Linear``.

@@ -25,6 +25,7 @@ from slowtorch_lib._tensor_kernels import expanded_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 from slowtorch_lib.nn.functional.activation import log_softmax
+from slowtorch_lib.ops.autocast import full_precision
 from slowtorch_lib.ops.common import check_tensor, not_implemented, result_type
 from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
 from slowtorch_lib.ops.pointwise import Div, Mul, log, sigmoid
@@ -146,6 +147,7 @@ class MseLoss(Function):
         return grad, -grad if ctx.needs_input_grad[1] else None
 
 
+@full_precision
 def mse_loss(
     input: Tensor,
     target: Tensor,
@@ -186,6 +188,7 @@ def _reduce_tensor(losses: Tensor, reduction: str) -> Tensor:
     return losses
 
 
+@full_precision
 def l1_loss(
     input: Tensor,
     target: Tensor,
@@ -244,6 +247,7 @@ class HuberLoss(Function):
         return grad, -grad if ctx.needs_input_grad[1] else None
 
 
+@full_precision
 def huber_loss(
     input: Tensor,
     target: Tensor,
@@ -299,6 +303,7 @@ class SmoothL1Loss(Function):
         return grad, -grad if ctx.needs_input_grad[1] else None
 
 
+@full_precision
 def smooth_l1_loss(
     input: Tensor,
     target: Tensor,
@@ -442,6 +447,7 @@ def _refuse_grad(function: str, name: str, tensor: Tensor | None) -> None:
         )
 
 
+@full_precision
 def nll_loss(
     input: Tensor,
     target: Tensor,
@@ -500,6 +506,7 @@ class MulByNumber(Mul):
     grad_fn_name = "MulBackward1"
 
 
+@full_precision
 def cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -692,6 +699,7 @@ class BinaryCrossEntropy(Function):
         return grad_p, grad_t
 
 
+@full_precision
 def binary_cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -785,6 +793,7 @@ class BinaryCrossEntropyWithLogits(Function):
         return grad_x, grad_t
 
 
+@full_precision
 def binary_cross_entropy_with_logits(
     input: Tensor,
     target: Tensor,

@@ -23,12 +23,14 @@ As PyTorch does on the CPU, the input's contribution to the gates,
 ``MulBackward0`` and ``AddBackward0`` for an LSTM's ``h`` and ``c``...);
 the layers' outputs are a ``stack`` of the steps (``StackBackward0``), a
 ``cat`` of the two directions or of a packed sequence's steps
-(``CatBackward0``), as in PyTorch's own CPU loop. Two differences remain:
-a one-direction float32 LSTM's output in PyTorch comes from a fused oneDNN
-kernel (``MkldnnRnnLayerBackward0``), and with ``batch_first`` PyTorch's
-RNN and GRU transpose their output in place (``TransposeBackward1``);
-here both are ordinary operations (``StackBackward0``,
-``TransposeBackward0``). Values and gradients are the same.
+(``CatBackward0``), as in PyTorch's own CPU loop. For a float32 (or
+bfloat16) LSTM without projections on a sequence that is not packed,
+PyTorch runs a fused oneDNN kernel: each layer and direction is one node,
+``MkldnnRnnLayerBackward0``, and here too (:class:`MkldnnRnnLayer` wraps
+the same loop). One difference remains: with ``batch_first`` PyTorch's RNN
+and GRU transpose their output in place (``TransposeBackward1``); here it
+is an ordinary ``transpose`` (``TransposeBackward0``). Values and
+gradients are the same.
 """
 
 from __future__ import annotations
@@ -40,13 +42,18 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from slowtorch_lib._creation import empty, zeros
+from slowtorch_lib._dtype import bfloat16, float32
 from slowtorch_lib._dtype import dtype as Dtype
 from slowtorch_lib._tensor import Tensor
+from slowtorch_lib.autograd.engine import grad
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.autograd.grad_mode import enable_grad, is_grad_enabled
 from slowtorch_lib.nn import functional as F
 from slowtorch_lib.nn import init
 from slowtorch_lib.nn.modules.module import Module
 from slowtorch_lib.nn.parameter import Parameter
 from slowtorch_lib.nn.utils.rnn import PackedSequence
+from slowtorch_lib.ops.autocast import autocast_lower, outside_autocast
 from slowtorch_lib.ops.joining import cat, stack
 
 __all__ = [
@@ -201,6 +208,63 @@ def run_backward(
         outputs.append(current[0])
     outputs.reverse()
     return outputs, current
+
+
+# ----------------------------------------------------------------------
+# One LSTM layer as one graph node, as PyTorch records it
+# ----------------------------------------------------------------------
+
+Direction = Callable[[Tensor, Weights, State], tuple[Tensor, State]]
+
+
+class MkldnnRnnLayer(Function):
+    """One float32 (or bfloat16) LSTM layer in one direction, as one node.
+
+    PyTorch runs this case with a fused kernel (oneDNN's) whose node is
+    ``MkldnnRnnLayerBackward0``, with outputs ``(output, h, c)``. Here
+    ``forward`` runs the layer's usual loop, ``run``, recording its graph
+    privately; ``backward`` differentiates that private graph. So values
+    and gradients are the loop's, and the graph shows PyTorch's node. (For
+    a graph of the gradients, ``create_graph=True``, the backward runs the
+    loop again on the inputs themselves, so second derivatives reach them.)
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, *inputs: Tensor | None, run: Direction
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        # inputs: input, w_ih, w_hh, b_ih, b_hh, h0, c0 (biases may be None)
+        private = [
+            None if t is None else t.detach().requires_grad_(need)
+            for t, need in zip(inputs, ctx.needs_input_grad)
+        ]
+        with enable_grad():
+            results = _run_layer(run, private)
+        ctx.run = run
+        ctx.save_for_backward(*inputs, *private, *results)
+        return results[0].detach(), results[1].detach(), results[2].detach()
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> tuple[Tensor | None, ...]:
+        saved = ctx.saved_tensors
+        inputs, private, results = saved[:7], saved[7:14], saved[14:]
+        create_graph = is_grad_enabled()
+        if create_graph:
+            private = inputs
+            results = _run_layer(ctx.run, inputs)
+        needs = ctx.needs_input_grad
+        wanted = [t for t, need in zip(private, needs) if need]
+        found = iter(
+            grad(results, wanted, grad_outputs, True, create_graph) if wanted else ()
+        )
+        return tuple(next(found) if need else None for need in needs)
+
+
+def _run_layer(run: Direction, inputs: Any) -> tuple[Tensor, Tensor, Tensor]:
+    """``run`` on ``(input, w_ih, w_hh, b_ih, b_hh, h0, c0)``: output, h, c."""
+    input, w_ih, w_hh, b_ih, b_hh, h0, c0 = inputs
+    output, (h, c) = run(input, Weights(w_ih, w_hh, b_ih, b_hh), (h0, c0))
+    return output, h, c
 
 
 # ----------------------------------------------------------------------
@@ -485,7 +549,27 @@ class RNNBase(Module):
 
         ``input`` is ``(L, N, H_in)``, or a packed sequence's rows; ``state``
         holds one ``(N, H)`` slice per layer and direction.
+
+        Under CPU autocast PyTorch runs an RNN or an LSTM (not a GRU, not a
+        packed sequence) in the lower precision: its input, state and
+        weights are cast first. Inside, autocast casts nothing more.
         """
+        weights = [self._weights(index) for index in range(len(self._all_weights))]
+        if not packed and self.mode != "GRU":
+            input = autocast_lower(input)
+            state = tuple(autocast_lower(s) for s in state)
+            weights = [Weights(*map(autocast_lower, w)) for w in weights]
+        return self._layers(input, sizes, state, weights, packed)
+
+    @outside_autocast
+    def _layers(
+        self,
+        input: Tensor,
+        sizes: list[int],
+        state: State,
+        weights: list[Weights],
+        packed: bool,
+    ) -> tuple[Tensor, State]:
         directions = 2 if self.bidirectional else 1
         starts = [s.unbind(0) for s in state]
         finals: list[State] = []
@@ -494,8 +578,13 @@ class RNNBase(Module):
             for direction in range(directions):
                 index = layer * directions + direction
                 start = tuple(s[index] for s in starts)
-                output, final = self._run_direction(
-                    input, sizes, start, self._weights(index), direction, packed
+                run = (
+                    self._run_fused
+                    if self._fused(input, packed)
+                    else self._run_direction
+                )
+                output, final = run(
+                    input, sizes, start, weights[index], direction, packed
                 )
                 outputs.append(output)
                 finals.append(final)
@@ -525,6 +614,39 @@ class RNNBase(Module):
         run = run_backward if direction else run_forward
         outputs, final = run(STEPS[self.mode], steps, sizes, state, weights)
         return (cat(outputs, 0) if packed else stack(outputs, 0)), final
+
+    def _fused(self, input: Tensor, packed: bool) -> bool:
+        """Whether PyTorch records this layer as one ``MkldnnRnnLayer`` node:
+        an LSTM without projections on a float32 (or bfloat16) sequence that
+        is not packed (and grad mode on: otherwise there is no graph to
+        show)."""
+        return (
+            self.mode == "LSTM"
+            and self.proj_size == 0
+            and input.dtype in (float32, bfloat16)
+            and not packed
+            and is_grad_enabled()
+        )
+
+    def _run_fused(
+        self,
+        input: Tensor,
+        sizes: list[int],
+        state: State,
+        weights: Weights,
+        direction: int,
+        packed: bool,
+    ) -> tuple[Tensor, State]:
+        """:meth:`_run_direction` as one :class:`MkldnnRnnLayer` node."""
+
+        def run(input: Tensor, weights: Weights, state: State) -> tuple[Tensor, State]:
+            return self._run_direction(input, sizes, state, weights, direction, packed)
+
+        w_ih, w_hh, b_ih, b_hh, _ = weights
+        output, h, c = MkldnnRnnLayer.apply(
+            input, w_ih, w_hh, b_ih, b_hh, *state, run=run
+        )
+        return output, (h, c)
 
     def extra_repr(self) -> str:
         text = f"{self.input_size}, {self.hidden_size}"
@@ -717,6 +839,7 @@ class RNNCellBase(Module):
             text += f", nonlinearity={nonlinearity}"
         return text
 
+    @outside_autocast
     def _step(self, step: Step, input: Tensor, state: State | None) -> State:
         """Checks the input and state, then runs one ``step``.
 
