@@ -678,9 +678,9 @@ def test_answers_using_the_reference_score_zero(
     assert points(grades["hidden_import"], "1.7") == 0
     row3 = grades["imports3"]
     assert [points(row3, e) for e in ("3.4", "3.5", "3.7", "3.10")] == [0] * 4
-    # 3.9's fixed cases that run the student's 3.6 (the reference: a stub in
-    # the grader) fail and count; its drawn ones run its node alone.
-    assert 1 - judge.FIXED_SHARE <= points(row3, "3.9") < 1
+    # 3.9's cases run its node alone, never the student's 3.6 (the reference:
+    # a stub in the grader), so 3.9 keeps its marks.
+    assert points(row3, "3.9") == 1
     assert "uses the reference: the engine's own _calculate_correct_fan" in out
     assert "uses the reference: the engine's own Module" in out
     assert "from slowtorch_lib.safetensors import check_entries" in out
