@@ -14,32 +14,38 @@ beyond it:
   ``MultiheadAttention``'s masks; what a fully masked row gives with
   ``masked_fill`` + softmax (nan) and with SDPA (zeros). [14]
 - 6.2 piece ``safe_softmax`` (``nn.functional.attention``): softmax along a
-  dim, zeros (not nan) for a row of only ``-inf``. [6] Its cases run the
+  dim, zeros (not nan) for a row of only ``-inf``. [3] Its cases run the
   fused kernel, which uses no other piece of this chapter; 6.3's cases
   differentiate through it.
 - 6.3 piece ``_composite`` (``nn.functional.attention``): the "math" path,
   ``softmax(q k^T * scale + mask) v`` with a bool or float ``attn_mask``,
-  ``is_causal`` and grouped heads, in ordinary operations. [23]
-- 6.4 piece ``split_heads``: ``(B, T, C) -> (B, H, T, C/H)``, a view. [3]
+  ``is_causal`` and grouped heads, in ordinary operations. [32]
+- 6.4 piece ``split_heads``: ``(B, T, C) -> (B, H, T, C/H)``, a view. [2]
 - 6.5 piece ``CausalSelfAttention(n_embd, n_head, block_size)``: one ``qkv``
   Linear, one output Linear (the chapter's names), the attention written
-  out with ``masked_fill`` (no SDPA). [20]
-- 6.6 build ``Block(n_embd, n_head)``: pre-norm LayerNorm, causal
-  ``MultiheadAttention``, MLP with GELU, two residual additions, with the
-  parameter names of ``nn.TransformerEncoderLayer`` (whose state it can
-  load). [20] With 6.5, the build of 40 lines or more.
+  out with ``masked_fill`` (no SDPA), refusing more positions than the
+  block. [22]
+- 6.6 build ``Block(n_embd, n_head, bias=True, causal=True)``: pre-norm
+  LayerNorm, ``MultiheadAttention`` (causal or not), MLP with GELU, two
+  residual additions, with the parameter names of
+  ``nn.TransformerEncoderLayer`` (whose state it can load). [21] With 6.5,
+  the build of 40 lines or more.
 - 6.7 build ``GPT(vocab_size, block_size, n_embd, n_head, n_layer)``: token
   and position embeddings, ``n_layer`` causal ``TransformerEncoderLayer``
   blocks, final LayerNorm, head, and with ``targets`` the cross-entropy of
-  the flattened logits. [30]
+  the flattened logits. [29]
 - 6.8 piece ``generate(model, idx, new_tokens, temperature, top_k,
   generator)``: crop to the block, last position, temperature, top-k
   (``-inf`` elsewhere), softmax, a draw from Python's ``random`` so that
   both libraries agree (the chapter's sampler has neither temperature nor
-  top-k). [18]
-- 6.9 piece ``train(model, batches, steps, lr)``: AdamW,
-  ``zero_grad(set_to_none=True)``; the losses compared with PyTorch's step
-  by step, on models and data the chapter does not use. [13]
+  top-k). [15]
+- 6.9 piece ``train(model, batches, steps, lr, grad_clip=None)``: AdamW,
+  ``zero_grad(set_to_none=True)``, gradient clipping; the losses compared
+  with PyTorch's step by step, on models and data the chapter does not
+  use. [12]
+
+Model-answer lines count the lines a student writes (inside the solution
+regions, and one per prediction): 150 in all.
 
 PyTorch has no ``CausalSelfAttention``, ``Block``, ``GPT``, ``generate`` or
 ``train``: the pieces of 6.4-6.9 live in :mod:`course.checks.gpt_parts`,
@@ -101,6 +107,11 @@ MASKS = [
     "key_padding_mask=torch.tensor([[True, False]]))[1].tolist()",
     "torch.nn.MultiheadAttention(2, 1, batch_first=True)(x, x, x, "
     "attn_mask=torch.tensor([[False, True], [False, False]]))[1].tolist()",
+    "torch.nn.MultiheadAttention(2, 1, batch_first=True)(x, x, x, attn_mask="
+    "torch.tensor([[0., float('-inf')], [0., 0.]]))[1].tolist()",
+    "F.scaled_dot_product_attention(torch.zeros(2, 2), torch.zeros(2, 2), v, "
+    "is_causal=True).tolist()",
+    "torch.zeros(2, 5, 12).view(2, 5, 4, 3).transpose(1, 2).is_contiguous()",
 ]
 
 # --- 6.2 and 6.3: attention's softmax and its math path ------------------------------
@@ -360,6 +371,11 @@ ATTENTION = [
         refused("CausalSelfAttention", 6, 4, 4),
         convention="the heads must split n_embd evenly (ValueError)",
     ),
+    Case(
+        "6 positions, a block of 4",
+        run_module("CausalSelfAttention", (4, 2, 4), (1, 6, 4)),
+        convention="more positions than the block: ValueError",
+    ),
 ]
 
 BLOCK = [
@@ -378,6 +394,15 @@ BLOCK = [
         run_module("Block", (6, 3), (2, 2, 6), "norm2.weight"),
     ),
     Case("one position: (3, 1, 4)", run_module("Block", (4, 2), (3, 1, 4))),
+    Case(
+        "Block(4, 2, bias=False) on (2, 3, 4)",
+        run_module("Block", (4, 2, False), (2, 3, 4), "linear2.weight"),
+    ),
+    Case("Block(4, 2, bias=False): state_dict", described("Block", 4, 2, False)),
+    Case(
+        "Block(4, 2, causal=False): every position looks everywhere",
+        causal("Block", (4, 2, True, False), (1, 4, 4)),
+    ),
     Case("state_dict and parameters", described("Block", 8, 2)),
     Case(
         "an output does not depend on later positions",
@@ -526,12 +551,14 @@ def batches(torch: Any, count: int, rows: int, length: int, vocab: int) -> Any:
 
 
 def trained(
-    kind: str, count: int, steps: int, lr: float, rows: int = 2, length: int = 4
-) -> Any:
+    kind: str, count: int, steps: int, lr: float, rows: int = 2, length: int = 4,
+    clip: float | None = None,
+) -> Any:  # fmt: skip
     def run(torch: Any) -> Any:
         model = model_for(torch, kind, 6, 4)
         data = batches(torch, count, rows, length, 6)
-        losses = parts(torch).Trainer.train(model, data, steps, lr)
+        more = {} if clip is None else {"grad_clip": clip}
+        losses = parts(torch).Trainer.train(model, data, steps, lr, **more)
         first = next(iter(model.parameters()))
         return {"losses": losses, "first parameter": first.detach(),
                 "types": sorted({type(v).__name__ for v in losses})}  # fmt: skip
@@ -547,6 +574,8 @@ TRAIN = [
     Case("a bigram model, batches of 1 row", trained("bigram", 4, 4, 0.3, rows=1)),
     Case("lr=0: the losses of one batch repeat", trained("bigram", 1, 3, 0.0)),
     Case("one step", trained("tiny", 3, 1, 0.1)),
+    Case("grad_clip=0.05, a bigram model", trained("bigram", 2, 5, 0.1, clip=0.05)),
+    Case("grad_clip=0.5, attention", trained("tiny", 2, 3, 0.01, clip=0.5)),
     Case(
         "steps=0",
         trained("bigram", 2, 0, 0.1),
@@ -653,9 +682,10 @@ EXERCISES = {
         [
             "Five layers, with TransformerEncoderLayer's names: norm1, self_attn "
             "(MultiheadAttention, batch_first=True), norm2, linear1 (to 4 * n_embd), "
-            "linear2 (back).",
+            "linear2 (back); each with bias=bias.",
             "Attention first: h = norm1(x); x + self_attn(h, h, h, attn_mask=..., "
-            "need_weights=False)[0]. The mask is True where a query must not look.",
+            "need_weights=False)[0]. The mask is True where a query must not look; "
+            "without causal, no mask.",
             "Then x + linear2(gelu(linear1(norm2(x)))): each part is added to what "
             "goes in (pre-norm).",
         ],
@@ -708,7 +738,8 @@ EXERCISES = {
             "One AdamW over model.parameters() with lr, made once, before the loop.",
             "Step i uses batches[i % len(batches)]; the model returns (logits, loss) "
             "when given targets.",
-            "zero_grad(set_to_none=True), backward, keep loss.item(), step.",
+            "zero_grad(set_to_none=True), backward, clip_grad_norm_ when grad_clip "
+            "is set, keep loss.item(), step.",
         ],
         target=f"{TARGETS}.Trainer.train",
         what="trainings",

@@ -66,11 +66,13 @@ class CausalSelfAttention(torch.nn.Module):
         self.register_buffer("mask", later, persistent=False)
 
     def forward(self, x: Any) -> Any:
+        length = x.shape[1]
+        if length > self.mask.shape[0]:
+            raise ValueError(f"{length} positions, a block of {self.mask.shape[0]}")
         size = x.shape[-1] // self.n_head
         q, k, v = (
             split_heads(part, self.n_head) for part in self.qkv(x).chunk(3, dim=-1)
         )
-        length = x.shape[1]
         scores = (q @ k.transpose(-2, -1)) / math.sqrt(size)
         scores = scores.masked_fill(self.mask[:length, :length], float("-inf"))
         mixed = scores.softmax(dim=-1) @ v
@@ -83,17 +85,24 @@ class CausalSelfAttention(torch.nn.Module):
 class Block(torch.nn.Module):
     """A pre-norm block: attention, then an MLP, each added to its input."""
 
-    def __init__(self, n_embd: int, n_head: int) -> None:
+    def __init__(
+        self, n_embd: int, n_head: int, bias: bool = True, causal: bool = True
+    ) -> None:
         super().__init__()
-        self.norm1 = torch.nn.LayerNorm(n_embd)
-        self.self_attn = torch.nn.MultiheadAttention(n_embd, n_head, batch_first=True)
-        self.norm2 = torch.nn.LayerNorm(n_embd)
-        self.linear1 = torch.nn.Linear(n_embd, 4 * n_embd)
-        self.linear2 = torch.nn.Linear(4 * n_embd, n_embd)
+        self.causal = causal
+        self.norm1 = torch.nn.LayerNorm(n_embd, bias=bias)
+        self.self_attn = torch.nn.MultiheadAttention(
+            n_embd, n_head, bias=bias, batch_first=True
+        )
+        self.norm2 = torch.nn.LayerNorm(n_embd, bias=bias)
+        self.linear1 = torch.nn.Linear(n_embd, 4 * n_embd, bias=bias)
+        self.linear2 = torch.nn.Linear(4 * n_embd, n_embd, bias=bias)
 
     def forward(self, x: Any) -> Any:
         length = x.shape[1]
-        ahead = torch.ones(length, length, dtype=torch.bool).triu(1)
+        ahead = None
+        if self.causal:
+            ahead = torch.ones(length, length, dtype=torch.bool).triu(1)
         h = self.norm1(x)
         heard, _ = self.self_attn(h, h, h, attn_mask=ahead, need_weights=False)
         x = x + heard
@@ -174,7 +183,9 @@ def generate(
 # --- 6.9 training ------------------------------------------------------------------
 
 
-def train(model: Any, batches: Any, steps: int, lr: float) -> list[float]:
+def train(
+    model: Any, batches: Any, steps: int, lr: float, grad_clip: float | None = None
+) -> list[float]:
     """``steps`` steps of AdamW on ``batches`` in turn; each step's loss."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     losses = []
@@ -183,6 +194,8 @@ def train(model: Any, batches: Any, steps: int, lr: float) -> list[float]:
         _, loss = model(inputs, targets)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        if grad_clip is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
         losses.append(loss.item())
         optimizer.step()
     return losses

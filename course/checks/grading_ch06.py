@@ -134,7 +134,9 @@ def drawn_module(name: str) -> Any:
         n_embd = heads * rng.randint(2, 3)
         length = rng.randint(1, 5)
         args = (n_embd, heads, length + rng.randint(0, 2))
-        m = getattr(parts(torch), name)(*args[: 3 if name != "Block" else 2])
+        if name == "Block":
+            args = (n_embd, heads, rng.random() < 0.7, rng.random() < 0.7)
+        m = getattr(parts(torch), name)(*args)
         drawn_weights(torch, rng, m)
         x = d.leaf(torch, rng, [rng.randint(1, 2), length, n_embd], low=-1.0, high=1.0)
         out = m(x)
@@ -187,7 +189,8 @@ def drawn_train(torch: Any, rng: d.Rng) -> Any:
         data.append((torch.tensor([s[:-1] for s in stream]),
                      torch.tensor([s[1:] for s in stream])))  # fmt: skip
     steps, lr = rng.randint(1, 5), rng.choice([0.01, 0.03, 0.1])
-    losses = parts(torch).Trainer.train(model, data, steps, lr)
+    clip = rng.choice([None, 0.05, 0.5])
+    losses = parts(torch).Trainer.train(model, data, steps, lr, grad_clip=clip)
     return losses, model.table.weight.detach()
 
 

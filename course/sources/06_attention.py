@@ -55,6 +55,13 @@ answers_6_1 = {
     "torch.nn.MultiheadAttention(2, 1, batch_first=True)(x, x, x, "
     "attn_mask=torch.tensor([[False, True], [False, False]]))[1].tolist()":
         [[[1.0, 0.0], [0.5, 0.5]]],  # ANSWER
+    "torch.nn.MultiheadAttention(2, 1, batch_first=True)(x, x, x, attn_mask="
+    "torch.tensor([[0., float('-inf')], [0., 0.]]))[1].tolist()":
+        [[[1.0, 0.0], [0.5, 0.5]]],  # ANSWER
+    "F.scaled_dot_product_attention(torch.zeros(2, 2), torch.zeros(2, 2), v, "
+    "is_causal=True).tolist()": [[1.0, 2.0], [2.0, 3.0]],  # ANSWER
+    "torch.zeros(2, 5, 12).view(2, 5, 4, 3).transpose(1, 2)"
+    ".is_contiguous()": False,  # ANSWER
 }
 
 # %% tags=["check-6.1"]
@@ -196,7 +203,8 @@ check("6.4", split_heads)
 #   `persistent=False` (so not in the `state_dict`);
 # - `ValueError` if `n_head` does not divide `n_embd`.
 #
-# `forward(x)`, for `x` of `(B, T, C)` with `T <= block_size`: the queries,
+# `forward(x)`, for `x` of `(B, T, C)` (a `ValueError` if `T > block_size`):
+# the queries,
 # keys and values in heads `(B, H, T, C / H)`; the scores `q @ k^T /
 # sqrt(C / H)`; `masked_fill` with `-inf` where the mask (its top-left
 # `T x T`) is True; softmax along the keys; `@ v`; the heads back side by
@@ -224,6 +232,8 @@ class CausalSelfAttention(torch.nn.Module):
         import math
 
         B, T, C = x.shape
+        if T > self.mask.shape[0]:
+            raise ValueError(f"block_size is {self.mask.shape[0]}, x has {T} positions")
         size = C // self.n_head
         q, k, v = [
             part.reshape(B, T, self.n_head, size).transpose(1, 2)
@@ -243,40 +253,49 @@ check("6.5", CausalSelfAttention)
 # %% [markdown]
 # ## Exercise 6.6 (build): a transformer block
 #
-# Write `Block(n_embd, n_head)`, the chapter's block made of PyTorch's
-# layers, with the names that `torch.nn.TransformerEncoderLayer` gives
-# them, so that a block's `state_dict` loads into one:
+# Write `Block(n_embd, n_head, bias=True, causal=True)`, the chapter's block
+# made of PyTorch's layers, with the names that
+# `torch.nn.TransformerEncoderLayer` gives them, so that a block's
+# `state_dict` loads into one:
 #
 # - `norm1` and `norm2`, `LayerNorm(n_embd)`;
 # - `self_attn`, a `MultiheadAttention(n_embd, n_head, batch_first=True)`;
 # - `linear1`, `Linear(n_embd, 4 * n_embd)`, and `linear2`, back to
-#   `n_embd`.
+#   `n_embd`;
+# - with `bias=False`, none of them has a bias (each takes `bias=bias`).
 #
 # `forward(x)` for `x` of `(B, T, n_embd)`: pre-norm, two residual
-# additions. First the attention of `norm1(x)` to itself, causal (position
-# `i` sees positions `0..i`; mind what True means in a `MultiheadAttention`
-# mask), without the attention weights (`need_weights=False`), added to
-# `x`; then `linear2(gelu(linear1(norm2(x))))`, added to that.
+# additions. First the attention of `norm1(x)` to itself, without the
+# attention weights (`need_weights=False`), added to `x`; with `causal`,
+# position `i` sees positions `0..i` only (mind what True means in a
+# `MultiheadAttention` mask), else every position. Then
+# `linear2(gelu(linear1(norm2(x))))`, added to that.
 
 
 # %% tags=["exercise-6.6"]
 class Block(torch.nn.Module):
     """A pre-norm transformer block: causal attention, then an MLP."""
 
-    def __init__(self, n_embd, n_head):
+    def __init__(self, n_embd, n_head, bias=True, causal=True):
         # BEGIN SOLUTION
         super().__init__()
         nn = torch.nn
-        self.norm1, self.norm2 = nn.LayerNorm(n_embd), nn.LayerNorm(n_embd)
-        self.self_attn = nn.MultiheadAttention(n_embd, n_head, batch_first=True)
-        self.linear1 = nn.Linear(n_embd, 4 * n_embd)
-        self.linear2 = nn.Linear(4 * n_embd, n_embd)
+        self.causal = causal
+        self.norm1 = nn.LayerNorm(n_embd, bias=bias)
+        self.norm2 = nn.LayerNorm(n_embd, bias=bias)
+        self.self_attn = nn.MultiheadAttention(
+            n_embd, n_head, bias=bias, batch_first=True
+        )
+        self.linear1 = nn.Linear(n_embd, 4 * n_embd, bias=bias)
+        self.linear2 = nn.Linear(4 * n_embd, n_embd, bias=bias)
         # END SOLUTION
 
     def forward(self, x):
         # BEGIN SOLUTION
         T = x.shape[1]
-        later = torch.ones(T, T).triu(diagonal=1) == 1  # True: do not look
+        later = None
+        if self.causal:
+            later = torch.ones(T, T).triu(diagonal=1) == 1  # True: do not look
         normed = self.norm1(x)
         heard = self.self_attn(
             normed, normed, normed, attn_mask=later, need_weights=False
@@ -410,12 +429,14 @@ check("6.8", generate)
 # %% [markdown]
 # ## Exercise 6.9: the training loop
 #
-# Write `train(model, batches, steps, lr)`: `steps` steps of
+# Write `train(model, batches, steps, lr, grad_clip=None)`: `steps` steps of
 # `torch.optim.AdamW` (learning rate `lr`, the other settings PyTorch's
 # defaults) on `model`'s parameters. Step `i` uses
 # `batches[i % len(batches)]`, a pair `(inputs, targets)`, and the model
 # returns `(logits, loss)` when given both. Clear the gradients with
-# `zero_grad(set_to_none=True)` before each backward. Return each step's
+# `zero_grad(set_to_none=True)` before each backward; with `grad_clip`,
+# clip the gradients' total norm to it (`torch.nn.utils.clip_grad_norm_`)
+# between the backward and the step. Return each step's
 # loss as a Python float (the loss before that step's update). The check
 # trains models the chapter does not (a bigram table, and one
 # `TransformerEncoderLayer`) and compares the losses with PyTorch's, step by
@@ -423,7 +444,7 @@ check("6.8", generate)
 
 
 # %% tags=["exercise-6.9"]
-def train(model, batches, steps, lr):
+def train(model, batches, steps, lr, grad_clip=None):
     """steps steps of AdamW on batches in turn; each step's loss."""
     # BEGIN SOLUTION
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
@@ -433,6 +454,8 @@ def train(model, batches, steps, lr):
         _, loss = model(inputs, targets)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        if grad_clip is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=grad_clip)
         losses.append(loss.item())
         optimizer.step()
     return losses
