@@ -201,9 +201,7 @@ def stubs_for(exercise: Exercise) -> tuple[list[Stub], list[str]]:
             or _qualname(helper) == found[0].qualname
         ):
             continue
-        # A helper that only stubbed definitions use (the target, or another
-        # forbidden helper listed before it) holds no answer for other code.
-        if _used_elsewhere(name, [*found, Stub(helper_file, _qualname(helper), "")]):
+        if _used_elsewhere(name, [found[0], Stub(helper_file, _qualname(helper), "")]):
             shared.append(f"{exercise.id}: {_qualname(helper)} ({helper_file.name})")
         else:
             found.append(Stub(helper_file, _qualname(helper), text))

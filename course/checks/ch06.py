@@ -617,7 +617,7 @@ EXERCISES = {
             "gives the backward.",
         ],
         target="slowtorch_lib.nn.functional.attention.safe_softmax",
-        forbidden=("SafeSoftmax", "_safe_softmax_row"),
+        forbidden=("_safe_softmax_row",),
         what="attentions",
     ),
     "6.3": Exercise(
