@@ -439,7 +439,8 @@ def test_checks_need_only_the_engine_and_the_standard_library() -> None:
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
         "import course, course.checks.ch01, course.checks.ch02, "
-        "course.checks.ch03, course.checks.ch04, course.checks.ch05; "
+        "course.checks.ch03, course.checks.ch04, course.checks.ch05, "
+        "course.checks.ch06; "
         "course.check('1.5', lambda shape: ()); "
         "print(sorted({m.split('.')[0] for m in sys.modules}))"
     )
@@ -611,6 +612,7 @@ CH2 = [e for e in EXERCISES if e.startswith("2.")]
 CH3 = [e for e in EXERCISES if e.startswith("3.")]
 CH4 = [e for e in EXERCISES if e.startswith("4.")]
 CH5 = [e for e in EXERCISES if e.startswith("5.")]
+CH6 = [e for e in EXERCISES if e.startswith("6.")]
 
 
 @pytest.mark.slow
@@ -619,7 +621,7 @@ def test_grades_have_one_row_per_student_and_one_column_per_exercise(
 ) -> None:
     assert set(grades) == {*fixtures.FIXTURES, *attacks.ATTACKS, POSSIBLE}
     header = list(next(iter(grades.values())))
-    chapters = [f"chapter {n}" for n in (1, 2, 3, 4, 5)]
+    chapters = [f"chapter {n}" for n in (1, 2, 3, 4, 5, 6)]
     assert header == ["student", *EXERCISES, *chapters, "points", "out of", "notes"]
     possible = grades[POSSIBLE]
     assert all(possible[e] == "1.00" for e in EXERCISES)
@@ -637,6 +639,7 @@ def test_full_marks_for_solutions_and_zero_for_a_blank_notebook(
     assert all(points(grades["full3"], e) == 1 for e in CH3)
     assert all(points(grades["full4"], e) == 1 for e in CH4)
     assert all(points(grades["full5"], e) == 1 for e in CH5)
+    assert all(points(grades["full6"], e) == 1 for e in CH6)
     assert all(points(grades["jupyterlite"], e) == 1 for e in CH2)
     assert all(points(grades["blank"], e) == 0 for e in CH1)
     report = (runs["feedback"] / "blank.md").read_text(encoding="utf-8")

@@ -26,6 +26,7 @@ CHAPTER2 = "02_walking_backwards"
 CHAPTER3 = "03_building_blocks"
 CHAPTER4 = "04_optimisation"
 CHAPTER5 = "05_windows"
+CHAPTER6 = "06_attention"
 
 
 def notebook(folder: str, chapter: str) -> dict[str, Any]:
@@ -243,6 +244,7 @@ FIXTURES: dict[str, tuple[str, Callable[[], dict[str, Any]] | None]] = {
     "imports3": (CHAPTER3, chapter3_references),
     "full4": (CHAPTER4, lambda: notebook("solutions", CHAPTER4)),
     "full5": (CHAPTER5, lambda: notebook("solutions", CHAPTER5)),
+    "full6": (CHAPTER6, lambda: notebook("solutions", CHAPTER6)),
     "blank": (CHAPTER1, lambda: notebook("exercises", CHAPTER1)),
     "partial": (CHAPTER1, partial),
     "imports": (CHAPTER1, imports_reference),
@@ -267,6 +269,7 @@ EARLIER: dict[str, tuple[str, ...]] = {
     "imports3": (CHAPTER1, CHAPTER2),
     "full4": (CHAPTER1, CHAPTER2, CHAPTER3),
     "full5": (CHAPTER1, CHAPTER2, CHAPTER3, CHAPTER4),
+    "full6": (CHAPTER1, CHAPTER2, CHAPTER3, CHAPTER4, CHAPTER5),
     "jupyterlite": (CHAPTER1,),
 }
 

@@ -17,6 +17,7 @@ from tests.grading import fixtures as f
 from tests.grading.scenarios import import_by_name_2_10, pieces
 
 CHAPTERS = {1: f.CHAPTER1, 2: f.CHAPTER2, 3: f.CHAPTER3, 4: f.CHAPTER4, 5: f.CHAPTER5}
+CHAPTERS |= {6: f.CHAPTER6}
 
 REACH = """
 from slowtorch_lib._strides import {other}

@@ -43,6 +43,7 @@ def test_draws_differ_between_runs() -> None:
 
 CHAPTERS = {1: "01_arrays_to_tensors", 2: "02_walking_backwards"}
 CHAPTERS |= {3: "03_building_blocks", 4: "04_optimisation", 5: "05_windows"}
+CHAPTERS |= {6: "06_attention"}
 
 
 @pytest.mark.parametrize("exercise", PIECES, ids=lambda e: e.id)

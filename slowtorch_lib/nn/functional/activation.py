@@ -324,14 +324,17 @@ class Softmax(Function):
     """``exp(x) / sum(exp(x))`` along ``dim``.
 
     Gradient: y * (G - sum(G * y)), the sum along ``dim``, where ``y`` is
-    the result and ``G`` the gradient of the result.
+    the result and ``G`` the gradient of the result. ``row`` computes the
+    softmax of one row (attention's softmax brings its own).
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, x: Tensor, *, dim: int, row: Any = _softmax_row
+    ) -> Tensor:
         _check_floating(x, "softmax_lastdim_kernel_impl")
         ctx.dim = dim
-        result = _map_rows(_softmax_row, x, dim)
+        result = _map_rows(row, x, dim)
         ctx.save_for_backward(result)
         return result
 

@@ -29,7 +29,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import ones, zeros
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.function import Function, FunctionCtx
-from slowtorch_lib.nn.functional.activation import _map_rows, _softmax_row
+from slowtorch_lib.nn.functional.activation import Softmax, _softmax_row
 from slowtorch_lib.nn.functional.layers import dropout
 from slowtorch_lib.ops.autocast import lower_precision
 from slowtorch_lib.ops.linalg import matmul
@@ -50,30 +50,16 @@ def _safe_softmax_row(row: list[float]) -> list[float]:
     return _softmax_row(row)
 
 
-class SafeSoftmax(Function):
-    """Softmax along ``dim`` that gives zeros for a row of only ``-inf``.
-
-    Gradient as softmax's: y * (G - sum(G * y)), which is zero on a row of
-    zeros.
-    """
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> Tensor:
-        ctx.dim = dim
-        result = _map_rows(_safe_softmax_row, x, dim)
-        ctx.save_for_backward(result)
-        return result
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (result,) = ctx.saved_tensors
-        weighted = (grad_output * result).sum(ctx.dim, keepdim=True)
-        return result * (grad_output - weighted)
+class SafeSoftmax(Softmax):
+    """Softmax along ``dim`` (PyTorch's ``_safe_softmax``): softmax's forward
+    with the row function it is given, and softmax's backward,
+    y * (G - sum(G * y)), which is zero on a row of zeros."""
 
 
 def safe_softmax(input: Tensor, dim: int) -> Tensor:
     """Softmax along ``dim``; a row of only ``-inf`` gives zeros, not nan."""
-    return SafeSoftmax.apply(input, dim=dim % max(input.dim(), 1))
+    dim = dim % max(input.dim(), 1)
+    return SafeSoftmax.apply(input, dim=dim, row=_safe_softmax_row)
 
 
 # ----------------------------------------------------------------------
