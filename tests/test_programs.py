@@ -35,6 +35,7 @@ PROGRAMS = [
     "mixed_precision_cpu",
     "device_setup",
     "cpu_autocast_checkpoint",
+    "digits_cnn",
 ]
 
 # The programs that need NumPy (skipped without it).
