@@ -198,6 +198,7 @@ def worker_loop(
             result, setup_error = setup_error, None
         else:
             result = _fetched(fetcher, index, iterable, worker_id, where)
+            ended = isinstance(result, StreamEnded)
         data_queue.put((number, result))
     data_queue.cancel_join_thread()
     data_queue.close()
