@@ -110,6 +110,8 @@ def read_spec(folder: Path) -> dict[str, Any]:
         raise SpecError('"torch" names a public function, as "torch.special.entr"')
     if not callable(_resolve(torch, name)):
         raise SpecError(f"PyTorch has no function {name}")
+    if _resolve(torch, name) not in tensor_functions():
+        raise SpecError(f"{name} is not one of PyTorch's operations on tensors")
     if _resolve(_engine(), name) is not None:
         raise SpecError(f"the engine already has {name}: pick one it lacks")
     inputs = spec.get("inputs")
@@ -138,6 +140,15 @@ def _check_input(one: Any) -> None:
     numbers = [v for v in (low, high) if type(v) in (int, float)]
     if len(numbers) != 2 or not all(math.isfinite(v) for v in numbers) or low >= high:
         raise SpecError('"low" and "high" are finite numbers, low below high')
+
+
+def tensor_functions() -> set[Any]:
+    """PyTorch's operations on tensors (those ``torch.overrides`` lists). The
+    judge calls the spec's function itself, so nothing else may be named:
+    not ``torch.hub.load``, ``torch.compile`` or a setting of the process."""
+    from torch.overrides import get_overridable_functions
+
+    return {f for found in get_overridable_functions().values() for f in found}
 
 
 def _plain(value: Any) -> bool:
