@@ -30,9 +30,10 @@ import re
 import secrets
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,9 @@ MAX_NUMEL = 256
 OUTPUT_BYTES = 4 * 2**20
 CHILD = "/runner/project_child.py"
 RTOL, ATOL = 1e-4, 1e-5
+MAX_OUTPUT = 4096  # elements of PyTorch's answer
+DRAW_MEMORY = 8 * 2**30  # address space of the process that asks PyTorch
+DRAW_SECONDS = 120
 
 
 class SpecError(ValueError):
@@ -201,22 +205,48 @@ def draw_cases(spec: dict[str, Any], seed: str, count: int) -> list[Case]:
             (out * torch.tensor(grad).reshape(out.shape)).sum().backward()
         except (RuntimeError, TypeError, ValueError, AttributeError):
             continue
+        if out.numel() > MAX_OUTPUT:
+            continue
         cases.append(
             Case(
-                [
-                    (t.detach().flatten().tolist(), s)
-                    for t, (_, s) in zip(tensors, inputs)
-                ],
+                [(flat(t), s) for t, (_, s) in zip(tensors, inputs)],
                 grad,
-                out.detach().flatten().tolist(),
+                flat(out),
                 list(out.shape),
-                [
-                    None if t.grad is None else t.grad.flatten().tolist()
-                    for t in tensors
-                ],
+                [None if t.grad is None else flat(t.grad) for t in tensors],
             )
         )
     return cases
+
+
+def torch_cases(spec: dict[str, Any], seed: str, count: int) -> list[Case]:
+    """:func:`draw_cases` in a process of its own, with bounds on its memory
+    and time: the spec's function and keywords are the student's choice
+    (``torch.combinations`` with ``r=100`` would not end), and one project
+    must not stop the others. No case if it fails or takes too long."""
+    job = json.dumps({"spec": spec, "seed": seed, "count": count})
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "course.project"],
+            input=job,
+            capture_output=True,
+            text=True,
+            timeout=DRAW_SECONDS,
+            preexec_fn=_bounded,  # noqa: PLW1509  (only sets resource limits)
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return []
+    if done.returncode != 0:
+        return []
+    return [Case(**found) for found in json.loads(done.stdout)]
+
+
+def _bounded() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (DRAW_MEMORY, DRAW_MEMORY))
+    resource.setrlimit(resource.RLIMIT_CPU, (DRAW_SECONDS, DRAW_SECONDS))
 
 
 def flat(tensor: Any) -> list[float]:
@@ -370,9 +400,12 @@ def check(
     if sandbox.problem() is not None:
         report.refused = f"no sandbox here: {sandbox.problem()}"
         return report
-    cases = draw_cases(spec, seed or secrets.token_hex(8), count)
+    cases = torch_cases(spec, seed or secrets.token_hex(8), count)
     if len(cases) < count:
-        report.refused = f"PyTorch's {spec['torch']} raised on these inputs"
+        report.refused = (
+            f"PyTorch's {spec['torch']} gave no answer for these inputs (it "
+            "raised, or took too long or too much memory)"
+        )
         return report
     with tempfile.TemporaryDirectory() as scratch:
         tree = project_tree(Path(scratch) / "tree", op)
@@ -394,3 +427,15 @@ def check(
             f"  case {index + 1}, inputs {shapes}: {said(answer, value_ok, grads_ok)}"
         )
     return report
+
+
+def main() -> None:
+    """``python -m course.project``: the job of :func:`torch_cases`, JSON in
+    on standard input, the cases as JSON out."""
+    job = json.loads(sys.stdin.read())
+    cases = draw_cases(job["spec"], job["seed"], job["count"])
+    sys.stdout.write(json.dumps([asdict(case) for case in cases]))
+
+
+if __name__ == "__main__":
+    main()
