@@ -30,9 +30,10 @@ import re
 import secrets
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,9 @@ MAX_NUMEL = 256
 OUTPUT_BYTES = 4 * 2**20
 CHILD = "/runner/project_child.py"
 RTOL, ATOL = 1e-4, 1e-5
+MAX_OUTPUT = 4096  # elements of PyTorch's answer
+DRAW_MEMORY = 8 * 2**30  # address space of the process that asks PyTorch
+DRAW_SECONDS = 120
 
 
 class SpecError(ValueError):
@@ -110,6 +114,8 @@ def read_spec(folder: Path) -> dict[str, Any]:
         raise SpecError('"torch" names a public function, as "torch.special.entr"')
     if not callable(_resolve(torch, name)):
         raise SpecError(f"PyTorch has no function {name}")
+    if _resolve(torch, name) not in tensor_functions():
+        raise SpecError(f"{name} is not one of PyTorch's operations on tensors")
     if _resolve(_engine(), name) is not None:
         raise SpecError(f"the engine already has {name}: pick one it lacks")
     inputs = spec.get("inputs")
@@ -138,6 +144,15 @@ def _check_input(one: Any) -> None:
     numbers = [v for v in (low, high) if type(v) in (int, float)]
     if len(numbers) != 2 or not all(math.isfinite(v) for v in numbers) or low >= high:
         raise SpecError('"low" and "high" are finite numbers, low below high')
+
+
+def tensor_functions() -> set[Any]:
+    """PyTorch's operations on tensors (those ``torch.overrides`` lists). The
+    judge calls the spec's function itself, so nothing else may be named:
+    not ``torch.hub.load``, ``torch.compile`` or a setting of the process."""
+    from torch.overrides import get_overridable_functions
+
+    return {f for found in get_overridable_functions().values() for f in found}
 
 
 def _plain(value: Any) -> bool:
@@ -190,22 +205,48 @@ def draw_cases(spec: dict[str, Any], seed: str, count: int) -> list[Case]:
             (out * torch.tensor(grad).reshape(out.shape)).sum().backward()
         except (RuntimeError, TypeError, ValueError, AttributeError):
             continue
+        if out.numel() > MAX_OUTPUT:
+            continue
         cases.append(
             Case(
-                [
-                    (t.detach().flatten().tolist(), s)
-                    for t, (_, s) in zip(tensors, inputs)
-                ],
+                [(flat(t), s) for t, (_, s) in zip(tensors, inputs)],
                 grad,
-                out.detach().flatten().tolist(),
+                flat(out),
                 list(out.shape),
-                [
-                    None if t.grad is None else t.grad.flatten().tolist()
-                    for t in tensors
-                ],
+                [None if t.grad is None else flat(t.grad) for t in tensors],
             )
         )
     return cases
+
+
+def torch_cases(spec: dict[str, Any], seed: str, count: int) -> list[Case]:
+    """:func:`draw_cases` in a process of its own, with bounds on its memory
+    and time: the spec's function and keywords are the student's choice
+    (``torch.combinations`` with ``r=100`` would not end), and one project
+    must not stop the others. No case if it fails or takes too long."""
+    job = json.dumps({"spec": spec, "seed": seed, "count": count})
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "course.project"],
+            input=job,
+            capture_output=True,
+            text=True,
+            timeout=DRAW_SECONDS,
+            preexec_fn=_bounded,  # noqa: PLW1509  (only sets resource limits)
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return []
+    if done.returncode != 0:
+        return []
+    return [Case(**found) for found in json.loads(done.stdout)]
+
+
+def _bounded() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (DRAW_MEMORY, DRAW_MEMORY))
+    resource.setrlimit(resource.RLIMIT_CPU, (DRAW_SECONDS, DRAW_SECONDS))
 
 
 def flat(tensor: Any) -> list[float]:
@@ -359,9 +400,12 @@ def check(
     if sandbox.problem() is not None:
         report.refused = f"no sandbox here: {sandbox.problem()}"
         return report
-    cases = draw_cases(spec, seed or secrets.token_hex(8), count)
+    cases = torch_cases(spec, seed or secrets.token_hex(8), count)
     if len(cases) < count:
-        report.refused = f"PyTorch's {spec['torch']} raised on these inputs"
+        report.refused = (
+            f"PyTorch's {spec['torch']} gave no answer for these inputs (it "
+            "raised, or took too long or too much memory)"
+        )
         return report
     with tempfile.TemporaryDirectory() as scratch:
         tree = project_tree(Path(scratch) / "tree", op)
@@ -383,3 +427,15 @@ def check(
             f"  case {index + 1}, inputs {shapes}: {said(answer, value_ok, grads_ok)}"
         )
     return report
+
+
+def main() -> None:
+    """``python -m course.project``: the job of :func:`torch_cases`, JSON in
+    on standard input, the cases as JSON out."""
+    job = json.loads(sys.stdin.read())
+    cases = draw_cases(job["spec"], job["seed"], job["count"])
+    sys.stdout.write(json.dumps([asdict(case) for case in cases]))
+
+
+if __name__ == "__main__":
+    main()

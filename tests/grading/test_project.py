@@ -138,6 +138,8 @@ def test_an_endless_operation_is_stopped(tmp_path: Path) -> None:
         ({**SPEC, "torch": "torch._C._nn.mish"}, "public function"),
         ({**SPEC, "torch": "torch.no_such_op"}, "has no function"),
         ({**SPEC, "torch": "__import__('os')"}, "public function"),
+        ({**SPEC, "torch": "torch.hub.load"}, "operations on tensors"),
+        ({**SPEC, "torch": "torch.use_deterministic_algorithms"}, "operations on"),
         ({**SPEC, "inputs": [{"shape": [100, 100], "low": 0, "high": 1}]}, "each size"),
         ({**SPEC, "inputs": [{"shape": [2], "low": 1, "high": 1}]}, "low below"),
         ({**SPEC, "kwargs": {"x": [1, 2]}}, "kwargs"),
@@ -148,6 +150,8 @@ def test_an_endless_operation_is_stopped(tmp_path: Path) -> None:
         "private",
         "unknown",
         "code",
+        "hub",
+        "setting",
         "too-big",
         "empty-range",
         "kwargs",
@@ -191,3 +195,21 @@ def test_the_briefs_suggestions_are_functions_the_engine_lacks() -> None:
     for name in names:
         assert callable(project._resolve(torch, name)), name
         assert project._resolve(slowtorch_lib, name) is None, f"the engine has {name}"
+
+
+def test_a_function_that_would_not_end_in_pytorch_stops_no_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge asks PyTorch in a process of its own, bounded in time and
+    memory: a spec whose answer would take 20 GB (and the judge's machine
+    with it) is refused."""
+    monkeypatch.setattr(project, "DRAW_SECONDS", 10)
+    spec = {
+        "torch": "torch.repeat_interleave",
+        "inputs": [{"shape": [16, 16], "low": 0, "high": 1}],
+        "kwargs": {"repeats": 20_000_000},
+    }
+    started = time.monotonic()
+    report = project.check(folder(tmp_path, "def op(x):\n    return x\n", spec))
+    assert time.monotonic() - started < 60
+    assert report.refused is not None and "gave no answer" in report.refused
