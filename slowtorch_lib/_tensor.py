@@ -1840,6 +1840,24 @@ class Tensor:
     def t(self) -> Tensor:
         return _views.t(self)
 
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        return _views.transpose_(self, dim0, dim1)
+
+    def t_(self) -> Tensor:
+        return _views.t_(self)
+
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        return _views.swapaxes(self, axis0, axis1)
+
+    def swapdims(self, dim0: int, dim1: int) -> Tensor:
+        return _views.swapdims(self, dim0, dim1)
+
+    def swapaxes_(self, axis0: int, axis1: int) -> Tensor:
+        return _views.transpose_(self, axis0, axis1)
+
+    def swapdims_(self, dim0: int, dim1: int) -> Tensor:
+        return _views.transpose_(self, dim0, dim1)
+
     @property
     def T(self) -> Tensor:
         """All dimensions reversed (for a matrix: the transpose)."""

@@ -136,25 +136,16 @@ LOWER: dict[str, tuple[Case, list[tuple[int, ...]]]] = {
 }
 
 
-# The engine's bfloat16 convolutions may round a sum on the way where
-# PyTorch's kernel rounds once: their values agree to a bfloat16 step or two.
-ROUNDED_ON_THE_WAY = {"conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"}
-
-
-def tolerance(name: str) -> float:
-    return 2**-6 if name in ROUNDED_ON_THE_WAY else 0.0
-
-
 @pytest.mark.parametrize("name", list(LOWER))
 def test_lower_precision_ops_match_torch(name: str) -> None:
     case, shapes = LOWER[name]
-    assert same(case, shapes, tolerance(name))[0] in ("torch.bfloat16", "torch.float32")
+    assert same(case, shapes, 0.0)[0] in ("torch.bfloat16", "torch.float32")
 
 
 @pytest.mark.parametrize("name", ["at", "linear", "conv1d", "attention"])
 def test_float16_matches_torch(name: str) -> None:
     case, shapes = LOWER[name]
-    result = same(case, shapes, tolerance(name), dtype="float16")
+    result = same(case, shapes, 0.0, dtype="float16")
     assert result[0] == "torch.float16"
 
 
@@ -437,14 +428,16 @@ def test_recurrent_layers_match_torch(name: str) -> None:
     torch = pytest.importorskip("torch")
     ours, theirs = recurrent(st, name), recurrent(torch, name)
     assert ours[:2] == theirs[:2]
-    if name.startswith("rnn"):
-        assert ours[2] == theirs[2]  # the values; gradients round on the way
-        assert close(ours[3], theirs[3], 2**-6)
+    if name in ("lstm", "lstm_bidirectional"):
+        # PyTorch's fused oneDNN LSTM rounds in an order of its own, which
+        # oneDNN keeps bitwise only on identical hardware: a bfloat16 step
+        # or two (at most 2.4 steps of the largest value here).
+        assert largest_difference(ours[2], theirs[2]) < 2**-6
     else:
-        # PyTorch's LSTM kernel keeps its gates in float32, and its GRU and
-        # cells cast their inner products: values a few bfloat16 steps apart
-        for mine, other in zip(ours[2:], theirs[2:]):
-            assert largest_difference(mine, other) < 2**-4
+        assert ours[2] == theirs[2]  # the values
+    # The backward rounds to bfloat16 after each of the engine's operations,
+    # where PyTorch's kernels round once per kernel: at most 2.8 steps here.
+    assert largest_difference(ours[3], theirs[3]) < 2**-6
 
 
 def flat(values: Any) -> list[float]:

@@ -74,6 +74,14 @@ VIEWS = [
     "torch.t(b)",
     "torch.transpose(b, 0, 1)",
     "torch.narrow(b, 0, 0, 2)",
+    "b.swapaxes(0, 1)",
+    "torch.swapdims(b, 1, 0)",
+    "b.transpose_(0, 1)",
+    "b.t_()",
+    "b.swapaxes_(1, 0)",
+    "b.swapdims_(-1, 0)",
+    "b[1:].transpose_(0, 1)",
+    "b.unsqueeze(0).transpose_(0, 2)[1:]",
 ]
 
 
@@ -140,6 +148,9 @@ VIEW_ERRORS = [
     "torch.tensor(1.).unbind()",
     "torch.zeros(0, 4).view(2, 0, -1)",
     "torch.zeros(3).expand(2, 3).add_(1)",
+    "x.transpose_(0, 2)",
+    "x.unsqueeze(0).t_()",
+    "torch.zeros(2, 2, 2).swapdims_(1, -4)",
 ]
 
 
@@ -269,6 +280,9 @@ INPLACE_ERRORS = [
     "x[0].mul_(2)",
     "x.mul_(2)",
     "with torch.no_grad():\n    q = b[0]\nq.mul_(2)",
+    "x.transpose_(0, 0)",
+    "x.t_()",
+    "b.split(2)[0].t_()",
 ]
 
 
@@ -414,3 +428,19 @@ def test_view_strides_is_none_exactly_when_torch_refuses(case: Any) -> None:
     except RuntimeError:
         expected = None
     assert view_strides(tuple(theirs.shape), theirs.stride(), tuple(target)) == expected
+
+
+def test_a_tensor_transposed_in_place_after_being_saved_is_refused_like_torch() -> None:
+    torch = require_torch()
+    messages = []
+    for lib in (st, torch):
+        x = lib.ones(2, 3, requires_grad=True)
+        w = x * 1
+        s = w.sin()
+        w.t_()
+        assert w.shape == (3, 2) and w._version == 1
+        with pytest.raises(RuntimeError) as error:
+            s.sum().backward()
+        messages.append(str(error.value).split(". Hint")[0])
+    assert messages[0] == messages[1]
+    assert "output 0 of T1," in messages[0]

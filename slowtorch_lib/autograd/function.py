@@ -566,7 +566,8 @@ def _modified_message(
         maker = tensor.grad_fn
     made_by = ""
     if maker is not None:
-        op = re.sub(r"Backward\d*$", "", maker.name())
+        # PyTorch's own spelling: "Add" for AddBackward0, "T1" for TBackward1.
+        op = re.sub(r"Backward0?$", "", maker.name()).replace("Backward", "")
         made_by = f", which is output {tensor.output_nr} of {op},"
     return (
         "one of the variables needed for gradient computation has been "

@@ -12,9 +12,9 @@ usual, in the dtype of its inputs.
 This module holds the switch (per device, as PyTorch keeps it) and the
 decorators the listed operations wear: :func:`lower_precision`, and
 :func:`full_precision` for the few (the losses, ``prod``) that PyTorch
-runs in float32 under autocast whatever their inputs. The recurrent
-layers, which PyTorch runs as single kernels, use :func:`autocast_lower`
-and :func:`outside_autocast` (see ``nn/modules/rnn.py``).
+runs in float32 under autocast whatever their inputs. The RNN and LSTM
+layers, which PyTorch casts as a whole, use :func:`autocast_lower` (see
+``nn/modules/rnn.py``).
 
 The cast of a leaf that requires grad (a parameter) is made once per
 ``autocast`` region and reused, as PyTorch does: a weight used at every
@@ -46,7 +46,6 @@ __all__ = [
     "is_autocast_enabled",
     "full_precision",
     "lower_precision",
-    "outside_autocast",
     "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype",
     "set_autocast_cpu_enabled",
@@ -206,22 +205,6 @@ def _autocasting(function: F, lower: bool) -> F:
             return function(*args, **kwargs)
         finally:
             state.busy = False
-
-    return wrapper  # type: ignore[return-value]
-
-
-def outside_autocast(function: F) -> F:
-    """Marks an operation PyTorch runs as one kernel, whose own steps
-    autocast does not reach (the recurrent layers and cells): inside it,
-    nothing is cast."""
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        busy, AUTOCAST.busy = AUTOCAST.busy, True
-        try:
-            return function(*args, **kwargs)
-        finally:
-            AUTOCAST.busy = busy
 
     return wrapper  # type: ignore[return-value]
 

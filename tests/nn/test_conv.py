@@ -269,3 +269,51 @@ def test_circular_padding_matches_torch() -> None:
         assert_same(x.grad, tx.grad, rtol=1e-12, atol=1e-12)
     same_error(lambda L: L.nn.functional.pad(L.ones(1, 3, 4), (5, 0), mode="circular"))
     same_error(lambda L: L.nn.functional.pad(L.ones(1, 1, 3), (-1, 3), mode="circular"))
+
+
+NARROW = [
+    ("conv2d", lambda F, x, w, b: F.conv2d(x, w, b, padding=1, groups=2)),
+    ("conv2d_stride", lambda F, x, w, b: F.conv2d(x, w, None, stride=2, groups=2)),
+    ("conv_transpose2d", lambda F, x, w, b: F.conv_transpose2d(x, w, b[:2], stride=2)),
+    (
+        "conv1d",
+        lambda F, x, w, b: F.conv1d(x[:, :, 0], w[:, :, 0], b, dilation=2, groups=2),
+    ),
+]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize(("name", "run"), NARROW, ids=[n for n, _ in NARROW])
+def test_narrow_dtypes_round_once_like_torch(name: str, run: Any, dtype: str) -> None:
+    """In bfloat16 and float16, values and gradients equal PyTorch's: its
+    kernels add in float32 and round once, and so does the engine."""
+    torch = require_torch()
+    st.manual_seed(0)
+    tensors = [st.randn(2, 4, 5, 6), st.randn(6, 2, 3, 3) / 2, st.randn(6)]
+    found = []
+    for lib in (st, torch):
+        kind = getattr(lib, dtype)
+        leaves = [
+            (t if lib is st else to_torch(t)).to(kind).requires_grad_() for t in tensors
+        ]
+        if name == "conv_transpose2d":
+            leaves[1] = leaves[1].detach()[:4].requires_grad_()
+        out = run(lib.nn.functional, *leaves)
+        upstream = (out.detach().float() * 0 + 1).to(kind).cumsum(-1)
+        (out * upstream).sum().backward()
+        found.append([out, *(leaf.grad for leaf in leaves)])
+    for ours, theirs in zip(*found):
+        if theirs is None:
+            assert ours is None
+        else:
+            assert_same(ours, theirs, exact=True)
+
+
+def test_a_narrow_input_changed_after_the_convolution_is_refused() -> None:
+    x = st.randn(1, 2, 4, 4).bfloat16().requires_grad_()
+    w = st.randn(3, 2, 2, 2).bfloat16().requires_grad_()
+    y = x * 1
+    out = F.conv2d(y, w)
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()

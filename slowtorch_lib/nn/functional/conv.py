@@ -22,11 +22,13 @@ one node, ``ConvolutionBackward0``, as PyTorch does.
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from slowtorch_lib._dtype import bfloat16, float16
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import is_grad_enabled
@@ -119,6 +121,56 @@ def weight_gradient(columns: Tensor, grad: Tensor, s: Settings) -> Tensor:
     return (grads @ columns.transpose(-1, -2)).sum(0)
 
 
+def rounded_once(step: Callable[..., Any]) -> Callable[..., Any]:
+    """Runs a forward or backward on bfloat16 or float16 tensors in float32,
+    rounding each result once at the end.
+
+    PyTorch's convolution kernels add in float32; computed in the narrow
+    dtype, the bias and every overlap of windows would round on the way.
+    The tensors saved for backward stay the caller's (so that changing one
+    in place is still caught); the backward reads them widened. Other
+    dtypes pass straight through.
+    """
+
+    backward = step.__name__ == "backward"
+
+    @functools.wraps(step)
+    def run(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
+        narrow = next((a.dtype for a in args if _is_narrow(a)), None)
+        if narrow is None:
+            return step(ctx, *args, **kwargs)
+        wide = [_widened(a) for a in args]
+        if backward:  # read the saved tensors widened
+            ctx.saved_tensors  # noqa: B018  (raises if one changed in place)
+            saved = ctx._saved
+            assert saved is not None
+            ctx._saved = tuple((_widened(t), v) for t, v in saved)
+            try:
+                results = step(ctx, *wide, **kwargs)
+            finally:
+                ctx._saved = saved
+            return tuple(None if r is None else r.to(narrow) for r in results)
+        result = step(ctx, *wide, **kwargs)
+        callers = {id(w): a for w, a in zip(wide, args) if w is not a}
+        assert ctx._saved is not None
+        ctx._saved = tuple(
+            (callers[id(t)], callers[id(t)]._storage.version) if id(t) in callers
+            else (t, v)
+            for t, v in ctx._saved
+        )  # fmt: skip
+        return result.to(narrow)
+
+    return run
+
+
+def _is_narrow(value: Any) -> bool:
+    return isinstance(value, Tensor) and value.dtype in (bfloat16, float16)
+
+
+def _widened(value: Any) -> Any:
+    return value.float() if _is_narrow(value) else value
+
+
 class Convolution(Function):
     """A convolution or transposed convolution of 1-d or 2-d inputs.
 
@@ -135,6 +187,7 @@ class Convolution(Function):
     """
 
     @staticmethod
+    @rounded_once
     def forward(
         ctx: FunctionCtx,
         x: Tensor,
@@ -163,6 +216,7 @@ class Convolution(Function):
         return owned(out.squeeze(2) if flat else out, x)
 
     @staticmethod
+    @rounded_once
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any, Any]:
         x, weight = ctx.saved_tensors
         s = ctx.settings

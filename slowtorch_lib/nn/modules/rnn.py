@@ -27,10 +27,9 @@ the layers' outputs are a ``stack`` of the steps (``StackBackward0``), a
 bfloat16) LSTM without projections on a sequence that is not packed,
 PyTorch runs a fused oneDNN kernel: each layer and direction is one node,
 ``MkldnnRnnLayerBackward0``, and here too (:class:`MkldnnRnnLayer` wraps
-the same loop). One difference remains: with ``batch_first`` PyTorch's RNN
-and GRU transpose their output in place (``TransposeBackward1``); here it
-is an ordinary ``transpose`` (``TransposeBackward0``). Values and
-gradients are the same.
+the same loop). With ``batch_first``, the fused kernel's output is
+transposed (``TransposeBackward0``) and the loop's in place
+(``TransposeBackward1``), as in PyTorch.
 """
 
 from __future__ import annotations
@@ -53,7 +52,7 @@ from slowtorch_lib.nn import init
 from slowtorch_lib.nn.modules.module import Module
 from slowtorch_lib.nn.parameter import Parameter
 from slowtorch_lib.nn.utils.rnn import PackedSequence
-from slowtorch_lib.ops.autocast import autocast_lower, outside_autocast
+from slowtorch_lib.ops.autocast import autocast_lower
 from slowtorch_lib.ops.joining import cat, stack
 
 __all__ = [
@@ -512,8 +511,10 @@ class RNNBase(Module):
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         sizes = [mini_batch] * input.size(0)
         output, state = self._run_layers(input, sizes, state, packed=False)
-        if self.batch_first:
+        if self.batch_first and self._fused(input, packed=False):
             output = output.transpose(0, 1)
+        elif self.batch_first:
+            output = output.transpose_(0, 1)  # as PyTorch's CPU loop does
         if not batched:
             output = output.squeeze(batch_dim)
             state = tuple(s.squeeze(1) for s in state)
@@ -552,7 +553,8 @@ class RNNBase(Module):
 
         Under CPU autocast PyTorch runs an RNN or an LSTM (not a GRU, not a
         packed sequence) in the lower precision: its input, state and
-        weights are cast first. Inside, autocast casts nothing more.
+        weights are cast first. A GRU, a packed sequence and the cells run
+        their steps as any other code: each step's ``linear`` is cast.
         """
         weights = [self._weights(index) for index in range(len(self._all_weights))]
         if not packed and self.mode != "GRU":
@@ -561,7 +563,6 @@ class RNNBase(Module):
             weights = [Weights(*map(autocast_lower, w)) for w in weights]
         return self._layers(input, sizes, state, weights, packed)
 
-    @outside_autocast
     def _layers(
         self,
         input: Tensor,
@@ -839,7 +840,6 @@ class RNNCellBase(Module):
             text += f", nonlinearity={nonlinearity}"
         return text
 
-    @outside_autocast
     def _step(self, step: Step, input: Tensor, state: State | None) -> State:
         """Checks the input and state, then runs one ``step``.
 
