@@ -109,6 +109,8 @@ class Exercise:
         grading_cases: The grading-only cases (from ``grading_chNN.py``).
         drawn_cases: The grading-only cases whose inputs each grading run
             draws (``DRAWN`` in ``grading_chNN.py``): most of the marks.
+        stretch: For students who finish the core: no core exercise and no
+            later chapter needs its piece (see :mod:`course.plan`).
     """
 
     id: str
@@ -123,6 +125,7 @@ class Exercise:
     not_to_use: Sequence[str] = ()
     grading_cases: Sequence[Case] = field(default_factory=tuple)
     drawn_cases: Sequence[Case] = field(default_factory=tuple)
+    stretch: bool = False
 
 
 @dataclass

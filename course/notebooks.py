@@ -21,8 +21,9 @@ and ``# %% tags=["check-1.1"]`` (``check("1.1", answer)``). Grading matches
 cells by these tags, which also give the cells their ids. Every other cell gets
 an id from its position, so regenerating gives byte-identical files.
 
-The setup cell (:data:`SETUP`, which imports ``torch`` and ``check``) is put
-second in every notebook, so sources use those names without importing them;
+The chapter's plan (:mod:`course.plan`) is put second in every notebook and
+the setup cell (:data:`SETUP`, which imports ``torch`` and ``check``)
+third, so sources use those names without importing them;
 a ``# ruff: noqa: F821`` line at the top tells the linter so. Lines starting
 with ``# ruff:`` are left out of the notebooks, and so are empty cells.
 """
@@ -38,6 +39,8 @@ from typing import Any
 import jupytext
 import nbformat
 from nbclient import NotebookClient
+
+from course import plan
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "course" / "sources"
@@ -156,7 +159,7 @@ def without_lint(text: str) -> str:
 def cell_id(tags: list[str], number: int) -> str:
     """``exercise-1-1`` for a tagged cell, ``cell-7`` otherwise (ids allow no dots)."""
     for tag in tags:
-        if TAG.match(tag) or tag == "setup":
+        if TAG.match(tag) or tag in ("setup", "plan"):
             return tag.replace(".", "-")
     return f"cell-{number}"
 
@@ -165,14 +168,30 @@ def read_source(chapter: Chapter) -> Any:
     return jupytext.reads(chapter.source.read_text(encoding="utf-8"), fmt="py:percent")
 
 
+def answer_lines(chapter: Chapter) -> dict[str, int]:
+    """Lines of model answer per exercise id: the non-blank lines of its
+    solution regions, and one per prediction."""
+    lines = {}
+    for cell in read_source(chapter).cells:
+        tags = cell.metadata.get("tags", [])
+        ids = [t.removeprefix("exercise-") for t in tags if t.startswith("exercise-")]
+        if cell.cell_type == "code" and ids:
+            hidden = split_solutions(cell.source)[2]
+            lines[ids[0]] = sum(1 for line in hidden if line.strip())
+    return lines
+
+
 def build(chapter: Chapter) -> tuple[Any, Any]:
-    """The exercise notebook and the (not yet executed) solution notebook."""
+    """The exercise notebook and the (not yet executed) solution notebook:
+    the source's cells, with the chapter's plan after the title and then the
+    setup cell."""
     cells = [
         (cell.cell_type, without_lint(cell.source), list(cell.metadata.get("tags", [])))
         for cell in read_source(chapter).cells
         if without_lint(cell.source).strip()
     ]
-    cells.insert(1, ("code", SETUP, ["setup"]))
+    week = plan.markdown(int(chapter.name[:2]), answer_lines(chapter))
+    cells[1:1] = [("markdown", week, ["plan"]), ("code", SETUP, ["setup"])]
     notebooks = []
     for kind in ("exercises", "solutions"):
         notebook = nbformat.v4.new_notebook()

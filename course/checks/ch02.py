@@ -1086,5 +1086,6 @@ EXERCISES = {
         ],
         target="slowtorch_lib.autograd.gradcheck.gradcheck",
         what="gradient checks",
+        stretch=True,
     ),
 }

@@ -1226,6 +1226,7 @@ EXERCISES = {
         target="slowtorch_lib.safetensors.check_entries",
         forbidden=("_check_entry",),
         what="files",
+        stretch=True,
     ),
     "3.11": Exercise(
         "3.11",

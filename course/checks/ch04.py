@@ -1529,6 +1529,7 @@ EXERCISES = {
         ],
         target="slowtorch_lib.optim.adagrad.Adagrad",
         what="optimiser runs",
+        stretch=True,
     ),
     "4.12": Exercise(
         "4.12",
@@ -1547,6 +1548,7 @@ EXERCISES = {
         ],
         target="slowtorch_lib.optim.lr_scheduler.ReduceLROnPlateau",
         what="schedules",
+        stretch=True,
     ),
     "4.13": Exercise(
         "4.13",
@@ -1568,6 +1570,7 @@ EXERCISES = {
         ],
         target="slowtorch_lib.optim.rmsprop.RMSprop",
         what="optimiser runs",
+        stretch=True,
     ),
     "4.14": Exercise(
         "4.14",
@@ -1588,5 +1591,6 @@ EXERCISES = {
         ],
         target="slowtorch_lib.utils.data.dataloader.DataLoader",
         what="loaders",
+        stretch=True,
     ),
 }

@@ -28,12 +28,12 @@ beyond it:
 - 6.6 build ``Block(n_embd, n_head, bias=True, causal=True)``: pre-norm
   LayerNorm, ``MultiheadAttention`` (causal or not), MLP with GELU, two
   residual additions, with the parameter names of
-  ``nn.TransformerEncoderLayer`` (whose state it can load). [21] With 6.5,
-  the build of 40 lines or more.
+  ``nn.TransformerEncoderLayer`` (whose state it can load). [21]
 - 6.7 build ``GPT(vocab_size, block_size, n_embd, n_head, n_layer)``: token
   and position embeddings, ``n_layer`` causal ``TransformerEncoderLayer``
   blocks, final LayerNorm, head, and with ``targets`` the cross-entropy of
-  the flattened logits. [29]
+  the flattened logits; ``configure_optimizers``, GPT-2's AdamW with weight
+  decay on the matrices and embeddings only. [40] The build of 40 lines.
 - 6.8 piece ``generate(model, idx, new_tokens, temperature, top_k,
   generator)``: crop to the block, last position, temperature, top-k
   (``-inf`` elsewhere), softmax, a draw from Python's ``random`` so that
@@ -45,7 +45,7 @@ beyond it:
   use. [12]
 
 Model-answer lines count the lines a student writes (inside the solution
-regions, and one per prediction): 150 in all.
+regions, and one per prediction): 161 in all.
 
 PyTorch has no ``CausalSelfAttention``, ``Block``, ``GPT``, ``generate`` or
 ``train``: the pieces of 6.4-6.9 live in :mod:`course.checks.gpt_parts`,
@@ -470,6 +470,41 @@ def gpt_described(*config: int) -> Any:
     return run
 
 
+def groups_and_step(torch: Any, model: Any, optimizer: Any) -> dict[str, Any]:
+    """The optimiser's kind, each group's parameters (by name) and settings,
+    and the weights after one step with every gradient zero: AdamW's step is
+    then the weight decay alone."""
+    names = {id(p): n for n, p in model.named_parameters()}
+    groups = [
+        {
+            "params": [names.get(id(p), "not the model's") for p in group["params"]],
+            "lr": group["lr"],
+            "betas": list(group["betas"]),
+            "weight_decay": group["weight_decay"],
+        }
+        for group in optimizer.param_groups
+    ]
+    for p in model.parameters():
+        p.grad = torch.zeros_like(p)
+    optimizer.step()
+    weights = {n: p.detach() for n, p in model.named_parameters()}
+    return {"kind": type(optimizer).__name__, "groups": groups, "after": weights}
+
+
+def optimised(
+    config: tuple[int, ...], weight_decay: float, lr: float, **betas: Any
+) -> Any:
+    """``GPT.configure_optimizers``: its groups, and a step with them."""
+
+    def run(torch: Any) -> Any:
+        model = parts(torch).GPT(*config)
+        set_weights(torch, model)
+        optimizer = model.configure_optimizers(weight_decay, lr, **betas)
+        return groups_and_step(torch, model, optimizer)
+
+    return run
+
+
 GPT = [
     Case("GPT(7, 6, 8, 2, 1): logits, loss, gradients", gpt((7, 6, 8, 2, 1), 2, 6)),
     Case("GPT(5, 4, 4, 1, 2): two blocks", gpt((5, 4, 4, 1, 2), 1, 4)),
@@ -480,6 +515,14 @@ GPT = [
     Case(
         "7 tokens in a block of 6", gpt((7, 6, 8, 2, 1), 1, 7, targets=False)
     ),  # fmt: skip
+    Case(
+        "configure_optimizers(0.1, 0.01): groups, and a step without gradients",
+        optimised((5, 4, 4, 2, 1), 0.1, 0.01),
+    ),
+    Case(
+        "configure_optimizers(0.5, 0.1, betas=(0.8, 0.9)), two blocks",
+        optimised((5, 4, 4, 1, 2), 0.5, 0.1, betas=(0.8, 0.9)),
+    ),
 ]
 
 # --- 6.8 generation -----------------------------------------------------------------
@@ -706,6 +749,9 @@ EXERCISES = {
             "is_causal=True; logits = head(ln_f(x)).",
             "With targets: cross_entropy of the logits viewed as (B * T, vocab) "
             "against the targets as (B * T,); without: None.",
+            "configure_optimizers: sort self.parameters() by p.dim() >= 2 into two "
+            "lists; AdamW([{'params': ..., 'weight_decay': weight_decay}, "
+            "{'params': ..., 'weight_decay': 0.0}], lr=lr, betas=betas).",
         ],
         target=f"{TARGETS}.GPT",
         what="GPTs",
@@ -727,6 +773,7 @@ EXERCISES = {
         ],
         target=f"{TARGETS}.generate",
         what="generations",
+        stretch=True,
     ),
     "6.9": Exercise(
         "6.9",

@@ -149,6 +149,20 @@ class GPT(torch.nn.Module):
         flat = logits.reshape(-1, logits.shape[-1])
         return logits, torch.nn.functional.cross_entropy(flat, targets.reshape(-1))
 
+    def configure_optimizers(
+        self, weight_decay: float, lr: float, betas: tuple[float, float] = (0.9, 0.95)
+    ) -> Any:
+        """AdamW with decay on the matrices and embeddings only."""
+        params = list(self.parameters())
+        groups = [
+            {
+                "params": [p for p in params if p.dim() >= 2],
+                "weight_decay": weight_decay,
+            },
+            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
+        ]
+        return torch.optim.AdamW(groups, lr=lr, betas=betas)
+
 
 # --- 6.8 generation ----------------------------------------------------------------
 

@@ -17,8 +17,10 @@ from course.checks.ch06 import (
     causal,
     generated,
     gpt,
+    groups_and_step,
     heads_of,
     model_for,
+    optimised,
     parts,
     run_module,
     trained,
@@ -54,6 +56,10 @@ CASES = {
     ],
     "6.7": [
         Case("GPT(3, 2, 2, 1, 3): three blocks", gpt((3, 2, 2, 1, 3), 2, 2)),
+        Case(
+            "configure_optimizers(0.0, 1.0), three blocks",
+            optimised((3, 2, 2, 1, 3), 0.0, 1.0, betas=(0.5, 0.5)),
+        ),
     ],
     "6.8": [
         Case(
@@ -163,6 +169,17 @@ def drawn_gpt(torch: Any, rng: d.Rng) -> Any:
     return logits, loss, {n: p.grad for n, p in model.named_parameters()}
 
 
+def drawn_optimisers(torch: Any, rng: d.Rng) -> Any:
+    heads = rng.randint(1, 2)
+    config = (rng.randint(2, 6), rng.randint(1, 4), heads * 2, heads, rng.randint(1, 2))
+    model = parts(torch).GPT(*config)
+    drawn_weights(torch, rng, model)
+    betas = (rng.choice([0.8, 0.9]), rng.choice([0.95, 0.99]))
+    decay, lr = rng.choice([0.05, 0.1, 0.3]), rng.choice([0.01, 0.1, 1.0])
+    optimizer = model.configure_optimizers(decay, lr, betas=betas)
+    return groups_and_step(torch, model, optimizer)
+
+
 def drawn_generate(torch: Any, rng: d.Rng) -> Any:
     kind = rng.choice(["bigram", "tiny"])
     model = model_for(torch, kind, 7, 4)
@@ -223,6 +240,7 @@ DRAWN = {
     "6.7": [
         d.drawn("GPT, drawn sizes, weights and tokens", drawn_gpt),
         d.drawn("GPT (again)", drawn_gpt),
+        d.drawn("configure_optimizers, drawn sizes and settings", drawn_optimisers),
     ],
     "6.8": [
         d.drawn("generate, drawn model, prompt, settings and seed", drawn_generate),

@@ -332,6 +332,16 @@ check("6.6", Block)
 # and `is_causal=True`; `ln_f`; `head`. Return `(logits, loss)`: the loss is
 # `None` without targets, else the cross-entropy of the logits as
 # `(B * T, vocab_size)` against the targets as `(B * T,)`.
+#
+# `configure_optimizers(weight_decay, lr, betas=(0.9, 0.95))`: the optimiser
+# GPT-2 was trained with, a `torch.optim.AdamW` with learning rate `lr`,
+# `betas` and two parameter groups. Weight decay pulls a parameter towards
+# zero (chapter 4), which suits the matrices a layer multiplies by, but not
+# a LayerNorm's gains (whose neutral value is 1) or a bias. So the first
+# group, with `weight_decay`, holds every parameter of two or more
+# dimensions (the embeddings and the weight matrices); the second, with
+# weight decay 0, holds the rest. Each group keeps the order of
+# `parameters()`. The check reads the groups and takes a step with them.
 
 
 # %% tags=["exercise-6.7"]
@@ -373,6 +383,21 @@ class GPT(torch.nn.Module):
         scores = logits.view(B * T, -1)
         loss = torch.nn.functional.cross_entropy(scores, targets.view(B * T))
         return logits, loss
+        # END SOLUTION
+
+    def configure_optimizers(self, weight_decay, lr, betas=(0.9, 0.95)):
+        # BEGIN SOLUTION
+        matrices, others = [], []
+        for parameter in self.parameters():
+            if parameter.dim() >= 2:
+                matrices.append(parameter)
+            else:
+                others.append(parameter)
+        groups = [
+            {"params": matrices, "weight_decay": weight_decay},
+            {"params": others, "weight_decay": 0.0},
+        ]
+        return torch.optim.AdamW(groups, lr=lr, betas=betas)
         # END SOLUTION
 
 

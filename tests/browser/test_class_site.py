@@ -18,6 +18,11 @@ it blocked. As a student would, in one browser (whose storage keeps their work):
 - in a browser that keeps no file for the notebook's Python (a private window: here,
   service workers blocked), the kernel still starts, and a check that passes says the
   piece is not kept.
+- a chapter reads whole with no piece written (Run All keeps the book's outputs, also
+  after a save and a reload, and one call puts the chapter back as the book has it),
+  and comes alive as pieces arrive: on a second site, released with chapter 1's pieces
+  given, chapter 1 runs every cell live and chapter 2 runs live up to what needs its
+  own pieces.
 
 Skipped without ``/usr/bin/chromium`` or without the book's set-up (the npm assets the
 site is built from), unless ``SLOWTORCH_REQUIRE_BROWSER=1`` (set by
@@ -376,6 +381,66 @@ def test_a_class_chapter_reads_whole_before_any_piece_is_written(
         assert [c["source"] for c in again.cells()] == [c["source"] for c in book]
         assert BOOK_NOTE not in "".join(_text(c["outputs"]) for c in again.cells())
         again.close()
+    finally:
+        student.close()
+    assert not student.outside, f"requests left the site: {student.outside}"
+    assert not student.failed, f"requests failed: {student.failed}"
+
+
+@pytest.fixture(scope="module")
+def given_site(class_site: tuple[Path, str]) -> Iterator[str]:
+    """A second class site, released with chapter 1's pieces given (solved)."""
+    out = class_site[0].parent.parent / "given" / "edition"
+    start = time.monotonic()
+    done = _python("-m", "course", "release", str(out), "--site", "--give", "ch1")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    print(f"\n[class site] release --site --give ch1: {time.monotonic() - start:.1f} s")
+    with served(out / "site") as url:
+        yield url
+
+
+def _notes(cells: list[dict[str, Any]]) -> list[str]:
+    return [
+        _text(c["outputs"])
+        for c in cells
+        if c["type"] == "code" and BOOK_NOTE in _text(c["outputs"])
+    ]
+
+
+def test_a_chapter_comes_alive_as_its_pieces_arrive(
+    given_site: str, chromium: Any
+) -> None:
+    """With chapter 1's pieces in the engine (given, as a student's would be):
+    Run All on chapter 1 runs every cell live, no book output left; on
+    chapter 2 the cells that need only chapter 1 run live and the rest keep
+    the book's output, each naming a chapter-2 exercise. Neither stops."""
+    student = Student(chromium, given_site)
+    try:
+        counts = {}
+        for path in ("book/01_tensors.ipynb", CHAPTER):
+            chapter = student.open(path)
+            started = time.monotonic()
+            chapter.run_all()
+            ran = chapter.cells()
+            code = [cell for cell in ran if cell["type"] == "code"]
+            assert all(cell["count"] is not None for cell in code), "Run All stopped"
+            assert not [c for c in code if _errors(c["outputs"])], "a cell failed"
+            notes = _notes(ran)
+            counts[path] = (len(code), len(notes))
+            print(
+                f"\n[class site, ch1 given] Run All on {path}: "
+                f"{time.monotonic() - started:.1f} s, {len(code)} code cells, "
+                f"{len(notes)} with the book's output"
+            )
+            if path != CHAPTER:
+                assert not notes, notes[0]
+            else:
+                assert notes and all(
+                    re.search(r"needs exercise 2\.\d+", n) for n in notes
+                )
+            chapter.close()
+        code, kept = counts[CHAPTER]
+        assert 0 < kept < code  # some cells live, some the book's
     finally:
         student.close()
     assert not student.outside, f"requests left the site: {student.outside}"
