@@ -187,7 +187,6 @@ class Convolution(Function):
     """
 
     @staticmethod
-    @rounded_once
     def forward(
         ctx: FunctionCtx,
         x: Tensor,
@@ -216,7 +215,6 @@ class Convolution(Function):
         return owned(out.squeeze(2) if flat else out, x)
 
     @staticmethod
-    @rounded_once
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any, Any]:
         x, weight = ctx.saved_tensors
         s = ctx.settings
@@ -248,6 +246,12 @@ class Convolution(Function):
             grad_x = None if grad_x is None else grad_x.squeeze(2)
             grad_weight = None if grad_weight is None else grad_weight.squeeze(2)
         return grad_x, grad_weight, grad_bias
+
+
+# In bfloat16 and float16 both directions add in float32 and round once, as
+# PyTorch's kernels do; put on here, out of the class that the book quotes.
+for _step in ("forward", "backward"):
+    setattr(Convolution, _step, staticmethod(rounded_once(getattr(Convolution, _step))))
 
 
 def _transposed_size(x: Tensor, weight: Tensor, s: Settings) -> Pair:
