@@ -6,8 +6,10 @@ machine's CPUs are few) and compares what comes out.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -15,7 +17,7 @@ import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib.utils.data import DataLoader
-from slowtorch_lib.utils.data._worker import numpy_seed
+from slowtorch_lib.utils.data._worker import _finish, numpy_seed
 from tests.data.worker_samples import (
     Failing,
     Slow,
@@ -277,3 +279,23 @@ def test_the_browser_gets_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(sys, "platform", "emscripten")
     with pytest.raises(NotImplementedError, match="cannot start processes"):
         iter(loader)
+
+
+@pytest.mark.parametrize("flush", [True, False])
+def test_a_retiring_worker_waits_for_its_messages_to_leave(flush: bool) -> None:
+    """A worker that left while its last message was being written would keep
+    the shared queue's write lock for good, and every other worker would
+    wait on it for ever. So a worker retired mid-pass waits until its
+    messages have left; at shutdown (nothing read any more) it does not."""
+    shared = multiprocessing.get_context().Queue()
+    shared._wlock.acquire()  # another worker is writing
+    shared.put("last batch")
+    finishing = threading.Thread(target=_finish, args=(shared, flush))
+    finishing.start()
+    finishing.join(timeout=1.0)
+    assert finishing.is_alive() == flush  # waits while the message cannot leave
+    shared._wlock.release()
+    finishing.join(timeout=10.0)
+    assert not finishing.is_alive()
+    if flush:
+        assert not shared._buffer  # written to the pipe, the lock released

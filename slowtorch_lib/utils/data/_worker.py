@@ -5,7 +5,9 @@ It seeds its random generators, runs ``worker_init_fn``, then loops: take a
 task ``(task number, indices)`` from its own queue, fetch that batch, put
 ``(task number, batch)`` on the queue shared by all workers. An exception
 is caught and sent back wrapped, to be raised again in the main process.
-``None`` on its queue tells the worker to finish.
+``None`` on its queue tells the worker to stop at once (the main process
+shuts the loader down and reads nothing more); :class:`Retire` tells it to
+finish after its last messages have left (the main process still reads).
 """
 
 from __future__ import annotations
@@ -61,6 +63,12 @@ class StreamEnded:
     """A worker's message: its iterable data set has nothing left."""
 
     worker_id: int
+
+
+@dataclass(frozen=True)
+class Retire:
+    """The main process's message to a worker whose stream ended, when the
+    pass goes on without it: finish, once the messages sent have left."""
 
 
 @dataclass(frozen=True)
@@ -178,13 +186,16 @@ def worker_loop(
         fetcher = new_fetcher()
     except Exception:
         setup_error = WorkerError(where)
-    parent, ended = os.getppid(), False
+    parent, ended, flush = os.getppid(), False, False
     while os.getppid() == parent:
         try:
             task = index_queue.get(timeout=STATUS_CHECK_INTERVAL)
         except queue.Empty:
             continue
         if task is None:
+            break
+        if isinstance(task, Retire):
+            flush = True
             break
         if isinstance(task, Resume):
             data_queue.put((task, None))
@@ -200,8 +211,20 @@ def worker_loop(
             result = _fetched(fetcher, index, iterable, worker_id, where)
             ended = isinstance(result, StreamEnded)
         data_queue.put((number, result))
-    data_queue.cancel_join_thread()
+    _finish(data_queue, flush)
+
+
+def _finish(data_queue: Any, flush: bool) -> None:
+    """Closes the worker's end of the shared queue. Leaving while a message is
+    still being written would keep the queue's write lock held for good,
+    and the other workers could never send again: so a retiring worker
+    waits for its messages to leave. At shutdown nothing is read any more,
+    and waiting could last for ever: what is unsent is dropped."""
+    if not flush:
+        data_queue.cancel_join_thread()
     data_queue.close()
+    if flush:
+        data_queue.join_thread()
 
 
 def _fetched(

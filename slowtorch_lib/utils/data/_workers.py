@@ -24,6 +24,7 @@ from slowtorch_lib._rng import _generator
 from slowtorch_lib.utils.data._worker import (
     STATUS_CHECK_INTERVAL,
     Resume,
+    Retire,
     StreamEnded,
     WorkerError,
     worker_loop,
@@ -202,7 +203,7 @@ class WorkerIterator(Iterator[Any]):
         """A worker whose stream ended gets no more tasks in this pass."""
         self.active[worker] = False
         if not self.persistent:
-            self.task_queues[worker].put(None)
+            self.task_queues[worker].put(Retire())
 
     def __iter__(self) -> WorkerIterator:
         return self
