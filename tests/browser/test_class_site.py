@@ -443,5 +443,8 @@ def test_a_chapter_comes_alive_as_its_pieces_arrive(
         assert 0 < kept < code  # some cells live, some the book's
     finally:
         student.close()
-    assert not student.outside, f"requests left the site: {student.outside}"
+    # A live plotting cell asks Pyodide's CDN for matplotlib (blocked here:
+    # offline it prints a note and keeps the book's figure); nothing else leaves.
+    cdn = "https://cdn.jsdelivr.net/pyodide/"
+    assert all(url.startswith(cdn) for url in student.outside), student.outside
     assert not student.failed, f"requests failed: {student.failed}"
