@@ -34,11 +34,12 @@ from slowtorch_lib._tensor import (
     Tensor,
     from_values,
 )
-from slowtorch_lib.autograd.function import FunctionCtx, Node, gradient_edge
+from slowtorch_lib.autograd.function import Function, FunctionCtx, Node, gradient_edge
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 
 __all__ = [
     "CopySlices",
+    "change_view_in_place",
     "check_inplace",
     "check_no_partial_overlap",
     "detach_",
@@ -170,6 +171,26 @@ def run_inplace(
         _saved_output_moved(node, result, tensor)
         # Every other view of the storage now reads changed values.
         refresh_views_of(tensor._base if tensor._base is not None else tensor)
+    return tensor
+
+
+def change_view_in_place(
+    tensor: Tensor, function: type[Function], **settings: Any
+) -> Tensor:
+    """Gives ``tensor`` the shape and strides of ``function``'s view of it
+    (``transpose_``, ``t_``).
+
+    The numbers stay where they are; only how they are read changes, so the
+    storage counts a change (its version), and with autograd on, the
+    tensor's history goes on through ``function``'s node.
+    """
+    check_inplace(tensor, overlap_ok=True)
+    changed = function.apply(tensor, **settings)
+    tensor._shape, tensor._stride = changed._shape, changed._stride
+    tensor._storage.version += 1
+    tensor._view_version = tensor._storage.version
+    if changed._grad_fn is not None:
+        tensor._set_history(changed._grad_fn, 0)
     return tensor
 
 

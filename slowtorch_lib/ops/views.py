@@ -368,34 +368,17 @@ class TInPlace(T):
 
 
 def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """Swaps two dimensions of ``input`` itself (see :func:`swap_in_place`)."""
-    return swap_in_place(input, TransposeInPlace, dim0=dim0, dim1=dim1)
+    """Swaps two dimensions of ``input`` itself: its shape and strides change."""
+    return history.change_view_in_place(input, TransposeInPlace, dim0=dim0, dim1=dim1)
 
 
 def t_(input: Tensor) -> Tensor:
-    """Transposes the matrix ``input`` itself (see :func:`swap_in_place`)."""
+    """Transposes the matrix ``input`` itself: its shape and strides change."""
     if input.dim() > 2:
         raise RuntimeError(
             f"t_() expects a tensor with <= 2 dimensions, but self is {input.dim()}D"
         )
-    return swap_in_place(input, TInPlace)
-
-
-def swap_in_place(input: Tensor, function: type[Function], **dims: int) -> Tensor:
-    """Gives ``input`` the shape and strides of ``function``'s view of it.
-
-    The numbers stay where they are; only how they are read changes, so
-    the storage counts a change (its version), and with autograd on the
-    tensor's history goes through ``function``'s node.
-    """
-    history.check_inplace(input, overlap_ok=True)
-    swapped = function.apply(input, **dims)
-    input._shape, input._stride = swapped._shape, swapped._stride
-    input._storage.version += 1
-    input._view_version = input._storage.version
-    if swapped._grad_fn is not None:
-        input._set_history(swapped._grad_fn, 0)
-    return input
+    return history.change_view_in_place(input, TInPlace)
 
 
 @tensor_input
