@@ -4,8 +4,8 @@ Each exercise notebook opens with this plan (:func:`markdown`, put in by
 ``python -m course generate``), and the teacher's guide has the table for
 the term (``python -m course.plan`` prints it).
 
-- **Core** exercises carry the chapter's ideas, and later chapters run on
-  their pieces.
+- **Core** exercises carry the chapter's ideas; later chapters run on the
+  pieces of chapters 1-4.
 - **Stretch** exercises (``Exercise.stretch``) are for students who finish
   the core. No core exercise of their chapter and no exercise of a later
   chapter reaches their piece (a test measures it with
@@ -83,7 +83,7 @@ def markdown(number: int, lines: dict[str, int]) -> str:
     text = (
         f"**The plan.** Core: {_span(core.ids)}, {core.lines} lines of "
         f"model answer (predictions count one line each), about {core.hours:g} "
-        "hours. Later chapters run on the core pieces: do them first."
+        "hours: the chapter's ideas, to do first."
     )
     if stretch.ids:
         text += (
