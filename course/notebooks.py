@@ -190,8 +190,8 @@ def build(chapter: Chapter) -> tuple[Any, Any]:
         for cell in read_source(chapter).cells
         if without_lint(cell.source).strip()
     ]
-    week = plan.markdown(int(chapter.name[:2]), answer_lines(chapter))
-    cells[1:1] = [("markdown", week, ["plan"]), ("code", SETUP, ["setup"])]
+    chapter_plan = plan.markdown(int(chapter.name[:2]), answer_lines(chapter))
+    cells[1:1] = [("markdown", chapter_plan, ["plan"]), ("code", SETUP, ["setup"])]
     notebooks = []
     for kind in ("exercises", "solutions"):
         notebook = nbformat.v4.new_notebook()

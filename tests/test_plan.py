@@ -1,4 +1,4 @@
-"""The week's plan of each chapter: core and stretch exercises, lines and hours."""
+"""Each chapter's plan: core and stretch exercises, lines and hours."""
 
 from __future__ import annotations
 

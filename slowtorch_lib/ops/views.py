@@ -291,10 +291,7 @@ class T(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        if x.dim() > 2:
-            raise RuntimeError(
-                f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D"
-            )
+        _check_matrix(x, "t()")
         return as_view(x, x._shape[::-1], x._stride[::-1], x._offset)
 
     @staticmethod
@@ -374,11 +371,16 @@ def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def t_(input: Tensor) -> Tensor:
     """Transposes the matrix ``input`` itself: its shape and strides change."""
-    if input.dim() > 2:
-        raise RuntimeError(
-            f"t_() expects a tensor with <= 2 dimensions, but self is {input.dim()}D"
-        )
+    _check_matrix(input, "t_()")  # before the in-place checks, as PyTorch
     return history.change_view_in_place(input, TInPlace)
+
+
+def _check_matrix(x: Tensor, name: str) -> None:
+    """PyTorch's refusal of ``name`` (``t()``, ``t_()``) beyond two dimensions."""
+    if x.dim() > 2:
+        raise RuntimeError(
+            f"{name} expects a tensor with <= 2 dimensions, but self is {x.dim()}D"
+        )
 
 
 @tensor_input
