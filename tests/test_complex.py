@@ -405,6 +405,13 @@ GRAD_CASES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "prod": lambda t, z, w: z.prod(),
     "mm": lambda t, z, w: z.reshape(2, 2) @ w.reshape(2, 2),
     "dot": lambda t, z, w: t.dot(z, w),
+    "mv": lambda t, z, w: z.reshape(2, 2).mv(w[:2]),
+    "bmm": lambda t, z, w: z.reshape(1, 2, 2).bmm(w.reshape(1, 2, 2)),
+    "matmul_batched": lambda t, z, w: z.reshape(2, 1, 2) @ w.reshape(2, 2),
+    "addmm": lambda t, z, w: t.addmm(w[:2], z.reshape(2, 2), w.reshape(2, 2)),
+    "linear": lambda t, z, w: t.nn.functional.linear(z.reshape(2, 2), w.reshape(2, 2)),
+    "einsum": lambda t, z, w: t.einsum("ij,jk->ik", z.reshape(2, 2), w.reshape(2, 2)),
+    "cumprod": lambda t, z, w: z.cumprod(0),
     "with_real": lambda t, z, w: z * t.tensor([1.0, 2, 3, 4], requires_grad=True),
     "addcmul": lambda t, z, w: t.addcmul(z, w, z, value=0.5 - 1j),
     "addcdiv": lambda t, z, w: t.addcdiv(w, z, w, value=2),
@@ -419,6 +426,21 @@ GRAD_CASES: dict[str, Callable[[Any, Any, Any], Any]] = {
     ),
     "whole_written_after_part": lambda t, z, w: whole_written(z * 1, w),
 }
+
+
+def test_convolution_gradients_match_torch() -> None:
+    """The values of a complex convolution's gradients. (PyTorch records
+    three real convolutions and their sum; the engine, one node.)"""
+    grads = []
+    for lib in (st, require_torch()):
+        z = lib.tensor(Z_VALUES, requires_grad=True)
+        w = lib.tensor(W_VALUES[:2], requires_grad=True)
+        out = lib.nn.functional.conv1d(z.view(1, 1, 4), w.view(1, 1, 2))
+        real_loss(out).backward()
+        grads.append((z.grad, w.grad))
+    (z_ours, w_ours), (z_theirs, w_theirs) = grads
+    assert_close(z_ours, z_theirs, tol=1e-4)
+    assert_close(w_ours, w_theirs, tol=1e-4)
 
 
 def written(b: Any, change: Callable[[Any], Any]) -> Any:

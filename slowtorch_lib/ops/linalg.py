@@ -31,7 +31,6 @@ from slowtorch_lib.ops.common import (
     result_type,
     tensor_input,
 )
-from slowtorch_lib.ops.complex_parts import conj
 from slowtorch_lib.ops.statistics import vector_norm as vector_norm  # linalg's
 from slowtorch_lib.ops.views import UnsafeView, expand, reshape, squeeze
 
@@ -137,6 +136,8 @@ class Mm(Function):
     ``G @ B.T`` and that of ``B`` is ``A.T @ G``.
     """
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
         if a.dim() != 2 or b.dim() != 2:
@@ -158,8 +159,8 @@ class Mm(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
         a, b = ctx.saved_tensors
-        grad_a = grad_output.mm(conj(b.t())) if ctx.needs_input_grad[0] else None
-        grad_b = conj(a.t()).mm(grad_output) if ctx.needs_input_grad[1] else None
+        grad_a = grad_output.mm(b.t()) if ctx.needs_input_grad[0] else None
+        grad_b = a.t().mm(grad_output) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -168,6 +169,8 @@ class Bmm(Function):
 
     The gradients are those of :class:`Mm`, one batch element at a time.
     """
+
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
@@ -215,6 +218,8 @@ class Mv(Function):
     Gradients, for the gradient g of the result: dL/dA = outer(g, v),
     dL/dv = A.T @ g.
     """
+
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, v: Tensor) -> Tensor:
@@ -462,6 +467,8 @@ class Addmm(Function):
     (which the engine sums back to the bias's shape), alpha * G @ m2.T for
     ``m1`` and alpha * m1.T @ G for ``m2``.
     """
+
+    holomorphic = True
 
     @staticmethod
     def forward(

@@ -38,7 +38,6 @@ from slowtorch_lib.ops.common import (
     tensor_input,
 )
 from slowtorch_lib.ops.comparison import isnan
-from slowtorch_lib.ops.complex_parts import conj
 from slowtorch_lib.ops.return_types import (
     KthvalueResult,
     MaxResult,
@@ -375,6 +374,7 @@ class Prod(Function):
     """
 
     grad_fn_name = "ProdBackward1"
+    holomorphic = True
 
     @staticmethod
     def forward(
@@ -404,8 +404,8 @@ class Prod(Function):
         grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
         if 0 not in x._values():
             spread = _expand_back(result, x._shape, ctx.dims, ctx.keepdim)
-            return grad * conj(spread / x)
-        return grad * conj(_others_product(x.detach(), ctx.dims))
+            return grad * (spread / x)
+        return grad * _others_product(x.detach(), ctx.dims)
 
 
 class ProdAll(Prod):

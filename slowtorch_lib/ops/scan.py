@@ -95,6 +95,8 @@ class Cumprod(Function):
     costs ``n * n`` per line, fine for the lengths a course meets.
     """
 
+    holomorphic = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, *, dim: int, dtype: dtype) -> Tensor:
         ctx.dim = dim

@@ -186,6 +186,8 @@ class Convolution(Function):
     A 1-d input is a 2-d input of height 1.
     """
 
+    holomorphic = True
+
     @staticmethod
     def forward(
         ctx: FunctionCtx,
