@@ -90,11 +90,13 @@ def add_path() -> dict[str, int]:
     fidelity = str(ENGINE / FIDELITY)
     figures = {"functions": 0, "lines": 0, "run": 0}
     figures.update(fidelity_functions=0, fidelity_lines=0, storage_functions=0)
-    for code, run in calls.items():
+    figures["run"] = len({(c.co_filename, n) for c, run in calls.items() for n in run})
+    for code in calls:
+        if code.co_name.startswith("<"):  # a comprehension: in its function
+            continue
         size = len(inspect.getsourcelines(code)[0])
         figures["functions"] += 1
         figures["lines"] += size
-        figures["run"] += len(run)
         if code.co_filename.startswith(fidelity):
             figures["fidelity_functions"] += 1
             figures["fidelity_lines"] += size
