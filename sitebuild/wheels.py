@@ -112,14 +112,14 @@ def build_wheel(
     files[f"{info}/top_level.txt"] = ("\n".join(top) + "\n").encode()
     record = io.StringIO()
     writer = csv.writer(record, lineterminator="\n")
-    for path, data in files.items():
-        writer.writerow([path, _record_hash(data), len(data)])
+    for member, data in files.items():
+        writer.writerow([member, _record_hash(data), len(data)])
     writer.writerow([f"{info}/RECORD", "", ""])
     files[f"{info}/RECORD"] = record.getvalue().encode()
     wheel = folder / f"{dist}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path, data in files.items():
-            entry = zipfile.ZipInfo(path, date_time=(2026, 1, 1, 0, 0, 0))
+        for member, data in files.items():
+            entry = zipfile.ZipInfo(member, date_time=(2026, 1, 1, 0, 0, 0))
             entry.compress_type = zipfile.ZIP_DEFLATED
             entry.external_attr = 0o644 << 16
             archive.writestr(entry, data)
