@@ -26,26 +26,12 @@ and compiled byte code come from the book build's caches.
 
 from __future__ import annotations
 
-import importlib.util
 import tempfile
 from pathlib import Path
-from types import ModuleType
 
-__all__ = ["build_site", "load_build_lite"]
+from sitebuild import build
 
-ROOT = Path(__file__).resolve().parent.parent
-BUILD_LITE = ROOT / "scripts" / "build_lite.py"
-
-
-def load_build_lite() -> ModuleType:
-    """``scripts/build_lite.py`` (not a package), loaded from its file."""
-    if not BUILD_LITE.is_file():
-        raise RuntimeError(f"no {BUILD_LITE}: build a class site from the course")
-    spec = importlib.util.spec_from_file_location("build_lite", BUILD_LITE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+__all__ = ["build_site"]
 
 
 def build_site(edition: Path, site: Path) -> Path:
@@ -55,10 +41,9 @@ def build_site(edition: Path, site: Path) -> Path:
     Raises:
         RuntimeError: If the build fails (its reason in the message).
     """
-    build_lite = load_build_lite()
     with tempfile.TemporaryDirectory(prefix="class-site-") as stage:
         try:
-            build_lite.main(
+            build.main(
                 output=site.resolve(),
                 stage=Path(stage) / "lite",
                 root=edition.resolve(),

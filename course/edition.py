@@ -445,11 +445,16 @@ def write_chapters(out: Path) -> list[Path]:
     Raises:
         RuntimeError: Without the book's build script.
     """
-    from course.class_site import load_build_lite
+    # The book's build tools come with the repository, not with the course: a
+    # class edition ships this module (and the browser's course wheel holds it)
+    # without them.
+    try:
+        from sitebuild import notebooks
+    except ModuleNotFoundError as error:
+        raise RuntimeError(f"{error}: write a class edition from the course") from None
 
-    build_lite = load_build_lite()
-    build_lite.copy_helpers(ROOT / "book", out / "book")
-    written: list[Path] = build_lite.write_desktop_chapters(
+    notebooks.copy_helpers(ROOT / "book", out / "book")
+    written: list[Path] = notebooks.write_desktop_chapters(
         out / "chapters", root=out, sign=False
     )
     return written

@@ -82,7 +82,7 @@ pip_sync() {
     stamp="$VENV/.installed-$(basename "$file")"
     want="$(_hash "$ROOT/$file" "$ROOT/requirements.txt" "$ROOT/pyproject.toml")"
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
-        && (cd /tmp && "$PY" -c 'import slowtorch_lib, course') >/dev/null 2>&1; then
+        && (cd /tmp && "$PY" -c 'import slowtorch_lib, course, sitebuild') >/dev/null 2>&1; then
         log "$file: already installed"
         return 0
     fi

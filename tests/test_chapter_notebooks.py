@@ -3,18 +3,16 @@ the code the book quotes: no MyST directive is left raw, nested ones included.""
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import json
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import nbformat
 import pytest
 from nbformat.sign import NotebookNotary
 
+from sitebuild import notebooks
 from slowtorch_lib.autograd.function import AccumulateGrad
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,22 +21,9 @@ DIRECTIVE = re.compile(r"(`{3,}|:{3,})\{[\w:-]+\}")
 ROLE = re.compile(r"\{(doc|ref|numref|math)\}`")
 
 
-def _build_lite() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "build_lite", ROOT / "scripts" / "build_lite.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_lite"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def chapters(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    pytest.importorskip("jupytext")
-    build = _build_lite()
-    written = build.write_desktop_chapters(tmp_path_factory.mktemp("chapters"))
+    written = notebooks.write_desktop_chapters(tmp_path_factory.mktemp("chapters"))
     assert written, "no chapter was written"
     return written
 

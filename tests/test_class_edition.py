@@ -34,6 +34,7 @@ from course import __main__ as cli
 from course import edition
 from course.checking import expected_outcomes, load
 from course.notebooks import BEGIN, END, chapters, read_source
+from sitebuild import notebooks as conversion
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = Path(__file__).resolve().parent / "class_run.py"
@@ -346,14 +347,12 @@ def test_the_detectors_find_an_answer_quoted_in_a_chapter(tmp_path: Path) -> Non
 
 
 def test_the_chapters_quote_the_class_engines_code(tmp_path: Path) -> None:
-    from course.class_site import load_build_lite
-
     quoted = tmp_path / "slowtorch_lib/autograd/engine.py"
     quoted.parent.mkdir(parents=True)
     quoted.write_text(
         "def topological_order(roots):\n    raise NotImplementedError('stub')\n"
     )
-    include = load_build_lite()._include
+    include = conversion._include
     argument = "../slowtorch_lib/autograd/engine.py"
     options = {"pyobject": "topological_order"}
     ours = include(ROOT / "book", argument, options, tmp_path)

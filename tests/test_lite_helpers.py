@@ -1,8 +1,8 @@
 """The in-browser kernel's helpers that run anywhere: the blank pictures that stand
 in for figures saved offline (lite/slowtorch_lite), the start-up settings of the
-lite build (scripts/build_lite.py) and the kernel's IPython settings, and, run in
-Node, the build's change to JupyterLite's service worker and the module through
-which the kernel loads Pyodide (lite/pyodide_boot.mjs)."""
+lite build (sitebuild/) and the kernel's IPython settings, and, run in Node, the
+module through which the kernel loads Pyodide (lite/pyodide_boot.mjs). The build's
+changes to JupyterLite's code are tested in test_lite_patches.py."""
 
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ import shutil
 import struct
 import subprocess
 import sys
-import tarfile
 import zlib
 from pathlib import Path
 from types import ModuleType
 
-import jupyterlite_core
 import pytest
+
+from sitebuild.kernel_lock import STARTUP_PACKAGES
+from sitebuild.wheels import IPYTHON_CONFIG
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,7 +35,6 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 lite = _load("slowtorch_lite", ROOT / "lite" / "slowtorch_lite" / "__init__.py")
-build_lite = _load("build_lite", ROOT / "scripts" / "build_lite.py")
 
 
 def _png_size_and_pixels(data: bytes) -> tuple[int, int, bytes]:
@@ -81,91 +81,11 @@ def test_savefig_offline_into_a_file(tmp_path: Path) -> None:
 def test_the_kernel_starts_with_what_it_would_install_one_by_one() -> None:
     # The kernel skips installing each of these when they are preloaded.
     for name in ["micropip", "piplite", "ipykernel", "comm", "pyodide-kernel"]:
-        assert name in build_lite.STARTUP_PACKAGES
-    assert "jedi" in build_lite.STARTUP_PACKAGES  # named, then deferred by the boot
+        assert name in STARTUP_PACKAGES
+    assert "jedi" in STARTUP_PACKAGES  # named, then deferred by the boot
     boot = (ROOT / "lite" / "pyodide_boot.mjs").read_text(encoding="utf-8")
     assert 'const DEFERRED = ["jedi"];' in boot
-    assert "slowtorch-course" not in build_lite.STARTUP_PACKAGES
-
-
-#: Runs a service worker's script in Node with the browser's pieces it uses faked,
-#: then sends it one GET request per URL given; prints, for each, whether the
-#: worker answered it (called ``respondWith``) or left it to the browser.
-SERVICE_WORKER_HARNESS = r"""
-const [script, query, ...urls] = process.argv.slice(1);
-const handlers = {};
-globalThis.self = {
-  addEventListener: (name, handler) => { handlers[name] = handler; },
-  skipWaiting: () => {},
-  clients: { claim: async () => {} },
-};
-globalThis.location = new URL("http://site.test/lite/service-worker.js" + query);
-globalThis.BroadcastChannel = class {
-  postMessage() {} addEventListener() {} removeEventListener() {}
-};
-globalThis.caches = { open: async () => ({ match: async () => null, put: async () => {},
-                                          addAll: async () => {} }) };
-globalThis.fetch = async () => ({ status: 200, clone() { return this; } });
-const source = require("fs").readFileSync(script, "utf8");
-new Function(source)();
-handlers.activate({ waitUntil: () => {} });
-for (const url of urls) {
-  let answered = false;
-  const request = { url, method: "GET", json: async () => ({}) };
-  handlers.fetch({ request, respondWith: () => { answered = true; },
-                   waitUntil: () => {} });
-  console.log(`${answered ? "answered" : "left"} ${url}`);
-}
-"""
-
-
-def _service_worker_script(tmp_path: Path) -> Path:
-    """JupyterLite's own service worker, from the installed jupyterlite-core."""
-    app = sorted(Path(jupyterlite_core.__file__).parent.glob("jupyterlite-app-*.tgz"))
-    assert app, "jupyterlite-core ships no app archive"
-    with tarfile.open(app[-1]) as archive:
-        member = archive.extractfile("package/service-worker.js")
-        assert member is not None
-        script = tmp_path / "service-worker.js"
-        script.write_bytes(member.read())
-    return script
-
-
-def _requests_answered(script: Path, query: str, urls: list[str]) -> list[str]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("no Node.js (the set-up installs it with npm)")
-    result = subprocess.run(
-        [node, "-e", SERVICE_WORKER_HARNESS, str(script), query, *urls],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout.split()[::2]
-
-
-def test_the_service_worker_answers_only_the_files_kept_in_the_browser(
-    tmp_path: Path,
-) -> None:
-    """The built site's worker leaves Pyodide's files to the browser (which then
-    keeps their compiled code between visits) and still answers the kernel's
-    requests for stored files; JupyterLite's worker answered everything."""
-    script = _service_worker_script(tmp_path)
-    urls = [
-        "http://site.test/lite/static/pyodide/pyodide.asm.wasm",
-        "http://site.test/lite/api/drive.v1",
-        "http://site.test/api/service-worker-heartbeat",
-    ]
-    off = "?enableCache=false"
-    assert _requests_answered(script, off, urls) == ["answered"] * 3
-    build_lite.leave_files_to_the_browser(tmp_path)
-    assert _requests_answered(script, off, urls) == ["left", "answered", "answered"]
-    # A site that turns JupyterLite's cache on keeps it.
-    on = "?enableCache=true"
-    assert _requests_answered(script, on, urls) == ["answered"] * 3
-    with pytest.raises(SystemExit, match="found 0 times"):
-        build_lite.leave_files_to_the_browser(tmp_path)
+    assert "slowtorch-course" not in STARTUP_PACKAGES
 
 
 #: Pyodide as the boot module sees it (``./pyodide.mjs``): counts the loads, and
@@ -253,7 +173,7 @@ def test_the_kernel_starts_without_the_notebook_folder_before_the_packages(
     from traitlets.config import Config
 
     config = Config()
-    exec(build_lite.IPYTHON_CONFIG, {"get_config": lambda: config})
+    exec(IPYTHON_CONFIG, {"get_config": lambda: config})
     app = InteractiveShellApp(config=config)
     assert "slowtorch_lite" in app.extensions
     path = ["/lib/python314.zip", "/lib/python3.14/site-packages"]
@@ -263,26 +183,3 @@ def test_the_kernel_starts_without_the_notebook_folder_before_the_packages(
     # What IPython does without them.
     InteractiveShellApp().init_path()
     assert sys.path == ["/lib/python314.zip", "", "/lib/python3.14/site-packages"]
-
-
-def test_the_loading_page_script_names_the_kernel_worker(tmp_path: Path) -> None:
-    """The build writes the kernel's worker script (which the page makes early)
-    into the page script, and stops if the kernel extension has none or several."""
-    static = build_lite.kernel_static(tmp_path)
-    static.mkdir(parents=True)
-    with pytest.raises(SystemExit, match=r"one comlink\.worker\.\*\.js expected"):
-        build_lite.kernel_worker(tmp_path)
-    (static / "comlink.worker.0123abcd.js").write_text("", encoding="utf-8")
-    for page in build_lite.LOADING_PAGES:
-        (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / page).write_text("<head></head>", encoding="utf-8")
-    build_lite.add_loading_note(tmp_path)
-    script = (tmp_path / "slowtorch-loading.js").read_text(encoding="utf-8")
-    name = f"extensions/{build_lite.KERNEL_EXTENSION}/static/comlink.worker.0123abcd.js"
-    assert f'const KERNEL_WORKER = "{name}";' in script
-    assert build_lite.KERNEL_WORKER_NAME not in script
-    page = (tmp_path / build_lite.LOADING_PAGES[0]).read_text(encoding="utf-8")
-    assert "slowtorch-loading.js" in page
-    (static / "comlink.worker.4567ef.js").write_text("", encoding="utf-8")
-    with pytest.raises(SystemExit, match="found"):
-        build_lite.kernel_worker(tmp_path)
