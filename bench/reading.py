@@ -10,7 +10,8 @@ stays small while PyTorch's wider fidelity plugs in beside it.
   the kernel and back: the functions it calls, their lines in all, the
   lines it runs, and how many of each lie in fidelity modules;
 * the calls of a conjugation inside a ``backward`` rule;
-* the largest file of the engine, of the course and of the scripts.
+* the largest file of the engine, of the course, of the scripts and of
+  the site build.
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def main() -> None:
         f"{path['storage_functions']} functions of _storage.py"
     )
     print(f"conjugations in backward rules: {conjugations_in_backward()}")
-    for folder in ("slowtorch_lib", "course", "scripts"):
+    for folder in ("slowtorch_lib", "course", "scripts", "sitebuild"):
         size, name = largest(folder)
         print(f"largest in {folder}/: {name}, {size} lines")
 
