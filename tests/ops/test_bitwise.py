@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
+from tests.parity import same_error
 from tests.run_both import DTYPES, OTHER, VALUES, make, run_both
 
 
@@ -67,3 +68,17 @@ def test_invert_and_bitwise_functions(dtype_name: str) -> None:
             (VALUES[dtype_name], dtype_name),
             (OTHER["int64"], "int64"),
         )
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.tensor([1, 2]).__iand__(0.5),
+        lambda lib: lib.tensor([True]).__ior__(lib.tensor([1.5])),
+        lambda lib: lib.tensor([1]).__ixor__(lib.tensor([1.0, 2.0, 3.0])),
+        lambda lib: lib.tensor([True]).__ifloordiv__(lib.ones(2, 1, dtype=lib.bool)),
+    ],
+    ids=["int_and_float", "bool_or_float", "shape", "floordiv_shape"],
+)
+def test_in_place_bitwise_errors(make: Any) -> None:
+    same_error(make)

@@ -7,6 +7,7 @@ error types and messages, and the gradients that reach the leaves.
 
 from __future__ import annotations
 
+from math import nan
 from typing import Any
 
 import pytest
@@ -14,7 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st_
 
 import slowtorch_lib as st
-from tests.parity import assert_same, chain, leaf, require_torch
+from tests import fuzz
+from tests.agree import agree
+from tests.parity import assert_same, chain, leaf, require_torch, same_error
 
 
 def graph(node: Any, depth: int = 4) -> str:
@@ -541,3 +544,63 @@ def test_out_of_range_index_into_an_empty_result_is_not_read(
     expected = torch.zeros(*shape)[index]
     got = st.zeros(*shape)[index]
     assert tuple(got.shape) == tuple(expected.shape)
+
+
+def test_false_and_true_in_setitem_index() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.zeros(3)
+        x[False] = 1.0
+        y = lib.zeros(3)
+        y[True] = 2.0
+        return x, y
+
+    agree(program)
+
+
+def test_setitem_checks_the_leaf_before_the_index() -> None:
+    same_error(
+        lambda lib: lib.zeros(2, requires_grad=True).__setitem__(lib.tensor([5]), 1.0)
+    )
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "x[[0, 1]] = lib.tensor(True)",
+        "x[[True, False, True]] = lib.tensor(True)",
+        "x[x == 0] = lib.tensor(2)",
+        "x[x == 0] = lib.tensor([2])",
+        "x[x == 0] = lib.tensor([2, 3, 4])",
+        "x[lib.tensor([0, 5])] = lib.tensor(True)",
+        "x[[True, False, True]] = lib.tensor([1, 2])",
+        "x = lib.zeros(0); x[[0, -1]] = lib.tensor([True])",
+    ],
+)
+def test_setitem_with_another_dtype(statement: str) -> None:
+    def program(lib: Any) -> Any:
+        space = {"lib": lib, "x": lib.zeros(3)}
+        try:
+            exec(statement, space)
+        except Exception as error:  # noqa: BLE001 - the type is compared
+            return fuzz._error_kind(error)
+        return space["x"]
+
+    agree(program)
+
+
+def test_index_put_into_an_expanded_tensor_holding_nan() -> None:
+    def program(lib: Any) -> Any:
+        base = lib.tensor([[nan, 1.0], [2.0, nan]])
+        x = base.unsqueeze(0).expand(2, 2, 2)
+        x[[[0], [0]]] = -1.0
+        return base
+
+    agree(program)
+
+
+def test_setitem_on_a_view_of_a_leaf_checks_the_leaf_first() -> None:
+    def make(lib: Any) -> None:
+        x = lib.zeros(2, 0, requires_grad=True)
+        x[:, :][[[0], [0]]] = lib.tensor(1.0, dtype=lib.float64)
+
+    same_error(make, match_message=False)

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
-from tests.parity import assert_same, require_torch
+from tests.agree import agree, gradient
+from tests.parity import assert_same, require_torch, same_error
 from tests.run_both import (
     DTYPES,
     OTHER,
@@ -27,6 +28,7 @@ from tests.run_both import (
     VALUES,
     inf,
     make,
+    nan,
     run_both,
 )
 
@@ -300,3 +302,91 @@ def test_tensor_methods_match_functions(dtype_name: str) -> None:
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
         run_both(lambda lib, x: getattr(x, name)(6), (values, dtype_name))
     run_both(lambda lib, x: x.bitwise_not(), (values, dtype_name))
+
+
+def test_pow_at_zero_base_and_zero_exponent() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([0.0, 2.0], requires_grad=True)
+        e = lib.tensor([0.0, 0.0], requires_grad=True)
+        y = lib.pow(x, e)
+        y.sum().backward()
+        return y, x.grad, e.grad
+
+    agree(program)
+    agree(gradient(lambda x: x**0, [0.0, 1.0]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_division_backward_for_a_huge_divisor(dtype: str) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.0, 1.0, 1.0], dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.tensor(
+            [2e19, -3e19, 1e-30], dtype=getattr(lib, dtype), requires_grad=True
+        )
+        out = x / y
+        out.sum().backward()
+        return out, x.grad, y.grad
+
+    agree(program)
+
+
+def test_rounded_division_and_sign_have_zero_gradients() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.5, -2.5, nan, -0.5], requires_grad=True)
+        y = lib.tensor([2.0, 2.0, 1.0, 3.0], requires_grad=True)
+        a = lib.div(x, y, rounding_mode="floor")
+        b = lib.div(x, 2, rounding_mode="trunc")
+        c = lib.sign(x)
+        (a + b + c).sum().backward()
+        return a, b, c, x.grad, y.grad
+
+    agree(program)
+
+
+def test_relu_of_nan() -> None:
+    agree(gradient(lambda x: x.relu(), [nan, 1.0, 0.0, -1.0]))
+
+
+def test_sign_of_nan_and_zeros() -> None:
+    agree(lambda lib: lib.sign(lib.tensor([nan, -0.0, 0.0, -inf, 2.0])))
+    agree(lambda lib: lib.sign(lib.tensor([3, -2, 0])))
+    agree(lambda lib: lib.sign(lib.tensor([True, False])))
+
+
+def test_alpha_checks() -> None:
+    same_error(lambda lib: lib.add(lib.tensor([1]), 1, alpha=0.5))
+    same_error(lambda lib: lib.sub(lib.tensor([1]), lib.tensor([1]), alpha=0.5))
+    same_error(lambda lib: lib.tensor([1.0]).add_(lib.tensor([1.0]), alpha=True))
+    agree(lambda lib: lib.add(lib.tensor([1.0]), 1, alpha=0.5))
+    agree(
+        lambda lib: lib.tensor([1.5], dtype=lib.float64).add_(
+            lib.tensor(1.43), alpha=-1.5
+        )
+    )
+
+
+def test_trunc_division_keeps_the_sign_of_zero() -> None:
+    agree(
+        lambda lib: (
+            0.5 // lib.div(lib.tensor([-0.85, 0.85]), 1.79, rounding_mode="trunc")
+        )
+    )
+
+
+def test_pow_exponent_gradient_at_zero_base() -> None:
+    def program(lib: Any) -> Any:
+        base = lib.tensor([0.0, 0.0, 0.0, 2.0], requires_grad=True)
+        exponent = lib.tensor([-0.73, 0.0, 2.0, 0.5], requires_grad=True)
+        y = lib.pow(base, exponent)
+        y.sum().backward()
+        return y, base.grad, exponent.grad
+
+    agree(program)
+    agree(gradient(lambda x: 0**x, [-1.0, 0.0, 2.0]))
+    agree(gradient(lambda x: 0.0**x, [-1.0, 0.0, 2.0]))
+    agree(gradient(lambda x: 2.0**x, [-1.0, 0.0, 2.0]))
+
+
+def test_alpha_must_fit_the_dtype() -> None:
+    same_error(lambda lib: lib.zeros(2).add_(lib.ones(2), alpha=1e300))
+    agree(lambda lib: lib.zeros(2, dtype=lib.float64).add_(lib.ones(2), alpha=1e300))

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from math import inf, nan
 from typing import Any
 
 import pytest
 
 import slowtorch_lib as st
+from tests.agree import agree, gradient
 from tests.parity import assert_same, require_torch
 
 NAMES = [
@@ -235,3 +237,24 @@ def test_prod_gradient_can_be_differentiated_again() -> None:
     assert grad.tolist() == [12.0, 8.0, 6.0]
     grad.sum().backward()
     assert x.grad.tolist() == [7.0, 6.0, 5.0]  # d/dx_i of sum_j prod_{k != j} x_k
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda x: x.max(),
+        lambda x: x.min(),
+        lambda x: x.amax(),
+        lambda x: x.amin(),
+        lambda x: x.amax(0),
+        lambda x: x.max(0)[0],
+        lambda x: x.min(1)[0],
+    ],
+    ids=["max", "min", "amax", "amin", "amax_dim", "max_dim", "min_dim"],
+)
+def test_max_backward_with_nan(expression: Any) -> None:
+    agree(gradient(expression, [[1.0, nan, 3.0], [nan, 2.0, 2.0]]))
+
+
+def test_prod_of_a_0d_infinity() -> None:
+    agree(gradient(lambda x: x.prod(), inf))

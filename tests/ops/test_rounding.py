@@ -11,10 +11,12 @@ exception. Gradients and ``grad_fn`` names are checked by the op table.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
 import slowtorch_lib as st
+from tests.agree import agree
 from tests.parity import assert_same, require_torch
 from tests.parity_checks import (
     DTYPES,
@@ -124,3 +126,44 @@ def test_nan_to_num_gradient_is_zero_where_replaced() -> None:
         y.sum().backward()
         grads.append(x.grad)
     assert_same(grads[0], grads[1])
+
+
+def test_remainder_has_gradients() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([5.5, -2.0, 3.0], requires_grad=True)
+        y = lib.tensor([2.0, 1.5, -2.0], requires_grad=True)
+        a, b = x % y, x % 2
+        (a + b).sum().backward()
+        return a, b, x.grad, y.grad
+
+    agree(program)
+
+
+def test_remainder_of_a_number_has_no_derivative() -> None:
+    torch = require_torch()
+    for lib in (torch, st):
+        x = lib.tensor([1.5, 2.0], requires_grad=True)
+        y = 2 % x
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        with pytest.raises(RuntimeError, match="aten::remainder is not implemented"):
+            y.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x: x // 2,
+        lambda x: 3.0 // x,
+        lambda lib_x: lib_x.floor_divide(lib_x),
+    ],
+    ids=["tensor_number", "number_tensor", "tensor_tensor"],
+)
+def test_floor_divide_has_no_derivative(make: Any) -> None:
+    torch = require_torch()
+    for lib in (torch, st):
+        x = lib.tensor([1.5, -2.0], requires_grad=True)
+        y = make(x)
+        assert y.requires_grad
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        with pytest.raises(RuntimeError, match="aten::floor_divide is not implemented"):
+            y.sum().backward()

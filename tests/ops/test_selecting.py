@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
-from tests.parity import require_torch
-from tests.run_both import DTYPES, OTHER, SPECIAL, SPECIAL_OTHER, VALUES, run_both
+from tests.agree import agree, gradient
+from tests.parity import require_torch, same_error
+from tests.run_both import DTYPES, OTHER, SPECIAL, SPECIAL_OTHER, VALUES, nan, run_both
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
@@ -104,3 +105,87 @@ def test_where_promotes_like_torch(dtype_name: str) -> None:
     run_both(lambda lib, x: lib.where(x > 0, 1, x), (values, dtype_name), exact=True)
     run_both(lambda lib, x: lib.where(x > 0, 1, 2), (values, dtype_name), exact=True)
     run_both(lambda lib, x: lib.where(x, 1.0, 2), ([1, 0], "int64"))
+
+
+def test_maximum_with_zero_then_sqrt() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([-1.0, 0.0, 4.0], requires_grad=True)
+        y = lib.maximum(x, lib.tensor(0.0)).sqrt()
+        y.sum().backward()
+        return y, x.grad
+
+    agree(program)
+
+
+def test_clamp_with_tensor_bounds_selects() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        low = lib.tensor([0.0, 0.0, 0.0], requires_grad=True)
+        y = lib.clamp(x, min=low).sqrt()
+        y.sum().backward()
+        return y, x.grad, low.grad
+
+    agree(program)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_with_nan(name: str) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.0, nan, nan, 2.0], requires_grad=True)
+        y = lib.tensor([nan, 1.0, nan, 2.0], requires_grad=True)
+        out = getattr(lib, name)(x, y)
+        out.sum().backward()
+        return out, x.grad, y.grad
+
+    agree(program)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda x: x.clamp(min=nan),
+        lambda x: x.clamp(max=nan),
+        lambda x: x.clamp(nan, 1),
+        lambda x: x.clamp(0, nan),
+        lambda x: x.clamp_min(nan),
+        lambda x: x.clamp(0, 1),
+    ],
+    ids=["min", "max", "low", "high", "clamp_min", "nan_input"],
+)
+def test_clamp_with_nan(expression: Any) -> None:
+    agree(gradient(expression, [-1.0, 0.5, 2.0, nan]))
+
+
+def test_masked_fill_broadcasts_the_input() -> None:
+    agree(lambda lib: lib.zeros(3).masked_fill(lib.tensor([[True], [False]]), 1.0))
+    agree(lambda lib: lib.zeros(2, 3).masked_fill(lib.tensor([True, False, True]), 1.0))
+    same_error(
+        lambda lib: lib.zeros(3).masked_fill_(lib.tensor([[True], [False]]), 1.0),
+        match_message=False,
+    )
+    same_error(lambda lib: lib.zeros(3).masked_fill(True, 1.0), match_message=False)
+
+
+def test_masked_fill_mask_type_is_checked_first() -> None:
+    same_error(
+        lambda lib: lib.zeros(2, requires_grad=True).masked_fill_(True, 1.0),
+        match_message=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.where(True, lib.ones(2), 2.0),
+        lambda lib: lib.where(lib.ones(2) > 0, lib.ones(2), 1e300),
+        lambda lib: lib.where(lib.ones(2) > 0, 1e300, 0.0),
+    ],
+    ids=["condition_bool", "other_overflow", "input_overflow"],
+)
+def test_where_checks(make: Any) -> None:
+    same_error(make, match_message=False)
+
+
+def test_where_with_numbers() -> None:
+    agree(lambda lib: lib.where(lib.tensor([1.0, -1.0]) > 0, 2.5, 0))
+    agree(lambda lib: lib.where(lib.tensor([1.0, -1.0]) > 0, lib.ones(2), 1e30))

@@ -10,6 +10,7 @@ from hypothesis import strategies as st_
 
 import slowtorch_lib as st
 from slowtorch_lib.ops.views import view_strides
+from tests.agree import agree
 from tests.parity import assert_same, require_torch
 
 VIEWS = [
@@ -444,3 +445,13 @@ def test_a_tensor_transposed_in_place_after_being_saved_is_refused_like_torch() 
         messages.append(str(error.value).split(". Hint")[0])
     assert messages[0] == messages[1]
     assert "output 0 of T1," in messages[0]
+
+
+def test_permute_backward_of_a_0d_tensor() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor(2.0, requires_grad=True)
+        y = x.permute([]) * 3
+        y.backward()
+        return y, x.grad
+
+    agree(program)
