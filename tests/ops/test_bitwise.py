@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
-from tests.parity import same_error
+from tests.parity import assert_same, both, require_torch, same_error
 from tests.run_both import DTYPES, OTHER, VALUES, make, run_both
 
 
@@ -82,3 +82,97 @@ def test_invert_and_bitwise_functions(dtype_name: str) -> None:
 )
 def test_in_place_bitwise_errors(make: Any) -> None:
     same_error(make)
+
+
+INT64_EDGES = [5, -5, 1, -1, 0, 2**62, -(2**63), 2**63 - 1]
+
+
+SHIFTS = [0, 1, 3, 62, 63, 64, 65, 100, -1, -3, True]
+
+
+@pytest.mark.parametrize("shift", SHIFTS)
+def test_shifts_match_torch(shift: int) -> None:
+    def run(lib: Any) -> list[Any]:
+        x = lib.tensor(INT64_EDGES)
+        amounts = lib.tensor([shift] * len(INT64_EDGES))
+        return [
+            x << shift,
+            x >> shift,
+            x << amounts,
+            lib.bitwise_right_shift(x, amounts),
+            shift << x.clamp(-3, 70) if not isinstance(shift, bool) else x << 1,
+            x.bitwise_left_shift(shift),
+            lib.tensor([True, False]) >> int(shift),
+        ]
+
+    for ours, theirs in zip(*both(run)):
+        assert_same(ours, theirs)
+
+
+def test_shifts_without_torch() -> None:
+    x = st.tensor([5, -5, 2**62])
+    assert (x << 1).tolist() == [10, -10, -(2**63)]  # the top bit is lost
+    assert (x >> 1).tolist() == [2, -3, 2**61]  # rounds down
+    assert (x << 64).tolist() == [0, 0, 0]
+    assert (x >> 64).tolist() == [0, -1, 0]
+    assert (x << -1).tolist() == [0, 0, 0]
+    assert (3 << st.tensor([2])).tolist() == [12]
+
+
+IN_PLACE_BITWISE = {
+    "&=": lambda x, y: x.__iand__(y),
+    "|=": lambda x, y: x.__ior__(y),
+    "^=": lambda x, y: x.__ixor__(y),
+    "<<=": lambda x, y: x.__ilshift__(y),
+    ">>=": lambda x, y: x.__irshift__(y),
+    "bitwise_and_": lambda x, y: x.bitwise_and_(y),
+    "bitwise_or_": lambda x, y: x.bitwise_or_(y),
+    "bitwise_xor_": lambda x, y: x.bitwise_xor_(y),
+    "bitwise_left_shift_": lambda x, y: x.bitwise_left_shift_(y),
+    "bitwise_right_shift_": lambda x, y: x.bitwise_right_shift_(y),
+}
+
+
+TARGETS = {
+    "int64": lambda lib: lib.tensor([5, 6]),
+    "bool": lambda lib: lib.tensor([True, False]),
+    "float32": lambda lib: lib.tensor([5.0, 6.0]),
+}
+
+
+OTHERS = {
+    "1.5": lambda lib: 1.5,
+    "2.0": lambda lib: 2.0,
+    "True": lambda lib: True,
+    "3": lambda lib: 3,
+    "float tensor": lambda lib: lib.tensor([1.5, 2.0]),
+    "0-d float tensor": lambda lib: lib.tensor(2.0),
+    "int tensor": lambda lib: lib.tensor([1, 2]),
+    "bool tensor": lambda lib: lib.tensor([True, False]),
+    "longer tensor": lambda lib: lib.tensor([1, 2, 3]),
+}
+
+
+@pytest.mark.parametrize("other", OTHERS)
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("op", IN_PLACE_BITWISE)
+def test_bitwise_in_place_matches_torch(op: str, target: str, other: str) -> None:
+    torch = require_torch()
+
+    def run(lib: Any) -> Any:
+        x = TARGETS[target](lib)
+        before = x.tolist()
+        try:
+            result = IN_PLACE_BITWISE[op](x, OTHERS[other](lib))
+        except (RuntimeError, NotImplementedError):
+            assert x.tolist() == before and x._version == 0  # unchanged
+            raise
+        assert result is x
+        return x
+
+    try:
+        theirs = run(torch)
+    except (RuntimeError, NotImplementedError):
+        same_error(run)
+        return
+    assert_same(run(st), theirs)

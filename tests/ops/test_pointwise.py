@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
+from slowtorch_lib.autograd.gradcheck import gradcheck
 from tests.agree import agree, gradient
-from tests.parity import assert_same, require_torch, same_error
+from tests.parity import assert_same, both, require_torch, same_error
 from tests.run_both import (
     DTYPES,
     OTHER,
@@ -390,3 +391,80 @@ def test_pow_exponent_gradient_at_zero_base() -> None:
 def test_alpha_must_fit_the_dtype() -> None:
     same_error(lambda lib: lib.zeros(2).add_(lib.ones(2), alpha=1e300))
     agree(lambda lib: lib.zeros(2, dtype=lib.float64).add_(lib.ones(2), alpha=1e300))
+
+
+DIVISIONS = {
+    "a / b": lambda lib, a, b: a / b,
+    "a / 2": lambda lib, a, b: a / 2,
+    "div(a, b)": lambda lib, a, b: lib.div(a, b),
+    "div(a, 2)": lambda lib, a, b: lib.div(a, 2),
+    "div(a, b, None)": lambda lib, a, b: lib.div(a, b, rounding_mode=None),
+    "div(a, 2, None)": lambda lib, a, b: lib.div(a, 2, rounding_mode=None),
+    "div(a, b, floor)": lambda lib, a, b: lib.div(a, b, rounding_mode="floor"),
+    "div(a, 2, trunc)": lambda lib, a, b: lib.div(a, 2, rounding_mode="trunc"),
+    "divide(a, b, None)": lambda lib, a, b: lib.divide(a, b, rounding_mode=None),
+    "true_divide(a, b)": lambda lib, a, b: lib.true_divide(a, b),
+    "a.div(b)": lambda lib, a, b: a.div(b),
+    "a.div(b, None)": lambda lib, a, b: a.div(b, rounding_mode=None),
+    "a.divide(2, floor)": lambda lib, a, b: a.divide(2, rounding_mode="floor"),
+    "a.true_divide(b)": lambda lib, a, b: a.true_divide(b),
+    "a * 1 .div_(b)": lambda lib, a, b: (a * 1).div_(b),
+    "a * 1 .div_(b, None)": lambda lib, a, b: (a * 1).div_(b, rounding_mode=None),
+    "a * 1 .div_(2, trunc)": lambda lib, a, b: (a * 1).div_(2, rounding_mode="trunc"),
+    "a * 1 .divide_(b)": lambda lib, a, b: (a * 1).divide_(b),
+    "a * 1 .true_divide_(b)": lambda lib, a, b: (a * 1).true_divide_(b),
+}
+
+
+def _operands(lib: Any) -> tuple[Any, Any]:
+    a = lib.tensor([[1.5, -2.0, 3.0], [0.25, 7.0, -1.0]]).requires_grad_()
+    b = lib.tensor([0.5, 3.0, -2.0]).requires_grad_()
+    return a, b
+
+
+@pytest.mark.parametrize("form", DIVISIONS)
+def test_division_records_torchs_overload(form: str) -> None:
+    def run(lib: Any) -> tuple[Any, ...]:
+        a, b = _operands(lib)
+        out = DIVISIONS[form](lib, a, b)
+        (out * lib.tensor([1.0, -2.0, 0.5])).sum().backward()
+        return out, a.grad, b.grad
+
+    ours, theirs = both(run)
+    assert_same(ours[0], theirs[0])
+    assert ours[0].grad_fn.name() == theirs[0].grad_fn.name()
+    assert_same(ours[1], theirs[1])
+    assert (ours[2] is None) == (theirs[2] is None)
+    if theirs[2] is not None:
+        assert_same(ours[2], theirs[2])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, a: lib.div(a, 2, rounding_mode="round"),
+        lambda lib, a: (a * 1).div_(2, rounding_mode="round"),
+        lambda lib, a: lib.true_divide(a, 2, rounding_mode=None),
+        lambda lib, a: a.true_divide(2, rounding_mode="floor"),
+        lambda lib, a: a.div(2, mode="floor"),
+    ],
+)
+def test_division_rejects_what_torch_rejects(call: Any) -> None:
+    def run(lib: Any) -> Any:
+        a = lib.tensor([1.0, 2.0]).requires_grad_()
+        return call(lib, a)
+
+    same_error(run, match_message=False)
+
+
+def test_division_with_mode_none_has_the_true_gradient() -> None:
+    """Finite differences (no torch): ``DivBackward2`` is still ``a / b``."""
+    a = st.tensor([[1.5, -2.0, 3.0], [0.25, 7.0, -1.0]], dtype=st.float64)
+    b = st.tensor([0.5, 3.0, -2.0], dtype=st.float64)
+    a.requires_grad_()
+    b.requires_grad_()
+    out = st.div(a, b, rounding_mode=None)
+    assert out.grad_fn is not None and out.grad_fn.name() == "DivBackward2"
+    assert gradcheck(lambda x, y: st.div(x, y, rounding_mode=None), (a, b))
+    assert gradcheck(lambda x, y: (x * 1).div_(y, rounding_mode=None), (a, b))
+    assert gradcheck(lambda x, y: st.true_divide(x, y), (a, b))

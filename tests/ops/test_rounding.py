@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
+from slowtorch_lib.autograd.gradcheck import gradcheck
 from tests.agree import agree
-from tests.parity import assert_same, require_torch
+from tests.parity import assert_same, both, require_torch, same_error
 from tests.parity_checks import (
     DTYPES,
     SPECIAL,
@@ -167,3 +168,71 @@ def test_floor_divide_has_no_derivative(make: Any) -> None:
         assert y.grad_fn.name() == "torch::autograd::NotImplemented"
         with pytest.raises(RuntimeError, match="aten::floor_divide is not implemented"):
             y.sum().backward()
+
+
+def _floor_divide_in_place(lib: Any, form: str) -> Any:
+    a = lib.tensor([3.5, -2.0, 7.0]).requires_grad_()
+    out = a * 1
+    other = lib.tensor([2.0, 3.0, -2.0])
+    if form == "//=":
+        out //= other
+    else:
+        out.floor_divide_(other)
+    return out
+
+
+@pytest.mark.parametrize("form", ["//=", "floor_divide_"])
+def test_floor_divide_in_place_matches_torch(form: str) -> None:
+    ours, theirs = both(lambda lib: _floor_divide_in_place(lib, form))
+    assert_same(ours, theirs)
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    message = same_error(lambda lib: _floor_divide_in_place(lib, form).sum().backward())
+    assert "aten::floor_divide_ " in message
+
+
+def test_floor_divide_out_of_place_names_floor_divide() -> None:
+    """Without torch: the error of backward names the function that ran."""
+    a = st.tensor([3.5, -2.0]).requires_grad_()
+    with pytest.raises(RuntimeError, match="aten::floor_divide is not"):
+        (a // 2).sum().backward()
+    with pytest.raises(RuntimeError, match="aten::floor_divide_ is not"):
+        (a * 1).floor_divide_(2).sum().backward()
+
+
+@pytest.mark.parametrize("other", [1.5, "float tensor"])
+def test_integer_floor_divide_in_place_by_a_float_raises(other: Any) -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor([7, -7, 3])
+        divisor = lib.tensor([2.0, 2.0, 2.0]) if other == "float tensor" else other
+        try:
+            x.floor_divide_(divisor)
+        finally:
+            assert x.tolist() == [7, -7, 3] and x._version == 0
+        return x
+
+    same_error(run)
+
+
+def test_remainder_saves_its_inputs_only_for_the_divisors_gradient() -> None:
+    """Changing a divisor that needs no gradient in place does not break
+    backward (nothing reads it); changing one that does, raises."""
+
+    def run(lib: Any, divisor_needs_grad: bool) -> Any:
+        x = lib.tensor([-2.25, 2.75, -2.875, 2.125]).requires_grad_()
+        divisor = lib.tensor([2.0, -1.5, 2.0, 0.75])
+        divisor.requires_grad_(divisor_needs_grad)
+        out = x.remainder(divisor)
+        divisor.detach().mul_(2)
+        (out * lib.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+        return x.grad
+
+    ours, theirs = both(lambda lib: run(lib, False))
+    assert_same(ours, theirs)
+    same_error(lambda lib: run(lib, True), match_message=False)
+
+
+def test_remainder_gradients_by_finite_differences() -> None:
+    x = st.tensor([-2.25, 2.75, -2.875, 2.125], dtype=st.float64).requires_grad_()
+    divisor = st.tensor([2.0, -1.5, 2.0, 0.75], dtype=st.float64).requires_grad_()
+    assert gradcheck(lambda a, b: a.remainder(b), (x, divisor))
+    assert gradcheck(lambda a: a.remainder(divisor.detach()), (x,))

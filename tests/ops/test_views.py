@@ -9,9 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st_
 
 import slowtorch_lib as st
+from slowtorch_lib.autograd.gradcheck import gradcheck
 from slowtorch_lib.ops.views import view_strides
 from tests.agree import agree
-from tests.parity import assert_same, require_torch
+from tests.parity import assert_same, both, require_torch
 
 VIEWS = [
     "b.view(12)",
@@ -455,3 +456,61 @@ def test_permute_backward_of_a_0d_tensor() -> None:
         return y, x.grad
 
     agree(program)
+
+
+RESHAPES = {
+    "contiguous": lambda x: (x * 1).reshape(-1),
+    "contiguous to 2 x 6": lambda x: (x * 1).reshape(2, 6),
+    "transposed, viewable": lambda x: (x * 1).t().reshape(4, 3, 1),
+    "transposed": lambda x: (x * 1).t().reshape(-1),
+    "transposed to 2 x 6": lambda x: (x * 1).t().reshape(2, 6),
+    "leaf transposed": lambda x: x.t().reshape(-1),
+    "flatten of transposed": lambda x: (x * 1).t().flatten(),
+    "reshape_as of transposed": lambda x: x.t().reshape_as(x.reshape(-1)),
+}
+
+
+def _graph(tensor: Any) -> list[Any]:
+    """Each node's name and its inputs' names, breadth first to the leaves."""
+    out, nodes = [], [tensor.grad_fn]
+    while nodes:
+        node = nodes.pop(0)
+        inputs = [n for n, _ in node.next_functions if n is not None]
+        out.append((node.name(), [n.name() for n in inputs]))
+        nodes += [n for n in inputs if "AccumulateGrad" not in n.name()]
+    return out
+
+
+@pytest.mark.parametrize("case", RESHAPES)
+def test_reshape_records_torchs_nodes(case: str) -> None:
+    def run(lib: Any) -> tuple[Any, Any, Any]:
+        x = lib.arange(12.0).reshape(3, 4).requires_grad_()
+        out = RESHAPES[case](x)
+        (out * lib.arange(12.0).reshape(out.shape)).sum().backward()
+        return out, x.grad, _graph(out)
+
+    ours, theirs = both(run)
+    assert_same(ours[0], theirs[0])
+    assert_same(ours[1], theirs[1])
+    assert ours[2] == theirs[2]
+    assert (ours[0]._base is None) == (theirs[0]._base is None)
+
+
+def test_reshape_of_a_transpose_has_the_right_gradient() -> None:
+    """Finite differences (no torch) through ``UnsafeViewBackward0``."""
+    x = st.arange(6.0, dtype=st.float64).reshape(2, 3).requires_grad_()
+    out = (x * x).t().reshape(-1)
+    assert out.grad_fn.name() == "UnsafeViewBackward0"
+    assert gradcheck(lambda t: (t * t).t().reshape(-1), (x,))
+    assert gradcheck(lambda t: (t * t).t().reshape(3, 1, 2), (x,))
+
+
+@pytest.mark.parametrize(
+    "source, shape",
+    [((), (1,)), ((), (1, 1)), ((), (2, 1)), ((3,), (1, 3)), ((3,), (1, 1, 3))]
+    + [((0,), (1, 0)), ((3,), (2, 1, 3)), ((2, 1), (1, 2, 5))],
+)
+def test_expand_gives_new_dimensions_torchs_strides(source: Any, shape: Any) -> None:
+    ours, theirs = both(lambda lib: lib.zeros(source).expand(*shape))
+    assert ours.stride() == theirs.stride()
+    assert_same(ours, theirs)
