@@ -15,7 +15,11 @@ import pytest
 
 import slowtorch_lib as st
 from tests.agree import agree, gradient
-from tests.parity import assert_same, require_torch
+from tests.parity import (
+    assert_same,
+    both,
+    require_torch,
+)
 
 NAMES = [
     "sum",
@@ -258,3 +262,22 @@ def test_max_backward_with_nan(expression: Any) -> None:
 
 def test_prod_of_a_0d_infinity() -> None:
     agree(gradient(lambda x: x.prod(), inf))
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [-math.inf, -math.inf],
+        [math.nan, 1.0],
+        [math.inf, 1.0],
+        [1000.0, 1000.0],
+        [-1000.0, 3.0],
+    ],
+)
+def test_logsumexp_edges(values: list[float]) -> None:
+    assert_same(*both(lambda L: L.logsumexp(L.tensor(values), 0)))
+
+
+def test_logsumexp_of_integers_and_of_nothing() -> None:
+    assert_same(*both(lambda L: L.logsumexp(L.tensor([1, 2]), 0)))
+    assert_same(*both(lambda L: L.zeros(0, 2).logsumexp(0)))

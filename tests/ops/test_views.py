@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,7 +13,12 @@ import slowtorch_lib as st
 from slowtorch_lib.autograd.gradcheck import gradcheck
 from slowtorch_lib.ops.views import view_strides
 from tests.agree import agree
-from tests.parity import assert_same, both, require_torch
+from tests.parity import (
+    assert_same,
+    both,
+    require_torch,
+    same_error,
+)
 
 VIEWS = [
     "b.view(12)",
@@ -514,3 +520,18 @@ def test_expand_gives_new_dimensions_torchs_strides(source: Any, shape: Any) -> 
     ours, theirs = both(lambda lib: lib.zeros(source).expand(*shape))
     assert ours.stride() == theirs.stride()
     assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.ones(2, 6).unflatten(1, (4, 2)),
+        lambda L: L.ones(2, 6).unflatten(1, ()),
+        lambda L: L.ones(2, 6).unflatten(2, (2, 3)),
+        lambda L: L.unflatten(L.ones(2, 6), -1, [5, -1]),
+    ],
+)
+def test_unflatten_refuses_sizes_that_do_not_fit_as_torch_does(
+    call: Callable[[Any], Any],
+) -> None:
+    same_error(call)
