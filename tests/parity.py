@@ -156,3 +156,11 @@ def chain(tensor: Any) -> list[str]:
         ]
         node = inner[0] if inner else None
     return names
+
+
+def outcome(run: Callable[[Any], Any], lib: Any) -> tuple[str, str]:
+    """``("OK", value)``, or the exception's type name and message."""
+    try:
+        return "OK", run(lib)
+    except Exception as error:  # noqa: BLE001 - any error is compared
+        return type(error).__name__, str(error)

@@ -145,12 +145,13 @@ def _all_subclasses(cls: type) -> list[type]:
 # Nodes that no forward call of the table can leave behind, with the reason.
 NOT_IN_FORWARD_GRAPHS = {
     "SliceBackwardBackward0",  # made only by the backward of a slice (create_graph)
-    "NotImplemented",  # floor_divide: backward raises, as torch (tests/test_edges.py)
-    # No derivative in torch either: backward raises (tests/test_everyday_api.py).
+    # floor_divide: backward raises, as torch (tests/ops/test_rounding.py).
+    "NotImplemented",
+    # No derivative in torch either: backward raises (tests/ops/test_unique.py).
     "Unique2Backward0",
     "UniqueDimBackward0",
     "UniqueConsecutiveBackward0",
-    # Random values, zero gradients: tests/test_everyday_api.py checks them.
+    # Random values, zero gradients: tests/ops/test_normal.py checks them.
     "NormalBackward1",
     "NormalBackward2",
     "NormalBackward3",

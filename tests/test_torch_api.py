@@ -16,7 +16,14 @@ import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib.utils.data import RandomSampler
-from tests.parity import assert_same, both, error_of, require_torch, same_error
+from tests.parity import (
+    assert_same,
+    both,
+    error_of,
+    outcome,
+    require_torch,
+    same_error,
+)
 
 # ---------------------------------------------------------------- devices
 
@@ -133,14 +140,6 @@ def test_a_cuda_default_device_fails_where_torch_fails(
     assert ours[0] == theirs[0]  # the value, or the exception type
     if isinstance(ours, tuple) and ours[0] == "OK":
         assert ours == theirs
-
-
-def outcome(run: Callable[[Any], Any], lib: Any) -> tuple[str, str]:
-    """``("OK", value)``, or the exception's type name and message."""
-    try:
-        return "OK", run(lib)
-    except Exception as error:  # noqa: BLE001 - any error is compared
-        return type(error).__name__, str(error)
 
 
 @pytest.mark.parametrize(
@@ -713,38 +712,6 @@ def test_new_pointwise_ops_at_the_edges(name: str) -> None:
     assert_same(ours_int, theirs_int)
 
 
-@pytest.mark.parametrize("name", ["asin", "acos", "atan", "arcsin", "arctan"])
-def test_inverse_trigonometry_outside_its_domain(name: str) -> None:
-    assert_same(
-        *both(lambda L: getattr(L, name)(L.tensor([-2.0, -1.0, 0.5, 1.0, 3.0])))
-    )
-
-
-def test_atan2_and_hypot_broadcast_and_promote() -> None:
-    assert_same(
-        *both(lambda L: L.atan2(L.tensor([[1.0], [-1.0]]), L.tensor([0.0, 2.0])))
-    )
-    assert_same(*both(lambda L: L.atan2(L.tensor([1]), L.tensor([2]))))
-    assert_same(*both(lambda L: L.hypot(L.tensor([3.0, -5.0]), L.tensor([4.0]))))
-    same_error(lambda L: L.hypot(L.tensor([3]), L.tensor([4])))
-
-
-@pytest.mark.parametrize("name", ["atan2_", "hypot_"])
-@pytest.mark.parametrize("other", [2.0, -1, True])
-def test_atan2_and_hypot_in_place_refuse_a_number_first(name: str, other: Any) -> None:
-    # The type of ``other`` is checked before the in-place checks: an expanded
-    # tensor, or a leaf that requires grad, still raises TypeError.
-    def expanded(L: Any) -> Any:
-        x = L.tensor([1.0, 2.0]).unsqueeze(0).expand(2, 2)
-        return getattr(x, name)(other)
-
-    def leaf(L: Any) -> Any:
-        return getattr(L.zeros(2, requires_grad=True), name)(other)
-
-    same_error(expanded)
-    same_error(leaf)
-
-
 @pytest.mark.parametrize("name", ["log10_", "exp2_", "sinh_", "atan_", "tan_"])
 def test_new_inplace_forms(name: str) -> None:
     def run(L: Any) -> Any:
@@ -755,71 +722,6 @@ def test_new_inplace_forms(name: str) -> None:
 
     assert_same(*both(run))
     same_error(lambda L: getattr(L.tensor([1, 2]), name)())
-
-
-# ---------------------------------------------------------------- histograms
-
-
-@pytest.mark.parametrize(
-    "call",
-    [
-        lambda L, x: L.histc(x, bins=4, min=0, max=4),
-        lambda L, x: L.histc(x, bins=3),
-        lambda L, x: L.histc(L.tensor([2.0, 2.0]), bins=2),
-        lambda L, x: L.histc(x.double(), 5, min=-1, max=2),
-        lambda L, x: L.histogram(x, bins=4),
-        lambda L, x: L.histogram(x, bins=2, range=(0.0, 2.0)),
-        lambda L, x: L.histogram(x, L.tensor([0.0, 1.0, 3.0])),
-        lambda L, x: L.histogram(x, bins=2, density=True),
-        lambda L, x: L.histogram(x, bins=2, weight=L.ones(6) * 2),
-        lambda L, x: x.histc(4, 0, 4),
-        lambda L, x: x.histogram(2, range=(0.0, 2.0)),
-    ],
-)
-def test_histograms_match_torch(call: Callable[[Any, Any], Any]) -> None:
-    ours, theirs = both(lambda L: call(L, L.tensor([1.0, 2.0, 1.0, 4.0, 2.5, 0.0])))
-    if isinstance(theirs, tuple):
-        assert_same(ours.hist, theirs.hist)
-        assert_same(ours.bin_edges, theirs.bin_edges)
-    else:
-        assert_same(ours, theirs)
-
-
-@pytest.mark.parametrize(
-    "call",
-    [
-        lambda L: L.histc(L.tensor([1, 2]), 2),
-        lambda L: L.histogram(L.tensor([1, 2]), 2),
-        lambda L: L.histc(L.ones(2), bins=0),
-        lambda L: L.histc(L.ones(2), 2, min=3, max=1),
-        lambda L: L.histc(L.ones(2, requires_grad=True), 2).sum().backward(),
-    ],
-)
-def test_histograms_refuse_as_torch(call: Callable[[Any], Any]) -> None:
-    same_error(call)
-
-
-def test_histc_of_nan_data_refuses() -> None:
-    same_error(lambda L: L.histc(L.tensor([1.0, math.nan]), 2), match_message=False)
-
-
-@pytest.mark.parametrize(
-    "values",
-    [
-        [-math.inf, -math.inf],
-        [math.nan, 1.0],
-        [math.inf, 1.0],
-        [1000.0, 1000.0],
-        [-1000.0, 3.0],
-    ],
-)
-def test_logsumexp_edges(values: list[float]) -> None:
-    assert_same(*both(lambda L: L.logsumexp(L.tensor(values), 0)))
-
-
-def test_logsumexp_of_integers_and_of_nothing() -> None:
-    assert_same(*both(lambda L: L.logsumexp(L.tensor([1, 2]), 0)))
-    assert_same(*both(lambda L: L.zeros(0, 2).logsumexp(0)))
 
 
 # ---------------------------------------------------------------- numbers as inputs
@@ -906,51 +808,6 @@ def test_outer_promotes_and_norms_without_torch() -> None:
     assert x.grad.allclose(st.tensor([0.6, -0.8]))
     assert st.norm(x, p=1).item() == 7.0
     assert st.linalg.vector_norm(x, float("inf")).item() == 4.0
-
-
-@pytest.mark.parametrize(
-    "call",
-    [
-        lambda L: L.cumprod(L.tensor([1, 2, 3]), 0).tolist(),
-        lambda L: L.cumprod(L.tensor([True, True]), 0).tolist(),
-        lambda L: L.cumprod(L.tensor([1, 2], dtype=L.int32), 0).dtype,
-        lambda L: L.cumprod(L.tensor([1.5, 2.0]), 0, dtype=L.float64).tolist(),
-        lambda L: L.cumprod(L.ones(2, 2), 2),
-        lambda L: L.cumprod(L.ones(2, dtype=L.uint16), 0).tolist(),
-        lambda L: L.cumprod(L.ones(2, dtype=L.float8_e5m2), 0),
-    ],
-)
-def test_cumprod_dtypes_and_errors_as_torch(call: Callable[[Any], Any]) -> None:
-    ours, theirs = outcome(call, st), outcome(call, require_torch())
-    assert ours[0] == theirs[0]
-    if ours[0] == "OK":
-        assert str(ours[1]) == str(theirs[1])
-
-
-@pytest.mark.parametrize(
-    "call",
-    [
-        lambda L, x, s, i: L.index_add(x, 0, i, s.double()),
-        lambda L, x, s, i: L.index_add(x, 0, i.float(), s),
-        lambda L, x, s, i: L.index_add(x, 0, i[None], s),
-        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0, 3]), s),
-        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0, -1]), s),
-        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0]), s),
-        lambda L, x, s, i: L.index_add(x, 0, i, L.ones(2, 3)),
-        lambda L, x, s, i: L.index_add(x, 2, i, s),
-        lambda L, x, s, i: L.index_add(x, 0, i.int(), s).tolist(),
-        lambda L, x, s, i: L.index_add(x.long(), 0, i, s.long(), alpha=2.5).tolist(),
-        lambda L, x, s, i: L.index_add(L.zeros(()), 0, i[:1], L.tensor(5.0)).tolist(),
-        lambda L, x, s, i: x.index_add_(0, i, s).tolist(),
-    ],
-)
-def test_index_add_values_and_errors_as_torch(call: Callable[..., Any]) -> None:
-    def run(L: Any) -> Any:
-        x, s = L.zeros(3, 2), L.tensor([[1.0, 2.0], [3.0, 4.0]])
-        return call(L, x, s, L.tensor([0, 2]))
-
-    ours, theirs = outcome(run, st), outcome(run, require_torch())
-    assert ours == theirs
 
 
 # ---------------------------------------------------------------- Python types, dtypes
@@ -1218,21 +1075,6 @@ def test_a_tensor_argument_that_is_no_tensor_is_a_type_error(
     """Where torch takes a tensor, anything else is its TypeError, never an
     AttributeError from inside the engine."""
     same_error(lambda L: call(L, given), match_message=False)
-
-
-@pytest.mark.parametrize(
-    "call",
-    [
-        lambda L: L.ones(2, 6).unflatten(1, (4, 2)),
-        lambda L: L.ones(2, 6).unflatten(1, ()),
-        lambda L: L.ones(2, 6).unflatten(2, (2, 3)),
-        lambda L: L.unflatten(L.ones(2, 6), -1, [5, -1]),
-    ],
-)
-def test_unflatten_refuses_sizes_that_do_not_fit_as_torch_does(
-    call: Callable[[Any], Any],
-) -> None:
-    same_error(call)
 
 
 @pytest.mark.parametrize(

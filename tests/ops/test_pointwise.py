@@ -13,35 +13,29 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import slowtorch_lib as st
-from tests.parity import assert_same, require_torch
+from slowtorch_lib.autograd.gradcheck import gradcheck
+from tests.agree import agree, gradient
+from tests.parity import assert_same, both, require_torch, same_error
+from tests.parity_checks import check
+from tests.run_both import (
+    DTYPES,
+    OTHER,
+    SPECIAL,
+    SPECIAL_OTHER,
+    VALUES,
+    inf,
+    make,
+    nan,
+    run_both,
+)
 
-inf, nan = math.inf, math.nan
-
-# Small inputs of every dtype, and a second operand of each, with zeros.
-VALUES = {
-    "float32": [-1.5, 0.0, 0.1, 2.0, 3.7],
-    "float64": [-1.5, 0.0, 0.1, 2.0, 3.7],
-    "int64": [-3, 0, 1, 2, 7],
-    "bool": [True, False, True, False, True],
-}
-OTHER = {
-    "float32": [0.5, -2.0, 0.3, 0.0, 1.1],
-    "float64": [0.5, -2.0, 0.3, 0.0, 1.1],
-    "int64": [2, -2, 3, 1, -4],
-    "bool": [False, False, True, True, True],
-}
-DTYPES = list(VALUES)
 SCALARS = [2, 0, -3, 2.5, 0.1, True, False]
 
-# IEEE special values, paired so that every interesting combination occurs.
-SPECIAL = [inf, -inf, nan, 5.0, -5.0, 0.0, -0.0, 0.1, 1e30, -2.5]
-SPECIAL_OTHER = [2.0, -2.0, 0.0, -0.0, inf, -inf, nan, 3.0, 1e-30, 0.5]
 
 BINARY = {
     "add": operator.add,
@@ -79,57 +73,6 @@ EXACT = {
     "or",
     "xor",
 }
-
-
-def make(lib: Any, values: list[Any], dtype_name: str) -> Any:
-    return lib.tensor(values, dtype=getattr(lib, dtype_name))
-
-
-def outcome(fn: Callable[..., Any], *args: Any) -> tuple[Any, BaseException | None]:
-    try:
-        return fn(*args), None
-    except Exception as error:  # noqa: BLE001  (compared with torch's)
-        return None, error
-
-
-def assert_same_outcome(
-    ours: tuple[Any, Any],
-    theirs: tuple[Any, Any],
-    exact: bool = False,
-    signed_zeros: bool = True,
-) -> None:
-    """Both raised the same error, or both returned the same tensor."""
-    (mine, my_error), (other, their_error) = ours, theirs
-    if my_error is not None or their_error is not None:
-        assert type(my_error) is type(their_error), (my_error, their_error)
-        assert str(my_error) == str(their_error)
-        return
-    assert_same(mine, other, exact=exact)
-    if signed_zeros and mine.dtype.is_floating_point:
-        for a, b in zip(mine.reshape(-1).tolist(), other.reshape(-1).tolist()):
-            if a == 0 and b == 0:
-                assert math.copysign(1, a) == math.copysign(1, b), (a, b)
-
-
-def run_both(
-    fn: Callable[..., Any],
-    *make_args: Any,
-    exact: bool = False,
-    signed_zeros: bool = True,
-) -> None:
-    """Runs ``fn(lib, *args)`` in both libraries; ``make_args`` are (values, dtype)
-    pairs turned into tensors, or plain Python values passed as they are."""
-    torch = require_torch()
-
-    def args_for(lib: Any) -> list[Any]:
-        return [make(lib, *a) if isinstance(a, tuple) else a for a in make_args]
-
-    assert_same_outcome(
-        outcome(fn, st, *args_for(st)),
-        outcome(fn, torch, *args_for(torch)),
-        exact=exact,
-        signed_zeros=signed_zeros,
-    )
 
 
 # ----------------------------------------------------------------------
@@ -246,29 +189,6 @@ INPLACE = {
 }
 
 
-def test_inplace_bitwise_operators() -> None:
-    for op in (operator.iand, operator.ior, operator.ixor):
-        for dtype_name in ("int64", "bool"):
-            for other in ("int64", "bool", 2, True):
-
-                def run(lib: Any, x: Any) -> Any:
-                    right = (
-                        make(lib, [1, 0, 1, 0, 3], other)
-                        if isinstance(other, str)
-                        else other
-                    )
-                    assert op(x, right) is x
-                    return x
-
-                run_both(run, (VALUES[dtype_name], dtype_name))
-    # PyTorch checks the cast before the kernel (a RuntimeError); here the
-    # kernel refuses floats first. Either way the tensor is left unchanged.
-    x = st.tensor([1, 2])
-    with pytest.raises((RuntimeError, NotImplementedError)):
-        x &= 0.5
-    assert x.tolist() == [1, 2]
-
-
 @pytest.mark.parametrize("name", list(INPLACE))
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_inplace_operators(name: str, dtype_name: str) -> None:
@@ -297,7 +217,7 @@ def test_failed_inplace_operation_leaves_the_tensor_unchanged() -> None:
 
 
 # ----------------------------------------------------------------------
-# Unary functions, clamp, where, maximum
+# Unary functions
 # ----------------------------------------------------------------------
 
 UNARY = [
@@ -332,143 +252,6 @@ def test_unary_functions(name: str, dtype_name: str) -> None:
         (values, dtype_name),
         exact=name in EXACT_UNARY,
     )
-
-
-@pytest.mark.parametrize("dtype_name", DTYPES)
-@pytest.mark.parametrize(
-    "bounds",
-    [(0, None), (None, 1), (0.5, 2), (-1, 1.5), (2, 1), (True, None), (None, None)],
-)
-def test_clamp_with_number_bounds(dtype_name: str, bounds: tuple[Any, Any]) -> None:
-    values = SPECIAL if dtype_name.startswith("float") else VALUES[dtype_name]
-    low, high = bounds
-    run_both(lambda lib, x: x.clamp(low, high), (values, dtype_name), exact=True)
-    run_both(
-        lambda lib, x: lib.clamp(x, min=low, max=high), (values, dtype_name), exact=True
-    )
-
-
-@pytest.mark.parametrize("dtype_name", DTYPES)
-def test_clamp_with_tensor_bounds(dtype_name: str) -> None:
-    values = VALUES[dtype_name]
-    run_both(
-        lambda lib, x, lo, hi: x.clamp(lo, hi),
-        (values, dtype_name),
-        ([0.0, 0.5, 0.0, 3.0, 1.0], "float32"),
-        ([1, 1, 2, 2, 1], "int64"),
-        exact=True,
-    )
-    run_both(
-        lambda lib, x, lo: x.clamp(min=lo),
-        (values, dtype_name),
-        (0.5, "float64"),
-        exact=True,
-    )
-    run_both(
-        lambda lib, x, hi: lib.clamp(x, max=hi),
-        (values, dtype_name),
-        ([[1], [2]], "int64"),
-        exact=True,
-    )
-
-
-def test_clamp_grad_fn_names_and_gradients() -> None:
-    torch = require_torch()
-    for lib in (st, torch):
-        x = lib.tensor([-1.0, 0.5, 2.0], requires_grad=True)
-        low = lib.tensor([0.0, 0.0, 0.0], requires_grad=True)
-        y = x.clamp(low, lib.tensor(1.0))
-        assert y.grad_fn.name() == "ClampBackward0"
-        assert x.clamp(0).grad_fn.name() == "ClampBackward1"
-        assert x.clamp_min(0).grad_fn.name() == "ClampMinBackward0"
-        assert x.clamp_max(0).grad_fn.name() == "ClampMaxBackward0"
-        y.sum().backward()
-        assert x.grad.tolist() == [0.0, 1.0, 0.0]
-        assert low.grad.tolist() == [1.0, 0.0, 0.0]
-
-
-@pytest.mark.parametrize("left", DTYPES)
-@pytest.mark.parametrize("right", DTYPES)
-def test_maximum_minimum(left: str, right: str) -> None:
-    for name in ("maximum", "minimum"):
-        run_both(
-            lambda lib, a, b: getattr(lib, name)(a, b),
-            (VALUES[left], left),
-            (OTHER[right], right),
-            exact=True,
-        )
-    run_both(lambda lib, a: lib.maximum(a, 2), (VALUES[left], left))
-
-
-def test_maximum_minimum_propagate_nan() -> None:
-    run_both(
-        lambda lib, a, b: lib.maximum(a, b),
-        (SPECIAL, "float32"),
-        (SPECIAL_OTHER, "float32"),
-        exact=True,
-    )
-    run_both(
-        lambda lib, a, b: lib.minimum(a, b),
-        (SPECIAL, "float64"),
-        (SPECIAL_OTHER, "float64"),
-        exact=True,
-    )
-
-
-@pytest.mark.parametrize("dtype_name", DTYPES)
-def test_where_promotes_like_torch(dtype_name: str) -> None:
-    values = VALUES[dtype_name]
-    run_both(lambda lib, x: lib.where(x > 0, x, 2.5), (values, dtype_name), exact=True)
-    run_both(lambda lib, x: lib.where(x > 0, 1, x), (values, dtype_name), exact=True)
-    run_both(lambda lib, x: lib.where(x > 0, 1, 2), (values, dtype_name), exact=True)
-    run_both(lambda lib, x: lib.where(x, 1.0, 2), ([1, 0], "int64"))
-
-
-# ----------------------------------------------------------------------
-# Bitwise and logical operators
-# ----------------------------------------------------------------------
-
-
-def test_bitwise_operators_on_integers() -> None:
-    a, b = st.tensor([12, -3, 5]), st.tensor([10, 6, -1])
-    assert (a & b).tolist() == [8, 4, 5]
-    assert (a | b).tolist() == [14, -1, -1]
-    assert (a ^ b).tolist() == [6, -5, -6]
-    assert (~a).tolist() == [-13, 2, -6]
-    assert (a & b).dtype is st.int64
-    assert (3 & a).tolist() == [0, 1, 1]
-
-
-def test_bitwise_operators_on_bools_are_logical() -> None:
-    a, b = st.tensor([True, True, False]), st.tensor([True, False, False])
-    assert (a & b).tolist() == [True, False, False]
-    assert (a | b).tolist() == [True, True, False]
-    assert (a ^ b).tolist() == [False, True, False]
-    assert (~a).tolist() == [False, False, True]
-    assert (a & b).dtype is st.bool
-
-
-@pytest.mark.parametrize("dtype_name", DTYPES)
-def test_invert_and_bitwise_functions(dtype_name: str) -> None:
-    run_both(lambda lib, x: ~x, (VALUES[dtype_name], dtype_name))
-    run_both(lambda lib, x: lib.bitwise_not(x), (VALUES[dtype_name], dtype_name))
-    for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-        run_both(
-            lambda lib, x, y: getattr(lib, name)(x, y),
-            (VALUES[dtype_name], dtype_name),
-            (OTHER["int64"], "int64"),
-        )
-
-
-@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
-@pytest.mark.parametrize("dtype_name", DTYPES)
-def test_logical_functions(name: str, dtype_name: str) -> None:
-    run_both(
-        lambda lib, x, y: getattr(lib, name)(x, y),
-        (VALUES[dtype_name], dtype_name),
-        (OTHER["float32"], "float32"),
-    )
-    run_both(lambda lib, x: lib.logical_not(x), (VALUES[dtype_name], dtype_name))
 
 
 # ----------------------------------------------------------------------
@@ -521,3 +304,185 @@ def test_tensor_methods_match_functions(dtype_name: str) -> None:
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
         run_both(lambda lib, x: getattr(x, name)(6), (values, dtype_name))
     run_both(lambda lib, x: x.bitwise_not(), (values, dtype_name))
+
+
+def test_pow_at_zero_base_and_zero_exponent() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([0.0, 2.0], requires_grad=True)
+        e = lib.tensor([0.0, 0.0], requires_grad=True)
+        y = lib.pow(x, e)
+        y.sum().backward()
+        return y, x.grad, e.grad
+
+    agree(program)
+    agree(gradient(lambda x: x**0, [0.0, 1.0]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_division_backward_for_a_huge_divisor(dtype: str) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.0, 1.0, 1.0], dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.tensor(
+            [2e19, -3e19, 1e-30], dtype=getattr(lib, dtype), requires_grad=True
+        )
+        out = x / y
+        out.sum().backward()
+        return out, x.grad, y.grad
+
+    agree(program)
+
+
+def test_rounded_division_and_sign_have_zero_gradients() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.5, -2.5, nan, -0.5], requires_grad=True)
+        y = lib.tensor([2.0, 2.0, 1.0, 3.0], requires_grad=True)
+        a = lib.div(x, y, rounding_mode="floor")
+        b = lib.div(x, 2, rounding_mode="trunc")
+        c = lib.sign(x)
+        (a + b + c).sum().backward()
+        return a, b, c, x.grad, y.grad
+
+    agree(program)
+
+
+def test_relu_of_nan() -> None:
+    agree(gradient(lambda x: x.relu(), [nan, 1.0, 0.0, -1.0]))
+
+
+def test_sign_of_nan_and_zeros() -> None:
+    agree(lambda lib: lib.sign(lib.tensor([nan, -0.0, 0.0, -inf, 2.0])))
+    agree(lambda lib: lib.sign(lib.tensor([3, -2, 0])))
+    agree(lambda lib: lib.sign(lib.tensor([True, False])))
+
+
+def test_alpha_checks() -> None:
+    same_error(lambda lib: lib.add(lib.tensor([1]), 1, alpha=0.5))
+    same_error(lambda lib: lib.sub(lib.tensor([1]), lib.tensor([1]), alpha=0.5))
+    same_error(lambda lib: lib.tensor([1.0]).add_(lib.tensor([1.0]), alpha=True))
+    agree(lambda lib: lib.add(lib.tensor([1.0]), 1, alpha=0.5))
+    agree(
+        lambda lib: lib.tensor([1.5], dtype=lib.float64).add_(
+            lib.tensor(1.43), alpha=-1.5
+        )
+    )
+
+
+def test_trunc_division_keeps_the_sign_of_zero() -> None:
+    agree(
+        lambda lib: (
+            0.5 // lib.div(lib.tensor([-0.85, 0.85]), 1.79, rounding_mode="trunc")
+        )
+    )
+
+
+def test_pow_exponent_gradient_at_zero_base() -> None:
+    def program(lib: Any) -> Any:
+        base = lib.tensor([0.0, 0.0, 0.0, 2.0], requires_grad=True)
+        exponent = lib.tensor([-0.73, 0.0, 2.0, 0.5], requires_grad=True)
+        y = lib.pow(base, exponent)
+        y.sum().backward()
+        return y, base.grad, exponent.grad
+
+    agree(program)
+    agree(gradient(lambda x: 0**x, [-1.0, 0.0, 2.0]))
+    agree(gradient(lambda x: 0.0**x, [-1.0, 0.0, 2.0]))
+    agree(gradient(lambda x: 2.0**x, [-1.0, 0.0, 2.0]))
+
+
+def test_alpha_must_fit_the_dtype() -> None:
+    same_error(lambda lib: lib.zeros(2).add_(lib.ones(2), alpha=1e300))
+    agree(lambda lib: lib.zeros(2, dtype=lib.float64).add_(lib.ones(2), alpha=1e300))
+
+
+DIVISIONS = {
+    "a / b": lambda lib, a, b: a / b,
+    "a / 2": lambda lib, a, b: a / 2,
+    "div(a, b)": lambda lib, a, b: lib.div(a, b),
+    "div(a, 2)": lambda lib, a, b: lib.div(a, 2),
+    "div(a, b, None)": lambda lib, a, b: lib.div(a, b, rounding_mode=None),
+    "div(a, 2, None)": lambda lib, a, b: lib.div(a, 2, rounding_mode=None),
+    "div(a, b, floor)": lambda lib, a, b: lib.div(a, b, rounding_mode="floor"),
+    "div(a, 2, trunc)": lambda lib, a, b: lib.div(a, 2, rounding_mode="trunc"),
+    "divide(a, b, None)": lambda lib, a, b: lib.divide(a, b, rounding_mode=None),
+    "true_divide(a, b)": lambda lib, a, b: lib.true_divide(a, b),
+    "a.div(b)": lambda lib, a, b: a.div(b),
+    "a.div(b, None)": lambda lib, a, b: a.div(b, rounding_mode=None),
+    "a.divide(2, floor)": lambda lib, a, b: a.divide(2, rounding_mode="floor"),
+    "a.true_divide(b)": lambda lib, a, b: a.true_divide(b),
+    "a * 1 .div_(b)": lambda lib, a, b: (a * 1).div_(b),
+    "a * 1 .div_(b, None)": lambda lib, a, b: (a * 1).div_(b, rounding_mode=None),
+    "a * 1 .div_(2, trunc)": lambda lib, a, b: (a * 1).div_(2, rounding_mode="trunc"),
+    "a * 1 .divide_(b)": lambda lib, a, b: (a * 1).divide_(b),
+    "a * 1 .true_divide_(b)": lambda lib, a, b: (a * 1).true_divide_(b),
+}
+
+
+def _operands(lib: Any) -> tuple[Any, Any]:
+    a = lib.tensor([[1.5, -2.0, 3.0], [0.25, 7.0, -1.0]]).requires_grad_()
+    b = lib.tensor([0.5, 3.0, -2.0]).requires_grad_()
+    return a, b
+
+
+@pytest.mark.parametrize("form", DIVISIONS)
+def test_division_records_torchs_overload(form: str) -> None:
+    def run(lib: Any) -> tuple[Any, ...]:
+        a, b = _operands(lib)
+        out = DIVISIONS[form](lib, a, b)
+        (out * lib.tensor([1.0, -2.0, 0.5])).sum().backward()
+        return out, a.grad, b.grad
+
+    ours, theirs = both(run)
+    assert_same(ours[0], theirs[0])
+    assert ours[0].grad_fn.name() == theirs[0].grad_fn.name()
+    assert_same(ours[1], theirs[1])
+    assert (ours[2] is None) == (theirs[2] is None)
+    if theirs[2] is not None:
+        assert_same(ours[2], theirs[2])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, a: lib.div(a, 2, rounding_mode="round"),
+        lambda lib, a: (a * 1).div_(2, rounding_mode="round"),
+        lambda lib, a: lib.true_divide(a, 2, rounding_mode=None),
+        lambda lib, a: a.true_divide(2, rounding_mode="floor"),
+        lambda lib, a: a.div(2, mode="floor"),
+    ],
+)
+def test_division_rejects_what_torch_rejects(call: Any) -> None:
+    def run(lib: Any) -> Any:
+        a = lib.tensor([1.0, 2.0]).requires_grad_()
+        return call(lib, a)
+
+    same_error(run, match_message=False)
+
+
+def test_division_with_mode_none_has_the_true_gradient() -> None:
+    """Finite differences (no torch): ``DivBackward2`` is still ``a / b``."""
+    a = st.tensor([[1.5, -2.0, 3.0], [0.25, 7.0, -1.0]], dtype=st.float64)
+    b = st.tensor([0.5, 3.0, -2.0], dtype=st.float64)
+    a.requires_grad_()
+    b.requires_grad_()
+    out = st.div(a, b, rounding_mode=None)
+    assert out.grad_fn is not None and out.grad_fn.name() == "DivBackward2"
+    assert gradcheck(lambda x, y: st.div(x, y, rounding_mode=None), (a, b))
+    assert gradcheck(lambda x, y: (x * 1).div_(y, rounding_mode=None), (a, b))
+    assert gradcheck(lambda x, y: st.true_divide(x, y), (a, b))
+
+
+def test_log1p_is_accurate_near_zero_and_promotes_integers() -> None:
+    check(lambda lib: lib.log1p(lib.tensor([1e-10, -1e-12, 1e-300], dtype=lib.float64)))
+    check(lambda lib: lib.tensor([1, 2, 0]).log1p(), exact=False)
+    check(lambda lib: lib.tensor([True, False]).log1p(), exact=False)
+
+
+def test_nan_to_num_gradient_is_zero_where_replaced() -> None:
+    torch = require_torch()
+    grads = []
+    for lib in (st, torch):
+        x = lib.tensor([1.0, 0.0, -1.0, 2.0], requires_grad=True)
+        y = (x.log() * 3).nan_to_num()
+        y.sum().backward()
+        grads.append(x.grad)
+    assert_same(grads[0], grads[1])

@@ -10,12 +10,17 @@ exception. Gradients and ``grad_fn`` names are checked by the op table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import slowtorch_lib as st
-from tests.parity import same_error
+from tests.parity import (
+    outcome,
+    require_torch,
+    same_error,
+)
 from tests.parity_checks import (
     DTYPES,
     VALUES,
@@ -88,3 +93,22 @@ def test_cumprod_gradient_when_a_copy_of_its_output_changes() -> None:
     z.sum().backward()
     assert x.grad is not None
     assert x.grad.tolist() == [2 * (1 - 2.0 - 6.0), 2 * (1.5 + 4.5), 2 * (1.5 * -2.0)]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.cumprod(L.tensor([1, 2, 3]), 0).tolist(),
+        lambda L: L.cumprod(L.tensor([True, True]), 0).tolist(),
+        lambda L: L.cumprod(L.tensor([1, 2], dtype=L.int32), 0).dtype,
+        lambda L: L.cumprod(L.tensor([1.5, 2.0]), 0, dtype=L.float64).tolist(),
+        lambda L: L.cumprod(L.ones(2, 2), 2),
+        lambda L: L.cumprod(L.ones(2, dtype=L.uint16), 0).tolist(),
+        lambda L: L.cumprod(L.ones(2, dtype=L.float8_e5m2), 0),
+    ],
+)
+def test_cumprod_dtypes_and_errors_as_torch(call: Callable[[Any], Any]) -> None:
+    ours, theirs = outcome(call, st), outcome(call, require_torch())
+    assert ours[0] == theirs[0]
+    if ours[0] == "OK":
+        assert str(ours[1]) == str(theirs[1])

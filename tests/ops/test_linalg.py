@@ -10,6 +10,7 @@ import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib.ops.linalg import matrix_product
+from tests.agree import agree
 from tests.parity import assert_same, chain, require_torch, same_error
 
 SHAPE_PAIRS = [
@@ -157,3 +158,43 @@ def test_matrix_product_kernel() -> None:
     left = [1, 2, 3, 4, 5, 6]
     right_t = [1, 0, 1, 0, 1, 0]
     assert matrix_product(left, right_t, 2, 3, 2) == [4, 2, 10, 5]
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((2, 3, 0), (2, 0, 4)),
+        ((3, 0), (2, 0, 4)),
+        ((2, 2, 0), (0, 2)),
+        ((2, 0), (0,)),
+    ],
+)
+def test_matmul_with_an_empty_inner_dimension(shapes: Any) -> None:
+    a, b = shapes
+    agree(lambda lib: lib.matmul(lib.zeros(a), lib.zeros(b)))
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((2,), (2,)),
+        ((2, 2), (2, 2)),
+        ((2, 2), (2,)),
+        ((2, 2, 2), (2, 2, 2)),
+        ((2, 2, 2), (2, 2)),
+        ((0,), (0,)),
+    ],
+)
+def test_matmul_of_bools_raises(shapes: Any) -> None:
+    a, b = shapes
+    same_error(
+        lambda lib: lib.matmul(lib.ones(a, dtype=lib.bool), lib.ones(b, dtype=lib.bool))
+    )
+
+
+@pytest.mark.parametrize("shapes", [((3, 0), (0, 3)), ((0, 2), (2, 3)), ((2, 0), (0,))])
+def test_empty_matmul_of_bools_succeeds(shapes: Any) -> None:
+    a, b = shapes
+    agree(
+        lambda lib: lib.matmul(lib.ones(a, dtype=lib.bool), lib.ones(b, dtype=lib.bool))
+    )

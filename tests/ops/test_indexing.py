@@ -7,6 +7,7 @@ error types and messages, and the gradients that reach the leaves.
 
 from __future__ import annotations
 
+from math import nan
 from typing import Any
 
 import pytest
@@ -14,7 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st_
 
 import slowtorch_lib as st
-from tests.parity import assert_same, chain, leaf, require_torch
+from slowtorch_lib.autograd.gradcheck import gradcheck
+from tests import fuzz
+from tests.agree import agree
+from tests.parity import assert_same, chain, leaf, require_torch, same_error
 
 
 def graph(node: Any, depth: int = 4) -> str:
@@ -541,3 +545,182 @@ def test_out_of_range_index_into_an_empty_result_is_not_read(
     expected = torch.zeros(*shape)[index]
     got = st.zeros(*shape)[index]
     assert tuple(got.shape) == tuple(expected.shape)
+
+
+def test_false_and_true_in_setitem_index() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.zeros(3)
+        x[False] = 1.0
+        y = lib.zeros(3)
+        y[True] = 2.0
+        return x, y
+
+    agree(program)
+
+
+def test_setitem_checks_the_leaf_before_the_index() -> None:
+    same_error(
+        lambda lib: lib.zeros(2, requires_grad=True).__setitem__(lib.tensor([5]), 1.0)
+    )
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "x[[0, 1]] = lib.tensor(True)",
+        "x[[True, False, True]] = lib.tensor(True)",
+        "x[x == 0] = lib.tensor(2)",
+        "x[x == 0] = lib.tensor([2])",
+        "x[x == 0] = lib.tensor([2, 3, 4])",
+        "x[lib.tensor([0, 5])] = lib.tensor(True)",
+        "x[[True, False, True]] = lib.tensor([1, 2])",
+        "x = lib.zeros(0); x[[0, -1]] = lib.tensor([True])",
+    ],
+)
+def test_setitem_with_another_dtype(statement: str) -> None:
+    def program(lib: Any) -> Any:
+        space = {"lib": lib, "x": lib.zeros(3)}
+        try:
+            exec(statement, space)
+        except Exception as error:  # noqa: BLE001 - the type is compared
+            return fuzz._error_kind(error)
+        return space["x"]
+
+    agree(program)
+
+
+def test_index_put_into_an_expanded_tensor_holding_nan() -> None:
+    def program(lib: Any) -> Any:
+        base = lib.tensor([[nan, 1.0], [2.0, nan]])
+        x = base.unsqueeze(0).expand(2, 2, 2)
+        x[[[0], [0]]] = -1.0
+        return base
+
+    agree(program)
+
+
+def test_setitem_on_a_view_of_a_leaf_checks_the_leaf_first() -> None:
+    def make(lib: Any) -> None:
+        x = lib.zeros(2, 0, requires_grad=True)
+        x[:, :][[[0], [0]]] = lib.tensor(1.0, dtype=lib.float64)
+
+    same_error(make, match_message=False)
+
+
+BOOL_KEYS = {
+    "True": True,
+    "False": False,
+    "(True,)": (True,),
+    "(False,)": (False,),
+    "(True, 0)": (True, 0),
+    "(False, 0)": (False, 0),
+    "(0, False)": (0, False),
+    "(..., True)": (..., True),
+    "(True, [0, 1])": (True, [0, 1]),
+    "(False, [7])": (False, [7]),
+    "(True, [7])": (True, [7]),
+    "([0, 1], True)": ([0, 1], True),
+    "(True, None, 1)": (True, None, 1),
+}
+
+
+VALUES = {
+    "number": None,
+    "[3]": (3,),
+    "[1, 3]": (1, 3),
+    "[2, 3]": (2, 3),
+    "[2]": (2,),
+    "[0]": (0,),
+}
+
+
+def _assign(lib: Any, key: Any, value_shape: Any) -> tuple[Any, Any, Any]:
+    leaf = lib.zeros(2, 3).requires_grad_()
+    x = leaf * 1
+    if value_shape is None:
+        value = None
+        x[key] = 5.0
+    else:
+        value = lib.ones(value_shape).requires_grad_()
+        try:
+            x[key] = value * 2
+        except (RuntimeError, IndexError):
+            assert x.tolist() == [[0.0] * 3] * 2  # unchanged
+            assert x.grad_fn.name() == "MulBackward0" and x._version == 0
+            raise
+    (x * lib.tensor([1.0, -2.0, 3.0])).sum().backward()
+    return x, leaf.grad, None if value is None else value.grad
+
+
+@pytest.mark.parametrize("value_shape", VALUES)
+@pytest.mark.parametrize("key", BOOL_KEYS)
+def test_assignment_with_bool_scalars_matches_torch(key: str, value_shape: str) -> None:
+    torch = require_torch()
+
+    def run(lib: Any) -> Any:
+        return _assign(lib, BOOL_KEYS[key], VALUES[value_shape])
+
+    try:
+        theirs = run(torch)
+    except (RuntimeError, IndexError):
+        same_error(run)  # ``_assign`` checks that x is unchanged
+        return
+    ours = run(st)
+    assert_same(ours[0], theirs[0])
+    assert ours[0].grad_fn.name() == theirs[0].grad_fn.name()
+    assert_same(ours[1], theirs[1])
+    if theirs[2] is not None:
+        assert_same(ours[2], theirs[2])
+
+
+def test_false_in_an_index_checks_the_value_shape() -> None:
+    """Without torch: ``x[False, 0] = v`` writes nothing but ``v`` must fit."""
+    x = st.zeros(2, 3)
+    x[False, 0] = st.ones(3)
+    x[False] = st.ones(5)  # a bare False is not checked at all
+    assert x.tolist() == [[0.0] * 3] * 2 and x._version == 1  # as in torch
+    with pytest.raises(RuntimeError, match=r"indexing result of shape \[0, 3\]"):
+        x[False, 0] = st.ones(2)
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        x[True, [7]] = st.ones(2)  # the shape is checked before the index
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[True, [7]] = st.ones(3)
+    assert x.tolist() == [[0.0] * 3] * 2 and x._version == 1
+
+
+def test_assignment_with_true_has_the_right_gradient() -> None:
+    """Finite differences (no torch) through ``x[True, [1, 0]] = v``."""
+
+    def assign(x: st.Tensor, v: st.Tensor) -> st.Tensor:
+        out = x * 1
+        out[True, [1, 0]] = v * v
+        return out
+
+    x = st.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=st.float64)
+    v = st.tensor([[0.5, -1.0, 2.0]], dtype=st.float64)
+    assert gradcheck(assign, (x.requires_grad_(), v.requires_grad_()))
+    assert assign(x, v).grad_fn.name() == "torch::autograd::CopySlices"
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["[0, -1]", "torch.tensor([0, 0])", "(slice(None), [0])", "[[]]", "(0, [0])"],
+)
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (0, 2, 0)])
+def test_indexing_a_dimension_of_size_0_matches_torch(key: str, shape: Any) -> None:
+    def get(lib: Any) -> Any:
+        x = lib.zeros(shape)
+        return x[eval(key, {"torch": lib})]
+
+    def put(lib: Any) -> Any:
+        x = lib.zeros(shape)
+        x[eval(key, {"torch": lib})] = 1.0
+        return x
+
+    for run in (get, put):
+        try:
+            theirs = run(require_torch())
+        except IndexError:
+            same_error(run)
+            continue
+        assert_same(run(st), theirs)

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
-from tests.parity import assert_same, require_torch
+from tests.agree import agree, gradient
+from tests.parity import assert_same, both, require_torch
+from tests.parity_checks import check, grid, inf, nan
 
 NAMES = [
     "sum",
@@ -235,3 +237,126 @@ def test_prod_gradient_can_be_differentiated_again() -> None:
     assert grad.tolist() == [12.0, 8.0, 6.0]
     grad.sum().backward()
     assert x.grad.tolist() == [7.0, 6.0, 5.0]  # d/dx_i of sum_j prod_{k != j} x_k
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda x: x.max(),
+        lambda x: x.min(),
+        lambda x: x.amax(),
+        lambda x: x.amin(),
+        lambda x: x.amax(0),
+        lambda x: x.max(0)[0],
+        lambda x: x.min(1)[0],
+    ],
+    ids=["max", "min", "amax", "amin", "amax_dim", "max_dim", "min_dim"],
+)
+def test_max_backward_with_nan(expression: Any) -> None:
+    agree(gradient(expression, [[1.0, nan, 3.0], [nan, 2.0, 2.0]]))
+
+
+def test_prod_of_a_0d_infinity() -> None:
+    agree(gradient(lambda x: x.prod(), inf))
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [-math.inf, -math.inf],
+        [math.nan, 1.0],
+        [math.inf, 1.0],
+        [1000.0, 1000.0],
+        [-1000.0, 3.0],
+    ],
+)
+def test_logsumexp_edges(values: list[float]) -> None:
+    assert_same(*both(lambda L: L.logsumexp(L.tensor(values), 0)))
+
+
+def test_logsumexp_of_integers_and_of_nothing() -> None:
+    assert_same(*both(lambda L: L.logsumexp(L.tensor([1, 2]), 0)))
+    assert_same(*both(lambda L: L.zeros(0, 2).logsumexp(0)))
+
+
+WITH_TIES = [[3.0, 1, 2, 1], [5, 5, 4, 4], [nan, 1, nan, 0]]
+
+
+ORDER_STATISTICS = {
+    "median": lambda lib, x: x.median(),
+    "median_no_nan": lambda lib, x: lib.median(x[:2]),
+    "median_dim": lambda lib, x: tuple(x.median(1)),
+    "median_dim0_keepdim": lambda lib, x: tuple(lib.median(x, dim=0, keepdim=True)),
+    "median_int": lambda lib, x: tuple(x[:2].long().median(-1)),
+    "median_int_all": lambda lib, x: x[:2].long().median(),
+    "median_float16": lambda lib, x: tuple(x.half().median(0)),
+    "median_empty": lambda lib, x: x[:, :0].median(),
+    "median_empty_rows": lambda lib, x: tuple(x[:0].median(1)),
+    "median_0d": lambda lib, x: tuple(x[0, 0].median(0)),
+    "median_0d_all": lambda lib, x: x[0, 0].median(),
+    "median_empty_dim": lambda lib, x: x[:0].median(0),
+    "median_bool": lambda lib, x: (x > 1).median(),
+    "median_complex": lambda lib, x: (x * 1j).median(),
+    "median_complex_dim": lambda lib, x: (x * 1j).median(0),
+    "median_uint16": lambda lib, x: x[:2].to(lib.uint16).median(),
+    "median_float8": lambda lib, x: x.to(lib.float8_e4m3fn).median(),
+    "median_bad_dim": lambda lib, x: x.median(2),
+    "median_keepdim_no_dim": lambda lib, x: x.median(keepdim=True),
+    "kthvalue": lambda lib, x: tuple(lib.kthvalue(x, 2, 1)),
+    "kthvalue_dim0": lambda lib, x: tuple(x.kthvalue(1, 0, keepdim=True)),
+    "kthvalue_last": lambda lib, x: tuple(x.kthvalue(4)),
+    "kthvalue_int": lambda lib, x: tuple(x[:2].long().kthvalue(3)),
+    "kthvalue_0d": lambda lib, x: tuple(x[0, 0].kthvalue(1)),
+    "kthvalue_too_big": lambda lib, x: x.kthvalue(5),
+    "kthvalue_zero": lambda lib, x: x.kthvalue(0),
+    "kthvalue_0d_too_big": lambda lib, x: x[0, 0].kthvalue(2),
+    "kthvalue_empty": lambda lib, x: x[:0].kthvalue(1, 0),
+    "kthvalue_bool": lambda lib, x: (x > 1).kthvalue(1),
+    "kthvalue_complex": lambda lib, x: (x * 1j).kthvalue(1),
+    "kthvalue_float_k": lambda lib, x: x.kthvalue(1.5),
+}
+
+
+@pytest.mark.parametrize("name", list(ORDER_STATISTICS))
+def test_median_and_kthvalue_match_torch(name: str) -> None:
+    check(lambda lib: ORDER_STATISTICS[name](lib, lib.tensor(WITH_TIES)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_median_and_kthvalue_pick_torchs_index_among_ties(seed: int) -> None:
+    """Which of several equal elements is returned is PyTorch's choice: the
+    middle one by (value, index) for median, quickselect's for kthvalue."""
+    values = [[float(v) for v in row] for row in grid(seed, (5, 9), 0, 3)]
+    values = [[round(v) for v in row] for row in values]  # many ties
+    if seed % 2:
+        values[1][seed] = nan
+    for k in (1, 3, 5, 9):
+        check(lambda lib: tuple(lib.tensor(values).kthvalue(k, 1)))
+        check(lambda lib: tuple(lib.tensor(values).t().kthvalue(k, 0)))
+    check(lambda lib: tuple(lib.tensor(values).median(1)))
+    check(lambda lib: lib.tensor(values).median())
+
+
+def test_median_and_kthvalue_name_their_results_like_torch() -> None:
+    torch = require_torch()
+    for lib in (st, torch):
+        x = lib.tensor([[1.0, 5.0, 2.0], [4.0, 3.0, 3.0]])
+        assert x.median(1).values.tolist() == [2.0, 3.0]
+        assert x.kthvalue(3, 1).indices.tolist() == [1, 0]
+    ours = st.tensor([[1.0, 5.0, 2.0]]).median(1)
+    theirs = torch.tensor([[1.0, 5.0, 2.0]]).median(1)
+    assert repr(ours) == repr(theirs)
+    assert repr(st.tensor([1.0]).kthvalue(1)) == repr(torch.tensor([1.0]).kthvalue(1))
+
+
+def test_median_without_torch() -> None:
+    x = st.tensor([[4.0, 1.0, 3.0, 2.0], [2.0, 2.0, 9.0, 2.0]], requires_grad=True)
+    assert x.median().item() == 2.0  # the lower of the two middle values
+    x.median().backward()
+    assert x.grad is not None
+    assert x.grad.tolist() == [[0, 0, 0, 0.25], [0.25, 0.25, 0, 0.25]]
+    values, indices = x.median(1)
+    assert values.tolist() == [2.0, 2.0] and indices.tolist() == [3, 1]
+    assert x.kthvalue(4, 1).values.tolist() == [4.0, 9.0]
+    with pytest.raises(RuntimeError, match="k out of range"):
+        x.kthvalue(5)

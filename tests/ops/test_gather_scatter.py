@@ -11,12 +11,17 @@ exception. Gradients and ``grad_fn`` names are checked by the op table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import slowtorch_lib as st
-from tests.parity import assert_same, require_torch
+from tests.parity import (
+    assert_same,
+    outcome,
+    require_torch,
+)
 from tests.parity_checks import (
     X34,
     check,
@@ -232,3 +237,29 @@ def test_nonzero() -> None:
 def test_nonzero_as_tuple_indexes_the_elements() -> None:
     x = st.tensor([[0.0, 2.0], [3.0, 0.0]])
     assert x[x.nonzero(as_tuple=True)].tolist() == [2.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x, s, i: L.index_add(x, 0, i, s.double()),
+        lambda L, x, s, i: L.index_add(x, 0, i.float(), s),
+        lambda L, x, s, i: L.index_add(x, 0, i[None], s),
+        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0, 3]), s),
+        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0, -1]), s),
+        lambda L, x, s, i: L.index_add(x, 0, L.tensor([0]), s),
+        lambda L, x, s, i: L.index_add(x, 0, i, L.ones(2, 3)),
+        lambda L, x, s, i: L.index_add(x, 2, i, s),
+        lambda L, x, s, i: L.index_add(x, 0, i.int(), s).tolist(),
+        lambda L, x, s, i: L.index_add(x.long(), 0, i, s.long(), alpha=2.5).tolist(),
+        lambda L, x, s, i: L.index_add(L.zeros(()), 0, i[:1], L.tensor(5.0)).tolist(),
+        lambda L, x, s, i: x.index_add_(0, i, s).tolist(),
+    ],
+)
+def test_index_add_values_and_errors_as_torch(call: Callable[..., Any]) -> None:
+    def run(L: Any) -> Any:
+        x, s = L.zeros(3, 2), L.tensor([[1.0, 2.0], [3.0, 4.0]])
+        return call(L, x, s, L.tensor([0, 2]))
+
+    ours, theirs = outcome(run, st), outcome(run, require_torch())
+    assert ours == theirs

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
+from tests.agree import agree
 from tests.parity import assert_same, require_torch
 
 CASES = [
@@ -103,3 +104,8 @@ def test_cat_result_has_its_own_storage() -> None:
     joined = st.cat([a, a])
     joined[0] = 5
     assert a.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("dim", [-2, 0, 5])
+def test_cat_of_empty_vectors_ignores_dim(dim: int) -> None:
+    agree(lambda lib: lib.cat([lib.zeros(0), lib.zeros(0, dtype=lib.float64)], dim))

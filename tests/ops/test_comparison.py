@@ -10,12 +10,18 @@ exception. Gradients and ``grad_fn`` names are checked by the op table.
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
+from tests.parity import same_error
 from tests.parity_checks import (
     X34,
     check,
     inf,
     nan,
 )
+from tests.run_both import DTYPES, OTHER, VALUES, run_both
 
 
 def test_isclose_and_allclose() -> None:
@@ -63,3 +69,20 @@ def test_equal_and_is_tensor() -> None:
     check(
         lambda lib: (lib.is_tensor(lib.ones(1)), lib.is_tensor(1.0), lib.is_tensor([1]))
     )
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_logical_functions(name: str, dtype_name: str) -> None:
+    run_both(
+        lambda lib, x, y: getattr(lib, name)(x, y),
+        (VALUES[dtype_name], dtype_name),
+        (OTHER["float32"], "float32"),
+    )
+    run_both(lambda lib, x: lib.logical_not(x), (VALUES[dtype_name], dtype_name))
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+@pytest.mark.parametrize("other", [0, 1.5, True])
+def test_logical_ops_refuse_python_numbers(name: str, other: Any) -> None:
+    same_error(lambda lib: getattr(lib, name)(lib.tensor([1.0, 0.0]), other))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -9,8 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st_
 
 import slowtorch_lib as st
+from slowtorch_lib.autograd.gradcheck import gradcheck
 from slowtorch_lib.ops.views import view_strides
-from tests.parity import assert_same, require_torch
+from tests.agree import agree
+from tests.parity import (
+    assert_same,
+    both,
+    require_torch,
+    same_error,
+)
 
 VIEWS = [
     "b.view(12)",
@@ -444,3 +452,174 @@ def test_a_tensor_transposed_in_place_after_being_saved_is_refused_like_torch() 
         messages.append(str(error.value).split(". Hint")[0])
     assert messages[0] == messages[1]
     assert "output 0 of T1," in messages[0]
+
+
+def test_permute_backward_of_a_0d_tensor() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor(2.0, requires_grad=True)
+        y = x.permute([]) * 3
+        y.backward()
+        return y, x.grad
+
+    agree(program)
+
+
+RESHAPES = {
+    "contiguous": lambda x: (x * 1).reshape(-1),
+    "contiguous to 2 x 6": lambda x: (x * 1).reshape(2, 6),
+    "transposed, viewable": lambda x: (x * 1).t().reshape(4, 3, 1),
+    "transposed": lambda x: (x * 1).t().reshape(-1),
+    "transposed to 2 x 6": lambda x: (x * 1).t().reshape(2, 6),
+    "leaf transposed": lambda x: x.t().reshape(-1),
+    "flatten of transposed": lambda x: (x * 1).t().flatten(),
+    "reshape_as of transposed": lambda x: x.t().reshape_as(x.reshape(-1)),
+}
+
+
+def _graph(tensor: Any) -> list[Any]:
+    """Each node's name and its inputs' names, breadth first to the leaves."""
+    out, nodes = [], [tensor.grad_fn]
+    while nodes:
+        node = nodes.pop(0)
+        inputs = [n for n, _ in node.next_functions if n is not None]
+        out.append((node.name(), [n.name() for n in inputs]))
+        nodes += [n for n in inputs if "AccumulateGrad" not in n.name()]
+    return out
+
+
+@pytest.mark.parametrize("case", RESHAPES)
+def test_reshape_records_torchs_nodes(case: str) -> None:
+    def run(lib: Any) -> tuple[Any, Any, Any]:
+        x = lib.arange(12.0).reshape(3, 4).requires_grad_()
+        out = RESHAPES[case](x)
+        (out * lib.arange(12.0).reshape(out.shape)).sum().backward()
+        return out, x.grad, _graph(out)
+
+    ours, theirs = both(run)
+    assert_same(ours[0], theirs[0])
+    assert_same(ours[1], theirs[1])
+    assert ours[2] == theirs[2]
+    assert (ours[0]._base is None) == (theirs[0]._base is None)
+
+
+def test_reshape_of_a_transpose_has_the_right_gradient() -> None:
+    """Finite differences (no torch) through ``UnsafeViewBackward0``."""
+    x = st.arange(6.0, dtype=st.float64).reshape(2, 3).requires_grad_()
+    out = (x * x).t().reshape(-1)
+    assert out.grad_fn.name() == "UnsafeViewBackward0"
+    assert gradcheck(lambda t: (t * t).t().reshape(-1), (x,))
+    assert gradcheck(lambda t: (t * t).t().reshape(3, 1, 2), (x,))
+
+
+@pytest.mark.parametrize(
+    "source, shape",
+    [((), (1,)), ((), (1, 1)), ((), (2, 1)), ((3,), (1, 3)), ((3,), (1, 1, 3))]
+    + [((0,), (1, 0)), ((3,), (2, 1, 3)), ((2, 1), (1, 2, 5))],
+)
+def test_expand_gives_new_dimensions_torchs_strides(source: Any, shape: Any) -> None:
+    ours, theirs = both(lambda lib: lib.zeros(source).expand(*shape))
+    assert ours.stride() == theirs.stride()
+    assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.ones(2, 6).unflatten(1, (4, 2)),
+        lambda L: L.ones(2, 6).unflatten(1, ()),
+        lambda L: L.ones(2, 6).unflatten(2, (2, 3)),
+        lambda L: L.unflatten(L.ones(2, 6), -1, [5, -1]),
+    ],
+)
+def test_unflatten_refuses_sizes_that_do_not_fit_as_torch_does(
+    call: Callable[[Any], Any],
+) -> None:
+    same_error(call)
+
+
+def _grads(lib: Any, make: Any, values: list[float], weights: list[float]) -> Any:
+    x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+    view = make(x)
+    flat = lib.tensor(weights, dtype=lib.float64)
+    (view.reshape(-1) * flat[: view.numel()]).sum().backward()
+    return view, x.grad
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        # Overlapping windows: cells read twice get both gradients.
+        lambda x: x.as_strided((4, 3), (2, 1)),
+        lambda x: x.as_strided((3, 3), (1, 1), 2),
+        # Reading a cell the input does not show drops its gradient.
+        lambda x: x[3:].as_strided((2, 3), (1, 1), 1),
+        # An input showing one cell twice (expanded) shares it evenly.
+        lambda x: x[:4].expand(2, 4).as_strided((3, 2), (1, 1)),
+        lambda x: x.as_strided((0, 3), (1, 1)),
+        lambda x: x.unfold(0, 3, 2),
+        lambda x: x.view(2, 5).unfold(1, 2, 1),
+        lambda x: x.view(2, 5).unfold(-1, 5, 5),
+        lambda x: x.view(2, 5).t().unfold(0, 3, 1),
+        lambda x: x.view(2, 5).unfold(0, 0, 1),
+        lambda x: x[0].unfold(0, 1, 1),
+    ],
+)
+def test_views_values_strides_and_gradients_match_torch(make: Any) -> None:
+    torch = require_torch()
+    values = [0.5 * i - 2 for i in range(10)]
+    weights = [float(3 * i % 7) for i in range(40)]
+    ours, our_grad = _grads(st, make, values, weights)
+    theirs, their_grad = _grads(torch, make, values, weights)
+    assert_same(ours, theirs, exact=True)
+    assert ours.stride() == theirs.stride()
+    assert ours.storage_offset() == theirs.storage_offset()
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    assert_same(our_grad, their_grad, exact=True)
+
+
+def test_as_strided_is_a_view_writes_show_through() -> None:
+    x = st.arange(6.0)
+    windows = st.as_strided(x, (2, 3), (3, 1))
+    windows[1, 0] = 30.0
+    assert x.tolist() == [0.0, 1.0, 2.0, 30.0, 4.0, 5.0]
+    assert windows._base is x
+
+
+def test_as_strided_backward_sums_overlaps() -> None:
+    """Each cell's gradient is how many windows read it: 1, 2, 3, 3, 2, 1."""
+    x = st.arange(6.0, requires_grad=True)
+    x.as_strided((4, 3), (1, 1)).sum().backward()
+    assert x.grad.tolist() == [1.0, 2.0, 3.0, 3.0, 2.0, 1.0]
+
+
+def test_unfold_double_backward() -> None:
+    x = st.arange(5.0, requires_grad=True)
+    windows = x.unfold(0, 2, 1)
+    (grad,) = st.autograd.grad((windows**2).sum(), x, create_graph=True)
+    assert grad.tolist() == [0.0, 4.0, 8.0, 12.0, 8.0]
+    grad.sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0, 4.0, 4.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda L: L.ones(4, 4).as_strided((3, 3), (1, 1, 1)),
+        lambda L: L.ones(4, 4).as_strided((3, 3), (-1, 1)),
+        lambda L: L.ones(4, 4).as_strided((3, 3), (1, 1), -1),
+        lambda L: L.ones(4, 4).as_strided((3, 3), (4, 4), 5),
+        lambda L: L.ones(4, 4).as_strided((-1, 3), (4, 4)),
+        lambda L: L.ones(4, 4, dtype=L.float64).as_strided((5, 5), (4, 1)),
+        lambda L: L.as_strided([1.0], (1,), (1,)),
+        lambda L: L.ones(4, 4).unfold(0, 5, 1),
+        lambda L: L.ones(4, 4).unfold(0, 2, 0),
+        lambda L: L.ones(4, 4).unfold(2, 2, 1),
+    ],
+)
+def test_refusals_match_torch(run: Any) -> None:
+    same_error(run)
+
+
+def test_as_strided_default_offset_is_the_input_offset() -> None:
+    ours, theirs = both(lambda L: L.arange(10.0)[4:].as_strided((2,), (1,)))
+    assert ours.tolist() == theirs.tolist() == [4.0, 5.0]
