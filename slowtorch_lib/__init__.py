@@ -140,6 +140,7 @@ from slowtorch_lib.ops import (
     histograms,
     joining,
     linalg,
+    logarithms,
     pointwise,
     rearrange,
     reduction,
@@ -176,6 +177,7 @@ from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
 from slowtorch_lib.ops.histograms import *  # noqa: F403
 from slowtorch_lib.ops.joining import *  # noqa: F403
 from slowtorch_lib.ops.linalg import *  # noqa: F403
+from slowtorch_lib.ops.logarithms import *  # noqa: F403
 from slowtorch_lib.ops.meshgrid import meshgrid
 from slowtorch_lib.ops.normal import normal
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
@@ -261,6 +263,7 @@ __all__ = [
     *histograms.__all__,
     *joining.__all__,
     *linalg.__all__,
+    *logarithms.__all__,
     *pointwise.__all__,
     *rearrange.__all__,
     *reduction.__all__,

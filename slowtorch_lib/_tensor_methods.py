@@ -8,8 +8,8 @@ of the same name only passes its arguments on. ``Tensor`` (in
 one-line methods from two classes, grouped in the order of ``ops/``:
 
 - :class:`ElementwiseMethods`, here: comparisons, clamping and selecting,
-  rounding, arithmetic, complex parts, trigonometry, bitwise and fused
-  operations;
+  rounding, arithmetic, logarithms, complex parts, trigonometry, bitwise
+  and fused operations;
 - :class:`~slowtorch_lib._tensor_shape_methods.ShapeMethods`: new tensors,
   copies and casts, reductions, views, indexing, sorting, scans, matrix
   products and random fills.
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import comparison as _comparison
     from slowtorch_lib.ops import complex_parts as _complex_parts
     from slowtorch_lib.ops import fused as _fused
+    from slowtorch_lib.ops import logarithms as _logarithms
     from slowtorch_lib.ops import pointwise as _pointwise
     from slowtorch_lib.ops import rounding as _rounding
     from slowtorch_lib.ops import selecting as _selecting
@@ -72,6 +73,7 @@ OPS_MODULES = {
     "_history": "slowtorch_lib.autograd.history",
     "_indexing": "slowtorch_lib.ops.indexing",
     "_linalg": "slowtorch_lib.ops.linalg",
+    "_logarithms": "slowtorch_lib.ops.logarithms",
     "_pointwise": "slowtorch_lib.ops.pointwise",
     "_printing": "slowtorch_lib._printing",
     "_rearrange": "slowtorch_lib.ops.rearrange",
@@ -494,9 +496,6 @@ class ElementwiseMethods:
     ) -> Tensor:
         return _pointwise.nan_to_num(self, nan, posinf, neginf)
 
-    def log1p(self: Tensor) -> Tensor:
-        return _pointwise.log1p(self)
-
     def nan_to_num_(
         self: Tensor,
         nan: builtins.float = 0.0,
@@ -504,33 +503,6 @@ class ElementwiseMethods:
         neginf: builtins.float | None = None,
     ) -> Tensor:
         return self._inplace(_pointwise.nan_to_num, nan, posinf, neginf)
-
-    def log1p_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.log1p)
-
-    def log10(self: Tensor) -> Tensor:
-        return _pointwise.log10(self)
-
-    def log10_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.log10)
-
-    def log2(self: Tensor) -> Tensor:
-        return _pointwise.log2(self)
-
-    def log2_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.log2)
-
-    def exp2(self: Tensor) -> Tensor:
-        return _pointwise.exp2(self)
-
-    def exp2_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.exp2)
-
-    def expm1(self: Tensor) -> Tensor:
-        return _pointwise.expm1(self)
-
-    def expm1_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.expm1)
 
     def log_(self: Tensor) -> Tensor:
         return self._inplace(_pointwise.log)
@@ -552,6 +524,40 @@ class ElementwiseMethods:
 
     def abs_(self: Tensor) -> Tensor:
         return self._inplace(_pointwise.abs)
+
+    # ------------------------------------------------------------------
+    # Logarithms and exponentials beyond log and exp (ops/logarithms.py)
+    # ------------------------------------------------------------------
+
+    def log1p(self: Tensor) -> Tensor:
+        return _logarithms.log1p(self)
+
+    def log1p_(self: Tensor) -> Tensor:
+        return self._inplace(_logarithms.log1p)
+
+    def log10(self: Tensor) -> Tensor:
+        return _logarithms.log10(self)
+
+    def log10_(self: Tensor) -> Tensor:
+        return self._inplace(_logarithms.log10)
+
+    def log2(self: Tensor) -> Tensor:
+        return _logarithms.log2(self)
+
+    def log2_(self: Tensor) -> Tensor:
+        return self._inplace(_logarithms.log2)
+
+    def exp2(self: Tensor) -> Tensor:
+        return _logarithms.exp2(self)
+
+    def exp2_(self: Tensor) -> Tensor:
+        return self._inplace(_logarithms.exp2)
+
+    def expm1(self: Tensor) -> Tensor:
+        return _logarithms.expm1(self)
+
+    def expm1_(self: Tensor) -> Tensor:
+        return self._inplace(_logarithms.expm1)
 
     # ------------------------------------------------------------------
     # The parts of complex numbers (ops/complex_parts.py)

@@ -77,6 +77,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ops.indexing",
             "ops.joining",
             "ops.linalg",
+            "ops.logarithms",
             "ops.pointwise",
             "ops.rearrange",
             "ops.reduction",
