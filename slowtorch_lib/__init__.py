@@ -47,7 +47,9 @@ the operations (``ops``, ``_rng``), then ``nn``, ``optim`` and
 ``utils.data``. ``Tensor``'s methods reach the operations through
 ``_tensor.bind_ops``, called once below. The dtypes beyond the ten the
 chapters teach bring their rules from ``_fidelity``, imported here, which
-registers them in the core's tables. ``tests/test_layering.py`` checks it.
+registers them in the core's tables (its loop modules, which name the ops'
+scalar functions, once the ops are loaded). ``tests/test_layering.py``
+checks it.
 """
 
 from math import e, inf, nan, pi
@@ -100,6 +102,10 @@ from slowtorch_lib._dtype import (
 )
 from slowtorch_lib._dtype import (
     int_ as int,
+)
+from slowtorch_lib._fidelity import (  # noqa: F401 (they register the loops)
+    complex_numbers,
+    few_loops,
 )
 from slowtorch_lib._fidelity.complex_types import (
     cdouble,

@@ -41,14 +41,11 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "fidelity: the dtypes beyond the ten the chapters teach",
         (
             "_fidelity",
-            "_fidelity.loop_names",
             "_fidelity.promotion",
             "_fidelity.complex_types",
             "_fidelity.complex_storage",
-            "_fidelity.complex_numbers",
             "_fidelity.float8",
             "_fidelity.wide_uint",
-            "_fidelity.few_loops",
         ),
     ),
     (
@@ -96,6 +93,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ops.unique",
             "ops.autocast",
             "_rng",
+        ),
+    ),
+    (
+        "fidelity's loops, keyed by the ops' scalar functions",
+        (
+            "_fidelity.loop_names",
+            "_fidelity.complex_numbers",
+            "_fidelity.few_loops",
         ),
     ),
     (
