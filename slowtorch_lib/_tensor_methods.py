@@ -22,6 +22,10 @@ The ops are built on ``Tensor``, so these modules cannot import them: they
 reach them through :data:`OPS_MODULES`, which :func:`bind_ops` connects.
 """
 
+# Each method's ``self`` is annotated as a ``Tensor``, the class that inherits
+# it, so that mypy checks the body against what ``self`` always is. mypy
+# reports such a ``self`` (it expects the class or one above it) under
+# "misc", which is switched off here, and only here:
 # mypy: disable-error-code="misc"
 from __future__ import annotations
 

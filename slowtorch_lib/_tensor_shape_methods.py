@@ -8,6 +8,10 @@ too are the other methods ``Tensor`` inherits, those that work element by
 element.
 """
 
+# Each method's ``self`` is annotated as a ``Tensor``, the class that inherits
+# it, so that mypy checks the body against what ``self`` always is. mypy
+# reports such a ``self`` (it expects the class or one above it) under
+# "misc", which is switched off here, and only here:
 # mypy: disable-error-code="misc"
 from __future__ import annotations
 
