@@ -41,12 +41,15 @@ What is matched with PyTorch, and what is not:
 The layers, bottom to top, each importing only from those below it:
 dtypes and index maths (``_dtype``, ``_strides``), storage (``_storage``),
 kernels on values, shapes and strides (``_kernels``), the ``Tensor`` type
-(``_tensor``, ``_tensor_kernels``, ``_creation``, ``_printing``), autograd
-(``autograd``), the operations (``ops``, ``_rng``), then ``nn``, ``optim``
-and ``utils.data``. ``Tensor``'s methods reach the operations through
+(``_tensor``, ``_tensor_methods``, ``_tensor_shape_methods``,
+``_tensor_kernels``, ``_creation``, ``_printing``), autograd (``autograd``),
+the operations (``ops``, ``_rng``), then ``nn``, ``optim`` and
+``utils.data``. ``Tensor``'s methods reach the operations through
 ``_tensor.bind_ops``, called once below. The dtypes beyond the ten the
 chapters teach bring their rules from ``_fidelity``, imported here, which
-registers them in the core's tables. ``tests/test_layering.py`` checks it.
+registers them in the core's tables (its loop modules, which name the ops'
+scalar functions, once the ops are loaded). ``tests/test_layering.py``
+checks it.
 """
 
 from math import e, inf, nan, pi
@@ -100,6 +103,10 @@ from slowtorch_lib._dtype import (
 from slowtorch_lib._dtype import (
     int_ as int,
 )
+from slowtorch_lib._fidelity import (  # noqa: F401 (they register the loops)
+    complex_numbers,
+    few_loops,
+)
 from slowtorch_lib._fidelity.complex_types import (
     cdouble,
     cfloat,
@@ -139,6 +146,7 @@ from slowtorch_lib.ops import (
     histograms,
     joining,
     linalg,
+    logarithms,
     pointwise,
     rearrange,
     reduction,
@@ -175,6 +183,7 @@ from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
 from slowtorch_lib.ops.histograms import *  # noqa: F403
 from slowtorch_lib.ops.joining import *  # noqa: F403
 from slowtorch_lib.ops.linalg import *  # noqa: F403
+from slowtorch_lib.ops.logarithms import *  # noqa: F403
 from slowtorch_lib.ops.meshgrid import meshgrid
 from slowtorch_lib.ops.normal import normal
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
@@ -260,6 +269,7 @@ __all__ = [
     *histograms.__all__,
     *joining.__all__,
     *linalg.__all__,
+    *logarithms.__all__,
     *pointwise.__all__,
     *rearrange.__all__,
     *reduction.__all__,

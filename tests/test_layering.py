@@ -6,7 +6,8 @@ failure says which line to add); a module-level import may name a module
 of its own layer or of a layer below, never one above, and the imports
 between modules must form no cycle. Imports under ``if TYPE_CHECKING:``
 are for type checkers only and do not count. (``Tensor``'s methods reach
-the ops above them through ``_tensor.bind_ops``, which the package calls.)
+the ops above them through ``_tensor_methods.bind_ops``, which the package
+calls.)
 """
 
 from __future__ import annotations
@@ -25,19 +26,26 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("dtypes, index maths and hook handles", ("_dtype", "_strides", "_hooks")),
     ("storage", ("_storage",)),
     ("kernels", ("_kernels",)),
-    ("tensor", ("_tensor", "_tensor_kernels", "_creation", "_printing")),
+    (
+        "tensor",
+        (
+            "_tensor_methods",
+            "_tensor_shape_methods",
+            "_tensor",
+            "_tensor_kernels",
+            "_creation",
+            "_printing",
+        ),
+    ),
     (
         "fidelity: the dtypes beyond the ten the chapters teach",
         (
             "_fidelity",
-            "_fidelity.loop_names",
             "_fidelity.promotion",
             "_fidelity.complex_types",
             "_fidelity.complex_storage",
-            "_fidelity.complex_numbers",
             "_fidelity.float8",
             "_fidelity.wide_uint",
-            "_fidelity.few_loops",
         ),
     ),
     (
@@ -66,6 +74,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ops.indexing",
             "ops.joining",
             "ops.linalg",
+            "ops.logarithms",
             "ops.pointwise",
             "ops.rearrange",
             "ops.reduction",
@@ -84,6 +93,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ops.unique",
             "ops.autocast",
             "_rng",
+        ),
+    ),
+    (
+        "fidelity's loops, keyed by the ops' scalar functions",
+        (
+            "_fidelity.loop_names",
+            "_fidelity.complex_numbers",
+            "_fidelity.few_loops",
         ),
     ),
     (
@@ -189,6 +206,8 @@ CORE = (
     "_storage",
     "_kernels",
     "_tensor",
+    "_tensor_methods",
+    "_tensor_shape_methods",
     "_tensor_kernels",
     "_creation",
     "_printing",
@@ -406,13 +425,11 @@ def test_imports_in_functions_say_why(module: str) -> None:
                 )
 
 
-def test_tensor_binds_the_modules_it_names_for_type_checkers() -> None:
-    """``Tensor``'s methods reach the layers above through one list,
-    ``_tensor.OPS_MODULES``; the imports under ``TYPE_CHECKING`` name the
-    same modules under the same names, so mypy checks what runs."""
-    from slowtorch_lib import _tensor
-
-    tree = ast.parse(MODULES["slowtorch_lib._tensor"].read_text())
+def type_checking_names(module: str) -> dict[str, str]:
+    """The private names that ``module`` imports under ``TYPE_CHECKING``,
+    each with the module it names: ``_pointwise`` names
+    ``slowtorch_lib.ops.pointwise``."""
+    tree = ast.parse(MODULES[module].read_text())
     named: dict[str, str] = {}
     for node in tree.body:
         if not is_type_checking(node):
@@ -423,9 +440,30 @@ def test_tensor_binds_the_modules_it_names_for_type_checkers() -> None:
                     name = alias.asname or alias.name
                     if name.startswith("_"):
                         named[name] = f"{inner.module}.{alias.name}"
-    assert named == _tensor.OPS_MODULES
-    for name, module in _tensor.OPS_MODULES.items():
-        assert getattr(_tensor, name) is importlib.import_module(module)
+    return named
+
+
+def test_tensor_binds_the_modules_it_names_for_type_checkers() -> None:
+    """``Tensor``'s methods reach the layers above through one list,
+    ``_tensor_methods.OPS_MODULES``, bound into each module of
+    ``BOUND_MODULES``; the imports under ``TYPE_CHECKING`` there name
+    modules of that list under the same names, so mypy checks what runs."""
+    from slowtorch_lib import _tensor, _tensor_methods
+
+    listed = _tensor_methods.OPS_MODULES
+    assert (
+        _tensor.OPS_MODULES is listed and _tensor.bind_ops is _tensor_methods.bind_ops
+    )
+    named: dict[str, str] = {}
+    for bound in _tensor_methods.BOUND_MODULES:
+        here = type_checking_names(bound)
+        assert here.items() <= listed.items(), f"{bound} names a module not listed"
+        named.update(here)
+        for name, module in listed.items():
+            bound_module = importlib.import_module(bound)
+            assert getattr(bound_module, name) is importlib.import_module(module)
+    assert named == listed
+    for module in listed.values():
         assert layer_of(module) >= layer_of("slowtorch_lib._tensor"), (
             f"{module} is below Tensor: import it at the top instead"
         )

@@ -9,6 +9,11 @@ in the tables the core looks in (such as
 :data:`slowtorch_lib._tensor_kernels.FAMILIES`). No core module imports
 these modules (``tests/test_layering.py`` checks it).
 
+The loop modules (:mod:`.complex_numbers`, :mod:`.few_loops`,
+:mod:`.loop_names`) key their tables by the ops' scalar functions, which
+they import: they sit above the ops, so this package does not import them;
+the package ``slowtorch_lib`` does, once the ops are loaded.
+
 * :mod:`.complex_types`, :mod:`.float8`, :mod:`.wide_uint`: the dtypes;
 * :mod:`.promotion`: what PyTorch refuses to promote, and complex promotion;
 * :mod:`.complex_storage`: how complex numbers are stored and converted;
@@ -23,20 +28,16 @@ these modules (``tests/test_layering.py`` checks it).
 from __future__ import annotations
 
 from slowtorch_lib._fidelity import (
-    complex_numbers,
     complex_storage,
     complex_types,
-    few_loops,
     float8,
     promotion,
     wide_uint,
 )
 
 __all__ = [
-    "complex_numbers",
     "complex_types",
     "complex_storage",
-    "few_loops",
     "float8",
     "promotion",
     "wide_uint",

@@ -1,16 +1,17 @@
 """The complex types' loops: what PyTorch computes for complex numbers.
 
 The complex types compute with :mod:`cmath`. :data:`COMPLEX_LOOPS` is the
-one table of what they can do, found by the name of the real scalar
-function an operation computes with; complex32 has only the loops named
-in :data:`COMPLEX32_LOOPS`. Where PyTorch has no complex loop (``<``,
-``max``, ``floor``...) the engine raises its error. :data:`COMPLEX` holds
-these rules and is registered for the three complex types in
-:data:`slowtorch_lib._tensor_kernels.FAMILIES`.
+one table of what they can do, keyed by the real scalar function an
+operation computes with (the function itself, as in :mod:`.loop_names`);
+complex32 has only the loops in :data:`COMPLEX32_LOOPS`. Where PyTorch
+has no complex loop (``<``, ``max``, ``floor``...) the engine raises its
+error. :data:`COMPLEX` holds these rules and is registered for the three
+complex types in :data:`slowtorch_lib._tensor_kernels.FAMILIES`.
 """
 
 from __future__ import annotations
 
+import builtins
 import cmath
 import math
 import operator
@@ -19,10 +20,21 @@ from typing import Any
 
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._fidelity.complex_types import COMPLEX_TYPES, complex32
-from slowtorch_lib._fidelity.loop_names import loop_name, scalar_name
-from slowtorch_lib._kernels import ieee_div, map_values
+from slowtorch_lib._fidelity.loop_names import loop_name, scalar_function
+from slowtorch_lib._kernels import (
+    ieee_div,
+    ieee_log,
+    ieee_pow,
+    ieee_sqrt,
+    map_values,
+)
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import FAMILIES, not_implemented
+from slowtorch_lib.ops.comparison import _both, _close, _either, _exactly_one
+from slowtorch_lib.ops.fused import _addcdiv, _addcmul, _lerp_scalar
+from slowtorch_lib.ops.logarithms import _exp2_scalar, _log1p_scalar
+from slowtorch_lib.ops.pointwise import _rsqrt_scalar, _sigmoid_scalar
+from slowtorch_lib.ops.selecting import _choose
 
 __all__ = ["COMPLEX", "COMPLEX_LOOPS", "NOT_FOR_COMPLEX", "complex_loop"]
 
@@ -99,54 +111,67 @@ def _complex_rsqrt(z: complex) -> complex:
     return _complex_div(1, cmath.sqrt(z))
 
 
-# The loops the complex types have, by the name of the real scalar
-# function (as in :data:`KERNEL_NAMES`): the complex function that
-# replaces it. complex32 has only those in :data:`COMPLEX32_LOOPS`.
-COMPLEX_LOOPS: dict[str, Callable[..., Any]] = {
-    "add": operator.add,
-    "sub": operator.sub,
-    "mul": operator.mul,
-    "truediv": _complex_div,
-    "ieee_div": _complex_div,
-    "neg": operator.neg,
-    "eq": operator.eq,
-    "ne": operator.ne,
-    "_choose": lambda condition, a, b: a if condition else b,
-    "abs": abs,
-    "pow": _complex_pow,
-    "ieee_pow": _complex_pow,
-    "exp": cmath.exp,
-    "log": _complex_log,
-    "ieee_log": _complex_log,
-    "sqrt": cmath.sqrt,
-    "ieee_sqrt": cmath.sqrt,
-    "_rsqrt_scalar": _complex_rsqrt,
-    "sin": cmath.sin,
-    "cos": cmath.cos,
-    "tanh": cmath.tanh,
-    "_sigmoid_scalar": _complex_sigmoid,
-    "isfinite": lambda z: cmath.isfinite(z),
-    "isnan": lambda z: cmath.isnan(z),
-    "isinf": lambda z: cmath.isinf(z),
-    "tan": cmath.tan,
-    "sinh": cmath.sinh,
-    "cosh": cmath.cosh,
-    "asin": cmath.asin,
-    "acos": cmath.acos,
-    "atan": cmath.atan,
-    "log10": lambda z: _complex_log_base(z, 10),
-    "log2": lambda z: _complex_log_base(z, 2),
-    "_exp2_scalar": lambda z: cmath.exp(z * math.log(2)),
-    "expm1": lambda z: cmath.exp(z) - 1,
-    "_log1p_scalar": lambda z: _complex_log(1 + z),
-    "_addcdiv": _complex_addcdiv,
-    "_lerp_scalar": _complex_lerp,
+# The loops the complex types have, by the real scalar function (as in
+# :data:`LOOP_NAMES`): the complex function that replaces it. complex32 has
+# only those in :data:`COMPLEX32_LOOPS`.
+COMPLEX_LOOPS: dict[Loop, Loop] = {
+    operator.add: operator.add,
+    operator.sub: operator.sub,
+    operator.mul: operator.mul,
+    operator.truediv: _complex_div,
+    ieee_div: _complex_div,
+    operator.neg: operator.neg,
+    operator.eq: operator.eq,
+    operator.ne: operator.ne,
+    _choose: lambda condition, a, b: a if condition else b,
+    operator.abs: abs,
+    builtins.abs: abs,
+    operator.pow: _complex_pow,
+    builtins.pow: _complex_pow,
+    math.pow: _complex_pow,
+    ieee_pow: _complex_pow,
+    math.exp: cmath.exp,
+    math.log: _complex_log,
+    ieee_log: _complex_log,
+    math.sqrt: cmath.sqrt,
+    ieee_sqrt: cmath.sqrt,
+    _rsqrt_scalar: _complex_rsqrt,
+    math.sin: cmath.sin,
+    math.cos: cmath.cos,
+    math.tanh: cmath.tanh,
+    _sigmoid_scalar: _complex_sigmoid,
+    math.isfinite: lambda z: cmath.isfinite(z),
+    math.isnan: lambda z: cmath.isnan(z),
+    math.isinf: lambda z: cmath.isinf(z),
+    math.tan: cmath.tan,
+    math.sinh: cmath.sinh,
+    math.cosh: cmath.cosh,
+    math.asin: cmath.asin,
+    math.acos: cmath.acos,
+    math.atan: cmath.atan,
+    math.log10: lambda z: _complex_log_base(z, 10),
+    math.log2: lambda z: _complex_log_base(z, 2),
+    _exp2_scalar: lambda z: cmath.exp(z * math.log(2)),
+    math.expm1: lambda z: cmath.exp(z) - 1,
+    _log1p_scalar: lambda z: _complex_log(1 + z),
+    _addcdiv: _complex_addcdiv,
+    _lerp_scalar: _complex_lerp,
 }
 # The scalar functions that work on complex numbers as they are (the
 # logical ones: a number is true if it is not 0; isclose's test; addcmul,
 # which complex32 has too).
-COMPLEX_AS_IS = ("not_", "_both", "_either", "_exactly_one", "close", "_addcmul")
-COMPLEX32_LOOPS = ("add", "sub", "mul", "neg", "eq", "ne", "_choose", "abs")
+COMPLEX_AS_IS = (operator.not_, _both, _either, _exactly_one, _close, _addcmul)
+COMPLEX32_LOOPS = (
+    operator.add,
+    operator.sub,
+    operator.mul,
+    operator.neg,
+    operator.eq,
+    operator.ne,
+    _choose,
+    operator.abs,
+    builtins.abs,
+)
 # The reductions every complex type lacks, by PyTorch's loop name, and
 # those complex32 lacks too.
 COMPLEX_MISSING = (
@@ -189,12 +214,12 @@ def complex_loop(function: Loop, d: dtype) -> Loop:
         NotImplementedError: PyTorch's error, naming its loop, where it has
             none for ``d`` (``"lt_cpu" not implemented for 'ComplexFloat'``).
     """
-    name = scalar_name(function)
-    if name in COMPLEX_AS_IS:
+    scalar = scalar_function(function)
+    if scalar in COMPLEX_AS_IS:
         return function
-    loop = COMPLEX_LOOPS.get(name)
-    if loop is None or (d is complex32 and name not in COMPLEX32_LOOPS):
-        raise not_implemented(loop_name(name), d)
+    loop = COMPLEX_LOOPS.get(scalar)
+    if loop is None or (d is complex32 and scalar not in COMPLEX32_LOOPS):
+        raise not_implemented(loop_name(scalar), d)
     return loop
 
 

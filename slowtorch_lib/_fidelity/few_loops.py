@@ -10,38 +10,44 @@ each of these types in :data:`slowtorch_lib._tensor_kernels.FAMILIES`.
 
 from __future__ import annotations
 
+import builtins
+import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._fidelity.float8 import FLOAT8_TYPES, float8_e8m0fnu
-from slowtorch_lib._fidelity.loop_names import loop_name
+from slowtorch_lib._fidelity.loop_names import loop_name, scalar_function
 from slowtorch_lib._fidelity.wide_uint import UNSIGNED_TYPES
 from slowtorch_lib._kernels import cast_values, map_values
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import FAMILIES, not_implemented
+from slowtorch_lib.ops.comparison import _close
+from slowtorch_lib.ops.selecting import _choose
 
 __all__ = ["LIMITED_KERNELS", "check_kernel", "check_limited_loop"]
 
 Loop = Callable[..., Any]
 
-# The loops PyTorch has for the types with few kernels, by the name of the
-# scalar function the engine computes with, and the kinds of type that
-# have it: "unsigned" (uint16 to uint64), "float8", and "e8m0" (which has
-# even fewer).
-LIMITED_KERNELS: dict[str, tuple[str, ...]] = {
-    "mul": ("unsigned", "float8", "e8m0"),
-    "eq": ("unsigned", "float8", "e8m0"),
-    "ne": ("unsigned", "float8", "e8m0"),
-    "_choose": ("unsigned", "float8", "e8m0"),
-    "isnan": ("unsigned", "float8", "e8m0"),
-    "isinf": ("unsigned", "float8", "e8m0"),
-    "isfinite": ("unsigned", "float8", "e8m0"),
-    "abs": ("float8",),
-    "and_": ("unsigned",),
-    "or_": ("unsigned",),
-    "xor": ("unsigned",),
-    "close": ("unsigned",),
+# The loops PyTorch has for the types with few kernels, by the scalar
+# function the engine computes with (see :mod:`.loop_names`), and the kinds
+# of type that have it: "unsigned" (uint16 to uint64), "float8", and "e8m0"
+# (which has even fewer).
+LIMITED_KERNELS: dict[Loop, tuple[str, ...]] = {
+    operator.mul: ("unsigned", "float8", "e8m0"),
+    operator.eq: ("unsigned", "float8", "e8m0"),
+    operator.ne: ("unsigned", "float8", "e8m0"),
+    _choose: ("unsigned", "float8", "e8m0"),
+    math.isnan: ("unsigned", "float8", "e8m0"),
+    math.isinf: ("unsigned", "float8", "e8m0"),
+    math.isfinite: ("unsigned", "float8", "e8m0"),
+    operator.abs: ("float8",),
+    builtins.abs: ("float8",),
+    operator.and_: ("unsigned",),
+    operator.or_: ("unsigned",),
+    operator.xor: ("unsigned",),
+    _close: ("unsigned",),
 }
 
 
@@ -60,11 +66,11 @@ def check_kernel(function: Loop, d: dtype, scalar_operand: bool = False) -> None
     """
     if not d.unpromotable:
         return
-    name = getattr(function, "__name__", "")
-    kinds = LIMITED_KERNELS.get(name, ())
-    if scalar_operand and d.float8 and name == "mul":
+    function = scalar_function(function)
+    kinds = LIMITED_KERNELS.get(function, ())
+    if scalar_operand and d.float8 and function is operator.mul:
         kinds = ()
-    check_limited_loop(loop_name(name), d, kinds)
+    check_limited_loop(loop_name(function), d, kinds)
 
 
 def check_limited_loop(

@@ -9,6 +9,7 @@ within a tolerance: ``a`` is close to ``b`` if
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Any
@@ -50,19 +51,20 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
+def _close(rtol: float, atol: float, equal_nan: bool, a: Any, b: Any) -> bool:
+    """The scalar test of :func:`isclose`: whether ``a`` is close to ``b``."""
+    if a == b:  # equal numbers, and infinities of the same sign
+        return True
+    if a != a or b != b:
+        return equal_nan and a != a and b != b
+    if abs(a) == math.inf or abs(b) == math.inf:  # complex ones too
+        return False
+    return abs(a - b) <= atol + rtol * abs(b)
+
+
 def _closeness(rtol: float, atol: float, equal_nan: bool) -> Any:
     """The scalar test ``close(a, b)`` for these tolerances."""
-
-    def close(a: Any, b: Any) -> bool:
-        if a == b:  # equal numbers, and infinities of the same sign
-            return True
-        if a != a or b != b:
-            return equal_nan and a != a and b != b
-        if abs(a) == math.inf or abs(b) == math.inf:  # complex ones too
-            return False
-        return abs(a - b) <= atol + rtol * abs(b)
-
-    return close
+    return functools.partial(_close, rtol, atol, equal_nan)
 
 
 @tensor_input

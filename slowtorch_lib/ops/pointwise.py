@@ -3,8 +3,10 @@
 Each output element depends on one element of each input. The other
 elementwise operations live next door, by kind: comparisons and logic in
 ``comparison``, ``clamp``/``where`` in ``selecting``, rounding and rounded
-division in ``rounding``, copies and fills in ``copying``, ``bitwise``, and
-the optimisers' fused operations in ``fused``.
+division in ``rounding``, copies and fills in ``copying``, ``bitwise``, the
+optimisers' fused operations in ``fused``, and the logarithms and
+exponentials beyond ``log`` and ``exp`` (``log1p``, ``log2``...) in
+``logarithms``.
 
 Every differentiable operation is a :class:`Function` with its forward and
 its backward side by side. A backward receives ``grad_output``, the gradient
@@ -29,7 +31,6 @@ from slowtorch_lib._creation import checked_fill, zeros_like
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import (
     ieee_div,
-    ieee_function,
     ieee_log,
     ieee_pow,
     ieee_sqrt,
@@ -66,12 +67,7 @@ __all__ = [
     "div",
     "divide",
     "exp",
-    "exp2",
-    "expm1",
     "log",
-    "log10",
-    "log1p",
-    "log2",
     "mul",
     "multiply",
     "nan_to_num",
@@ -623,37 +619,6 @@ def log(input: Tensor) -> Tensor:
     return Log.apply(input)
 
 
-class Log1p(Function):
-    """``log(1 + x)``, accurate for small ``x``. The derivative is ``1 / (1 + x)``."""
-
-    grad_fn_name = "Log1PBackward0"
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return unary(_log1p_scalar, x, float_type(x.dtype))
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return grad_output / (x + 1)
-
-
-def _log1p_scalar(value: float) -> float:
-    """``math.log1p`` with IEEE results: ``-inf`` at -1, ``nan`` below it."""
-    if value > -1:
-        return math.log1p(value)
-    return -math.inf if value == -1 else math.nan
-
-
-@accepts_out
-@tensor_input
-def log1p(input: Tensor) -> Tensor:
-    """``log(1 + input)``, accurate where ``input`` is tiny."""
-    return Log1p.apply(input)
-
-
 class Sqrt(Function):
     """Square root. Derivative: 1 / (2 * sqrt(x))."""
 
@@ -903,105 +868,3 @@ def nan_to_num(
     ``neginf`` (by default the largest and smallest finite values of the
     dtype). Integers and bools are copied unchanged."""
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
-
-
-# Logarithms and exponentials in other bases.
-
-
-class Log10(Function):
-    """Base-10 logarithm. Derivative: 1 / (x ln 10)."""
-
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return unary(ieee_function(math.log10), x, float_type(x.dtype))
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return grad_output / (x * math.log(10))
-
-
-@accepts_out
-@tensor_input
-def log10(input: Tensor) -> Tensor:
-    """The base-10 logarithm."""
-    return Log10.apply(input)
-
-
-class Log2(Function):
-    """Base-2 logarithm. Derivative: 1 / (x ln 2)."""
-
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return unary(ieee_function(math.log2), x, float_type(x.dtype))
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return grad_output / (x * math.log(2))
-
-
-@accepts_out
-@tensor_input
-def log2(input: Tensor) -> Tensor:
-    """The base-2 logarithm."""
-    return Log2.apply(input)
-
-
-def _exp2_scalar(x: float) -> float:
-    """``2 ** x``."""
-    return math.pow(2.0, x)
-
-
-class Exp2(Function):
-    """``2 ** x``. Derivative: 2 ** x * ln 2."""
-
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        result = unary(ieee_function(_exp2_scalar), x, float_type(x.dtype))
-        ctx.save_for_backward(result)
-        return result
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (result,) = ctx.saved_tensors
-        return grad_output * result * math.log(2)
-
-
-@accepts_out
-@tensor_input
-def exp2(input: Tensor) -> Tensor:
-    """``2 ** input``."""
-    return Exp2.apply(input)
-
-
-class Expm1(Function):
-    """``e ** x - 1``, accurate for small ``x``. Derivative: e ** x."""
-
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        result = unary(ieee_function(math.expm1), x, float_type(x.dtype))
-        ctx.save_for_backward(result)
-        return result
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (result,) = ctx.saved_tensors
-        return grad_output * (result + 1)
-
-
-@accepts_out
-@tensor_input
-def expm1(input: Tensor) -> Tensor:
-    """``e ** input - 1``, accurate where ``input`` is tiny."""
-    return Expm1.apply(input)
