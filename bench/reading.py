@@ -121,7 +121,7 @@ def conjugations_in_backward() -> int:
 
 def largest(folder: str) -> tuple[int, str]:
     """The longest ``.py`` file under ``folder``, with its lines."""
-    files = (ROOT / folder).rglob("*.py")
+    files = [p for p in (ROOT / folder).rglob("*.py") if "node_modules" not in p.parts]
     return max((lines(p), str(p.relative_to(ROOT))) for p in files)
 
 
