@@ -1,7 +1,7 @@
 """The runner: runs a student's answers and reports what each case gave, as data.
 
 It runs inside the sandbox (:mod:`course.sandbox`), from a tree that
-:func:`course.judge.runner_tree` prepared: the class edition's engine, in
+:func:`course.trees.runner_tree` prepared: the class edition's engine, in
 which every exercise's piece is a stub (:mod:`course.edition`), the case
 *programs* (``course/checks``, their own pieces stubbed too) and what they
 import, and this file. No expected value, model answer or grading

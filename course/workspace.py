@@ -17,6 +17,9 @@ import sys
 from types import ModuleType
 from typing import Any
 
+from course.cases import Report
+from course.feedback import FAILURES, message, untouched
+
 __all__ = ["after_check", "pieces", "reset"]
 
 UNWRITTEN = re.compile(
@@ -92,8 +95,6 @@ def after_check(exercise: Any, answer: Any, report: Any, text: str) -> str:
     edition = class_edition()
     if edition is None or exercise.kind != "piece":
         return text
-    from course.checking import FAILURES, Report, message, untouched
-
     if untouched(answer):  # its own stub, whatever the other pieces raised
         return text
 
