@@ -1,4 +1,6 @@
-"""A student's saved pieces, seen from the course: ``pieces()``, ``reset()``,
+"""A check's side of the saved pieces: what it saves and says (files: saved_pieces).
+
+A student's saved pieces, seen from the course: ``pieces()``, ``reset()``,
 and what a check does after judging a piece.
 
 In a class edition (see :mod:`course.edition`) a check that passes all of an
