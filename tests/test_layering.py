@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -243,6 +244,11 @@ def layer_of(
     return index[name]
 
 
+def listing_name(layers: Layers) -> str:
+    """The name of ``layers`` in this file, for messages."""
+    return "LAYERS" if layers is LAYERS else "COURSE_LAYERS"
+
+
 def missing_layer_message(
     name: str, layers: Layers = LAYERS, package: str = "slowtorch_lib"
 ) -> str:
@@ -251,7 +257,7 @@ def missing_layer_message(
     listed module that shares the longest part of its dotted name (its
     package or a sibling)."""
     index = layer_index(layers)
-    listing = "LAYERS" if layers is LAYERS else "COURSE_LAYERS"
+    listing = listing_name(layers)
 
     def shared(listed: str) -> int:
         common = 0
@@ -321,16 +327,35 @@ def top_level_imports(module: str, modules: dict[str, Path] = MODULES) -> list[s
 GRAPH = {module: top_level_imports(module) for module in MODULES}
 
 
+def assert_every_module_listed(
+    modules: dict[str, Path], layers: Layers = LAYERS, package: str = "slowtorch_lib"
+) -> None:
+    """Each of ``modules`` is in a layer; the failure says which line to add."""
+    index = layer_index(layers)
+    names = [short_name(m, package) for m in modules]
+    unlisted = [n for n in names if n not in index]
+    assert not unlisted, "\n".join(
+        missing_layer_message(n, layers, package) for n in unlisted
+    )
+
+
+def assert_every_listed_module_exists(
+    modules: dict[str, Path], layers: Layers = LAYERS, package: str = "slowtorch_lib"
+) -> None:
+    """Each name in ``layers`` is one of ``modules``, and only once."""
+    names = [name for _, layer in layers for name in layer]
+    stale = [n for n in names if f"{package}.{n}".rstrip(".") not in modules]
+    listing = listing_name(layers)
+    assert not stale, f"{listing} lists modules that do not exist: {stale}"
+    assert len(names) == len(set(names)), f"a module is listed twice in {listing}"
+
+
 def test_every_module_has_a_layer() -> None:
-    unlisted = [short_name(m) for m in MODULES if short_name(m) not in LAYER_OF]
-    assert not unlisted, "\n".join(missing_layer_message(n) for n in unlisted)
+    assert_every_module_listed(MODULES)
 
 
 def test_every_listed_module_exists() -> None:
-    names = [name for _, layer in LAYERS for name in layer]
-    stale = [n for n in names if f"slowtorch_lib.{n}".rstrip(".") not in MODULES]
-    assert not stale, f"LAYERS lists modules that do not exist: {stale}"
-    assert len(names) == len(set(names)), "a module is listed twice in LAYERS"
+    assert_every_listed_module_exists(MODULES)
 
 
 def test_a_new_module_is_told_its_line() -> None:
@@ -356,14 +381,26 @@ def test_core_imports_no_fidelity_module(module: str) -> None:
             )
 
 
+def assert_imports_point_down(
+    module: str,
+    imports: list[str],
+    layers: Layers = LAYERS,
+    package: str = "slowtorch_lib",
+) -> None:
+    """None of ``imports`` (``module``'s) is in a layer above ``module``'s."""
+    mine = layer_of(module, layers, package)
+    upward = [m for m in imports if layer_of(m, layers, package) > mine]
+    assert not upward, (
+        f"{module} (layer {layers[mine][0]!r}) imports from a higher layer: "
+        + ", ".join(
+            f"{m} ({layers[layer_of(m, layers, package)][0]!r})" for m in upward
+        )
+    )
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_point_down(module: str) -> None:
-    mine = layer_of(module)
-    upward = [m for m in GRAPH[module] if layer_of(m) > mine]
-    assert not upward, (
-        f"{module} (layer {LAYERS[mine][0]!r}) imports from a higher layer: "
-        + ", ".join(f"{m} ({LAYERS[layer_of(m)][0]!r})" for m in upward)
-    )
+    assert_imports_point_down(module, GRAPH[module])
 
 
 def find_cycle(graph: dict[str, list[str]]) -> list[str] | None:
@@ -437,14 +474,26 @@ def unexplained_imports(path: Path) -> list[tuple[int, list[str]]]:
     return sorted(found.items())
 
 
+def assert_imports_explained(
+    module: str, path: Path, excused: Collection[tuple[str, str]] = ()
+) -> None:
+    """Every import inside a function of ``module`` says why, but those of
+    ``excused`` ((module, the name imported) pairs)."""
+    found = [
+        line
+        for line, names in unexplained_imports(path)
+        if not all((module, name) in excused for name in names)
+    ]
+    assert not found, "\n".join(
+        f"{module}:{line}: import inside a function without a comment saying why"
+        for line in found
+    )
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_in_functions_say_why(module: str) -> None:
     """An import inside a function has a comment on its line or above it."""
-    found = unexplained_imports(MODULES[module])
-    assert not found, "\n".join(
-        f"{module}:{line}: import inside a function without a comment saying why"
-        for line, _ in found
-    )
+    assert_imports_explained(module, MODULES[module])
 
 
 def test_tensor_binds_the_modules_it_names_for_type_checkers() -> None:
@@ -612,22 +661,11 @@ def course_layer(module: str) -> int:
 
 
 def test_every_course_module_has_a_layer() -> None:
-    listed = layer_index(COURSE_LAYERS)
-    unlisted = [
-        short_name(m, "course")
-        for m in COURSE_MODULES
-        if short_name(m, "course") not in listed
-    ]
-    assert not unlisted, "\n".join(
-        missing_layer_message(n, COURSE_LAYERS, "course") for n in unlisted
-    )
+    assert_every_module_listed(COURSE_MODULES, COURSE_LAYERS, "course")
 
 
 def test_every_listed_course_module_exists() -> None:
-    names = [name for _, layer in COURSE_LAYERS for name in layer]
-    stale = [n for n in names if f"course.{n}".rstrip(".") not in COURSE_MODULES]
-    assert not stale, f"COURSE_LAYERS lists modules that do not exist: {stale}"
-    assert len(names) == len(set(names)), "a module is listed twice in COURSE_LAYERS"
+    assert_every_listed_module_exists(COURSE_MODULES, COURSE_LAYERS, "course")
 
 
 def test_a_new_course_module_is_told_its_line() -> None:
@@ -641,13 +679,7 @@ def test_a_new_course_module_is_told_its_line() -> None:
 
 @pytest.mark.parametrize("module", sorted(COURSE_MODULES))
 def test_course_imports_point_down(module: str) -> None:
-    mine = course_layer(module)
-    upward = [m for m in COURSE_GRAPH[module] if course_layer(m) > mine]
-    assert not upward, (
-        f"{module} (layer {COURSE_LAYERS[mine][0]!r}) imports from a higher "
-        "layer: "
-        + ", ".join(f"{m} ({COURSE_LAYERS[course_layer(m)][0]!r})" for m in upward)
-    )
+    assert_imports_point_down(module, COURSE_GRAPH[module], COURSE_LAYERS, "course")
 
 
 def test_no_import_cycle_in_course() -> None:
@@ -670,15 +702,7 @@ def test_the_engine_imports_nothing_of_the_course() -> None:
 @pytest.mark.parametrize("module", sorted(COURSE_MODULES))
 def test_course_imports_in_functions_say_why(module: str) -> None:
     """An import inside a function has a comment on its line or above it."""
-    found = [
-        (line, names)
-        for line, names in unexplained_imports(COURSE_MODULES[module])
-        if not all((module, name) in BEING_REPLACED for name in names)
-    ]
-    assert not found, "\n".join(
-        f"{module}:{line}: import inside a function without a comment saying why"
-        for line, _ in found
-    )
+    assert_imports_explained(module, COURSE_MODULES[module], BEING_REPLACED)
 
 
 def test_relative_imports_are_followed() -> None:
