@@ -24,6 +24,11 @@ stays visible; an exception raised in it is shown with a short traceback.
 Every case lives in ``course/checks/chNN.py`` (public: the student's check)
 or ``course/checks/grading_chNN.py`` (grading only, left out of a student
 release). Standard library only: checks also run in the browser (Pyodide).
+
+Here: loading the exercises, running their cases, judging the outcomes and
+:func:`check`. What an exercise and a report are is :mod:`course.cases`'s,
+the text a check prints :mod:`course.feedback`'s (both named here too, for
+the case programs).
 """
 
 from __future__ import annotations
