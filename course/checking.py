@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from course.cases import Case, CaseResult, Exercise, Report
-from course.feedback import FAILURES, message, one_line, show, untouched
+from course.feedback import FAILURES, message, one_line, untouched
 from course.substitute import substituted
 from course.workspace import after_check
 
@@ -59,7 +59,6 @@ __all__ = [
     "expected_outcomes",
     "load",
     "normalize",
-    "show",
 ]
 
 CHECKS = Path(__file__).resolve().parent / "checks"

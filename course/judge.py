@@ -27,8 +27,8 @@ from typing import Any
 
 from course.answer_key import Answers
 from course.cases import Exercise, all_cases
-from course.checking import close, prediction, show
-from course.feedback import hint_for
+from course.checking import close, prediction
+from course.feedback import hint_for, show
 from course.predictions import read_predictions
 from course.runner import imports_in
 from course.runner_protocol import IDENTIFIER, Run
