@@ -192,8 +192,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def draw_seconds() -> float:
     """How long the judge takes to draw a run's cases and compute their
-    expected outcomes (:meth:`course.judge.Answers.draw`)."""
-    from course.judge import Answers
+    expected outcomes (:meth:`course.answer_key.Answers.draw`)."""
+    from course.answer_key import Answers
 
     answers = Answers.load()
     start = time.monotonic()

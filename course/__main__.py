@@ -6,11 +6,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
 
-from course import grading
+from course import grading, similarity
+from course.lab import write_settings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,8 +141,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "lab-settings":
-        from course.lab import write_settings
-
         print(f"wrote {write_settings()}")
         return 0
     if args.command == "generate":
@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_project(folders: list[Path], cases: int) -> int:
     """Checks each final project; one that cannot be run says why, and the
     others go on."""
+    # at call time: each command loads only its own modules
     from course import project
 
     scores = []
@@ -170,6 +171,7 @@ def run_project(folders: list[Path], cases: int) -> int:
 
 
 def run_generate(check: bool) -> int:
+    # at call time: each command loads only its own modules
     from course import notebooks
 
     changed = notebooks.generate(check=check)
@@ -185,6 +187,7 @@ def run_generate(check: bool) -> int:
 
 
 def run_export(out: Path, chapter: int | None, weights_file: Path | None) -> int:
+    # at call time: each command loads only its own modules
     from course import export
 
     if chapter is not None and not grading.chapter_exercises(chapter):
@@ -205,6 +208,7 @@ def run_export(out: Path, chapter: int | None, weights_file: Path | None) -> int
 
 
 def run_collect(zip_path: Path, out: Path) -> int:
+    # at call time: each command loads only its own modules
     from course import collect
 
     try:
@@ -224,6 +228,7 @@ def run_collect(zip_path: Path, out: Path) -> int:
 
 
 def run_release(out: Path, give: str, site: bool = False) -> int:
+    # at call time: each command loads only its own modules
     from course import edition
 
     try:
@@ -258,6 +263,7 @@ def printable(text: str) -> str:
 
 
 def run_grade(args: argparse.Namespace) -> int:
+    # at call time: each command loads only its own modules
     from course import collect, export, layout, sandbox
 
     paths: list[Path] = args.paths
@@ -296,6 +302,7 @@ def run_grade(args: argparse.Namespace) -> int:
     if not submissions:
         print(f"no notebooks to grade: {layout.EXPECTED}", file=sys.stderr)
         return 2
+    # at call time: each command loads only its own modules
     from course import edition
 
     try:
@@ -342,10 +349,6 @@ def copy_check(results: list[grading.Result], report: Path) -> list[grading.Resu
     (:mod:`course.similarity`), writes the pairs found to ``report`` and
     returns the results with them in their notes, for the gradebook only
     (the students' feedback does not name classmates)."""
-    import dataclasses
-
-    from course import similarity
-
     answers = [
         (result.student, exercise, source)
         for result in results

@@ -98,6 +98,7 @@ def missing_piece(error: BaseException) -> tuple[str, str, str] | None:
 def _show(outputs: list[dict[str, Any]], note: str) -> None:
     """Shows the note, then the book's outputs, as the kernel's own, in place
     of what the cell showed before it failed."""
+    # lazily: IPython exists only in a notebook's kernel
     from IPython.display import clear_output, publish_display_data
 
     pyplot = sys.modules.get("matplotlib.pyplot")
@@ -224,7 +225,7 @@ def keep(chapter: str, folder: Path | None = None) -> int:
         IPython, or without the book version).
     """
     try:
-        from IPython import get_ipython
+        from IPython import get_ipython  # lazily: only a kernel has IPython
     except ImportError:
         return 0
     shell = get_ipython()

@@ -1,4 +1,6 @@
-"""Which other exercises' pieces each case reaches: ``python -m course.dependencies``.
+"""The map of which other pieces each case runs: not the packages the course needs.
+
+Measured by ``python -m course.dependencies``; the judge holds it.
 
 The grader runs a student's answer in the class edition's engine, where
 every piece is a stub until the student's own answer to it is put in (see
@@ -23,7 +25,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import slowtorch_lib
 from course.checking import Exercise, run_case
+from course.edition import pieces
 from course.substitute import original, put
 
 __all__ = ["measure"]
@@ -64,9 +68,6 @@ def _watch(exercise: Exercise, seen: set[str]) -> Callable[[], None]:
 
 def measure() -> dict[str, list[list[str]]]:
     """The other pieces each case of each piece exercise reaches."""
-    import slowtorch_lib
-    from course.edition import pieces
-
     found = pieces()
     seen: set[str] = set()
     undo = [_watch(exercise, seen) for exercise in found]

@@ -604,7 +604,7 @@ def release(out: Path, give: Collection[str] = (), site: bool = False) -> list[P
     write_chapters(out)
     written = sorted(p for p in out.rglob("*") if p.is_file())
     if site:
-        from course.class_site import build_site
+        from course.class_site import build_site  # at call time: only with --site
 
         build_site(out, out / "site")
     return written

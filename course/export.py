@@ -24,6 +24,9 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from course import trees
+from course.answer_key import Answers
+from course.gradescope import SETTINGS
 from course.grading import Result, by_student, counted
 
 POSSIBLE = "(points possible)"
@@ -45,7 +48,7 @@ def load_weights(path: Path | None) -> dict[str, float]:
         return {}
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".toml":
-        import tomllib
+        import tomllib  # lazily: Python 3.11 on; only a .toml file needs it
 
         data: Any = tomllib.loads(text)
         data = data.get("weights", data)
@@ -254,23 +257,21 @@ def gradescope(
     assignment for that chapter only (the submission may hold the earlier
     chapters' notebooks, whose pieces its cases use); ``weights`` (exercise
     id to points) are each test's max score (see :mod:`course.gradescope`)."""
-    from course import gradescope, judge
-
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
-        judge.class_engine(folder)
+        trees.class_engine(folder)
         course = folder / "course"
-        for path in sorted(judge.PACKAGE.glob("*.py")):
+        for path in sorted(trees.PACKAGE.glob("*.py")):
             if path.name not in NOT_JUDGE:
                 shutil.copy(path, course / path.name)
-        shutil.copytree(judge.PACKAGE / "data", course / "data")
+        shutil.copytree(trees.PACKAGE / "data", course / "data")
         (course / "__init__.py").write_text(
             '"""The course\'s grader, as a Gradescope autograder."""\n', "utf-8"
         )
         (course / "__main__.py").unlink()
-        judge.Answers.load().save(course)
+        Answers.load().save(course)
         settings = {"chapter": chapter, "weights": weights or {}}
-        (course / gradescope.SETTINGS).write_text(json.dumps(settings), "utf-8")
+        (course / SETTINGS).write_text(json.dumps(settings), "utf-8")
         (folder / "setup.sh").write_text(SETUP_SH, encoding="utf-8")
         (folder / "run_autograder").write_text(RUN_AUTOGRADER, encoding="utf-8")
         return _zip(folder, out)

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from course import grading, sandbox
-from course.judge import PACKAGE, Answers
+from course.answer_key import Answers
+from course.trees import PACKAGE
 
 TIMEOUT = 60.0
 SETTINGS = "autograder.json"

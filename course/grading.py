@@ -46,9 +46,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course import judge, notebook_reader, sandbox
+from course import integrity, judge, notebook_reader, runner_protocol, sandbox, trees
+from course.answer_key import Answers
 from course.checking import Exercise, load
-from course.judge import Answers, Graded
+from course.judge import Graded
 
 PACKAGE = Path(__file__).resolve().parent
 NO_SANDBOX = "graded WITHOUT the sandbox (--no-sandbox)"
@@ -137,7 +138,7 @@ class Submitted:
     result: Result
     exercises: list[Exercise] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
-    run: judge.Run | None = None
+    run: runner_protocol.Run | None = None
 
 
 def read_one(path: Path, student: str, options: Options) -> Submitted:
@@ -267,14 +268,14 @@ def run_group(
     for one in group:
         sources.update(one.sources)
         exercises.update({e.id: e for e in one.exercises if e.kind == "piece"})
-    run = judge.run_pieces(
+    run = runner_protocol.run_pieces(
         tree,
         sources,
         exercises,
         options.limits,
         options.sandboxed,
         pieces,
-        restarts=judge.MAX_RESTARTS * len(group),
+        restarts=runner_protocol.MAX_RESTARTS * len(group),
         seed=seed,
     )
     for one in group:
@@ -306,13 +307,13 @@ def judge_notebook(
         else:
             graded = judge.judge_prediction(exercise, source, answers)
         piece = source is not None and exercise.kind == "piece"
-        reaches = judge.suspicious(source) if piece and source else []
+        reaches = integrity.suspicious(source) if piece and source else []
         if source is not None and reaches:
             graded.flags.append(
                 f"exercise {exercise.id}: the cell reaches outside the exercise "
                 f"({', '.join(reaches[:8])}); worth a look"
             )
-        if source is not None and judge.copied(exercise.id, source, answers):
+        if source is not None and integrity.copied(exercise.id, source, answers):
             graded.flags.append(
                 f"exercise {exercise.id}: the answer matches the model answer (copied?)"
             )
@@ -350,7 +351,7 @@ def grade(
     folder = Path(tempfile.mkdtemp(prefix="course-grade-"))
     folder.chmod(0o755)
     try:
-        tree = judge.runner_tree(folder / "tree", options.given)
+        tree = trees.runner_tree(folder / "tree", options.given)
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             graded = list(
                 pool.map(

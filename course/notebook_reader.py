@@ -1,4 +1,6 @@
-"""Reading a submitted notebook defensively: whatever is in the file, a note.
+"""Reading a submitted notebook defensively (writing the course's: course.notebooks).
+
+Whatever is in the file, a note.
 
 A notebook is read as plain JSON (JupyterLab, Jupyter Notebook and
 JupyterLite files alike), never executed and never trusted: each field of the

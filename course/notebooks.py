@@ -1,4 +1,6 @@
-"""Notebooks from sources: one py:percent file per chapter makes two notebooks.
+"""Writing the chapters' notebooks from sources (submitted ones: notebook_reader).
+
+One py:percent file per chapter makes two notebooks.
 
 A chapter's source is ``course/sources/NN_name.py`` in jupytext's percent
 format (``# %%`` starts a code cell, ``# %% [markdown]`` a text cell). In code

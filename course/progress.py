@@ -20,8 +20,8 @@ Progress = Callable[[int, int, float], None]
 
 def training_bar(steps: int) -> Progress:
     """Shows a bar for ``steps`` steps and returns the function that moves it."""
-    import ipywidgets as widgets
-    from IPython.display import display
+    import ipywidgets as widgets  # lazily: only a notebook's kernel has them
+    from IPython.display import display  # (IPython too)
 
     bar = widgets.IntProgress(min=0, max=steps, description="training")
     label = widgets.Label(f"step 0/{steps}")

@@ -98,7 +98,7 @@ def read_spec(folder: Path) -> dict[str, Any]:
     """``spec.json`` checked: a name under ``torch`` that PyTorch has and the
     engine lacks, 1 to 4 inputs of at most 256 elements with finite ranges,
     and keyword arguments that are plain JSON values."""
-    import torch
+    import torch  # lazily: PyTorch is on the teacher's machine, not in the sandbox
 
     path = folder / "spec.json"
     if not path.is_file() or path.stat().st_size > SPEC_BYTES:
@@ -150,7 +150,7 @@ def tensor_functions() -> set[Any]:
     """PyTorch's operations on tensors (those ``torch.overrides`` lists). The
     judge calls the spec's function itself, so nothing else may be named:
     not ``torch.hub.load``, ``torch.compile`` or a setting of the process."""
-    from torch.overrides import get_overridable_functions
+    from torch.overrides import get_overridable_functions  # lazily: as above
 
     return {f for found in get_overridable_functions().values() for f in found}
 
@@ -171,7 +171,7 @@ def _resolve(module: Any, name: str) -> Any:
 
 
 def _engine() -> Any:
-    import slowtorch_lib
+    import slowtorch_lib  # at call time: only a spec's check loads the engine
 
     return slowtorch_lib
 
@@ -182,7 +182,7 @@ def _engine() -> Any:
 def draw_cases(spec: dict[str, Any], seed: str, count: int) -> list[Case]:
     """``count`` cases drawn from ``seed``, with PyTorch's value and
     gradients in float32 (a case where PyTorch raises is drawn again)."""
-    import torch
+    import torch  # lazily: PyTorch is on the teacher's machine, not in the sandbox
 
     function = _resolve(torch, spec["torch"])
     cases: list[Case] = []
@@ -243,7 +243,7 @@ def torch_cases(spec: dict[str, Any], seed: str, count: int) -> list[Case]:
 
 
 def _bounded() -> None:
-    import resource
+    import resource  # at call time: in the drawing child, before it runs PyTorch
 
     resource.setrlimit(resource.RLIMIT_AS, (DRAW_MEMORY, DRAW_MEMORY))
     resource.setrlimit(resource.RLIMIT_CPU, (DRAW_SECONDS, DRAW_SECONDS))

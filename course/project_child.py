@@ -44,7 +44,7 @@ def main() -> None:
     runner.become(job.get("user"))
     runner.not_dumpable()
     runner.set_limits(job.get("limits", {}))
-    import slowtorch_lib as torch
+    import slowtorch_lib as torch  # at call time: loaded under the limits set above
 
     try:
         import project_op  # type: ignore[import-not-found]

@@ -1,4 +1,7 @@
-"""Records PyTorch's answers to every case, once: ``python -m course.record``.
+"""Recording PyTorch's answers to the cases, once (not the runner's records).
+
+``python -m course.record`` writes them; the records the runner sends the judge
+are :mod:`course.runner_protocol`'s.
 
 Needs real ``torch`` (the test requirements). Runs every case of every
 exercise under PyTorch and writes ``course/checks/expected.json`` (public
@@ -21,12 +24,14 @@ import json
 import sys
 from typing import Any
 
+import slowtorch_lib
 from course.checking import (
     GRADING_FILE,
     PUBLIC_FILE,
     Case,
     Exercise,
     case_rng,
+    close,
     exercises,
     normalize,
     outcome_of,
@@ -45,9 +50,6 @@ def disagreements(
     exercise: Exercise, cases: list[Case], answers: dict[str, Any]
 ) -> list[str]:
     """Cases where the engine, unchanged, does not give PyTorch's answer."""
-    import slowtorch_lib
-    from course.checking import close
-
     found = []
     for case in cases:
         got = outcome_of(case.run, slowtorch_lib)
@@ -63,7 +65,7 @@ def drawn_outcomes(seed: str, torch: Any = None) -> dict[str, list[Any]]:
     """The outcome of every drawn case for this run's ``seed``, on ``torch``
     (by default the engine imported: the complete one)."""
     if torch is None:
-        import slowtorch_lib as torch
+        torch = slowtorch_lib
     found: dict[str, list[Any]] = {}
     for exercise in exercises():
         if exercise.kind != "piece" or not exercise.drawn_cases:
@@ -85,7 +87,7 @@ def main() -> int:
     if sys.argv[1:2] == ["--drawn"]:
         sys.stdout.write(json.dumps(drawn_outcomes(sys.argv[2])) + "\n")
         return 0
-    import torch
+    import torch  # lazily: real PyTorch is needed to record, not to draw
 
     public: dict[str, Any] = {}
     grading: dict[str, Any] = {}

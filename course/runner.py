@@ -1,7 +1,7 @@
 """The runner: runs a student's answers and reports what each case gave, as data.
 
 It runs inside the sandbox (:mod:`course.sandbox`), from a tree that
-:func:`course.judge.runner_tree` prepared: the class edition's engine, in
+:func:`course.trees.runner_tree` prepared: the class edition's engine, in
 which every exercise's piece is a stub (:mod:`course.edition`), the case
 *programs* (``course/checks``, their own pieces stubbed too) and what they
 import, and this file. No expected value, model answer or grading
@@ -55,8 +55,10 @@ import ast
 import builtins
 import importlib
 import json
+import linecache
 import math
 import os
+import pkgutil
 import re
 import select
 import signal
@@ -133,7 +135,7 @@ def imports_in(source: str, exercise: Any) -> list[str]:
 
 def reference_objects(exercise: Any) -> list[Any]:
     """The engine's own objects for this exercise (none in the class engine)."""
-    from course.substitute import original
+    from course.substitute import original  # at call time: as in run()
 
     found: list[Any] = []
     if not exercise.target:
@@ -218,8 +220,9 @@ class Snapshot:
             for value in vars(module).values():
                 if isinstance(value, type) and getattr(value, "__module__", "") == name:
                     self.classes.append((value, dict(vars(value))))
+        # at call time: after main()'s limits, never in the judge
         from slowtorch_lib import _dtype
-        from slowtorch_lib.autograd.grad_mode import GRAD_MODE
+        from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # (the same)
 
         self.grad_mode = GRAD_MODE
         self.default_dtype = _dtype.get_default_dtype()
@@ -249,7 +252,7 @@ class Snapshot:
             except (AttributeError, TypeError):
                 continue
         self.grad_mode.enabled = True
-        from slowtorch_lib import _dtype
+        from slowtorch_lib import _dtype  # at call time: as in __init__
 
         _dtype.set_default_dtype(self.default_dtype)
         sys.path[:] = self.path
@@ -327,8 +330,6 @@ GUARD: list[Guard] = []
 def guard() -> Guard:
     """The child's audit hook, set once (before the student's code runs)."""
     if not GUARD:
-        import linecache
-
         linecache.clearcache()
         linecache.getlines = lambda *args, **kwargs: []  # type: ignore[assignment]
         linecache.updatecache = lambda *args, **kwargs: []  # type: ignore[assignment]
@@ -342,8 +343,6 @@ def guard() -> Guard:
 def import_everything() -> None:
     """Imports every module of the engine and of the course's cases, so that
     the children never need to open a source file."""
-    import pkgutil
-
     for name in ("slowtorch_lib", "course"):
         package = importlib.import_module(name)
         for info in pkgutil.walk_packages(package.__path__, name + "."):
@@ -407,29 +406,27 @@ def plain(value: Any, depth: int = 0) -> Any:
 def left_running() -> list[str]:
     """What the cell left behind that could change the cases while they run
     (threads, timers, signal handlers); timers and handlers are then undone."""
-    import signal as signals
-
     found = []
     try:
         threads = len(os.listdir("/proc/self/task"))
     except OSError:
-        import threading
+        import threading  # only without /proc: not loaded otherwise
 
         threads = threading.active_count()
     if threads > 1:
         found.append(f"{threads - 1} thread(s) still running")
-    for timer in (signals.ITIMER_REAL, signals.ITIMER_VIRTUAL, signals.ITIMER_PROF):
-        if signals.getitimer(timer) != (0.0, 0.0):
+    for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
+        if signal.getitimer(timer) != (0.0, 0.0):
             found.append("a timer")
-            signals.setitimer(timer, 0)
-    for number in signals.valid_signals():
+            signal.setitimer(timer, 0)
+    for number in signal.valid_signals():
         try:
-            handler = signals.getsignal(number)
+            handler = signal.getsignal(number)
         except (ValueError, OSError):
             continue
-        if callable(handler) and number != signals.SIGINT:
-            found.append(f"a handler for {signals.Signals(number).name}")
-            signals.signal(number, signals.SIG_DFL)
+        if callable(handler) and number != signal.SIGINT:
+            found.append(f"a handler for {signal.Signals(number).name}")
+            signal.signal(number, signal.SIG_DFL)
     return sorted(set(found))[:20]
 
 
@@ -449,7 +446,7 @@ class Child:
 
 def cell_namespace() -> dict[str, Any]:
     """What a notebook's cell starts with."""
-    import slowtorch_lib
+    import slowtorch_lib  # at call time: after main()'s limits, never in the judge
 
     return {"__name__": "__main__", "torch": slowtorch_lib, "check": quiet_check}
 
@@ -593,6 +590,7 @@ def run_exercise(
 ) -> None:
     """Runs the answer cell, then every case with the answer in the engine
     (and the student's answers to the other exercises in place of their stubs)."""
+    # at call time: after main()'s limits, never in the judge
     from course.checking import case_rng, normalize, run_piece_case
 
     filename = f"<answer cell of exercise {exercise.id}>"
@@ -746,7 +744,7 @@ def read_all(fd: int) -> bytes:
 def not_dumpable() -> None:
     """Nobody in the sandbox may trace this process or open its /proc files."""
     try:
-        import ctypes
+        import ctypes  # lazily: the browser imports this file, without ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
     except (OSError, AttributeError, ImportError):
@@ -754,7 +752,7 @@ def not_dumpable() -> None:
 
 
 def set_limits(limits: dict[str, int]) -> None:
-    import resource
+    import resource  # lazily: the browser (checking) imports this file, no resource
 
     for name, key in (
         ("memory", resource.RLIMIT_AS),
@@ -789,6 +787,7 @@ class Runner:
             view = view[os.write(1, view) :]
 
     def run(self) -> None:
+        # at call time: after main()'s limits, never in the judge
         from course.checking import load
 
         loaded = {exercise_id: load(exercise_id) for exercise_id, _ in self.exercises}
@@ -840,7 +839,7 @@ class Runner:
                 os.dup2(null, target)
             if not self.sandboxed:
                 os.setpgid(0, 0)
-            import resource
+            import resource  # lazily: as in set_limits
 
             cpu = int(self.seconds) + 2
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))

@@ -1,4 +1,8 @@
-"""The pieces of the engine a student has written, saved in their workspace.
+"""Saving a student's pieces as files and loading them into the engine (engine side).
+
+Its course-side look-alike, :mod:`course.workspace`, is what a check says and
+does about them. The pieces of the engine a student has written are saved in
+their workspace.
 
 In a class edition (``python -m course release``) each exercise's piece of
 the engine is a stub. When a check passes all of an exercise's public cases,

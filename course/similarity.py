@@ -48,6 +48,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from course import notebook_reader
+
 __all__ = [
     "Answer",
     "Pair",
@@ -381,8 +383,6 @@ def flagged(one: Answer, other: Answer) -> float | None:
 
 def _cells(folder: Path) -> dict[str, list[str]]:
     """Each exercise's answer cells' sources in the notebooks of ``folder``."""
-    from course import notebook_reader
-
     found: dict[str, list[str]] = {}
     for path in sorted(folder.glob("*.ipynb")):
         try:

@@ -1,4 +1,6 @@
-"""A student's saved pieces, seen from the course: ``pieces()``, ``reset()``,
+"""A check's side of the saved pieces: what it saves and says (files: saved_pieces).
+
+A student's saved pieces, seen from the course: ``pieces()``, ``reset()``,
 and what a check does after judging a piece.
 
 In a class edition (see :mod:`course.edition`) a check that passes all of an
@@ -16,6 +18,9 @@ import re
 import sys
 from types import ModuleType
 from typing import Any
+
+from course.cases import Report
+from course.feedback import FAILURES, message, untouched
 
 __all__ = ["after_check", "pieces", "reset"]
 
@@ -92,8 +97,6 @@ def after_check(exercise: Any, answer: Any, report: Any, text: str) -> str:
     edition = class_edition()
     if edition is None or exercise.kind != "piece":
         return text
-    from course.checking import FAILURES, Report, message, untouched
-
     if untouched(answer):  # its own stub, whatever the other pieces raised
         return text
 

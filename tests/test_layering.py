@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -235,26 +236,47 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def short_name(module: str) -> str:
+def short_name(module: str, package: str = "slowtorch_lib") -> str:
     """``ops.views`` for ``slowtorch_lib.ops.views`` (``""`` for the package)."""
-    return module.removeprefix("slowtorch_lib").removeprefix(".")
+    return module.removeprefix(package).removeprefix(".")
 
 
-LAYER_OF = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}
+Layers = list[tuple[str, tuple[str, ...]]]
 
 
-def layer_of(module: str) -> int:
-    """The index in ``LAYERS`` of an engine module."""
-    name = short_name(module)
-    if name not in LAYER_OF:
-        raise AssertionError(missing_layer_message(name))
-    return LAYER_OF[name]
+def layer_index(layers: Layers) -> dict[str, int]:
+    """Each module named in ``layers`` and the index of its layer."""
+    return {name: i for i, (_, names) in enumerate(layers) for name in names}
 
 
-def missing_layer_message(name: str) -> str:
-    """What to add to ``LAYERS`` for a module that is in no layer: its
-    line, in the layer of the listed module that shares the longest part
-    of its dotted name (its package or a sibling)."""
+LAYER_OF = layer_index(LAYERS)
+
+
+def layer_of(
+    module: str, layers: Layers = LAYERS, package: str = "slowtorch_lib"
+) -> int:
+    """The index in ``layers`` (the engine's by default) of a module."""
+    name = short_name(module, package)
+    index = layer_index(layers)
+    if name not in index:
+        raise AssertionError(missing_layer_message(name, layers, package))
+    return index[name]
+
+
+def listing_name(layers: Layers) -> str:
+    """The name of ``layers`` in this file, for messages."""
+    return "LAYERS" if layers is LAYERS else "COURSE_LAYERS"
+
+
+def missing_layer_message(
+    name: str, layers: Layers = LAYERS, package: str = "slowtorch_lib"
+) -> str:
+    """What to add to ``layers`` (the engine's ``LAYERS`` by default) for a
+    module of ``package`` that is in no layer: its line, in the layer of the
+    listed module that shares the longest part of its dotted name (its
+    package or a sibling)."""
+    index = layer_index(layers)
+    listing = listing_name(layers)
 
     def shared(listed: str) -> int:
         common = 0
@@ -264,14 +286,14 @@ def missing_layer_message(name: str) -> str:
             common += 1
         return common
 
-    nearest = max((n for n in LAYER_OF if n), key=shared)
+    nearest = max((n for n in index if n), key=shared)
     if not shared(nearest):  # a new module at the top of the package
-        nearest = LAYERS[-1][1][1]
-    layer = LAYERS[LAYER_OF[nearest]][0]
+        nearest = layers[-1][1][1]
+    layer = layers[index[nearest]][0]
     return (
-        f"slowtorch_lib.{name} is in no layer: add the line\n"
+        f"{package}.{name} is in no layer: add the line\n"
         f'            "{name}",\n'
-        f"to the layer {layer!r} of LAYERS in tests/test_layering.py "
+        f"to the layer {layer!r} of {listing} in tests/test_layering.py "
         f"(next to {nearest!r}), or to the layer its imports belong to"
     )
 
@@ -285,43 +307,74 @@ def is_type_checking(node: ast.stmt) -> bool:
     )
 
 
-def imported_modules(node: ast.Import | ast.ImportFrom) -> list[str]:
-    """The engine modules that one import statement loads."""
+def imported_modules(
+    node: ast.Import | ast.ImportFrom,
+    modules: dict[str, Path] = MODULES,
+    package: str = "",
+) -> list[str]:
+    """The modules of ``modules`` (the engine's by default) that one import
+    statement loads; ``package`` is the importing module's package, for a
+    relative import."""
     if isinstance(node, ast.Import):
         names = [alias.name for alias in node.names]
-    elif node.module is None:
-        return []
     else:
+        base = node.module or ""
+        if node.level:  # from .substitute import put
+            parent = package.rsplit(".", node.level - 1)[0]
+            base = f"{parent}.{base}".rstrip(".")
+        if not base:
+            return []
         names = []
         for alias in node.names:
-            submodule = f"{node.module}.{alias.name}"
-            names.append(submodule if submodule in MODULES else node.module)
-    return [n for n in names if n in MODULES]
+            submodule = f"{base}.{alias.name}"
+            names.append(submodule if submodule in modules else base)
+    return [n for n in names if n in modules]
 
 
-def top_level_imports(module: str) -> list[str]:
-    """The engine modules that ``module`` imports when it is loaded."""
-    tree = ast.parse(MODULES[module].read_text())
+def top_level_imports(module: str, modules: dict[str, Path] = MODULES) -> list[str]:
+    """The modules of ``modules`` that ``module`` imports when it is loaded."""
+    path = modules[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree = ast.parse(path.read_text())
     found: list[str] = []
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.extend(imported_modules(node))
+            found.extend(imported_modules(node, modules, package))
     return [m for m in found if m != module]
 
 
 GRAPH = {module: top_level_imports(module) for module in MODULES}
 
 
+def assert_every_module_listed(
+    modules: dict[str, Path], layers: Layers = LAYERS, package: str = "slowtorch_lib"
+) -> None:
+    """Each of ``modules`` is in a layer; the failure says which line to add."""
+    index = layer_index(layers)
+    names = [short_name(m, package) for m in modules]
+    unlisted = [n for n in names if n not in index]
+    assert not unlisted, "\n".join(
+        missing_layer_message(n, layers, package) for n in unlisted
+    )
+
+
+def assert_every_listed_module_exists(
+    modules: dict[str, Path], layers: Layers = LAYERS, package: str = "slowtorch_lib"
+) -> None:
+    """Each name in ``layers`` is one of ``modules``, and only once."""
+    names = [name for _, layer in layers for name in layer]
+    stale = [n for n in names if f"{package}.{n}".rstrip(".") not in modules]
+    listing = listing_name(layers)
+    assert not stale, f"{listing} lists modules that do not exist: {stale}"
+    assert len(names) == len(set(names)), f"a module is listed twice in {listing}"
+
+
 def test_every_module_has_a_layer() -> None:
-    unlisted = [short_name(m) for m in MODULES if short_name(m) not in LAYER_OF]
-    assert not unlisted, "\n".join(missing_layer_message(n) for n in unlisted)
+    assert_every_module_listed(MODULES)
 
 
 def test_every_listed_module_exists() -> None:
-    names = [name for _, layer in LAYERS for name in layer]
-    stale = [n for n in names if f"slowtorch_lib.{n}".rstrip(".") not in MODULES]
-    assert not stale, f"LAYERS lists modules that do not exist: {stale}"
-    assert len(names) == len(set(names)), "a module is listed twice in LAYERS"
+    assert_every_listed_module_exists(MODULES)
 
 
 def test_a_new_module_is_told_its_line() -> None:
@@ -347,14 +400,26 @@ def test_core_imports_no_fidelity_module(module: str) -> None:
             )
 
 
+def assert_imports_point_down(
+    module: str,
+    imports: list[str],
+    layers: Layers = LAYERS,
+    package: str = "slowtorch_lib",
+) -> None:
+    """None of ``imports`` (``module``'s) is in a layer above ``module``'s."""
+    mine = layer_of(module, layers, package)
+    upward = [m for m in imports if layer_of(m, layers, package) > mine]
+    assert not upward, (
+        f"{module} (layer {layers[mine][0]!r}) imports from a higher layer: "
+        + ", ".join(
+            f"{m} ({layers[layer_of(m, layers, package)][0]!r})" for m in upward
+        )
+    )
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_point_down(module: str) -> None:
-    mine = layer_of(module)
-    upward = [m for m in GRAPH[module] if layer_of(m) > mine]
-    assert not upward, (
-        f"{module} (layer {LAYERS[mine][0]!r}) imports from a higher layer: "
-        + ", ".join(f"{m} ({LAYERS[layer_of(m)][0]!r})" for m in upward)
-    )
+    assert_imports_point_down(module, GRAPH[module])
 
 
 def find_cycle(graph: dict[str, list[str]]) -> list[str] | None:
@@ -407,11 +472,12 @@ def test_imports_come_first(module: str) -> None:
             code_seen = node.lineno
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
-def test_imports_in_functions_say_why(module: str) -> None:
-    """An import inside a function has a comment on its line or above it."""
-    source = MODULES[module].read_text()
+def unexplained_imports(path: Path) -> list[tuple[int, list[str]]]:
+    """The imports inside a function of ``path`` with no comment on their
+    line or the line above saying why: (line, the names imported)."""
+    source = path.read_text()
     lines = source.splitlines()
+    found: dict[int, list[str]] = {}  # by line: a nested function is walked twice
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -419,10 +485,34 @@ def test_imports_in_functions_say_why(module: str) -> None:
             if isinstance(inner, (ast.Import, ast.ImportFrom)):
                 here = lines[inner.lineno - 1]
                 above = lines[inner.lineno - 2].strip()
-                assert "#" in here or above.startswith("#"), (
-                    f"{module}:{inner.lineno}: import inside a function "
-                    "without a comment saying why"
-                )
+                if not ("#" in here or above.startswith("#")):
+                    prefix = ""
+                    if isinstance(inner, ast.ImportFrom):
+                        prefix = f"{inner.module}."
+                    found[inner.lineno] = [prefix + a.name for a in inner.names]
+    return sorted(found.items())
+
+
+def assert_imports_explained(
+    module: str, path: Path, excused: Collection[tuple[str, str]] = ()
+) -> None:
+    """Every import inside a function of ``module`` says why, but those of
+    ``excused`` ((module, the name imported) pairs)."""
+    found = [
+        line
+        for line, names in unexplained_imports(path)
+        if not all((module, name) in excused for name in names)
+    ]
+    assert not found, "\n".join(
+        f"{module}:{line}: import inside a function without a comment saying why"
+        for line in found
+    )
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_in_functions_say_why(module: str) -> None:
+    """An import inside a function has a comment on its line or above it."""
+    assert_imports_explained(module, MODULES[module])
 
 
 def type_checking_names(module: str) -> dict[str, str]:
@@ -502,3 +592,157 @@ def test_core_names_only_the_ten_dtypes(module: str) -> None:
             f"slowtorch_lib.{module}:{node.lineno} names {name}, a dtype of "
             "slowtorch_lib._fidelity: give its family a rule there instead"
         )
+
+
+# --- the course's layers -----------------------------------------------------------
+#
+# ``course/`` is drawn the same way, above the engine (a course module may
+# import ``slowtorch_lib`` freely; the engine never imports the course).
+# Names are relative to ``course`` (``""`` is the package itself); the
+# chapters' sources (``course/sources/NN_name.py``) are notebooks, not modules.
+
+COURSE = ROOT / "course"
+
+# Bottom to top: every module of the course, by name, in exactly one layer.
+COURSE_LAYERS: Layers = [
+    (
+        "standard-library tools: substitution, sandbox, data, notebooks read",
+        (
+            "substitute",
+            "sandbox",
+            "datasets",
+            "layout",
+            "lab",
+            "progress",
+            "book_outputs",
+            "notebook_reader",
+        ),
+    ),
+    (
+        "an exercise, the text of its check, the saved pieces",
+        ("cases", "feedback", "saved_pieces", "workspace"),
+    ),
+    (
+        "checking, the case programs and the notebook's check()",
+        (
+            "",  # the package itself, course/__init__.py
+            "checking",
+            "checks",
+            "checks.drawn",
+            "checks.gpt_parts",
+            "checks.ch01",
+            "checks.ch02",
+            "checks.ch03",
+            "checks.ch04",
+            "checks.ch05",
+            "checks.ch06",
+            "checks.grading_ch01",
+            "checks.grading_ch02",
+            "checks.grading_ch03",
+            "checks.grading_ch04",
+            "checks.grading_ch05",
+            "checks.grading_ch06",
+        ),
+    ),
+    (
+        "built from the exercises: plan, editions, notebooks, recorded answers",
+        (
+            "plan",
+            "edition",
+            "class_site",
+            "notebooks",
+            "record",
+            "dependencies",
+        ),
+    ),
+    (
+        "the grader: runner, judge, answer key, flags, projects",
+        (
+            "runner",
+            "runner_protocol",
+            "trees",
+            "similarity",
+            "answer_key",
+            "predictions",
+            "integrity",
+            "judge",
+            "project",
+            "project_child",
+            "grading",
+        ),
+    ),
+    (
+        "the teacher's commands and exports",
+        ("gradescope", "export", "collect", "__main__"),
+    ),
+]
+
+# An import inside a function that another change is replacing: the book's
+# build script, loaded by file path until it is an importable module.
+BEING_REPLACED = {("course.edition", "course.class_site.load_build_lite")}
+
+
+def is_module(path: Path) -> bool:
+    """Whether ``path`` can be imported: every part of its name an identifier."""
+    return all(part.isidentifier() for part in module_name(path).split("."))
+
+
+COURSE_MODULES = {
+    module_name(p): p for p in sorted(COURSE.rglob("*.py")) if is_module(p)
+}
+COURSE_GRAPH = {m: top_level_imports(m, COURSE_MODULES) for m in COURSE_MODULES}
+
+
+def course_layer(module: str) -> int:
+    """The index in ``COURSE_LAYERS`` of a course module."""
+    return layer_of(module, COURSE_LAYERS, "course")
+
+
+def test_every_course_module_has_a_layer() -> None:
+    assert_every_module_listed(COURSE_MODULES, COURSE_LAYERS, "course")
+
+
+def test_every_listed_course_module_exists() -> None:
+    assert_every_listed_module_exists(COURSE_MODULES, COURSE_LAYERS, "course")
+
+
+def test_a_new_course_module_is_told_its_line() -> None:
+    message = missing_layer_message("checks.ch07", COURSE_LAYERS, "course")
+    assert message.startswith("course.checks.ch07 is in no layer")
+    assert '"checks.ch07",' in message and "of COURSE_LAYERS" in message
+    assert "checking, the case programs" in message
+    with pytest.raises(AssertionError, match="is in no layer"):
+        course_layer("course.unwritten")
+
+
+@pytest.mark.parametrize("module", sorted(COURSE_MODULES))
+def test_course_imports_point_down(module: str) -> None:
+    assert_imports_point_down(module, COURSE_GRAPH[module], COURSE_LAYERS, "course")
+
+
+def test_no_import_cycle_in_course() -> None:
+    cycle = find_cycle(COURSE_GRAPH)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_engine_imports_nothing_of_the_course() -> None:
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [alias.name for alias in node.names]
+                if isinstance(node, ast.ImportFrom):
+                    names = [node.module or ""]
+                assert not any(n.split(".")[0] == "course" for n in names), (
+                    f"{module}:{node.lineno} imports the course, which is above it"
+                )
+
+
+@pytest.mark.parametrize("module", sorted(COURSE_MODULES))
+def test_course_imports_in_functions_say_why(module: str) -> None:
+    """An import inside a function has a comment on its line or above it."""
+    assert_imports_explained(module, COURSE_MODULES[module], BEING_REPLACED)
+
+
+def test_relative_imports_are_followed() -> None:
+    """``saved_pieces`` imports ``.substitute`` (it ships in the engine too)."""
+    assert "course.substitute" in COURSE_GRAPH["course.saved_pieces"]

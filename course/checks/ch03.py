@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 from typing import Any
 
 from course.checking import Case, Exercise
@@ -654,18 +655,16 @@ def loaded(entries: dict[str, Any], buffer: bytes) -> Any:
     data = safetensors_file(entries, buffer)
 
     def run(torch: Any) -> Any:
-        if torch.__name__ == "torch":
-            from safetensors.torch import load
+        if torch.__name__ == "torch":  # at call time: only one side's package is here
+            from safetensors.torch import load  # (installed with PyTorch)
         else:
-            from slowtorch_lib.safetensors import load
+            from slowtorch_lib.safetensors import load  # the engine's copy
         return dict(load(data))
 
     return run
 
 
 def f32(*values: float) -> bytes:
-    import struct
-
     return struct.pack(f"<{len(values)}f", *values)
 
 

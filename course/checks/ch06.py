@@ -57,6 +57,7 @@ for 6.8 and 6.9, each answer computed outside the sandbox.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -543,8 +544,6 @@ def generated(
     **settings: Any,
 ) -> Any:  # fmt: skip
     def run(torch: Any) -> Any:
-        import random
-
         model = model_for(torch, kind, 7, block)
         idx = torch.tensor(prompt)
         out = parts(torch).generate(

@@ -176,7 +176,7 @@ def generate(
     generator: Any = None,
 ) -> Any:
     """``idx`` with ``new_tokens`` more tokens, each drawn from the model."""
-    import random
+    import random  # inside the piece: its stub replaces the whole body
 
     draw = generator if generator is not None else random.Random(0)
     with torch.no_grad():

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from course import export, judge, sandbox
+from course import export, integrity, judge, predictions, runner_protocol, sandbox
+from course.answer_key import Answers
 from course.checking import load
 from course.grading import Graded, Result
 from tests.grading import fixtures
@@ -22,10 +23,10 @@ from tests.grading import fixtures
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def reader() -> tuple[judge.Reader, judge.Run]:
+def reader() -> tuple[runner_protocol.Reader, runner_protocol.Run]:
     exercise = load("1.5")
-    run = judge.Run()
-    return judge.Reader("n" * 32, {"1.5": exercise}, run, ["1.5"]), run
+    run = runner_protocol.Run()
+    return runner_protocol.Reader("n" * 32, {"1.5": exercise}, run, ["1.5"]), run
 
 
 def line(record: object, nonce: str = "n" * 32) -> bytes:
@@ -85,18 +86,18 @@ def test_the_reader_keeps_only_well_formed_records_with_the_nonce() -> None:
         load("1.5"),
         "def contiguous_strides(shape): return ()",
         run,
-        judge.Answers.load(),
+        Answers.load(),
     )
     assert (graded.passed, graded.points, graded.status) == (0, 0.0, "refused")
 
 
 def test_case_records_out_of_the_runners_order_void_the_exercise() -> None:
     exercise = load("1.5")
-    answers = judge.Answers.load()
+    answers = Answers.load()
     source = "def contiguous_strides(shape): return ()"
     for records in (["cell", 0, 1, "finish"], ["cell", 1, 0, "finish"]):
-        run = judge.Run()
-        read = judge.Reader("n" * 32, {"1.5": exercise}, run, ["1.5"])
+        run = runner_protocol.Run()
+        read = runner_protocol.Reader("n" * 32, {"1.5": exercise}, run, ["1.5"])
         read.line(line({"kind": "start", "exercise": "1.5"}))
         for record in records:
             if record == "cell":
@@ -126,7 +127,7 @@ def cell_record() -> dict[str, object]:
     }
 
 
-def case_record(exercise: object, index: int, answers: judge.Answers) -> dict:
+def case_record(exercise: object, index: int, answers: Answers) -> dict:
     return {
         "kind": "case",
         "exercise": "1.5",
@@ -140,7 +141,7 @@ def case_record(exercise: object, index: int, answers: judge.Answers) -> dict:
 
 
 def test_feedback_shows_no_text_the_students_code_chose() -> None:
-    answers = judge.Answers.load()
+    answers = Answers.load()
     quoted = answers.secret_text[100:160]
     error = {"type": "ValueError", "message": " ".join(quoted.split()), "lines": [2]}
     shown = judge.render_error(error, "x = 1\nraise ValueError(text)\n")
@@ -169,9 +170,9 @@ def test_predictions_are_read_never_run(tmp_path: Path) -> None:
         "    'i // 2': 2**0.5,\n"
         "}\n"
     )
-    predicted, problem = judge.read_predictions(source, "answers_1_2")
+    predicted, problem = predictions.read_predictions(source, "answers_1_2")
     assert problem == "" and predicted is not None
-    assert predicted["i + f"] == judge.NOT_LITERAL
+    assert predicted["i + f"] == predictions.NOT_LITERAL
     assert predicted["i / i"] == "torch.float32"
     assert predicted["i + 2.5"] == "float32"
     assert predicted["i // 2"] == 2**0.5
@@ -180,12 +181,12 @@ def test_predictions_are_read_never_run(tmp_path: Path) -> None:
 
 def test_the_copy_check_sees_through_names_literals_comments_and_layout() -> None:
     model = fixtures.solution_answer(fixtures.CHAPTER1, "1.6")
-    answers = judge.Answers.load()
-    assert judge.copied("1.6", model, answers)
+    answers = Answers.load()
+    assert integrity.copied("1.6", model, answers)
     disguised = model.replace("shape", "dims").replace("numel", "count")
     disguised = "# my own work\n" + disguised.replace("    ", "  ")
-    assert judge.copied("1.6", disguised, answers)
-    assert not judge.copied("1.5", fixtures.WRONG_STRIDES, answers)
+    assert integrity.copied("1.6", disguised, answers)
+    assert not integrity.copied("1.5", fixtures.WRONG_STRIDES, answers)
 
 
 def result(student: str, points: dict[str, float], notes: list[str]) -> Result:
@@ -308,7 +309,7 @@ def test_answered_is_read_from_the_cell_the_last_definition_counting() -> None:
 
 
 def test_which_cases_count_depends_on_the_course_alone() -> None:
-    answers = judge.Answers.load()
+    answers = Answers.load()
     exercise = load("1.10")
     later = judge.later_cases(exercise, answers)
     needs = answers.needs["1.10"]

@@ -1,0 +1,92 @@
+"""The folders the grader writes: the runner's tree and the judge's reference.
+
+:func:`runner_tree` writes what the runner may see in the sandbox (the class
+engine with its pieces stubbed, the case programs without their recorded
+answers, what they import, and :mod:`course.runner` itself);
+:func:`reference_tree` copies what only the judge reads (the complete engine
+and the case programs, pieces and all), from which
+:class:`course.answer_key.Answers` computes the drawn cases' answers. The
+judging itself is :mod:`course.judge`.
+"""
+
+from __future__ import annotations
+
+import compileall
+import shutil
+from collections.abc import Collection
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+ROOT = PACKAGE.parent
+
+RUNNER_INIT = '"""The course package as the runner sees it: cases, no answers."""\n'
+RUNNER_FILES = (
+    "cases.py",
+    "checking.py",
+    "feedback.py",
+    "substitute.py",
+    "datasets.py",
+    "workspace.py",
+)
+
+
+def class_engine(dest: Path, given: Collection[str] = ()) -> None:
+    """Writes the class edition's engine (every exercise's piece a stub but
+    those ``given``, as ``release --give`` ships them; nothing loaded from a
+    workspace) into ``dest/slowtorch_lib``, and the case programs, with the
+    pieces that live in them stubbed too, into ``dest/course/checks``. From a
+    class edition (an exported autograder), its engine and checks are copied
+    as they are."""
+    engine = ROOT / "slowtorch_lib"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    checks = dest / "course" / "checks"
+    if (engine / "_class").is_dir():
+        shutil.copytree(engine, dest / "slowtorch_lib", ignore=ignore)
+        shutil.copytree(PACKAGE / "checks", checks, ignore=ignore)
+        return
+    # at call time: an exported autograder has no edition.py (export.NOT_JUDGE)
+    from course import edition
+
+    edition.write_engine(dest, given, load_saved=False)
+    checks.mkdir(parents=True)
+    for path in sorted((PACKAGE / "checks").glob("*.py")):
+        shutil.copy(path, checks / path.name)
+    edition.stub_course(dest / "course", given)
+
+
+def runner_tree(dest: Path, given: Collection[str] = ()) -> Path:
+    """Writes what the runner may see into ``dest``: the class engine (with
+    the pieces ``given``), the case programs (public and grading-only, no
+    recorded answers, their own pieces stubbed), what they import, and the
+    runner itself. Returns ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    class_engine(dest, given)
+    course = dest / "course"
+    (course / "__init__.py").write_text(RUNNER_INIT, encoding="utf-8")
+    for name in RUNNER_FILES:
+        shutil.copy(PACKAGE / name, course / name)
+    shutil.copytree(PACKAGE / "data", course / "data")
+    for path in (course / "checks").glob("*.json"):
+        path.unlink()
+    shutil.copy(PACKAGE / "runner.py", dest / "runner.py")
+    # Compiled once here: the runner's tree is read-only, and each runner
+    # would otherwise compile the whole engine again.
+    compileall.compile_dir(dest, ddir="/runner", quiet=1, workers=1)
+    for path in dest.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    dest.chmod(0o755)
+    return dest
+
+
+def reference_tree(root: Path, dest: Path) -> None:
+    """Copies from ``root`` into ``dest`` what computes the drawn cases'
+    answers: the complete engine and the case programs, pieces and all (an
+    exported autograder's judge keeps it where only the judge reads)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(root / "slowtorch_lib", dest / "slowtorch_lib", ignore=ignore)
+    course = dest / "course"
+    shutil.copytree(root / "course" / "checks", course / "checks", ignore=ignore)
+    shutil.copytree(root / "course" / "data", course / "data", ignore=ignore)
+    for name in (*RUNNER_FILES, "record.py", "saved_pieces.py"):
+        shutil.copy(root / "course" / name, course / name)
+    (course / "__init__.py").write_text('"""The judge\'s reference."""\n', "utf-8")
