@@ -1,7 +1,7 @@
 """The class site: a class edition's in-browser course (JupyterLite, Pyodide).
 
 ``python -m course release OUT/ --site`` writes, beside the class edition,
-``OUT/site/``: the book's in-browser set-up (``scripts/build_lite.py`` builds
+``OUT/site/``: the book's in-browser set-up (``sitebuild`` builds
 both, with the same settings, Pyodide and kernel wheels), serving the class
 edition's exercise notebooks and the wheels of the class edition's engine and
 course in place of the complete ones. Put the folder on any static web host

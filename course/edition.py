@@ -29,7 +29,7 @@ student has saved (see :mod:`course.saved_pieces`). ``--give`` leaves the
 engine's own code of the pieces given. Predictions change nothing.
 
 The book's chapters come as runnable notebooks in ``chapters/`` (converted as
-``scripts/build_lite.py`` writes the desktop chapters, with the book build's
+``sitebuild.notebooks`` writes the desktop chapters, with the book build's
 outputs if the book is built), their helper modules in ``book/``. The engine's
 code they quote is read from the class engine, so a quoted piece shows its
 stub; they import the class engine, which loads the saved pieces from

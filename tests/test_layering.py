@@ -677,10 +677,6 @@ COURSE_LAYERS: Layers = [
     ),
 ]
 
-# An import inside a function that another change is replacing: the book's
-# build script, loaded by file path until it is an importable module.
-BEING_REPLACED = {("course.edition", "course.class_site.load_build_lite")}
-
 
 def is_module(path: Path) -> bool:
     """Whether ``path`` can be imported: every part of its name an identifier."""
@@ -740,7 +736,7 @@ def test_the_engine_imports_nothing_of_the_course() -> None:
 @pytest.mark.parametrize("module", sorted(COURSE_MODULES))
 def test_course_imports_in_functions_say_why(module: str) -> None:
     """An import inside a function has a comment on its line or above it."""
-    assert_imports_explained(module, COURSE_MODULES[module], BEING_REPLACED)
+    assert_imports_explained(module, COURSE_MODULES[module])
 
 
 def test_relative_imports_are_followed() -> None:
