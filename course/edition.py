@@ -449,7 +449,7 @@ def write_chapters(out: Path) -> list[Path]:
     # class edition ships this module (and the browser's course wheel holds it)
     # without them.
     try:
-        from sitebuild import notebooks
+        from sitebuild import notebooks  # at call time: see above
     except ModuleNotFoundError as error:
         raise RuntimeError(f"{error}: write a class edition from the course") from None
 
