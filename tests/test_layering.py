@@ -633,6 +633,8 @@ COURSE_LAYERS: Layers = [
             "checks.ch01",
             "checks.ch02",
             "checks.ch03",
+            "checks.ch04_programs",
+            "checks.ch04_builds",
             "checks.ch04",
             "checks.ch05",
             "checks.ch06",

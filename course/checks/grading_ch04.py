@@ -18,12 +18,16 @@ from course.checks.ch04 import (
     grads_after,
     lr_after,
     one_pass,
+    regression,
+)
+from course.checks.ch04_builds import (
     pairs,
     reduced,
-    regression,
+    served,
+)
+from course.checks.ch04_programs import (
     resumed,
     saved_state,
-    served,
     trajectory,
     two_groups,
 )
