@@ -839,6 +839,203 @@ def product_of(torch: Any) -> Any:
     return lambda a, b: (a * b).tanh()
 
 
+# --- the two Jacobians ----------------------------------------------------------
+
+
+def exact_jacobians(torch: Any, fn: Any, args: tuple[Any, ...]) -> Any:
+    """PyTorch's Jacobians of ``fn`` in the engine's layout (``result[o][i]``,
+    rows of floats), through ``torch.autograd.functional.jacobian``: for the
+    inputs that require grad, and the floating-point outputs."""
+    positions = [
+        p for p, a in enumerate(args) if isinstance(a, torch.Tensor) and a.requires_grad
+    ]
+
+    def watched(*wrt: Any) -> Any:
+        full = list(args)
+        for p, tensor in zip(positions, wrt):
+            full[p] = tensor
+        results = fn(*full)
+        results = results if isinstance(results, tuple) else (results,)
+        return tuple(
+            o for o in results if isinstance(o, torch.Tensor) and o.is_floating_point()
+        )
+
+    wrt = tuple(args[p].detach() for p in positions)
+    sizes = [o.numel() for o in watched(*wrt)]
+    found = torch.autograd.functional.jacobian(watched, wrt)
+    return [
+        [found[o][i].reshape(size, x.numel()).tolist() for i, x in enumerate(wrt)]
+        for o, size in enumerate(sizes)
+    ]
+
+
+def jacobians(piece: str, make: Any, inputs: Any, **options: Any) -> Any:
+    """The Jacobians of ``make(torch)`` at ``inputs(torch)``, and the inputs
+    afterwards (a nudged element must be put back). Under PyTorch, which has
+    no such functions, they are its exact Jacobians; under the engine, its
+    ``piece`` (``numerical_jacobian`` or ``analytical_jacobian``): the case
+    compares the two within the checks' tolerance."""
+
+    def run(torch: Any) -> Any:
+        args = tuple(inputs(torch))
+        fn = make(torch)
+        module = sys.modules.get("slowtorch_lib.autograd.gradcheck")
+        if torch.__name__ == "torch" or module is None:
+            found = exact_jacobians(torch, fn, args)
+        else:
+            found = getattr(module, piece)(fn, args, **options)
+        after = [a.tolist() for a in args if isinstance(a, torch.Tensor)]
+        return {"jacobians": found, "inputs after": after}
+
+    return run
+
+
+def float64(*values: Any, grad: bool = True) -> Any:
+    """``inputs`` for :func:`jacobians`: float64 tensors, requiring grad."""
+    return lambda torch: [
+        torch.tensor(v, dtype=torch.float64, requires_grad=grad) for v in values
+    ]
+
+
+def transposed(torch: Any) -> Any:
+    """A leaf whose strides are not row-major: ``[[1, 3], [2, 4]]``."""
+    base = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
+    return [base.t().requires_grad_()]
+
+
+def mixed_arguments(torch: Any) -> Any:
+    """A tensor that requires grad, one that does not, and a number."""
+    return [
+        torch.tensor([0.5, -1.5], dtype=torch.float64, requires_grad=True),
+        torch.tensor([2.0, 3.0], dtype=torch.float64),
+        2.0,
+    ]
+
+
+def pairs(torch: Any) -> Any:
+    """A function with more inputs than outputs: each output is a product."""
+    return lambda a: torch.stack([a[0] * a[1], a[1] * a[2]])
+
+
+def weighted_squares(torch: Any) -> Any:
+    """``x ** 2`` times a different weight per column."""
+    weights = torch.tensor([1.0, 10.0], dtype=torch.float64)
+    return lambda x: x * x * weights
+
+
+# With eps = 1e-3, central differences of x ** 3 are off by exactly eps ** 2,
+# within the checks' tolerance; one-sided ones are off by about 3 * x * eps.
+NUMERICAL = [
+    Case(
+        "x ** 3 at x = [0.5, -1.0, 2.0], eps=1e-3",
+        jacobians(
+            "numerical_jacobian",
+            lambda t: lambda x: x**3,
+            float64([0.5, -1.0, 2.0]),
+            eps=1e-3,
+        ),
+    ),
+    Case(
+        "[a0 * a1, a1 * a2]: 2 outputs, 3 inputs",
+        jacobians("numerical_jacobian", pairs, float64([0.5, -1.0, 2.0])),
+    ),
+    Case(
+        "(a * b).tanh(), a of shape (2, 2), b of shape (2,)",
+        jacobians(
+            "numerical_jacobian",
+            lambda t: lambda a, b: (a * b).tanh(),
+            float64([[0.5, -1.0], [2.0, 0.25]], [1.5, -0.5]),
+        ),
+    ),
+    Case(
+        "two outputs: (a.exp(), a * b)",
+        jacobians(
+            "numerical_jacobian",
+            lambda t: lambda a, b: (a.exp(), a * b),
+            float64([0.5, -1.0], [2.0, 3.0]),
+        ),
+    ),
+    Case(
+        "a * c + k: c does not require grad, k is a number",
+        jacobians(
+            "numerical_jacobian", lambda t: lambda a, c, k: a * c + k, mixed_arguments
+        ),
+    ),
+    Case(
+        "x * x * w, x a transposed (non-contiguous) leaf",
+        jacobians("numerical_jacobian", weighted_squares, transposed),
+    ),
+    Case(
+        "(a * 2, a.argmax()): an integer output is not watched",
+        jacobians(
+            "numerical_jacobian",
+            lambda t: lambda a: (a * 2, a.argmax()),
+            float64([0.5, 3.0]),
+        ),
+    ),
+]
+
+ANALYTICAL = [
+    Case(
+        "x ** 3 at x = [0.5, -1.0, 2.0]",
+        jacobians(
+            "analytical_jacobian", lambda t: lambda x: x**3, float64([0.5, -1.0, 2.0])
+        ),
+    ),
+    Case(
+        "[a0 * a1, a1 * a2]: 2 outputs, 3 inputs",
+        jacobians("analytical_jacobian", pairs, float64([0.5, -1.0, 2.0])),
+    ),
+    Case(
+        "(a * b).tanh(), a of shape (2, 2), b of shape (2,)",
+        jacobians(
+            "analytical_jacobian",
+            lambda t: lambda a, b: (a * b).tanh(),
+            float64([[0.5, -1.0], [2.0, 0.25]], [1.5, -0.5]),
+        ),
+    ),
+    Case(
+        "Cube.apply with a wrong backward: the Jacobian backward gives",
+        jacobians(
+            "analytical_jacobian", lambda t: custom(t, 1.0), float64([0.5, -1.0, 2.0])
+        ),
+    ),
+    Case(
+        "two outputs: (a.exp(), a * b)",
+        jacobians(
+            "analytical_jacobian",
+            lambda t: lambda a, b: (a.exp(), a * b),
+            float64([0.5, -1.0], [2.0, 3.0]),
+        ),
+    ),
+    Case(
+        "(a.exp(), b * 2): each output ignores an input",
+        jacobians(
+            "analytical_jacobian",
+            lambda t: lambda a, b: (a.exp(), b * 2),
+            float64([0.5, -1.0], [2.0, 3.0, 4.0]),
+        ),
+    ),
+    Case(
+        "a * c + k: c does not require grad, k is a number",
+        jacobians(
+            "analytical_jacobian", lambda t: lambda a, c, k: a * c + k, mixed_arguments
+        ),
+    ),
+    Case(
+        "x * x * w, x a transposed (non-contiguous) leaf",
+        jacobians("analytical_jacobian", weighted_squares, transposed),
+    ),
+    Case(
+        "(a * 2, a.detach()): an output that does not require grad",
+        jacobians(
+            "analytical_jacobian",
+            lambda t: lambda a: (a * 2, a.detach()),
+            float64([0.5, 3.0]),
+        ),
+    ),
+]
+
 GRADCHECK = [
     Case(
         "gradcheck(lambda a, b: (a * b).tanh(), (a, b)), float64",
@@ -1072,6 +1269,47 @@ EXERCISES = {
     ),
     "2.11": Exercise(
         "2.11",
+        "the numerical Jacobian",
+        "numerical_jacobian",
+        "piece",
+        NUMERICAL,
+        [
+            "Column k of a Jacobian is how every output element moves when "
+            "input element k alone moves, and nothing else does.",
+            "Move element k by +eps, call fn, by -eps, call fn again; the column "
+            "is the difference of the two outputs over 2 * eps (one-sided "
+            "differences are too coarse).",
+            "x.detach() shares x's storage: write x.detach()[index] = value, "
+            "with index running over itertools.product of the shape's ranges, "
+            "and write the original value back afterwards.",
+            "Collect columns, then turn them into rows: result[o][i][j][k] is "
+            "d output o element j / d input i element k.",
+        ],
+        target="slowtorch_lib.autograd.gradcheck.numerical_jacobian",
+        what="Jacobians",
+    ),
+    "2.12": Exercise(
+        "2.12",
+        "the analytical Jacobian",
+        "analytical_jacobian",
+        "piece",
+        ANALYTICAL,
+        [
+            "Backward computes v @ J for the gradient v it is given: which v "
+            "makes that a row of J?",
+            "A one-hot seed e_j gives row j; one call of torch.autograd.grad per "
+            "output element, with retain_graph=True to walk the graph again.",
+            "allow_unused=True gives None for an input the output does not "
+            "depend on: that row is zeros, as are the rows of an output that "
+            "does not require grad.",
+            "Flatten each gradient (reshape(-1).tolist()) to get a row in "
+            "row-major order; the layout is that of numerical_jacobian.",
+        ],
+        target="slowtorch_lib.autograd.gradcheck.analytical_jacobian",
+        what="Jacobians",
+    ),
+    "2.13": Exercise(
+        "2.13",
         "build: gradcheck",
         "gradcheck",
         "piece",

@@ -735,7 +735,7 @@ HEADERS = [
     ),
 ]
 
-# --- Embedding, the whole module ----------------------------------------------------
+# --- the embedding lookup and its backward --------------------------------------------
 
 TABLE = [[0.5, -1.0], [2.0, 0.25], [-1.5, 1.0], [3.0, 4.0], [0.0, -2.0]]
 
@@ -756,53 +756,6 @@ def looked_up(indices: Any, **options: Any) -> Any:
     return run
 
 
-def registered(torch: Any) -> Any:
-    emb = torch.nn.Embedding(5, 3)
-    return {
-        "names": [
-            (n, list(p.shape), p.requires_grad) for n, p in emb.named_parameters()
-        ],
-        "state": list(emb.state_dict()),
-        "type": type(emb.weight).__name__,
-        "out": list(emb(torch.tensor([[0, 4], [2, 2]])).shape),
-    }
-
-
-def padding_row(padding_idx: int) -> Any:
-    def run(torch: Any) -> Any:
-        torch.manual_seed(0)
-        emb = torch.nn.Embedding(4, 3, padding_idx=padding_idx)
-        emb.reset_parameters()
-        kept = emb.padding_idx
-        return {
-            "padding_idx": kept,
-            "row": emb.weight[kept],
-            "others": int((emb.weight != 0).sum()),
-        }
-
-    return run
-
-
-def pretrained_settings(torch: Any) -> Any:
-    table = torch.tensor(TABLE)
-    given = torch.nn.Embedding(5, 2, _weight=table.clone())
-    frozen = torch.nn.Embedding.from_pretrained(table)
-    trained = torch.nn.Embedding.from_pretrained(table, freeze=False, padding_idx=2)
-    return [
-        given.weight.requires_grad,
-        frozen.weight.requires_grad,
-        frozen.num_embeddings,
-        frozen.embedding_dim,
-        trained.weight.requires_grad,
-        trained.padding_idx,
-        trained.weight,
-    ]
-
-
-def printed(**options: Any) -> Any:
-    return lambda torch: str(torch.nn.Embedding(5, 2, **options))
-
-
 def raises(make: Any) -> Any:
     def run(torch: Any) -> Any:
         try:
@@ -814,48 +767,61 @@ def raises(make: Any) -> Any:
     return run
 
 
-def given_weight(freeze: bool) -> Any:
+def embedded(indices: Any, dtype: str = "float32", **options: Any) -> Any:
+    """``F.embedding(tensor(indices), W, **options)`` with ``W`` the table
+    ``TABLE``: the output, and the gradient of ``W`` when the output is
+    weighted by 1, 2, 3... (so that every place sends a different row)."""
+
     def run(torch: Any) -> Any:
-        table = torch.tensor(TABLE)
-        emb = torch.nn.Embedding(5, 2, _weight=table, _freeze=freeze)
-        return [emb.weight, emb.weight.requires_grad, emb(torch.tensor(3))]
+        weight = torch.tensor(TABLE, dtype=getattr(torch, dtype), requires_grad=True)
+        out = torch.nn.functional.embedding(
+            torch.tensor(indices, dtype=torch.int64), weight, **options
+        )
+        scale = torch.arange(1.0, out.numel() + 1.0).reshape(out.shape)
+        (out * scale).sum().backward()
+        return {"out": out, "dtype": str(out.dtype), "grad": weight.grad}
 
     return run
 
 
+def embedded_twice(torch: Any) -> Any:
+    """The gradient of the table, recorded (``create_graph=True``), then
+    differentiated with respect to the output's gradient ``v``."""
+    weight = torch.tensor(TABLE, requires_grad=True)
+    v = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+    out = torch.nn.functional.embedding(torch.tensor([4, 1, 4]), weight)
+    (grad,) = torch.autograd.grad(out, weight, v, create_graph=True)
+    (grad * grad).sum().backward()
+    return {"grad": grad, "grad of v": v.grad}
+
+
 EMBEDDING = [
+    Case("F.embedding(tensor([1, 3, 1]), W)", embedded([1, 3, 1])),
+    Case("F.embedding(tensor([[0, 4], [4, 4]]), W)", embedded([[0, 4], [4, 4]])),
     Case("Embedding(5, 2, _weight=T)(tensor([1, 3, 1]))", looked_up([1, 3, 1])),
+    Case("F.embedding(tensor(3), W): one index", embedded(3)),
     Case(
-        "Embedding(5, 2, _weight=T)(tensor([[0, 4], [4, 4]]))",
-        looked_up([[0, 4], [4, 4]]),
+        "F.embedding(tensor([2, 0, 2]), W) in float64",
+        embedded([2, 0, 2], dtype="float64"),
     ),
-    Case("Embedding(5, 3): parameters, state_dict, output shape", registered),
-    Case("Embedding(4, 3, padding_idx=1): the padding row", padding_row(1)),
-    Case("Embedding(4, 3, padding_idx=-1): the padding row", padding_row(-1)),
-    Case("from_pretrained: freeze and padding_idx", pretrained_settings),
     Case(
         "padding_idx=0: its row gets no gradient",
         looked_up([0, 1, 0], padding_idx=0),
     ),
-    Case("Embedding(5, 2, _weight=T, _freeze=True)", given_weight(True)),
-    Case("print(Embedding(5, 2))", printed()),
     Case(
-        "print(Embedding(5, 2, padding_idx=0, max_norm=1.0, norm_type=1.0))",
-        printed(padding_idx=0, max_norm=1.0, norm_type=1.0),
+        "F.embedding(tensor([[4, 2], [2, 0]]), W, padding_idx=2)",
+        embedded([[4, 2], [2, 0]], padding_idx=2),
+    ),
+    Case("create_graph=True: the gradient's own gradient", embedded_twice),
+    Case(
+        "F.embedding(tensor([0, 5]), W)",
+        raises(lambda t: t.nn.functional.embedding(t.tensor([0, 5]), t.tensor(TABLE))),
     ),
     Case(
-        "Embedding(4, 3, padding_idx=4)",
-        raises(lambda t: t.nn.Embedding(4, 3, padding_idx=4)),
-    ),
-    Case(
-        "Embedding(4, 3, _weight=torch.zeros(3, 4))",
-        raises(lambda t: t.nn.Embedding(4, 3, _weight=t.zeros(3, 4))),
-    ),
-    Case(
-        "Embedding.from_pretrained(torch.zeros(4))",
-        raises(
-            lambda t: [t.nn.Embedding(4, 1), t.nn.Embedding.from_pretrained(t.zeros(4))]
-        ),
+        "F.embedding(tensor([1, 3, 1, 1]), W, scale_grad_by_freq=True)",
+        embedded([1, 3, 1, 1], scale_grad_by_freq=True),
+        convention="scale_grad_by_freq divides the gradient of each place by the "
+        "number of times its index occurs",
     ),
     Case(
         "Embedding(5, 2, _weight=T, max_norm=1.0)(tensor([0, 3]))",
@@ -1229,23 +1195,26 @@ EXERCISES = {
     ),
     "3.11": Exercise(
         "3.11",
-        "build: nn.Embedding",
+        "the embedding lookup",
         "Embedding",
         "piece",
         EMBEDDING,
         [
-            "Keep every setting as an attribute; the table is a Parameter, so "
-            "assigning it to self registers it. The lookup is "
-            "torch.nn.functional.embedding, given every option.",
-            "Normalise a negative padding_idx once, in __init__, after checking "
-            "its range; reset_parameters draws the table and zeroes that row "
-            "under no_grad.",
-            "from_pretrained is a classmethod that calls cls(...) with _weight and "
-            "_freeze; extra_repr adds only the settings that differ from their "
-            "defaults.",
+            "forward picks one row of weight per index, in the order of the "
+            "indices; backward says how much each row of weight moved the loss.",
+            "Flatten the indices first: weight.index_select(0, flat) picks the "
+            "rows, and a reshape gives them the indices' shape plus the width. "
+            "Check the range yourself, before picking.",
+            "The lookup is one_hot(flat) @ weight, so the gradient is "
+            "one_hot(flat).t() @ grad (grad_output with one row per place): "
+            "each place's row is added into the row it picked.",
+            "Before that product, zero the places that picked padding_idx "
+            "(masked_fill) and, with scale_grad_by_freq, divide each place by "
+            "how often its index occurs: compare the indices, as a column, with "
+            "themselves, as a row.",
         ],
-        target="slowtorch_lib.nn.modules.sparse.Embedding",
-        what="embeddings",
+        target="slowtorch_lib.nn.functional.layers.Embedding",
+        what="lookups and their gradients",
     ),
     "3.12": Exercise(
         "3.12",

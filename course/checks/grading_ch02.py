@@ -19,11 +19,14 @@ from course.checks.ch02 import (
     diamond,
     double,
     double_backward,
+    float64,
     forward_of,
     gradients_of,
     grads_only,
+    jacobians,
     matrix_model,
     max_dim,
+    mixed_arguments,
     ordered,
     partial_grad,
     shared,
@@ -114,6 +117,51 @@ CASES = {
         Case("three outputs sharing h (2.10)", three_roots),
     ],
     "2.11": [
+        Case(
+            "a * a at a 0-d a = 1.5",
+            jacobians("numerical_jacobian", lambda t: lambda a: a * a, float64(1.5)),
+        ),
+        Case(
+            "(a @ b).sin(), a (2, 3) and b (3,), eps=1e-4",
+            jacobians(
+                "numerical_jacobian",
+                lambda t: lambda a, b: (a @ b).sin(),
+                float64([[0.5, -1.0, 0.25], [2.0, 0.3, -0.7]], [1.5, -0.5, 0.2]),
+                eps=1e-4,
+            ),
+        ),
+        Case(
+            "(a * c + k, a.cumsum(0))",
+            jacobians(
+                "numerical_jacobian",
+                lambda t: lambda a, c, k: (a * c + k, a.cumsum(0)),
+                mixed_arguments,
+            ),
+        ),
+    ],
+    "2.12": [
+        Case(
+            "a * a at a 0-d a = 1.5",
+            jacobians("analytical_jacobian", lambda t: lambda a: a * a, float64(1.5)),
+        ),
+        Case(
+            "(a @ b).sin(), a (2, 3) and b (3,)",
+            jacobians(
+                "analytical_jacobian",
+                lambda t: lambda a, b: (a @ b).sin(),
+                float64([[0.5, -1.0, 0.25], [2.0, 0.3, -0.7]], [1.5, -0.5, 0.2]),
+            ),
+        ),
+        Case(
+            "(a * c + k, a.cumsum(0))",
+            jacobians(
+                "analytical_jacobian",
+                lambda t: lambda a, c, k: (a * c + k, a.cumsum(0)),
+                mixed_arguments,
+            ),
+        ),
+    ],
+    "2.13": [
         Case(
             "a slightly wrong backward, 2-d input",
             checked(lambda t: custom(t, 0.01), double([[1.0, 2.0], [3.0, 4.0]])),
@@ -344,6 +392,42 @@ def gradcheck_drawn(torch: Any, rng: d.Rng) -> Any:
     return checked(lambda t: custom(t, slip), double(*values), **options)(torch)
 
 
+JACOBIAN_FUNCTIONS = [
+    lambda t: lambda a, b: (a * b).tanh(),
+    lambda t: lambda a, b: ((a * a + b).exp(), (a * b).sum(-1)),
+    lambda t: lambda a, b: a.cumsum(-1) * b,
+    lambda t: lambda a, b: (a / (b * b + 1.0)).sin(),
+]
+
+
+def jacobian_drawn(piece: str, torch: Any, rng: d.Rng) -> Any:
+    """A drawn function of ``a`` and of ``b`` broadcast along ``a``'s last
+    dimension; ``a`` is sometimes transposed, ``b`` sometimes needs no grad."""
+    rows, cols = rng.randint(1, 3), rng.randint(1, 3)
+    flip = rng.random() < 0.4
+    a_values = d.values(rng, rows * cols, 0.5, 2.0)
+    b_values = d.values(rng, cols, 0.5, 2.0)
+    b_grad = rng.random() < 0.7
+    make = rng.choice(JACOBIAN_FUNCTIONS)
+
+    def inputs(t: Any) -> Any:
+        shape = [cols, rows] if flip else [rows, cols]
+        a = t.tensor(d.nested(a_values, shape), dtype=t.float64)
+        a = (a.t() if flip else a).requires_grad_()
+        b = t.tensor(b_values, dtype=t.float64, requires_grad=b_grad)
+        return [a, b]
+
+    return jacobians(piece, make, inputs)(torch)
+
+
+def numerical_drawn(torch: Any, rng: d.Rng) -> Any:
+    return jacobian_drawn("numerical_jacobian", torch, rng)
+
+
+def analytical_drawn(torch: Any, rng: d.Rng) -> Any:
+    return jacobian_drawn("analytical_jacobian", torch, rng)
+
+
 # Each backward rule's drawn cases call its node alone (no backward pass);
 # the order's call topological_order alone. A mistake in another piece of
 # this chapter does not reach them (the layout pieces of chapter 1 do).
@@ -389,6 +473,16 @@ DRAWN = {
         d.drawn("torch.autograd.grad to a non-leaf, drawn graph", graph_partial),
     ],
     "2.11": [
+        d.drawn("the numerical Jacobian of a drawn function", numerical_drawn),
+        d.drawn("the numerical Jacobian (again)", numerical_drawn),
+        d.drawn("the numerical Jacobian (a third)", numerical_drawn),
+    ],
+    "2.12": [
+        d.drawn("the analytical Jacobian of a drawn function", analytical_drawn),
+        d.drawn("the analytical Jacobian (again)", analytical_drawn),
+        d.drawn("the analytical Jacobian (a third)", analytical_drawn),
+    ],
+    "2.13": [
         d.drawn("gradcheck of a Function with a drawn slip", gradcheck_drawn),
         d.drawn("gradcheck, drawn slip (again)", gradcheck_drawn),
         d.drawn("gradcheck, drawn slip (a third)", gradcheck_drawn),

@@ -12,9 +12,11 @@ from course.checks import drawn as d
 from course.checks.ch03 import (
     LOGITS,
     SCORES,
+    TABLE,
     X,
     both,
     classes,
+    embedded,
     entry,
     f32,
     gradients_of,
@@ -24,8 +26,7 @@ from course.checks.ch03 import (
     looked_up,
     loss_and_grad,
     names,
-    padding_row,
-    printed,
+    raises,
     replaced,
     spread,
     tree,
@@ -51,10 +52,20 @@ CASES = {
             "Embedding(5, 2, _weight=T, padding_idx=-1)(tensor([4, 0, 4]))",
             looked_up([4, 0, 4], padding_idx=-1),
         ),
-        Case("Embedding(4, 3, padding_idx=-4): the padding row", padding_row(-4)),
         Case(
-            "print(Embedding(5, 2, scale_grad_by_freq=True, sparse=True))",
-            printed(scale_grad_by_freq=True, sparse=True),
+            "F.embedding(tensor([], dtype=torch.int64), W): no index",
+            embedded([]),
+        ),
+        Case(
+            "F.embedding(tensor([[3, 3], [1, 3]]), W, padding_idx=1, "
+            "scale_grad_by_freq=True)",
+            embedded([[3, 3], [1, 3]], padding_idx=1, scale_grad_by_freq=True),
+        ),
+        Case(
+            "F.embedding(tensor([-1]), W)",
+            raises(
+                lambda t: t.nn.functional.embedding(t.tensor([-1]), t.tensor(TABLE))
+            ),
         ),
     ],
     "3.4": [
@@ -311,9 +322,13 @@ def embedding_drawn(torch: Any, rng: d.Rng) -> Any:
         options["padding_idx"] = rng.randrange(-count, count)
     if rng.random() < 0.3:
         options["max_norm"] = rng.choice([0.5, 1.0, 2.0])
+    if rng.random() < 0.3:
+        options["scale_grad_by_freq"] = True
     emb = torch.nn.Embedding(count, width, _weight=torch.tensor(table), **options)
     out = emb(torch.tensor(indices))
-    return {"out": out.detach(), "table": emb.weight.detach()}
+    scale = torch.tensor(d.values(rng, out.numel())).reshape(out.shape)
+    (out * scale).sum().backward()
+    return {"out": out.detach(), "table": emb.weight.detach(), "grad": emb.weight.grad}
 
 
 def load_state_drawn(torch: Any, rng: d.Rng) -> Any:

@@ -6,7 +6,7 @@
 # First two predictions (which `grad_fn`, which gradients), checked against
 # PyTorch's recorded answers. Then pieces of the engine's autograd: whole
 # Functions and backward rules, `no_grad`, un-broadcasting, the topological
-# order, the backward pass itself and `gradcheck`. Each check
+# order, the backward pass itself, the two Jacobians and `gradcheck`. Each check
 # puts your piece **into the engine in place of its own** and runs real
 # backward passes through it, comparing every gradient with PyTorch's.
 #
@@ -484,30 +484,155 @@ def run_backward(roots, root_grads, order, retain_graph):
 check("2.10", run_backward)
 
 # %% [markdown]
-# ## Exercise 2.11 (build): `gradcheck`
+# ## Exercise 2.11: the numerical Jacobian
 #
 # Every backward rule you wrote in this chapter was checked against PyTorch.
 # Without PyTorch, a backward rule can still be checked against the
-# definition of the derivative. Write `gradcheck(func, inputs, *, eps=1e-6,
-# atol=1e-5, rtol=1e-3, raise_exception=True)`, the engine's
-# `torch.autograd.gradcheck`; the check puts it in place of the engine's own
-# and runs it on right and on deliberately wrong backward rules.
+# definition of the derivative. That takes two Jacobians, computed two
+# independent ways; this exercise and the next write them, and 2.13 compares
+# them.
 #
-# **The maths.** For an output $y$ of `func` and an input $x$ that requires
-# grad, the Jacobian $J_{jk} = \partial y_j / \partial x_k$ can be computed
-# two ways:
+# **The maths.** For an output $y$ of `fn` and an input $x$ that requires
+# grad, the Jacobian $J_{jk} = \partial y_j / \partial x_k$ has one row per
+# output element and one column per input element. Column $k$ is how all
+# the outputs move when element $k$ alone moves. Central differences
+# estimate it:
+# $J_{:,k} \approx \big(f(x + \varepsilon e_k) - f(x - \varepsilon e_k)\big)
+# / 2\varepsilon$, whose error shrinks as $\varepsilon^2$ (the one-sided
+# $\big(f(x + \varepsilon e_k) - f(x)\big) / \varepsilon$ only as
+# $\varepsilon$: the chapter measures both).
 #
-# - *numerically*, column by column, by central differences:
-#   $J_{:,k} \approx \big(f(x + \varepsilon e_k) - f(x - \varepsilon e_k)\big)
-#   / 2\varepsilon$, whose error shrinks as $\varepsilon^2$;
-# - *analytically*, row by row, by the backward pass: seeding the output's
-#   gradient with the one-hot $e_j$ gives $e_j^\top J$, the row $j$.
+# **The contract.** Write `numerical_jacobian(fn, inputs, eps=1e-6)`, the
+# engine's own (the check puts yours in its place, so `gradcheck` uses it):
+# - `inputs` is a tensor or a tuple (or list) of arguments, and `fn(*inputs)`
+#   returns a tensor or a tuple of results. The inputs to nudge are the
+#   tensors that require grad; the outputs to watch are the floating-point
+#   tensors among the results (skip the others).
+# - Return `result[o][i]`: the Jacobian of the `o`-th watched output with
+#   respect to the `i`-th nudged input, as a list of rows (one per output
+#   element, in row-major order), each a list of floats (one per input
+#   element, in row-major order of the input's *shape*, whatever its
+#   strides).
+# - Nudge an element by writing into the input itself: `x.detach()` shares
+#   `x`'s storage and has no history, so `x.detach()[index] = value` moves
+#   `x` without recording anything. Put every element back as it was.
+
+
+# %% tags=["exercise-2.11"]
+import itertools
+
+
+def numerical_jacobian(fn, inputs, eps=1e-6):
+    """The Jacobians of ``fn`` by central differences, ``result[o][i]``."""
+    # BEGIN SOLUTION
+    args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+
+    def watched():
+        results = fn(*args)
+        results = results if isinstance(results, tuple) else (results,)
+        return [
+            out.detach().reshape(-1).tolist()
+            for out in results
+            if isinstance(out, torch.Tensor) and out.is_floating_point()
+        ]
+
+    sizes = [len(values) for values in watched()]
+    result = [[] for _ in sizes]
+    for x in args:
+        if not (isinstance(x, torch.Tensor) and x.requires_grad):
+            continue
+        data = x.detach()
+        columns = []  # columns[k][o]: how output o moves with element k
+        for index in itertools.product(*[range(size) for size in x.shape]):
+            original = data[index].item()
+            data[index] = original + eps
+            plus = watched()
+            data[index] = original - eps
+            minus = watched()
+            data[index] = original
+            columns.append(
+                [
+                    [(high - low) / (2 * eps) for high, low in zip(up, down)]
+                    for up, down in zip(plus, minus)
+                ]
+            )
+        for o, size in enumerate(sizes):
+            rows = [[column[o][j] for column in columns] for j in range(size)]
+            result[o].append(rows)
+    return result
+    # END SOLUTION
+
+
+# %% tags=["check-2.11"]
+check("2.11", numerical_jacobian)
+
+# %% [markdown]
+# ## Exercise 2.12: the analytical Jacobian
 #
-# The engine has both: `numerical_jacobian(func, inputs, eps)` and
-# `analytical_jacobian(func, inputs)` in `slowtorch_lib.autograd.gradcheck`
-# (import them in your cell). Each returns `result[o][i]`, the Jacobian of
-# the `o`-th floating-point output with respect to the `i`-th input that
-# requires grad, as a list of rows. Two numbers agree when
+# The backward pass computes $v^\top J$ for the vector $v$ it is given as
+# the output's gradient, without ever forming $J$. Seed it with the one-hot
+# $e_j$ (1 at output element $j$, 0 elsewhere) and what comes back is
+# $e_j^\top J$: row $j$ of the Jacobian. One backward pass per output
+# element gives every row.
+#
+# **The contract.** Write `analytical_jacobian(fn, inputs)`, the engine's
+# own, with the same arguments and the same layout of the result as
+# `numerical_jacobian` (`result[o][i]`, rows of floats):
+# - Call `fn` once, and run one backward pass per element of each watched
+#   output with `torch.autograd.grad`, with the one-hot seed shaped like the
+#   output. The graph is walked once per row: keep it
+#   (`retain_graph=True`).
+# - An input that the output does not depend on gets no gradient from
+#   `torch.autograd.grad` (ask for `allow_unused=True`): its rows are zeros.
+#   So are all the rows of an output that does not require grad.
+
+
+# %% tags=["exercise-2.12"]
+def analytical_jacobian(fn, inputs):
+    """The Jacobians of ``fn`` as the backward pass computes them."""
+    # BEGIN SOLUTION
+    args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    wrt = [x for x in args if isinstance(x, torch.Tensor) and x.requires_grad]
+    results = fn(*args)
+    results = results if isinstance(results, tuple) else (results,)
+    jacobians = []
+    for out in results:
+        if not (isinstance(out, torch.Tensor) and out.is_floating_point()):
+            continue
+        rows = [[] for _ in wrt]
+        for j in range(out.numel()):
+            grads = [None] * len(wrt)
+            if out.requires_grad:
+                seed = torch.zeros(out.numel(), dtype=out.dtype)
+                seed[j] = 1.0
+                seed = seed.reshape(out.shape)
+                grads = torch.autograd.grad(
+                    out, wrt, seed, retain_graph=True, allow_unused=True
+                )
+            for i, (x, g) in enumerate(zip(wrt, grads)):
+                row = [0.0] * x.numel() if g is None else g.reshape(-1).tolist()
+                rows[i].append(row)
+        jacobians.append(rows)
+    return jacobians
+    # END SOLUTION
+
+
+# %% tags=["check-2.12"]
+check("2.12", analytical_jacobian)
+
+# %% [markdown]
+# ## Exercise 2.13 (build): `gradcheck`
+#
+# With both Jacobians, a backward rule can be checked with no PyTorch at
+# all. Write `gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+# raise_exception=True)`, the engine's `torch.autograd.gradcheck`; the check
+# puts it in place of the engine's own and runs it on right and on
+# deliberately wrong backward rules.
+#
+# Import the two Jacobians from `slowtorch_lib.autograd.gradcheck` in your
+# cell, under other names (`by_differences` and `by_backward`), so that the
+# import does not replace your answers to 2.11 and 2.12 in the notebook; once
+# those pass their checks, the engine's are yours. Two numbers agree when
 # $|a - n| \le \text{atol} + \text{rtol}\,|n|$.
 #
 # **The contract.**
@@ -524,14 +649,12 @@ check("2.10", run_backward)
 #   `(1, 0)` for a 2-d input.
 
 
-# %% tags=["exercise-2.11"]
+# %% tags=["exercise-2.13"]
 import warnings
 
-from slowtorch_lib.autograd.gradcheck import (
-    GradcheckError,
-    analytical_jacobian,
-    numerical_jacobian,
-)
+from slowtorch_lib.autograd.gradcheck import GradcheckError
+from slowtorch_lib.autograd.gradcheck import analytical_jacobian as by_backward
+from slowtorch_lib.autograd.gradcheck import numerical_jacobian as by_differences
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
@@ -559,8 +682,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 UserWarning,
                 stacklevel=2,
             )
-    numerical = numerical_jacobian(func, inputs, eps)
-    analytical = analytical_jacobian(func, inputs)
+    numerical = by_differences(func, inputs, eps)
+    analytical = by_backward(func, inputs)
     for o, (by_input_a, by_input_n) in enumerate(zip(analytical, numerical)):
         for i, (a_rows, n_rows) in enumerate(zip(by_input_a, by_input_n)):
             for j, (a_row, n_row) in enumerate(zip(a_rows, n_rows)):
@@ -582,5 +705,5 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     # END SOLUTION
 
 
-# %% tags=["check-2.11"]
-check("2.11", gradcheck)
+# %% tags=["check-2.13"]
+check("2.13", gradcheck)

@@ -8,8 +8,9 @@
 # in a training step), checked against PyTorch's recorded answers. Then
 # pieces of the engine's `nn`: backward rules of an activation, of the
 # linear layer and of `log_softmax`; Kaiming's initialisation;
-# `cross_entropy`; the walk that finds a model's parameters and buffers; and the check
-# that makes loading a safetensors file safe. Each check puts your piece
+# `cross_entropy`; the walk that finds a model's parameters and buffers; the check
+# that makes loading a safetensors file safe; the embedding lookup and its
+# backward; and `load_state_dict`. Each check puts your piece
 # **into the engine in place of its own** and runs real models, losses and
 # files through it.
 #
@@ -413,153 +414,70 @@ def check_entries(header, buffer_length):
 check("3.10", check_entries)
 
 # %% [markdown]
-# ## Exercise 3.11 (build): `nn.Embedding`, the whole module
+# ## Exercise 3.11: the embedding lookup and its backward
 #
-# Write the module `Embedding(torch.nn.Module)` whole, as PyTorch's: the
-# check makes it `torch.nn.Embedding` everywhere (the name generator of the
-# epilogue is built on it) and compares what it registers, prints and
-# computes with PyTorch's.
+# Write the Function behind `torch.nn.functional.embedding` (and so behind
+# `nn.Embedding`, which calls it, and the name generator of the epilogue,
+# built on that): the check makes yours the engine's and compares outputs
+# and gradients with PyTorch's.
 #
-# **The idea.** An embedding is a learned table `weight` of shape
+# **The idea.** An embedding is a table `weight` of shape
 # `(num_embeddings, embedding_dim)`: an integer tensor of indices of any
-# shape `S` looks up rows, and the result has shape `S + (embedding_dim,)`.
-# The lookup itself is `torch.nn.functional.embedding` (pass it every
-# option); its gradient sends each output row's gradient back to the row of
-# `weight` it came from, summed when an index repeats. A one-hot vector
-# times the table gives the same result, at the cost of a matrix product.
+# shape `S` picks rows, and the result has shape `S + (embedding_dim,)`.
+# Flatten the indices to $n$ of them and write $H$ for their one-hot rows,
+# an $n \times$ `num_embeddings` matrix: the lookup is $Y = H W$, which
+# picks the rows without multiplying anything. Its gradient is then that of
+# a matrix product, $\bar W = H^\top \bar Y = \sum_p h_p \bar y_p^\top$: a
+# sum of outer products, one per place $p$, each of which adds the row
+# $\bar y_p$ into the row of the table that $p$ picked. A row picked twice
+# gets both; a row nobody picked gets zeros.
 #
-# **The contract.**
-# - `Embedding(num_embeddings, embedding_dim, padding_idx=None,
-#   max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False,
-#   _weight=None, _freeze=False, device=None, dtype=None)` keeps every
-#   setting as an attribute of the same name, and registers one parameter,
-#   `weight`, that requires grad unless `_freeze`.
-# - A new table is drawn from $\mathcal{N}(0, 1)$ (`reset_parameters()`,
-#   which can be called again); the row `padding_idx` is then zero. A
-#   negative `padding_idx` counts from the end and is kept as a
-#   non-negative index; one outside `[-num_embeddings, num_embeddings)`
-#   raises `AssertionError`.
-# - With `_weight`, that tensor becomes the table as it is (its shape must
-#   be `(num_embeddings, embedding_dim)`, else `AssertionError`).
-# - `Embedding.from_pretrained(embeddings, freeze=True, padding_idx=None,
-#   max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False)`
-#   is a class method: a module whose table is the 2-d tensor `embeddings`
-#   (else `AssertionError`), frozen unless `freeze=False`.
-# - `print(emb)` shows `Embedding(5, 2)`, followed by each setting that is
-#   not its default: `, padding_idx=0`, `, max_norm=1.0`,
-#   `, norm_type=1.0`, `, scale_grad_by_freq=True`, `, sparse=True`.
+# **The contract.** `Embedding.apply(weight, indices=..., padding_idx=...,
+# scale_grad_by_freq=...)` is how `F.embedding` calls it, after checking the
+# arguments and making a negative `padding_idx` non-negative:
+# - `forward(ctx, weight, *, indices, padding_idx, scale_grad_by_freq=False)`
+#   returns the picked rows, of shape `indices.shape + (embedding_dim,)` and
+#   of `weight`'s dtype, and raises `IndexError("index out of range in
+#   self")` for an index outside `[0, num_embeddings)`. Keep in `ctx` what
+#   backward needs.
+# - `backward(ctx, grad_output)` returns the gradient of `weight`. Places
+#   that picked `padding_idx` send nothing. With `scale_grad_by_freq`, the
+#   gradient of each place is first divided by the number of times its index
+#   occurs in `indices`.
+# - Write backward with tensor operations, so that it can be differentiated
+#   again.
 
 
 # %% tags=["exercise-3.11"]
-class Embedding(torch.nn.Module):
-    """Row ``i`` of ``weight`` for each integer ``i`` of the input."""
+class Embedding(torch.autograd.Function):
+    """Row ``i`` of ``weight`` for each index ``i``: a lookup table."""
 
-    def __init__(
-        self,
-        num_embeddings,
-        embedding_dim,
-        padding_idx=None,
-        max_norm=None,
-        norm_type=2.0,
-        scale_grad_by_freq=False,
-        sparse=False,
-        _weight=None,
-        _freeze=False,
-        device=None,
-        dtype=None,
-    ):
+    @staticmethod
+    def forward(ctx, weight, *, indices, padding_idx, scale_grad_by_freq=False):
         # BEGIN SOLUTION
-        super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx %= num_embeddings
-        self.padding_idx = padding_idx
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        self.sparse = sparse
-        if _weight is None:
-            table = torch.empty(
-                num_embeddings, embedding_dim, dtype=dtype, device=device
-            )
-            self.weight = torch.nn.Parameter(table, requires_grad=not _freeze)
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError(
-                    "Shape of weight does not match num_embeddings and embedding_dim"
-                )
-            self.weight = torch.nn.Parameter(_weight, requires_grad=not _freeze)
+        count, width = weight.shape
+        flat = indices.reshape(-1)
+        if flat.numel() and not (0 <= flat.min().item() and flat.max().item() < count):
+            raise IndexError("index out of range in self")
+        ctx.save_for_backward(indices)
+        ctx.count, ctx.width = count, width
+        ctx.padding_idx, ctx.scale_grad_by_freq = padding_idx, scale_grad_by_freq
+        return weight.index_select(0, flat).reshape(*indices.shape, width)
         # END SOLUTION
 
-    def reset_parameters(self):
-        """Draws the table from ``N(0, 1)`` and zeroes the padding row."""
+    @staticmethod
+    def backward(ctx, grad_output):
         # BEGIN SOLUTION
-        torch.nn.init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with torch.no_grad():
-                self.weight[self.padding_idx].fill_(0)
-        # END SOLUTION
-
-    def forward(self, input):
-        # BEGIN SOLUTION
-        return torch.nn.functional.embedding(
-            input,
-            self.weight,
-            self.padding_idx,
-            self.max_norm,
-            self.norm_type,
-            self.scale_grad_by_freq,
-            self.sparse,
-        )
-        # END SOLUTION
-
-    def extra_repr(self):
-        # BEGIN SOLUTION
-        text = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            text += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            text += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            text += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            text += ", scale_grad_by_freq=True"
-        if self.sparse:
-            text += ", sparse=True"
-        return text
-        # END SOLUTION
-
-    @classmethod
-    def from_pretrained(
-        cls,
-        embeddings,
-        freeze=True,
-        padding_idx=None,
-        max_norm=None,
-        norm_type=2.0,
-        scale_grad_by_freq=False,
-        sparse=False,
-    ):
-        """An embedding whose table is ``embeddings`` (frozen by default)."""
-        # BEGIN SOLUTION
-        if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
-        return cls(
-            rows,
-            cols,
-            padding_idx,
-            max_norm,
-            norm_type,
-            scale_grad_by_freq,
-            sparse,
-            _weight=embeddings,
-            _freeze=freeze,
-        )
+        (indices,) = ctx.saved_tensors
+        flat = indices.reshape(-1)
+        grad = grad_output.reshape(-1, ctx.width)
+        if ctx.padding_idx is not None:
+            grad = grad.masked_fill((flat == ctx.padding_idx).unsqueeze(-1), 0.0)
+        if ctx.scale_grad_by_freq:
+            times = (flat.unsqueeze(-1) == flat).sum(-1)
+            grad = grad / times.unsqueeze(-1)
+        one_hot = torch.nn.functional.one_hot(flat, ctx.count).to(grad.dtype)
+        return one_hot.t() @ grad
         # END SOLUTION
 
 

@@ -115,6 +115,22 @@ def test_embedding_matches_torch(padding_idx) -> None:
     check_parity(lambda lib, F, i, w: F.embedding(i, w, padding_idx=padding_idx), build)
 
 
+@pytest.mark.parametrize("padding_idx", [None, 1])
+def test_embedding_scale_grad_by_freq_matches_torch(padding_idx) -> None:
+    def build(lib):
+        return [
+            tensor(lib, [[1, 2, 2], [5, 1, 2]], "int64"),
+            rand(lib, 6, 3, seed=6, grad=True),
+        ]
+
+    check_parity(
+        lambda lib, F, i, w: F.embedding(
+            i, w, padding_idx=padding_idx, scale_grad_by_freq=True
+        ),
+        build,
+    )
+
+
 def test_embedding_max_norm_renormalizes_rows_like_torch() -> None:
     torch = require_torch()
     weight = rand(st, 5, 3, seed=5, low=-3, high=3)

@@ -65,12 +65,18 @@ class Embedding(Function):
 
     The gradient of ``weight`` adds up the gradients of every place a row
     was picked (a row picked twice gets both); the row at ``padding_idx``
-    gets none.
+    gets none. With ``scale_grad_by_freq``, each place's gradient is first
+    divided by the number of times its index occurs.
     """
 
     @staticmethod
     def forward(
-        ctx: FunctionCtx, weight: Tensor, *, indices: Tensor, padding_idx: int | None
+        ctx: FunctionCtx,
+        weight: Tensor,
+        *,
+        indices: Tensor,
+        padding_idx: int | None,
+        scale_grad_by_freq: bool = False,
     ) -> Tensor:
         rows, width = weight._shape
         values = weight._values()
@@ -81,6 +87,7 @@ class Embedding(Function):
             picked.extend(values[i * width : (i + 1) * width])
         ctx.save_for_backward(indices)
         ctx.weight_shape, ctx.padding_idx = weight._shape, padding_idx
+        ctx.scale_grad_by_freq = scale_grad_by_freq
         return from_values(picked, (*indices._shape, width), weight.dtype)
 
     @staticmethod
@@ -91,6 +98,10 @@ class Embedding(Function):
         if ctx.padding_idx is not None:
             padding = (indices == ctx.padding_idx).unsqueeze(-1)
             grad_output = grad_output.masked_fill(padding, 0.0)
+        if ctx.scale_grad_by_freq:
+            flat = indices.reshape(-1)
+            counts = (flat.unsqueeze(-1) == flat).sum(-1).reshape(indices._shape)
+            grad_output = grad_output / counts.unsqueeze(-1)
         return index_add_into_zeros(grad_output, positions, ctx.weight_shape)
 
 
@@ -111,6 +122,8 @@ def embedding(
         padding_idx: A row that receives no gradient.
         max_norm: If given, rows that are looked up and longer than this
             (in the ``norm_type`` norm) are scaled down in place first.
+        scale_grad_by_freq: Divide the gradient of each place by the number
+            of times its index occurs in ``input``.
 
     Raises:
         RuntimeError: If ``input`` is not an integer tensor.
@@ -125,8 +138,8 @@ def embedding(
         )
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("scale_grad_by_freq and sparse are not supported")
+    if sparse:
+        raise NotImplementedError("sparse gradients are not supported")
     if padding_idx is not None:
         rows = weight._shape[0]
         if not -rows <= padding_idx < rows:
@@ -134,7 +147,12 @@ def embedding(
         padding_idx %= rows
     if max_norm is not None:
         _renormalize(weight, input, max_norm, norm_type)
-    return Embedding.apply(weight, indices=input, padding_idx=padding_idx)
+    return Embedding.apply(
+        weight,
+        indices=input,
+        padding_idx=padding_idx,
+        scale_grad_by_freq=scale_grad_by_freq,
+    )
 
 
 def _renormalize(
