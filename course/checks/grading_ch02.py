@@ -13,26 +13,30 @@ from course.checks import drawn as d
 from course.checks.ch02 import (
     ROW,
     M,
-    chain,
-    checked,
-    custom,
-    diamond,
-    double,
-    double_backward,
-    float64,
     forward_of,
     gradients_of,
     grads_only,
-    jacobians,
-    matrix_model,
     max_dim,
-    mixed_arguments,
+    summed_to,
+)
+from course.checks.ch02_graphs import (
+    chain,
+    diamond,
+    double_backward,
+    matrix_model,
     ordered,
     partial_grad,
     shared,
-    summed_to,
     two_outputs,
     wide_graph,
+)
+from course.checks.ch02_jacobians import (
+    checked,
+    custom,
+    double,
+    float64,
+    jacobians,
+    mixed_arguments,
 )
 
 
