@@ -430,6 +430,51 @@ def test_optimisers_as_the_book_describes_them() -> None:
     assert "bfloat16" in inspect.getsource(muon_module)  # Newton-Schulz in bf16
 
 
+def adagrad_steps(lib: Any) -> list[list[float]]:
+    """Chapter 4's Adagrad steps for gradients of 1 and 0.01."""
+    p = lib.zeros(2, requires_grad=True)
+    adagrad = lib.optim.Adagrad([p], lr=0.1)
+    steps = []
+    for _ in range(4):
+        before = p.detach().clone()
+        p.grad = lib.tensor([1.0, 0.01])
+        adagrad.step()
+        steps.append((before - p).tolist())
+    return steps
+
+
+def plateau_rates(lib: Any) -> list[float]:
+    """Chapter 4's ReduceLROnPlateau, with patience=1 and factor=0.5."""
+    opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=1.0)
+    plateau = lib.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=1)
+    rates = []
+    for loss in [5.0, 4.0, 4.0, 4.0, 3.0, 3.0, 3.0, 3.0]:
+        plateau.step(loss)
+        rates.append(opt.param_groups[0]["lr"])
+    return rates
+
+
+def clipped(lib: Any) -> tuple[float, list[float], list[float]]:
+    """Chapter 4's clip_grad_norm_ of gradients whose norm is 130."""
+    a = lib.zeros(2, requires_grad=True)
+    b = lib.zeros(1, requires_grad=True)
+    a.grad, b.grad = lib.tensor([30.0, 40.0]), lib.tensor([120.0])
+    norm = lib.nn.utils.clip_grad_norm_([a, b], max_norm=2.6)
+    return norm.item(), a.grad.tolist(), b.grad.tolist()
+
+
+def test_adagrad_plateau_and_clipping_as_chapter_four_shows_them() -> None:
+    torch = require_torch()
+    for lib in (st, torch):
+        for t, step in enumerate(adagrad_steps(lib), start=1):
+            assert step == pytest.approx([0.1 / t**0.5] * 2, rel=1e-5)
+        assert plateau_rates(lib) == [1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.25, 0.25]
+        norm, a, b = clipped(lib)
+        assert norm == pytest.approx(130.0)
+        assert a + b == pytest.approx([0.6, 0.8, 2.4], rel=1e-5)
+    assert clipped(st) == clipped(torch)
+
+
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 only")
 def test_x86_wheels_use_mkl_for_matrix_products() -> None:
     torch = require_torch()
