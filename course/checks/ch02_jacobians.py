@@ -33,6 +33,7 @@ def custom(torch: Any, slip: float) -> Any:
 
 
 def double(*values: Any) -> Any:
+    """``inputs`` for a case: float64 tensors, requiring grad."""
     return lambda torch: [
         torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values
     ]
@@ -112,13 +113,6 @@ def jacobians(piece: str, make: Any, inputs: Any, **options: Any) -> Any:
     return run
 
 
-def float64(*values: Any, grad: bool = True) -> Any:
-    """``inputs`` for :func:`jacobians`: float64 tensors, requiring grad."""
-    return lambda torch: [
-        torch.tensor(v, dtype=torch.float64, requires_grad=grad) for v in values
-    ]
-
-
 def transposed(torch: Any) -> Any:
     """A leaf whose strides are not row-major: ``[[1, 3], [2, 4]]``."""
     base = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
@@ -153,20 +147,20 @@ NUMERICAL = [
         jacobians(
             "numerical_jacobian",
             lambda t: lambda x: x**3,
-            float64([0.5, -1.0, 2.0]),
+            double([0.5, -1.0, 2.0]),
             eps=1e-3,
         ),
     ),
     Case(
         "[a0 * a1, a1 * a2]: 2 outputs, 3 inputs",
-        jacobians("numerical_jacobian", pairs, float64([0.5, -1.0, 2.0])),
+        jacobians("numerical_jacobian", pairs, double([0.5, -1.0, 2.0])),
     ),
     Case(
         "(a * b).tanh(), a of shape (2, 2), b of shape (2,)",
         jacobians(
             "numerical_jacobian",
             lambda t: lambda a, b: (a * b).tanh(),
-            float64([[0.5, -1.0], [2.0, 0.25]], [1.5, -0.5]),
+            double([[0.5, -1.0], [2.0, 0.25]], [1.5, -0.5]),
         ),
     ),
     Case(
@@ -174,7 +168,7 @@ NUMERICAL = [
         jacobians(
             "numerical_jacobian",
             lambda t: lambda a, b: (a.exp(), a * b),
-            float64([0.5, -1.0], [2.0, 3.0]),
+            double([0.5, -1.0], [2.0, 3.0]),
         ),
     ),
     Case(
@@ -192,7 +186,7 @@ NUMERICAL = [
         jacobians(
             "numerical_jacobian",
             lambda t: lambda a: (a * 2, a.argmax()),
-            float64([0.5, 3.0]),
+            double([0.5, 3.0]),
         ),
     ),
 ]
@@ -201,25 +195,25 @@ ANALYTICAL = [
     Case(
         "x ** 3 at x = [0.5, -1.0, 2.0]",
         jacobians(
-            "analytical_jacobian", lambda t: lambda x: x**3, float64([0.5, -1.0, 2.0])
+            "analytical_jacobian", lambda t: lambda x: x**3, double([0.5, -1.0, 2.0])
         ),
     ),
     Case(
         "[a0 * a1, a1 * a2]: 2 outputs, 3 inputs",
-        jacobians("analytical_jacobian", pairs, float64([0.5, -1.0, 2.0])),
+        jacobians("analytical_jacobian", pairs, double([0.5, -1.0, 2.0])),
     ),
     Case(
         "(a * b).tanh(), a of shape (2, 2), b of shape (2,)",
         jacobians(
             "analytical_jacobian",
             lambda t: lambda a, b: (a * b).tanh(),
-            float64([[0.5, -1.0], [2.0, 0.25]], [1.5, -0.5]),
+            double([[0.5, -1.0], [2.0, 0.25]], [1.5, -0.5]),
         ),
     ),
     Case(
         "Cube.apply with a wrong backward: the Jacobian backward gives",
         jacobians(
-            "analytical_jacobian", lambda t: custom(t, 1.0), float64([0.5, -1.0, 2.0])
+            "analytical_jacobian", lambda t: custom(t, 1.0), double([0.5, -1.0, 2.0])
         ),
     ),
     Case(
@@ -227,7 +221,7 @@ ANALYTICAL = [
         jacobians(
             "analytical_jacobian",
             lambda t: lambda a, b: (a.exp(), a * b),
-            float64([0.5, -1.0], [2.0, 3.0]),
+            double([0.5, -1.0], [2.0, 3.0]),
         ),
     ),
     Case(
@@ -235,7 +229,7 @@ ANALYTICAL = [
         jacobians(
             "analytical_jacobian",
             lambda t: lambda a, b: (a.exp(), b * 2),
-            float64([0.5, -1.0], [2.0, 3.0, 4.0]),
+            double([0.5, -1.0], [2.0, 3.0, 4.0]),
         ),
     ),
     Case(
@@ -253,7 +247,7 @@ ANALYTICAL = [
         jacobians(
             "analytical_jacobian",
             lambda t: lambda a: (a * 2, a.detach()),
-            float64([0.5, 3.0]),
+            double([0.5, 3.0]),
         ),
     ),
 ]

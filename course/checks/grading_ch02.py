@@ -34,7 +34,6 @@ from course.checks.ch02_jacobians import (
     checked,
     custom,
     double,
-    float64,
     jacobians,
     mixed_arguments,
 )
@@ -123,14 +122,14 @@ CASES = {
     "2.11": [
         Case(
             "a * a at a 0-d a = 1.5",
-            jacobians("numerical_jacobian", lambda t: lambda a: a * a, float64(1.5)),
+            jacobians("numerical_jacobian", lambda t: lambda a: a * a, double(1.5)),
         ),
         Case(
             "(a @ b).sin(), a (2, 3) and b (3,), eps=1e-4",
             jacobians(
                 "numerical_jacobian",
                 lambda t: lambda a, b: (a @ b).sin(),
-                float64([[0.5, -1.0, 0.25], [2.0, 0.3, -0.7]], [1.5, -0.5, 0.2]),
+                double([[0.5, -1.0, 0.25], [2.0, 0.3, -0.7]], [1.5, -0.5, 0.2]),
                 eps=1e-4,
             ),
         ),
@@ -146,14 +145,14 @@ CASES = {
     "2.12": [
         Case(
             "a * a at a 0-d a = 1.5",
-            jacobians("analytical_jacobian", lambda t: lambda a: a * a, float64(1.5)),
+            jacobians("analytical_jacobian", lambda t: lambda a: a * a, double(1.5)),
         ),
         Case(
             "(a @ b).sin(), a (2, 3) and b (3,)",
             jacobians(
                 "analytical_jacobian",
                 lambda t: lambda a, b: (a @ b).sin(),
-                float64([[0.5, -1.0, 0.25], [2.0, 0.3, -0.7]], [1.5, -0.5, 0.2]),
+                double([[0.5, -1.0, 0.25], [2.0, 0.3, -0.7]], [1.5, -0.5, 0.2]),
             ),
         ),
         Case(
