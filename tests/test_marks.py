@@ -2,9 +2,9 @@
 
 The grader gives most of a piece's marks to drawn cases, whose inputs each
 grading run draws; the fixed cases (public and recorded) carry at most
-``judge.FIXED_SHARE``. The cases that only check that a bad argument is
-refused (PyTorch's error) are fixed cases, so they weigh little. These
-tests keep it so as exercises are added.
+``judge.FIXED_SHARE`` (``judge.marks``). The cases that only check that a
+bad argument is refused (PyTorch's error) are fixed cases, so they weigh
+little. These tests keep it so as exercises are added.
 """
 
 from __future__ import annotations
@@ -26,10 +26,8 @@ def refusal_share(exercise: Exercise) -> float:
         **expected_outcomes(grading=True).get(exercise.id, {}),
     }
     refusals = [v for v in fixed.values() if isinstance(v, dict) and "raised" in v]
-    if not fixed:
-        return 0.0
-    weight = judge.FIXED_SHARE if exercise.drawn_cases else 1.0
-    return weight * len(refusals) / len(fixed)
+    # The marks of an answer that passes the refusals and nothing else.
+    return judge.marks((len(refusals), len(fixed)), (0, len(exercise.drawn_cases)))
 
 
 @pytest.mark.parametrize("exercise", PIECES, ids=[e.id for e in PIECES])
