@@ -52,6 +52,7 @@ scalar functions, once the ops are loaded). ``tests/test_layering.py``
 checks it.
 """
 
+import sys
 from math import e, inf, nan, pi
 
 from slowtorch_lib import (
@@ -106,6 +107,7 @@ from slowtorch_lib._dtype import (
 from slowtorch_lib._fidelity import (  # noqa: F401 (they register the loops)
     complex_numbers,
     few_loops,
+    numpy_keywords,
 )
 from slowtorch_lib._fidelity.complex_types import (
     cdouble,
@@ -315,3 +317,7 @@ __all__ += [
 __all__ += ["get_printoptions", "set_printoptions"]
 
 __version__ = "0.1.0"
+
+# NumPy's keyword names (``axis=``...), which PyTorch's C++ functions take:
+# one wrapper each, added beside the core (see _fidelity.numpy_keywords).
+numpy_keywords.install(sys.modules[__name__], Tensor)

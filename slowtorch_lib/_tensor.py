@@ -45,7 +45,7 @@ from slowtorch_lib._tensor_methods import (
     ElementwiseMethods,
     bind_ops,
 )
-from slowtorch_lib._tensor_shape_methods import ShapeMethods, keepdims_alias
+from slowtorch_lib._tensor_shape_methods import ShapeMethods
 
 if TYPE_CHECKING:
     # The layers above, which the core reaches: see OPS_MODULES and bind_ops.
@@ -63,7 +63,6 @@ __all__ = [
     "bind_ops",
     "device",
     "from_values",
-    "keepdims_alias",
 ]
 
 

@@ -16,9 +16,8 @@ element.
 from __future__ import annotations
 
 import builtins
-import functools
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
@@ -44,31 +43,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import unique as _unique
     from slowtorch_lib.ops import views as _views
 
-__all__ = ["ShapeMethods", "keepdims_alias"]
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def keepdims_alias(function: F) -> F:
-    """Lets a reduction take numpy's spelling ``keepdims=`` for ``keepdim=``,
-    as PyTorch's reductions do.
-
-    Raises:
-        TypeError: If both spellings are given.
-    """
-
-    @functools.wraps(function)
-    def reduction(*args: Any, **kwargs: Any) -> Any:
-        if "keepdims" in kwargs:
-            if "keepdim" in kwargs:
-                raise TypeError(
-                    f"{function.__name__}() got an unexpected keyword argument "
-                    "'keepdims'"
-                )
-            kwargs["keepdim"] = kwargs.pop("keepdims")
-        return function(*args, **kwargs)
-
-    return reduction  # type: ignore[return-value]
+__all__ = ["ShapeMethods"]
 
 
 def _dim_given(function: str, dim: Any) -> None:
@@ -213,7 +188,6 @@ class ShapeMethods:
             self, _strides.sizes_arg(size, "sum_to_size", "size")
         )
 
-    @keepdims_alias
     def sum(
         self: Tensor,
         dim: ShapeArg | None = None,
@@ -234,13 +208,11 @@ class ShapeMethods:
     def histogram(self: Tensor, bins: Any = 100, **options: Any) -> Any:
         return _histograms.histogram(self, bins, **options)
 
-    @keepdims_alias
     def logsumexp(
         self: Tensor, dim: ShapeArg, keepdim: builtins.bool = False
     ) -> Tensor:
         return _reduction.logsumexp(self, dim, keepdim)
 
-    @keepdims_alias
     def mean(
         self: Tensor,
         dim: ShapeArg | None = None,
@@ -277,7 +249,6 @@ class ShapeMethods:
     ) -> Any:
         return _unique.unique_consecutive(self, return_inverse, return_counts, dim)
 
-    @keepdims_alias
     def prod(
         self: Tensor,
         dim: int | None = None,
@@ -287,49 +258,40 @@ class ShapeMethods:
     ) -> Tensor:
         return _reduction.prod(self, dim, keepdim, dtype=dtype)
 
-    @keepdims_alias
     def max(self: Tensor, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return _reduction.max(self, dim, keepdim)
 
-    @keepdims_alias
     def min(self: Tensor, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return _reduction.min(self, dim, keepdim)
 
-    @keepdims_alias
     def median(self: Tensor, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return _reduction.median(self, dim, keepdim)
 
-    @keepdims_alias
     def kthvalue(
         self: Tensor, k: int, dim: int = -1, keepdim: builtins.bool = False
     ) -> Any:
         return _reduction.kthvalue(self, k, dim, keepdim)
 
-    @keepdims_alias
     def amax(
         self: Tensor, dim: ShapeArg = (), keepdim: builtins.bool = False
     ) -> Tensor:
         return _reduction.amax(self, dim, keepdim)
 
-    @keepdims_alias
     def amin(
         self: Tensor, dim: ShapeArg = (), keepdim: builtins.bool = False
     ) -> Tensor:
         return _reduction.amin(self, dim, keepdim)
 
-    @keepdims_alias
     def argmax(
         self: Tensor, dim: int | None = None, keepdim: builtins.bool = False
     ) -> Tensor:
         return _reduction.argmax(self, dim, keepdim)
 
-    @keepdims_alias
     def argmin(
         self: Tensor, dim: int | None = None, keepdim: builtins.bool = False
     ) -> Tensor:
         return _reduction.argmin(self, dim, keepdim)
 
-    @keepdims_alias
     def var(
         self: Tensor,
         dim: ShapeArg | None = None,
@@ -340,7 +302,6 @@ class ShapeMethods:
     ) -> Tensor:
         return _statistics.var(self, dim, unbiased, keepdim, correction=correction)
 
-    @keepdims_alias
     def std(
         self: Tensor,
         dim: ShapeArg | None = None,
@@ -351,13 +312,11 @@ class ShapeMethods:
     ) -> Tensor:
         return _statistics.std(self, dim, unbiased, keepdim, correction=correction)
 
-    @keepdims_alias
     def all(
         self: Tensor, dim: int | None = None, keepdim: builtins.bool = False
     ) -> Tensor:
         return _reduction.all(self, dim, keepdim)
 
-    @keepdims_alias
     def any(
         self: Tensor, dim: int | None = None, keepdim: builtins.bool = False
     ) -> Tensor:

@@ -21,7 +21,7 @@ from slowtorch_lib._kernels import (
 )
 from slowtorch_lib._storage import stored_array
 from slowtorch_lib._strides import normalize_dims, numel
-from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
+from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import (
     check_loop,
     check_real,
@@ -180,7 +180,6 @@ def _check_differentiable_dtype(input: Tensor, dtype: dtype | None) -> None:
 
 
 @accepts_out(sets_dtype=True, needs_dim="tuple of ints dim")
-@keepdims_alias
 @tensor_input
 def sum(
     input: Tensor,
@@ -201,7 +200,6 @@ def sum(
 
 
 @accepts_out
-@keepdims_alias
 @tensor_input
 def mean(
     input: Tensor,
@@ -275,7 +273,6 @@ class Logsumexp(Function):
 
 
 @accepts_out
-@keepdims_alias
 @tensor_input
 def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input)))`` along ``dim``, computed without overflow.
@@ -416,7 +413,6 @@ class ProdAll(Prod):
 
 @full_precision
 @accepts_out(sets_dtype=True, needs_dim="int dim")
-@keepdims_alias
 @tensor_input
 def prod(
     input: Tensor,
@@ -664,7 +660,6 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
     return MaxResult(values, indices) if is_max else MinResult(values, indices)
 
 
-@keepdims_alias
 @tensor_input
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The largest element; with ``dim``, a ``(values, indices)`` pair.
@@ -674,7 +669,6 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme("max", input, dim, keepdim)
 
 
-@keepdims_alias
 @tensor_input
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The smallest element; with ``dim``, a ``(values, indices)`` pair."""
@@ -786,7 +780,6 @@ def _check_order_input(name: str, input: Tensor, dim: Any, loop: str) -> int:
     return wrapped
 
 
-@keepdims_alias
 @tensor_input
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median: of every element (a 0-d tensor), or along ``dim``,
@@ -817,7 +810,6 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return MedianResult(values, indices)
 
 
-@keepdims_alias
 @tensor_input
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest element along ``dim`` (``k`` counts from 1) and
@@ -855,7 +847,6 @@ AMAX_REFUSAL = (
 
 
 @accepts_out(dtype_refusal=AMAX_REFUSAL)
-@keepdims_alias
 @tensor_input
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The largest elements along ``dim`` (every dimension by default)."""
@@ -867,7 +858,6 @@ def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
 
 
 @accepts_out(dtype_refusal=AMAX_REFUSAL)
-@keepdims_alias
 @tensor_input
 def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     """The smallest elements along ``dim`` (every dimension by default)."""
@@ -902,7 +892,6 @@ def _arg_extreme(name: str, input: Tensor, dim: int | None, keepdim: bool) -> Te
 
 
 @accepts_out(dtype_refusal=EXACT)
-@keepdims_alias
 @tensor_input
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (of the flattened tensor if no ``dim``)."""
@@ -910,7 +899,6 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 
 @accepts_out(dtype_refusal=EXACT)
-@keepdims_alias
 @tensor_input
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element (of the flattened tensor if no ``dim``)."""
@@ -920,9 +908,6 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 # ----------------------------------------------------------------------
 # Logical reductions
 # ----------------------------------------------------------------------
-
-
-@keepdims_alias
 @tensor_input
 def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where every element along ``dim`` is non-zero. Not differentiable."""
@@ -932,7 +917,6 @@ def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     return from_values(values, shape, _logical_type(input.dtype))
 
 
-@keepdims_alias
 @tensor_input
 def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """True where some element along ``dim`` is non-zero. Not differentiable."""

@@ -24,7 +24,7 @@ from slowtorch_lib._kernels import (
     reduced_shape,
 )
 from slowtorch_lib._strides import numel
-from slowtorch_lib._tensor import Tensor, from_values, keepdims_alias
+from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import (
     check_loop,
     not_implemented,
@@ -189,7 +189,6 @@ def _check_floating(input: Tensor) -> None:
 
 
 @accepts_out
-@keepdims_alias
 @tensor_input
 def var(
     input: Tensor,
@@ -215,7 +214,6 @@ def var(
 
 
 @accepts_out
-@keepdims_alias
 @tensor_input
 def std(
     input: Tensor,
