@@ -179,6 +179,7 @@ from slowtorch_lib.ops.common import *  # noqa: F403
 from slowtorch_lib.ops.comparison import *  # noqa: F403
 from slowtorch_lib.ops.complex_parts import *  # noqa: F403
 from slowtorch_lib.ops.copying import *  # noqa: F403
+from slowtorch_lib.ops.diagonals import diag, diag_embed, diagonal
 from slowtorch_lib.ops.einsum import einsum
 from slowtorch_lib.ops.fused import *  # noqa: F403
 from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
@@ -266,6 +267,9 @@ __all__ = [
     *comparison.__all__,
     *copying.__all__,
     "einsum",
+    "diag",
+    "diag_embed",
+    "diagonal",
     *fused.__all__,
     *gather_scatter.__all__,
     *histograms.__all__,

@@ -409,6 +409,14 @@ class Tensor(ElementwiseMethods, ShapeMethods):
     def is_cuda(self) -> bool:
         return False
 
+    @property
+    def is_xpu(self) -> bool:
+        return False
+
+    @property
+    def is_mps(self) -> bool:
+        return False
+
     def type(self, dtype: Any = None, non_blocking: builtins.bool = False) -> Any:
         """The legacy type name, ``'torch.FloatTensor'``, or with an argument
         the tensor converted to that type.

@@ -70,6 +70,7 @@ OPS_MODULES = {
     "_complex_parts": "slowtorch_lib.ops.complex_parts",
     "_copying": "slowtorch_lib.ops.copying",
     "_creation": "slowtorch_lib._creation",
+    "_diagonals": "slowtorch_lib.ops.diagonals",
     "_engine": "slowtorch_lib.autograd.engine",
     "_fused": "slowtorch_lib.ops.fused",
     "_gather_scatter": "slowtorch_lib.ops.gather_scatter",

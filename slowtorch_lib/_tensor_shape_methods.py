@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
 from slowtorch_lib._dtype import Scalar
+from slowtorch_lib._storage import stored_array
 
 if TYPE_CHECKING:
     # The layers above, which the methods reach: see OPS_MODULES and bind_ops.
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import common as _common
     from slowtorch_lib.ops import complex_parts as _complex_parts
     from slowtorch_lib.ops import copying as _copying
+    from slowtorch_lib.ops import diagonals as _diagonals
     from slowtorch_lib.ops import gather_scatter as _gather_scatter
     from slowtorch_lib.ops import histograms as _histograms
     from slowtorch_lib.ops import indexing as _indexing
@@ -44,6 +46,15 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import views as _views
 
 __all__ = ["ShapeMethods"]
+
+
+def _options(d: dtypes.dtype) -> str:
+    """How PyTorch's C++ prints a CPU tensor's options, in its errors."""
+    return (
+        f"TensorOptions(dtype={d.cpp_type_name}, device=cpu, layout=Strided, "
+        "requires_grad=false (default), pinned_memory=false (default), "
+        "memory_format=(nullopt))"
+    )
 
 
 def _dim_given(function: str, dim: Any) -> None:
@@ -64,6 +75,21 @@ class ShapeMethods:
     # ------------------------------------------------------------------
     # New tensors with this tensor's dtype (creation)
     # ------------------------------------------------------------------
+
+    def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        """The legacy constructor for this tensor's dtype: ``x.new(2, 3)``,
+        ``x.new([1, 2])``; see :func:`slowtorch_lib._creation.legacy_new`.
+        Prefer ``new_zeros`` and ``new_tensor``, which say what they make.
+
+        Raises:
+            TypeError: For a tensor of another dtype, as PyTorch does.
+        """
+        given = args[0] if len(args) == 1 else None
+        if isinstance(given, type(self)) and given.dtype is not self.dtype:
+            raise TypeError(
+                f"expected {_options(self.dtype)} (got {_options(given.dtype)})"
+            )
+        return _creation.legacy_new(self.dtype, args, kwargs)
 
     def new_tensor(
         self: Tensor,
@@ -370,6 +396,31 @@ class ShapeMethods:
     def reshape_as(self: Tensor, other: Tensor) -> Tensor:
         return _views.reshape(self, other._shape)
 
+    def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
+        """Gives this tensor another shape in place, with contiguous strides,
+        over the same storage, which grows if it holds too few elements (with
+        zeros here; PyTorch leaves them uninitialised). A legacy method:
+        prefer ``reshape``, or a new tensor.
+
+        Raises:
+            RuntimeError: If the tensor requires grad, or a size is negative.
+        """
+        if not size:
+            raise TypeError('resize_() missing 1 required positional arguments: "size"')
+        shape = _strides.sizes_arg(size, "resize_", "size")
+        if self.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        if any(n < 0 for n in shape):
+            raise RuntimeError("numel: integer multiplication overflow")
+        if shape != self._shape:
+            needed = self._offset + _strides.numel(shape) - len(self._storage)
+            if needed > 0:
+                grown = stored_array([0] * needed, self.dtype)
+                self._storage.data.extend(grown)
+            self._shape = shape
+            self._stride = _strides.contiguous_strides(shape)
+        return self
+
     def contiguous(self: Tensor) -> Tensor:
         return _views.contiguous(self)
 
@@ -526,6 +577,26 @@ class ShapeMethods:
 
     def repeat(self: Tensor, *sizes: Any) -> Tensor:
         return _rearrange.repeat(self, *sizes)
+
+    def repeat_interleave(
+        self: Tensor,
+        repeats: Any = None,
+        dim: int | None = None,
+        *,
+        output_size: int | None = None,
+    ) -> Tensor:
+        return _rearrange.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        return _diagonals.diagonal(self, offset, dim1, dim2)
+
+    def diag_embed(
+        self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1
+    ) -> Tensor:
+        return _diagonals.diag_embed(self, offset, dim1, dim2)
+
+    def diag(self: Tensor, diagonal: int = 0) -> Tensor:
+        return _diagonals.diag(self, diagonal)
 
     def tril(self: Tensor, diagonal: int = 0) -> Tensor:
         return _rearrange.tril(self, diagonal)

@@ -15,6 +15,7 @@ __all__ = [
     "get_world_size",
     "init_process_group",
     "is_available",
+    "destroy_process_group",
     "is_initialized",
 ]
 
@@ -54,3 +55,12 @@ def get_rank(group: Any = None) -> int:
 def get_world_size(group: Any = None) -> int:
     """Raises PyTorch's ValueError: no process group was started."""
     raise ValueError(NO_GROUP)
+
+
+def destroy_process_group(group: Any = None) -> None:
+    """Raises PyTorch's AssertionError: there is no group to destroy.
+
+    Raises:
+        AssertionError: Always (no process group was started).
+    """
+    raise AssertionError("Process group cannot be None")

@@ -47,6 +47,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "_fidelity.complex_storage",
             "_fidelity.float8",
             "_fidelity.wide_uint",
+            "_fidelity.numpy_keywords",
         ),
     ),
     (
@@ -58,6 +59,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "autograd.history",
             "autograd.engine",
             "autograd.gradcheck",
+            "autograd.variable",
         ),
     ),
     (
@@ -69,6 +71,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ops.comparison",
             "ops.complex_parts",
             "ops.copying",
+            "ops.diagonals",
             "ops.fused",
             "ops.gather_scatter",
             "ops.histograms",

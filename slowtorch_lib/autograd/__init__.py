@@ -6,6 +6,7 @@
 * :mod:`.engine`: the backward pass that walks it.
 * :mod:`.grad_mode`: the switch that turns recording off.
 * :mod:`.gradcheck`: finite-difference checks of backward rules.
+* :mod:`.variable`: ``Variable``, kept for programs older than PyTorch 0.4.
 """
 
 from slowtorch_lib.autograd.engine import backward, grad
@@ -17,6 +18,7 @@ from slowtorch_lib.autograd.grad_mode import (
     set_grad_enabled,
 )
 from slowtorch_lib.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from slowtorch_lib.autograd.variable import Variable
 
 __all__ = [
     "Function",
@@ -30,4 +32,5 @@ __all__ = [
     "is_grad_enabled",
     "no_grad",
     "set_grad_enabled",
+    "Variable",
 ]

@@ -1,4 +1,5 @@
-"""Rearranging elements: ``flip``, ``roll``, ``repeat``, ``tril`` and ``triu``.
+"""Rearranging elements: ``flip``, ``roll``, ``repeat``, ``repeat_interleave``,
+``tril`` and ``triu``.
 
 Each output element is a copy of one input element (or a zero), so each
 backward sends the gradient back to where the element came from: a flip
@@ -17,13 +18,17 @@ from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
 
+from slowtorch_lib._dtype import int64
 from slowtorch_lib._strides import normalize_dim, normalize_dims, numel, sizes_arg
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import check_loop
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import EXACT, accepts_out, tensor_input
+from slowtorch_lib.ops.copying import clone
+from slowtorch_lib.ops.gather_scatter import index_select
+from slowtorch_lib.ops.views import expand, flatten, unsqueeze, view
 
-__all__ = ["flip", "roll", "tril", "triu"]
+__all__ = ["flip", "repeat_interleave", "roll", "tril", "triu"]
 
 
 def _read(x: Tensor, steps: Sequence[list[int]]) -> list[Any]:
@@ -193,6 +198,72 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
             f"Trying to create tensor with negative dimension {negative[0]}: {shape}"
         )
     return Repeat.apply(input, repeats=repeats)
+
+
+def repeat_interleave(
+    input: Tensor,
+    repeats: int | Tensor | None = None,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+) -> Tensor:
+    """Each element (or slice along ``dim``) repeated in place:
+    ``repeat_interleave([1, 2], 2)`` is ``[1, 1, 2, 2]``.
+
+    With ``repeats`` an int, every slice is repeated that often, by
+    ``unsqueeze``, ``expand`` and a copy; with a tensor of counts, slice
+    ``i`` is repeated ``repeats[i]`` times, by ``index_select``. Without
+    ``dim`` the input is flattened first. ``repeat_interleave(counts)``
+    alone gives the indices ``[0] * counts[0] + [1] * counts[1] + ...``.
+
+    Raises:
+        RuntimeError: If a count is negative, or the counts do not match.
+    """
+    if repeats is None:
+        return _indices_of_counts(input)
+    if dim is None:
+        input, dim = flatten(input), 0
+    dim = normalize_dim(dim, input.dim())
+    if isinstance(repeats, Tensor):
+        _check_counts(repeats)
+        if repeats.numel() != 1:
+            if repeats.numel() != input._shape[dim]:
+                raise RuntimeError(
+                    "repeats must have the same size as input along dim, but got "
+                    f"repeats.size(0) = {repeats.numel()} and "
+                    f"input.size(0) = {input._shape[dim]}"
+                )
+            return index_select(input, dim, _indices_of_counts(repeats))
+        repeats = int(repeats.item())
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    shape = list(input._shape)
+    expanded = shape[: dim + 1] + [repeats] + shape[dim + 1 :]
+    copies = clone(expand(unsqueeze(input, dim + 1), expanded))
+    shape[dim] *= repeats
+    return view(copies, shape)
+
+
+def _check_counts(counts: Tensor) -> None:
+    """Refuses counts that are not integers in at most one dimension."""
+    if counts.dtype.is_floating_point or counts.dtype.is_complex:
+        raise NotImplementedError(
+            f"\"repeat_interleave_cpu\" not implemented for '{counts.dtype.c_name}'"
+        )
+    if counts.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+
+
+def _indices_of_counts(counts: Tensor) -> Tensor:
+    """``[0] * counts[0] + [1] * counts[1] + ...`` as an int64 tensor."""
+    _check_counts(counts)
+    if counts.dim() != 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    values = counts.tolist()
+    if any(count < 0 for count in values):
+        raise RuntimeError("repeats can not be negative")
+    indices = [i for i, count in enumerate(values) for _ in builtins.range(count)]
+    return from_values(indices, (len(indices),), int64)
 
 
 def _triangle(x: Tensor, diagonal: int, lower: bool) -> Tensor:

@@ -66,3 +66,25 @@ def test_tril_triu(diagonal: int) -> None:
 def test_tril_triu_errors() -> None:
     check(lambda lib: lib.tensor([1.0, 2.0]).tril())
     check(lambda lib: lib.tensor(1.0).triu())
+
+
+def test_repeat_interleave() -> None:
+    m = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    check(lambda lib: lib.repeat_interleave(lib.tensor(m), 2))
+    check(lambda lib: lib.tensor(m).repeat_interleave(3, dim=1))
+    check(lambda lib: lib.tensor(m).repeat_interleave(0, dim=-2))
+    check(lambda lib: lib.tensor(m).t().repeat_interleave(2, 0))
+    check(lambda lib: lib.tensor(m).repeat_interleave(lib.tensor([2, 1]), dim=0))
+    check(lambda lib: lib.tensor(m).repeat_interleave(lib.tensor([0, 1, 3]), 1))
+    check(lambda lib: lib.tensor(m).repeat_interleave(lib.tensor(2)))
+    check(lambda lib: lib.tensor(m).repeat_interleave(lib.tensor([2])))
+    check(lambda lib: lib.repeat_interleave(lib.tensor([3, 0, 2])))
+    check(lambda lib: lib.tensor([True, False]).repeat_interleave(2))
+    check(lambda lib: lib.tensor(5.0).repeat_interleave(3))
+    check(lambda lib: lib.repeat_interleave(lib.tensor([1, 2]), -1))
+    check(lambda lib: lib.repeat_interleave(lib.tensor([1, 2]), lib.tensor([1, -1])))
+    check(lambda lib: lib.repeat_interleave(lib.tensor([1.0]), lib.tensor([1.0])))
+    pair, three = [1.0, 2.0], [1, 2, 3]
+    check(lambda lib: lib.repeat_interleave(lib.tensor(pair), lib.tensor(three)))
+    check(lambda lib: lib.tensor([pair]).repeat_interleave(lib.ones(1, 2).long(), 1))
+    check(lambda lib: lib.tensor(m).repeat_interleave(2, dim=2))
