@@ -16,8 +16,9 @@ by default since PyTorch 2.6. It runs the instructions one at a time:
 - ``GLOBAL`` may only name what is in the table :data:`ALLOWED_GLOBALS`,
   and it looks the name up there: it never imports anything;
 - ``REDUCE`` may only call ``OrderedDict`` (with no arguments) and the
-  functions that rebuild a tensor, a ``Parameter`` and a ``Size``, which
-  check every argument the file gives them;
+  functions that rebuild a tensor, a ``Parameter``, a ``Size``, a set (of
+  numbers and strings) and bytes, which check every argument the file gives
+  them;
 - ``BUILD`` may only set attributes of an ``OrderedDict`` (``_metadata``);
 - ``BINPERSID`` (a persistent id) may only name a storage, which the caller's
   ``persistent_load`` reads and checks.
@@ -127,6 +128,25 @@ def rebuild_size(sizes: tuple[int, ...]) -> Size:
     return Size(sizes)
 
 
+def rebuild_set(items: list[Any]) -> set[Any]:
+    """``builtins.set(items)``, as pickle writes a set: of numbers and strings."""
+    plain = (int, float, str, bool, type(None))
+    _refuse_unless(
+        type(items) is list and all(type(item) in plain for item in items),
+        "a set must be made from a list of numbers and strings",
+    )
+    return set(items)
+
+
+def rebuild_bytes(text: str, encoding: str) -> bytes:
+    """``_codecs.encode(text, "latin1")``: how protocol 2 writes bytes."""
+    _refuse_unless(
+        type(text) is str and encoding == "latin1",
+        "bytes must be made from a str encoded as latin1",
+    )
+    return text.encode("latin1")
+
+
 def _naturals(values: Any) -> bool:
     """Whether ``values`` is a tuple of non-negative ints (bools excluded)."""
     return type(values) is tuple and all(type(v) is int and v >= 0 for v in values)
@@ -138,9 +158,11 @@ def _refuse_unless(condition: bool, reason: str) -> None:
 
 
 # The only names a pickle may import (with GLOBAL), and what each stands for.
-# Of these, REDUCE may call only OrderedDict and the three rebuild functions.
+# Of these, REDUCE may call only OrderedDict and the rebuild functions.
 ALLOWED_GLOBALS: dict[str, Any] = {
     "collections.OrderedDict": OrderedDict,
+    "builtins.set": rebuild_set,
+    "_codecs.encode": rebuild_bytes,
     "torch._utils._rebuild_tensor_v2": rebuild_tensor_v2,
     "torch._utils._rebuild_parameter": rebuild_parameter,
     "torch.Size": rebuild_size,
@@ -166,7 +188,14 @@ STORAGE_NAMES = {
     for name, kind in ALLOWED_GLOBALS.items()
     if isinstance(kind, StorageType)
 }
-CALLABLE_GLOBALS = (OrderedDict, rebuild_tensor_v2, rebuild_parameter, rebuild_size)
+CALLABLE_GLOBALS = (
+    OrderedDict,
+    rebuild_tensor_v2,
+    rebuild_parameter,
+    rebuild_size,
+    rebuild_set,
+    rebuild_bytes,
+)
 
 
 # What a persistent id becomes: (storage type, key, location, numel) -> storage.

@@ -43,6 +43,7 @@ import os
 import pickle
 import struct
 import sys
+import types
 import zipfile
 from collections import OrderedDict
 from collections.abc import Callable
@@ -84,11 +85,12 @@ def save(
 ) -> None:
     """Writes ``obj`` to ``f`` in ``torch.save``'s format.
 
-    ``obj`` may be a tensor (or ``Parameter``), a ``state_dict``, or dicts,
+    ``obj`` is usually a tensor (or ``Parameter``), a ``state_dict``, or dicts,
     lists and tuples of tensors, ints, floats, strings, bools, ``None`` and
     dtypes: what ``torch.load(f)`` reads with its default ``weights_only=True``.
-    It may also hold NumPy arrays, scalars and dtypes, which load only with
-    ``weights_only=False`` (in PyTorch too: they are rebuilt by calling NumPy).
+    Anything else pickle can store (a whole module, a NumPy array, an object
+    of the program's own class) is written as pickle writes it, by its class
+    and state, and loads only with ``weights_only=False``, in PyTorch too.
     Tensors keep their dtype, shape, strides, offset and ``requires_grad``;
     tensors that share a storage (views) are saved with one copy of it and
     come back sharing it. A ``grad`` and a ``grad_fn`` are not saved.
@@ -101,10 +103,10 @@ def save(
         _use_new_zipfile_serialization: Only ``True``: the zip format.
 
     Raises:
-        pickle.PicklingError: For an object that ``torch.load`` would refuse
-            to load with ``weights_only=True`` (a module, a function...), or
+        pickle.PicklingError: For what no loader could read back: a lambda,
             containers nested more than ``MAX_NESTING`` deep (or inside
-            themselves), which the loader would refuse.
+            themselves).
+        AttributeError: For a function defined inside another, as pickle.
         NotImplementedError: For other options than the defaults above.
     """
     if pickle_module is not pickle or pickle_protocol != 2:
@@ -136,7 +138,8 @@ def save(
 
 
 class WeightsPickler:
-    """Writes a pickle (protocol 2) of weights, as ``torch.save`` writes it.
+    """Writes a pickle (protocol 2) of weights, as ``torch.save`` writes it,
+    and of any other object as :mod:`pickle` would (:meth:`_object`).
 
     Tensors are written as calls to ``torch._utils._rebuild_tensor_v2`` and
     their storages as persistent ids; :attr:`storages` collects the storages
@@ -189,14 +192,12 @@ class WeightsPickler:
             self._list(obj)
         elif type(obj) in (dict, OrderedDict):
             self._dict(obj)
+        elif type(obj) is bytes:
+            self._bytes(obj)
         elif is_numpy(obj):
             self._numpy(obj)
         else:
-            raise pickle.PicklingError(
-                f"save() cannot store a {type(obj).__name__}: it stores tensors, "
-                "dicts, lists and tuples of them, numbers, strings and None, what "
-                "torch.load(f) reads with weights_only=True, and NumPy arrays"
-            )
+            self._object(obj)
 
     def _int(self, value: int) -> None:
         if 0 <= value < 2**8:
@@ -308,11 +309,61 @@ class WeightsPickler:
             self._reduce_part(rest[0])
             self.out += pickle.BUILD
 
+    def _object(self, obj: Any) -> None:
+        """Any other object (a whole module, an optimiser...) as :mod:`pickle`
+        writes it: a class or function by its name; an instance as its class
+        and arguments (``NEWOBJ``), then its state (``BUILD``). The engine's
+        names are written as torch's (``torch.nn.modules.linear.Linear``).
+        Such a file loads only with ``weights_only=False``, as in PyTorch.
+
+        Raises:
+            pickle.PicklingError: For an object pickle cannot store (a
+                lambda, a generator...).
+        """
+        if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+            _check_importable(obj)
+            self._global(_torch_module(obj.__module__), obj.__qualname__)
+            return
+        try:
+            reduced = obj.__reduce_ex__(2)
+        except TypeError as error:
+            raise pickle.PicklingError(f"save() cannot store {error}") from None
+        if isinstance(reduced, str):
+            self._global(_torch_module(type(obj).__module__), reduced)
+            return
+        function, args, state, items, pairs = (*reduced, None, None, None)[:5]
+        if getattr(function, "__name__", "") == "__newobj__":
+            self._reduce_part(args[0])
+            self._reduce_part(tuple(args[1:]))
+            self.out += pickle.NEWOBJ
+        else:
+            self._reduce_part(function)
+            self._reduce_part(args)
+            self.out += pickle.REDUCE
+        self._put(obj)
+        if items is not None:
+            self._tuple_items(list(items), pickle.APPENDS)
+        if pairs is not None:
+            self._tuple_items(
+                [part for pair in pairs for part in pair], pickle.SETITEMS
+            )
+        if state is not None:
+            self.write(state)
+            self.out += pickle.BUILD
+
+    def _tuple_items(self, parts: list[Any], instruction: bytes) -> None:
+        """``MARK``, each part, then ``instruction`` (``APPENDS``, ``SETITEMS``)."""
+        if parts:
+            self.out += pickle.MARK
+            for part in parts:
+                self.write(part)
+            self.out += instruction
+
     def _reduce_part(self, part: Any) -> None:
         """A piece of a NumPy object's reduction: also classes, functions
         and raw bytes, which nothing else saved here holds."""
         if isinstance(part, type) or callable(part) and not is_numpy(part):
-            self._global(part.__module__, part.__qualname__)
+            self._global(_torch_module(part.__module__), part.__qualname__)
         elif isinstance(part, bytes):
             self._bytes(part)
         elif type(part) is tuple:
@@ -324,7 +375,8 @@ class WeightsPickler:
             self.write(part)
 
     def _bytes(self, data: bytes) -> None:
-        """Protocol 2 has no bytes: ``_codecs.encode(latin-1 text, "latin1")``."""
+        """Protocol 2 has no bytes: ``_codecs.encode(latin-1 text, "latin1")``,
+        or for no bytes, ``bytes()``."""
         if not data:
             self._global("__builtin__", "bytes")
             self.out += pickle.EMPTY_TUPLE + pickle.REDUCE
@@ -348,6 +400,34 @@ class WeightsPickler:
             self.out += pickle.BINGET + bytes([index])
         else:
             self.out += pickle.LONG_BINGET + struct.pack("<I", index)
+
+
+def _check_importable(obj: Any) -> None:
+    """Refuses a function or class a loader could not import by its name.
+
+    Raises:
+        AttributeError: For a function defined inside another, as
+            :mod:`pickle` refuses it.
+        pickle.PicklingError: For a lambda, or anything else not found
+            under its name.
+    """
+    if "<locals>" in obj.__qualname__:
+        raise AttributeError(f"Can't pickle local object '{obj.__qualname__}'")
+    found: Any = sys.modules.get(obj.__module__)
+    for part in obj.__qualname__.split("."):
+        found = getattr(found, part, None)
+    if found is not obj:
+        raise pickle.PicklingError(
+            f"Can't pickle {obj!r}: attribute lookup {obj.__qualname__} on "
+            f"{obj.__module__} failed"
+        )
+
+
+def _torch_module(module: str) -> str:
+    """``torch.nn.modules.linear`` for the engine's ``slowtorch_lib.nn...``."""
+    if module == "slowtorch_lib" or module.startswith("slowtorch_lib."):
+        return "torch" + module.removeprefix("slowtorch_lib")
+    return module
 
 
 def is_numpy(obj: Any) -> bool:

@@ -24,6 +24,7 @@ import slowtorch_lib as st
 from slowtorch_lib._weights_only_unpickler import MAX_NESTING, rebuild_tensor_v2
 from slowtorch_lib.serialization import zip_archive
 from tests.nn.test_safetensors import state_dict_model, tensors, to_torch_view
+from tests.parity import require_torch
 
 try:
     import torch
@@ -316,30 +317,104 @@ def self_containing_list() -> list[Any]:
 @pytest.mark.parametrize(
     "obj",
     [
-        st.nn.Linear(2, 1),
-        sentinel,
-        {1, 2},
-        b"bytes",
-        [object()],
-        defaultdict(list),
         {"nested": deep_list(MAX_NESTING + 1)},
         self_containing_list(),
+        [lambda: 1],
     ],
-    ids=[
-        "module",
-        "function",
-        "set",
-        "bytes",
-        "object",
-        "defaultdict",
-        "too deep",
-        "cycle",
-    ],
+    ids=["too deep", "cycle", "lambda"],
 )
-def test_save_refuses_what_is_not_weights(obj: Any, tmp_path: Path) -> None:
+def test_save_refuses_what_no_loader_could_read(obj: Any, tmp_path: Path) -> None:
     with pytest.raises(pickle.PicklingError):
         st.save(obj, tmp_path / "bad.pt")
     assert not (tmp_path / "bad.pt").exists()
+
+
+def local_function() -> Any:
+    def inner() -> None:
+        pass
+
+    return inner
+
+
+def test_save_refuses_a_local_function_as_pickle_does(tmp_path: Path) -> None:
+    torch = require_torch()
+    for lib in (st, torch):
+        with pytest.raises(AttributeError, match="Can't pickle local object"):
+            lib.save(local_function(), tmp_path / "bad.pt")
+
+
+OBJECTS = {
+    "function": lambda lib: sentinel,
+    "set": lambda lib: {1, 2.5, "three"},
+    "bytes": lambda lib: [b"\x00\xffbytes"],
+    "no bytes": lambda lib: [b""],
+    "object": lambda lib: [object()],
+    "defaultdict": lambda lib: defaultdict(list, {"a": [1]}),
+    "class": lambda lib: lib.nn.Linear,
+}
+
+
+@pytest.mark.parametrize("name", sorted(OBJECTS))
+def test_any_object_saves_and_loads_only_without_weights_only(name: str) -> None:
+    """As in PyTorch: what pickle can store is saved; ``weights_only=True``
+    reads only sets and bytes of them, the rest needs ``weights_only=False``."""
+    torch = require_torch()
+    refused = {}
+    for lib in (st, torch):
+        buffer = io.BytesIO()
+        lib.save(OBJECTS[name](lib), buffer)
+        buffer.seek(0)
+        loaded = lib.load(buffer, weights_only=False)
+        original = OBJECTS[name](lib)
+        if name == "object":
+            assert type(loaded[0]) is object
+        elif name == "class":
+            assert loaded is original
+        else:
+            assert loaded == original
+        buffer.seek(0)
+        try:
+            lib.load(buffer, weights_only=True)
+            refused[lib] = False
+        except pickle.UnpicklingError:
+            refused[lib] = True
+    assert refused[st] == refused[torch]
+
+
+def test_a_whole_module_saves_and_loads() -> None:
+    """``torch.save(model)``: the module, its submodules and parameters come
+    back with ``weights_only=False``; the default refuses it, as PyTorch's."""
+    torch = require_torch()
+    st.manual_seed(0)
+    model = st.nn.Sequential(st.nn.Linear(2, 3), st.nn.Tanh(), st.nn.Linear(3, 1))
+    buffer = io.BytesIO()
+    st.save(model, buffer)
+    buffer.seek(0)
+    loaded = st.load(buffer, weights_only=False)
+    assert type(loaded) is st.nn.Sequential
+    x = st.tensor([[0.5, -1.0], [2.0, 0.25]])
+    assert loaded(x).tolist() == model(x).tolist()
+    names = [name for name, _ in loaded.named_parameters()]
+    assert names == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    assert all(type(p) is st.nn.Parameter for p in loaded.parameters())
+    for lib, saved in ((st, buffer), (torch, io.BytesIO())):
+        if lib is torch:
+            torch.save(torch.nn.Linear(2, 1), saved)
+        saved.seek(0)
+        with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+            lib.load(saved)
+
+
+def test_a_module_torch_saved_loads_whole() -> None:
+    torch = require_torch()
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU())
+    buffer = io.BytesIO()
+    torch.save(model, buffer)
+    buffer.seek(0)
+    loaded = st.load(buffer, weights_only=False)
+    x = [[0.5, -1.0], [2.0, 0.25]]
+    assert loaded(st.tensor(x)).tolist() == model(torch.tensor(x)).tolist()
 
 
 def test_save_nests_up_to_the_limit() -> None:
