@@ -129,6 +129,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "nn.modules.attention",
             "nn.modules.fold",
             "nn.modules.lazy",
+            "nn.modules.lazy_layers",
             "nn.modules.pooling",
             "nn.modules.rnn",
             "nn.modules.transformer",

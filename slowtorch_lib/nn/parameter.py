@@ -13,7 +13,7 @@ from typing import Any
 from slowtorch_lib._creation import empty
 from slowtorch_lib._tensor import Tensor
 
-__all__ = ["Parameter", "UninitializedParameter", "is_lazy"]
+__all__ = ["Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -129,6 +129,45 @@ class UninitializedParameter(Parameter):
         return memo[id(self)]  # type: ignore[no-any-return]
 
 
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape is not known yet (a lazy batch norm's running
+    statistics): an empty tensor until :meth:`materialize` gives it a shape
+    and makes it an ordinary tensor, the same object.
+
+    Args:
+        requires_grad: Whether it will require grad (buffers do not).
+        device: Only the CPU.
+        dtype: The dtype it will have (the default dtype if None).
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls, requires_grad: bool = False, device: Any = None, dtype: Any = None
+    ) -> UninitializedBuffer:
+        data = empty(0, device=device, dtype=dtype)
+        buffer = cls._make(data._storage, data._shape, data._stride)
+        buffer.requires_grad = requires_grad
+        return buffer  # type: ignore[return-value]
+
+    def __init__(
+        self, requires_grad: bool = False, device: Any = None, dtype: Any = None
+    ) -> None:
+        pass
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Gives the buffer its shape and makes it an ordinary tensor, in place."""
+        self.data = empty(shape, device=device, dtype=dtype or self.dtype)
+        self.__class__ = Tensor  # type: ignore[assignment]
+
+    shape = UninitializedParameter.shape
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+
 def is_lazy(param: Any) -> bool:
-    """Whether ``param`` is an :class:`UninitializedParameter`."""
-    return isinstance(param, UninitializedParameter)
+    """Whether ``param`` is an uninitialised parameter or buffer."""
+    return isinstance(param, (UninitializedParameter, UninitializedBuffer))

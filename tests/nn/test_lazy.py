@@ -10,7 +10,7 @@ import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib import nn
-from tests.parity import assert_same, require_torch, same_error
+from tests.parity import assert_same, from_torch, require_torch, same_error
 
 
 def story(lib: Any) -> list[Any]:
@@ -160,3 +160,57 @@ def test_a_lazy_module_that_does_not_initialise_is_refused() -> None:
 
     with pytest.raises(NotImplementedError, match="initialize_parameters"):
         Unfinished()(st.ones(2))
+
+
+LAZY_LAYERS = {
+    "conv2d": (lambda L: L.nn.LazyConv2d(4, 3, padding=1), (2, 3, 5, 5)),
+    "conv2d unbatched": (lambda L: L.nn.LazyConv2d(4, 2, bias=False), (3, 5, 5)),
+    "conv1d groups": (lambda L: L.nn.LazyConv1d(6, 2, groups=3), (2, 3, 5)),
+    "conv_transpose2d": (
+        lambda L: L.nn.LazyConvTranspose2d(4, 3, stride=2),
+        (2, 3, 4, 4),
+    ),
+    "conv_transpose1d": (lambda L: L.nn.LazyConvTranspose1d(2, 2), (2, 3, 5)),
+    "batch_norm2d": (lambda L: L.nn.LazyBatchNorm2d(), (2, 3, 4, 4)),
+    "batch_norm1d": (lambda L: L.nn.LazyBatchNorm1d(momentum=None), (4, 3)),
+    "batch_norm1d no affine": (lambda L: L.nn.LazyBatchNorm1d(affine=False), (4, 3, 2)),
+    "batch_norm1d no stats": (
+        lambda L: L.nn.LazyBatchNorm1d(track_running_stats=False),
+        (4, 3, 2),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAZY_LAYERS))
+def test_lazy_layers_become_their_eager_layer(name: str) -> None:
+    """Before and after the first call: reprs, classes, shapes; then, with
+    PyTorch's drawn values loaded, the same outputs and gradients."""
+    torch = require_torch()
+    make, shape = LAZY_LAYERS[name]
+    inputs = torch.randn(*shape, dtype=torch.float64)
+    seen = {}
+    for lib in (st, torch):
+        model = make(lib).double()
+        before = [repr(model), model.has_uninitialized_params()]
+        x = lib.tensor(inputs.tolist(), dtype=lib.float64, requires_grad=True)
+        model(x)
+        after = [repr(model), type(model).__name__]
+        after += [(k, list(v.shape)) for k, v in model.state_dict().items()]
+        seen[lib] = (before, after, model, x)
+    assert seen[st][:2] == seen[torch][:2]
+    ours, theirs = seen[st][2], seen[torch][2]
+    ours.load_state_dict({k: from_torch(v) for k, v in theirs.state_dict().items()})
+    outputs = []
+    for model, x in ((ours, seen[st][3]), (theirs, seen[torch][3])):
+        output = model(x)
+        output.pow(2).sum().backward()
+        outputs.append((output, x.grad))
+    assert_same(outputs[0][0], outputs[1][0], exact=False)
+    assert_same(outputs[0][1], outputs[1][1], exact=False)
+
+
+def test_lazy_layers_refuse_inputs_as_torch_does() -> None:
+    same_error(lambda lib: lib.nn.LazyConv2d(2, 2)(lib.ones(2, 3)))
+    same_error(lambda lib: lib.nn.LazyConv2d(2, 2, groups=2)(lib.ones(1, 3, 4, 4)))
+    same_error(lambda lib: lib.nn.LazyConv1d(2, 2)(lib.ones(1, 3, 4, 4)))
+    same_error(lambda lib: lib.nn.LazyBatchNorm2d()(lib.ones(2, 3)))

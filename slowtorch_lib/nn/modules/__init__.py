@@ -32,6 +32,14 @@ from slowtorch_lib.nn.modules.dropout import Dropout, Dropout2d
 from slowtorch_lib.nn.modules.flatten import Flatten, Unflatten
 from slowtorch_lib.nn.modules.fold import Fold, Unfold
 from slowtorch_lib.nn.modules.lazy import LazyModuleMixin
+from slowtorch_lib.nn.modules.lazy_layers import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+)
 from slowtorch_lib.nn.modules.linear import Identity, LazyLinear, Linear
 from slowtorch_lib.nn.modules.loss import (
     BCELoss,
@@ -139,6 +147,12 @@ __all__ = [
     "RNNBase",
     "RNNCell",
     "RNNCellBase",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
     "LazyLinear",
     "LazyModuleMixin",
 ]

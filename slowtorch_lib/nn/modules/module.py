@@ -27,7 +27,7 @@ from slowtorch_lib._hooks import RemovableHandle, add_hook
 from slowtorch_lib._tensor import Tensor, check_device, typename
 from slowtorch_lib.autograd.function import clear_grads
 from slowtorch_lib.autograd.grad_mode import no_grad
-from slowtorch_lib.nn.parameter import Parameter
+from slowtorch_lib.nn.parameter import Parameter, is_lazy
 
 __all__ = ["Module", "RemovableHandle"]
 
@@ -486,7 +486,12 @@ class Module:
                     if param.grad is not None:
                         param.grad.data = convert(param.grad)
             for name, buffer in module._buffers.items():
-                if buffer is not None:
+                if buffer is None:
+                    continue
+                if is_lazy(buffer):  # stays uninitialised, of the new dtype
+                    with no_grad():
+                        buffer.data = convert(buffer)
+                else:
                     module._buffers[name] = convert(buffer)
         return self
 
