@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from slowtorch_lib._rng import Generator
 from slowtorch_lib.utils.data._fetch import InfiniteConstantSampler, make_fetcher
-from slowtorch_lib.utils.data._workers import WorkerIterator
+from slowtorch_lib.utils.data._workers import WorkerIterator, draw_base_seed
 from slowtorch_lib.utils.data.collate import default_collate, default_convert
 from slowtorch_lib.utils.data.dataset import Dataset, IterableDataset
 from slowtorch_lib.utils.data.sampler import (
@@ -169,6 +169,9 @@ class DataLoader:
                 raise AssertionError(
                     "_SingleProcessDataLoaderIter requires timeout == 0"
                 )
+            # PyTorch draws a base seed for workers even with none, so the
+            # generator is in the same place for the order either way.
+            draw_base_seed(self.generator)
             return self._in_this_process()
         warn_about_worker_count(self.num_workers)
         if not self.persistent_workers:
