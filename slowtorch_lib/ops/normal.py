@@ -56,9 +56,9 @@ def _draw(
     """
     kind = _kind(d)
     if isinstance(stds, float):
-        z = normal_values(len(means), d, generator, 0.0, stds)
+        z = rounded(normal_values(len(means), d, generator, 0.0, stds), kind)
     else:
-        z = normal_values(len(means), d, generator)
+        z = rounded(normal_values(len(means), d, generator), kind)
         z = rounded([n * s for n, s in zip(z, stds)], kind)
     return rounded([n + m for n, m in zip(z, means)], kind)
 
