@@ -141,10 +141,12 @@ class Generator(CPUGenerator):
             TypeError: If ``new_state`` is not a uint8 tensor.
             RuntimeError: If it has the wrong size or an impossible state.
         """
-        if not isinstance(new_state, Tensor) or new_state.dtype is not dtypes.uint8:
+        if not isinstance(new_state, Tensor):
             raise TypeError(
-                f"expected a torch.ByteTensor, but got {_type_name_of_state(new_state)}"
+                f"expected a torch.ByteTensor, but got {type(new_state).__name__}"
             )
+        if new_state.dtype is not dtypes.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
         size = new_state.numel()
         if size != STATE_LAYOUT.size:
             raise RuntimeError(
@@ -164,12 +166,6 @@ class Generator(CPUGenerator):
         self.next_double_normal = double_normal if double_valid else None
         self.next_float_normal = float_normal if float_valid else None
         return self
-
-
-def _type_name_of_state(value: Any) -> str:
-    if isinstance(value, Tensor):
-        return value.type()
-    return type(value).__name__
 
 
 default_generator = Generator()
