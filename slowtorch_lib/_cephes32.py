@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from array import array
 
 SIGN_BIT = 0x80000000
@@ -55,17 +56,26 @@ def fma(a: list[float], b: list[float], c: list[float]) -> list[float]:
     """
     products = list(map(operator.mul, a, b))
     sums = list(map(operator.add, products, c))
-    words = array("Q", array("d", sums).tobytes())
-    low_bits = map(HALFWAY_MASK.__and__, words)
-    for i in [i for i, word in enumerate(low_bits) if word == HALFWAY]:
+    for i in _maybe_halfway(sums):  # rare: look closer
         sums[i] = _nudged(products[i], c[i], sums[i])
     return f32(sums)
 
 
 # A float (52 fraction bits) halfway between two float32 numbers (23 bits)
-# has the 29 bits below a float32's fraction equal to 1 followed by zeros.
+# has the 29 bits below a float32's fraction equal to 1 followed by zeros:
+# its low 32 bits are one of eight words.
 HALFWAY_MASK = (1 << 29) - 1
 HALFWAY = 1 << 28
+HALFWAY_WORDS = frozenset(HALFWAY | top << 29 for top in range(8))
+LOW_HALF = 0 if sys.byteorder == "little" else 1  # where the low 32 bits are
+
+
+def _maybe_halfway(values: list[float]) -> list[int]:
+    """The indices of the floats halfway between two float32 numbers."""
+    low_words = array("I", array("d", values).tobytes())[LOW_HALF::2]
+    if HALFWAY_WORDS.isdisjoint(low_words):
+        return []
+    return [i for i, word in enumerate(low_words) if word in HALFWAY_WORDS]
 
 
 def _nudged(product: float, addend: float, total: float) -> float:

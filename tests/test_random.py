@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st_
 
 import slowtorch_lib as st
-from slowtorch_lib._mt19937 import MT19937, seeded_words
+from slowtorch_lib._mt19937 import MT19937, seeded_words, temper, tempered, twist
 from slowtorch_lib._rng import Generator
 from tests.parity import require_torch, same_error
 
@@ -44,6 +44,17 @@ def test_mersenne_twister_reference_outputs() -> None:
     mixed = twister.next_uint32s(5) + [twister.next_uint32() for _ in range(700)]
     mixed += twister.next_uint32s(1300)
     assert mixed == [python.getrandbits(32) for _ in range(2005)]
+
+
+def test_the_twister_follows_its_readable_steps() -> None:
+    """Each block of 624 outputs is ``tempered(twist(words))``."""
+    words = seeded_words(2**40 + 9)  # only the low 32 bits are used
+    twister = MT19937(2**40 + 9)
+    for _ in range(3):
+        twist(words)
+        assert twister.next_uint32s(624) == tempered(words)
+        assert twister.words == words
+    assert [temper(w) for w in words] == tempered(words)
 
 
 def test_golden_values() -> None:
