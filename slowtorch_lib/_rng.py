@@ -314,8 +314,7 @@ def randn(
 ) -> Tensor:
     """Standard normal random numbers (mean 0, variance 1): ``randn(2, 3)``.
 
-    A complex dtype has both parts normal with variance 1/2, as in PyTorch
-    (the numbers themselves differ from PyTorch's, as all of the engine's do).
+    A complex dtype has both parts normal with variance 1/2, as in PyTorch.
     """
     dtype = dtypes.dtype_arg(dtype, "randn")
     shape = size_arg("randn", sizes, size)

@@ -54,9 +54,8 @@ class DataLoader:
             (``"fork"``, ``"spawn"``, ``"forkserver"``) or a context from
             :mod:`multiprocessing`; the platform's default if None.
         generator: The random generator for shuffling (and the workers'
-            base seed). The engine's random numbers are not PyTorch's, so
-            the same seed gives a different (but, run after run, the same)
-            order than under PyTorch.
+            base seed). Both are drawn as PyTorch draws them, so the same
+            seed gives PyTorch's order, with or without workers.
         prefetch_factor: Batches each worker keeps ready ahead (2 by
             default with workers; only with workers).
         persistent_workers: Keep the workers alive from one pass to the
