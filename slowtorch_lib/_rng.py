@@ -498,7 +498,8 @@ def uniform_(
         )
     tensor._check_inplace()
     g = _generator(generator)
-    tensor._write_values(_uniform(tensor.numel(), tensor.dtype, from_, to, g))
+    values = _uniform(tensor.numel(), tensor.dtype, from_, to, g)
+    tensor._write_values(_in_memory_order(tensor, values))
     return tensor
 
 
@@ -521,8 +522,31 @@ def normal_(
     tensor._check_inplace()
     g = _generator(generator)
     values = _normal(tensor.numel(), tensor.dtype, mean, std, g, tensor.is_contiguous())
-    tensor._write_values(values)
+    tensor._write_values(_in_memory_order(tensor, values))
     return tensor
+
+
+def _memory_order(tensor: Tensor) -> list[int]:
+    """The indices of ``tensor``'s elements (flat, row-major) by memory address.
+
+    PyTorch's in-place samplers fill a tensor in the order its elements lie
+    in memory; for a transposed or permuted tensor that is not the order of
+    its indices.
+    """
+    offsets = [0]
+    for size, stride in zip(tensor._shape, tensor.stride()):
+        offsets = [o + i * stride for o in offsets for i in range(size)]
+    return sorted(range(len(offsets)), key=offsets.__getitem__)
+
+
+def _in_memory_order(tensor: Tensor, drawn: list[Any]) -> list[Any]:
+    """``drawn[k]`` placed at the element ``k``-th in memory."""
+    if tensor.is_contiguous():
+        return drawn
+    placed: list[Any] = [None] * len(drawn)
+    for value, index in zip(drawn, _memory_order(tensor)):
+        placed[index] = value
+    return placed
 
 
 def _check_probabilities(probabilities: list[float], function: str) -> None:
@@ -624,7 +648,10 @@ def bernoulli_(
     _check_probabilities(probabilities, "bernoulli_")
     tensor._check_inplace()
     g = _generator(generator)
-    tensor._write_values(_sampling.bernoulli(g, probabilities, kind))
+    if not tensor.is_contiguous():
+        probabilities = [probabilities[i] for i in _memory_order(tensor)]
+    flips = _sampling.bernoulli(g, probabilities, kind)
+    tensor._write_values(_in_memory_order(tensor, flips))
     return tensor
 
 

@@ -89,6 +89,12 @@ DRAWS: dict[str, Callable[[Any, int], Any]] = {
     "multinomial replacement": lambda T, n: T.multinomial(
         T.arange(1.0, n + 1).reshape(1, -1).repeat(2, 1), 7, True
     ),
+    "normal_ transposed": lambda T, n: T.zeros(n, 3).t().normal_(),
+    "uniform_ permuted": lambda T, n: T.zeros(2, n, 3).permute(2, 0, 1).uniform_(),
+    "normal_ every other": lambda T, n: T.zeros(n, 6)[:, ::2].normal_(1.0, 3.0),
+    "bernoulli_ transposed": lambda T, n: (
+        T.zeros(n, 2).t().bernoulli_(T.linspace(0, 1, n))
+    ),
     "normal tensors": lambda T, n: T.normal(T.arange(float(n)), T.ones(n) / 2),
     "normal tensor mean": lambda T, n: T.normal(T.arange(float(n)), 0.5),
     "normal tensor std": lambda T, n: T.normal(0.5, T.arange(float(n))),
