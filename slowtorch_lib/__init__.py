@@ -16,8 +16,9 @@ What is matched with PyTorch, and what is not:
   IEEE ``inf`` and ``nan`` where PyTorch gives them); gradients and the
   ``grad_fn`` names of the graph (``MulBackward0``); the exception type of
   every error, and its message where a learner would read it.
-* Not matched: speed and memory; random numbers (the same seed gives a
-  reproducible stream, not PyTorch's); the devices (the CPU only: ``cuda``
+* Random numbers: the same seed gives PyTorch's numbers, bit for bit, as
+  PyTorch draws them on an x86-64 CPU (see ``_rng``).
+* Not matched: speed and memory; the devices (the CPU only: ``cuda``
   can be named, and putting a tensor there raises as PyTorch does on a
   machine without a GPU; ``torch.cuda.is_available()`` is False); the
   parts of a complex tensor (``z.real``, ``z.imag``, ``view_as_real``),

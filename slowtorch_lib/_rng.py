@@ -1,61 +1,33 @@
-"""Random numbers: a small generator written out in full, and what is built on it.
+"""Random numbers as PyTorch makes them on the CPU, and the tensors built on them.
 
-The generator
--------------
-A :class:`Generator` holds one 64-bit integer, its *state*. Each draw runs
-the SplitMix64 recipe (Steele, Lea and Flood, 2014) in plain Python
-integer arithmetic, kept to 64 bits with ``& MASK64``::
+The generator is PyTorch's: a Mersenne Twister seeded as ``manual_seed``
+seeds it (:mod:`slowtorch_lib._mt19937`), and every distribution turns its
+32-bit draws into numbers as PyTorch's CPU kernels do
+(:mod:`slowtorch_lib._sampling`). So after ``manual_seed(s)`` the engine
+draws the same numbers as PyTorch on an x86-64 machine, bit for bit:
+``rand``, ``randn``, ``randint``, ``randperm``, the in-place samplers, the
+layers' initialisation, dropout's mask and a loader's shuffled order.
 
-    state = (state + 0x9E3779B97F4A7C15) mod 2**64      # step by a fixed odd number
-    z = state
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 mod 2**64  # then scramble the bits
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EB mod 2**64
-    z =  z ^ (z >> 31)                                   # z is the 64-bit output
+Two exceptions, both PyTorch's own: on a machine with an Intel processor
+PyTorch draws ``bernoulli_(p)`` with a number ``p`` (and so dropout's
+mask) through Intel's MKL library, which this engine does not follow (it
+gives the numbers PyTorch gives on other processors); and an ARM machine
+takes another path for ``randn`` of 16 numbers or more.
 
-The state walks through all 2**64 values before repeating; the scrambling
-makes consecutive outputs look independent. Seeding sets the state to the
-seed. Because only Python integers are involved, the same seed gives the
-same numbers on every platform and every Python version.
-
-The numbers are *not* PyTorch's: PyTorch uses another generator (a Mersenne
-Twister). Code that seeds and draws runs the same way under both; only the
-values differ.
-
-From 64 random bits to the distributions
-----------------------------------------
-- **Uniform on [0, 1)**: the top 24 bits (float32) or 53 bits (float64) of
-  an output, divided by ``2**24`` or ``2**53``. Every such number is exactly
-  representable, so storing it never rounds it up to 1.
-- **Uniform on [a, b)**: ``a + (b - a) * u``.
-- **Normal** (Box–Muller): two uniforms ``u1``, ``u2`` give two independent
-  standard normals ``r * cos(2 pi u2)`` and ``r * sin(2 pi u2)``, with
-  ``r = sqrt(-2 log(1 - u1))``. A tensor with an odd number of elements
-  drops the last one.
-- **Complex numbers**, as PyTorch makes them: two draws per element, its
-  real then its imaginary part. Uniform numbers have each part uniform;
-  normal ones have each part normal with variance ``std**2 / 2`` (so
-  ``randn`` has ``E|z|**2 = 1``) and ``mean`` added to both parts.
-- **Integers in [low, high)** (rejection sampling): with ``n = high - low``,
-  draw outputs until one falls below the largest multiple of ``n`` that
-  fits in 64 bits, then take it modulo ``n``. Every integer is equally
-  likely.
-- **Coin flips** (Bernoulli with probability ``p``): 1 if a uniform number
-  is below ``p``, else 0.
-- **Categories** (``multinomial``): a uniform ``u`` times the total weight
-  picks the first category whose running sum of weights passes it.
-  Without replacement, a picked category's weight drops to 0 before the
-  next draw.
-- **Permutations** (Fisher–Yates): for ``i`` from ``n - 1`` down to 1, swap
-  item ``i`` with a random item in ``[0, i]``.
+A :class:`Generator`'s state (``get_state``) is a uint8 tensor of 5056
+bytes laid out as PyTorch lays it out, so a state saved by one library
+continues identically in the other.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import struct
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib import _sampling
 from slowtorch_lib._creation import (
     DeviceArg,
     finish,
@@ -63,6 +35,8 @@ from slowtorch_lib._creation import (
     size_arg,
 )
 from slowtorch_lib._dtype import dtype
+from slowtorch_lib._mt19937 import N as STATE_WORDS
+from slowtorch_lib._sampling import DEFAULT_SEED, CPUGenerator
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import CPU, Tensor, check_device, device, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
@@ -89,26 +63,25 @@ __all__ = [
 ]
 
 MASK64 = 2**64 - 1
-GOLDEN_GAMMA = 0x9E3779B97F4A7C15
-MIX_1 = 0xBF58476D1CE4E5B9
-MIX_2 = 0x94D049BB133111EB
 
-# PyTorch's seed for a new Generator().
-DEFAULT_SEED = 67280421310721
+# PyTorch's saved state (``CPUGeneratorImplState``), little-endian: the
+# seed, ``left``, ``seeded``, ``next``, the 624 words (each in 64 bits),
+# three doubles of which the second is the cached float64 normal, whether
+# it is valid, then the cached float32 normal and whether it is valid.
+STATE_LAYOUT = struct.Struct(f"<QiiQ{STATE_WORDS}Qdddi4xf?3x")
 
 
-class Generator:
-    """A source of random numbers: SplitMix64 (see the module docstring).
+class Generator(CPUGenerator):
+    """A source of random numbers: PyTorch's CPU generator.
 
     >>> g = Generator().manual_seed(0)
-    >>> g.next_uint64() == Generator().manual_seed(0).next_uint64()
+    >>> g.random() == Generator().manual_seed(0).random()
     True
     """
 
     def __init__(self, device: DeviceArg = "cpu") -> None:
         check_device(device)
-        self._seed = DEFAULT_SEED
-        self._state = DEFAULT_SEED
+        super().__init__(DEFAULT_SEED)
 
     @property
     def device(self) -> device:
@@ -119,7 +92,8 @@ class Generator:
         """Restarts the sequence from ``seed``; returns the generator.
 
         Any int from ``-2**63`` to ``2**64 - 1`` is a seed; a negative seed
-        counts as ``seed + 2**64``, as in PyTorch.
+        counts as ``seed + 2**64``, as in PyTorch. The twister uses the
+        seed's low 32 bits; ``initial_seed()`` gives back all 64.
 
         Raises:
             ValueError: If the seed is out of that range or not a number.
@@ -127,8 +101,7 @@ class Generator:
         seed = int(seed)
         if not -(2**63) <= seed <= MASK64:
             raise ValueError("Overflow when unpacking long long")
-        self._seed = seed & MASK64
-        self._state = self._seed
+        self.set_current_seed(seed & MASK64)
         return self
 
     def seed(self) -> int:
@@ -139,50 +112,60 @@ class Generator:
 
     def initial_seed(self) -> int:
         """The seed the current sequence started from."""
-        return self._seed
+        return self.engine.seed
 
     def get_state(self) -> Tensor:
-        """The generator's state, to restore later with :meth:`set_state`.
-
-        It is an int64 tensor ``[seed, state]`` (each 64-bit number stored as
-        a signed int64). PyTorch's state is a uint8 tensor of another shape;
-        only this library's own states can be restored here.
-        """
-        state = [_signed(self._seed), _signed(self._state)]
-        return from_values(state, (2,), dtypes.int64)
+        """The generator's state: a uint8 tensor of 5056 bytes, as PyTorch's."""
+        seed, left, next_index, words = self.engine.get_words()
+        double_normal = self.next_double_normal
+        float_normal = self.next_float_normal
+        packed = STATE_LAYOUT.pack(
+            seed,
+            left,
+            1,
+            next_index,
+            *words,
+            0.0,
+            0.0 if double_normal is None else double_normal,
+            0.0,
+            double_normal is not None,
+            0.0 if float_normal is None else float_normal,
+            float_normal is not None,
+        )
+        return from_values(list(packed), (len(packed),), dtypes.uint8)
 
     def set_state(self, new_state: Tensor) -> Generator:
-        """Restores a state saved by :meth:`get_state`.
+        """Restores a state saved by :meth:`get_state` (here or in PyTorch).
 
         Raises:
-            TypeError: If ``new_state`` is not such a tensor.
+            TypeError: If ``new_state`` is not a uint8 tensor.
+            RuntimeError: If it has the wrong size or an impossible state.
         """
         if not isinstance(new_state, Tensor):
             raise TypeError(
                 f"expected a torch.ByteTensor, but got {type(new_state).__name__}"
             )
-        if new_state.dtype is not dtypes.int64 or tuple(new_state.shape) != (2,):
-            raise TypeError(
-                "RNG state must be an int64 tensor of 2 elements, as returned "
-                "by get_state()"
+        if new_state.dtype is not dtypes.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        size = new_state.numel()
+        if size != STATE_LAYOUT.size:
+            raise RuntimeError(
+                f"Expected a CPUGeneratorImplState of size {STATE_LAYOUT.size} but "
+                f"found the input RNG state size to be {size}"
             )
-        saved_seed, saved_state = new_state.tolist()
-        self._seed = saved_seed & MASK64
-        self._state = saved_state & MASK64
+        fields = STATE_LAYOUT.unpack(bytes(new_state.contiguous().tolist()))
+        seed, left, seeded, next_index = fields[:4]
+        words = [w & 0xFFFFFFFF for w in fields[4 : 4 + STATE_WORDS]]
+        _, double_normal, _, double_valid, float_normal, float_valid = fields[
+            4 + STATE_WORDS :
+        ]
+        next_index &= 0xFFFFFFFF
+        if not (seeded & 0xFF and 0 < left <= STATE_WORDS and next_index <= 624):
+            raise RuntimeError("Invalid mt19937 state")
+        self.engine.set_words(seed, left, next_index, words)
+        self.next_double_normal = double_normal if double_valid else None
+        self.next_float_normal = float_normal if float_valid else None
         return self
-
-    def next_uint64(self) -> int:
-        """One SplitMix64 step: the next 64 random bits, as an int."""
-        self._state = (self._state + GOLDEN_GAMMA) & MASK64
-        z = self._state
-        z = ((z ^ (z >> 30)) * MIX_1) & MASK64
-        z = ((z ^ (z >> 27)) * MIX_2) & MASK64
-        return z ^ (z >> 31)
-
-
-def _signed(value: int) -> int:
-    """A 64-bit unsigned number as the int64 with the same bits."""
-    return value - 2**64 if value >= 2**63 else value
 
 
 default_generator = Generator()
@@ -230,38 +213,34 @@ def _generator(generator: Generator | None) -> Generator:
     return generator
 
 
-def uniform_values(count: int, d: dtype, generator: Generator) -> list[float]:
-    """``count`` uniform numbers in [0, 1), each with float32 or float64 resolution."""
-    if d is dtypes.float32:
-        shift, scale = 40, 2.0**-24
-    else:
-        shift, scale = 11, 2.0**-53
-    return [(generator.next_uint64() >> shift) * scale for _ in range(count)]
+def _kind(d: dtype) -> str:
+    """The floating type whose rules a dtype's random numbers follow."""
+    if d is dtypes.float64:
+        return "float64"
+    if d is dtypes.float16:
+        return "float16"
+    if d is dtypes.bfloat16:
+        return "bfloat16"
+    return "float32"
 
 
-def normal_values(count: int, generator: Generator) -> list[float]:
-    """``count`` standard normal numbers, made in pairs by Box–Muller."""
-    values = []
-    for _ in range((count + 1) // 2):
-        u1, u2 = uniform_values(2, dtypes.float64, generator)
-        radius = math.sqrt(-2.0 * math.log(1.0 - u1))  # 1 - u1 is in (0, 1]
-        angle = 2.0 * math.pi * u2
-        values.append(radius * math.cos(angle))
-        values.append(radius * math.sin(angle))
-    return values[:count]
+def uniform_values(
+    count: int, d: dtype, generator: Generator, low: float = 0.0, high: float = 1.0
+) -> list[float]:
+    """``count`` uniform numbers in ``[low, high)`` for a tensor of dtype ``d``."""
+    return _sampling.uniform(generator, count, _kind(d), low, high)
 
 
-def integer_values(count: int, low: int, high: int, generator: Generator) -> list[int]:
-    """``count`` integers, each equally likely to be any of ``low ... high - 1``."""
-    n = high - low
-    limit = 2**64 - 2**64 % n  # the largest multiple of n that fits in 64 bits
-    values = []
-    for _ in range(count):
-        x = generator.next_uint64()
-        while x >= limit:
-            x = generator.next_uint64()
-        values.append(low + x % n)
-    return values
+def normal_values(
+    count: int,
+    d: dtype,
+    generator: Generator,
+    mean: float = 0.0,
+    std: float = 1.0,
+    contiguous: bool = True,
+) -> list[float]:
+    """``count`` normal numbers for a tensor of dtype ``d``, on PyTorch's path."""
+    return _sampling.normal(generator, count, _kind(d), mean, std, contiguous)
 
 
 def _check_float(d: dtype, kernel: str) -> None:
@@ -276,16 +255,23 @@ def _uniform(count: int, d: dtype, low: float, high: float, g: Generator) -> lis
     if d.is_complex:
         parts = _uniform(2 * count, dtypes.COMPLEX_PARTS[d], low, high, g)
         return _paired(parts)
-    return [low + (high - low) * u for u in uniform_values(count, d, g)]
+    return uniform_values(count, d, g, low, high)
 
 
-def _normal(count: int, d: dtype, mean: float, std: float, g: Generator) -> list[Any]:
+def _normal(
+    count: int,
+    d: dtype,
+    mean: float,
+    std: float,
+    g: Generator,
+    contiguous: bool = True,
+) -> list[Any]:
     """``count`` normal numbers of this mean and std, of dtype ``d``; a
     complex number has two normal parts, each of variance ``std**2 / 2``."""
     if d.is_complex:
         parts = _normal(2 * count, dtypes.COMPLEX_PARTS[d], mean, std / math.sqrt(2), g)
         return _paired(parts)
-    return [mean + std * z for z in normal_values(count, g)]
+    return normal_values(count, d, g, mean, std, contiguous)
 
 
 def _paired(parts: list[float]) -> list[complex]:
@@ -328,8 +314,7 @@ def randn(
 ) -> Tensor:
     """Standard normal random numbers (mean 0, variance 1): ``randn(2, 3)``.
 
-    A complex dtype has both parts normal with variance 1/2, as in PyTorch
-    (the numbers themselves differ from PyTorch's, as all of the engine's do).
+    A complex dtype has both parts normal with variance 1/2, as in PyTorch.
     """
     dtype = dtypes.dtype_arg(dtype, "randn")
     shape = size_arg("randn", sizes, size)
@@ -388,7 +373,9 @@ def randint(
         raise NotImplementedError(
             f"\"random_update_from_to\" not implemented for '{dtype.c_name}'"
         )
-    values = integer_values(numel(shape), low, high, _generator(generator))
+    wide = dtype in (dtypes.int64, dtypes.float64, dtypes.float32, dtypes.bfloat16)
+    g = _generator(generator)
+    values = _sampling.random_from_to(g, numel(shape), low, high, wide)
     return finish(from_values(values, shape, dtype), requires_grad, device)
 
 
@@ -400,18 +387,14 @@ def randperm(
     device: DeviceArg = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """The numbers ``0 ... n - 1`` in random order (Fisher–Yates)."""
+    """The numbers ``0 ... n - 1`` in random order, as PyTorch shuffles them."""
     dtype = dtypes.dtype_arg(dtype, "randperm")
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(
             f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}"
         )
     shape = size_arg("randperm", (n,))
-    source = _generator(generator)
-    order = list(range(n))
-    for i in range(n - 1, 0, -1):
-        j = integer_values(1, 0, i + 1, source)[0]
-        order[i], order[j] = order[j], order[i]
+    order = _sampling.randperm(_generator(generator), n)
     result = from_values(order, shape, dtype or dtypes.int64)
     return finish(result, requires_grad, device)
 
@@ -515,7 +498,8 @@ def uniform_(
         )
     tensor._check_inplace()
     g = _generator(generator)
-    tensor._write_values(_uniform(tensor.numel(), tensor.dtype, from_, to, g))
+    values = _uniform(tensor.numel(), tensor.dtype, from_, to, g)
+    tensor._write_values(_in_memory_order(tensor, values))
     return tensor
 
 
@@ -537,8 +521,32 @@ def normal_(
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     tensor._check_inplace()
     g = _generator(generator)
-    tensor._write_values(_normal(tensor.numel(), tensor.dtype, mean, std, g))
+    values = _normal(tensor.numel(), tensor.dtype, mean, std, g, tensor.is_contiguous())
+    tensor._write_values(_in_memory_order(tensor, values))
     return tensor
+
+
+def _memory_order(tensor: Tensor) -> list[int]:
+    """The indices of ``tensor``'s elements (flat, row-major) by memory address.
+
+    PyTorch's in-place samplers fill a tensor in the order its elements lie
+    in memory; for a transposed or permuted tensor that is not the order of
+    its indices.
+    """
+    offsets = [0]
+    for size, stride in zip(tensor._shape, tensor.stride()):
+        offsets = [o + i * stride for o in offsets for i in range(size)]
+    return sorted(range(len(offsets)), key=offsets.__getitem__)
+
+
+def _in_memory_order(tensor: Tensor, drawn: list[Any]) -> list[Any]:
+    """``drawn[k]`` placed at the element ``k``-th in memory."""
+    if tensor.is_contiguous():
+        return drawn
+    placed: list[Any] = [None] * len(drawn)
+    for value, index in zip(drawn, _memory_order(tensor)):
+        placed[index] = value
+    return placed
 
 
 def _check_probabilities(probabilities: list[float], function: str) -> None:
@@ -574,14 +582,18 @@ class BernoulliWithP(NoDerivative):
     def forward(
         ctx: FunctionCtx, input: Tensor, *, p: float, generator: Any = None
     ) -> Tensor:
-        return _flips(input, [p] * input.numel(), generator)
+        _check_probabilities([p], "bernoulli")
+        flips = _sampling.bernoulli(
+            _generator(generator), [p] * input.numel(), "float64"
+        )
+        return from_values(flips, input._shape, input.dtype)
 
 
 def _flips(input: Tensor, probabilities: list[Any], generator: Any) -> Tensor:
     """1 with each probability, else 0, in ``input``'s shape and dtype."""
     _check_probabilities(probabilities, "bernoulli")
-    units = uniform_values(len(probabilities), dtypes.float64, _generator(generator))
-    flips = [1.0 if u < q else 0.0 for u, q in zip(units, probabilities)]
+    kind = "float64" if input.dtype is dtypes.float64 else "float32"
+    flips = _sampling.bernoulli(_generator(generator), probabilities, kind)
     return from_values(flips, input._shape, input.dtype)
 
 
@@ -629,34 +641,18 @@ def bernoulli_(
                 f"the shape {list(tensor._shape)} of the tensor"
             )
         probabilities = expanded_values(p, tensor._shape)
+        kind = "float64" if p.dtype is dtypes.float64 else "float32"
     else:
         probabilities = [p] * tensor.numel()
+        kind = "float64"
     _check_probabilities(probabilities, "bernoulli_")
     tensor._check_inplace()
-    units = uniform_values(len(probabilities), dtypes.float64, _generator(generator))
-    tensor._write_values([1 if u < q else 0 for u, q in zip(units, probabilities)])
+    g = _generator(generator)
+    if not tensor.is_contiguous():
+        probabilities = [probabilities[i] for i in _memory_order(tensor)]
+    flips = _sampling.bernoulli(g, probabilities, kind)
+    tensor._write_values(_in_memory_order(tensor, flips))
     return tensor
-
-
-def _pick(weights: list[float], taken: set[int], generator: Generator) -> int:
-    """A category drawn with probability proportional to its weight.
-
-    Where every weight left is 0 (without replacement, when the nonzero
-    ones are used up), the first category not ``taken`` yet is taken.
-    """
-    total = math.fsum(weights)
-    if total <= 0:
-        return min(set(range(len(weights))) - taken)
-    target = uniform_values(1, dtypes.float64, generator)[0] * total
-    running = 0.0
-    last = 0
-    for index, weight in enumerate(weights):
-        if weight > 0:
-            running += weight
-            last = index
-            if target < running:
-                return index
-    return last  # rounding left target at the very top
 
 
 def _check_multinomial(input: Tensor, num_samples: int, replacement: bool) -> None:
@@ -710,15 +706,9 @@ def multinomial(
             raise RuntimeError(
                 "invalid multinomial distribution (sum of probabilities <= 0)"
             )
-    samples: list[int] = []
-    for row in rows:
-        weights = [float(w) for w in row]
-        taken: set[int] = set()
-        for _ in range(num_samples):
-            index = _pick(weights, taken, chooser)
-            samples.append(index)
-            if not replacement:
-                weights[index] = 0.0
-                taken.add(index)
+    weights = [[float(w) for w in row] for row in rows]
+    kind = _kind(input.dtype)
+    drawn = _sampling.multinomial(chooser, weights, num_samples, replacement, kind)
+    samples = [index for row in drawn for index in row]
     shape = (num_samples,) if input.dim() == 1 else (len(rows), num_samples)
     return from_values(samples, shape, dtypes.int64)

@@ -24,7 +24,10 @@ PACKAGE = ROOT / "slowtorch_lib"
 
 # Bottom to top: every module of the engine, by name, in exactly one layer.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("dtypes, index maths and hook handles", ("_dtype", "_strides", "_hooks")),
+    (
+        "dtypes, index maths, hook handles and random bits",
+        ("_dtype", "_strides", "_hooks", "_mt19937", "_cephes32", "_sampling"),
+    ),
     ("storage", ("_storage",)),
     ("kernels", ("_kernels",)),
     (

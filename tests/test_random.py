@@ -1,14 +1,16 @@
 """The random number generator and the random tensors built on it.
 
-The values are not torch's (another generator), so these tests check
-determinism, ranges, dtypes, shapes and statistics, pin a few exact values
-(golden numbers) so that an accidental change to the algorithm fails, and
-compare errors, dtypes and seeds with torch.
+The numbers are torch's (tests/test_random_streams.py compares them draw
+by draw); these tests check determinism, ranges, dtypes, shapes and
+statistics, pin a few exact values (golden numbers, recorded under torch
+2.13) so that an accidental change fails even without torch, and compare
+errors, dtypes and seeds with torch.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st_
 
 import slowtorch_lib as st
+from slowtorch_lib._mt19937 import MT19937, seeded_words, temper, tempered, twist
 from slowtorch_lib._rng import Generator
 from tests.parity import require_torch, same_error
 
@@ -31,41 +34,50 @@ def mean_and_variance(values: list[float]) -> tuple[float, float]:
 # ----------------------------------------------------------------------
 
 
-def test_splitmix64_reference_outputs() -> None:
-    """The published SplitMix64 outputs for seeds 0 and 1234567."""
-    g = Generator().manual_seed(0)
-    assert g.next_uint64() == 0xE220A8397B1DCDAF
-    g = Generator().manual_seed(1234567)
-    assert [g.next_uint64() for _ in range(5)] == [
-        6457827717110365317,
-        3203168211198807973,
-        9817491932198370423,
-        4593380528125082431,
-        16408922859458223821,
-    ]
+def test_mersenne_twister_reference_outputs() -> None:
+    """The twister's published outputs, and Python's own twister's."""
+    twister = MT19937(5489)
+    assert twister.next_uint32s(3) == [3499211612, 581869302, 3890346734]
+    python = random.Random()
+    python.setstate((3, (*seeded_words(123), 624), None))
+    twister = MT19937(123)
+    mixed = twister.next_uint32s(5) + [twister.next_uint32() for _ in range(700)]
+    mixed += twister.next_uint32s(1300)
+    assert mixed == [python.getrandbits(32) for _ in range(2005)]
+
+
+def test_the_twister_follows_its_readable_steps() -> None:
+    """Each block of 624 outputs is ``tempered(twist(words))``."""
+    words = seeded_words(2**40 + 9)  # only the low 32 bits are used
+    twister = MT19937(2**40 + 9)
+    for _ in range(3):
+        twist(words)
+        assert twister.next_uint32s(624) == tempered(words)
+        assert twister.words == words
+    assert [temper(w) for w in words] == tempered(words)
 
 
 def test_golden_values() -> None:
-    """Exact values after manual_seed(0): any change to the algorithm shows here."""
+    """Exact values after manual_seed(0), as torch 2.13 gives them."""
     st.manual_seed(0)
     assert st.rand(4).tolist() == [
-        0.8833107948303223,
-        0.4315279722213745,
-        0.02643376588821411,
-        0.9708819389343262,
+        0.49625658988952637,
+        0.7682217955589294,
+        0.08847743272781372,
+        0.13203048706054688,
     ]
     assert st.rand(3, dtype=st.float64).tolist() == [
-        0.10634669156721244,
-        0.32732576421812576,
-        0.17386786595968284,
+        0.45938294312745087,
+        0.9207476841219603,
+        0.6450241201227648,
     ]
     assert st.randn(3).tolist() == [
-        0.04654042050242424,
-        1.7177542448043823,
-        -1.9612876176834106,
+        0.1603812575340271,
+        -0.6064512133598328,
+        -0.7830641269683838,
     ]
-    assert st.randint(0, 10, (8,)).tolist() == [6, 3, 1, 7, 7, 5, 2, 2]
-    assert st.randperm(8).tolist() == [2, 1, 7, 0, 6, 3, 5, 4]
+    assert st.randint(0, 10, (8,)).tolist() == [4, 3, 6, 9, 1, 4, 4, 1]
+    assert st.randperm(8).tolist() == [5, 4, 0, 3, 2, 1, 7, 6]
 
 
 def test_same_seed_same_numbers() -> None:
@@ -137,14 +149,14 @@ def test_seed_is_fresh_each_time() -> None:
 
 
 def test_state_round_trip() -> None:
-    g = Generator().manual_seed(2**64 - 5)  # a state above 2**63 survives int64 storage
-    g.next_uint64()
+    g = Generator().manual_seed(2**64 - 5)  # a seed above 2**63 survives
+    st.randn(3, generator=g, dtype=st.float64)  # leaves a cached normal
     state = g.get_state()
-    assert state.dtype is st.int64 and tuple(state.shape) == (2,)
-    ahead = st.rand(4, generator=g).tolist()
+    assert state.dtype is st.uint8 and tuple(state.shape) == (5056,)
+    ahead = st.randn(5, generator=g, dtype=st.float64).tolist()
     g.manual_seed(0)
     g.set_state(state)
-    assert st.rand(4, generator=g).tolist() == ahead
+    assert st.randn(5, generator=g, dtype=st.float64).tolist() == ahead
     assert g.initial_seed() == 2**64 - 5
 
     st.manual_seed(9)
@@ -156,8 +168,9 @@ def test_state_round_trip() -> None:
 
 def test_state_errors() -> None:
     same_error(lambda T: T.Generator().set_state(5))
-    with pytest.raises(TypeError):
-        Generator().set_state(st.zeros(3))
+    same_error(lambda T: T.Generator().set_state(T.zeros(3)))
+    same_error(lambda T: T.Generator().set_state(T.zeros(3, dtype=T.uint8)))
+    same_error(lambda T: T.Generator().set_state(T.zeros(5056, dtype=T.uint8)))
     with pytest.raises(TypeError):
         st.rand(2, generator=5)  # type: ignore[arg-type]
 

@@ -8,8 +8,11 @@ Four forms, as in PyTorch:
 * ``normal(mean_number, std_number, size)``: a new tensor of ``size``.
 
 Element ``i`` is ``mean[i] + std[i] * z[i]`` with ``z`` standard normal
-numbers from the engine's generator (Box-Muller on its own stream: the same
-seed repeats the same numbers, which are not PyTorch's).
+numbers drawn as PyTorch draws them: with a tensor ``std``, ``z`` is
+standard normal, multiplied by ``std`` then added to ``mean`` (each step
+rounded to the dtype); with a number ``std``, ``z`` is drawn with that std
+and ``mean`` added; with numbers only, the tensor is filled by
+``normal_(mean, std)``. So the same seed gives PyTorch's numbers.
 
 The result has a gradient of zeros with respect to ``mean`` and ``std``,
 as PyTorch defines it (``NormalBackward1``, ``2`` and ``3``): sampling is
@@ -23,7 +26,14 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._creation import zeros_like
-from slowtorch_lib._rng import Generator, _check_float, _generator, normal_values
+from slowtorch_lib._rng import (
+    Generator,
+    _check_float,
+    _generator,
+    _kind,
+    normal_values,
+)
+from slowtorch_lib._sampling import rounded
 from slowtorch_lib._strides import broadcast_shapes, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import expanded_values
@@ -33,10 +43,24 @@ from slowtorch_lib.ops.common import write_out
 __all__ = ["normal"]
 
 
-def _draw(means: list[float], stds: list[float], generator: Generator) -> list[float]:
-    """``mean + std * z`` for each pair, in float64 (rounded by the tensor)."""
-    z = normal_values(len(means), generator)
-    return [m + s * n for m, s, n in zip(means, stds, z)]
+def _draw(
+    means: list[float],
+    stds: list[float] | float,
+    d: dtypes.dtype,
+    generator: Generator,
+) -> list[float]:
+    """``z * std + mean`` for each element, rounded to ``d`` at each step.
+
+    A number ``std`` is given to the sampler (``normal_(0, std)``); a list
+    multiplies standard normal numbers afterwards (``mul_(std)``).
+    """
+    kind = _kind(d)
+    if isinstance(stds, float):
+        z = rounded(normal_values(len(means), d, generator, 0.0, stds), kind)
+    else:
+        z = rounded(normal_values(len(means), d, generator), kind)
+        z = rounded([n * s for n, s in zip(z, stds)], kind)
+    return rounded([n + m for n, m in zip(z, means)], kind)
 
 
 def _check_std(stds: list[float]) -> None:
@@ -49,10 +73,13 @@ def _sample(mean: Tensor | float, std: Tensor | float, generator: Generator) -> 
     shape = broadcast_shapes(*[t._shape for t in (mean, std) if isinstance(t, Tensor)])
     d = mean.dtype if isinstance(mean, Tensor) else std.dtype  # type: ignore[union-attr]
     _check_float(d, "normal_kernel_cpu")
-    means, stds = _values_of(mean, shape), _values_of(std, shape)
+    means = _values_of(mean, shape)
+    stds: list[float] | float = float(std) if _is_number(std) else 0.0
     if isinstance(std, Tensor):
-        _check_std(stds)
-    return from_values(_draw(means, stds, generator), shape, d)
+        std_values = _values_of(std, shape)
+        _check_std(std_values)
+        stds = std_values
+    return from_values(_draw(means, stds, d, generator), shape, d)
 
 
 def _values_of(value: Tensor | float, shape: tuple[int, ...]) -> list[float]:
@@ -194,5 +221,5 @@ def _from_numbers(
     d = dtype or dtypes.get_default_dtype()
     _check_float(d, "normal_kernel_cpu")
     count = numel(shape)
-    values = _draw([float(mean)] * count, [float(std)] * count, generator)
+    values = normal_values(count, d, generator, float(mean), float(std))
     return from_values(values, shape, d).requires_grad_(requires_grad)

@@ -91,3 +91,19 @@ def set_init(worker_id: int) -> None:
     ]
     info = next(info for info in infos if info is not None)
     info.dataset.init = worker_id * 10
+
+
+class Draws:
+    """Sample ``i`` is ``i``, the loading worker's seed and a random number."""
+
+    def __init__(self, lib: str, count: int = 12) -> None:
+        self.lib, self.count = lib, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i: int) -> Any:
+        lib = lib_named(self.lib)
+        info = lib.utils.data.get_worker_info()
+        seed = -1 if info is None else info.seed
+        return [i, seed, lib.rand(1).item(), lib.randn(2, dtype=lib.float64).tolist()]

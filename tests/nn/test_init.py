@@ -1,7 +1,8 @@
 """nn.init against torch.nn.init: the same fan rules, gains, errors and distributions.
 
-The random numbers differ from torch's (another generator), so the
-distributions are compared statistically: the sample mean and standard
+The numbers themselves are torch's (``tests/test_random_streams.py``
+compares them bit for bit); here the distributions are also checked
+statistically: the sample mean and standard
 deviation against the formula, the formula against torch's samples, and a
 two-sample Kolmogorov–Smirnov test between our samples and torch's.
 """

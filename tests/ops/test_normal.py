@@ -1,7 +1,7 @@
 """``normal`` (``slowtorch_lib/ops/normal.py``) against PyTorch.
 
-Its numbers come from the engine's own generator, so these tests compare shapes,
-dtypes, statistics and gradients, not values.
+These tests compare shapes, dtypes, statistics and gradients; the values
+themselves are compared bit for bit in ``tests/test_random_streams.py``.
 """
 
 from __future__ import annotations

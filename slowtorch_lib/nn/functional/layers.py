@@ -10,6 +10,7 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _rng
+from slowtorch_lib._sampling import bernoulli, rounded
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import no_grad
@@ -211,13 +212,19 @@ def dropout(
 
 
 def dropout_mask(input: Tensor, p: float) -> Tensor:
-    """``1 / (1 - p)`` with probability ``1 - p``, else 0, for each element."""
+    """``1 / (1 - p)`` with probability ``1 - p``, else 0, for each element.
+
+    As PyTorch makes it on the CPU: coin flips ``bernoulli_(1 - p)``, then
+    divided by ``1 - p`` in the input's dtype.
+    """
     keep = 1.0 - p
-    scale = 1.0 / keep if keep > 0 else 0.0
-    draws = _rng.uniform_values(input.numel(), dtypes.float64, _rng.default_generator)
-    return from_values(
-        [scale if u < keep else 0.0 for u in draws], input._shape, input.dtype
-    )
+    if keep == 0:  # PyTorch multiplies by zero and draws nothing
+        return from_values([0.0] * input.numel(), input._shape, input.dtype)
+    kind = _rng._kind(input.dtype)
+    scale = rounded([1.0 / rounded([keep], kind)[0]], kind)[0]
+    g = _rng.default_generator
+    flips = bernoulli(g, [keep] * input.numel(), "float64")
+    return from_values([scale * f for f in flips], input._shape, input.dtype)
 
 
 # ----------------------------------------------------------------------

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from slowtorch_lib._rng import _generator
+from slowtorch_lib._sampling import random_int64
 from slowtorch_lib.utils.data._worker import (
     STATUS_CHECK_INTERVAL,
     Resume,
@@ -34,8 +35,12 @@ __all__ = ["WorkerIterator", "draw_base_seed"]
 
 
 def draw_base_seed(generator: Any) -> int:
-    """A 63-bit seed from the loader's generator (or the default one)."""
-    return _generator(generator).next_uint64() >> 1
+    """A 63-bit seed from the loader's generator (or the default one).
+
+    As PyTorch draws it: ``torch.empty((), dtype=torch.int64).random_()``,
+    a 64-bit draw modulo ``2**63``.
+    """
+    return random_int64(_generator(generator), 1)[0]
 
 
 def refuse_in_browser(num_workers: int) -> None:

@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from slowtorch_lib._rng import Generator
 from slowtorch_lib.utils.data._fetch import InfiniteConstantSampler, make_fetcher
-from slowtorch_lib.utils.data._workers import WorkerIterator
+from slowtorch_lib.utils.data._workers import WorkerIterator, draw_base_seed
 from slowtorch_lib.utils.data.collate import default_collate, default_convert
 from slowtorch_lib.utils.data.dataset import Dataset, IterableDataset
 from slowtorch_lib.utils.data.sampler import (
@@ -54,9 +54,8 @@ class DataLoader:
             (``"fork"``, ``"spawn"``, ``"forkserver"``) or a context from
             :mod:`multiprocessing`; the platform's default if None.
         generator: The random generator for shuffling (and the workers'
-            base seed). The engine's random numbers are not PyTorch's, so
-            the same seed gives a different (but, run after run, the same)
-            order than under PyTorch.
+            base seed). Both are drawn as PyTorch draws them, so the same
+            seed gives PyTorch's order, with or without workers.
         prefetch_factor: Batches each worker keeps ready ahead (2 by
             default with workers; only with workers).
         persistent_workers: Keep the workers alive from one pass to the
@@ -169,6 +168,9 @@ class DataLoader:
                 raise AssertionError(
                     "_SingleProcessDataLoaderIter requires timeout == 0"
                 )
+            # PyTorch draws a base seed for workers even with none, so the
+            # generator is in the same place for the order either way.
+            draw_base_seed(self.generator)
             return self._in_this_process()
         warn_about_worker_count(self.num_workers)
         if not self.persistent_workers:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
-from slowtorch_lib._rng import Generator, randint, randperm
+from slowtorch_lib._rng import Generator, default_generator, randint, randperm
+from slowtorch_lib._sampling import random_int64
 
 __all__ = [
     "BatchSampler",
@@ -82,7 +83,8 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = self.generator
         if generator is None:
-            seed = int(randint(0, 2**62, ()).item())
+            # PyTorch: torch.empty((), dtype=torch.int64).random_().item()
+            seed = random_int64(default_generator, 1)[0]
             generator = Generator().manual_seed(seed)
         if self.replacement:
             # Drawn lazily, 32 at a time as PyTorch does: num_samples may be
