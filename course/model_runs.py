@@ -203,7 +203,8 @@ class Run:
                 same = self.names == self.expected_names
                 lines.append("the same names" if same else "the names differ")
         if self.culprit is not None:
-            lines.append(f"look at exercise {self.culprit}: {self.why}")
+            name = {**GPT_NAMES, "5.10": "Conv2d"}.get(self.culprit, "")
+            lines.append(f"look at exercise {self.culprit}, `{name}`: {self.why}")
         return "\n".join(lines)
 
 

@@ -489,3 +489,41 @@ def train(model, batches, steps, lr, grad_clip=None):
 
 # %% tags=["check-6.9"]
 check("6.9", train)
+
+# %% [markdown]
+# ## Your GPT
+#
+# Your pieces now run together, on your engine, as one GPT:
+#
+# - your `GPT` (6.7) is the model, and its two blocks are your `Block`
+#   (6.6);
+# - the first block's attention splits its heads with your `split_heads`
+#   (6.4) and calls `F.scaled_dot_product_attention` on `(B * H, T, D)`
+#   tensors, which runs your `_composite` (6.3), which runs your
+#   `safe_softmax` (6.2);
+# - the second block's attention is your `CausalSelfAttention` (6.5);
+# - your `train` (6.9) trains it for 30 steps on windows of the names, and
+#   your `generate` (6.8) writes six names with it.
+#
+# PyTorch trained the same model (the model answers) from the same weights
+# on the same batches, and its run is recorded: every step's loss must equal
+# PyTorch's to within 1e-5, and the names must be the same. If your curve
+# leaves PyTorch's, the cell says which exercise to look at. It takes about
+# half a minute (about twice that in the browser).
+
+# %%
+from course import model_runs
+from course.progress import training_bar
+
+yours = {
+    "6.2": safe_softmax,
+    "6.3": _composite,
+    "6.4": split_heads,
+    "6.5": CausalSelfAttention,
+    "6.6": Block,
+    "6.7": GPT,
+    "6.8": generate,
+    "6.9": train,
+}
+run = model_runs.train_gpt(torch, yours, training_bar(model_runs.GPT_STEPS))
+print(run.report())
