@@ -324,7 +324,7 @@ def gpt_probes(torch: Any, model: Any, pieces: dict[str, Any], windows: Any) -> 
             ),
             "6.5": ("block 1's CausalSelfAttention", flat(second.self_attn(x)[0])),
             "6.6": ("block 0, a Block", flat(first(x))),
-            "6.7": ("the GPT's logits and loss", [*flat(logits), loss.item()]),
+            "6.7": ("the GPT's logits and loss", [*flat(logits[0]), loss.item()]),
         }
 
 
@@ -448,17 +448,10 @@ def assemble_cnn(torch: Any, conv2d: Any) -> Any:
     return model
 
 
-def cnn_batches(steps: int = CNN_STEPS, seed: int = 5) -> list[Any]:
-    """For each step, CNN_BATCH digits (pixels over 16) and their labels."""
-    from .datasets import load_digits
-
-    images, labels = load_digits("train")
+def cnn_batches(steps: int = CNN_STEPS, seed: int = 5) -> list[list[int]]:
+    """For each step, the indices of CNN_BATCH digits of the training set."""
     draw = random.Random(seed)
-    chosen = [draw.sample(range(len(labels)), CNN_BATCH) for _ in range(steps)]
-    return [
-        [[[p / 16 for p in images[i]] for i in group], [labels[i] for i in group]]
-        for group in chosen
-    ]
+    return [draw.sample(range(1437), CNN_BATCH) for _ in range(steps)]
 
 
 def run_cnn(
@@ -468,12 +461,16 @@ def run_cnn(
     model = assemble_cnn(torch, conv2d)
     with torch.no_grad():
         probe = flat(model[0](probe_input(torch, 2, 1, 8, 8)))
+    from .datasets import load_digits
+
+    images, labels = load_digits("train")
     optimizer = torch.optim.Adam(model.parameters(), lr=CNN_LR)
     losses = []
     start = time.perf_counter()
-    for step, (images, labels) in enumerate(batches, 1):
-        x = torch.tensor(images).view(-1, 1, 8, 8)
-        loss = torch.nn.functional.cross_entropy(model(x), torch.tensor(labels))
+    for step, group in enumerate(batches, 1):
+        x = torch.tensor([images[i] for i in group]).view(-1, 1, 8, 8) / 16
+        y = torch.tensor([labels[i] for i in group])
+        loss = torch.nn.functional.cross_entropy(model(x), y)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -522,8 +519,15 @@ def record_runs() -> dict[str, Any]:
         losses, names, probes, _ = run_gpt(torch, pieces, windows)
         batches = cnn_batches()
         cnn_losses, probe, _ = run_cnn(torch, torch.nn.Conv2d, batches)
+    import os
+    import platform
+    from datetime import datetime, timezone
+
     return {
+        "recorded_on": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
         "torch_version": torch.__version__,
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
         "gpt": {
             "windows": windows,
             "losses": losses,
