@@ -8,6 +8,7 @@ that piece; the record is what PyTorch gives now.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -85,7 +86,7 @@ def test_a_training_loop_that_never_clears_the_gradients_is_named() -> None:
     pieces = model_runs.gpt_model_pieces(slowtorch_lib)
 
     def piling_up(model: Any, batches: Any, steps: int, lr: float) -> list[float]:
-        optimizer = slowtorch_lib.optim.AdamW(model.parameters(), lr=lr)
+        optimizer = model.configure_optimizers(0.1, lr)
         losses = []
         for inputs, targets in batches[:steps]:
             _, loss = model(inputs, targets)
@@ -99,6 +100,18 @@ def test_a_training_loop_that_never_clears_the_gradients_is_named() -> None:
     assert run.left_at == 3  # step 2's update is the first with piled gradients
     assert run.culprit == "6.9"
     assert "look at exercise 6.9, `train`" in run.report()
+
+
+def test_a_training_loop_that_ignores_configure_optimizers_is_named() -> None:
+    pieces = model_runs.gpt_model_pieces(slowtorch_lib)
+    answer = pieces["6.9"]
+
+    def own_adamw(model: Any, batches: Any, steps: int, lr: float) -> list[float]:
+        return answer(_Plain(model), batches, steps, lr)  # no configure_optimizers
+
+    pieces["6.9"] = own_adamw
+    run = model_runs.train_gpt(slowtorch_lib, pieces)
+    assert run.left_at == 2 and run.culprit == "6.9"
 
 
 def test_the_cnn_on_the_engines_conv2d_trains_as_pytorch_did() -> None:
@@ -130,3 +143,36 @@ def test_the_record_is_what_pytorch_gives_now() -> None:
         gap = model_runs.largest_gap(ours["losses"], theirs["losses"])
         assert gap <= 1e-6, gap
     assert math.isfinite(record["gpt"]["losses"][-1])
+
+
+def test_the_teachers_guide_says_where_each_piece_runs() -> None:
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "teachers.md").read_text()
+    for id, where in model_runs.GPT_PATH.items():
+        assert f"| {id} | `{model_runs.GPT_NAMES[id]}` | {where} |" in guide
+
+
+def test_a_run_without_6_8_still_trains_and_says_so() -> None:
+    pieces = model_runs.gpt_model_pieces(slowtorch_lib)
+
+    def unwritten(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    pieces["6.8"] = unwritten
+    record = model_runs.load_record()["gpt"]
+    losses, names, _, _ = model_runs.run_gpt(
+        slowtorch_lib, pieces, record["windows"][:2]
+    )
+    assert names is None and len(losses) == 2
+
+
+class _Plain:
+    """A model seen without its ``configure_optimizers``."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def __call__(self, *args: Any) -> Any:
+        return self.model(*args)
+
+    def parameters(self) -> Any:
+        return self.model.parameters()
