@@ -75,7 +75,9 @@ def test_a_6_5_that_scales_by_1_over_d_is_named(
 ) -> None:
     # gpt_parts' attention divides by math.sqrt(size): make it divide by size
     monkeypatch.setattr(gpt_parts, "math", SimpleNamespace(sqrt=lambda d: d))
-    run = model_runs.train_gpt(slowtorch_lib, model_runs.gpt_model_pieces(slowtorch_lib))
+    run = model_runs.train_gpt(
+        slowtorch_lib, model_runs.gpt_model_pieces(slowtorch_lib)
+    )
     assert run.left_at is not None and run.left_at <= 2
     assert run.culprit == "6.5"
     assert "look at exercise 6.5, `CausalSelfAttention`" in run.report()
@@ -176,3 +178,36 @@ class _Plain:
 
     def parameters(self) -> Any:
         return self.model.parameters()
+
+
+def test_an_unwritten_piece_is_named_not_raised() -> None:
+    pieces = model_runs.gpt_model_pieces(slowtorch_lib)
+
+    class Stub(pieces["6.5"]):  # type: ignore[misc, valid-type]
+        def forward(self, x: Any) -> Any:
+            raise NotImplementedError
+
+    pieces["6.5"] = Stub
+    run = model_runs.train_gpt(slowtorch_lib, pieces)
+    assert run.unwritten == "6.5" and not run.agrees
+    assert run.report().startswith("exercise 6.5, `CausalSelfAttention`, is not")
+
+    def conv2d(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    assert model_runs.train_cnn(slowtorch_lib, conv2d).unwritten == "5.10"
+
+
+def test_a_class_edition_stub_is_raised_as_it_is() -> None:
+    """The class edition's stubs name their exercise and notebook; the class
+    chapter shows the book's outputs for a cell that raises one."""
+    pieces = model_runs.gpt_model_pieces(slowtorch_lib)
+
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            "exercise 6.9, `train`, is not written yet: exercises/06_attention.ipynb"
+        )
+
+    pieces["6.9"] = stub
+    with pytest.raises(NotImplementedError, match="exercise 6.9"):
+        model_runs.train_gpt(slowtorch_lib, pieces)
