@@ -755,3 +755,26 @@ def test_chapter_five_record_matches_torch() -> None:
     assert set(claims["kernels_float64"]) == _conv_kernels(torch, torch.float64)
     assert claims["grad_fn"] == "ConvolutionBackward0"
     assert record["accuracies"][-1] >= 0.97
+
+
+def test_chapter_six_prose_numbers_are_the_records_and_the_scripts() -> None:
+    """The numbers chapter 6's prose states: the steps the page trains, the
+    held-out predictions, and the comparison with the epilogue's MLP."""
+    import sys
+
+    sys.path.insert(0, str(BOOK))
+    from ch06 import gpt
+
+    page = (BOOK / "06_attention.md").read_text()
+    record = json.loads((BOOK / "ch06" / "torch_run.json").read_text())
+    mlp = json.loads((BOOK / "epilogue_files" / "torch_run.json").read_text())
+    assert "trains for only 150 steps" in page and gpt.STEPS == record["steps"] == 150
+    assert "(1,600 predictions)" in page and 200 * gpt.BLOCK == 1600
+    assert "after 2,000 steps (PyTorch's record) it is" in page
+    assert record["long_steps"] == 2000
+    # "After the page's 150 steps the GPT is behind the MLP's 500; after
+    # 2,000 steps it is ahead, though not by much"
+    assert record["validation_loss"] > mlp["sample_loss"]
+    assert (
+        mlp["sample_loss"] - 0.1 < record["long_validation_loss"] < mlp["sample_loss"]
+    )
