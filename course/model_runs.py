@@ -370,6 +370,28 @@ def gpt_model_pieces(torch: Any) -> dict[str, Any]:
     return pieces
 
 
+def own_gpt_pieces(torch: Any) -> dict[str, Any]:
+    """The pieces a chapter runs: the model answers on the complete engine; in
+    a class edition, the pieces the student saved (their ``my_engine/``
+    folder; 6.2 and 6.3 are in its engine already), stubs for the others."""
+    import importlib.util
+
+    pieces = gpt_model_pieces(torch)
+    if importlib.util.find_spec(f"{ENGINE}._class") is None:
+        return pieces
+    from .saved_pieces import find_workspace
+
+    folder = find_workspace()
+    for id in ("6.4", "6.5", "6.6", "6.7", "6.8", "6.9") if folder else ():
+        name = GPT_NAMES[id]
+        path = folder / f"ex{id.replace('.', '_')}_{name}.py"
+        if path.is_file():  # the student's own, as the class engine runs them
+            namespace: dict[str, Any] = {"torch": torch, "__name__": path.stem}
+            exec(compile(path.read_text("utf-8"), str(path), "exec"), namespace)  # noqa: S102
+            pieces[id] = namespace[name]
+    return pieces
+
+
 @contextlib.contextmanager
 def engine_pieces(torch: Any, pieces: dict[str, Any], targets: dict[str, str]) -> Any:
     """Puts the given pieces of the engine in place of its own (the engine only)."""

@@ -211,3 +211,25 @@ def test_a_class_edition_stub_is_raised_as_it_is() -> None:
     pieces["6.9"] = stub
     with pytest.raises(NotImplementedError, match="exercise 6.9"):
         model_runs.train_gpt(slowtorch_lib, pieces)
+
+
+def test_a_class_chapter_runs_the_pieces_the_student_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    assert model_runs.own_gpt_pieces(slowtorch_lib)["6.5"] is (
+        gpt_parts.CausalSelfAttention
+    )  # the complete engine: the model answers
+    (tmp_path / "ex6_5_CausalSelfAttention.py").write_text(
+        "class CausalSelfAttention(torch.nn.Module):\n    mine = True\n"
+    )
+    monkeypatch.setenv("SLOWTORCH_WORKSPACE", str(tmp_path))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: object() if name == "slowtorch_lib._class" else real(name, *a),
+    )
+    pieces = model_runs.own_gpt_pieces(slowtorch_lib)
+    assert pieces["6.5"].mine and pieces["6.6"] is gpt_parts.Block
