@@ -449,7 +449,6 @@ check("5.10", Conv2d)
 
 # %%
 from course import model_runs
-from course.progress import training_bar
 
-run = model_runs.train_cnn(torch, Conv2d, training_bar(model_runs.CNN_STEPS))
+run = model_runs.train_cnn(torch, Conv2d, model_runs.printed_progress)
 print(run.report())
