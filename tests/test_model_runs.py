@@ -26,6 +26,7 @@ def answers_run() -> model_runs.Run:
     return model_runs.train_gpt(slowtorch_lib, pieces)
 
 
+@pytest.mark.slow
 def test_the_model_answers_train_as_pytorch_did(answers_run: model_runs.Run) -> None:
     record = model_runs.load_record()["gpt"]
     assert len(answers_run.losses) == model_runs.GPT_STEPS == len(record["losses"])
@@ -70,6 +71,7 @@ def _spied_init(id: str, called: set[str]) -> Any:
     return __init__
 
 
+@pytest.mark.slow
 def test_a_6_5_that_scales_by_1_over_d_is_named(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -84,6 +86,7 @@ def test_a_6_5_that_scales_by_1_over_d_is_named(
     assert "leaves PyTorch's at step" in run.report()
 
 
+@pytest.mark.slow
 def test_a_training_loop_that_never_clears_the_gradients_is_named() -> None:
     pieces = model_runs.gpt_model_pieces(slowtorch_lib)
 
@@ -104,6 +107,7 @@ def test_a_training_loop_that_never_clears_the_gradients_is_named() -> None:
     assert "look at exercise 6.9, `train`" in run.report()
 
 
+@pytest.mark.slow
 def test_a_training_loop_that_ignores_configure_optimizers_is_named() -> None:
     pieces = model_runs.gpt_model_pieces(slowtorch_lib)
     answer = pieces["6.9"]
@@ -116,12 +120,14 @@ def test_a_training_loop_that_ignores_configure_optimizers_is_named() -> None:
     assert run.left_at == 2 and run.culprit == "6.9"
 
 
+@pytest.mark.slow
 def test_the_cnn_on_the_engines_conv2d_trains_as_pytorch_did() -> None:
     run = model_runs.train_cnn(slowtorch_lib, slowtorch_lib.nn.Conv2d)
     assert run.gap < 1e-5 and run.agrees and run.culprit is None
     assert len(run.losses) == model_runs.CNN_STEPS
 
 
+@pytest.mark.slow
 def test_a_conv2d_without_its_bias_is_named() -> None:
     class NoBias(slowtorch_lib.nn.Conv2d):
         def forward(self, input: Any) -> Any:
@@ -134,6 +140,7 @@ def test_a_conv2d_without_its_bias_is_named() -> None:
     assert "look at exercise 5.10, `Conv2d`" in run.report()
 
 
+@pytest.mark.slow
 def test_the_record_is_what_pytorch_gives_now() -> None:
     torch = require_torch()
     record = model_runs.load_record()
