@@ -548,6 +548,33 @@ def test_a_fully_masked_row_nan_by_hand_zeros_in_sdpa() -> None:
     assert_same(ours, sdpa)
 
 
+def test_merging_heads_copies_attentions_output_not_a_split_view() -> None:
+    """Chapter 6's "Heads as views": the heads split from a (B, T, C) tensor
+    go back with a view, but attention's output, a new (B, H, T, D) tensor,
+    transposed, cannot be viewed as (B, T, C): the copy happens there."""
+    torch = require_torch()
+    B, T, C, H = 2, 8, 16, 2
+    for lib in (torch, st):
+        qkv = lib.randn(B, T, C)
+        heads = qkv.view(B, T, H, C // H).transpose(1, 2)
+        assert lib.equal(heads.transpose(1, 2).view(B, T, C), qkv)  # no copy needed
+        out = lib.softmax(heads @ heads.transpose(-2, -1), dim=-1) @ heads
+        assert out.is_contiguous() and not out.transpose(1, 2).is_contiguous()
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            out.transpose(1, 2).view(B, T, C)
+        merged = out.transpose(1, 2).contiguous().view(B, T, C)
+        merged[0, 0, 0] = 100.0
+        assert out[0, 0, 0, 0].item() != 100.0
+
+
+def test_chapter_six_shows_the_copy_where_it_happens() -> None:
+    page = (BOOK / "06_attention.md").read_text()
+    heads = page[page.index("## Heads as views") : page.index("## Residual")]
+    assert "side_by_side.view(B, T, C)" in heads
+    assert "heads.transpose(1, 2).view(B, T, C)" not in heads
+    assert "merged back: True" not in heads
+
+
 def test_the_fused_kernel_saves_no_square_of_weights() -> None:
     torch = require_torch()
     F = torch.nn.functional
@@ -614,6 +641,56 @@ def test_no_control_characters(page: Path) -> None:
     assert not re.search(r"[\x00-\x09\x0b-\x1f]", text)
 
 
+def _prose_lines(page: Path) -> list[str]:
+    """The page's lines outside code cells, code blocks and cell options."""
+    code = set(_code_lines(page))
+    return [
+        line
+        for line in page.read_text().splitlines()
+        if line not in code and not line.strip().startswith(("```", "tags:", ":"))
+    ]
+
+
+@pytest.mark.parametrize("page", sorted(BOOK.glob("*.md")), ids=lambda p: p.name)
+def test_no_text_command_holds_an_escaped_underscore(page: Path) -> None:
+    """MathJax shows the backslash of \\_ inside \\text{...} literally:
+    write fan_in as \\text{fan}_\\text{in}, as chapter 3 does."""
+    found = re.findall(r"\\text\{[^}]*\\_[^}]*\}", page.read_text())
+    assert not found, found
+
+
+@pytest.mark.parametrize("page", ["05_windows.md", "06_attention.md"])
+def test_no_prose_states_a_time_per_step(page: Path | str) -> None:
+    """A time per step depends on the machine: the page prints the one it
+    measured instead of stating one in its prose."""
+    stated = [
+        line
+        for line in _prose_lines(BOOK / str(page))
+        if re.search(r"\d\s*s (a|per) step|\d\s*ms (a|per) step", line)
+    ]
+    assert not stated, stated
+
+
+def test_chapter_six_alt_texts_are_made_from_the_data() -> None:
+    """No hand-written alt text in chapter 6: its figures are shown by
+    ``gpt.figure`` with an alt text computed from what they plot."""
+    import sys
+
+    sys.path.insert(0, str(BOOK))
+    from ch06 import gpt
+
+    page = (BOOK / "06_attention.md").read_text()
+    assert "alt:" not in page
+    assert page.count("gpt.figure(fig, gpt.") == 2
+    said = gpt.loss_curves_alt([3.6137, 3.0, 2.5], [3.6137, 3.0, 2.5], 3.2958)
+    assert "from 3.61 at step 1 to 2.50 at step 3" in said
+    maps = st.tensor([[[1.0, 0.0], [0.25, 0.75]], [[1.0, 0.0], [0.9, 0.1]]])
+    assert gpt.looks_at(maps, ".a") == [".>. a>a", ".>. a>."]
+    assert "head 1, each character then the one it looks at most: .>. a>." in (
+        gpt.attention_maps_alt(maps, ".a")
+    )
+
+
 def test_no_page_calls_a_recorded_number_live() -> None:
     for page in BOOK.glob("*.md"):
         assert "measured when this page was built" not in page.read_text()
@@ -678,3 +755,26 @@ def test_chapter_five_record_matches_torch() -> None:
     assert set(claims["kernels_float64"]) == _conv_kernels(torch, torch.float64)
     assert claims["grad_fn"] == "ConvolutionBackward0"
     assert record["accuracies"][-1] >= 0.97
+
+
+def test_chapter_six_prose_numbers_are_the_records_and_the_scripts() -> None:
+    """The numbers chapter 6's prose states: the steps the page trains, the
+    held-out predictions, and the comparison with the epilogue's MLP."""
+    import sys
+
+    sys.path.insert(0, str(BOOK))
+    from ch06 import gpt
+
+    page = (BOOK / "06_attention.md").read_text()
+    record = json.loads((BOOK / "ch06" / "torch_run.json").read_text())
+    mlp = json.loads((BOOK / "epilogue_files" / "torch_run.json").read_text())
+    assert "trains for only 150 steps" in page and gpt.STEPS == record["steps"] == 150
+    assert "(1,600 predictions)" in page and 200 * gpt.BLOCK == 1600
+    assert "after 2,000 steps (PyTorch's record) it is" in page
+    assert record["long_steps"] == 2000
+    # "After the page's 150 steps the GPT is behind the MLP's 500; after
+    # 2,000 steps it is ahead, though not by much"
+    assert record["validation_loss"] > mlp["sample_loss"]
+    assert (
+        mlp["sample_loss"] - 0.1 < record["long_validation_loss"] < mlp["sample_loss"]
+    )

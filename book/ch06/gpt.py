@@ -178,3 +178,58 @@ def initial_weights(lib: Any, seed: int = 0) -> dict[str, Any]:
     """The engine's initial weights as plain lists, to load into either library."""
     lib.manual_seed(seed)
     return {name: t.tolist() for name, t in make_model(lib).state_dict().items()}
+
+
+# --- the page's figures: each alt text is made from the data it describes ---------
+
+
+def loss_curves_alt(ours: list[float], theirs: list[float], uniform: float) -> str:
+    """The loss plot's alt text, from the two curves."""
+    gap = max(abs(a - b) for a, b in zip(ours, theirs))
+    return (
+        f"Two loss curves of the tiny GPT against the training step, "
+        f"slowtorch_lib as a wide pale line and PyTorch as a thin black line on "
+        f"top of it: the loss goes from {ours[0]:.2f} at step 1 to {ours[-1]:.2f} "
+        f"at step {len(ours)} (PyTorch: {theirs[0]:.2f} to {theirs[-1]:.2f}), "
+        f"below the dotted line of uniform guessing at {uniform:.2f}; the two "
+        f"curves differ by at most {gap:.0e} at any step."
+    )
+
+
+def looks_at(maps: Any, text: str) -> list[str]:
+    """For each head, the character each position gives most weight to."""
+    rows = maps.tolist()
+    return [
+        " ".join(f"{text[t]}>{text[row.index(max(row))]}" for t, row in enumerate(head))
+        for head in rows
+    ]
+
+
+def attention_maps_alt(maps: Any, text: str) -> str:
+    """The heat maps' alt text, from the weights."""
+    heads = len(maps.tolist())
+    said = "; ".join(
+        f"head {h}, each character then the one it looks at most: {line}"
+        for h, line in enumerate(looks_at(maps, text))
+    )
+    return (
+        f"{heads} heat maps of {len(text)} by {len(text)} cells, one per attention "
+        f"head, of the weights each character of '{text}' gives to itself and the "
+        f"characters before it; the upper triangle is empty. {said}."
+    )
+
+
+def figure(fig: Any, alt: str) -> Any:
+    """The figure as a PNG image with ``alt`` as its text alternative."""
+    import base64
+    import html
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.display import HTML
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=96, metadata={"Software": None})
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode()
+    return HTML(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">')

@@ -39,13 +39,14 @@ beyond it:
   (``-inf`` elsewhere), softmax, a draw from Python's ``random`` so that
   both libraries agree (the chapter's sampler has neither temperature nor
   top-k). [15]
-- 6.9 piece ``train(model, batches, steps, lr, grad_clip=None)``: AdamW,
+- 6.9 piece ``train(model, batches, steps, lr, grad_clip=None)``: AdamW (6.7's
+  ``configure_optimizers`` when the model has it),
   ``zero_grad(set_to_none=True)``, gradient clipping; the losses compared
   with PyTorch's step by step, on models and data the chapter does not
-  use. [12]
+  use. [15]
 
 Model-answer lines count the lines a student writes (inside the solution
-regions, and one per prediction): 161 in all.
+regions, and one per prediction): 164 in all.
 
 PyTorch has no ``CausalSelfAttention``, ``Block``, ``GPT``, ``generate`` or
 ``train``: the pieces of 6.4-6.9 live in :mod:`course.checks.gpt_parts`,
@@ -781,7 +782,9 @@ EXERCISES = {
         "piece",
         TRAIN,
         [
-            "One AdamW over model.parameters() with lr, made once, before the loop.",
+            "One optimiser, made once, before the loop: model.configure_optimizers"
+            "(0.1, lr) if the model has that method, else AdamW(model.parameters(), "
+            "lr=lr).",
             "Step i uses batches[i % len(batches)]; the model returns (logits, loss) "
             "when given targets.",
             "zero_grad(set_to_none=True), backward, clip_grad_norm_ when grad_clip "

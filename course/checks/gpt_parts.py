@@ -200,8 +200,12 @@ def generate(
 def train(
     model: Any, batches: Any, steps: int, lr: float, grad_clip: float | None = None
 ) -> list[float]:
-    """``steps`` steps of AdamW on ``batches`` in turn; each step's loss."""
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    """``steps`` steps of AdamW on ``batches`` in turn; each step's loss. A
+    model with ``configure_optimizers`` (6.7's GPT) makes its own AdamW."""
+    if hasattr(model, "configure_optimizers"):
+        optimizer = model.configure_optimizers(0.1, lr)
+    else:
+        optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     losses = []
     for step in range(steps):
         inputs, targets = batches[step % len(batches)]

@@ -436,3 +436,19 @@ class Conv2d(torch.nn.Module):
 
 # %% tags=["check-5.10"]
 check("5.10", Conv2d)
+
+# %% [markdown]
+# ## Your CNN
+#
+# Your `Conv2d` now runs in chapter 5's CNN (convolution, ReLU, max pooling,
+# a linear layer), trained with Adam for a few steps on the digits, on your
+# engine. PyTorch trained the same model (with its own `nn.Conv2d`) from the
+# same weights on the same batches, and its run is recorded: every step's
+# loss must equal PyTorch's to within 1e-5. If it does not, the cell says
+# where to look.
+
+# %%
+from course import model_runs
+
+run = model_runs.train_cnn(torch, Conv2d, model_runs.printed_progress)
+print(run.report())

@@ -455,8 +455,11 @@ check("6.8", generate)
 # ## Exercise 6.9: the training loop
 #
 # Write `train(model, batches, steps, lr, grad_clip=None)`: `steps` steps of
-# `torch.optim.AdamW` (learning rate `lr`, the other settings PyTorch's
-# defaults) on `model`'s parameters. Step `i` uses
+# AdamW on `model`. A model that has a `configure_optimizers` method (your
+# GPT of 6.7) makes the optimiser: `model.configure_optimizers(0.1, lr)`,
+# weight decay 0.1 on its matrices only; for any other model, use
+# `torch.optim.AdamW(model.parameters(), lr=lr)` (the other settings
+# PyTorch's defaults). Step `i` uses
 # `batches[i % len(batches)]`, a pair `(inputs, targets)`, and the model
 # returns `(logits, loss)` when given both. Clear the gradients with
 # `zero_grad(set_to_none=True)` before each backward; with `grad_clip`,
@@ -472,7 +475,10 @@ check("6.8", generate)
 def train(model, batches, steps, lr, grad_clip=None):
     """steps steps of AdamW on batches in turn; each step's loss."""
     # BEGIN SOLUTION
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    if hasattr(model, "configure_optimizers"):
+        optimizer = model.configure_optimizers(0.1, lr)
+    else:
+        optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     losses = []
     for step in range(steps):
         inputs, targets = batches[step % len(batches)]
@@ -489,3 +495,41 @@ def train(model, batches, steps, lr, grad_clip=None):
 
 # %% tags=["check-6.9"]
 check("6.9", train)
+
+# %% [markdown]
+# ## Your GPT
+#
+# Your pieces now run together, on your engine, as one GPT:
+#
+# - your `GPT` (6.7) is the model, and its two blocks are your `Block`
+#   (6.6);
+# - the first block's attention splits its heads with your `split_heads`
+#   (6.4) and calls `F.scaled_dot_product_attention` on `(B * H, T, D)`
+#   tensors, which runs your `_composite` (6.3), which runs your
+#   `safe_softmax` (6.2);
+# - the second block's attention is your `CausalSelfAttention` (6.5);
+# - your `train` (6.9) trains it for 30 steps on windows of the names, with
+#   the AdamW that your GPT's `configure_optimizers` (6.7) makes, and your
+#   `generate` (6.8) writes six names with it.
+#
+# PyTorch trained the same model (the model answers) from the same weights
+# on the same batches, and its run is recorded: every step's loss must equal
+# PyTorch's to within 1e-5, and the names must be the same. If your curve
+# leaves PyTorch's, the cell says which exercise to look at. It prints a
+# line every five steps.
+
+# %%
+from course import model_runs
+
+yours = {
+    "6.2": safe_softmax,
+    "6.3": _composite,
+    "6.4": split_heads,
+    "6.5": CausalSelfAttention,
+    "6.6": Block,
+    "6.7": GPT,
+    "6.8": generate,
+    "6.9": train,
+}
+run = model_runs.train_gpt(torch, yours, model_runs.printed_progress)
+print(run.report())
