@@ -32,8 +32,9 @@ def test_honest_answers_of_the_size_compared_stay_far_below_the_threshold(
     measured: dict[str, list[tuple[str, float]]], prints: dict[str, list[str]]
 ) -> None:
     """The margin the threshold has: above the size floor, independently
-    written answers (the model answer among them) share at most 60% of their
-    shingles."""
+    written answers (the model answer among them) share under 70% of their
+    shingles and of their statements in order (a class's boilerplate
+    ``__init__`` is the most they share)."""
     solutions = similarity._cells(similarity.ROOT / "solutions")
     for exercise, answers in copy_corpus.HONEST.items():
         given = similarity.given_units(prints, exercise)
@@ -42,7 +43,7 @@ def test_honest_answers_of_the_size_compared_stay_far_below_the_threshold(
         for i, one in enumerate(found):
             for other in found[i + 1 :]:
                 if min(one.size, other.size) >= similarity.MIN_SIZE:
-                    assert similarity.resemblance(one, other) < 0.6, exercise
+                    assert similarity.resemblance(one, other) < 0.7, exercise
 
 
 def test_every_copy_large_enough_is_caught(
