@@ -271,38 +271,39 @@ def _integer(node: ast.AST) -> int | None:
     return None
 
 
-def _counted(start: ast.stmt | None, loop: ast.stmt) -> ast.For | None:
-    """``i = a`` then ``while i < b: ...; i = i + k`` (or ``b < i`` counting
-    down), ``i`` written nowhere else in the loop and no ``continue``: the
-    ``for i in range(a, b, k)`` it is, else None."""
+def _counted(before: list[ast.stmt], loop: ast.stmt) -> ast.For | None:
+    """``i = a`` (among the statements ``before`` it, none after it touching
+    ``i``) then ``while i < b: ...; i = i + k`` (or ``b < i`` counting down),
+    ``i`` written nowhere else in the loop and no ``continue``: the ``for i in
+    range(a, b, k)`` it is, else None. The ``i = a`` is taken out of
+    ``before``."""
     if not (
         isinstance(loop, ast.While)
         and not loop.orelse
         and loop.body
-        and isinstance(start, ast.Assign)
-        and len(start.targets) == 1
-        and isinstance(start.targets[0], ast.Name)
         and isinstance(loop.test, ast.Compare)
         and len(loop.test.ops) == 1
         and isinstance(loop.test.ops[0], ast.Lt)
     ):
         return None
-    name = start.targets[0].id
     left, right = loop.test.left, loop.test.comparators[0]
-    if _is_name(left, name):
-        stop, upwards = right, True
-    elif _is_name(right, name):
-        stop, upwards = left, False
+    if isinstance(left, ast.Name):
+        name, stop, upwards = left.id, right, True
+    elif isinstance(right, ast.Name):
+        name, stop, upwards = right.id, left, False
     else:
         return None
+    at = _start(before, name)
     body, last = loop.body[:-1], loop.body[-1]
     step = _step_of(last, name)
-    if step is None or step == 0 or (step > 0) != upwards:
+    if at is None or step is None or step == 0 or (step > 0) != upwards:
         return None
     if name in {n for s in body for n in _writes(s)} or any(
         isinstance(n, ast.Continue) for s in body for n in ast.walk(s)
     ):
         return None
+    start = before.pop(at)
+    assert isinstance(start, ast.Assign)
     arguments = [start.value, stop]
     if step != 1:
         arguments.append(
@@ -316,16 +317,30 @@ def _counted(start: ast.stmt | None, loop: ast.stmt) -> ast.For | None:
     return ast.For(ast.Name(name, ast.Store()), call, body, [])
 
 
+def _start(before: list[ast.stmt], name: str) -> int | None:
+    """Where ``name = ...`` is in ``before`` if no statement after it reads
+    or writes ``name``."""
+    for at in range(len(before) - 1, -1, -1):
+        statement = before[at]
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and _is_name(statement.targets[0], name)
+            and name not in _reads(statement.value)
+        ):
+            return at
+        if name in _reads(statement) or name in _writes(statement):
+            return None
+    return None
+
+
 def _for_loops(block: list[ast.stmt]) -> list[ast.stmt]:
     """Each ``while`` over a counter as the ``for`` over its range
     (:func:`_counted`)."""
     out: list[ast.stmt] = []
     for statement in block:
-        loop = _counted(out[-1] if out else None, statement)
-        if loop is not None:
-            out[-1] = loop
-        else:
-            out.append(statement)
+        loop = _counted(out, statement)
+        out.append(statement if loop is None else loop)
     return out
 
 
@@ -634,6 +649,11 @@ class _Keep(ast.NodeTransformer):
             written.clear()
 
         for statement in block:
+            if isinstance(statement, ast.Expr) and not _reads(statement) & touched:
+                # A call that touches nothing of the run goes before it: the
+                # run's assignments change nothing else.
+                out.append(statement)
+                continue
             if not isinstance(statement, ASSIGNMENTS) or not _pure(
                 getattr(statement, "value", None), self.bound
             ):
@@ -712,9 +732,13 @@ def _no_imports(tree: ast.Module) -> ast.Module:
 
 
 def _inert(statement: ast.stmt) -> bool:
-    """An import (the sandbox decides what one can use) or a bare constant."""
+    """An import (the sandbox decides what one can use), a bare constant, or
+    a block that never runs (``if False:``, ``while 0:``)."""
     if isinstance(statement, (ast.Import, ast.ImportFrom)):
         return True
+    if isinstance(statement, (ast.If, ast.While)) and not statement.orelse:
+        test = statement.test
+        return isinstance(test, ast.Constant) and not test.value
     return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
 
 
