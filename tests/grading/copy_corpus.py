@@ -1000,7 +1000,12 @@ def measure() -> dict[str, list[tuple[str, float]]]:
         # Classmates: one hands in another's honest answer, disguised.
         for i, answer in enumerate(answers):
 
-            def caught(copy: str, i: int = i) -> float | None:
+            def caught(
+                copy: str,
+                i: int = i,
+                exercise: str = exercise,
+                students: list[tuple[str, str, str]] = students,
+            ) -> float | None:
                 pairs = similarity.class_pairs(
                     [*students, ("copier", exercise, copy)], prints
                 )
