@@ -635,41 +635,44 @@ class _Keep(ast.NodeTransformer):
         return node
 
     def _sorted_runs(self, block: list[ast.stmt]) -> list[ast.stmt]:
-        """The block with each run of consecutive independent assignments in
-        one order (by their normal form, names hidden)."""
+        """The block with each run of consecutive assignments without effects
+        in one order (:meth:`_ordered`); a call that touches nothing of the
+        run goes before it (the run's assignments change nothing else)."""
         out: list[ast.stmt] = []
         run: list[ast.stmt] = []
         touched: set[str] = set()
-        written: set[str] = set()
-
-        def flush() -> None:
-            out.extend(sorted(run, key=self.key))
-            run.clear()
-            touched.clear()
-            written.clear()
-
         for statement in block:
             if isinstance(statement, ast.Expr) and not _reads(statement) & touched:
-                # A call that touches nothing of the run goes before it: the
-                # run's assignments change nothing else.
                 out.append(statement)
-                continue
-            if not isinstance(statement, ASSIGNMENTS) or not _pure(
+            elif isinstance(statement, ASSIGNMENTS) and _pure(
                 getattr(statement, "value", None), self.bound
             ):
-                # A call's effects are unknown: it stays where it is.
-                flush()
-                out.append(statement)
-                continue
-            writes = _writes(statement)
-            uses = _reads(statement) | writes
-            if writes & touched or uses & written:
-                flush()
-            run.append(statement)
-            touched |= uses
-            written |= writes
-        flush()
-        return out
+                run.append(statement)
+                touched |= _reads(statement) | _writes(statement)
+            else:  # a call's effects are unknown: it stays where it is
+                out += self._ordered(run) + [statement]
+                run, touched = [], set()
+        return out + self._ordered(run)
+
+    def _ordered(self, run: list[ast.stmt]) -> list[ast.stmt]:
+        """The run's statements, each as early as the ones it depends on
+        allow, the smallest normal form first: one order for every order
+        that computes the same (so putting a block in order twice changes
+        nothing)."""
+        writes = [_writes(s) for s in run]
+        uses = [_reads(s) | w for s, w in zip(run, writes)]
+        after = [
+            {i for i in range(j) if writes[i] & uses[j] or writes[j] & uses[i]}
+            for j in range(len(run))
+        ]
+        keys = [self.key(s) for s in run]
+        done: list[int] = []
+        while len(done) < len(run):
+            ready = [
+                j for j in range(len(run)) if j not in done and after[j] <= set(done)
+            ]
+            done.append(min(ready, key=lambda j: keys[j]))
+        return [run[j] for j in done]
 
 
 ASSIGNMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign)
