@@ -465,9 +465,12 @@ class _Step:
     parents: list[int]
 
 
-def _targets(targets: Sequence[ast.expr]) -> tuple[set[str], set[str], bool]:
+def _targets(
+    targets: Sequence[ast.expr], fresh: Collection[str] = ()
+) -> tuple[set[str], set[str], bool]:
     """What assigning to ``targets`` reads, which names it writes, and
-    whether it writes through something that is no name (a sink)."""
+    whether it writes through what may be seen elsewhere (a sink): anything
+    but a name in ``fresh`` (:func:`_fresh`)."""
     reads: set[str] = set()
     writes: set[str] = set()
     unknown = False
@@ -479,12 +482,53 @@ def _targets(targets: Sequence[ast.expr]) -> tuple[set[str], set[str], bool]:
                 node.ctx, ast.Store
             ):
                 root = _root(node)
-                if root is None:
+                if root is None or root not in fresh:
                     unknown = True
                 else:
                     writes.add(root)
                 reads |= _reads(node)
     return reads, writes, unknown
+
+
+FRESH = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+
+
+def _fresh(tree: ast.AST) -> set[str]:
+    """The names only ever given new containers of the cell's own (``[]``,
+    ``{}``, a comprehension, ``list(...)``): changing what they hold changes
+    nothing else. Any other name may be another name for an argument's
+    object, and changing it may act."""
+    given: dict[str, bool] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            value = node.value
+            new = isinstance(value, FRESH) or (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id in ("list", "dict", "set")
+            )
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    given[target.id] = given.get(target.id, True) and new
+                    continue
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                        given[name.id] = False
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            given.setdefault(node.id, False)
+        elif isinstance(node, ast.arg):
+            given[node.arg] = False
+    for node in ast.walk(tree):  # targets of loops, with, augmented assignments
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            for name in ast.walk(node.target):
+                if isinstance(name, ast.Name):
+                    given[name.id] = False
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            for name in ast.walk(node.optional_vars):
+                if isinstance(name, ast.Name):
+                    given[name.id] = False
+    return {name for name, new in given.items() if new}
 
 
 class _Flow:
@@ -497,6 +541,7 @@ class _Flow:
 
     def __init__(self, tree: ast.Module, bound: set[str]) -> None:
         self.bound = bound
+        self.fresh = _fresh(tree)
         self.steps: list[_Step] = []
         self.live_names: set[str] = set()
         self._collect(tree.body, [], top=True)
@@ -530,7 +575,7 @@ class _Flow:
             return
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            reads, writes, unknown = _targets(targets)
+            reads, writes, unknown = _targets(targets, self.fresh)
             if isinstance(node, ast.AugAssign):
                 reads |= writes
             value = node.value
@@ -548,7 +593,7 @@ class _Flow:
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
                 root = _root(value.func)
                 rest = [value.func.value, *value.args, *value.keywords]
-                if root in bound and all(_pure(part, bound) for part in rest):
+                if root in self.fresh and all(_pure(part, bound) for part in rest):
                     # a method that may change what ``root`` holds, and no more
                     self._add(_Step(node, _reads(value), {root}, False, parents))
                     return
