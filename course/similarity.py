@@ -1333,3 +1333,41 @@ def student_notes(
 
 def _exercise_key(exercise: str) -> tuple[int, ...]:
     return tuple(int(n) for n in exercise.split(".") if n.isdigit())
+
+
+def notebook_notes(
+    copies: Copies, notebooks: Sequence[tuple[str, Collection[str]]]
+) -> list[list[str]]:
+    """The copy notes of each notebook, for the gradebook: ``notebooks``
+    gives each one's student and the exercises it answers; a note goes with
+    the first of the student's notebooks that answers its exercise (so that
+    it names the right notebook). At most :data:`NOTES` per student, the
+    last one counting the rest."""
+    notes = notes_by_exercise(copies.pairs, copies.clusters)
+    found: list[list[str]] = [[] for _ in notebooks]
+    for student, mine in notes.items():
+        placed: list[tuple[int, str]] = []
+        for exercise in sorted(mine, key=_exercise_key):
+            holder = next(
+                (
+                    i
+                    for i, (owner, answered) in enumerate(notebooks)
+                    if owner == student and exercise in answered
+                ),
+                None,
+            )
+            if holder is not None:
+                placed.append((holder, mine[exercise]))
+        if len(placed) > NOTES:
+            rest = len(placed) - NOTES + 1
+            holder = placed[NOTES - 1][0]
+            placed = placed[: NOTES - 1] + [
+                (
+                    holder,
+                    f"the same code as classmates in {rest} more exercises (see "
+                    "the copies report)",
+                )
+            ]
+        for holder, text in placed:
+            found[holder].append(text)
+    return found
