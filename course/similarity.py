@@ -1192,18 +1192,21 @@ def class_check(
         models = model_answers(prints, exercise)
         for group in _joined(found):
             if len(group) >= 3:
+                distinct = {students[s].digest: students[s] for s in group}
                 model = any(
-                    flagged(students[s], m) is not None for s in group for m in models
+                    flagged(one, m) is not None
+                    for one in distinct.values()
+                    for m in models
                 )
                 clusters.append(Cluster(exercise, tuple(sorted(group)), False, model))
         short: dict[str, list[str]] = {}
         for student, answer in sorted(students.items()):
             if SHORT_FLOOR <= answer.size < MIN_SIZE:
                 short.setdefault(answer.digest, []).append(student)
-        for digest, group in short.items():
-            if len(group) >= CLUSTER:
+        for digest, members in short.items():
+            if len(members) >= CLUSTER:
                 model = any(m.digest == digest for m in models)
-                clusters.append(Cluster(exercise, tuple(group), True, model))
+                clusters.append(Cluster(exercise, tuple(members), True, model))
     return Copies(pairs, clusters)
 
 
