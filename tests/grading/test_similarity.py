@@ -167,7 +167,10 @@ def test_the_teachers_guide_gives_the_measured_numbers(
     honest = len(measured["honest pairs"]) + len(measured["false flags"])
     copies = len(measured["caught"]) + len(measured["missed"])
     assert f"no false flag among {honest} pairs" in guide
-    assert f"{len(measured['caught'])} of {copies} renamed" in guide
+    assert f"{len(measured['caught'])} of {copies} copies" in guide
+    clustered = len(measured["clustered"])
+    short = clustered + len(measured["not clustered"])
+    assert f"{clustered} of {short} short answers handed in by three" in guide
     assert f"at least {similarity.MIN_SIZE} *shingles*" in guide
     small = sorted(
         {label.split()[0] for label, _ in measured["too small"] if "model" in label},
