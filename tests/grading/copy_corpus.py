@@ -833,9 +833,10 @@ def _while(loop: ast.For) -> list[ast.stmt] | None:
         f"{name} = {ast.unparse(start)}\n"
         f"while {name} {test} {ast.unparse(stop)}:\n    {name} += {step}\n"
     ).body
-    counter = head[1].body[0]
-    head[1].body = [*loop.body, counter]
-    return head
+    start_statement, loop_statement = head
+    assert isinstance(loop_statement, ast.While)
+    loop_statement.body = [*loop.body, *loop_statement.body]
+    return [start_statement, loop_statement]
 
 
 class _Whiles(ast.NodeTransformer):
@@ -895,13 +896,13 @@ def looped(source: str) -> str:
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
-def everything(source: str, keep: set[str] = frozenset()) -> str:
+def everything(source: str, keep: set[str] | None = None) -> str:
     """Every disguise at once: renamed, loops rewritten, operands swapped,
     padded with harmless calls and with statements that act, commented."""
-    text = renamed(source, keep, prefix="w")
+    text = renamed(source, keep or set(), prefix="w")
     for disguise in (looped, whiled, swapped, padded, inserted):
         text = disguise(text)
-    return disguised(text, keep, prefix="q")
+    return disguised(text, keep or set(), prefix="q")
 
 
 #: The disguises measured, by kind: each turns an answer into a copy.

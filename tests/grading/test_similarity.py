@@ -326,6 +326,6 @@ def test_notes_are_bounded_and_kept_by_exercise(
     found = similarity.class_check(answers, prints)
     by_exercise = similarity.notes_by_exercise(found.pairs, found.clusters)
     assert sorted(by_exercise["ann"]) == sorted(large[:8])
-    notes = similarity.student_notes(found.pairs, found.clusters)["ann"]
-    assert len(notes) == similarity.NOTES
-    assert notes[-1].startswith("the same code as classmates in 4 more exercises")
+    mine = similarity.student_notes(found.pairs, found.clusters)["ann"]
+    assert len(mine) == similarity.NOTES
+    assert mine[-1].startswith("the same code as classmates in 4 more exercises")
