@@ -10,20 +10,28 @@ it (:func:`tokens`):
   (``torch``, ``math``, ``len``, an attribute of the engine) stay;
 - **literals** become their type, **comments, layout, annotations and
   imports** go;
-- **no-op statements** go: docstrings and other bare constants, ``pass``,
-  ``if False:`` blocks, and *dead assignments* (``_ = None``, ``unused = x``:
-  a name assigned a value without side effects and never read), until none
-  is left;
-- **independent statements** are put in one order: consecutive simple
-  statements of which none reads or writes what another writes are sorted,
-  so swapping them changes nothing.
+- **statements whose results reach nothing** go (:class:`_Flow`, on the
+  data flow): a statement stays if it acts (returns, raises, calls what may
+  act, stores an attribute, changes what an argument holds) or writes a name
+  a staying statement reads; so ``len(())`` between two statements, ``_ =
+  None``, ``pass``, docstrings and ``if False:`` blocks go;
+- **one form for equivalent forms** (:class:`_Canon`): the operands of ``+``,
+  ``*``, ``&``, ``|``, ``^``, ``==``, ``!=``, ``and``, ``or`` in one order,
+  ``b > a`` as ``a < b``, ``x += y`` as ``x = x + y``, a ``while`` over a
+  counter as the ``for`` over its ``range``, a loop of ``append`` as the list
+  comprehension;
+- **independent statements** are put in one order: runs of assignments
+  without effects, each as early as the ones it depends on allow.
 
 The code the blank notebook gives in that cell (a helper it already holds, the
 signature and docstring of the stub) is left out: top-level definitions
 identical to the blank's go, and so do the *shingles* (runs of
 :data:`SHINGLE` tokens) that the blank cell has. Two answers are compared by
-their remaining shingles: the share of the smaller answer's shingles that the
-other holds (:func:`resemblance`). A pair is flagged when that share is at
+their remaining shingles (the share of the smaller answer's shingles that
+the other holds) and by their statements in order (the share of the smaller
+answer's tokens in a common subsequence of statements, so that statements
+inserted into a copy do not hide it), whichever is more
+(:func:`resemblance`). A pair is flagged when that share is at
 least :data:`THRESHOLD` and both answers hold at least :data:`MIN_SIZE`
 shingles of their own (:func:`flagged`): a short answer can only be written a few
 ways, so that honest students meet, and says nothing. Both numbers are
@@ -33,10 +41,15 @@ disguised copies.
 
 :func:`model_prints` gives what the judge keeps (in ``answers.json`` for an
 exported autograder): the blank cells in normal form and the model answers'
-shingles, hashed (no code of them); :func:`copied_from_model` compares one
+shingles and statements, hashed (no code of them); :func:`copied_from_model` compares one
 answer with them, and
-:func:`class_pairs` compares every student with every other, exercise by
-exercise.
+:func:`class_check` compares every student with every other, exercise by
+exercise, and gathers *clusters*: three or more students joined by flagged
+pairs, or handing in one short answer (under the size floor) identical in
+normal form, which is common for a tiny piece, so it is a note ("the same
+short code as 11 others"), never a pair. The notes for the gradebook are
+one per exercise, at most :data:`NOTES` per student
+(:func:`notebook_notes`).
 """
 
 from __future__ import annotations
@@ -53,14 +66,22 @@ from course import notebook_reader
 
 __all__ = [
     "Answer",
+    "Cluster",
+    "Copies",
     "Pair",
+    "class_check",
     "class_pairs",
     "copied_from_model",
     "flagged",
+    "in_order",
     "model_answers",
     "model_prints",
+    "notebook_notes",
+    "notes_by_exercise",
     "pairs_report",
     "resemblance",
+    "shared",
+    "student_notes",
     "tokens",
 ]
 
