@@ -41,8 +41,8 @@ disguised copies.
 
 :func:`model_prints` gives what the judge keeps (in ``answers.json`` for an
 exported autograder): the blank cells in normal form and the model answers'
-shingles and statements, hashed (no code of them); :func:`copied_from_model` compares one
-answer with them, and
+shingles and statements, hashed (no code of them);
+:func:`copied_from_model` compares one answer with them, and
 :func:`class_check` compares every student with every other, exercise by
 exercise, and gathers *clusters*: three or more students joined by flagged
 pairs, or handing in one short answer (under the size floor) identical in
