@@ -354,15 +354,19 @@ def copy_check(results: list[grading.Result], report: Path) -> list[grading.Resu
         for result in results
         for exercise, source in result.sources.items()
     ]
-    pairs = similarity.class_pairs(answers, similarity.model_prints())
-    report.write_text(similarity.pairs_report(pairs), encoding="utf-8")
-    print(f"wrote {report} ({len(pairs)} pairs of answers that are the same code)")
-    notes = similarity.student_notes(pairs)
+    found = similarity.class_check(answers, similarity.model_prints())
+    report.write_text(
+        similarity.pairs_report(found.pairs, found.clusters), encoding="utf-8"
+    )
+    print(
+        f"wrote {report} ({len(found.pairs)} pairs of answers that are the same "
+        f"code, {len(found.clusters)} groups)"
+    )
+    notebooks = [(result.student, set(result.sources)) for result in results]
+    notes = similarity.notebook_notes(found, notebooks)
     return [
-        dataclasses.replace(result, notes=result.notes + notes.pop(result.student))
-        if result.student in notes
-        else result
-        for result in results
+        dataclasses.replace(result, notes=result.notes + mine) if mine else result
+        for result, mine in zip(results, notes, strict=True)
     ]
 
 
