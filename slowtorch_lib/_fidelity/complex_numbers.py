@@ -171,6 +171,9 @@ COMPLEX32_LOOPS = (
     _choose,
     operator.abs,
     builtins.abs,
+    math.isnan,
+    math.isinf,
+    math.isfinite,
 )
 # The reductions every complex type lacks, by PyTorch's loop name, and
 # those complex32 lacks too.
