@@ -26,7 +26,7 @@ from slowtorch_lib._fidelity import complex_numbers, few_loops, loop_names
 from slowtorch_lib._kernels import ieee_function
 from slowtorch_lib.ops import comparison, logarithms, rounding, selecting
 from tests.op_table import CASES, OpCase, input_values, make_inputs, outputs_of
-from tests.parity import same_error
+from tests.parity import TOLERANCES, same_error
 
 TABLES: dict[str, Any] = {
     "LOOP_NAMES": loop_names.LOOP_NAMES,
@@ -266,17 +266,19 @@ def _result(case: OpCase, lib: Any, dtype: str) -> tuple[str, Any]:
     return "values", (dtypes, [o.tolist() for o in outputs])
 
 
-def _close(ours: Any, theirs: Any, rtol: float) -> bool:
-    """Equal nested values: numbers within ``rtol`` (complex ones part by
-    part), nan equal to nan."""
+def _close(ours: Any, theirs: Any, tolerances: tuple[float, float]) -> bool:
+    """Equal nested values: numbers within the tolerances (complex ones part
+    by part), nan equal to nan."""
     if isinstance(theirs, list):
         return len(ours) == len(theirs) and all(
-            _close(a, b, rtol) for a, b in zip(ours, theirs)
+            _close(a, b, tolerances) for a, b in zip(ours, theirs)
         )
     if isinstance(theirs, (float, complex)):
+        rtol, atol = tolerances
         mine, other = complex(ours), complex(theirs)
         return all(
-            (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=rtol)
+            (math.isnan(a) and math.isnan(b))
+            or math.isclose(a, b, rel_tol=rtol, abs_tol=atol)
             for a, b in ((mine.real, other.real), (mine.imag, other.imag))
         )
     return bool(ours == theirs)
@@ -295,7 +297,8 @@ def test_pointwise_ops_of_other_dtypes_as_pytorch(name: str, dtype: str) -> None
     assert ours[0] == theirs[0], where
     if theirs[0] == "values":
         assert ours[1][0] == theirs[1][0], where  # the dtypes
-        rtol = 1e-6 if "float32" in theirs[1][0] else 1e-9
-        assert _close(ours[1][1], theirs[1][1], rtol), where
+        real = "float32" if {"float32", "complex64"} & set(theirs[1][0]) else ""
+        tolerances = TOLERANCES.get(real, TOLERANCES["float64"])
+        assert _close(ours[1][1], theirs[1][1], tolerances), where
     else:
         assert ours[1] == theirs[1], where

@@ -48,6 +48,7 @@ from slowtorch_lib.ops.selecting import (
     _nan_min,
     _raise_to,
 )
+from slowtorch_lib.ops.trigonometry import _sinc_scalar
 
 __all__ = ["LOOP_NAMES", "loop_name", "scalar_function"]
 
@@ -76,6 +77,7 @@ LOOP_NAMES: dict[Loop, str] = {
     math.sin: "sin_vml_cpu",
     math.cos: "cos_vml_cpu",
     math.tan: "tan_vml_cpu",
+    _sinc_scalar: "sinc_cpu",
     math.sinh: "sinh_cpu",
     math.cosh: "cosh_cpu",
     math.asin: "asin_vml_cpu",
