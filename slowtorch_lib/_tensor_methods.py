@@ -606,6 +606,12 @@ class ElementwiseMethods:
     def tan_(self: Tensor) -> Tensor:
         return self._inplace(_trigonometry.tan)
 
+    def sinc(self: Tensor) -> Tensor:
+        return _trigonometry.sinc(self)
+
+    def sinc_(self: Tensor) -> Tensor:
+        return self._inplace(_trigonometry.sinc)
+
     def sinh(self: Tensor) -> Tensor:
         return _trigonometry.sinh(self)
 

@@ -36,6 +36,9 @@ from course.checking import expected_outcomes, load
 from course.notebooks import BEGIN, END, chapters, read_source
 from sitebuild import notebooks as conversion
 
+# Releases class editions and runs their notebooks: the full run only.
+pytestmark = pytest.mark.pipeline
+
 ROOT = Path(__file__).resolve().parent.parent
 RUN = Path(__file__).resolve().parent / "class_run.py"
 PIECES = [e.id for e in edition.pieces()]
@@ -84,10 +87,9 @@ def run_notebook(folder: Path, notebook: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("class") / "edition"
-    assert cli.main(["release", str(out)]) == 0
-    return out
+def fresh(class_edition: Path) -> Path:
+    """The run's shared fresh edition (``tests/conftest.py``), only read here."""
+    return class_edition
 
 
 # --- no answers in the copy -------------------------------------------------------

@@ -467,6 +467,7 @@ def test_checks_need_only_the_engine_and_the_standard_library() -> None:
     assert "exercise 1.5 (contiguous_strides)" in done.stdout
 
 
+@pytest.mark.pipeline
 def test_generate_check_reports_a_stale_notebook(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -488,9 +489,11 @@ def test_generate_check_reports_a_stale_notebook(
     assert cli.main(["generate", "--check"]) == 1
 
 
-def test_release_leaves_out_solutions_and_grading_only_cases(tmp_path: Path) -> None:
-    out = tmp_path / "student"
-    assert cli.main(["release", str(out)]) == 0
+@pytest.mark.pipeline
+def test_release_leaves_out_solutions_and_grading_only_cases(
+    class_edition: Path,
+) -> None:
+    out = class_edition
     names = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
     assert "exercises/01_arrays_to_tensors.ipynb" in names
     assert (
@@ -575,6 +578,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_committed_notebooks_are_up_to_date(runs: dict[str, Any]) -> None:
     code, out, err = runs["check"]
     assert code == 0, out + err
@@ -582,12 +586,14 @@ def test_committed_notebooks_are_up_to_date(runs: dict[str, Any]) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_solutions_reproduce_their_outputs_under_nbval(runs: dict[str, Any]) -> None:
     code, out, err = runs["solutions"]
     assert code == 0, out + err
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_blank_exercises_run_without_error_under_nbval_lax(
     runs: dict[str, Any],
 ) -> None:
@@ -620,6 +626,7 @@ CH6 = [e for e in EXERCISES if e.startswith("6.")]
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_grades_have_one_row_per_student_and_one_column_per_exercise(
     grades: dict[str, dict[str, str]],
 ) -> None:
@@ -635,6 +642,7 @@ def test_grades_have_one_row_per_student_and_one_column_per_exercise(
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_full_marks_for_solutions_and_zero_for_a_blank_notebook(
     grades: dict[str, dict[str, str]], runs: dict[str, Any]
 ) -> None:
@@ -651,6 +659,7 @@ def test_full_marks_for_solutions_and_zero_for_a_blank_notebook(
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_partial_marks_per_exercise(
     grades: dict[str, dict[str, str]], runs: dict[str, Any]
 ) -> None:
@@ -669,6 +678,7 @@ def test_partial_marks_per_exercise(
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_answers_using_the_reference_score_zero(
     grades: dict[str, dict[str, str]], runs: dict[str, Any]
 ) -> None:
@@ -695,6 +705,7 @@ def test_answers_using_the_reference_score_zero(
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_redefining_check_or_patching_the_checker_changes_nothing(
     grades: dict[str, dict[str, str]],
 ) -> None:
@@ -705,6 +716,7 @@ def test_redefining_check_or_patching_the_checker_changes_nothing(
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_an_endless_loop_or_an_exit_costs_that_exercise_and_a_bounded_knock_on(
     grades: dict[str, dict[str, str]], runs: dict[str, Any]
 ) -> None:
@@ -726,6 +738,7 @@ def test_an_endless_loop_or_an_exit_costs_that_exercise_and_a_bounded_knock_on(
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_moved_or_deleted_cells_and_a_file_that_is_not_json(
     grades: dict[str, dict[str, str]],
 ) -> None:
@@ -859,6 +872,7 @@ def test_chapter_4_cases_catch_the_usual_mistakes(
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 @pytest.mark.parametrize("student", sorted(attacks.ATTACKS))
 def test_each_attack_scores_what_a_blank_notebook_scores_and_is_noted(
     grades: dict[str, dict[str, str]], student: str
@@ -870,6 +884,7 @@ def test_each_attack_scores_what_a_blank_notebook_scores_and_is_noted(
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_attacks_change_no_other_row_and_feedback_keeps_grading_cases_hidden(
     grades: dict[str, dict[str, str]], runs: dict[str, Any]
 ) -> None:

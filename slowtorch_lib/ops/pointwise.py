@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import builtins
 import cmath
+import functools
 import math
 import operator
 from typing import Any
@@ -38,6 +39,7 @@ from slowtorch_lib._kernels import (
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
+    check_loop,
     check_real,
     contiguous_copy,
     unary,
@@ -104,7 +106,9 @@ def check_bool_subtraction(a: TensorOrScalar, b: TensorOrScalar) -> None:
 
 
 def _scaled(b: TensorOrScalar, alpha: Any, d: dtype) -> TensorOrScalar:
-    """``alpha * b`` computed in the result's dtype ``d``, as PyTorch does."""
+    """``alpha * b`` computed in the result's dtype ``d``, as PyTorch does
+    (once it has found the loop of the sum)."""
+    check_loop("add_stub", d)
     if isinstance(b, Tensor):
         return binary(operator.mul, b, alpha, d)
     return b * alpha
@@ -400,6 +404,7 @@ def _power(base: TensorOrScalar, exponent: TensorOrScalar, d: dtype) -> Tensor:
         and not isinstance(exponent, Tensor)
         and d.differentiable
     ):
+        check_loop("pow", d)
         if exponent == 0.5:
             return unary(ieee_sqrt, base, d)
         if exponent == -0.5:
@@ -686,6 +691,7 @@ class Reciprocal(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        check_loop("reciprocal_cpu", float_type(x.dtype))
         result = binary(operator.truediv, 1.0, x, float_type(x.dtype), careful=ieee_div)
         ctx.save_for_backward(result)
         return result
@@ -813,6 +819,15 @@ def relu(input: Tensor) -> Tensor:
     return Relu.apply(input)
 
 
+def _finite(nan: float, high: float, low: float, value: float) -> float:
+    """``value``, or ``nan``, ``high`` or ``low`` in place of nan, inf, -inf."""
+    if value - value == 0:  # finite
+        return value
+    if value != value:
+        return nan
+    return high if value > 0 else low
+
+
 class NanToNum(Function):
     """``nan``, ``inf`` and ``-inf`` replaced by finite numbers.
 
@@ -834,15 +849,7 @@ class NanToNum(Function):
         largest = x.dtype.max  # the largest finite value
         high = largest if posinf is None else posinf
         low = -largest if neginf is None else neginf
-
-        def replace(value: float) -> float:
-            if value - value == 0:  # finite
-                return value
-            if value != value:
-                return nan
-            return high if value > 0 else low
-
-        return unary(replace, x)
+        return unary(functools.partial(_finite, nan, high, low), x)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:

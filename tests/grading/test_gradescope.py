@@ -44,6 +44,7 @@ def python_home() -> Path:
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.pipeline,
     pytest.mark.skipif(
         shutil.which("bwrap") is None or os.geteuid() != 0,
         reason="the container needs bubblewrap, run as root",

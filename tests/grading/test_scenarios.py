@@ -12,6 +12,9 @@ from course import judge
 from course.grading import Result
 from tests.grading import scenarios
 
+# Grades a class of scenarios: the full run only.
+pytestmark = pytest.mark.pipeline
+
 SHARE = judge.FIXED_SHARE
 
 
