@@ -17,6 +17,7 @@ from course.checks.ch01 import (
     reshaped_copy,
     sliced_grad,
     viewed,
+    w2345,
     x3,
     x34,
     x234,
@@ -34,6 +35,10 @@ CASES = {
             lambda t: layout(t.arange(4.0).reshape(1, 4, 1).expand(2, 3, -1, 5)),
         ),
         Case(
+            "torch.arange(3.).reshape(3, 1).expand(1, 3, 4)",
+            lambda t: layout(t.arange(3.0).reshape(3, 1).expand(1, 3, 4)),
+        ),
+        Case(
             "torch.zeros(2, 1).expand(1, 2, 1, 3)",
             lambda t: layout(t.zeros(2, 1).expand(1, 2, 1, 3)),
         ),
@@ -49,6 +54,10 @@ CASES = {
     ],
     "1.11": [
         Case("x[[1], :, [0, 2]]", lambda t: x234(t)[[1], :, [0, 2]]),
+        Case(
+            "w[1:, [0, 2], 1:3, [4, -1]], w of shape (2, 3, 4, 5)",
+            lambda t: w2345(t)[1:, [0, 2], 1:3, [4, -1]],
+        ),
         Case(
             "x[:, torch.tensor([[2, 1], [0, 0]])]",
             lambda t: x234(t)[:, t.tensor([[2, 1], [0, 0]])],
@@ -239,7 +248,7 @@ def picked_drawn(torch: Any, rng: d.Rng) -> Any:
 
 
 def advanced_drawn(torch: Any, rng: d.Rng) -> Any:
-    sizes = d.shape(rng, 2, 4, (2, 3))
+    sizes = d.shape(rng, 2, 4, (2, 4))
     x = d.tensor(torch, rng, sizes)
     count = rng.randint(1, 4)
     index: list[Any] = [slice(None)] * len(sizes)
