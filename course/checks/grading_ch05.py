@@ -10,7 +10,15 @@ from typing import Any
 
 from course.checking import Case
 from course.checks import drawn as d
-from course.checks.ch05 import conv, folded, layer, pooled, strided_grad, unfolded
+from course.checks.ch05 import (
+    conv,
+    folded,
+    layer,
+    pooled,
+    strided_grad,
+    tie_pool,
+    unfolded,
+)
 
 CASES = {
     "5.3": [
@@ -39,6 +47,10 @@ CASES = {
     ],
     "5.7": [
         Case(
+            "ties, 2 x 2 windows, stride 2, padding 1",
+            tie_pool(kernel_size=2, stride=2, padding=1),
+        ),
+        Case(
             "max_pool2d, every element equal",
             pooled("max_pool2d", (1, 1, 4, 4), 2, seed=17, return_indices=True),
         ),  # fmt: skip
@@ -57,6 +69,12 @@ CASES = {
     ],
     "5.10": [
         Case("Conv2d(2, 2, 1)", layer(2, 2, 1)),
+        Case(
+            "Conv2d(2, 2, (3, 2), padding='same', dilation=(1, 3), circular)",
+            layer(
+                2, 2, (3, 2), padding="same", dilation=(1, 3), padding_mode="circular"
+            ),
+        ),
     ],
 }
 
