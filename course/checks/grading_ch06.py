@@ -13,6 +13,7 @@ from typing import Any
 from course.checking import Case
 from course.checks import drawn as d
 from course.checks.ch06 import (
+    HIDDEN_ROWS,
     attention,
     causal,
     generated,
@@ -23,11 +24,23 @@ from course.checks.ch06 import (
     optimised,
     parts,
     run_module,
+    softmax_alone,
     trained,
 )
 
+
+def softmax_alone_twice(torch: Any) -> Any:
+    """The hidden rows as columns, then again reversed: a 6 x 4 input."""
+    columns = [list(r) for r in zip(*HIDDEN_ROWS)]
+    return softmax_alone([*columns, *columns[::-1]], 0)(torch)
+
+
 CASES = {
     "6.2": [
+        Case(
+            "the softmax alone along dim 0, a 6 x 4 input with hidden columns",
+            softmax_alone_twice,
+        ),
         Case(
             "SDPA, batch 2, 3 heads, a mask broadcast over heads",
             attention(((2, 3, 2, 2),) * 3, [[0, 0], [1, 0]]),
