@@ -310,7 +310,7 @@ def safetensors_file_drawn(torch: Any, rng: d.Rng, spoil: bool = True) -> Any:
     offset = 0
     for number in range(rng.randint(1, 4)):
         kind = rng.choice(list(kinds))
-        sizes = d.shape(rng, 0, 3, (0, 2))
+        sizes = d.shape(rng, 0, 4, (0, 3))
         length = d.numel(sizes) * kinds[kind]
         entries[f"t{number}"] = entry(kind, sizes, offset, offset + length)
         offset += length
