@@ -147,7 +147,11 @@ def drawn_weights(torch: Any, rng: d.Rng, model: Any) -> None:
             p.copy_(d.tensor(torch, rng, list(p.shape), low=-0.3, high=0.3))
 
 
-def drawn_module(name: str) -> Any:
+def drawn_module(name: str, grads: bool = True) -> Any:
+    """A piece module of drawn sizes and weights on a drawn input: its output
+    and, with ``grads``, the gradients (which also run the backward pass,
+    2.9 and 2.10: one case of three has them)."""
+
     def run(torch: Any, rng: d.Rng) -> Any:
         heads = rng.randint(1, 3)
         n_embd = heads * rng.randint(2, 3)
@@ -159,6 +163,8 @@ def drawn_module(name: str) -> Any:
         drawn_weights(torch, rng, m)
         x = d.leaf(torch, rng, [rng.randint(1, 2), length, n_embd], low=-1.0, high=1.0)
         out = m(x)
+        if not grads:
+            return out
         (out * d.tensor(torch, rng, list(out.shape))).sum().backward()
         return out, x.grad, {n: p.grad for n, p in m.named_parameters()}
 
@@ -247,8 +253,9 @@ DRAWN = {
         d.drawn("CausalSelfAttention (again)", drawn_module("CausalSelfAttention")),
     ],  # fmt: skip
     "6.6": [
-        d.drawn("Block, drawn sizes and weights", drawn_module("Block")),
-        d.drawn("Block (again)", drawn_module("Block")),
+        d.drawn("Block, drawn sizes and weights", drawn_module("Block", False)),
+        d.drawn("Block (again)", drawn_module("Block", False)),
+        d.drawn("Block: output and gradients", drawn_module("Block")),
     ],
     "6.7": [
         d.drawn("GPT, drawn sizes, weights and tokens", drawn_gpt),
