@@ -171,7 +171,9 @@ def drawn_module(name: str, grads: bool = True) -> Any:
     return run
 
 
-def drawn_gpt(torch: Any, rng: d.Rng) -> Any:
+def drawn_gpt(torch: Any, rng: d.Rng, grads: bool = True) -> Any:
+    """A GPT of drawn sizes and weights on drawn tokens: logits and loss and,
+    with ``grads``, the gradients (which also run the backward pass)."""
     heads = rng.randint(1, 2)
     vocab, block = rng.randint(2, 8), rng.randint(1, 5)
     model = parts(torch).GPT(vocab, block, heads * 2, heads, rng.randint(1, 2))
@@ -184,8 +186,14 @@ def drawn_gpt(torch: Any, rng: d.Rng) -> Any:
         [[rng.randrange(vocab) for _ in range(length)] for _ in range(rows)]
     )
     logits, loss = model(idx, targets)
+    if not grads:
+        return logits, loss
     loss.backward()
     return logits, loss, {n: p.grad for n, p in model.named_parameters()}
+
+
+def drawn_gpt_values(torch: Any, rng: d.Rng) -> Any:
+    return drawn_gpt(torch, rng, grads=False)
 
 
 def drawn_optimisers(torch: Any, rng: d.Rng) -> Any:
@@ -259,7 +267,7 @@ DRAWN = {
     ],
     "6.7": [
         d.drawn("GPT, drawn sizes, weights and tokens", drawn_gpt),
-        d.drawn("GPT (again)", drawn_gpt),
+        d.drawn("GPT (again): logits and loss", drawn_gpt_values),
         d.drawn("configure_optimizers, drawn sizes and settings", drawn_optimisers),
     ],
     "6.8": [
