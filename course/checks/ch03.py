@@ -374,6 +374,15 @@ CROSS_ENTROPY = [
         ),
     ),
     Case(
+        "F.cross_entropy(x, p, weight=torch.tensor([1.0, 2.0, 0.5])), p class "
+        "probabilities",
+        loss_and_grad(
+            lambda t, x: t.nn.functional.cross_entropy(
+                x, t.tensor(PROBABILITIES), weight=t.tensor([1.0, 2.0, 0.5])
+            )
+        ),
+    ),
+    Case(
         "F.cross_entropy(x, p, reduction='none'), p class probabilities",
         loss_and_grad(
             lambda t, x: t.nn.functional.cross_entropy(

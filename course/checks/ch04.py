@@ -466,6 +466,16 @@ def one_pass(n: int, **options: Any) -> Any:
     return run
 
 
+def repeats(torch: Any) -> Any:
+    """With replacement, ten draws from ten indices: some index comes twice
+    (a permutation would have none)."""
+    sampler = torch.utils.data.RandomSampler(
+        range(10), replacement=True, generator=torch.Generator().manual_seed(5)
+    )
+    order = list(sampler)
+    return {"length": len(order), "some index twice": len(set(order)) < len(order)}
+
+
 def shuffled_not_sorted(torch: Any) -> Any:
     sampler = torch.utils.data.RandomSampler(
         range(20), generator=torch.Generator().manual_seed(2)
@@ -521,6 +531,10 @@ SHUFFLE = [
     Case(
         "RandomSampler(range(10), replacement=True, num_samples=30)",
         one_pass(10, replacement=True, num_samples=30),
+    ),
+    Case(
+        "RandomSampler(range(10), replacement=True): some index twice",
+        repeats,
     ),
     Case(
         "RandomSampler(range(10), num_samples=25)",
