@@ -223,6 +223,11 @@ class ShapeMethods:
     ) -> Tensor:
         return _reduction.sum(self, dim, keepdim, dtype=dtype)
 
+    def bincount(
+        self: Tensor, weights: Tensor | None = None, minlength: int = 0
+    ) -> Tensor:
+        return _histograms.bincount(self, weights, minlength)
+
     def histc(
         self: Tensor,
         bins: int = 100,
