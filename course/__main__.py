@@ -308,6 +308,14 @@ def run_grade(args: argparse.Namespace) -> int:
             f"no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr
         )
         return 2
+    # one's own notebooks (--student): a CSV only where asked for
+    folders = [path for path in paths if path.is_dir() and args.student is None]
+    target = args.csv or (folders[0] / "grades.csv" if folders else None)
+    for place, folder in ((target, False), (args.feedback, True)):
+        problem = None if place is None else unwritable(place, folder)
+        if problem is not None:
+            print(f"cannot write {place}: {problem} (nothing graded)", file=sys.stderr)
+            return 2
     problem = sandbox.problem()
     if problem is not None and not args.no_sandbox:
         print(
@@ -346,14 +354,6 @@ def run_grade(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(error, file=sys.stderr)
         return 2
-    # one's own notebooks (--student): a CSV only where asked for
-    folders = [path for path in paths if path.is_dir() and args.student is None]
-    target = args.csv or (folders[0] / "grades.csv" if folders else None)
-    for place, folder in ((target, False), (args.feedback, True)):
-        problem = None if place is None else unwritable(place, folder)
-        if problem is not None:
-            print(f"cannot write {place}: {problem} (nothing graded)", file=sys.stderr)
-            return 2
     if args.no_sandbox:
         print(f"WARNING: {grading.NO_SANDBOX}")
     start = time.monotonic()

@@ -78,14 +78,18 @@ SAFE = re.compile(r"[^\w .,-]+")
 
 # What Canvas writes: a name of word characters, the LATE mark, the user id,
 # the attachment id; the rest is the student's file name.
+# (a name that is not UTF-8 reads with U+FFFD in it)
 CANVAS = re.compile(
-    r"^(?P<name>\w*?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<attachment>\d+)_(?P<file>.+)$"
+    r"^(?P<name>[\w\ufffd]*?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<attachment>\d+)_"
+    r"(?P<file>.+)$"
 )
+# Canvas takes every "_<digits>_" out of a name before it writes it
+NOT_IN_A_CANVAS_NAME = re.compile(r"_\d+_")
 CANVAS_ANONYMOUS = re.compile(
     r"^(?P<late>LATE_)?anon_(?P<user>[A-Za-z0-9]+)_(?P<attachment>\d+)_(?P<file>.+)$"
 )
 CANVAS_TEXT = re.compile(
-    r"^(?:\w*?(?:_LATE)?_\d+|(?:LATE_)?anon_[A-Za-z0-9]+)_(?:text|link)\.html$"
+    r"^(?:[\w\ufffd]*?(?:_LATE)?_\d+|(?:LATE_)?anon_[A-Za-z0-9]+)_(?:text|link)\.html$"
 )
 RESUBMITTED = re.compile(r"-(\d+)(\.ipynb)$", re.IGNORECASE)
 # What Moodle writes: a name without "_" (a team's default group has no id).
@@ -243,9 +247,12 @@ def read_capped(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes | None
 
 
 def fits_canvas(parts: tuple[str, ...]) -> bool:
-    return len(parts) == 1 and bool(
-        CANVAS.match(parts[0]) or CANVAS_TEXT.match(parts[0])
-    )
+    if len(parts) != 1:
+        return False
+    match = CANVAS.match(parts[0])
+    if match is not None:
+        return NOT_IN_A_CANVAS_NAME.search(f"{match['name']}_") is None
+    return CANVAS_TEXT.match(parts[0]) is not None
 
 
 def fits_canvas_anonymous(parts: tuple[str, ...]) -> bool:
@@ -572,6 +579,7 @@ def by_group(
                 name=member.name or member.lms_id,
                 lms_id=member.lms_id,
                 group=member.group or group,
+                notebooks=[],
                 id_kind=who.id_kind if who.lms == "canvas" else "group member",
             )
             expanded.append(replace(claim, student=student))

@@ -21,7 +21,7 @@ import shutil
 import stat
 import tempfile
 import zipfile
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -117,7 +117,7 @@ def write_csv(
     results: list[Result],
     path: Path,
     weights: dict[str, float] | None = None,
-    roster: dict[str, Rostered] | None = None,
+    roster: Mapping[str, Rostered] | None = None,
 ) -> None:
     """One row per student: exercises, chapters, total, notes; with a
     ``roster`` from ``collect`` that holds anyone, a ``late`` column (the
@@ -188,7 +188,7 @@ def write_canvas(
     results: list[Result],
     path: Path,
     weights: dict[str, float] | None = None,
-    roster: dict[str, Rostered] | None = None,
+    roster: Mapping[str, Rostered] | None = None,
     columns: dict[int, str] | None = None,
 ) -> None:
     """A Canvas gradebook import: the student columns Canvas reads, one

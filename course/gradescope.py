@@ -54,11 +54,11 @@ def settings() -> dict[str, Any]:
     data = data if isinstance(data, dict) else {}
     weights = data.get("weights") if isinstance(data.get("weights"), dict) else {}
     chapter = data.get("chapter") if isinstance(data.get("chapter"), int) else None
-    given = data.get("given") if isinstance(data.get("given"), list) else []
+    given = data.get("given")
     return {
         "chapter": chapter,
         "weights": weights,
-        "given": [str(g) for g in given],
+        "given": [str(g) for g in given] if isinstance(given, list) else [],
     }
 
 
