@@ -797,7 +797,9 @@ def read_roster(folder: Path) -> dict[str, Student]:
                 email=cell["email"],
                 submission=cell["submission"],
                 late=cell["late"] == "late",
-                notebooks=cell["notebooks"].split(),
+                notebooks=[
+                    n.strip() for n in cell["notebooks"].split(";") if n.strip()
+                ],
                 lms=cell["lms"],
                 id_kind=cell["id kind"],
                 group=cell["group"],
@@ -821,6 +823,6 @@ def write_roster(collected: Collected, path: Path) -> None:
                     *map(escape, (s.folder, s.name, s.lms, s.lms_id, s.id_kind)),
                     *map(escape, (s.email, s.submission, s.group)),
                     "late" if s.late else "",
-                    " ".join(s.notebooks),
+                    "; ".join(s.notebooks),  # a notebook's name may hold spaces
                 ]
             )
