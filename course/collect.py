@@ -546,29 +546,33 @@ def read_groups(path: Path) -> list[Member]:
     return members
 
 
-def by_group(
-    claims: list[Claim], members: list[Member], notes: list[str]
-) -> list[Claim]:
+def group_key(name: str) -> str:
+    """A group's name as Moodle writes it in a folder (``_`` as a space)."""
+    return " ".join(name.replace("_", " ").lower().split())
+
+
+def by_group(claims: list[Claim], members: list[Member]) -> list[Claim]:
     """Each claim of a group's submission given to each of the group's
     members: Canvas names the member who submitted (find their group),
-    Moodle the group itself (by its id, else its name)."""
+    Moodle the group itself (by its id, else its name). Gradescope's
+    metadata names a group's submitters itself."""
     if not members:
         return claims
     groups: dict[str, list[Member]] = {}
     for member in members:
         groups.setdefault(member.group_id or member.group, []).append(member)
     of_member = {m.lms_id: m.group_id or m.group for m in members}
-    by_name = {safe(m.group).lower(): m.group_id or m.group for m in members}
+    by_name = {group_key(m.group): m.group_id or m.group for m in members}
     expanded = []
     for claim in claims:
         who = claim.student
-        if who.lms == "canvas":
+        if who.lms == "gradescope":
+            group = None
+        elif who.lms == "canvas":
             group = of_member.get(who.lms_id)
         else:
             group = (
-                who.lms_id
-                if who.lms_id in groups
-                else by_name.get(safe(who.name).lower())
+                who.lms_id if who.lms_id in groups else by_name.get(group_key(who.name))
             )
         if group is None:
             expanded.append(claim)
@@ -683,7 +687,7 @@ def collect(zip_path: Path, out: Path, groups: Path | None = None) -> Collected:
         else:
             claims = moodle(found, notes, layout)
         collected = Collected(layout.split()[0], notes=notes)
-        claims = by_group(claims, members, notes)
+        claims = by_group(claims, members)
         write_all(archive, per_student(claims, collected), out, collected)
     write_roster(collected, out / ROSTER)
     return collected
