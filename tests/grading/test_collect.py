@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from course import __main__ as cli
-from course import collect, export, gradescope, similarity
+from course import collect, export, gradescope
 from course.grading import Graded, Result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -767,21 +767,6 @@ def test_the_grades_csv_carries_the_lms_late_mark(tmp_path: Path) -> None:
     assert rows["doejane_103"]["late"] == "late" and rows["smithbo_104"]["late"] == ""
     export.write_csv(results, path, {})  # not collected: no late column
     assert "late" not in next(csv.reader(path.open(encoding="utf-8")))
-
-
-def test_copy_notes_name_their_own_notebook_and_stay_short(tmp_path: Path) -> None:
-    pairs = [similarity.Pair("5.4", "ann", f"s{n:02}", 1.0) for n in range(12)] + [
-        similarity.Pair("1.5", "bo", "ann", 0.9)
-    ]
-    chapter1 = Result(tmp_path / "01_a.ipynb", "ann", 1, sources={"1.5": "x"})
-    chapter5 = Result(tmp_path / "05_e.ipynb", "ann", 5, sources={"5.4": "y"})
-    assert cli.copy_notes(chapter1, pairs) == [
-        "exercise 1.5: the same code as bo (see the copies report)"
-    ]
-    assert cli.copy_notes(chapter5, pairs) == [
-        "exercise 5.4: the same code as s00, s01, s02 and 9 more "
-        "(see the copies report)"
-    ]
 
 
 def test_grade_checks_where_it_writes_before_grading(tmp_path: Path) -> None:
