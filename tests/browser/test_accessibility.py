@@ -1,0 +1,223 @@
+"""Every page of the built book meets WCAG 2.1 AA as axe-core checks it, and a
+reader with a keyboard alone reaches every chapter and operates every widget.
+
+- axe: axe-core (npm, pinned in ``scripts/assets/package-lock.json``) is injected
+  into each page once its maths is typeset and its widgets are drawn, and run with
+  the rules tagged ``wcag2a``, ``wcag2aa``, ``wcag21a`` and ``wcag21aa``. Every
+  violation is printed with the elements it was found on; the test asks for none.
+- keyboard: from the first page, Tab and Enter only (Enter on a closed section of
+  the sidebar opens it) reach every page of the table of contents in order; on a
+  page with widgets, Tab reaches every control and its key (an arrow, Space) changes
+  its value.
+
+Build the book first (``bash scripts/build-book.sh``); see test_site.py for how the
+pages are served and Chromium is launched offline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.serving import ROOT
+from tests.browser.test_site import (  # noqa: F401 (fixtures)
+    PAGES,
+    WAIT_FOR_MATHJAX,
+    _expected,
+    _toc_files,
+    browser,
+    site,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.pipeline]
+
+AXE = ROOT / "scripts" / "assets" / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+RUN_AXE = """
+async (tags) => {
+  const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
+  return result.violations.map(v => ({
+    id: v.id,
+    help: v.help,
+    nodes: v.nodes.map(n => n.target.join(" ")),
+  }));
+}
+"""
+
+# A widget's controls: what a keyboard must reach, and the key that changes each.
+WIDGET_CONTROLS = """
+() => Array.from(document.querySelectorAll(
+    ".jupyter-widgets [role=slider], .jupyter-widgets select, "
+    + ".jupyter-widgets input, .jupyter-widgets button"))
+  .filter(el => !el.disabled && el.getClientRects().length > 0)
+  .map(el => {
+    el.dataset.a11yControl = "1";
+    return el.outerHTML.slice(0, 120);
+  })
+"""
+
+FOCUSED = """
+() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) { return null; }
+  const details = el.tagName === "SUMMARY" ? el.parentElement : null;
+  return {
+    tag: el.tagName,
+    href: el.tagName === "A" ? el.href : null,
+    control: el.dataset ? el.dataset.a11yControl === "1" : false,
+    role: el.getAttribute("role"),
+    type: el.getAttribute("type"),
+    closed: details ? !details.open : false,
+    below: details ? Array.from(details.querySelectorAll("a")).map(a => a.href) : [],
+    value: el.getAttribute("aria-valuenow") || el.value || el.getAttribute("aria-pressed")
+      || el.className,
+  };
+}
+"""
+
+MAX_TABS = 600
+
+
+def _unavailable() -> str | None:
+    if not AXE.is_file():
+        return f"{AXE} is missing: run 'bash scripts/build-book.sh' (npm ci)"
+    return None
+
+
+@pytest.fixture
+def tab(site: str, browser: Any) -> Iterator[Any]:
+    """A fresh page in a browser context that never leaves the local server."""
+    context = browser.new_context()
+
+    def route(route: Any) -> None:
+        if route.request.url.startswith((site, "data:", "blob:")):
+            route.continue_()
+        else:
+            route.abort()
+
+    context.route("**/*", route)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def _settle(tab: Any, page: str) -> None:
+    """Waits until the page's maths is typeset and its widgets are drawn."""
+    expected = _expected(page)
+    if expected.maths:
+        tab.evaluate(WAIT_FOR_MATHJAX)
+    if expected.widgets:
+        tab.wait_for_function(
+            "document.querySelectorAll('.jupyter-widgets').length >= "
+            f"{expected.widgets}",
+            timeout=20_000,
+        )
+    tab.wait_for_load_state("networkidle")
+
+
+def _content_pages() -> list[str]:
+    return [p for p in PAGES if _expected(p).redirect is None]
+
+
+@pytest.mark.parametrize("page", _content_pages() or ["(no built book)"])
+def test_no_wcag_violations(page: str, tab: Any, site: str) -> None:
+    """axe-core finds no WCAG 2.1 A or AA violation on the page."""
+    reason = _unavailable()
+    if reason:
+        pytest.skip(reason)
+    tab.goto(site + page, wait_until="load")
+    _settle(tab, page)
+    tab.add_script_tag(path=str(AXE))
+    violations = tab.evaluate(RUN_AXE, WCAG_TAGS)
+    count = sum(len(v["nodes"]) for v in violations)
+    print(f"{page}: {count} WCAG violations")
+    for violation in violations:
+        print(f"  {violation['id']} ({violation['help']}): {len(violation['nodes'])}")
+        for target in violation["nodes"][:5]:
+            print(f"    {target}")
+    assert not violations, f"{page}: {count} WCAG 2.1 A/AA violations (printed above)"
+
+
+def _tab_to(tab: Any, wanted: str) -> int:
+    """Presses Tab until a link to ``wanted`` has the focus, opening with Enter any
+    closed sidebar section that holds it; returns the number of key presses."""
+    presses = 0
+    while presses < MAX_TABS:
+        tab.keyboard.press("Tab")
+        presses += 1
+        focused = tab.evaluate(FOCUSED)
+        if focused is None:
+            continue
+        if focused["href"] and focused["href"].split("#")[0] == wanted:
+            return presses
+        if focused["closed"] and wanted in [h.split("#")[0] for h in focused["below"]]:
+            tab.keyboard.press("Enter")
+            presses += 1
+    raise AssertionError(f"{MAX_TABS} presses of Tab never reached a link to {wanted}")
+
+
+def test_keyboard_reaches_every_page(tab: Any, site: str) -> None:
+    """From the first page, Tab and Enter alone open every page of the contents."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = list(dict.fromkeys(_toc_files(toc)))
+    tab.goto(site + files[0] + ".html", wait_until="load")
+    walk = [files[0]]
+    for name in files[1:]:
+        wanted = site + name + ".html"
+        presses = _tab_to(tab, wanted)
+        with tab.expect_navigation():
+            tab.keyboard.press("Enter")
+        assert tab.url.split("#")[0] == wanted, f"Enter opened {tab.url}, not {wanted}"
+        walk.append(f"{name} ({presses} keys)")
+    print("keyboard walk: " + " -> ".join(walk))
+    assert len(walk) == len(files)
+
+
+def _operate(tab: Any, focused: dict[str, Any]) -> bool:
+    """Presses the key that changes the focused control; whether it changed."""
+    before = tab.evaluate(FOCUSED)
+    if focused["tag"] == "SELECT":
+        tab.keyboard.press("ArrowDown")
+    elif focused["tag"] == "BUTTON" or focused["type"] == "checkbox":
+        tab.keyboard.press("Space")
+    else:
+        tab.keyboard.press("ArrowRight")
+    after = tab.evaluate(FOCUSED)
+    return after is not None and after["value"] != before["value"]
+
+
+WIDGET_PAGES = [p for p in _content_pages() if _expected(p).widgets]
+
+
+@pytest.mark.parametrize("page", WIDGET_PAGES or ["(no page with widgets)"])
+def test_keyboard_operates_every_widget(page: str, tab: Any, site: str) -> None:
+    """Tab reaches every widget control of the page, and its key changes it."""
+    if page not in WIDGET_PAGES:
+        pytest.skip("no page with widgets")
+    tab.goto(site + page, wait_until="load")
+    _settle(tab, page)
+    controls = tab.evaluate(WIDGET_CONTROLS)
+    assert controls, f"{page}: widgets drawn, but no control found"
+    reached = 0
+    inert: list[str] = []
+    for _ in range(MAX_TABS):
+        tab.keyboard.press("Tab")
+        focused = tab.evaluate(FOCUSED)
+        if focused is None or not focused["control"]:
+            continue
+        reached += 1
+        if not _operate(tab, focused):
+            inert.append(str(focused))
+        if reached == len(controls):
+            break
+    print(f"{page}: {reached} of {len(controls)} widget controls reached and operated")
+    assert reached == len(controls), (
+        f"{page}: Tab reached {reached} of {len(controls)} controls: {controls}"
+    )
+    assert not inert, f"{page}: controls that their key did not change: {inert}"
