@@ -5,6 +5,8 @@ reader with a keyboard alone reaches every chapter and operates every widget.
   into each page once its maths is typeset and its widgets are drawn, and run with
   the rules tagged ``wcag2a``, ``wcag2aa``, ``wcag21a`` and ``wcag21aa``. Every
   violation is printed with the elements it was found on; the test asks for none.
+- maths: every typeset formula keeps MathJax's assistive MathML, which screen
+  readers read.
 - keyboard: from the first page, Tab and Enter only (Enter on a closed section of
   the sidebar opens it) reach every page of the table of contents in order; on a
   page with widgets, Tab reaches every control and its key (an arrow, Space) changes
@@ -78,6 +80,13 @@ FOCUSED = """
 }
 """
 
+# Typeset formulas without the hidden MathML copy that screen readers read.
+MATHS_WITHOUT_MATHML = """
+() => Array.from(document.querySelectorAll("article mjx-container"))
+  .filter(el => !el.querySelector("mjx-assistive-mml math"))
+  .map(el => el.textContent.slice(0, 60))
+"""
+
 MAX_TABS = 600
 
 
@@ -131,6 +140,9 @@ def test_no_wcag_violations(page: str, tab: Any, site: str) -> None:
         pytest.skip(reason)
     tab.goto(site + page, wait_until="load")
     _settle(tab, page)
+    if _expected(page).maths:
+        unread = tab.evaluate(MATHS_WITHOUT_MATHML)
+        assert not unread, f"{page}: maths without assistive MathML: {unread[:5]}"
     tab.add_script_tag(path=str(AXE))
     violations = tab.evaluate(RUN_AXE, WCAG_TAGS)
     count = sum(len(v["nodes"]) for v in violations)
