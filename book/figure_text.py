@@ -123,9 +123,15 @@ def describe(figure: Any) -> str:
 
 def show(figure: Any = None) -> None:
     """Displays ``figure`` (the current one by default) with its description."""
+    import matplotlib
     import matplotlib.pyplot as plt
     from IPython.display import Image, display
 
+    if not isinstance(getattr(matplotlib, "__version__", None), str):
+        # The in-browser site's stand-in for matplotlib (offline): its plt.show()
+        # shows the figures the book built for this cell.
+        plt.show()
+        return
     figure = figure if figure is not None else plt.gcf()
     text = describe(figure)
     buffer = io.BytesIO()
