@@ -234,7 +234,9 @@ def make_dot(
 DESCRIBED_NODES = 40
 
 
-def _node_names(order: Sequence[Node], params: Mapping[str, Tensor] | None) -> dict[Node, str]:
+def _node_names(
+    order: Sequence[Node], params: Mapping[str, Tensor] | None
+) -> dict[Node, str]:
     """A name for each node, numbered where several share one (``MulBackward0 #2``)."""
     plain: dict[Node, str] = {}
     for node in order:

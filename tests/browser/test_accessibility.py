@@ -23,15 +23,13 @@ from typing import Any
 
 import pytest
 
+from tests.browser import test_site
 from tests.browser.serving import ROOT
-from tests.browser.test_site import (  # noqa: F401 (fixtures)
-    PAGES,
-    WAIT_FOR_MATHJAX,
-    _expected,
-    _toc_files,
-    browser,
-    site,
-)
+from tests.browser.test_site import PAGES, WAIT_FOR_MATHJAX, _expected, _toc_files
+
+# The built book served from 127.0.0.1, and Chromium: test_site.py's fixtures.
+site = test_site.site
+browser = test_site.browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.pipeline]
 
@@ -74,8 +72,8 @@ FOCUSED = """
     type: el.getAttribute("type"),
     closed: details ? !details.open : false,
     below: details ? Array.from(details.querySelectorAll("a")).map(a => a.href) : [],
-    value: el.getAttribute("aria-valuenow") || el.value || el.getAttribute("aria-pressed")
-      || el.className,
+    value: el.getAttribute("aria-valuenow") || el.value
+      || el.getAttribute("aria-pressed") || el.className,
   };
 }
 """
