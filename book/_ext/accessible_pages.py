@@ -4,6 +4,9 @@ What the book's theme leaves out, added where the project controls it:
 
 - The sidebar's buttons that open and close a chapter's sections (``<summary>``
   elements holding only a chevron icon) get a name: "Sections of <chapter>".
+- The buttons that show a hidden cell's code ("Show code cell source") lose the
+  aria-label "Toggle hidden content" that myst-nb gives them: their name is then the
+  words they show (WCAG 2.5.3, label in name).
 - Figures drawn by the chapters' code carry their own text alternative, made from
   the data they show: a graph drawn by ``slowtorch_lib.viz.make_dot`` has the graph's
   description as its SVG ``<title>``; a plot shown with ``book/figures.py`` has the
@@ -108,6 +111,17 @@ def _name_summaries(html_text: str) -> str:
     return str(soup)
 
 
+#: What myst-nb names every hidden cell's toggle, whatever it shows.
+TOGGLE_LABEL = ' aria-label="Toggle hidden content"'
+
+
+def _name_toggles_by_their_words(
+    app: Any, pagename: str, templatename: str, context: dict, doctree: Any
+) -> None:
+    if "body" in context:
+        context["body"] = context["body"].replace(TOGGLE_LABEL, "")
+
+
 def _wrap_toctree(
     app: Any, pagename: str, templatename: str, context: dict, doctree: Any
 ) -> None:
@@ -126,4 +140,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("doctree-resolved", _alt_from_images)
     # After the theme, which puts generate_toctree_html in the context (priority 500).
     app.connect("html-page-context", _wrap_toctree, priority=900)
+    app.connect("html-page-context", _name_toggles_by_their_words)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
