@@ -31,17 +31,24 @@ Standard library only apart from that command: it runs in the browser too.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import math
+import os
+import platform
 import random
 import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from .checks import gpt_parts
+from .datasets import load_digits, load_names
+from .saved_pieces import find_workspace
 from .substitute import ENGINE, substituted
 
 __all__ = [
@@ -325,8 +332,6 @@ def assemble_gpt(torch: Any, pieces: dict[str, Any]) -> Any:
 def gpt_windows(steps: int = GPT_STEPS, seed: int = 6) -> list[list[list[int]]]:
     """For each step, GPT_BATCH windows of BLOCK + 1 characters of the names
     (drawn with Python's random numbers; the record keeps them)."""
-    from .datasets import load_names
-
     words = load_names()
     index_of = {c: i for i, c in enumerate(ALPHABET)}
     stream = [index_of[c] for c in "." + ".".join(words) + "."]
@@ -370,8 +375,6 @@ def gpt_probes(torch: Any, model: Any, pieces: dict[str, Any], windows: Any) -> 
 
 def gpt_model_pieces(torch: Any) -> dict[str, Any]:
     """The model answers for ``torch`` (6.2 and 6.3 are the library's own)."""
-    from .checks import gpt_parts
-
     parts = gpt_parts.under(torch)
     pieces = {i: getattr(parts, GPT_NAMES[i]) for i in ("6.4", "6.5", "6.6", "6.7")}
     pieces["6.8"], pieces["6.9"] = parts.generate, parts.train
@@ -382,13 +385,9 @@ def own_gpt_pieces(torch: Any) -> dict[str, Any]:
     """The pieces a chapter runs: the model answers on the complete engine; in
     a class edition, the pieces the student saved (their ``my_engine/``
     folder; 6.2 and 6.3 are in its engine already), stubs for the others."""
-    import importlib.util
-
     pieces = gpt_model_pieces(torch)
     if importlib.util.find_spec(f"{ENGINE}._class") is None:
         return pieces
-    from .saved_pieces import find_workspace
-
     folder = find_workspace()
     for id in ("6.4", "6.5", "6.6", "6.7", "6.8", "6.9") if folder else ():
         name = GPT_NAMES[id]
@@ -536,8 +535,6 @@ def run_cnn(
     model = assemble_cnn(torch, conv2d)
     with torch.no_grad():
         probe = flat(model[0](probe_input(torch, 2, 1, 8, 8)))
-    from .datasets import load_digits
-
     images, labels = load_digits("train")
     optimizer = torch.optim.Adam(model.parameters(), lr=CNN_LR)
     losses = []
@@ -592,7 +589,7 @@ def one_thread(torch: Any) -> Iterator[None]:
 
 def record_runs() -> dict[str, Any]:
     """PyTorch's runs of both models with the model answers."""
-    import torch
+    import torch  # only the teacher's recording needs PyTorch
 
     with one_thread(torch):
         windows = gpt_windows()
@@ -600,10 +597,6 @@ def record_runs() -> dict[str, Any]:
         losses, names, probes, _ = run_gpt(torch, pieces, windows)
         batches = cnn_batches()
         cnn_losses, probe, _ = run_cnn(torch, torch.nn.Conv2d, batches)
-    import os
-    import platform
-    from datetime import datetime, timezone
-
     return {
         "recorded_on": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
         "torch_version": torch.__version__,

@@ -665,6 +665,7 @@ COURSE_LAYERS: Layers = [
             "class_site",
             "notebooks",
             "record",
+            "model_runs",
             "dependencies",
         ),
     ),
