@@ -4,9 +4,10 @@ As in chapters 1-3, each case is a short program written against PyTorch's
 API, recorded once under PyTorch and run under the engine with the student's
 piece in place of the engine's own. Optimiser cases run a few steps on a
 small problem and compare the parameters (and the optimiser's state) with
-PyTorch's. The engine's random numbers are not PyTorch's: cases about
-shuffling compare what does not depend on the generator (every index once,
-the same seed giving the same order), and models start from weights set here.
+PyTorch's. A right sampler may draw its random numbers in another order
+than PyTorch's: cases about shuffling compare what does not depend on the
+order of the draws (every index once, the same seed giving the same order),
+and models start from weights set here.
 """
 
 from __future__ import annotations
