@@ -84,8 +84,8 @@ class Audit:
             self.nested += bool(self.inside)
             return run(*args, **kwargs)
 
-        self.function._connect = counted_connect
-        self.engine.run_backward = counted_run
+        setattr(self.function, "_connect", counted_connect)  # noqa: B010
+        setattr(self.engine, "run_backward", counted_run)  # noqa: B010
 
     def watch(self, cls: Any) -> None:
         """Counts the calls of ``cls.backward``."""
@@ -243,7 +243,8 @@ def run_tests(nonce: str, job: Any) -> None:
                 passed = True
             except BaseException:  # noqa: BLE001
                 passed = False
-            print(nonce, json.dumps({"test": f"{file}:{name}", "passed": passed}))
+            record = {"test": f"{file}:{name}", "passed": passed}
+            print(nonce, json.dumps(record), flush=True)
 
 
 def main() -> None:

@@ -54,7 +54,7 @@ def write_workspace(
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for exercise in edition.pieces():
-        if not exercise.id.startswith(chapters):
+        if exercise.target is None or not exercise.id.startswith(chapters):
             continue
         piece = Piece(exercise.id, exercise.name, exercise.target, "")
         text = piece_file(piece)
