@@ -107,3 +107,82 @@ def test_the_runner_starts_with_only_the_capabilities_to_become_its_user() -> No
     assert "CapEff:\t0000000000000000" in seen[1]
     assert "CapPrm:\t0000000000000000" in seen[1]
     assert f"Uid:\t{user}\t{user}\t{user}" in seen[1]
+
+
+HOLD = """
+import sys, time
+from course import sandbox
+print(sandbox.lease(int(sys.argv[1])), flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_user_id_leased_by_another_grader_is_neither_taken_nor_killed() -> None:
+    with sandbox.runner_user() as mine:
+        assert mine is not None
+        other = mine + 1
+        holder = subprocess.Popen(
+            [sandbox.interpreter(), "-c", HOLD, str(other)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={"PYTHONPATH": str(fixtures.ROOT)},
+        )
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline().strip() == "True"
+            assert not sandbox.lease(other)  # another process holds it
+            with sandbox.runner_user() as next_one:
+                assert next_one not in (mine, other)
+            with pytest.raises(RuntimeError, match="not leased"):
+                sandbox.kill_user(other)
+            assert holder.poll() is None  # still alive
+        finally:
+            holder.kill()
+            holder.wait()
+
+
+def test_a_user_id_with_a_process_left_is_not_leased() -> None:
+    with sandbox.runner_user() as mine:
+        assert mine is not None
+        free = next(u for u in sandbox.RUNNER_UIDS[1:] if not sandbox.holds(u))
+        left = subprocess.Popen(["/bin/sleep", "60"], **sandbox.as_user(free))
+        try:
+            assert sandbox.processes_of(free) == [left.pid]
+            assert not sandbox.lease(free)
+            assert not sandbox.holds(free)
+        finally:
+            left.kill()
+            left.wait()
+
+
+GRADE_TWICE = """
+import sys
+from pathlib import Path
+from course import grading
+results = grading.grade([(Path(sys.argv[1]), "model")], timeout=60)
+for graded in results[0].exercises.values():
+    print(graded.id, graded.points, graded.status, graded.message[:80])
+"""
+
+
+@pytest.mark.pipeline
+def test_two_graders_at_once_stop_none_of_each_others_runners(tmp_path: Path) -> None:
+    path = tmp_path / f"{fixtures.CHAPTER1}.ipynb"
+    path.write_text(
+        json.dumps(fixtures.notebook("solutions", fixtures.CHAPTER1)), encoding="utf-8"
+    )
+    graders = [
+        subprocess.Popen(
+            [sandbox.interpreter(), "-c", GRADE_TWICE, str(path)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={"PYTHONPATH": str(fixtures.ROOT), "PATH": os.environ["PATH"]},
+        )
+        for _ in range(2)
+    ]
+    outputs = [grader.communicate(timeout=1200)[0] for grader in graders]
+    for output in outputs:
+        lines = output.splitlines()
+        assert len(lines) == 7, output
+        assert "stopped" not in output, output
+        assert all(line.split()[1] == "1.0" for line in lines), output
