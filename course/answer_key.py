@@ -25,7 +25,7 @@ from typing import Any
 from course import similarity
 from course.cases import Exercise, all_cases
 from course.checking import chapter_seed
-from course.trees import PACKAGE, ROOT, reference_tree
+from course.trees import PACKAGE, ROOT, cached, reference_tree, source_digest
 
 LEAK_WINDOW = 24
 
@@ -178,17 +178,24 @@ def default_seed() -> str:
 
 def dependencies() -> dict[str, list[list[str]]]:
     """Which other pieces each case reaches (:mod:`course.dependencies`),
-    measured on the complete engine in a process of its own."""
+    measured on the complete engine in a process of its own, once for each
+    version of the course (kept under ``trees.CACHE``)."""
     if ROOT not in _NEEDS:
-        done = subprocess.run(
-            [sys.executable, "-m", "course.dependencies"],
-            cwd=ROOT,
-            env=dict(os.environ, PYTHONPATH=str(ROOT)),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        _NEEDS[ROOT] = json.loads(done.stdout)
+
+        def measure(folder: Path) -> None:
+            done = subprocess.run(
+                [sys.executable, "-m", "course.dependencies"],
+                cwd=ROOT,
+                env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            folder.mkdir()
+            (folder / "needs.json").write_text(done.stdout, encoding="utf-8")
+
+        found = cached(f"needs-{source_digest('needs')}", measure)
+        _NEEDS[ROOT] = json.loads((found / "needs.json").read_text("utf-8"))
     return _NEEDS[ROOT]
 
 
