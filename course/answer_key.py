@@ -72,7 +72,7 @@ class Answers:
         secret = "\n".join(
             p.read_text("utf-8") for p in sorted(PACKAGE.glob("checks/grading_*.py"))
         )
-        return cls(expected, secret, similarity.model_prints(), dependencies(), ROOT)
+        return cls(expected, secret, model_prints(), dependencies(), ROOT)
 
     def save(self, folder: Path) -> None:
         """Writes the answers and the complete engine (for the drawn cases)
@@ -174,6 +174,20 @@ def default_seed() -> str:
     with os.fdopen(fd, "w", encoding="ascii") as file:
         file.write(new_seed() + "\n")
     return SEED_FILE.read_text(encoding="ascii").strip()
+
+
+def model_prints() -> dict[str, list[str]]:
+    """The model answers' fingerprints for the copy check, computed once for
+    each version of the course (kept under ``trees.CACHE``)."""
+
+    def compute(folder: Path) -> None:
+        folder.mkdir()
+        text = json.dumps(similarity.model_prints())
+        (folder / "prints.json").write_text(text, encoding="utf-8")
+
+    notebooks = (ROOT / "exercises", ROOT / "solutions")
+    found = cached(f"prints-{source_digest('prints', folders=notebooks)}", compute)
+    return dict(json.loads((found / "prints.json").read_text("utf-8")))
 
 
 def dependencies() -> dict[str, list[list[str]]]:

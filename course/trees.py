@@ -61,11 +61,12 @@ def class_engine(dest: Path, given: Collection[str] = ()) -> None:
 CACHE = Path.home() / ".cache" / "slowtorch"
 
 
-def source_digest(*parts: str) -> str:
+def source_digest(*parts: str, folders: Collection[Path] = ()) -> str:
     """A digest of the course's code (the engine, the course package, its
-    data) and ``parts``: what a tree or a map built from them depends on."""
+    data, and ``folders``) and ``parts``: what a tree or a map built from them
+    depends on."""
     digest = hashlib.sha256("\0".join([sys.version, *parts]).encode())
-    for folder in (ROOT / "slowtorch_lib", PACKAGE):
+    for folder in (ROOT / "slowtorch_lib", PACKAGE, *folders):
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
                 digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
