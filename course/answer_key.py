@@ -109,9 +109,7 @@ class Answers:
         )
         drawn = json.loads(done.stdout)
         found = set(chapters) if chapters else {int(e.split(".")[0]) for e in drawn}
-        return dataclasses.replace(
-            self, seed=seed, drawn=drawn, drawn_chapters=found
-        )
+        return dataclasses.replace(self, seed=seed, drawn=drawn, drawn_chapters=found)
 
     def add_draws(self, chapters: Collection[int]) -> None:
         """Computes the drawn cases' outcomes of those of ``chapters`` not

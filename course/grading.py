@@ -355,7 +355,9 @@ def grade(
     )
     answers = answers or Answers.load()
     if seed and seed != answers.seed:
-        answers = dataclasses.replace(answers, seed=seed, drawn={}, drawn_chapters=set())
+        answers = dataclasses.replace(
+            answers, seed=seed, drawn={}, drawn_chapters=set()
+        )
     elif not answers.seed:
         answers = dataclasses.replace(answers, seed=default_seed())
     else:
