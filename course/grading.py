@@ -14,10 +14,10 @@ For each submitted notebook the grader
    answers to the other pieces, from their notebooks that count, take the
    place of those stubs, as in their notebook; the judge
    (:mod:`course.judge`), outside, alone holds the expected values and
-   compares the outcomes, which arrive as plain data. Most of each
-   exercise's marks come from drawn cases: inputs drawn for this run, whose
-   expected outcomes the judge computes on the complete engine; cases with
-   fixed inputs carry at most ``judge.FIXED_SHARE``. Every case counts but
+   compares the outcomes, which arrive as plain data. Each exercise's marks
+   come from drawn cases: inputs drawn from the class's seed (the same seed,
+   the same grades), whose expected outcomes the judge computes on the
+   complete engine; cases with fixed inputs are for the feedback. Every case counts but
    those that reach a piece of a later chapter (not given); a failed case
    that also runs another of the student's pieces that fails its own cases
    is reported as a knock-on. Predictions are read from the

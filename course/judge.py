@@ -6,7 +6,9 @@ with the answer key (:class:`course.answer_key.Answers`): the recorded
 answer itself, or the answer computed outside the sandbox for this run's
 drawn inputs. Outcomes are plain JSON data, so no object of the student's
 is ever called. Each exercise gets the fraction of its cases passed, in
-[0, 1], the fixed cases carrying at most ``FIXED_SHARE``; a case the runner
+[0, 1], from its drawn cases (``FIXED_SHARE``: the fixed ones carry
+none); a drawn case every draw of which gave one outcome, where the
+expected ones differ, passes none of them; a case the runner
 did not report (a crash, a timeout, a malformed line) is not passed.
 :func:`judge_prediction` grades a prediction from its cell's text, read by
 :mod:`course.predictions`, never run. Here too: which of the student's
