@@ -200,7 +200,7 @@ def grade_student(
             text = judge.piece_of(exercise, source) if source is not None else None
             if text is not None:
                 pieces[exercise.id] = text
-    answers.add_draws({one.result.chapter for one in submitted} - {None})
+    answers.add_draws({c for one in submitted if (c := one.result.chapter) is not None})
     for one in submitted:
         if one.result.chapter is not None:
             one.result.notes.append(seed_note(answers.seed))
