@@ -6,7 +6,9 @@ with the answer key (:class:`course.answer_key.Answers`): the recorded
 answer itself, or the answer computed outside the sandbox for this run's
 drawn inputs. Outcomes are plain JSON data, so no object of the student's
 is ever called. Each exercise gets the fraction of its cases passed, in
-[0, 1], the fixed cases carrying at most ``FIXED_SHARE``; a case the runner
+[0, 1], from its drawn cases (``FIXED_SHARE``: the fixed ones carry
+none); a drawn case every draw of which gave one outcome, where the
+expected ones differ, passes none of them; a case the runner
 did not report (a crash, a timeout, a malformed line) is not passed.
 :func:`judge_prediction` grades a prediction from its cell's text, read by
 :mod:`course.predictions`, never run. Here too: which of the student's
@@ -20,6 +22,7 @@ the copy check are :mod:`course.integrity`'s.
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -131,7 +134,10 @@ def unusable(exercise_id: str, run: Run) -> bool:
 # --- judging -----------------------------------------------------------------------
 
 
-FIXED_SHARE = 0.15  # of an exercise's marks, at most, on cases with fixed inputs
+# Of an exercise's marks, the share of the cases with fixed inputs: none. Their
+# outcomes can be known in advance (the public ones ship with the notebook), so
+# they are for the feedback; the marks come from the drawn cases alone.
+FIXED_SHARE = 0.0
 SHOWN_STRING = re.compile(r"^(torch\.[a-z0-9_]{1,20}|[a-z_]{1,12})$")
 COMPILER = re.compile(r"^[A-Za-z ,'()]{1,60}$")
 
@@ -249,6 +255,32 @@ def marks(fixed: tuple[int, int], drawn: tuple[int, int]) -> float:
     return FIXED_SHARE * share + (1 - FIXED_SHARE) * drawn[0] / drawn[1]
 
 
+def input_ignored(
+    exercise: Exercise,
+    reported: dict[int, dict[str, Any]],
+    answers: Answers,
+    fixed_total: int,
+) -> set[int]:
+    """The drawn cases whose answer ignores its input: every draw of the same
+    case gave one outcome where the expected ones differ. None of them is
+    passed (an answer that returns constants passes no drawn case by luck)."""
+    cases = all_cases(exercise)
+    draws: dict[int, list[int]] = {}
+    for index in range(fixed_total, len(cases)):
+        draws.setdefault(id(cases[index]), []).append(index)
+    ignored: set[int] = set()
+    for indices in draws.values():
+        got = {_key(reported[i]["outcome"]) for i in indices if i in reported}
+        want = {_key(answers.want(exercise, i)) for i in indices}
+        if len(indices) > 1 and len(got) == 1 and len(want) > 1:
+            ignored.update(indices)
+    return ignored
+
+
+def _key(outcome: Any) -> str:
+    return json.dumps(outcome, sort_keys=True, default=str)
+
+
 def judge_piece(
     exercise: Exercise,
     source: str,
@@ -320,6 +352,7 @@ def judge_piece(
         return graded
     public = len(exercise.cases)
     fixed_total = public + len(exercise.grading_cases)
+    ignoring = input_ignored(exercise, reported, answers, fixed_total)
     failed_main: list[tuple[int, dict[str, Any] | None]] = []
     failed_convention: list[tuple[int, dict[str, Any] | None]] = []
     passed = [0, 0]
@@ -331,8 +364,10 @@ def judge_piece(
         if (exercise.id, index) in run.conflicts:
             found = None
         if found is not None and close(answers.want(exercise, index), found["outcome"]):
-            passed[index >= fixed_total] += 1
-            continue
+            if index not in ignoring:
+                passed[index >= fixed_total] += 1
+                continue
+            found = None
         for other in knock_on(exercise, index, answers, doubtful):
             knocked[other] = knocked.get(other, 0) + 1
         if index >= public:

@@ -729,7 +729,7 @@ def test_an_endless_loop_or_an_exit_costs_that_exercise_and_a_bounded_knock_on(
         # said in the notes.
         assert points(row, "1.6") == 0
         for exercise in ("1.5", "1.7", "1.9"):
-            assert 1 - judge.FIXED_SHARE <= points(row, exercise) < 1
+            assert 1 - judge.FIXED_SHARE <= points(row, exercise) <= 1
         assert points(row, "1.8") < 1
         assert "exercise 1.9: knock-on:" in row["notes"]
         assert "also run 1.6" in row["notes"]
