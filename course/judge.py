@@ -31,7 +31,7 @@ from typing import Any
 from course.answer_key import Answers
 from course.cases import Exercise, all_cases
 from course.checking import close, prediction
-from course.feedback import hint_for, show
+from course.feedback import aligned, hint_for, show, tier
 from course.predictions import read_predictions
 from course.runner import imports_in
 from course.runner_protocol import IDENTIFIER, Run
@@ -356,16 +356,19 @@ def judge_piece(
     failed_main: list[tuple[int, dict[str, Any] | None]] = []
     failed_convention: list[tuple[int, dict[str, Any] | None]] = []
     passed = [0, 0]
+    main = [0, 0]  # the main (not convention) cases passed, and counted
     knocked: dict[str, int] = {}
     for index, case in enumerate(cases):
         if index in later:
             continue
+        main[1] += not case.convention
         found: dict[str, Any] | None = reported.get(index)
         if (exercise.id, index) in run.conflicts:
             found = None
         if found is not None and close(answers.want(exercise, index), found["outcome"]):
             if index not in ignoring:
                 passed[index >= fixed_total] += 1
+                main[0] += not case.convention
                 continue
             found = None
         for other in knock_on(exercise, index, answers, doubtful):
@@ -381,7 +384,7 @@ def judge_piece(
         if failed is None:
             got = "no result"
         elif shaped(failed["outcome"], want):
-            got = show(failed["outcome"])
+            got = "; ".join(aligned(want, failed["outcome"])) or "-"
         else:
             got = "(not shown: not the shape of an outcome)"
         graded.failures.append(
@@ -418,9 +421,9 @@ def judge_piece(
         graded.points = 0.0
         graded.flags.append(f"exercise {exercise.id}: {graded.message}")
     if graded.passed < graded.total:
-        main_failed = bool(failed_main) or graded.hidden_failed > 0
-        hints = [hint_for(exercise, tier, main_failed) for tier in (1, 2)]
-        graded.hints = [h for h in dict.fromkeys(hints) if h]
+        main_failed = main[0] < main[1]
+        hint = hint_for(exercise, tier(exercise, main[0], main[1]), main_failed)
+        graded.hints = [hint] if hint else []
     return graded
 
 
