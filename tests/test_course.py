@@ -23,7 +23,7 @@ import nbformat
 import pytest
 
 from course import __main__ as cli
-from course import checking, judge, notebooks
+from course import checking, notebooks
 from course.checking import Case, check, evaluate, exercises, expected_outcomes, load
 from course.notebooks import ROOT, chapters, split_solutions
 from course.substitute import original, substituted
@@ -724,12 +724,13 @@ def test_an_endless_loop_or_an_exit_costs_that_exercise_and_a_bounded_knock_on(
         row = grades[student]
         # 1.6 scores nothing. The cases of the others that run 1.6 fail and
         # count (leaving them out would pay for breaking a piece); for 1.5,
-        # 1.7 and 1.9 they are fixed cases: at most 15 %. 1.8's drawn views
-        # run infer_shape too (a view checks its sizes): the knock-on is
-        # said in the notes.
+        # 1.7 and 1.9 they are fixed cases, which carry no marks
+        # (judge.FIXED_SHARE): the knock-on is named, and costs nothing. 1.8's
+        # drawn views run infer_shape too (a view checks its sizes): the
+        # knock-on is said in the notes.
         assert points(row, "1.6") == 0
         for exercise in ("1.5", "1.7", "1.9"):
-            assert 1 - judge.FIXED_SHARE <= points(row, exercise) <= 1
+            assert points(row, exercise) == 1
         assert points(row, "1.8") < 1
         assert "exercise 1.9: knock-on:" in row["notes"]
         assert "also run 1.6" in row["notes"]
