@@ -6,9 +6,12 @@ with the answer key (:class:`course.answer_key.Answers`): the recorded
 answer itself, or the answer computed outside the sandbox for this run's
 drawn inputs. Outcomes are plain JSON data, so no object of the student's
 is ever called. Each exercise gets the fraction of its cases passed, in
-[0, 1], from its drawn cases (``FIXED_SHARE``: the fixed ones carry
-none); a drawn case every draw of which gave one outcome, where the
-expected ones differ, passes none of them; a case the runner
+[0, 1], from its drawn cases (``FIXED_SHARE``: passing the fixed ones
+earns nothing); a fixed case the answer itself fails (not a knock-on of
+another of its pieces) takes off ``FIXED_PENALTY`` times its share, so that
+a wrong answer a fixed case catches never has full marks; a drawn case
+every draw of which gave one outcome, where the expected ones differ,
+passes none of them; a case the runner
 did not report (a crash, a timeout, a malformed line) is not passed.
 :func:`judge_prediction` grades a prediction from its cell's text, read by
 :mod:`course.predictions`, never run. Here too: which of the student's
@@ -138,6 +141,10 @@ def unusable(exercise_id: str, run: Run) -> bool:
 # outcomes can be known in advance (the public ones ship with the notebook), so
 # they are for the feedback; the marks come from the drawn cases alone.
 FIXED_SHARE = 0.0
+# What failing them costs, at most: a fixed case the answer itself fails (not
+# a knock-on) says the answer is wrong. Nothing is earned by passing them, so
+# an answer that knows only their outcomes still scores nothing.
+FIXED_PENALTY = 0.15
 SHOWN_STRING = re.compile(r"^(torch\.[a-z0-9_]{1,20}|[a-z_]{1,12})$")
 COMPILER = re.compile(r"^[A-Za-z ,'()]{1,60}$")
 
@@ -357,6 +364,7 @@ def judge_piece(
     failed_convention: list[tuple[int, dict[str, Any] | None]] = []
     passed = [0, 0]
     main = [0, 0]  # the main (not convention) cases passed, and counted
+    own_fixed_failed = 0  # fixed cases failed, not as a knock-on
     knocked: dict[str, int] = {}
     for index, case in enumerate(cases):
         if index in later:
@@ -371,8 +379,10 @@ def judge_piece(
                 main[0] += not case.convention
                 continue
             found = None
-        for other in knock_on(exercise, index, answers, doubtful):
+        others = knock_on(exercise, index, answers, doubtful)
+        for other in others:
             knocked[other] = knocked.get(other, 0) + 1
+        own_fixed_failed += index < fixed_total and not others
         if index >= public:
             graded.hidden_failed += 1
             continue
@@ -403,6 +413,8 @@ def judge_piece(
         len(cases) - fixed_total - len([i for i in later if i >= fixed_total])
     )
     graded.points = marks((passed[0], fixed_counted), (passed[1], drawn_counted))
+    if drawn_counted and fixed_counted:
+        graded.points -= FIXED_PENALTY * own_fixed_failed / fixed_counted
     graded.points = min(1.0, max(0.0, graded.points))
     graded.status = "graded"
     if knocked:

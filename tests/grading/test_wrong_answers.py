@@ -5,7 +5,7 @@ For every piece exercise, the wrong answers a student would really write
 off-by-one window, the forgotten dilation...) are put in place of the
 engine's piece one at a time. Each must fail the notebook's own public check
 (so the student hears of it in the exercise it belongs to) and lose marks
-with the grader (the drawn cases, which carry the marks).
+with the grader (public, grading-only and drawn cases).
 """
 
 from __future__ import annotations

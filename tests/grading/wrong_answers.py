@@ -9,9 +9,8 @@ changes (a replacement that no longer applies fails the test).
 
 :func:`public_verdict` runs the notebook's own public cases (what ``check``
 prints "All right!" for); :func:`grader_verdict` runs every case the grader
-runs that carry marks (the drawn ones, answered by the complete engine for
-one seed, as the judge's answer key does; the fixed ones carry none beside
-them). Both put the answer in
+runs (public, grading-only and drawn, the drawn ones answered by the complete
+engine for one seed, as the judge's answer key does). Both put the answer in
 place of the engine's own piece, the other pieces being the engine's.
 
 ``python tests/grading/wrong_answers.py`` prints, per chapter, how many wrong
@@ -41,7 +40,6 @@ from course.checking import (  # noqa: E402
     run_case,
     run_piece_case,
 )
-from course.judge import FIXED_SHARE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = "wrong answers"
@@ -504,10 +502,9 @@ def public_verdict(exercise: Exercise, impl: Any) -> list[str]:
 
 
 def grader_verdict(exercise: Exercise, impl: Any, seed: str = SEED) -> list[str]:
-    """Every case that carries marks that the answer fails (drawn ones
-    against the complete engine's outcome for the same draw; fixed ones
-    against the recorded answers where they carry marks, ``FIXED_SHARE``, or
-    nothing is drawn): none is full marks."""
+    """Every case the grader runs that the answer fails (fixed ones against
+    the recorded answers, drawn ones against the complete engine's outcome
+    for the same draw): none is full marks."""
     import slowtorch_lib
 
     expected = dict(expected_outcomes().get(exercise.id, {}))
@@ -515,8 +512,6 @@ def grader_verdict(exercise: Exercise, impl: Any, seed: str = SEED) -> list[str]
     fixed = [*exercise.cases, *exercise.grading_cases]
     report = evaluate(exercise, impl, fixed, expected)
     failed = [r.label for r in report.results if not r.passed]
-    if exercise.drawn_cases and not FIXED_SHARE:
-        failed = []  # the fixed cases are for the feedback: no marks
     for k, case in enumerate(exercise.drawn_cases):
         index = len(fixed) + k
 
