@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import sys
 import tempfile
 import time
@@ -78,6 +79,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     grade.add_argument(
         "--jobs", type=int, default=1, help="notebooks graded at once (default 1)"
+    )
+    grade.add_argument(
+        "--seed",
+        default="",
+        help="the class seed of the drawn cases: by default your own, kept in "
+        "~/.config/slowtorch/grading-seed (the same class graded again gets the "
+        "same grades); a seed from the CSV's notes draws that run's cases again; "
+        "'new' draws afresh (e.g. for a resubmission after feedback)",
     )
     grade.add_argument(
         "--predictions",
@@ -356,9 +365,17 @@ def run_grade(args: argparse.Namespace) -> int:
         return 2
     if args.no_sandbox:
         print(f"WARNING: {grading.NO_SANDBOX}")
+    # at call time: each command loads only its own modules
+    from course import answer_key
+
+    seed = answer_key.new_seed() if args.seed == "new" else args.seed
+    if seed and not re.fullmatch(r"[\w.-]{1,64}", seed):
+        print("--seed: letters, digits, '.', '-' and '_' only", file=sys.stderr)
+        return 2
     start = time.monotonic()
     results = grading.grade(
         submissions,
+        seed=seed,
         timeout=args.timeout,
         jobs=args.jobs,
         sandboxed=not args.no_sandbox,

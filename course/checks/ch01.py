@@ -330,6 +330,12 @@ VIEW_STRIDES = [
         viewed(lambda t: x3(t).view(6, 4).unsqueeze(0).transpose(0, 1), (24,)),
     ),
     Case(
+        "x.view(24)[:2].view(1, 2, 1).transpose(0, 1).view(2, 1, 1, 1): sizes 1",
+        viewed(
+            lambda t: x3(t).view(24)[:2].view(1, 2, 1).transpose(0, 1), (2, 1, 1, 1)
+        ),
+    ),
+    Case(
         "x.transpose(0, 1).reshape(3, 8)",
         reshaped_copy(lambda t: x3(t).transpose(0, 1), (3, 8)),
     ),

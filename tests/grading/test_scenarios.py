@@ -64,7 +64,7 @@ def test_answers_learnt_from_feedback_earn_at_most_the_fixed_share(
     graded: dict[str, Any],
 ) -> None:
     attack, _ = pair(graded, "hidden cases read")
-    assert 0 < attack["1.5"] <= SHARE
+    assert attack["1.5"] <= SHARE  # the fixed cases it read carry no marks
 
 
 @pytest.mark.slow

@@ -85,6 +85,12 @@ WRONG = [
     _w("1.8", "a dimension of size 1 breaks a block",
        "joins = dim > 0 and (shape[dim - 1] == 1 or chained)",
        "joins = dim > 0 and chained"),
+    _w("1.8", "a block's stride taken from its size-1 dimensions",
+       "            if dim > 0:  # the next block starts at the dimension before\n"
+       "                inner = strides[dim - 1]\n", "",
+       "    for dim in reversed(range(len(shape))):\n        elements *= shape[dim]",
+       "    for dim in reversed(range(len(shape))):\n        if elements == 1:\n"
+       "            inner = strides[dim]\n        elements *= shape[dim]"),
     _w("1.8", "a split that needs a copy is answered as a view",
        "if placed != elements:\n            return None",
        "if False:\n            return None"),
