@@ -25,6 +25,7 @@ import cmath
 import functools
 import math
 import operator
+from collections.abc import Callable
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
@@ -206,42 +207,70 @@ def rsub(input: Tensor, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     return Rsub.apply(input, other=other, alpha=alpha)
 
 
+def save_factors(ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar) -> None:
+    """Keeps what :func:`product_rule` needs of the factors ``a`` and ``b``.
+
+    A factor's gradient needs the *other* factor, so a tensor is saved only if
+    the other factor needs a gradient (as PyTorch does: a factor changed in
+    place afterwards is then no error). A Python number is kept as it is.
+    """
+    needs_a, needs_b = ctx.needs_input_grad
+    ctx.save_for_backward(
+        a if isinstance(a, Tensor) and needs_b else None,
+        b if isinstance(b, Tensor) and needs_a else None,
+    )
+    ctx.scalars = tuple(None if isinstance(v, Tensor) else v for v in (a, b))
+    ctx.squares = a is b
+
+
+def product_rule(
+    gradient: Callable[[Tensor, TensorOrScalar], Tensor],
+) -> Callable[[FunctionCtx, Tensor], tuple[Tensor | None, ...]]:
+    """Makes a product's ``backward`` from the gradient of one factor.
+
+    ``gradient(grad_output, other)`` gives the gradient of a factor from the
+    other factor. The ``backward`` made from it calls it for each factor that
+    needs a gradient (``None`` for the other), with the factors
+    :func:`save_factors` kept; for ``x * x`` it calls it once and sends the
+    result along both edges, where the engine adds the two up.
+    """
+
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        a, b = ctx.saved_tensors
+        scalar_a, scalar_b = ctx.scalars
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = gradient(grad_output, b if b is not None else scalar_b)
+        if ctx.needs_input_grad[1]:
+            if ctx.squares and grad_a is not None:
+                grad_b = grad_a
+            else:
+                grad_b = gradient(grad_output, a if a is not None else scalar_a)
+        return grad_a, grad_b
+
+    return backward
+
+
 class Mul(Function):
     """``a * b``, elementwise: d/da = b and d/db = a.
 
-    So the gradient of ``a`` is ``grad_output * b``, and of ``b`` it is
-    ``grad_output * a``.
+    So the gradient of each factor is ``grad_output`` times the other one.
     """
 
     holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
-        ctx.save_for_backward(
-            a if isinstance(a, Tensor) and ctx.needs_input_grad[1] else None,
-            b if isinstance(b, Tensor) and ctx.needs_input_grad[0] else None,
-        )
-        # Python numbers are kept as they are; tensors only through saving.
-        ctx.scalars = tuple(None if isinstance(v, Tensor) else v for v in (a, b))
-        ctx.squares = a is b
+        save_factors(ctx, a, b)
         d = result_type(a, b)
         if d is dtypes.bool_:
             return binary(operator.and_, a, b, d)
         return binary(operator.mul, a, b, d)
 
     @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        a, b = ctx.saved_tensors
-        scalar_a, scalar_b = ctx.scalars
-        grad_a = grad_b = None
-        if ctx.needs_input_grad[0]:
-            grad_a = grad_output * (b if b is not None else scalar_b)
-        if ctx.needs_input_grad[1]:
-            if ctx.squares and grad_a is not None:
-                grad_b = grad_a  # x * x: both gradients are grad_output * x
-            else:
-                grad_b = grad_output * (a if a is not None else scalar_a)
-        return grad_a, grad_b
+    @product_rule
+    def backward(grad_output: Tensor, other: TensorOrScalar) -> Tensor:
+        return grad_output * other
 
 
 @accepts_out
