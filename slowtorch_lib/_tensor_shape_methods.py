@@ -16,7 +16,7 @@ element.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from slowtorch_lib import _dtype as dtypes
@@ -99,12 +99,9 @@ class ShapeMethods:
         device: Any = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        return _creation.tensor(
-            data,
-            dtype=dtypes.dtype_arg(dtype, "new_tensor") or self.dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
-        )
+        """A copy of ``data``, of this tensor's dtype and device by default."""
+        factory = _creation.tensor
+        return _new(self, "new_tensor", factory, (data,), dtype, device, requires_grad)
 
     def new_zeros(
         self: Tensor,
@@ -113,12 +110,9 @@ class ShapeMethods:
         device: Any = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        return _creation.zeros(
-            *size,
-            dtype=dtypes.dtype_arg(dtype, "new_zeros") or self.dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
-        )
+        """Zeros, of this tensor's dtype and device by default."""
+        factory = _creation.zeros
+        return _new(self, "new_zeros", factory, size, dtype, device, requires_grad)
 
     def new_ones(
         self: Tensor,
@@ -127,12 +121,9 @@ class ShapeMethods:
         device: Any = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        return _creation.ones(
-            *size,
-            dtype=dtypes.dtype_arg(dtype, "new_ones") or self.dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
-        )
+        """Ones, of this tensor's dtype and device by default."""
+        factory = _creation.ones
+        return _new(self, "new_ones", factory, size, dtype, device, requires_grad)
 
     def new_empty(
         self: Tensor,
@@ -141,12 +132,9 @@ class ShapeMethods:
         device: Any = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        return _creation.empty(
-            *size,
-            dtype=dtypes.dtype_arg(dtype, "new_empty") or self.dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
-        )
+        """A tensor to be filled, of this tensor's dtype and device by default."""
+        factory = _creation.empty
+        return _new(self, "new_empty", factory, size, dtype, device, requires_grad)
 
     def new_full(
         self: Tensor,
@@ -157,13 +145,11 @@ class ShapeMethods:
         device: Any = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        return _creation.full(
-            size,
-            fill_value,
-            dtype=dtypes.dtype_arg(dtype, "new_full") or self.dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
-        )
+        """``fill_value`` everywhere, of this tensor's dtype and device by
+        default."""
+        factory = _creation.full
+        arguments = (size, fill_value)
+        return _new(self, "new_full", factory, arguments, dtype, device, requires_grad)
 
     # ------------------------------------------------------------------
     # Copies, casts and fills (ops/copying.py)
@@ -749,3 +735,27 @@ class ShapeMethods:
 
     def byte(self: Tensor) -> Tensor:
         return self.to(dtypes.uint8)
+
+
+def _new(
+    tensor: Tensor,
+    name: str,
+    make: Callable[..., Tensor],
+    arguments: tuple[Any, ...],
+    dtype: dtypes.dtype | None,
+    device: Any,
+    requires_grad: builtins.bool,
+) -> Tensor:
+    """What ``tensor.new_zeros(...)`` and the other ``new_*`` methods make:
+    ``make(*arguments)`` with ``tensor``'s dtype and device unless others are
+    given.
+
+    Raises:
+        TypeError: If ``dtype`` is no dtype (the message names ``name``).
+    """
+    return make(
+        *arguments,
+        dtype=dtypes.dtype_arg(dtype, name) or tensor.dtype,
+        device=device or tensor.device,
+        requires_grad=requires_grad,
+    )
