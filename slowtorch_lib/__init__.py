@@ -153,10 +153,12 @@ from slowtorch_lib.ops import (
     pointwise,
     rearrange,
     reduction,
+    reordering,
     rounding,
     scan,
     selecting,
     sorting,
+    splitting,
     trigonometry,
     views,
 )
@@ -194,10 +196,12 @@ from slowtorch_lib.ops.pointwise import *  # noqa: F403
 from slowtorch_lib.ops.ranges import range
 from slowtorch_lib.ops.rearrange import *  # noqa: F403
 from slowtorch_lib.ops.reduction import *  # noqa: F403
+from slowtorch_lib.ops.reordering import *  # noqa: F403
 from slowtorch_lib.ops.rounding import *  # noqa: F403
 from slowtorch_lib.ops.scan import *  # noqa: F403
 from slowtorch_lib.ops.selecting import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
+from slowtorch_lib.ops.splitting import *  # noqa: F403
 from slowtorch_lib.ops.statistics import *  # noqa: F403
 from slowtorch_lib.ops.trigonometry import *  # noqa: F403
 from slowtorch_lib.ops.unique import unique as unique  # not in __all__, as in torch
@@ -280,10 +284,12 @@ __all__ = [
     *pointwise.__all__,
     *rearrange.__all__,
     *reduction.__all__,
+    *reordering.__all__,
     *rounding.__all__,
     *scan.__all__,
     *selecting.__all__,
     *sorting.__all__,
+    *splitting.__all__,
     *trigonometry.__all__,
     *views.__all__,
     "load",

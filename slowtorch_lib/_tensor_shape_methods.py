@@ -39,8 +39,10 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import linalg as _linalg
     from slowtorch_lib.ops import rearrange as _rearrange
     from slowtorch_lib.ops import reduction as _reduction
+    from slowtorch_lib.ops import reordering as _reordering
     from slowtorch_lib.ops import scan as _scan
     from slowtorch_lib.ops import sorting as _sorting
+    from slowtorch_lib.ops import splitting as _splitting
     from slowtorch_lib.ops import statistics as _statistics
     from slowtorch_lib.ops import unique as _unique
     from slowtorch_lib.ops import views as _views
@@ -365,7 +367,7 @@ class ShapeMethods:
         return _views.as_strided(self, size, stride, storage_offset)
 
     def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
-        return _views.unfold(self, dimension, size, step)
+        return _splitting.unfold(self, dimension, size, step)
 
     def view(self: Tensor, *shape: Any) -> Tensor:
         if not shape:
@@ -416,33 +418,33 @@ class ShapeMethods:
         return _views.contiguous(self)
 
     def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
-        return _views.transpose(self, dim0, dim1)
+        return _reordering.transpose(self, dim0, dim1)
 
     def t(self: Tensor) -> Tensor:
-        return _views.t(self)
+        return _reordering.t(self)
 
     def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
-        return _views.transpose_(self, dim0, dim1)
+        return _reordering.transpose_(self, dim0, dim1)
 
     def t_(self: Tensor) -> Tensor:
-        return _views.t_(self)
+        return _reordering.t_(self)
 
     def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
-        return _views.swapaxes(self, axis0, axis1)
+        return _reordering.swapaxes(self, axis0, axis1)
 
     def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
-        return _views.swapdims(self, dim0, dim1)
+        return _reordering.swapdims(self, dim0, dim1)
 
     def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
-        return _views.transpose_(self, axis0, axis1)
+        return _reordering.transpose_(self, axis0, axis1)
 
     def swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
-        return _views.transpose_(self, dim0, dim1)
+        return _reordering.transpose_(self, dim0, dim1)
 
     @property
     def T(self: Tensor) -> Tensor:
         """All dimensions reversed (for a matrix: the transpose)."""
-        return _views.permute(self, tuple(reversed(range(len(self._shape)))))
+        return _reordering.permute(self, tuple(reversed(range(len(self._shape)))))
 
     @property
     def mT(self: Tensor) -> Tensor:
@@ -458,12 +460,12 @@ class ShapeMethods:
                 "tensor.mT is only supported on matrices or batches of matrices. "
                 "Got 1-D tensor."
             )
-        return _views.transpose(self, -2, -1)
+        return _reordering.transpose(self, -2, -1)
 
     def permute(self: Tensor, *dims: Any) -> Tensor:
         if not dims:
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
-        return _views.permute(self, _strides.sizes_arg(dims, "permute", "dims"))
+        return _reordering.permute(self, _strides.sizes_arg(dims, "permute", "dims"))
 
     def unsqueeze(self: Tensor, dim: int) -> Tensor:
         return _views.unsqueeze(self, dim)
@@ -496,13 +498,13 @@ class ShapeMethods:
         return _views.flatten(self, start_dim, end_dim)
 
     def split(self: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
-        return _views.split(self, split_size, dim)
+        return _splitting.split(self, split_size, dim)
 
     def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-        return _views.chunk(self, chunks, dim)
+        return _splitting.chunk(self, chunks, dim)
 
     def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-        return _views.unbind(self, dim)
+        return _splitting.unbind(self, dim)
 
     # ------------------------------------------------------------------
     # Gathering and scattering (ops/gather_scatter.py)
