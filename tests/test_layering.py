@@ -137,7 +137,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "nn.modules.lazy_layers",
             "nn.modules.pooling",
             "nn.modules.rnn",
-            "nn.modules.rnn_cells",
             "nn.modules.rnn_steps",
             "nn.modules.transformer",
             "nn.modules.upsampling",

@@ -6,9 +6,8 @@ input's share of the gates, ``x W_ih^T + b_ih``, already computed for every
 step at once, as PyTorch does on the CPU. :func:`run_forward` and
 :func:`run_backward` loop over the sequence in one direction, and
 :class:`MkldnnRnnLayer` records a whole LSTM layer as one graph node, as
-PyTorch's fused kernel does. The layers that use them are in
-:mod:`slowtorch_lib.nn.modules.rnn`, the cells in
-:mod:`slowtorch_lib.nn.modules.rnn_cells`.
+PyTorch's fused kernel does. The layers and cells that use them are in
+:mod:`slowtorch_lib.nn.modules.rnn`.
 """
 
 from __future__ import annotations
