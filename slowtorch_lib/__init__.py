@@ -150,7 +150,9 @@ from slowtorch_lib.ops import (
     joining,
     linalg,
     logarithms,
+    order_statistics,
     pointwise,
+    products,
     rearrange,
     reduction,
     reordering,
@@ -192,7 +194,9 @@ from slowtorch_lib.ops.linalg import *  # noqa: F403
 from slowtorch_lib.ops.logarithms import *  # noqa: F403
 from slowtorch_lib.ops.meshgrid import meshgrid
 from slowtorch_lib.ops.normal import normal
+from slowtorch_lib.ops.order_statistics import *  # noqa: F403
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
+from slowtorch_lib.ops.products import *  # noqa: F403
 from slowtorch_lib.ops.ranges import range
 from slowtorch_lib.ops.rearrange import *  # noqa: F403
 from slowtorch_lib.ops.reduction import *  # noqa: F403
@@ -281,7 +285,9 @@ __all__ = [
     *joining.__all__,
     *linalg.__all__,
     *logarithms.__all__,
+    *order_statistics.__all__,
     *pointwise.__all__,
+    *products.__all__,
     *rearrange.__all__,
     *reduction.__all__,
     *reordering.__all__,

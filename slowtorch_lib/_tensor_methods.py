@@ -81,6 +81,8 @@ OPS_MODULES = {
     "_logarithms": "slowtorch_lib.ops.logarithms",
     "_pointwise": "slowtorch_lib.ops.pointwise",
     "_printing": "slowtorch_lib._printing",
+    "_order_statistics": "slowtorch_lib.ops.order_statistics",
+    "_products": "slowtorch_lib.ops.products",
     "_rearrange": "slowtorch_lib.ops.rearrange",
     "_reordering": "slowtorch_lib.ops.reordering",
     "_reduction": "slowtorch_lib.ops.reduction",

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import histograms as _histograms
     from slowtorch_lib.ops import indexing as _indexing
     from slowtorch_lib.ops import linalg as _linalg
+    from slowtorch_lib.ops import order_statistics as _order_statistics
+    from slowtorch_lib.ops import products as _products
     from slowtorch_lib.ops import rearrange as _rearrange
     from slowtorch_lib.ops import reduction as _reduction
     from slowtorch_lib.ops import reordering as _reordering
@@ -275,7 +277,7 @@ class ShapeMethods:
         *,
         dtype: dtypes.dtype | None = None,
     ) -> Tensor:
-        return _reduction.prod(self, dim, keepdim, dtype=dtype)
+        return _products.prod(self, dim, keepdim, dtype=dtype)
 
     def max(self: Tensor, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return _reduction.max(self, dim, keepdim)
@@ -284,12 +286,12 @@ class ShapeMethods:
         return _reduction.min(self, dim, keepdim)
 
     def median(self: Tensor, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        return _reduction.median(self, dim, keepdim)
+        return _order_statistics.median(self, dim, keepdim)
 
     def kthvalue(
         self: Tensor, k: int, dim: int = -1, keepdim: builtins.bool = False
     ) -> Any:
-        return _reduction.kthvalue(self, k, dim, keepdim)
+        return _order_statistics.kthvalue(self, k, dim, keepdim)
 
     def amax(
         self: Tensor, dim: ShapeArg = (), keepdim: builtins.bool = False
