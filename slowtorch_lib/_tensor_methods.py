@@ -101,11 +101,12 @@ OPS_MODULES = {
 
 #: The modules whose methods call the layers above through these names:
 #: ``Tensor``'s own module (``_creation.legacy_new``, ``_engine.backward``...)
-#: and the two of its inherited methods.
+#: and the three of its inherited methods.
 BOUND_MODULES = (
     "slowtorch_lib._tensor",
     "slowtorch_lib._tensor_methods",
     "slowtorch_lib._tensor_shape_methods",
+    "slowtorch_lib._tensor_python",
 )
 
 

@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "_tensor_methods",
             "_tensor_shape_methods",
+            "_tensor_python",
             "_tensor",
             "_tensor_kernels",
             "_creation",
@@ -221,6 +222,7 @@ CORE = (
     "_tensor",
     "_tensor_methods",
     "_tensor_shape_methods",
+    "_tensor_python",
     "_tensor_kernels",
     "_creation",
     "_printing",
