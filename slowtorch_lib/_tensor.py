@@ -49,7 +49,7 @@ from slowtorch_lib._tensor_shape_methods import ShapeMethods
 
 if TYPE_CHECKING:
     # The layers above, which the core reaches: see OPS_MODULES and bind_ops.
-    from slowtorch_lib import _creation
+    from slowtorch_lib import _legacy_constructors
     from slowtorch_lib.autograd import engine as _engine
     from slowtorch_lib.autograd import history as _history
     from slowtorch_lib.autograd.function import AccumulateGrad, Node
@@ -309,10 +309,10 @@ class Tensor(ElementwiseMethods, ShapeMethods, PythonMethods):
         """The legacy constructor: ``Tensor([1, 2])``, ``Tensor(2, 3)``.
 
         It makes a tensor of the default dtype; see
-        :func:`slowtorch_lib._creation.legacy_new`. Prefer ``tensor(data)``
+        :func:`slowtorch_lib._legacy_constructors.legacy_new`. Prefer ``tensor(data)``
         and ``zeros(sizes)``, which say what they make.
         """
-        return _creation.legacy_new(None, args, kwargs)
+        return _legacy_constructors.legacy_new(None, args, kwargs)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass  # everything happened in __new__

@@ -70,6 +70,7 @@ OPS_MODULES = {
     "_complex_parts": "slowtorch_lib.ops.complex_parts",
     "_copying": "slowtorch_lib.ops.copying",
     "_creation": "slowtorch_lib._creation",
+    "_legacy_constructors": "slowtorch_lib._legacy_constructors",
     "_diagonals": "slowtorch_lib.ops.diagonals",
     "_engine": "slowtorch_lib.autograd.engine",
     "_fused": "slowtorch_lib.ops.fused",
@@ -100,7 +101,8 @@ OPS_MODULES = {
 
 
 #: The modules whose methods call the layers above through these names:
-#: ``Tensor``'s own module (``_creation.legacy_new``, ``_engine.backward``...)
+#: ``Tensor``'s own module (``_legacy_constructors.legacy_new``,
+#: ``_engine.backward``...)
 #: and the three of its inherited methods.
 BOUND_MODULES = (
     "slowtorch_lib._tensor",

@@ -3,9 +3,9 @@ along dimensions: reductions, views, gathering and indexing, rearranging,
 sorting, scans, matrix products, and the random fills.
 
 Each calls the function of the same name in ``ops/`` (or ``_creation``,
-``_rng``), reached as :mod:`slowtorch_lib._tensor_methods` explains; there
-too are the other methods ``Tensor`` inherits, those that work element by
-element.
+``_legacy_constructors``, ``_rng``), reached as
+:mod:`slowtorch_lib._tensor_methods` explains; there too are the other
+methods ``Tensor`` inherits, those that work element by element.
 """
 
 # Each method's ``self`` is annotated as a ``Tensor``, the class that inherits
@@ -26,7 +26,7 @@ from slowtorch_lib._storage import stored_array
 
 if TYPE_CHECKING:
     # The layers above, which the methods reach: see OPS_MODULES and bind_ops.
-    from slowtorch_lib import _creation, _rng
+    from slowtorch_lib import _creation, _legacy_constructors, _rng
     from slowtorch_lib._tensor import ShapeArg, Tensor, TensorOrScalar
     from slowtorch_lib.nn.functional import activation as _activation
     from slowtorch_lib.ops import common as _common
@@ -82,7 +82,7 @@ class ShapeMethods:
 
     def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         """The legacy constructor for this tensor's dtype: ``x.new(2, 3)``,
-        ``x.new([1, 2])``; see :func:`slowtorch_lib._creation.legacy_new`.
+        ``x.new([1, 2])``; see :func:`slowtorch_lib._legacy_constructors.legacy_new`.
         Prefer ``new_zeros`` and ``new_tensor``, which say what they make.
 
         Raises:
@@ -93,7 +93,7 @@ class ShapeMethods:
             raise TypeError(
                 f"expected {_options(self.dtype)} (got {_options(given.dtype)})"
             )
-        return _creation.legacy_new(self.dtype, args, kwargs)
+        return _legacy_constructors.legacy_new(self.dtype, args, kwargs)
 
     def new_tensor(
         self: Tensor,
