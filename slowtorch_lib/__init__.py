@@ -159,6 +159,7 @@ from slowtorch_lib.ops import (
     logarithms,
     order_statistics,
     pointwise,
+    powers,
     products,
     rearrange,
     reduction,
@@ -203,6 +204,7 @@ from slowtorch_lib.ops.meshgrid import meshgrid
 from slowtorch_lib.ops.normal import normal
 from slowtorch_lib.ops.order_statistics import *  # noqa: F403
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
+from slowtorch_lib.ops.powers import *  # noqa: F403
 from slowtorch_lib.ops.products import *  # noqa: F403
 from slowtorch_lib.ops.ranges import range
 from slowtorch_lib.ops.rearrange import *  # noqa: F403
@@ -297,6 +299,7 @@ __all__ = [
     *logarithms.__all__,
     *order_statistics.__all__,
     *pointwise.__all__,
+    *powers.__all__,
     *products.__all__,
     *rearrange.__all__,
     *reduction.__all__,

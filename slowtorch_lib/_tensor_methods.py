@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import fused as _fused
     from slowtorch_lib.ops import logarithms as _logarithms
     from slowtorch_lib.ops import pointwise as _pointwise
+    from slowtorch_lib.ops import powers as _powers
     from slowtorch_lib.ops import rounding as _rounding
     from slowtorch_lib.ops import selecting as _selecting
     from slowtorch_lib.ops import trigonometry as _trigonometry
@@ -83,6 +84,7 @@ OPS_MODULES = {
     "_pointwise": "slowtorch_lib.ops.pointwise",
     "_printing": "slowtorch_lib._printing",
     "_order_statistics": "slowtorch_lib.ops.order_statistics",
+    "_powers": "slowtorch_lib.ops.powers",
     "_products": "slowtorch_lib.ops.products",
     "_rearrange": "slowtorch_lib.ops.rearrange",
     "_reordering": "slowtorch_lib.ops.reordering",
@@ -356,7 +358,7 @@ class ElementwiseMethods:
         return _pointwise.div(self, other)
 
     def __rtruediv__(self: Tensor, other: TensorOrScalar) -> Tensor:
-        return _pointwise.mul(_pointwise.reciprocal(self), other)
+        return _pointwise.mul(_powers.reciprocal(self), other)
 
     def __itruediv__(self: Tensor, other: TensorOrScalar) -> Tensor:
         return self.div_(other)
@@ -365,10 +367,10 @@ class ElementwiseMethods:
         return self.floor_divide_(other)
 
     def __pow__(self: Tensor, exponent: TensorOrScalar) -> Tensor:
-        return _pointwise.pow(self, exponent)
+        return _powers.pow(self, exponent)
 
     def __rpow__(self: Tensor, base: TensorOrScalar) -> Tensor:
-        return _pointwise.pow(base, self)
+        return _powers.pow(base, self)
 
     def __ipow__(self: Tensor, exponent: TensorOrScalar) -> Tensor:
         return self.pow_(exponent)
@@ -395,7 +397,7 @@ class ElementwiseMethods:
         return _pointwise.div(self, other, **rounding_mode)
 
     def pow(self: Tensor, exponent: TensorOrScalar) -> Tensor:
-        return _pointwise.pow(self, exponent)
+        return _powers.pow(self, exponent)
 
     def neg(self: Tensor) -> Tensor:
         return _pointwise.neg(self)
@@ -410,7 +412,7 @@ class ElementwiseMethods:
         return _pointwise.log(self)
 
     def sqrt(self: Tensor) -> Tensor:
-        return _pointwise.sqrt(self)
+        return _powers.sqrt(self)
 
     def tanh(self: Tensor) -> Tensor:
         return _pointwise.tanh(self)
@@ -422,13 +424,13 @@ class ElementwiseMethods:
         return _pointwise.relu(self)
 
     def reciprocal(self: Tensor) -> Tensor:
-        return _pointwise.reciprocal(self)
+        return _powers.reciprocal(self)
 
     def rsqrt(self: Tensor) -> Tensor:
-        return _pointwise.rsqrt(self)
+        return _powers.rsqrt(self)
 
     def square(self: Tensor) -> Tensor:
-        return _pointwise.square(self)
+        return _powers.square(self)
 
     # The arithmetic in-place methods check that the result fits ``self``
     # before computing, as PyTorch does before it looks for a loop.
@@ -466,7 +468,7 @@ class ElementwiseMethods:
 
     def pow_(self: Tensor, exponent: TensorOrScalar) -> Tensor:
         _common.check_inplace_result(self, exponent)
-        return self._inplace(_pointwise.pow, exponent)
+        return self._inplace(_powers.pow, exponent)
 
     def neg_(self: Tensor) -> Tensor:
         return self._inplace(_pointwise.neg)
@@ -475,7 +477,7 @@ class ElementwiseMethods:
         return self._inplace(_pointwise.exp)
 
     def sqrt_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.sqrt)
+        return self._inplace(_powers.sqrt)
 
     def relu_(self: Tensor) -> Tensor:
         return self._inplace(_pointwise.relu)
@@ -526,13 +528,13 @@ class ElementwiseMethods:
         return self._inplace(_pointwise.sigmoid)
 
     def reciprocal_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.reciprocal)
+        return self._inplace(_powers.reciprocal)
 
     def rsqrt_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.rsqrt)
+        return self._inplace(_powers.rsqrt)
 
     def square_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.square)
+        return self._inplace(_powers.square)
 
     def abs_(self: Tensor) -> Tensor:
         return self._inplace(_pointwise.abs)
