@@ -33,7 +33,8 @@ from slowtorch_lib._tensor_kernels import FAMILIES, not_implemented
 from slowtorch_lib.ops.comparison import _both, _close, _either, _exactly_one
 from slowtorch_lib.ops.fused import _addcdiv, _addcmul, _lerp_scalar
 from slowtorch_lib.ops.logarithms import _exp2_scalar, _log1p_scalar
-from slowtorch_lib.ops.pointwise import _rsqrt_scalar, _sigmoid_scalar
+from slowtorch_lib.ops.pointwise import _sigmoid_scalar
+from slowtorch_lib.ops.powers import _rsqrt_scalar
 from slowtorch_lib.ops.selecting import _choose
 from slowtorch_lib.ops.trigonometry import _sinc_scalar
 

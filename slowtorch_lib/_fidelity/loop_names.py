@@ -28,12 +28,11 @@ from slowtorch_lib.ops.fused import _addcdiv, _addcmul, _lerp_scalar
 from slowtorch_lib.ops.logarithms import _exp2_scalar, _log1p_scalar
 from slowtorch_lib.ops.pointwise import (
     _finite,
-    _integer_power,
     _relu_scalar,
-    _rsqrt_scalar,
     _sigmoid_scalar,
     _sign_scalar,
 )
+from slowtorch_lib.ops.powers import _integer_power, _rsqrt_scalar
 from slowtorch_lib.ops.rounding import (
     _floor_div_scalar,
     _quotient_to_trunc,

@@ -14,8 +14,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from slowtorch_lib._creation import linspace_points
 from slowtorch_lib._dtype import float32, float64, int64
+from slowtorch_lib._ranges import linspace_points
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.return_types import HistogramResult

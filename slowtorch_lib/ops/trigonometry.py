@@ -21,7 +21,7 @@ from slowtorch_lib.ops.common import (
     result_type,
     tensor_input,
 )
-from slowtorch_lib.ops.pointwise import rsqrt
+from slowtorch_lib.ops.powers import rsqrt
 from slowtorch_lib.ops.selecting import where
 
 __all__ = [
