@@ -164,15 +164,92 @@
   // A class site has a welcome page (WELCOME.md, beside the exercises): JupyterLab
   // opened at the site's address, with no document named, shows it as text.
   const WELCOME = "WELCOME.md";
+  // The welcome page's table of exercises (sitebuild/contents.py writes it with
+  // the state a student starts from) gets each exercise's state in this browser:
+  // "all right" if its check saved the piece in exercises/my_engine/, "saved" if
+  // its notebook was saved here (its copy in the browser's storage is newer than
+  // the site's), else "not started" (or "given", the teacher's piece). Filled in
+  // when the page opens and each time it is shown again.
+  const STATE_HEADER = ["Exercise", "Piece", "Notebook", "State"];
+  function stateTable() {
+    for (const table of document.querySelectorAll(".jp-RenderedMarkdown table")) {
+      const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+      if (heads.join("|") === STATE_HEADER.join("|")) return table;
+    }
+    return null;
+  }
+  async function sitesListing(folder) {
+    // The site's own listing of a folder (what JupyterLite serves before any save).
+    try {
+      const response = await fetch(new URL(`api/contents/${folder}/all.json`, root));
+      const listing = await response.json();
+      return new Map(listing.content.map((item) => [item.path, item.last_modified]));
+    } catch (error) {
+      return new Map();
+    }
+  }
+  async function showStates(app) {
+    const contents = app.serviceManager.contents;
+    let table = null;
+    for (let tries = 0; tries < 100 && !table; tries++) {
+      table = stateTable();
+      if (!table) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (!table) return;
+    const saved = new Set();
+    try {
+      const folder = await contents.get("exercises/my_engine", { content: true });
+      for (const item of folder.content) saved.add(item.path);
+    } catch (error) {
+      // no piece saved yet
+    }
+    const served = await sitesListing("exercises");
+    const notebooks = new Map();
+    for (const row of table.querySelectorAll("tbody tr")) {
+      const cells = row.querySelectorAll("td");
+      const notebook = cells[2].textContent.trim();
+      if (!notebooks.has(notebook)) {
+        notebooks.set(
+          notebook,
+          contents.get(notebook, { content: false }).then(
+            (model) => served.has(notebook) && model.last_modified !== served.get(notebook),
+            () => false
+          )
+        );
+      }
+    }
+    for (const row of table.querySelectorAll("tbody tr")) {
+      const cells = row.querySelectorAll("td");
+      const id = cells[0].textContent.trim();
+      const name = cells[1].textContent.trim();
+      const file = `exercises/my_engine/ex${id.replace(".", "_")}_${name}.py`;
+      const given = row.dataset.given ?? String(cells[3].textContent.trim() === "given");
+      row.dataset.given = given;
+      let state = given === "true" ? "given" : "not started";
+      if (saved.has(file)) state = "all right";
+      else if (await notebooks.get(cells[2].textContent.trim())) {
+        state = given === "true" ? "given (notebook saved)" : "saved";
+      }
+      cells[3].textContent = state;
+      row.dataset.state = state;
+    }
+    table.dataset.filled = "true";
+  }
   function openWelcome(app) {
     const path = new URLSearchParams(window.location.search).get("path");
     const contents = app.serviceManager && app.serviceManager.contents;
     if (path || !window.location.pathname.includes("/lab/") || !contents) return;
     contents.get(WELCOME, { content: false }).then(
-      () => app.commands.execute("docmanager:open", {
-        path: WELCOME,
-        factory: "Markdown Preview",
-      }),
+      async () => {
+        const widget = await app.commands.execute("docmanager:open", {
+          path: WELCOME,
+          factory: "Markdown Preview",
+        });
+        await showStates(app);
+        app.shell.currentChanged.connect((shell, change) => {
+          if (change.newValue === widget) showStates(app);
+        });
+      },
       () => null
     );
   }
