@@ -253,6 +253,55 @@
       () => null
     );
   }
+  // What JupyterLab's pages leave unnamed for assistive technology (axe-core's
+  // WCAG 2.1 A/AA rules, run on the class site by tests/browser/test_class_site.py):
+  // the cells' editors and the buttons that fold a heading's section get a name,
+  // the notebook's list of cells (a "feed") holds articles, the logo link says
+  // where it goes, the scrolling Markdown page can be reached and scrolled from
+  // the keyboard. Run again when the page changes. (Left: the file browser's
+  // toolbar buttons say aria-pressed on an element without a role, which
+  // JupyterLab's web components draw.)
+  function nameTheUi() {
+    for (const editor of document.querySelectorAll(".cm-content[role=textbox]:not([aria-label])")) {
+      const cell = editor.closest(".jp-Cell");
+      const kind = cell && cell.classList.contains("jp-MarkdownCell") ? "Markdown" : "Code";
+      editor.setAttribute("aria-label", `${kind} of the cell`);
+    }
+    for (const cell of document.querySelectorAll("[role=feed] > :not([role])")) {
+      cell.setAttribute("role", "article");
+    }
+    for (const button of document.querySelectorAll(".jp-collapseHeadingButton:not([aria-label])")) {
+      const heading = button.closest("h1, h2, h3, h4, h5, h6");
+      const title = heading ? heading.textContent.trim() : "";
+      button.setAttribute("aria-label", `Fold or unfold the section ${title}`.trim());
+    }
+    const logo = document.getElementById("jp-NotebookLogo");
+    if (logo && !logo.hasAttribute("aria-label")) logo.setAttribute("aria-label", "The site's files");
+    for (const page of document.querySelectorAll(".jp-MarkdownViewer .jp-RenderedMarkdown:not([tabindex])")) {
+      page.tabIndex = 0;
+      page.setAttribute("role", "region");
+      page.setAttribute("aria-label", "The page's text");
+    }
+  }
+  let naming = null;
+  function whenChanged() {
+    if (naming === null) naming = setTimeout(() => { naming = null; nameTheUi(); }, 100);
+  }
+  function watchTheUi() {
+    if (!document.body) return;
+    new MutationObserver(whenChanged).observe(document.body, {
+      childList: true,
+      subtree: true,
+      attributes: true,
+      attributeFilter: ["role", "aria-label"],
+    });
+    nameTheUi();
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", watchTheUi);
+  } else {
+    watchTheUi();
+  }
   function whenStarted() {
     const app = window.jupyterapp;
     if (!app || !app.started) {
