@@ -261,31 +261,43 @@
   // the keyboard. Run again when the page changes. (Left: the file browser's
   // toolbar buttons say aria-pressed on an element without a role, which
   // JupyterLab's web components draw.)
-  function nameTheUi() {
-    for (const editor of document.querySelectorAll(".cm-content[role=textbox]:not([aria-label])")) {
+  /** Calls fn on root and on every element under it that matches selector. */
+  function each(root, selector, fn) {
+    if (root.matches && root.matches(selector)) fn(root);
+    for (const element of root.querySelectorAll(selector)) fn(element);
+  }
+  function nameTheUi(root) {
+    each(root, ".cm-content[role=textbox]:not([aria-label])", (editor) => {
       const cell = editor.closest(".jp-Cell");
       const kind = cell && cell.classList.contains("jp-MarkdownCell") ? "Markdown" : "Code";
       editor.setAttribute("aria-label", `${kind} of the cell`);
-    }
-    for (const cell of document.querySelectorAll("[role=feed] > :not([role])")) {
-      cell.setAttribute("role", "article");
-    }
-    for (const button of document.querySelectorAll(".jp-collapseHeadingButton:not([aria-label])")) {
+    });
+    each(root, "[role=feed] > :not([role])", (cell) => cell.setAttribute("role", "article"));
+    each(root, ".jp-collapseHeadingButton:not([aria-label])", (button) => {
       const heading = button.closest("h1, h2, h3, h4, h5, h6");
       const title = heading ? heading.textContent.trim() : "";
       button.setAttribute("aria-label", `Fold or unfold the section ${title}`.trim());
-    }
-    const logo = document.getElementById("jp-NotebookLogo");
-    if (logo && !logo.hasAttribute("aria-label")) logo.setAttribute("aria-label", "The site's files");
-    for (const page of document.querySelectorAll(".jp-MarkdownViewer .jp-RenderedMarkdown:not([tabindex])")) {
+    });
+    each(root, "#jp-NotebookLogo:not([aria-label])", (logo) => {
+      logo.setAttribute("aria-label", "The site's files");
+    });
+    each(root, ".jp-MarkdownViewer .jp-RenderedMarkdown:not([tabindex])", (page) => {
       page.tabIndex = 0;
       page.setAttribute("role", "region");
       page.setAttribute("aria-label", "The page's text");
-    }
+    });
   }
-  let naming = null;
-  function whenChanged() {
-    if (naming === null) naming = setTimeout(() => { naming = null; nameTheUi(); }, 100);
+  // At once, for what changed (an observer's callback runs before the page's
+  // next task, so nothing reads the page while a new cell is still unnamed).
+  function whenChanged(records) {
+    const roots = new Set();
+    for (const record of records) {
+      if (record.type === "attributes") roots.add(record.target.parentElement || record.target);
+      for (const node of record.addedNodes) {
+        if (node.nodeType === Node.ELEMENT_NODE) roots.add(node.parentElement || node);
+      }
+    }
+    for (const root of roots) if (root.isConnected) nameTheUi(root);
   }
   function watchTheUi() {
     if (!document.body) return;
@@ -293,9 +305,9 @@
       childList: true,
       subtree: true,
       attributes: true,
-      attributeFilter: ["role", "aria-label"],
+      attributeFilter: ["role", "aria-label", "tabindex"],
     });
-    nameTheUi();
+    nameTheUi(document.body);
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", watchTheUi);

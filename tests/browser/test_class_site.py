@@ -594,8 +594,9 @@ def test_chapters_five_and_six_draw_their_figures_offline(
     for name in ("05_windows", "06_attention"):
         served = (edition / "site" / "files" / "book" / f"{name}.ipynb").read_text()
         assert "matplotlib" not in served, name
-        plots = served.count("from svg_plots import Figure")
-        print(f"\n[class site] book/{name}.ipynb: {plots} cells draw with svg_plots")
+        plots = served.count("Figure(width=")
+        print(f"\n[class site] book/{name}.ipynb: {plots} figures drawn by svg_plots")
+        assert plots == 2, name
     student = Student(chromium, site)
     try:
         chapter = student.open("book/06_attention.ipynb")
