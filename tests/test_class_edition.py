@@ -395,7 +395,7 @@ def site(fresh: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_class_site_serves_the_class_engine_and_exercises(site: Path) -> None:
-    listing = json.loads((site / "files/lite-notebooks.json").read_text("utf-8"))
+    listing = json.loads((site / "lite-notebooks.json").read_text("utf-8"))
     assert sorted(listing) == [f"book/{name}" for name in CHAPTERS] + [
         f"exercises/{p.name}" for p in sorted((ROOT / "exercises").glob("*.ipynb"))
     ]
