@@ -545,8 +545,8 @@ def run_cnn(
         loss = torch.nn.functional.cross_entropy(model(x), y)
         optimizer.zero_grad()
         loss.backward()
-        optimizer.step()
         losses.append(loss.item())
+        optimizer.step()
         if progress is not None:
             progress(step, len(batches), losses[-1])
     return losses, probe, time.perf_counter() - start

@@ -667,9 +667,10 @@ class _Flow:
         live: set[int] = set()
         while todo:
             index = todo.pop()
-            if index in live:
-                continue
+            seen = index in live
             live.add(index)
+            if seen:
+                continue
             step = self.steps[index]
             todo += step.parents
             for name in step.reads - names:
