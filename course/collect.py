@@ -575,8 +575,9 @@ def by_group(claims: list[Claim], members: list[Member]) -> list[Claim]:
                 who.lms_id if who.lms_id in groups else by_name.get(group_key(who.name))
             )
         if group is None:  # not in a group: the claim stands as it is
-            expanded.append(claim)
-        for member in [] if group is None else groups[group]:
+            expanded += [claim]
+            continue
+        for member in groups[group]:
             student = replace(
                 who,
                 name=member.name or member.lms_id,
