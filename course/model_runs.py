@@ -72,7 +72,7 @@ NAMES, NAME_LENGTH = 6, 10
 # The CNN: chapter 5's model, on 5.10's Conv2d, a few steps on the digits.
 CNN_BATCH, CNN_STEPS, CNN_LR = 32, 12, 0.02
 #: What the class edition's stubs say when a piece is not written.
-NAMED_STUB = re.compile(r"exercise \d+\.\d+, `\w+`.* is not written yet")
+NAMED_STUB = re.compile(r"exercise (\d+\.\d+), `(\w+)`.* is not written yet")
 TOLERANCE = 1e-5  # the largest difference allowed between two losses
 PROBE_TOLERANCE = 1e-4  # the same for a piece's output on the probe input
 
@@ -163,6 +163,27 @@ def unwritten_piece(error: NotImplementedError, pieces: dict[str, Any]) -> str:
     return found
 
 
+def stopped(
+    model: str,
+    record: dict[str, Any],
+    error: NotImplementedError,
+    pieces: Any,
+    say_missing: bool,
+) -> Run:
+    """The run a missing piece stopped: a class edition's stub names its
+    exercise (one of this model's, or an earlier one such as 3.6's
+    ``cross_entropy``) and is raised unless ``say_missing``; else the piece
+    is found among the traceback's frames."""
+    named = NAMED_STUB.search(str(error))
+    if named is not None and not say_missing:
+        raise error
+    if named is not None:
+        id, name = named.groups()
+        return Run(model, [], record["losses"], 0.0, unwritten=id, unwritten_name=name)
+    missing = unwritten_piece(error, pieces)
+    return Run(model, [], record["losses"], 0.0, unwritten=missing)
+
+
 def largest_gap(ours: list[float], theirs: list[float]) -> float:
     """The largest difference between two lists (inf if their lengths differ
     or a value is not a number)."""
@@ -188,6 +209,7 @@ class Run:
     culprit: str | None = None
     why: str = ""
     unwritten: str | None = None  # the exercise whose stub stopped the run
+    unwritten_name: str = ""  # its function or class, if not one of PIECE_NAMES
 
     @property
     def gap(self) -> float:
@@ -212,7 +234,7 @@ class Run:
         """What a student reads: the agreement, or the step where the curve
         leaves PyTorch's and the piece to look at."""
         if self.unwritten is not None:
-            name = PIECE_NAMES.get(self.unwritten, "")
+            name = self.unwritten_name or PIECE_NAMES.get(self.unwritten, "")
             return (
                 f"exercise {self.unwritten}, `{name}`, is not written yet: your "
                 f"{self.model} runs once every piece it uses is written"
@@ -475,19 +497,20 @@ def first_wrong_piece(
     return None
 
 
-def train_gpt(torch: Any, pieces: dict[str, Any], progress: Any = None) -> Run:
+def train_gpt(
+    torch: Any, pieces: dict[str, Any], progress: Any = None, say_missing: bool = False
+) -> Run:
     """The student's GPT (pieces by exercise id, as :data:`GPT_NAMES`),
-    trained against PyTorch's record."""
+    trained against PyTorch's record. A class edition's stub is raised as it
+    is (a chapter then shows the book's outputs), or with ``say_missing`` (an
+    exercise notebook) named in the run's report."""
     record = load_record()["gpt"]
     try:
         losses, names, probes, seconds = run_gpt(
             torch, pieces, record["windows"], progress
         )
     except NotImplementedError as error:
-        if NAMED_STUB.search(str(error)):
-            raise  # the class edition's stub says which exercise itself
-        missing = unwritten_piece(error, pieces)
-        return Run("GPT", [], record["losses"], 0.0, unwritten=missing)
+        return stopped("GPT", record, error, pieces, say_missing)
     run = Run("GPT", losses, record["losses"], seconds, names, record["names"])
     wrong = first_wrong_piece(probes, record["probes"])
     if wrong is not None:
@@ -552,16 +575,16 @@ def run_cnn(
     return losses, probe, time.perf_counter() - start
 
 
-def train_cnn(torch: Any, conv2d: Any, progress: Any = None) -> Run:
-    """The CNN on the student's ``Conv2d``, trained against PyTorch's record."""
+def train_cnn(
+    torch: Any, conv2d: Any, progress: Any = None, say_missing: bool = False
+) -> Run:
+    """The CNN on the student's ``Conv2d``, trained against PyTorch's record;
+    a class edition's stub as in :func:`train_gpt`."""
     record = load_record()["cnn"]
     try:
         losses, probe, seconds = run_cnn(torch, conv2d, record["batches"], progress)
     except NotImplementedError as error:
-        if NAMED_STUB.search(str(error)):
-            raise  # the class edition's stub says which exercise itself
-        missing = unwritten_piece(error, {"5.10": conv2d})
-        return Run("CNN", [], record["losses"], 0.0, unwritten=missing)
+        return stopped("CNN", record, error, {"5.10": conv2d}, say_missing)
     run = Run("CNN", losses, record["losses"], seconds)
     gap = largest_gap(probe, record["probe"])
     if not gap <= PROBE_TOLERANCE or run.left_at is not None:
