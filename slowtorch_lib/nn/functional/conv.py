@@ -28,11 +28,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from slowtorch_lib._dtype import bfloat16, float16
+from slowtorch_lib._dtype import bfloat16, bool_, float16, int64
 from slowtorch_lib._tensor import Tensor
+from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import is_grad_enabled
-from slowtorch_lib.nn.functional.fold import Pair, blocks, fold, owned, unfold
+from slowtorch_lib.nn.functional.fold import Pair, blocks, owned
+from slowtorch_lib.nn.functional.fold import added_columns as fold
+from slowtorch_lib.nn.functional.fold import sliding_columns as unfold
 from slowtorch_lib.nn.functional.layers import pad
 from slowtorch_lib.ops.autocast import lower_precision
 from slowtorch_lib.ops.common import check_tensor, tensor_input
@@ -431,6 +434,8 @@ def _conv(
     if any(p < 0 for p in pads):
         raise RuntimeError("negative padding is not supported")
     _check_kernel_fits(input, weight, pads, dilations)
+    if input.dtype == bool_:
+        raise not_implemented("slow_conv2d_cpu", input.dtype)
     settings = Settings(
         stride=_as_pair(steps, 1),
         padding=_as_pair(pads, 0),
@@ -538,6 +543,8 @@ def _conv_transpose(
     if any(e >= max(s, d) for e, s, d in zip(extras, steps, dilations)):
         raise RuntimeError(_output_padding_message(extras, steps, dilations))
     _check_output_size(input, weight, steps, pads, extras, dilations)
+    if not (input.dtype.is_floating_point or input.dtype == int64):
+        raise not_implemented("slow_conv_transpose2d_out_cpu", input.dtype)
     settings = Settings(
         stride=_as_pair(steps, 1),
         padding=_as_pair(pads, 0),
