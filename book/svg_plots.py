@@ -388,7 +388,8 @@ class Panel:
 
     def legend(self, corner: str = "upper right") -> None:
         """Where the legend of the labelled lines and points goes:
-        ``upper right``, ``upper left``, ``lower right`` or ``lower left``."""
+        ``upper right``, ``upper left``, ``lower right``, ``lower left``, or
+        nowhere (``""``)."""
         self.corner = corner
 
     # -- words -------------------------------------------------------------------
@@ -420,14 +421,19 @@ class Panel:
         )
         if self.x_label or self.y_label:
             text += f", '{self.y_label}' down and '{self.x_label}' across"
-        if self.annotate:
+        if self.annotate and self.skip_zeros:
             rows = "; ".join(
-                ", ".join(_number(v) for v in row if not (self.skip_zeros and v == 0))
-                or "none"
-                for row in self.grid
+                f"row {r}: "
+                + ", ".join(
+                    f"{_number(v)} in column {c}" for c, v in enumerate(row) if v
+                )
+                for r, row in enumerate(self.grid)
+                if any(row)
             )
-            zeros = " (but zeros)" if self.skip_zeros else ""
-            text += f", written in the cells{zeros} row by row: {rows}"
+            text += f", the values that are not zero, by row: {rows}"
+        elif self.annotate:
+            rows = "; ".join(", ".join(_number(v) for v in row) for row in self.grid)
+            text += f", written in the cells row by row: {rows}"
         if any(any(row) for row in self.dashed):
             count = sum(sum(row) for row in self.dashed)
             text += f"; {count} cells dashed"
@@ -461,9 +467,13 @@ class Panel:
         for number, series in enumerate(self.series, 1):
             parts.append(_describe_series(series, series.label or f"line {number}"))
         for dots in self.points:
+            name = dots.label or "points"
+            if len(dots.xs) == 1:
+                where = f"({_number(dots.xs[0])}, {_number(dots.ys[0])})"
+                parts.append(f"{name}: a point at {where}")
+                continue
             parts.append(
-                f"{dots.label or 'points'}: {len(dots.xs)} points, x "
-                f"{_span(dots.xs)}, y {_span(dots.ys)}"
+                f"{name}: {len(dots.xs)} points, x {_span(dots.xs)}, y {_span(dots.ys)}"
             )
         for level in self.levels:
             parts.append(
@@ -708,7 +718,7 @@ class Panel:
     def _legend(self, box: tuple[float, float, float, float]) -> list[str]:
         named: list[Series | Points] = [s for s in self.series + self.levels if s.label]
         named += [p for p in self.points if p.label]
-        if not named:
+        if not named or not self.corner:
             return []
         width = 30 + 6.5 * max(len(s.label) for s in named)
         height = 16 * len(named) + 6
@@ -818,6 +828,7 @@ def _field_svg(
                 + fld.values[j + 1][i + 1]
             ) / 4
             colour = colour_of(_band_middle(mean, fld.bands), fld.cmap, low, high)
+            colour = _on_white(colour, fld.opacity)
             if runs and runs[-1][1] == colour:
                 continue
             runs.append((i, colour))
@@ -827,20 +838,30 @@ def _field_svg(
             out.append(
                 f'<rect x="{px(fld.xs[start]):.1f}" y="{min(top, bottom):.1f}" '
                 f'width="{px(fld.xs[end]) - px(fld.xs[start]) + 0.3:.1f}" '
-                f'height="{abs(bottom - top) + 0.3:.1f}" fill="{colour}" '
-                f'fill-opacity="{fld.opacity}"/>'
+                f'height="{abs(bottom - top) + 0.3:.1f}" fill="{colour}"/>'
             )
     for level in fld.lines:
-        moves = " ".join(
-            f"M{px(a[0]):.1f} {py(a[1]):.1f}L{px(b[0]):.1f} {py(b[1]):.1f}"
-            for a, b in contour_segments(fld.xs, fld.ys, fld.values, level)
-        )
+        moves, last = [], ""
+        for a, b in contour_segments(fld.xs, fld.ys, fld.values, level):
+            first = f"{px(a[0]):.1f} {py(a[1]):.1f}"
+            if first != last:  # a piece that does not go on from the last one
+                moves.append(f"M{first}")
+            last = f"{px(b[0]):.1f} {py(b[1]):.1f}"
+            moves.append(f"L{last}")
         if moves:
             out.append(
-                f'<path d="{moves}" fill="none" stroke="{_hex(fld.line_colour)}" '
+                f'<path d="{"".join(moves)}" fill="none" '
+                f'stroke="{_hex(fld.line_colour)}" '
                 f'stroke-width="{fld.line_width}"/>'
             )
     return out
+
+
+def _on_white(colour: str, opacity: float) -> str:
+    """``colour`` laid with ``opacity`` on white, as one opaque colour (so that
+    neighbouring shapes that overlap by a hair show no seam)."""
+    mixed = [round(255 + (c - 255) * opacity) for c in _rgb(colour)]
+    return "#{:02x}{:02x}{:02x}".format(*mixed)
 
 
 def _band_middle(value: float, bands: Sequence[float]) -> float:
