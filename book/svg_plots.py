@@ -436,7 +436,7 @@ class Panel:
             text += f", written in the cells row by row: {rows}"
         if any(any(row) for row in self.dashed):
             count = sum(sum(row) for row in self.dashed)
-            text += f"; {count} cells dashed"
+            text += f"; {count} {'cell' if count == 1 else 'cells'} dashed (read again)"
         if self.boxes:
             text += "; outlined: " + ", ".join(
                 f"{r} by {c} cells from row {y}, column {x}"
