@@ -774,6 +774,8 @@ def _ticks(low: float, high: float, scale: str) -> list[float]:
     if scale != "log":
         return nice_ticks(low, high)
     powers = range(math.ceil(low - 1e-9), math.floor(high + 1e-9) + 1)
+    if len(powers) < 2:  # less than a decade: round values between
+        return [t for t in nice_ticks(10**low, 10**high, 4) if t > 0]
     step = max(1, math.ceil(len(powers) / 6))
     return [10.0**p for p in powers[::step]]
 
@@ -815,7 +817,7 @@ def _field_svg(
 ) -> list[str]:
     """The field's shading, one rectangle per run of cells in the same band
     along a row, then its contour lines."""
-    out = []
+    out = ['<g shape-rendering="crispEdges">']
     flat = [v for row in fld.values for v in row]
     low, high = (fld.bands[0], fld.bands[-1]) if fld.bands else (min(flat), max(flat))
     for j in range(len(fld.ys) - 1 if fld.shaded else 0):
@@ -840,6 +842,7 @@ def _field_svg(
                 f'width="{px(fld.xs[end]) - px(fld.xs[start]) + 0.3:.1f}" '
                 f'height="{abs(bottom - top) + 0.3:.1f}" fill="{colour}"/>'
             )
+    out.append("</g>")
     for level in fld.lines:
         moves, last = [], ""
         for a, b in contour_segments(fld.xs, fld.ys, fld.values, level):

@@ -129,6 +129,14 @@ def test_a_log_axis_spaces_powers_of_ten_evenly_and_says_so() -> None:
     assert "y on a log scale" in figure.describe()
 
 
+def test_a_log_axis_within_a_decade_gets_round_ticks_between() -> None:
+    figure = Figure(width=400, height=200)
+    figure.panels[0].line([0.66, 0.3, 0.05])
+    figure.panels[0].scales(y="log")
+    texts = [t.text for t in ET.fromstring(figure.svg()).iter(f"{SVG}text")]
+    assert {"0.2", "0.4", "0.6"} <= set(texts)
+
+
 def test_contour_pieces_cross_the_cells_where_the_level_is() -> None:
     # f(x, y) = x on the square 0..2: the level 0.5 is the line x = 0.5.
     xs = ys = [0.0, 1.0, 2.0]
