@@ -844,13 +844,11 @@ def _field_svg(
             )
     out.append("</g>")
     for level in fld.lines:
-        moves, last = [], ""
-        for a, b in contour_segments(fld.xs, fld.ys, fld.values, level):
-            first = f"{px(a[0]):.1f} {py(a[1]):.1f}"
-            if first != last:  # a piece that does not go on from the last one
-                moves.append(f"M{first}")
-            last = f"{px(b[0]):.1f} {py(b[1]):.1f}"
-            moves.append(f"L{last}")
+        pieces = [
+            (f"{px(a[0]):.1f} {py(a[1]):.1f}", f"{px(b[0]):.1f} {py(b[1]):.1f}")
+            for a, b in contour_segments(fld.xs, fld.ys, fld.values, level)
+        ]
+        moves = ["M" + "L".join(chain) for chain in _chains(pieces) if len(chain) > 1]
         if moves:
             out.append(
                 f'<path d="{"".join(moves)}" fill="none" '
@@ -858,6 +856,34 @@ def _field_svg(
                 f'stroke-width="{fld.line_width}"/>'
             )
     return out
+
+
+def _chains(pieces: list[tuple[str, str]]) -> list[list[str]]:
+    """The pieces (pairs of points) joined end to end into lines: each line
+    grows at both ends while an unused piece starts or ends where it stops."""
+    touching: dict[str, list[int]] = {}
+    for k, (a, b) in enumerate(pieces):
+        touching.setdefault(a, []).append(k)
+        touching.setdefault(b, []).append(k)
+    used = [False] * len(pieces)
+    chains = []
+    for k, piece in enumerate(pieces):
+        if used[k]:
+            continue
+        used[k] = True
+        chain = list(piece)
+        for forward in (True, False):
+            while True:
+                tip = chain[-1] if forward else chain[0]
+                following = [j for j in touching[tip] if not used[j]]
+                if not following:
+                    break
+                used[following[0]] = True
+                a, b = pieces[following[0]]
+                other = b if a == tip else a
+                chain = chain + [other] if forward else [other] + chain
+        chains.append(chain)
+    return chains
 
 
 def _on_white(colour: str, opacity: float) -> str:
