@@ -7,7 +7,7 @@ The cells run in order in an IPython shell (so ``display``, the last value of a
 cell and ``get_ipython()`` behave as in a notebook); ``import matplotlib``
 fails, as it does in the browser without its servers. Every figure that
 ``book/svg_plots.py`` draws (as a cell's value, through ``display`` or inside a
-widget) is written with its alt text and its SVG. A cell that raises stops the
+widget) is written once with its alt text and its SVG. A cell that raises stops the
 run with its error.
 """
 
@@ -28,12 +28,12 @@ def main(page: str, target: str) -> None:
     sys.path.insert(0, str(BOOK))
     import svg_plots
 
-    drawn = []
+    drawn: dict[int, tuple[svg_plots.Figure, str]] = {}
     draw = svg_plots.Figure.svg
 
     def recorded(figure: svg_plots.Figure) -> str:
         text = draw(figure)
-        drawn.append({"alt": figure.alt or figure.describe(), "svg": text})
+        drawn[id(figure)] = (figure, text)  # shown again, a figure counts once
         return text
 
     svg_plots.Figure.svg = recorded  # type: ignore[method-assign,assignment]
@@ -46,7 +46,11 @@ def main(page: str, target: str) -> None:
         if not result.success:
             error = result.error_in_exec or result.error_before_exec
             raise SystemExit(f"cell {number} of {page} failed: {error!r}")
-    Path(target).write_text(json.dumps(drawn), encoding="utf-8")
+    figures = [
+        {"alt": figure.alt or figure.describe(), "svg": text}
+        for figure, text in drawn.values()
+    ]
+    Path(target).write_text(json.dumps(figures), encoding="utf-8")
 
 
 if __name__ == "__main__":
