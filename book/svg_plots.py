@@ -452,18 +452,6 @@ class Panel:
             label = self.x_label if name == "x" else self.y_label
             if scale != "linear" and scale not in label:
                 parts[0] += f", {name} on a {scale} scale"
-        for fld in self.fields:
-            flat = [v for row in fld.values for v in row]
-            text = (
-                f"values on a {len(fld.ys)} by {len(fld.xs)} grid over x "
-                f"{_span(fld.xs)}, y {_span(fld.ys)}, {_span(flat)}"
-            )
-            if fld.shaded:
-                text = "shading by " + text
-            if fld.lines:
-                levels = ", ".join(_number(v) for v in fld.lines)
-                text += f", contour lines at {levels}"
-            parts.append(text)
         for number, series in enumerate(self.series, 1):
             parts.append(_describe_series(series, series.label or f"line {number}"))
         for dots in self.points:
@@ -480,6 +468,19 @@ class Panel:
                 f"{level.label or 'a level'}: a dotted line at "
                 f"{_number(level.values[0])}"
             )
+        for fld in self.fields:
+            flat = [v for row in fld.values for v in row]
+            text = (
+                f"values on a {len(fld.ys)} by {len(fld.xs)} grid over x "
+                f"{_span(fld.xs)}, y {_span(fld.ys)}, {_span(flat)}"
+            )
+            levels = ", ".join(_number(v) for v in fld.lines)
+            if fld.shaded:
+                text = "shading by " + text
+                text += f", with contour lines at {levels}" if fld.lines else ""
+            else:
+                text = f"contour lines at {levels} of the " + text
+            parts.append(text)
         return "; ".join(parts) + "."
 
     # -- drawing -----------------------------------------------------------------

@@ -172,7 +172,7 @@ def test_a_field_shades_its_bands_and_draws_its_contours() -> None:
     assert contour.get("d", "").count("M") == 1  # the pieces joined in one line
     said = figure.describe()
     assert "values on a 11 by 11 grid over x from 0 to 1" in said
-    assert "contour lines at 0.5" in said
+    assert said.endswith("to 1, with contour lines at 0.5.")  # after the points
     assert "class 1: 2 points, x from 0.2 to 0.8, y from 0.5 to 0.5" in said
 
 
@@ -265,11 +265,11 @@ def test_the_chapters_draw_without_matplotlib(page: str) -> None:
 
 
 #: The figures a run of each chapter draws: chapter 4's optimiser playground
-#: draws 16 pictures (four optimisers at four rates) besides its 12 figures.
+#: draws 24 pictures (six optimisers at four rates) besides its 12 figures.
 DRAWN = {
     "01_tensors.md": 2,
     "03_building_blocks.md": 4,
-    "04_optimisation.md": 28,
+    "04_optimisation.md": 36,
     "epilogue.md": 1,
 }
 
