@@ -261,4 +261,3 @@ def test_the_chapters_draw_without_matplotlib(page: str) -> None:
     assert "figure_text" not in text and "show_figure" not in text
     assert "from svg_plots import Figure" in text
     assert text.count("Figure(width=") == FIGURE_SITES[page]
-
