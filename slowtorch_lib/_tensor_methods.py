@@ -108,6 +108,7 @@ OPS_MODULES = {
 #: and the three of its inherited methods.
 BOUND_MODULES = (
     "slowtorch_lib._tensor",
+    "slowtorch_lib._tensor_autograd",
     "slowtorch_lib._tensor_methods",
     "slowtorch_lib._tensor_shape_methods",
     "slowtorch_lib._tensor_python",
