@@ -704,7 +704,7 @@ COURSE_LAYERS: Layers = [
     ),
     (
         "the teacher's commands and exports",
-        ("gradescope", "export", "collect", "__main__"),
+        ("gradescope", "export", "collect", "new_exercise", "__main__"),
     ),
 ]
 
