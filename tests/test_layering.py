@@ -135,6 +135,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "nn.functional.sampling",
             "nn.functional.layers",
             "nn.functional.loss",
+            "nn.functional.cross_entropy",
             "nn.functional.normalization",
             "nn.init",
             "nn.modules",
