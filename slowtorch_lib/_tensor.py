@@ -41,6 +41,7 @@ from slowtorch_lib._strides import (
     position_list,
 )
 from slowtorch_lib._tensor_autograd import INFERENCE_MODE, AutogradState
+from slowtorch_lib._tensor_logic_methods import LogicMethods
 from slowtorch_lib._tensor_methods import (
     OPS_MODULES,
     ElementwiseMethods,
@@ -236,7 +237,9 @@ def _to_positional(args: tuple[Any, ...]) -> tuple[Any, list[Any], list[Any] | N
     return target, places, rest
 
 
-class Tensor(AutogradState, ElementwiseMethods, ShapeMethods, PythonMethods):
+class Tensor(
+    AutogradState, ElementwiseMethods, LogicMethods, ShapeMethods, PythonMethods
+):
     """A multi-dimensional array of numbers of one dtype, that can track gradients.
 
     Make tensors with :func:`slowtorch_lib.tensor`, :func:`zeros`, ... rather
@@ -244,7 +247,8 @@ class Tensor(AutogradState, ElementwiseMethods, ShapeMethods, PythonMethods):
 
     This class holds what a tensor is; its operations (``x.mul(y)``,
     ``x.sum()``...) are the one-line methods it inherits from
-    :class:`~slowtorch_lib._tensor_methods.ElementwiseMethods` and
+    :class:`~slowtorch_lib._tensor_methods.ElementwiseMethods`,
+    :class:`~slowtorch_lib._tensor_logic_methods.LogicMethods` and
     :class:`~slowtorch_lib._tensor_shape_methods.ShapeMethods`; how
     Python sees it (``item()``, ``tolist()``, ``repr``, ``pickle``...) comes
     from :class:`~slowtorch_lib._tensor_python.PythonMethods`, and its
