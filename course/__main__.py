@@ -1,6 +1,7 @@
 """The course's command line.
 
-``python -m course generate|collect|grade|export|release|lab-settings``.
+``python -m course generate|collect|grade|export|release|project|lab-settings``,
+and ``new-exercise``.
 """
 
 from __future__ import annotations
@@ -173,6 +174,18 @@ def main(argv: list[str] | None = None) -> int:
         "lab-settings",
         help="make JupyterLab open the chapters (book/*.md) as notebooks",
     )
+    new = commands.add_parser(
+        "new-exercise",
+        help="scaffold exercise N.M in every place an exercise lives (source, "
+        "public check, grading-only and drawn cases) and say what to fill in",
+    )
+    new.add_argument("id", help="N.M: chapter N's next exercise, such as 3.13")
+    new.add_argument(
+        "--kind",
+        choices=["piece", "predict"],
+        default="piece",
+        help="a piece of the engine (default) or a prediction",
+    )
     args = parser.parse_args(argv)
     if args.command == "lab-settings":
         print(f"wrote {write_settings()}")
@@ -187,6 +200,10 @@ def main(argv: list[str] | None = None) -> int:
         return run_export(args.out, args.chapter, args.weights, args.give)
     if args.command == "project":
         return run_project(args.folders, args.cases)
+    if args.command == "new-exercise":
+        return run_new_exercise(
+            Path(__file__).resolve().parent.parent, args.id, args.kind
+        )
     return run_grade(args)
 
 
@@ -202,6 +219,29 @@ def run_project(folders: list[Path], cases: int) -> int:
         print(f"{folder}: {report.text()}")
         scores.append(report.score)
     return 0 if all(score == 1.0 for score in scores) else 1
+
+
+def run_new_exercise(root: Path, exercise_id: str, kind: str) -> int:
+    """Scaffolds an exercise in the course at ``root``; prints what it wrote
+    and what the author fills in, or why it refused."""
+    # at call time: each command loads only its own modules
+    from course import new_exercise
+
+    try:
+        made = new_exercise.scaffold(root, exercise_id, kind)
+    except ValueError as error:
+        print(f"cannot add exercise {exercise_id}: {error}", file=sys.stderr)
+        return 2
+    for item in made:
+        print(f"wrote {item.path.relative_to(root)}: {item.added}")
+    print("\nfill in (search for TODO):")
+    for item in made:
+        print(f"- {item.path.relative_to(root)}: {item.fill_in}")
+    print("\nthen run:")
+    for step in new_exercise.next_steps(exercise_id):
+        print(f"  {step}")
+    print("course/sources/README.md lists the rules the tests enforce.")
+    return 0
 
 
 def run_generate(check: bool) -> int:

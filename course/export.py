@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from course import trees
 from course.answer_key import Answers
+from course.checking import exercises
 from course.gradescope import SETTINGS
 from course.grading import Result, by_student, counted
 
@@ -48,14 +49,24 @@ def escape(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
-def load_weights(path: Path | None) -> dict[str, float]:
+def load_weights(
+    path: Path | None, known: Collection[str] | None = None
+) -> dict[str, float]:
     """``{exercise id: points}`` from a JSON or TOML file.
 
+    Args:
+        path: The file, or None for no weights.
+        known: The exercise ids a weight may name (by default, the course's).
+
     Raises:
-        ValueError: If the file is not a mapping from ids to non-negative numbers.
+        ValueError: If the file is not a mapping from ids to non-negative
+            numbers, or names an exercise the course does not have (a typo
+            would otherwise leave that exercise at 1 point without a word).
     """
     if path is None:
         return {}
+    if known is None:
+        known = [exercise.id for exercise in exercises()]
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".toml":
         import tomllib  # lazily: Python 3.11 on; only a .toml file needs it
@@ -68,10 +79,23 @@ def load_weights(path: Path | None) -> dict[str, float]:
         raise ValueError(f"{path}: not a mapping from exercise ids to points")
     weights = {}
     for key, value in data.items():
+        if str(key) not in known:
+            raise ValueError(
+                f"{path}: no exercise {str(key)!r} in this course (exercise ids "
+                f"run {known_span(known)})"
+            )
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise ValueError(f"{path}: the weight of {key!r} is not a number >= 0")
         weights[str(key)] = float(value)
     return weights
+
+
+def known_span(known: Collection[str]) -> str:
+    """``1.1 to 1.11, 2.1 to 2.12``: each chapter's first and last exercise."""
+    chapters: dict[int, list[str]] = {}
+    for exercise in sorted(known, key=exercise_key):
+        chapters.setdefault(chapter_of(exercise), []).append(exercise)
+    return ", ".join(f"{ids[0]} to {ids[-1]}" for ids in chapters.values())
 
 
 def chapter_of(exercise: str) -> int:

@@ -43,10 +43,11 @@ The layers, bottom to top, each importing only from those below it:
 dtypes and index maths (``_dtype``, ``_strides``), storage (``_storage``),
 kernels on values, shapes and strides (``_kernels``), the ``Tensor`` type
 (``_tensor``, ``_tensor_methods``, ``_tensor_shape_methods``,
-``_tensor_python``, ``_tensor_kernels``, ``_creation``, ``_ranges``,
-``_legacy_constructors``, ``_numpy_in``, ``_printing``), autograd (``autograd``),
-the operations (``ops``, ``_rng``), then ``nn``, ``optim`` and
-``utils.data``. ``Tensor``'s methods reach the operations through
+``_tensor_python``, ``_tensor_autograd``, ``_tensor_logic_methods``,
+``_tensor_kernels``, ``_creation``, ``_ranges``, ``_legacy_constructors``,
+``_numpy_in``, ``_printing``), autograd (``autograd``), the operations
+(``ops``, ``_rng``), then ``nn``, ``optim`` and ``utils.data``. ``Tensor``'s methods
+reach the operations through
 ``_tensor.bind_ops``, called once below. The dtypes beyond the ten the
 chapters teach bring their rules from ``_fidelity``, imported here, which
 registers them in the core's tables (its loop modules, which name the ops'

@@ -5,8 +5,10 @@ shape, strides and an offset (see :mod:`slowtorch_lib._strides`). Views
 share the storage and differ only in the other three.
 
 For autograd it also carries ``requires_grad``, ``grad``, ``grad_fn`` and
-``is_leaf``. This module holds what a tensor is: its storage, shape and
-strides, reading its values, its autograd state, and writing in place.
+``is_leaf``, in slots this class declares and that
+:mod:`slowtorch_lib._tensor_autograd` reads and writes. This module holds
+what a tensor is: its storage, shape and strides, reading its values, and
+writing in place.
 Its operations (``x.mul(y)``, ``x.sum()``...) are one-line methods that
 ``Tensor`` inherits from :mod:`slowtorch_lib._tensor_methods` and
 :mod:`slowtorch_lib._tensor_shape_methods`: each calls the function of the
@@ -23,7 +25,6 @@ History is recorded by ``Function.apply``
 from __future__ import annotations
 
 import builtins
-import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union
@@ -39,6 +40,8 @@ from slowtorch_lib._strides import (
     numel,
     position_list,
 )
+from slowtorch_lib._tensor_autograd import INFERENCE_MODE, AutogradState
+from slowtorch_lib._tensor_logic_methods import LogicMethods
 from slowtorch_lib._tensor_methods import (
     OPS_MODULES,
     ElementwiseMethods,
@@ -50,11 +53,9 @@ from slowtorch_lib._tensor_shape_methods import ShapeMethods
 if TYPE_CHECKING:
     # The layers above, which the core reaches: see OPS_MODULES and bind_ops.
     from slowtorch_lib import _legacy_constructors
-    from slowtorch_lib.autograd import engine as _engine
     from slowtorch_lib.autograd import history as _history
-    from slowtorch_lib.autograd.function import AccumulateGrad, Node
+    from slowtorch_lib.autograd.function import AccumulateGrad
     from slowtorch_lib.ops import copying as _copying
-    from slowtorch_lib.ops import views as _views
 
 __all__ = [
     "Size",
@@ -210,22 +211,6 @@ def invalid_arguments(
     )
 
 
-class _InferenceMode:
-    """Whether inference mode is on: every tensor made then is an inference
-    tensor. Switched by :class:`slowtorch_lib.autograd.grad_mode.inference_mode`."""
-
-    enabled: bool = False
-
-
-INFERENCE_MODE = _InferenceMode()
-
-INFERENCE_INPLACE = (
-    "Inplace update to inference tensor outside InferenceMode is not allowed."
-    "You can make a clone to get a normal tensor before doing inplace update."
-    "See https://github.com/pytorch/rfcs/pull/17 for more details."
-)
-
-
 def _to_positional(args: tuple[Any, ...]) -> tuple[Any, list[Any], list[Any] | None]:
     """``Tensor.to``'s positional arguments, in its three forms: ``(dtype,
     flags)``, ``(device, dtype, flags)`` and ``(tensor, flags)``, where the flags
@@ -252,7 +237,9 @@ def _to_positional(args: tuple[Any, ...]) -> tuple[Any, list[Any], list[Any] | N
     return target, places, rest
 
 
-class Tensor(ElementwiseMethods, ShapeMethods, PythonMethods):
+class Tensor(
+    AutogradState, ElementwiseMethods, LogicMethods, ShapeMethods, PythonMethods
+):
     """A multi-dimensional array of numbers of one dtype, that can track gradients.
 
     Make tensors with :func:`slowtorch_lib.tensor`, :func:`zeros`, ... rather
@@ -260,10 +247,13 @@ class Tensor(ElementwiseMethods, ShapeMethods, PythonMethods):
 
     This class holds what a tensor is; its operations (``x.mul(y)``,
     ``x.sum()``...) are the one-line methods it inherits from
-    :class:`~slowtorch_lib._tensor_methods.ElementwiseMethods` and
-    :class:`~slowtorch_lib._tensor_shape_methods.ShapeMethods`, and how
+    :class:`~slowtorch_lib._tensor_methods.ElementwiseMethods`,
+    :class:`~slowtorch_lib._tensor_logic_methods.LogicMethods` and
+    :class:`~slowtorch_lib._tensor_shape_methods.ShapeMethods`; how
     Python sees it (``item()``, ``tolist()``, ``repr``, ``pickle``...) comes
-    from :class:`~slowtorch_lib._tensor_python.PythonMethods`.
+    from :class:`~slowtorch_lib._tensor_python.PythonMethods`, and its
+    autograd state (``requires_grad``, ``grad``, ``grad_fn``, ``backward``,
+    ``detach``...) from :class:`~slowtorch_lib._tensor_autograd.AutogradState`.
     """
 
     __slots__ = (
@@ -290,12 +280,8 @@ class Tensor(ElementwiseMethods, ShapeMethods, PythonMethods):
     _shape: tuple[int, ...]
     _stride: tuple[int, ...]
     _offset: int
-    # Autograd: see requires_grad, grad, grad_fn, output_nr, retains_grad.
-    _requires_grad: bool
-    _grad: Tensor | None
-    _grad_fn: Node | None
-    _output_nr: int
-    _retains_grad: bool
+    # Autograd (requires_grad, grad, grad_fn, output_nr, retains_grad): typed
+    # in AutogradState, which reads and writes them.
     # The AccumulateGrad node of a leaf, made when it is first needed.
     _grad_accumulator: AccumulateGrad | None
     # Views and in-place changes (see autograd.history):
@@ -524,136 +510,6 @@ class Tensor(ElementwiseMethods, ShapeMethods, PythonMethods):
 
     def __hash__(self) -> int:
         return id(self)
-
-    # ------------------------------------------------------------------
-    # Autograd state
-    # ------------------------------------------------------------------
-
-    def is_inference(self) -> builtins.bool:
-        """Whether this tensor was made in inference mode (or is a view of one)."""
-        return self._inference
-
-    @property
-    def requires_grad(self) -> bool:
-        """Whether operations on this tensor are recorded for autograd."""
-        return self._requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, flag: bool) -> None:
-        if self._grad_fn is not None:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you "
-                "want to use a computed variable in a subgraph that doesn't require "
-                "differentiation use var_no_grad = var.detach()."
-            )
-        if flag and not self.dtype.differentiable:
-            raise RuntimeError(
-                "only Tensors of floating point dtype can require gradients"
-            )
-        if flag and self._inference and not INFERENCE_MODE.enabled:
-            raise RuntimeError(
-                "Setting requires_grad=True on inference tensor outside "
-                "InferenceMode is not allowed."
-            )
-        self._requires_grad = builtins.bool(flag)
-
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Sets ``requires_grad`` in place and returns ``self``."""
-        self.requires_grad = requires_grad
-        return self
-
-    @property
-    def grad(self) -> Tensor | None:
-        """The gradient accumulated by ``backward`` (leaves only, unless
-        :meth:`retain_grad` was called). Reading it on another non-leaf
-        tensor warns, as PyTorch does, since it is never filled in."""
-        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
-            warnings.warn(
-                "The .grad attribute of a Tensor that is not a leaf Tensor is being "
-                "accessed. Its .grad attribute won't be populated during "
-                "autograd.backward(). If you indeed want the .grad field to be "
-                "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
-                "Tensor. If you access the non-leaf Tensor by mistake, make sure you "
-                "access the leaf Tensor instead.",
-                UserWarning,
-                stacklevel=2,
-            )
-        return self._grad
-
-    @grad.setter
-    def grad(self, value: Tensor | None) -> None:
-        self._grad = value
-
-    @property
-    def grad_fn(self) -> Node | None:
-        """The graph node that made this tensor, or ``None`` for a leaf."""
-        return self._grad_fn
-
-    @property
-    def is_leaf(self) -> bool:
-        """True unless the tensor was made by a recorded operation."""
-        return self._grad_fn is None
-
-    @property
-    def output_nr(self) -> int:
-        """Which output of its ``grad_fn`` this tensor is."""
-        return self._output_nr
-
-    def _set_history(self, node: Node, output_nr: int) -> None:
-        """Marks this tensor as output ``output_nr`` of ``node``."""
-        self._grad_fn = node
-        self._output_nr = output_nr
-        self._requires_grad = True
-
-    @property
-    def retains_grad(self) -> bool:
-        """Whether a non-leaf tensor keeps its ``.grad`` (see :meth:`retain_grad`)."""
-        return self._retains_grad
-
-    def retain_grad(self) -> None:
-        """Asks a non-leaf tensor to keep its gradient in ``.grad``."""
-        _engine.retain_grad(self)
-
-    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
-        """Calls ``hook(grad)`` whenever a gradient for this tensor is computed.
-
-        The hook may return a tensor to use instead of ``grad``.
-        """
-        return _engine.register_tensor_hook(self, hook)
-
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: builtins.bool = False,
-        inputs: Sequence[Tensor] | None = None,
-    ) -> None:
-        """Computes the gradient of this tensor with respect to the leaves.
-
-        Gradients are added to the ``.grad`` of every leaf that requires grad.
-        See :func:`slowtorch_lib.autograd.backward`.
-        """
-        _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-    def detach(self) -> Tensor:
-        """A new tensor on the same storage, cut out of the graph."""
-        return _views.detach(self)
-
-    def detach_(self) -> Tensor:
-        """Cuts this tensor out of the graph in place: it becomes a leaf."""
-        return _history.detach_(self)
-
-    @property
-    def data(self) -> Tensor:
-        """The same values, detached from the graph (a view that shares storage)."""
-        return _views.detach(self)
-
-    @data.setter
-    def data(self, new: Tensor) -> None:
-        self._storage = new._storage
-        self._shape = new._shape
-        self._stride = new._stride
-        self._offset = new._offset
 
     # ------------------------------------------------------------------
     # Writing values in place

@@ -77,13 +77,24 @@ class StubClass:
 
 
 def test_each_chapter_has_eight_or_more_exercises_ending_with_a_piece() -> None:
+    """The rules of course/sources/README.md ("What the tests enforce")."""
     for chapter in sorted({int(e.id.split(".")[0]) for e in exercises()}):
         mine = [e for e in exercises() if e.id.startswith(f"{chapter}.")]
-        assert len(mine) >= 8
-        assert {e.kind for e in mine} == {"predict", "piece"}
-        assert mine[-1].kind == "piece"
-        assert all(len(e.cases) >= 7 and len(e.hints) >= 3 for e in mine)
-        assert all(e.grading_cases for e in mine if e.kind == "piece")
+        assert len(mine) >= 8, f"chapter {chapter} has {len(mine)} exercises, not 8"
+        assert {e.kind for e in mine} == {"predict", "piece"}, (
+            f"chapter {chapter} needs a prediction and a piece"
+        )
+        assert mine[-1].kind == "piece", (
+            f"chapter {chapter} ends with {mine[-1].id}, a prediction: the last "
+            "exercise of a chapter is a piece"
+        )
+        for e in mine:
+            assert len(e.cases) >= 7, f"{e.id} has {len(e.cases)} public cases, not 7"
+            assert len(e.hints) >= 3, f"{e.id} has {len(e.hints)} hints, not 3"
+            assert e.grading_cases or e.kind != "piece", (
+                f"{e.id} is a piece without grading-only cases (CASES in "
+                f"course/checks/grading_ch{chapter:02d}.py)"
+            )
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISES)

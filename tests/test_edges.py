@@ -15,7 +15,12 @@ import pytest
 
 import slowtorch_lib as st
 from tests.agree import agree, gradient
-from tests.parity import require_torch, same_error
+from tests.parity import (
+    assert_same,
+    both,
+    require_torch,
+    same_error,
+)
 
 nan, inf = math.nan, math.inf
 
@@ -292,3 +297,16 @@ def test_overwritten_values_get_zero_not_nan(method: str) -> None:
         return z, x.grad
 
     agree(program)
+
+
+@pytest.mark.parametrize(
+    "name", ["log10", "log2", "exp2", "expm1", "log1p", "sinh", "cosh", "tan"]
+)
+def test_new_pointwise_ops_at_the_edges(name: str) -> None:
+    def run(L: Any) -> Any:
+        x = L.tensor([0.0, -0.0, -1.0, 2000.0, -1000.0, math.inf, -math.inf, math.nan])
+        return getattr(L, name)(x), getattr(L, name)(L.tensor([1, 8]))
+
+    (ours, ours_int), (theirs, theirs_int) = both(run)
+    assert_same(ours, theirs)
+    assert_same(ours_int, theirs_int)

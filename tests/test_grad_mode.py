@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import slowtorch_lib as st
-from tests.parity import both
+from tests.parity import (
+    both,
+    same_error,
+)
 
 
 def test_no_grad_context() -> None:
@@ -241,3 +245,86 @@ def test_nested_same_mode_records_as_torch() -> None:
         return a.requires_grad, b.requires_grad, c.requires_grad, d.requires_grad
 
     assert both(run) == ((False, False, True, True),) * 2
+
+
+# ---------------------------------------------------------------- inference mode
+
+
+def test_inference_mode_makes_inference_tensors() -> None:
+    def run(L: Any) -> list[Any]:
+        w = L.ones(2, requires_grad=True)
+        with L.inference_mode():
+            x = L.ones(2)
+            y = w * 2
+            inside = [L.is_inference_mode_enabled(), L.is_grad_enabled()]
+            with L.inference_mode(False):
+                off = [L.is_inference_mode_enabled(), L.is_grad_enabled()]
+                off.append(L.ones(1).is_inference())
+        after = [L.is_inference_mode_enabled(), L.is_grad_enabled()]
+        return [
+            x.is_inference(),
+            y.is_inference(),
+            y.requires_grad,
+            w.is_inference(),
+            inside,
+            off,
+            after,
+            x.view(2).is_inference(),
+            x.clone().is_inference(),
+            (x + 1).is_inference(),
+            (w + x).requires_grad,
+        ]
+
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+def test_inference_mode_as_a_decorator() -> None:
+    def run(L: Any) -> list[bool]:
+        @L.inference_mode
+        def bare() -> bool:
+            return bool(L.ones(1).is_inference())
+
+        @L.inference_mode()
+        def called() -> bool:
+            return bool(L.ones(1).is_inference())
+
+        @L.inference_mode(False)
+        def off() -> bool:
+            return bool(L.ones(1).is_inference())
+
+        return [bare(), called(), off(), L.is_inference_mode_enabled()]
+
+    ours, theirs = both(run)
+    assert ours == theirs == [True, True, False, False]
+
+
+def _inference(L: Any) -> Any:
+    with L.inference_mode():
+        return L.ones(2)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: (L.ones(2, requires_grad=True) * _inference(L)).sum(),
+        lambda L: L.ones(2, requires_grad=True).exp() * _inference(L),
+        lambda L: _inference(L).add_(1),
+        lambda L: _inference(L).__setitem__(0, 5.0),
+        lambda L: _inference(L).requires_grad_(),
+    ],
+)
+def test_inference_tensors_meet_autograd_with_torchs_errors(
+    call: Callable[[Any], Any],
+) -> None:
+    same_error(call)
+
+
+def test_refused_inplace_leaves_the_inference_tensor_unchanged() -> None:
+    x = _inference(st)
+    with pytest.raises(RuntimeError):
+        x.mul_(3)
+    assert x.tolist() == [1.0, 1.0]
+    with st.inference_mode():
+        x.mul_(3)
+    assert x.tolist() == [3.0, 3.0]

@@ -15,7 +15,12 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
-from tests.parity import require_torch
+from tests.parity import (
+    assert_same,
+    both,
+    require_torch,
+    same_error,
+)
 from tests.parity_checks import (
     check,
 )
@@ -52,3 +57,15 @@ def test_in_place_forms(name: str) -> None:
         IN_PLACE[name](y)
         names.append(y.grad_fn.name())
     assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("name", ["log10_", "exp2_", "sinh_", "atan_", "tan_"])
+def test_new_inplace_forms(name: str) -> None:
+    def run(L: Any) -> Any:
+        x = L.tensor([0.5, 0.25])
+        result = getattr(x, name)()
+        assert result is x
+        return x
+
+    assert_same(*both(run))
+    same_error(lambda L: getattr(L.tensor([1, 2]), name)())

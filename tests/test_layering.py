@@ -36,6 +36,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "_tensor_methods",
             "_tensor_shape_methods",
             "_tensor_python",
+            "_tensor_autograd",
+            "_tensor_logic_methods",
             "_tensor",
             "_tensor_kernels",
             "_numpy_in",
@@ -134,6 +136,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "nn.functional.sampling",
             "nn.functional.layers",
             "nn.functional.loss",
+            "nn.functional.cross_entropy",
             "nn.functional.normalization",
             "nn.init",
             "nn.modules",
@@ -227,6 +230,8 @@ CORE = (
     "_tensor_methods",
     "_tensor_shape_methods",
     "_tensor_python",
+    "_tensor_autograd",
+    "_tensor_logic_methods",
     "_tensor_kernels",
     "_creation",
     "_ranges",
@@ -702,7 +707,7 @@ COURSE_LAYERS: Layers = [
     ),
     (
         "the teacher's commands and exports",
-        ("gradescope", "export", "collect", "__main__"),
+        ("gradescope", "export", "collect", "new_exercise", "__main__"),
     ),
 ]
 

@@ -9,6 +9,7 @@ errors, dtypes and seeds with torch.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Callable
@@ -21,7 +22,12 @@ from hypothesis import strategies as st_
 import slowtorch_lib as st
 from slowtorch_lib._mt19937 import MT19937, seeded_words, temper, tempered, twist
 from slowtorch_lib._rng import Generator
-from tests.parity import require_torch, same_error
+from slowtorch_lib.utils.data import RandomSampler
+from tests.parity import (
+    both,
+    require_torch,
+    same_error,
+)
 
 
 def mean_and_variance(values: list[float]) -> tuple[float, float]:
@@ -556,3 +562,85 @@ def test_bernoulli_in_a_graph_as_torch() -> None:
         with pytest.raises(RuntimeError, match="derivative for aten::bernoulli"):
             with_p.sum().backward()
         assert not lib.bernoulli(x.detach()).requires_grad
+
+
+# ---------------------------------------------------------------- multinomial
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.multinomial(L.tensor([0.2, 0.8]), 3),
+        lambda L: L.multinomial(L.tensor([0.2, -0.8]), 1),
+        lambda L: L.multinomial(L.tensor([0.2, math.inf]), 1, True),
+        lambda L: L.multinomial(L.tensor([0.2, math.nan]), 1),
+        lambda L: L.multinomial(L.tensor([0.0, 0.0]), 1),
+        lambda L: L.multinomial(L.tensor([[0.0, 0.0], [1.0, 1.0]]), 1),
+        lambda L: L.multinomial(L.tensor([1, 2]), 1),
+        lambda L: L.multinomial(L.tensor(1.0), 1),
+        lambda L: L.multinomial(L.ones(1, 1, 1), 1),
+        lambda L: L.multinomial(L.tensor([1.0, 2.0]), 0),
+        lambda L: L.multinomial(L.zeros(2, 0), 1),
+    ],
+)
+def test_multinomial_refuses_as_torch(call: Callable[[Any], Any]) -> None:
+    same_error(call)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.multinomial(L.tensor([0.2, 0.8]), 5, replacement=True),
+        lambda L: L.tensor([[0.2, 0.8], [1.0, 1.0]]).multinomial(4, True),
+        lambda L: L.multinomial(L.tensor([1.0, 2.0, 3.0], dtype=L.float64), 3),
+        lambda L: L.multinomial(L.tensor([1.0, 2.0], requires_grad=True), 1),
+        lambda L: L.multinomial(L.tensor([1.0, 0.0, 0.0]), 2),
+    ],
+)
+def test_multinomial_shape_and_dtype(call: Callable[[Any], Any]) -> None:
+    ours, theirs = both(call)
+    assert (ours.shape, str(ours.dtype), ours.requires_grad) == (
+        theirs.shape,
+        str(theirs.dtype),
+        theirs.requires_grad,
+    )
+
+
+def test_multinomial_frequencies_follow_the_weights() -> None:
+    g = st.Generator().manual_seed(0)
+    draws = st.multinomial(st.tensor([1.0, 2.0, 7.0]), 20000, True, generator=g)
+    shares = [(draws == i).sum().item() / 20000 for i in range(3)]
+    for share, expected in zip(shares, (0.1, 0.2, 0.7)):
+        # Four standard deviations of a binomial proportion.
+        assert abs(share - expected) < 4 * math.sqrt(expected * (1 - expected) / 20000)
+
+
+def test_multinomial_without_replacement_draws_each_category_once() -> None:
+    g = st.Generator().manual_seed(1)
+    rows = st.multinomial(st.ones(50, 6), 6, generator=g).tolist()
+    assert all(sorted(row) == list(range(6)) for row in rows)
+    # Categories of weight 0 come only after the others.
+    assert st.multinomial(st.tensor([0.0, 1.0, 0.0, 1.0]), 4)[:2].sort()[
+        0
+    ].tolist() == [
+        1,
+        3,
+    ]
+
+
+def test_multinomial_is_reproducible_with_a_seed() -> None:
+    first = st.multinomial(st.ones(9), 4, generator=st.Generator().manual_seed(5))
+    again = st.multinomial(st.ones(9), 4, generator=st.Generator().manual_seed(5))
+    assert first.tolist() == again.tolist()
+
+
+# ---------------------------------------------------------------- samplers
+
+
+def test_random_sampler_draws_lazily() -> None:
+    sampler = RandomSampler(range(10), replacement=True, num_samples=10**10)
+    assert len(sampler) == 10**10
+    first = list(itertools.islice(iter(sampler), 100))
+    assert len(first) == 100 and all(0 <= i < 10 for i in first)
+    assert sorted(RandomSampler(range(5), num_samples=5)) == list(range(5))
+    assert len(list(RandomSampler(range(5), replacement=True, num_samples=70))) == 70

@@ -744,7 +744,7 @@ EXERCISES = {
             "loss of a sample is -sum(p * log_softmax), summed over the classes; "
             "'mean' divides the total by the number of samples.",
         ],
-        target="slowtorch_lib.nn.functional.loss.cross_entropy",
+        target="slowtorch_lib.nn.functional.cross_entropy.cross_entropy",
         forbidden=("_cross_entropy_probabilities", "_smoothed"),
         what="losses and gradients",
     ),

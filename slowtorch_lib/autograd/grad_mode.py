@@ -11,7 +11,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
-from slowtorch_lib._tensor import INFERENCE_MODE
+from slowtorch_lib._tensor_autograd import INFERENCE_MODE
 
 __all__ = [
     "enable_grad",

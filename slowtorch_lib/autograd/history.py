@@ -28,12 +28,8 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._storage import Storage
-from slowtorch_lib._tensor import (
-    INFERENCE_INPLACE,
-    INFERENCE_MODE,
-    Tensor,
-    from_values,
-)
+from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_autograd import INFERENCE_INPLACE, INFERENCE_MODE
 from slowtorch_lib.autograd.function import Function, FunctionCtx, Node, gradient_edge
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,12 @@ import slowtorch_lib.nn.functional as F
 from slowtorch_lib import nn
 from slowtorch_lib.autograd.gradcheck import gradcheck, gradgradcheck
 from tests.nn.nn_parity import check_parity, rand, tensor
-from tests.parity import assert_same, require_torch, same_error
+from tests.parity import (
+    assert_same,
+    both,
+    require_torch,
+    same_error,
+)
 
 ACTIVATIONS = {
     "relu": lambda F, x: F.relu(x),
@@ -185,3 +191,27 @@ def test_inplace_module_repr_matches_torch(name: str) -> None:
     assert repr(getattr(nn, name)(inplace=True)) == repr(
         getattr(torch.nn, name)(inplace=True)
     )
+
+
+X = [[1.5, -2.0], [0.25, 3.0]]
+
+
+@pytest.mark.parametrize("method", ["softmax", "log_softmax"])
+def test_softmax_as_a_tensor_method_matches_torch_with_its_gradient(
+    method: str,
+) -> None:
+    """``x.softmax(dim)`` and ``x.log_softmax(dim, dtype=...)``, as in torch: the
+    values, the ``grad_fn`` and the gradient."""
+
+    def run(L: Any) -> tuple[Any, Any, Any]:
+        x = L.tensor(X, requires_grad=True)
+        y = getattr(x, method)(1)
+        (y * L.tensor([[1.0, -2.0], [0.5, 3.0]])).sum().backward()
+        wide = getattr(x.detach(), method)(0, dtype=float)
+        return y, x.grad, wide
+
+    (y, grad, wide), (ty, tgrad, twide) = both(run)
+    assert_same(y, ty)
+    assert_same(grad, tgrad)
+    assert_same(wide, twide)
+    assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__

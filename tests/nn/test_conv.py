@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -332,3 +333,24 @@ def test_a_narrow_input_changed_after_the_convolution_is_refused() -> None:
     y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.nn.Conv3d(1, 2, 3),
+        lambda L: L.nn.MaxPool3d(2),
+        lambda L: L.nn.AvgPool3d(2),
+        lambda L: L.nn.functional.conv3d(L.ones(1, 1, 4, 4, 4), L.ones(1, 1, 2, 2, 2)),
+        lambda L: L.nn.functional.conv_transpose3d(
+            L.ones(1, 1, 4, 4, 4), L.ones(1, 1, 2, 2, 2)
+        ),
+        lambda L: L.nn.functional.max_pool3d(L.ones(1, 1, 4, 4, 4), 2),
+        lambda L: L.nn.functional.avg_pool3d(L.ones(1, 1, 4, 4, 4), 2),
+    ],
+)
+def test_three_dimensional_convolutions_are_not_implemented(
+    call: Callable[[Any], Any],
+) -> None:
+    with pytest.raises(NotImplementedError, match="3-d convolutions and pooling"):
+        call(st)

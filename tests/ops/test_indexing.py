@@ -7,6 +7,7 @@ error types and messages, and the gradients that reach the leaves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import nan
 from typing import Any
 
@@ -18,7 +19,14 @@ import slowtorch_lib as st
 from slowtorch_lib.autograd.gradcheck import gradcheck
 from tests import fuzz
 from tests.agree import agree
-from tests.parity import assert_same, chain, leaf, require_torch, same_error
+from tests.parity import (
+    assert_same,
+    both,
+    chain,
+    leaf,
+    require_torch,
+    same_error,
+)
 
 
 def graph(node: Any, depth: int = 4) -> str:
@@ -724,3 +732,37 @@ def test_indexing_a_dimension_of_size_0_matches_torch(key: str, shape: Any) -> N
             same_error(run)
             continue
         assert_same(run(st), theirs)
+
+
+# ---------------------------------------------------------------- range indices
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: x[range(3), L.tensor([0, 2, 1])],
+        lambda L, x: x[range(3)],
+        lambda L, x: x[range(1, 3), 0],
+        lambda L, x: x[:, range(0, 4, 2)],
+        lambda L, x: x[range(0)],
+    ],
+)
+def test_range_indexes_like_a_list(call: Callable[[Any, Any], Any]) -> None:
+    def run(L: Any) -> Any:
+        x = L.arange(12.0).view(3, 4).requires_grad_()
+        result = call(L, x)
+        result.sum().backward()
+        return result, x.grad
+
+    (ours, our_grad), (theirs, their_grad) = both(run)
+    assert_same(ours, theirs)
+    assert_same(our_grad, their_grad)
+
+
+def test_range_index_assignment() -> None:
+    def run(L: Any) -> Any:
+        x = L.zeros(3, 3)
+        x[range(3), range(3)] = 1.0
+        return x
+
+    assert_same(*both(run))

@@ -4,6 +4,7 @@ errors."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -11,7 +12,12 @@ import pytest
 import slowtorch_lib as st
 from slowtorch_lib.ops.linalg import matrix_product
 from tests.agree import agree
-from tests.parity import assert_same, chain, require_torch, same_error
+from tests.parity import (
+    assert_same,
+    chain,
+    require_torch,
+    same_error,
+)
 
 SHAPE_PAIRS = [
     ((3,), (3,)),
@@ -198,3 +204,34 @@ def test_empty_matmul_of_bools_succeeds(shapes: Any) -> None:
     agree(
         lambda lib: lib.matmul(lib.ones(a, dtype=lib.bool), lib.ones(b, dtype=lib.bool))
     )
+
+
+# ---------------------------------------------------------------- outer and norms
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.outer(L.ones(2, 2), L.ones(2)),
+        lambda L: L.outer(L.ones(2), L.ones(())),
+        lambda L: L.outer(L.ones(2), 3),
+        lambda L: L.linalg.vector_norm(L.tensor([1, 2])),
+        lambda L: L.linalg.vector_norm(L.ones(2, 2), dim=2),
+        lambda L: L.norm(L.ones(2, 2), dim=(0, 0)),
+    ],
+)
+def test_outer_and_norm_refuse_as_torch(call: Callable[[Any], Any]) -> None:
+    same_error(call, match_message=False)
+
+
+def test_outer_promotes_and_norms_without_torch() -> None:
+    product = st.outer(st.tensor([1, 2]), st.tensor([0.5, 1.0, 2.0]))
+    assert product.dtype is st.float32
+    assert product.tolist() == [[0.5, 1.0, 2.0], [1.0, 2.0, 4.0]]
+    x = st.tensor([3.0, -4.0], requires_grad=True)
+    norm = st.linalg.vector_norm(x)
+    norm.backward()
+    assert norm.item() == 5.0
+    assert x.grad.allclose(st.tensor([0.6, -0.8]))
+    assert st.norm(x, p=1).item() == 7.0
+    assert st.linalg.vector_norm(x, float("inf")).item() == 4.0

@@ -14,7 +14,12 @@ import pytest
 
 import slowtorch_lib as st
 from tests.agree import agree, gradient
-from tests.parity import assert_same, both, require_torch
+from tests.parity import (
+    assert_same,
+    both,
+    require_torch,
+    same_error,
+)
 from tests.parity_checks import check, grid, inf, nan
 
 NAMES = [
@@ -360,3 +365,51 @@ def test_median_without_torch() -> None:
     assert x.kthvalue(4, 1).values.tolist() == [4.0, 9.0]
     with pytest.raises(RuntimeError, match="k out of range"):
         x.kthvalue(5)
+
+
+# ---------------------------------------------------------------- keepdims
+
+
+@pytest.mark.parametrize(
+    "name", ["sum", "mean", "prod", "amax", "amin", "std", "var", "argmax", "argmin"]
+)
+@pytest.mark.parametrize("as_method", [False, True])
+def test_reductions_take_keepdims(name: str, as_method: bool) -> None:
+    def run(L: Any) -> Any:
+        x = L.tensor([[1.0, 5.0, 2.0], [4.0, 3.0, 0.5]])
+        if as_method:
+            return getattr(x, name)(1, keepdims=True)
+        return getattr(L, name)(x, 1, keepdims=True)
+
+    ours, theirs = both(run)
+    assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_take_keepdims(name: str) -> None:
+    ours, theirs = both(
+        lambda L: getattr(L.tensor([[1.0, 5.0], [4.0, 3.0]]), name)(0, keepdims=True)
+    )
+    assert_same(ours.values, theirs.values)
+    assert_same(ours.indices, theirs.indices)
+
+
+@pytest.mark.parametrize("name", ["any", "all"])
+def test_any_all_take_keepdims(name: str) -> None:
+    ours, theirs = both(
+        lambda L: getattr(L, name)(L.tensor([[True, False]]), 1, keepdims=True)
+    )
+    assert_same(ours, theirs)
+
+
+def test_both_spellings_at_once_are_refused() -> None:
+    same_error(lambda L: L.ones(2, 2).sum(1, keepdim=True, keepdims=True))
+
+
+def test_keepdims_keeps_the_gradient() -> None:
+    def run(L: Any) -> Any:
+        x = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        (x / x.sum(1, keepdims=True)).pow(2).sum().backward()
+        return x.grad
+
+    assert_same(*both(run))

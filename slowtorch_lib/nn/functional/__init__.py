@@ -34,6 +34,12 @@ from slowtorch_lib.nn.functional.convolution import (
     conv_transpose3d,
     max_pool3d,
 )
+from slowtorch_lib.nn.functional.cross_entropy import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    nll_loss,
+)
 from slowtorch_lib.nn.functional.fold import fold, unfold
 from slowtorch_lib.nn.functional.layers import (
     dropout,
@@ -43,13 +49,9 @@ from slowtorch_lib.nn.functional.layers import (
     pad,
 )
 from slowtorch_lib.nn.functional.loss import (
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
     huber_loss,
     l1_loss,
     mse_loss,
-    nll_loss,
     smooth_l1_loss,
 )
 from slowtorch_lib.nn.functional.multi_head_attention import (
