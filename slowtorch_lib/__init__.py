@@ -68,6 +68,7 @@ from slowtorch_lib import (
     cpu,
     cuda,
     distributed,
+    distributions,
     nn,
     onnx,
     optim,
@@ -302,7 +303,7 @@ __all__ = [
     "save",
     "utils",
 ]
-__all__ += ["accelerator", "amp", "autocast", "backends", "distributed", "onnx"]
+__all__ += ["accelerator", "amp", "autocast", "backends", "distributed", "distributions", "onnx"]
 __all__ += [
     "autocast_decrement_nesting",
     "autocast_increment_nesting",

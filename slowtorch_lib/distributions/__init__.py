@@ -1,0 +1,27 @@
+"""Probability distributions, as ``torch.distributions``.
+
+``Normal``, ``Uniform``, ``Bernoulli`` and ``Categorical`` with ``sample``,
+``rsample`` (where the family has one), ``log_prob``, ``entropy``, their
+moments and ``expand``; ``kl_divergence`` for normal and categorical pairs.
+Samples equal PyTorch's after the same ``manual_seed``: each family draws
+with the same sampler PyTorch's does.
+"""
+
+from slowtorch_lib.distributions import constraints
+from slowtorch_lib.distributions.bernoulli import Bernoulli
+from slowtorch_lib.distributions.categorical import Categorical
+from slowtorch_lib.distributions.distribution import Distribution
+from slowtorch_lib.distributions.kl import kl_divergence, register_kl
+from slowtorch_lib.distributions.normal import Normal
+from slowtorch_lib.distributions.uniform import Uniform
+
+__all__ = [
+    "Bernoulli",
+    "Categorical",
+    "Distribution",
+    "Normal",
+    "Uniform",
+    "constraints",
+    "kl_divergence",
+    "register_kl",
+]

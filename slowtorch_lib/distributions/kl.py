@@ -1,0 +1,72 @@
+"""The Kullback-Leibler divergence ``KL(p || q)`` between two distributions.
+
+Each rule is registered for a pair of types with :func:`register_kl`;
+:func:`kl_divergence` picks the rule of the pair it is given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from slowtorch_lib._tensor import Tensor
+from slowtorch_lib.distributions.categorical import Categorical
+from slowtorch_lib.distributions.distribution import Distribution
+from slowtorch_lib.distributions.normal import Normal
+
+__all__ = ["kl_divergence", "register_kl"]
+
+KLRule = Callable[[Any, Any], Tensor]
+_KL_REGISTRY: dict[tuple[type, type], KLRule] = {}
+
+
+def register_kl(type_p: type, type_q: type) -> Callable[[KLRule], KLRule]:
+    """Decorate the rule computing ``KL(p || q)`` for these two types."""
+
+    def decorator(fun: KLRule) -> KLRule:
+        _KL_REGISTRY[type_p, type_q] = fun
+        return fun
+
+    return decorator
+
+
+def _find_rule(type_p: type, type_q: type) -> KLRule | None:
+    """The rule registered for the nearest base classes of the two types."""
+    for base_p in type_p.__mro__:
+        for base_q in type_q.__mro__:
+            if (base_p, base_q) in _KL_REGISTRY:
+                return _KL_REGISTRY[base_p, base_q]
+    return None
+
+
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
+    """``KL(p || q)``, one number per distribution of the batch.
+
+    Raises:
+        NotImplementedError: If no rule is registered for the two types.
+    """
+    fun = _find_rule(type(p), type(q))
+    if fun is None:
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} "
+            f"and q type {q.__class__.__name__}"
+        )
+    return fun(p, q)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
+    """``(r + ((mu_p - mu_q) / s_q)**2 - 1 - log r) / 2`` with ``r = (s_p/s_q)**2``."""
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
+    """``sum p (log p - log q)``: infinite where q is 0 and p is not."""
+    t = p.probs * (p.logits - q.logits)
+    t[(q.probs == 0).expand_as(t)] = math.inf
+    t[(p.probs == 0).expand_as(t)] = 0
+    return t.sum(-1)
