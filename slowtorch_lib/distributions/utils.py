@@ -34,7 +34,8 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
 
     A number becomes a tensor of the dtype of the first tensor given (of
     the default dtype if there is none); then all are expanded to the
-    shape they broadcast to.
+    shape they broadcast to (a tensor of that shape already is returned
+    itself, as ``torch.broadcast_tensors`` returns it).
 
     Raises:
         ValueError: If a value is neither a tensor nor a number.
@@ -48,7 +49,7 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
     dtype = dtypes.get_default_dtype() if first is None else first.dtype
     tensors = [v if isinstance(v, Tensor) else tensor(v, dtype=dtype) for v in values]
     shape = broadcast_shapes(*(t.shape for t in tensors))
-    return tuple(t.expand(shape) for t in tensors)
+    return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)
 
 
 def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:

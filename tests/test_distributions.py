@@ -1,0 +1,380 @@
+"""``torch.distributions``: samples, densities, gradients and checks as PyTorch's.
+
+Every family is built the same way under both libraries; samples drawn
+after the same ``manual_seed`` are compared number for number, densities,
+entropies and moments within a float32 rounding, the gradients of
+``rsample`` and ``log_prob`` with their ``grad_fn`` names, and the
+validation errors message for message. The finite-difference checks run
+without PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import slowtorch_lib as st
+from tests.parity import require_torch
+
+Build = Callable[[Any], Any]
+
+
+def _normal(L: Any) -> Any:
+    return L.distributions.Normal(L.tensor([0.5, -1.0, 2.0]), L.tensor([1.0, 0.5, 2.0]))
+
+
+def _normal_numbers(L: Any) -> Any:
+    return L.distributions.Normal(1.5, 0.25)
+
+
+def _normal_double(L: Any) -> Any:
+    loc = L.tensor([[0.0], [3.0]], dtype=L.float64)
+    return L.distributions.Normal(loc, L.tensor([1.0, 2.0, 0.5], dtype=L.float64))
+
+
+def _uniform(L: Any) -> Any:
+    return L.distributions.Uniform(L.tensor([0.0, 1.0]), L.tensor([2.0, 5.0]))
+
+
+def _uniform_numbers(L: Any) -> Any:
+    return L.distributions.Uniform(-1.0, 3)
+
+
+def _bernoulli(L: Any) -> Any:
+    return L.distributions.Bernoulli(probs=L.tensor([0.2, 0.7, 0.5, 0.0, 1.0]))
+
+
+def _bernoulli_logits(L: Any) -> Any:
+    return L.distributions.Bernoulli(logits=L.tensor([[-2.0, 0.3], [4.0, 0.0]]))
+
+
+def _categorical(L: Any) -> Any:
+    return L.distributions.Categorical(probs=L.tensor([0.1, 0.2, 0.3, 0.4]))
+
+
+def _categorical_logits(L: Any) -> Any:
+    logits = L.tensor([[0.1, 2.0, -1.0], [1.0, 1.0, 1.0]])
+    return L.distributions.Categorical(logits=logits)
+
+
+FAMILIES: dict[str, Build] = {
+    "normal": _normal,
+    "normal_numbers": _normal_numbers,
+    "normal_double": _normal_double,
+    "uniform": _uniform,
+    "uniform_numbers": _uniform_numbers,
+    "bernoulli": _bernoulli,
+    "bernoulli_logits": _bernoulli_logits,
+    "categorical": _categorical,
+    "categorical_logits": _categorical_logits,
+}
+
+#: A value inside each family's support, broadcastable with its batch.
+VALUES: dict[str, Callable[[Any], Any]] = {
+    "normal": lambda L: L.tensor([[0.1, 0.2, 0.3], [-4.0, 5.0, 2.0]]),
+    "normal_numbers": lambda L: L.tensor([1.0, 1.5, -2.0]),
+    "normal_double": lambda L: L.tensor([0.25, -1.0, 8.0], dtype=L.float64),
+    "uniform": lambda L: L.tensor([[1.0, 4.0], [0.0, 1.0], [1.999, 4.5]]),
+    "uniform_numbers": lambda L: L.tensor([-1.0, 0.0, 2.5]),
+    "bernoulli": lambda L: L.tensor([1.0, 0.0, 1.0, 0.0, 1.0]),
+    "bernoulli_logits": lambda L: L.tensor([[1.0, 0.0], [0.0, 0.0]]),
+    "categorical": lambda L: L.tensor([[3, 0], [1, 2]]),
+    "categorical_logits": lambda L: L.tensor([2, 0]),
+}
+
+
+def flat(value: Any) -> list[Any]:
+    """A tensor's numbers, or a nested list's, in one list."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, list):
+        return [x for item in value for x in flat(item)]
+    return [value]
+
+
+def close(got: Any, want: Any) -> bool:
+    """Same numbers within a float32 rounding (NaN and infinities alike).
+
+    The absolute margin, one float32 epsilon, covers a Bernoulli of
+    probability 0: PyTorch's entropy rounds ``log(1 + e^x)`` for ``x`` near
+    -16 away in float32 and gives 0, the engine keeps it (1.2e-7).
+    """
+    a, b = flat(got), flat(want)
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if math.isnan(y) or math.isinf(y):
+            if not (x == y or (math.isnan(x) and math.isnan(y))):
+                return False
+        elif not math.isclose(x, y, rel_tol=1e-6, abs_tol=1.2e-7):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("seed", [0, 7])
+def test_samples_equal_torchs_number_for_number(name: str, seed: int) -> None:
+    torch = require_torch()
+    draws = []
+    for L in (st, torch):
+        L.manual_seed(seed)
+        d = FAMILIES[name](L)
+        samples = [d.sample(), d.sample((3,)), d.sample((2, 17))]
+        if d.has_rsample:
+            samples.append(d.rsample((4,)))
+        draws.append([(tuple(s.shape), str(s.dtype), flat(s)) for s in samples])
+    assert draws[0] == draws[1]
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_shapes_moments_log_prob_and_entropy_as_torchs(name: str) -> None:
+    torch = require_torch()
+    mine, theirs = FAMILIES[name](st), FAMILIES[name](torch)
+    assert mine.batch_shape == theirs.batch_shape
+    assert mine.event_shape == theirs.event_shape
+    assert repr(mine.batch_shape) == repr(theirs.batch_shape)
+    for attribute in ("mean", "variance", "stddev"):
+        assert close(getattr(mine, attribute), getattr(theirs, attribute)), attribute
+    assert close(mine.entropy(), theirs.entropy())
+    assert close(mine.perplexity(), theirs.perplexity())
+    got, want = mine.log_prob(VALUES[name](st)), theirs.log_prob(VALUES[name](torch))
+    assert tuple(got.shape) == tuple(want.shape) and got.dtype.name == str(
+        want.dtype
+    ).removeprefix("torch.")
+    assert close(got, want)
+    assert repr(mine) == repr(theirs)
+
+
+@pytest.mark.parametrize("name", ["uniform", "normal"])
+def test_log_prob_outside_the_support_without_validation(name: str) -> None:
+    torch = require_torch()
+    results = []
+    for L in (st, torch):
+        d = FAMILIES[name](L)
+        d = type(d)(*(getattr(d, p) for p in d.arg_constraints), validate_args=False)
+        results.append(d.log_prob(L.tensor([-10.0, 100.0]).reshape(2, 1)))
+    assert close(results[0], results[1])
+
+
+@pytest.mark.parametrize("name", ["normal", "normal_double", "uniform"])
+def test_rsample_gradients_and_grad_fn_as_torchs(name: str) -> None:
+    torch = require_torch()
+    outcomes = []
+    for L in (st, torch):
+        L.manual_seed(3)
+        d = FAMILIES[name](L)
+        params = [getattr(d, p).detach().requires_grad_() for p in d.arg_constraints]
+        d = type(d)(*params)
+        sample = d.rsample((5,))
+        (sample * sample).sum().backward()
+        grads = [flat(p.grad) for p in params]
+        outcomes.append((sample.grad_fn.name(), flat(sample), grads))
+        assert d.sample().grad_fn is None
+    assert outcomes[0][:2] == outcomes[1][:2]
+    for mine, theirs in zip(outcomes[0][2], outcomes[1][2], strict=True):
+        assert close(mine, theirs)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_log_prob_gradient_and_grad_fn_as_torchs(name: str) -> None:
+    torch = require_torch()
+    outcomes = []
+    for L in (st, torch):
+        d = FAMILIES[name](L)
+        names = [p for p in d.arg_constraints if p in d.__dict__]
+        params = [d.__dict__[p].detach().requires_grad_() for p in names]
+        kind = type(d)
+        d = kind(**dict(zip(names, params, strict=True)))
+        result = d.log_prob(VALUES[name](L)).sum() + d.entropy().sum()
+        result.backward()
+        outcomes.append((result.grad_fn.name(), [flat(p.grad) for p in params]))
+    assert outcomes[0][0] == outcomes[1][0]
+    for mine, theirs in zip(outcomes[0][1], outcomes[1][1], strict=True):
+        assert close(mine, theirs)
+
+
+def test_probs_and_logits_are_computed_when_first_read() -> None:
+    torch = require_torch()
+    for L in (st, torch):
+        d = L.distributions.Bernoulli(probs=L.tensor([0.0, 0.25, 1.0]))
+        assert "logits" not in d.__dict__
+        logits = d.logits
+        assert "logits" in d.__dict__
+        c = L.distributions.Categorical(logits=L.tensor([1.0, 2.0, 3.0]))
+        assert "probs" not in c.__dict__ and c.probs is c.probs
+        assert isinstance(c.probs, L.Tensor)
+    assert close(
+        logits,
+        torch.distributions.Bernoulli(probs=torch.tensor([0.0, 0.25, 1.0])).logits,
+    )
+    with st.no_grad():
+        p = st.tensor([0.25], requires_grad=True)
+        assert st.distributions.Bernoulli(probs=p).logits.requires_grad
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_expand_as_torchs(name: str) -> None:
+    torch = require_torch()
+    outcomes = []
+    for L in (st, torch):
+        d = FAMILIES[name](L)
+        big = d.expand((4,) + tuple(d.batch_shape))
+        L.manual_seed(1)
+        outcomes.append(
+            (tuple(big.batch_shape), flat(big.sample((2,))), big._validate_args)
+        )
+    assert outcomes[0] == outcomes[1]
+
+
+def test_kl_divergence_as_torchs() -> None:
+    torch = require_torch()
+    results = []
+    for L in (st, torch):
+        D = L.distributions
+        p = D.Normal(L.tensor([0.0, 1.0]), L.tensor([1.0, 3.0]))
+        q = D.Normal(L.tensor([0.5, -1.0]), L.tensor([2.0, 0.5]))
+        a = D.Categorical(probs=L.tensor([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]))
+        b = D.Categorical(probs=L.tensor([[0.1, 0.9, 0.0], [0.0, 0.5, 0.5]]))
+        results.append([D.kl_divergence(p, q), D.kl_divergence(a, b)])
+        with pytest.raises(NotImplementedError) as error:
+            D.kl_divergence(p, a)
+        results.append([error.value.args[0]])
+    assert close(results[0][0], results[2][0])
+    assert close(results[0][1], results[2][1])
+    assert flat(results[0][1])[1] == math.inf
+    assert results[1] == results[3]
+
+
+def _error(build: Callable[[], Any]) -> str:
+    with pytest.raises(ValueError) as error:
+        build()
+    return str(error.value)
+
+
+BAD: dict[str, Callable[[Any], Any]] = {
+    "negative_scale": lambda L: L.distributions.Normal(
+        L.tensor([0.0, 1.0]), L.tensor([1.0, -1.0])
+    ),
+    "nan_loc": lambda L: L.distributions.Normal(L.tensor(math.nan), 1.0),
+    "low_above_high": lambda L: L.distributions.Uniform(1.0, 0.0),
+    "probs_above_one": lambda L: L.distributions.Bernoulli(L.tensor([1.5])),
+    "both": lambda L: L.distributions.Bernoulli(probs=0.5, logits=0.0),
+    "neither": lambda L: L.distributions.Categorical(),
+    "scalar_probs": lambda L: L.distributions.Categorical(L.tensor(1.0)),
+    "scalar_logits": lambda L: L.distributions.Categorical(logits=L.tensor(1.0)),
+    "negative_class": lambda L: L.distributions.Categorical(
+        probs=L.tensor([0.5, -0.1, 0.6])
+    ),
+    "not_a_number": lambda L: L.distributions.Normal("0", 1.0),
+    "shape": lambda L: _normal(L).log_prob(L.tensor([1.0, 2.0])),
+    "not_a_tensor": lambda L: _normal(L).log_prob(1.0),
+    "outside_uniform": lambda L: _uniform(L).log_prob(L.tensor([-1.0, 1.0])),
+    "not_boolean": lambda L: _bernoulli(L).log_prob(L.tensor(0.5)),
+    "class_too_big": lambda L: _categorical(L).log_prob(L.tensor([4])),
+    "class_fraction": lambda L: _categorical(L).log_prob(L.tensor([1.5])),
+}
+
+
+@pytest.mark.parametrize("name", BAD)
+def test_validation_errors_as_torchs(name: str) -> None:
+    torch = require_torch()
+    assert _error(lambda: BAD[name](st)) == _error(lambda: BAD[name](torch))
+
+
+def test_validation_can_be_turned_off() -> None:
+    torch = require_torch()
+    for L in (st, torch):
+        D = L.distributions
+        d = D.Normal(L.tensor([0.0]), L.tensor([-1.0]), validate_args=False)
+        assert not d._validate_args
+        D.Distribution.set_default_validate_args(False)
+        try:
+            assert D.Uniform(1.0, 0.0).entropy().isnan().item()
+        finally:
+            D.Distribution.set_default_validate_args(True)
+        with pytest.raises(ValueError):
+            D.Uniform(1.0, 0.0)
+        with pytest.raises(ValueError):
+            D.Distribution.set_default_validate_args(1.5)  # type: ignore[arg-type]
+
+
+def test_constraints_print_as_torchs() -> None:
+    torch = require_torch()
+    shown = []
+    for L in (st, torch):
+        C = L.distributions.constraints
+        shown.append(
+            [
+                repr(c)
+                for c in (
+                    C.real,
+                    C.positive,
+                    C.unit_interval,
+                    C.simplex,
+                    C.real_vector,
+                    C.boolean,
+                    C.integer_interval(0, 3),
+                    C.less_than(2.0),
+                )
+            ]
+            + [C.is_dependent(C.dependent), C.is_dependent(C.real)]
+        )
+    assert shown[0] == shown[1]
+
+
+# Finite differences, without PyTorch: d log_prob / d parameter.
+
+
+def _central_difference(f: Callable[[float], float], x: float) -> float:
+    h = 1e-6
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+def _log_prob_of(build: Callable[[list[float]], Any], point: list[float], i: int):
+    def f(x: float) -> float:
+        moved = point[:i] + [x] + point[i + 1 :]
+        return float(build(moved).item())
+
+    return f
+
+
+FD_CASES: dict[str, Callable[[Any], Any]] = {
+    "normal": lambda p: st.distributions.Normal(p[0], p[1]).log_prob(
+        st.tensor(0.3, dtype=st.float64)
+    ),
+    "normal_entropy": lambda p: st.distributions.Normal(p[0], p[1]).entropy(),
+    "uniform": lambda p: st.distributions.Uniform(p[0], p[1]).log_prob(
+        st.tensor(0.5, dtype=st.float64)
+    ),
+    "bernoulli": lambda p: (
+        st.distributions.Bernoulli(logits=p[0]).log_prob(
+            st.tensor(1.0, dtype=st.float64)
+        )
+        + st.distributions.Bernoulli(logits=p[1]).entropy()
+    ),
+    "categorical": lambda p: (
+        st.distributions.Categorical(logits=p).log_prob(st.tensor(1))
+        + st.distributions.Categorical(logits=p).entropy()
+    ),
+    "kl_normal": lambda p: st.distributions.kl_divergence(
+        st.distributions.Normal(p[0], p[1]), st.distributions.Normal(0.2, 1.5)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", FD_CASES)
+def test_gradients_match_finite_differences(name: str) -> None:
+    point = [0.4, 1.3]
+    params = st.tensor(point, dtype=st.float64, requires_grad=True)
+    FD_CASES[name](params).backward()
+
+    def value(p: list[float]) -> Any:
+        return FD_CASES[name](st.tensor(p, dtype=st.float64))
+
+    for i in range(len(point)):
+        numeric = _central_difference(_log_prob_of(value, point, i), point[i])
+        assert math.isclose(params.grad[i].item(), numeric, rel_tol=1e-5, abs_tol=1e-7)
+    assert params.grad.abs().sum().item() > 0
