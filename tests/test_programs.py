@@ -36,6 +36,8 @@ PROGRAMS = [
     "device_setup",
     "cpu_autocast_checkpoint",
     "digits_cnn",
+    "policy_gradient",
+    "vae_reparam",
 ]
 
 # The programs that need NumPy (skipped without it).
