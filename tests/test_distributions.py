@@ -72,6 +72,42 @@ FAMILIES: dict[str, Build] = {
     "categorical_logits": _categorical_logits,
 }
 
+
+def _independent_normal(L: Any) -> Any:
+    base = _normal_double(L)
+    return L.distributions.Independent(base, 1)
+
+
+def _independent_bernoulli(L: Any) -> Any:
+    return L.distributions.Independent(_bernoulli_logits(L), 2)
+
+
+def _independent_categorical(L: Any) -> Any:
+    probs = L.tensor([[[0.1, 0.9], [0.5, 0.5], [1.0, 0.0]]] * 2)
+    return L.distributions.Independent(L.distributions.Categorical(probs), 1)
+
+
+def _independent_nested(L: Any) -> Any:
+    low = L.tensor([[[0.0, 1.0], [-1.0, 2.0]]])
+    uniform = L.distributions.Uniform(low, low + L.tensor([[[1.0], [3.0]]]))
+    return L.distributions.Independent(L.distributions.Independent(uniform, 1), 1)
+
+
+def _independent_none(L: Any) -> Any:
+    return L.distributions.Independent(_uniform(L), 0)
+
+
+#: Independent distributions: batch dimensions of a family read as its event.
+INDEPENDENT: dict[str, Build] = {
+    "independent_normal": _independent_normal,
+    "independent_bernoulli": _independent_bernoulli,
+    "independent_categorical": _independent_categorical,
+    "independent_nested": _independent_nested,
+    "independent_none": _independent_none,
+}
+
+ALL: dict[str, Build] = {**FAMILIES, **INDEPENDENT}
+
 #: A value inside each family's support, broadcastable with its batch.
 VALUES: dict[str, Callable[[Any], Any]] = {
     "normal": lambda L: L.tensor([[0.1, 0.2, 0.3], [-4.0, 5.0, 2.0]]),
@@ -83,6 +119,13 @@ VALUES: dict[str, Callable[[Any], Any]] = {
     "bernoulli_logits": lambda L: L.tensor([[1.0, 0.0], [0.0, 0.0]]),
     "categorical": lambda L: L.tensor([[3, 0], [1, 2]]),
     "categorical_logits": lambda L: L.tensor([2, 0]),
+    "independent_normal": lambda L: L.tensor(
+        [[[0.25, -1.0, 8.0]], [[1.0, 2.0, 3.0]]], dtype=L.float64
+    ),
+    "independent_bernoulli": lambda L: L.tensor([[[1.0, 0.0], [0.0, 0.0]]] * 3),
+    "independent_categorical": lambda L: L.tensor([[1, 0, 0], [0, 1, 0]]),
+    "independent_nested": lambda L: L.tensor([[[0.5, 1.5], [0.0, 4.0]]] * 4),
+    "independent_none": lambda L: L.tensor([[1.0, 4.0], [0.0, 1.0]]),
 }
 
 
@@ -114,14 +157,14 @@ def close(got: Any, want: Any) -> bool:
     return True
 
 
-@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("name", ALL)
 @pytest.mark.parametrize("seed", [0, 7])
 def test_samples_equal_torchs_number_for_number(name: str, seed: int) -> None:
     torch = require_torch()
     draws = []
     for L in (st, torch):
         L.manual_seed(seed)
-        d = FAMILIES[name](L)
+        d = ALL[name](L)
         samples = [d.sample(), d.sample((3,)), d.sample((2, 17))]
         if d.has_rsample:
             samples.append(d.rsample((4,)))
@@ -129,10 +172,10 @@ def test_samples_equal_torchs_number_for_number(name: str, seed: int) -> None:
     assert draws[0] == draws[1]
 
 
-@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("name", ALL)
 def test_shapes_moments_log_prob_and_entropy_as_torchs(name: str) -> None:
     torch = require_torch()
-    mine, theirs = FAMILIES[name](st), FAMILIES[name](torch)
+    mine, theirs = ALL[name](st), ALL[name](torch)
     assert mine.batch_shape == theirs.batch_shape
     assert mine.event_shape == theirs.event_shape
     assert repr(mine.batch_shape) == repr(theirs.batch_shape)
@@ -215,12 +258,12 @@ def test_probs_and_logits_are_computed_when_first_read() -> None:
         assert st.distributions.Bernoulli(probs=p).logits.requires_grad
 
 
-@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("name", ALL)
 def test_expand_as_torchs(name: str) -> None:
     torch = require_torch()
     outcomes = []
     for L in (st, torch):
-        d = FAMILIES[name](L)
+        d = ALL[name](L)
         big = d.expand((4,) + tuple(d.batch_shape))
         L.manual_seed(1)
         outcomes.append(
@@ -246,6 +289,136 @@ def test_kl_divergence_as_torchs() -> None:
     assert close(results[0][1], results[2][1])
     assert flat(results[0][1])[1] == math.inf
     assert results[1] == results[3]
+
+
+@pytest.mark.parametrize("name", INDEPENDENT)
+def test_independent_reads_the_base_as_torchs(name: str) -> None:
+    torch = require_torch()
+    seen = []
+    for L in (st, torch):
+        d = INDEPENDENT[name](L)
+        seen.append(
+            (
+                tuple(d.batch_shape),
+                tuple(d.event_shape),
+                tuple(d.base_dist.batch_shape),
+                d.reinterpreted_batch_ndims,
+                d.has_rsample,
+                d.has_enumerate_support,
+                repr(d.support),
+                d.support.event_dim,
+                d.support.is_discrete,
+                tuple(d.log_prob(VALUES[name](L)).shape),
+                tuple(d.entropy().shape),
+            )
+        )
+    assert seen[0] == seen[1]
+    assert seen[0][1] != () or name == "independent_none"
+
+
+def test_independent_sums_the_base_log_prob_over_its_event() -> None:
+    base = _normal_double(st)
+    value = VALUES["independent_normal"](st)
+    summed = st.distributions.Independent(base, 1).log_prob(value)
+    by_hand = base.log_prob(value).sum(-1)
+    assert summed.shape == (2, 2) and summed.tolist() == by_hand.tolist()
+    entropy = st.distributions.Independent(base, 2).entropy()
+    assert entropy.shape == () and entropy.item() == base.entropy().sum().item()
+
+
+@pytest.mark.parametrize("ndims", [1, 2])
+def test_independent_gradients_and_grad_fn_as_torchs(ndims: int) -> None:
+    torch = require_torch()
+    outcomes = []
+    for L in (st, torch):
+        L.manual_seed(5)
+        loc = L.tensor([[0.5, -1.0, 2.0], [0.0, 1.0, 3.0]], requires_grad=True)
+        scale = L.tensor([[1.0, 0.5, 2.0], [0.3, 0.7, 1.1]], requires_grad=True)
+        D = L.distributions
+        d = D.Independent(D.Normal(loc, scale), ndims)
+        sample = d.rsample((4,))
+        value = L.tensor([[0.1, 0.2, 0.3], [-4.0, 5.0, 2.0]])
+        log_prob, entropy = d.log_prob(value), d.entropy()
+        total = (sample**2).sum() + log_prob.sum() + entropy.sum()
+        total.backward()
+        names = [t.grad_fn.name() for t in (sample, log_prob, entropy, total)]
+        outcomes.append((names, flat(sample), flat(loc.grad), flat(scale.grad)))
+        assert d.sample().grad_fn is None
+    assert outcomes[0][:2] == outcomes[1][:2]
+    assert close(outcomes[0][2], outcomes[1][2])
+    assert close(outcomes[0][3], outcomes[1][3])
+
+
+def test_independent_without_rsample_refuses_it_as_torchs() -> None:
+    torch = require_torch()
+    for L in (st, torch):
+        d = _independent_bernoulli(L)
+        assert not d.has_rsample
+        with pytest.raises(NotImplementedError):
+            d.rsample()
+
+
+def test_enumerate_support_as_torchs() -> None:
+    torch = require_torch()
+    shown = []
+    for L in (st, torch):
+        D = L.distributions
+        bern = _bernoulli_logits(L)
+        cat = _categorical_logits(L)
+        supports = [
+            bern.enumerate_support(),
+            bern.enumerate_support(expand=False),
+            cat.enumerate_support(),
+            cat.enumerate_support(False),
+            _categorical(L).enumerate_support(),
+            D.Independent(bern, 0).enumerate_support(),
+        ]
+        shown.append([(tuple(v.shape), str(v.dtype), flat(v)) for v in supports])
+        for d in (D.Independent(bern, 1), _normal(L)):
+            with pytest.raises(NotImplementedError) as error:
+                d.enumerate_support()
+            shown.append([str(error.value)])
+        assert not _normal(L).has_enumerate_support
+    assert shown[0] == shown[3] and shown[1:3] == shown[4:6]
+    assert shown[1] == ["Enumeration over cartesian product is not implemented"]
+
+
+def test_kl_divergence_of_independent_as_torchs() -> None:
+    torch = require_torch()
+    results = []
+    for L in (st, torch):
+        D = L.distributions
+        p = D.Normal(L.tensor([[0.0, 1.0], [2.0, 3.0]]), L.tensor([1.0, 3.0]))
+        q = D.Normal(L.tensor([0.5, -1.0]), L.tensor([[2.0, 0.5], [1.0, 1.0]]))
+        for ndims in (0, 1, 2):
+            kl = D.kl_divergence(D.Independent(p, ndims), D.Independent(q, ndims))
+            results.append((tuple(kl.shape), flat(kl)))
+        with pytest.raises(NotImplementedError) as error:
+            D.kl_divergence(D.Independent(p, 1), D.Independent(q, 2))
+        results.append((error.value.args, []))
+    for mine, theirs in zip(results[:4], results[4:], strict=True):
+        assert mine[0] == theirs[0] and close(mine[1], theirs[1])
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda L: L.distributions.Independent(_normal(L), "1"),
+        lambda L: L.distributions.Independent(_normal(L), None),
+        lambda L: L.distributions.Independent(_normal(L), 0.5),
+        lambda L: L.distributions.Independent(L.tensor([1.0]), 1),
+        lambda L: L.distributions.Independent(None, 0),
+    ],
+    ids=["string", "none", "fraction", "tensor_base", "none_base"],
+)
+def test_independent_refuses_bad_arguments_as_torchs(build: Build) -> None:
+    torch = require_torch()
+    errors = []
+    for L in (st, torch):
+        with pytest.raises((TypeError, AttributeError)) as error:
+            build(L)
+        errors.append((type(error.value), str(error.value)))
+    assert errors[0] == errors[1]
 
 
 def _error(build: Callable[[], Any]) -> str:
@@ -275,6 +448,14 @@ BAD: dict[str, Callable[[Any], Any]] = {
     "not_boolean": lambda L: _bernoulli(L).log_prob(L.tensor(0.5)),
     "class_too_big": lambda L: _categorical(L).log_prob(L.tensor([4])),
     "class_fraction": lambda L: _categorical(L).log_prob(L.tensor([1.5])),
+    "reinterpret_too_many": lambda L: L.distributions.Independent(_normal(L), 2),
+    "reinterpret_float": lambda L: L.distributions.Independent(_normal(L), 3.0),
+    "independent_shape": lambda L: _independent_normal(L).log_prob(
+        L.tensor([1.0, 2.0], dtype=L.float64)
+    ),
+    "independent_outside": lambda L: _independent_bernoulli(L).log_prob(
+        L.tensor([[1.0, 0.5], [0.0, 1.0]])
+    ),
 }
 
 
@@ -358,6 +539,15 @@ FD_CASES: dict[str, Callable[[Any], Any]] = {
     "categorical": lambda p: (
         st.distributions.Categorical(logits=p).log_prob(st.tensor(1))
         + st.distributions.Categorical(logits=p).entropy()
+    ),
+    "independent": lambda p: (
+        st.distributions.Independent(st.distributions.Normal(p, 0.7), 1)
+        .log_prob(st.tensor([0.3, -0.2], dtype=st.float64))
+        .add(st.distributions.Independent(st.distributions.Normal(0.0, p), 1).entropy())
+    ),
+    "kl_independent": lambda p: st.distributions.kl_divergence(
+        st.distributions.Independent(st.distributions.Normal(p, p), 1),
+        st.distributions.Independent(st.distributions.Normal(0.1, 2.0 + p * 0), 1),
     ),
     "kl_normal": lambda p: st.distributions.kl_divergence(
         st.distributions.Normal(p[0], p[1]), st.distributions.Normal(0.2, 1.5)

@@ -187,6 +187,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "distributions.uniform",
             "distributions.bernoulli",
             "distributions.categorical",
+            "distributions.independent",
             "distributions.kl",
         ),
     ),

@@ -2,7 +2,8 @@
 
 ``Normal``, ``Uniform``, ``Bernoulli`` and ``Categorical`` with ``sample``,
 ``rsample`` (where the family has one), ``log_prob``, ``entropy``, their
-moments and ``expand``; ``kl_divergence`` for normal and categorical pairs.
+moments and ``expand``; ``Independent`` to read batch dimensions as one event;
+``kl_divergence`` for normal, categorical and independent pairs.
 Samples equal PyTorch's after the same ``manual_seed``: each family draws
 with the same sampler PyTorch's does.
 """
@@ -11,6 +12,7 @@ from slowtorch_lib.distributions import constraints
 from slowtorch_lib.distributions.bernoulli import Bernoulli
 from slowtorch_lib.distributions.categorical import Categorical
 from slowtorch_lib.distributions.distribution import Distribution
+from slowtorch_lib.distributions.independent import Independent
 from slowtorch_lib.distributions.kl import kl_divergence, register_kl
 from slowtorch_lib.distributions.normal import Normal
 from slowtorch_lib.distributions.uniform import Uniform
@@ -19,6 +21,7 @@ __all__ = [
     "Bernoulli",
     "Categorical",
     "Distribution",
+    "Independent",
     "Normal",
     "Uniform",
     "constraints",

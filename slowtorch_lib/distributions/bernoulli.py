@@ -12,6 +12,7 @@ from slowtorch_lib.distributions import constraints
 from slowtorch_lib.distributions.distribution import Distribution
 from slowtorch_lib.distributions.utils import (
     broadcast_all,
+    enumerate_values,
     is_number,
     lazy_property,
     logits_to_probs,
@@ -110,3 +111,7 @@ class Bernoulli(Distribution):
         return binary_cross_entropy_with_logits(
             self.logits, self.probs, reduction="none"
         )
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """0 and 1, in the parameter's dtype, along dimension 0."""
+        return enumerate_values(2, self._batch_shape, self._param.dtype, expand)

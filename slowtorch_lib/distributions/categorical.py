@@ -14,6 +14,7 @@ from slowtorch_lib.distributions import constraints
 from slowtorch_lib.distributions.bernoulli import _one_of
 from slowtorch_lib.distributions.distribution import Distribution
 from slowtorch_lib.distributions.utils import (
+    enumerate_values,
     lazy_property,
     logits_to_probs,
     probs_to_logits,
@@ -104,6 +105,11 @@ class Categorical(Distribution):
         probs_2d = self.probs.reshape(-1, self._num_events)
         samples_2d = multinomial(probs_2d, sample_shape.numel(), True).T
         return samples_2d.reshape(self._extended_shape(sample_shape))
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """The classes ``0 .. K-1`` (int64) along dimension 0."""
+        count = self._num_events
+        return enumerate_values(count, self._batch_shape, dtypes.int64, expand)
 
     def log_prob(self, value: Any) -> Tensor:
         """The log-probability of each class in ``value``."""

@@ -152,6 +152,10 @@ class Distribution:
         """The inverse of the cumulative distribution function."""
         raise NotImplementedError
 
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """Every value of a discrete distribution, along dimension 0."""
+        raise NotImplementedError
+
     def entropy(self) -> Tensor:
         """The entropy, one number per distribution of the batch."""
         raise NotImplementedError

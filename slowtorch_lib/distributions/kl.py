@@ -13,7 +13,9 @@ from typing import Any
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.distributions.categorical import Categorical
 from slowtorch_lib.distributions.distribution import Distribution
+from slowtorch_lib.distributions.independent import Independent
 from slowtorch_lib.distributions.normal import Normal
+from slowtorch_lib.distributions.utils import sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -70,3 +72,17 @@ def _kl_categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
     t[(q.probs == 0).expand_as(t)] = math.inf
     t[(p.probs == 0).expand_as(t)] = 0
     return t.sum(-1)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+    """The bases' divergence, summed over the reinterpreted dimensions.
+
+    Raises:
+        NotImplementedError: If the two read different numbers of dimensions
+            as their event (with no message, as PyTorch's).
+    """
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    result = kl_divergence(p.base_dist, q.base_dist)
+    return sum_rightmost(result, p.reinterpreted_batch_ndims)

@@ -6,18 +6,20 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import tensor
+from slowtorch_lib._creation import arange, tensor
 from slowtorch_lib._strides import broadcast_shapes
-from slowtorch_lib._tensor import Tensor
+from slowtorch_lib._tensor import Size, Tensor
 from slowtorch_lib.autograd.grad_mode import enable_grad
 from slowtorch_lib.nn.functional.activation import softmax
 
 __all__ = [
     "broadcast_all",
     "clamp_probs",
+    "enumerate_values",
     "lazy_property",
     "logits_to_probs",
     "probs_to_logits",
+    "sum_rightmost",
 ]
 
 T = TypeVar("T")
@@ -50,6 +52,28 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
     tensors = [v if isinstance(v, Tensor) else tensor(v, dtype=dtype) for v in values]
     shape = broadcast_shapes(*(t.shape for t in tensors))
     return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)
+
+
+def enumerate_values(count: int, batch_shape: Size, dtype: Any, expand: bool) -> Tensor:
+    """The values ``0 .. count-1`` along dimension 0, one column per batch item.
+
+    This is ``enumerate_support`` of a discrete distribution whose support
+    is ``0 .. count-1``. With ``expand`` false the batch dimensions are of
+    size 1, to broadcast against the batch.
+    """
+    values = arange(count, dtype=dtype).view((-1,) + (1,) * len(batch_shape))
+    return values.expand((-1,) + tuple(batch_shape)) if expand else values
+
+
+def sum_rightmost(value: Tensor, dim: int) -> Tensor:
+    """``value`` summed over its last ``dim`` dimensions (none if ``dim`` is 0).
+
+    A batch of per-dimension log-densities becomes one log-density per
+    event, as ``Independent`` reads its last batch dimensions as one event.
+    """
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
 
 
 def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
