@@ -1,5 +1,6 @@
 """``python -m bench.similarity``: the copy check's catches and false flags
-on the corpus of ``tests/grading/copy_corpus.py``, and its time on a class."""
+on the corpus of ``tests/grading/copy_corpus.py``, by disguise, and its time
+on a class."""
 
 from __future__ import annotations
 
@@ -16,19 +17,32 @@ def main() -> None:
     honest = found["honest pairs"] + found["false flags"]
     caught, missed = found["caught"], found["missed"]
     print(
-        f"threshold {similarity.THRESHOLD:.0%} of the smaller answer's shingles, "
-        f"size floor {similarity.MIN_SIZE} shingles of its own"
+        f"threshold {similarity.THRESHOLD:.0%} of the smaller answer's shingles "
+        f"or statements in order, size floor {similarity.MIN_SIZE} shingles"
     )
     print(f"false flags: {len(found['false flags'])} of {len(honest)} honest pairs")
-    print(f"  highest honest resemblance: {max(v for _, v in honest):.2f}")
+    large = [v for label, v in honest if "honest" in label]
+    print(f"  highest honest resemblance: {max(large):.2f}")
     print(f"catches: {len(caught)} of {len(caught) + len(missed)} copies")
-    for kind in ("model renamed", "model disguised", "classmate"):
-        hits = sum(kind in label for label, _ in caught)
-        total = hits + sum(kind in label for label, _ in missed)
-        print(f"  {kind}: {hits} of {total}")
+    for source in ("model", "classmate"):
+        for kind in copy_corpus.DISGUISES:
+            tag = f" {source} " if source == "model" else " classmate "
+            hits = sum(tag in f" {lb} " and f" {kind} (" in lb for lb, _ in caught)
+            total = hits + sum(
+                tag in f" {lb} " and f" {kind} (" in lb for lb, _ in missed
+            )
+            if total:
+                print(f"  {source} {kind}: {hits} of {total}")
     for label, _ in missed + found["false flags"]:
         print(f"  ! {label}")
     print(f"too small to compare (never flagged): {len(found['too small'])} copies")
+    clustered = found["clustered"]
+    print(
+        f"three short copies found as a cluster: {len(clustered)} of "
+        f"{len(clustered) + len(found['not clustered'])}"
+    )
+    for label, _ in found["honest clusters"]:
+        print(f"  honest: {label}")
     print(f"measured in {seconds:.1f} s")
     # A class: 100 students x the largest answers, through the index.
     solutions = similarity._cells(similarity.ROOT / "solutions")

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+import re
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from course import grading, similarity
 from course.lab import write_settings
@@ -33,6 +37,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     collect.add_argument("zip", type=Path, help="the zip file the LMS gave")
     collect.add_argument("out", type=Path, help="a new or empty folder")
+    collect.add_argument(
+        "--groups",
+        type=Path,
+        metavar="CSV",
+        help="for a group assignment: the members of each group (Canvas's "
+        "export of the group set, or a CSV with columns group, id, name); each "
+        "member gets the group's notebooks",
+    )
     grade = commands.add_parser(
         "grade",
         help="grade a class (CLASS/<student>/NN_name.ipynb) or, with --student, "
@@ -69,6 +81,14 @@ def main(argv: list[str] | None = None) -> int:
         "--jobs", type=int, default=1, help="notebooks graded at once (default 1)"
     )
     grade.add_argument(
+        "--seed",
+        default="",
+        help="the class seed of the drawn cases: by default your own, kept in "
+        "~/.config/slowtorch/grading-seed (the same class graded again gets the "
+        "same grades); a seed from the CSV's notes draws that run's cases again; "
+        "'new' draws afresh (e.g. for a resubmission after feedback)",
+    )
+    grade.add_argument(
         "--predictions",
         action="store_true",
         help="grade the prediction exercises too (read from the cells, never run)",
@@ -83,6 +103,13 @@ def main(argv: list[str] | None = None) -> int:
         choices=("plain", "canvas"),
         default="plain",
         help="the CSV: plain (per exercise, with notes) or a Canvas gradebook import",
+    )
+    grade.add_argument(
+        "--canvas-columns",
+        metavar="COLUMNS",
+        help="with --format canvas: only these chapters' columns, each named as "
+        'its assignment in Canvas ("2=Notebook 2,3=Notebook 3"); others are left '
+        "out, so Canvas keeps its scores",
     )
     grade.add_argument(
         "--no-sandbox",
@@ -110,6 +137,13 @@ def main(argv: list[str] | None = None) -> int:
         "--weights",
         type=Path,
         help='a JSON or TOML file of exercise weights: {"1.5": 2, ...}',
+    )
+    export.add_argument(
+        "--give",
+        default="",
+        metavar="IDS",
+        help="pieces the autograder's engine holds solved (ch1,ch2 once those "
+        "chapters are past): a chapter's notebook handed in alone then uses them",
     )
     release = commands.add_parser(
         "release",
@@ -146,11 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "generate":
         return run_generate(args.check)
     if args.command == "collect":
-        return run_collect(args.zip, args.out)
+        return run_collect(args.zip, args.out, args.groups)
     if args.command == "release":
         return run_release(args.out, args.give, args.site)
     if args.command == "export":
-        return run_export(args.out, args.chapter, args.weights)
+        return run_export(args.out, args.chapter, args.weights, args.give)
     if args.command == "project":
         return run_project(args.folders, args.cases)
     return run_grade(args)
@@ -186,9 +220,11 @@ def run_generate(check: bool) -> int:
     return 0
 
 
-def run_export(out: Path, chapter: int | None, weights_file: Path | None) -> int:
+def run_export(
+    out: Path, chapter: int | None, weights_file: Path | None, give: str = ""
+) -> int:
     # at call time: each command loads only its own modules
-    from course import export
+    from course import edition, export
 
     if chapter is not None and not grading.chapter_exercises(chapter):
         print(f"there is no chapter {chapter}", file=sys.stderr)
@@ -198,33 +234,41 @@ def run_export(out: Path, chapter: int | None, weights_file: Path | None) -> int
     except (OSError, ValueError) as error:
         print(f"cannot read the weights: {error}", file=sys.stderr)
         return 2
-    names = export.gradescope(out, chapter, weights)
+    try:
+        given = edition.parse_give(give)
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 2
+    names = export.gradescope(out, chapter, weights, given)
     which = f"chapter {chapter}" if chapter is not None else "every chapter"
     print(
-        f"wrote {out} ({len(names)} files, {which}): upload it as the "
-        "assignment's autograder (Ubuntu 22.04 base image)"
+        f"wrote {out} ({len(names)} files, {which}, {len(given)} pieces given): "
+        "upload it as the assignment's autograder (Ubuntu 22.04 base image). It "
+        "is the answer key: keep it private."
     )
     return 0
 
 
-def run_collect(zip_path: Path, out: Path) -> int:
+def run_collect(zip_path: Path, out: Path, groups: Path | None = None) -> int:
     # at call time: each command loads only its own modules
     from course import collect
 
     try:
-        collected = collect.collect(zip_path, out)
-    except (FileExistsError, ValueError) as error:
+        collected = collect.collect(zip_path, out, groups)
+    except (FileExistsError, ValueError, OSError) as error:
         print(error, file=sys.stderr)
         return 2
     for note in collected.notes:
-        print(f"note: {note}")
+        print(printable(f"note: {note}"))
+    for refusal in collected.refused:
+        print(printable(f"REFUSED: {refusal}"), file=sys.stderr)
     notebooks = sum(len(s.notebooks) for s in collected.students)
     print(
         f"{collected.lms}: {len(collected.students)} students, {notebooks} "
         f"notebooks in {out}; who is who: {out / collect.ROSTER}"
     )
     print(f"next: python -m course grade {out}")
-    return 0 if collected.students else 1
+    return 0 if collected.students and not collected.refused else 1
 
 
 def run_release(out: Path, give: str, site: bool = False) -> int:
@@ -273,6 +317,14 @@ def run_grade(args: argparse.Namespace) -> int:
             f"no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr
         )
         return 2
+    # one's own notebooks (--student): a CSV only where asked for
+    folders = [path for path in paths if path.is_dir() and args.student is None]
+    target = args.csv or (folders[0] / "grades.csv" if folders else None)
+    for place, folder in ((target, False), (args.feedback, True)):
+        problem = None if place is None else unwritable(place, folder)
+        if problem is not None:
+            print(f"cannot write {place}: {problem} (nothing graded)", file=sys.stderr)
+            return 2
     problem = sandbox.problem()
     if problem is not None and not args.no_sandbox:
         print(
@@ -303,18 +355,27 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"no notebooks to grade: {layout.EXPECTED}", file=sys.stderr)
         return 2
     # at call time: each command loads only its own modules
-    from course import edition
+    from course import edition, gradescope
 
     try:
         given = edition.parse_give(args.give)
+        columns = export.parse_columns(args.canvas_columns)
     except ValueError as error:
         print(error, file=sys.stderr)
         return 2
     if args.no_sandbox:
         print(f"WARNING: {grading.NO_SANDBOX}")
+    # at call time: each command loads only its own modules
+    from course import answer_key
+
+    seed = answer_key.new_seed() if args.seed == "new" else args.seed
+    if seed and not re.fullmatch(r"[\w.-]{1,64}", seed):
+        print("--seed: letters, digits, '.', '-' and '_' only", file=sys.stderr)
+        return 2
     start = time.monotonic()
     results = grading.grade(
         submissions,
+        seed=seed,
         timeout=args.timeout,
         jobs=args.jobs,
         sandboxed=not args.no_sandbox,
@@ -323,25 +384,72 @@ def run_grade(args: argparse.Namespace) -> int:
     )
     for result in results:
         result.notes += student_notes.get(result.student, [])
+    for mine in grading.by_student(results).values():
+        kept, _ = grading.counted(mine)
+        for owner, line in gradescope.earlier_chapters(kept, given, own_too=False):
+            owner.notes.append(f"chapters before it: {line}")
+    for result in results:
         print(printable(grading.table(result)))
-    # one's own notebooks (--student): a CSV only where asked for
-    folders = [path for path in paths if path.is_dir() and args.student is None]
-    target = args.csv or (folders[0] / "grades.csv" if folders else None)
+    ended = True
     if target is not None:
-        checked = copy_check(results, target.with_name(f"{target.stem}-copies.md"))
-        if args.format == "canvas":
-            roster = {k: v for f in folders for k, v in collect.read_roster(f).items()}
-            export.write_canvas(checked, target, weights, roster)
-        else:
-            export.write_csv(checked, target, weights)
-        print(f"wrote {target}")
+        roster = {k: v for f in folders for k, v in collect.read_roster(f).items()}
+        ended = write_grades(results, target, args.format, (weights, roster, columns))
     if args.feedback is not None:
-        written = grading.write_feedback(results, args.feedback)
-        print(f"wrote {len(written)} feedback reports to {args.feedback}")
+        try:
+            written = grading.write_feedback(results, args.feedback)
+            print(f"wrote {len(written)} feedback reports to {args.feedback}")
+        except OSError as error:
+            print(f"cannot write the feedback: {error}", file=sys.stderr)
+            ended = False
     if args.no_sandbox:
         print(f"WARNING: {grading.NO_SANDBOX}")
     print(f"graded {len(results)} notebooks in {time.monotonic() - start:.1f} s")
-    return 0 if all(result.ok for result in results) else 1
+    return 0 if ended and all(result.ok for result in results) else 1
+
+
+def unwritable(place: Path, folder: bool) -> str | None:
+    """Why ``place`` (a file, or a folder to write files in) cannot be
+    written, or None: tried by writing a file beside it (or in it), before
+    anything is graded."""
+    where = place if folder else place.parent
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=where, prefix=".slowtorch-probe-"):
+            pass
+        if not folder and place.is_dir():
+            return "it is a folder"
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
+
+
+def write_grades(
+    results: list[grading.Result],
+    target: Path,
+    form: str,
+    choices: tuple[dict[str, float], dict[str, Any], dict[int, str] | None],
+) -> bool:
+    """Writes the copies report and the grades CSV; where that fails, the
+    grades go to a file in the temporary folder instead (nothing graded is
+    lost), and False."""
+    # at call time: each command loads only its own modules
+    from course import export
+
+    weights, roster, columns = choices
+    for place in (target, Path(tempfile.gettempdir()) / f"grades-{os.getpid()}.csv"):
+        try:
+            report = place.with_name(f"{place.stem}-copies.md")
+            checked = copy_check(results, report)
+            if form == "canvas":
+                export.write_canvas(checked, place, weights, roster, columns)
+            else:
+                export.write_csv(checked, place, weights, roster)
+        except OSError as error:
+            print(f"cannot write {place}: {error}", file=sys.stderr)
+            continue
+        print(f"wrote {place}")
+        return place == target
+    return False
 
 
 def copy_check(results: list[grading.Result], report: Path) -> list[grading.Result]:
@@ -354,15 +462,19 @@ def copy_check(results: list[grading.Result], report: Path) -> list[grading.Resu
         for result in results
         for exercise, source in result.sources.items()
     ]
-    pairs = similarity.class_pairs(answers, similarity.model_prints())
-    report.write_text(similarity.pairs_report(pairs), encoding="utf-8")
-    print(f"wrote {report} ({len(pairs)} pairs of answers that are the same code)")
-    notes = similarity.student_notes(pairs)
+    found = similarity.class_check(answers, similarity.model_prints())
+    report.write_text(
+        similarity.pairs_report(found.pairs, found.clusters), encoding="utf-8"
+    )
+    print(
+        f"wrote {report} ({len(found.pairs)} pairs of answers that are the same "
+        f"code, {len(found.clusters)} groups)"
+    )
+    notebooks = [(result.student, set(result.sources)) for result in results]
+    notes = similarity.notebook_notes(found, notebooks)
     return [
-        dataclasses.replace(result, notes=result.notes + notes.pop(result.student))
-        if result.student in notes
-        else result
-        for result in results
+        dataclasses.replace(result, notes=result.notes + mine) if mine else result
+        for result, mine in zip(results, notes, strict=True)
     ]
 
 

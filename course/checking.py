@@ -33,6 +33,7 @@ the case programs).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import math
@@ -187,7 +188,8 @@ def load(exercise_id: str) -> Exercise:
     except ImportError:
         return exercise
     exercise.grading_cases = tuple(hidden.CASES.get(exercise_id, ()))
-    exercise.drawn_cases = tuple(getattr(hidden, "DRAWN", {}).get(exercise_id, ()))
+    drawn = tuple(getattr(hidden, "DRAWN", {}).get(exercise_id, ()))
+    exercise.drawn_cases = drawn * DRAWS
     return exercise
 
 
@@ -223,6 +225,17 @@ def _is_library(filename: str) -> bool:
     if filename.startswith(LIBRARY) or "slowtorch_lib" in filename.split("/")[-2:-1]:
         return True
     return filename.endswith(("contextlib.py",)) or "importlib" in filename
+
+
+DRAWS = 24  # draws of each drawn case in one grading run (each its own inputs)
+
+
+def chapter_seed(seed: str, exercise_id: str) -> str:
+    """The seed of the drawn cases of an exercise's chapter, from the class's
+    ``seed``: the runner (and a student's feedback) sees only this one, from
+    which neither the class's seed nor another chapter's draw follows."""
+    chapter = exercise_id.split(".")[0]
+    return hashlib.sha256(f"{seed}/chapter {chapter}".encode()).hexdigest()[:16]
 
 
 def case_rng(seed: str, exercise_id: str, index: int) -> random.Random:

@@ -21,8 +21,9 @@ import shutil
 import stat
 import tempfile
 import zipfile
+from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from course import trees
 from course.answer_key import Answers
@@ -31,6 +32,15 @@ from course.grading import Result, by_student, counted
 
 POSSIBLE = "(points possible)"
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+class Rostered(Protocol):
+    """Who a class folder is in the LMS (:class:`course.collect.Student`)."""
+
+    name: str
+    lms_id: str
+    id_kind: str
+    late: bool
 
 
 def escape(text: str) -> str:
@@ -97,16 +107,23 @@ def rows(
                     for c in chapters
                 },
                 "notes": notes,
+                "handed in": {r.chapter for r in mine if r.chapter is not None},
             }
         )
     return columns, chapters, table
 
 
 def write_csv(
-    results: list[Result], path: Path, weights: dict[str, float] | None = None
+    results: list[Result],
+    path: Path,
+    weights: dict[str, float] | None = None,
+    roster: Mapping[str, Rostered] | None = None,
 ) -> None:
-    """One row per student: exercises, chapters, total, notes."""
+    """One row per student: exercises, chapters, total, notes; with a
+    ``roster`` from ``collect`` that holds anyone, a ``late`` column (the
+    LMS's late mark) before the notes."""
     weights = weights or {}
+    roster = roster or {}
     columns, chapters, table = rows(results, weights)
     possible = {e: weights.get(e, 1.0) for e in columns}
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -115,8 +132,9 @@ def write_csv(
     ) as file:
         writer = csv.writer(file)
         chapter_names = [f"chapter {c}" for c in chapters]
+        late = ["late"] if roster else []
         writer.writerow(
-            ["student", *columns, *chapter_names, "points", "out of", "notes"]
+            ["student", *columns, *chapter_names, "points", "out of", *late, "notes"]
         )
         total = sum(possible.values())
         writer.writerow(
@@ -129,6 +147,7 @@ def write_csv(
                 ],
                 number(total),
                 number(total),
+                *[""] * len(late),
                 "",
             ]
         )
@@ -143,33 +162,63 @@ def write_csv(
                     *[number(row["chapters"][c]) for c in chapters],
                     number(sum(row["points"].values())),
                     number(total),
+                    *[late_mark(roster.get(row["student"]))] * len(late),
                     escape("; ".join(row["notes"])),
                 ]
             )
+
+
+def late_mark(who: Rostered | None) -> str:
+    return "late" if who is not None and who.late else ""
+
+
+def canvas_who(student: str, who: Rostered | None) -> list[str]:
+    """The Student, ID, SIS User ID and SIS Login ID cells. Canvas reads
+    ``ID`` as a Canvas user id, so only a Canvas user id goes there (not a
+    Gradescope SID, a Moodle participant number or a Canvas anonymous id:
+    those rows are matched by name); a folder not from ``collect`` is named
+    by the folder as SIS Login ID."""
+    if who is None:
+        return [escape(student), "", "", escape(student)]
+    canvas_id = who.lms_id if who.id_kind == "canvas user" else ""
+    return [escape(who.name), escape(canvas_id), "", ""]
 
 
 def write_canvas(
     results: list[Result],
     path: Path,
     weights: dict[str, float] | None = None,
-    roster: dict[str, tuple[str, str]] | None = None,
+    roster: Mapping[str, Rostered] | None = None,
+    columns: dict[int, str] | None = None,
 ) -> None:
     """A Canvas gradebook import: the student columns Canvas reads, one
     assignment column per chapter, and the "Points Possible" row Canvas
-    expects under the header. A student in ``roster`` (folder to name and
-    Canvas user id, from ``collect``'s roster) is named by that id; any
-    other by the folder's name as SIS Login ID."""
+    expects under the header. ``columns`` (chapter to the name of its
+    assignment in Canvas) writes only those chapters' columns; without it,
+    one column per chapter graded, named ``slowtorch chapter N`` (a column
+    Canvas does not have becomes a new assignment). A chapter a student did
+    not hand in is left blank, never 0.00: a blank does not overwrite the
+    score Canvas holds."""
     weights = weights or {}
     roster = roster or {}
-    columns, chapters, table = rows(results, weights)
-    names = [f"slowtorch chapter {c}" for c in chapters]
+    exercises, chapters, table = rows(results, weights)
+    if columns is not None:
+        chapters = sorted(columns)
+    names = [(columns or {}).get(c) or f"slowtorch chapter {c}" for c in chapters]
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(
         path, "w", newline="", encoding="utf-8", errors="backslashreplace"
     ) as file:
         writer = csv.writer(file)
         writer.writerow(
-            ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *names]
+            [
+                "Student",
+                "ID",
+                "SIS User ID",
+                "SIS Login ID",
+                "Section",
+                *map(escape, names),
+            ]
         )
         writer.writerow(
             [
@@ -180,23 +229,48 @@ def write_canvas(
                 "",
                 *[
                     number(
-                        sum(weights.get(e, 1.0) for e in columns if chapter_of(e) == c)
+                        sum(
+                            weights.get(e, 1.0) for e in exercises if chapter_of(e) == c
+                        )
                     )
                     for c in chapters
                 ],
             ]
         )
         for row in table:
-            student = escape(row["student"])
-            known = roster.get(row["student"])
-            who = [escape(known[0]), escape(known[1]), "", ""] if known else []
             writer.writerow(
                 [
-                    *(who or [student, "", "", student]),
+                    *canvas_who(row["student"], roster.get(row["student"])),
                     "",
-                    *[number(row["chapters"][c]) for c in chapters],
+                    *[
+                        number(row["chapters"].get(c, 0.0))
+                        if c in row["handed in"]
+                        else ""
+                        for c in chapters
+                    ],
                 ]
             )
+
+
+def parse_columns(text: str | None) -> dict[int, str] | None:
+    """``--canvas-columns "2=Chapter 2 notebook,3=Chapter 3 notebook"`` as
+    ``{2: "Chapter 2 notebook", 3: ...}``; a bare ``2`` keeps the default
+    name.
+
+    Raises:
+        ValueError: If a chapter is not a number.
+    """
+    if text is None:
+        return None
+    found = {}
+    for item in filter(None, (i.strip() for i in text.split(","))):
+        chapter, _, name = item.partition("=")
+        if not chapter.strip().isdigit():
+            raise ValueError(
+                f"--canvas-columns: {item!r} does not start with a chapter"
+            )
+        found[int(chapter)] = name.strip()
+    return found
 
 
 # --- Gradescope --------------------------------------------------------------------
@@ -246,20 +320,31 @@ NOT_JUDGE = ("collect.py", "edition.py", "lab.py", "class_site.py", "notebooks.p
 
 
 def gradescope(
-    out: Path, chapter: int | None = None, weights: dict[str, float] | None = None
+    out: Path,
+    chapter: int | None = None,
+    weights: dict[str, float] | None = None,
+    given: Collection[str] = (),
 ) -> list[str]:
     """Writes the Gradescope autograder zip; returns the names inside.
 
     At the zip's root, as Gradescope documents: ``setup.sh``,
     ``run_autograder``, and the grader (``course/``, with the judge's answers
-    in ``course/answers.json``) beside the class engine (``slowtorch_lib/``,
-    every piece a stub): no model answer is in the zip. With ``chapter``, an
-    assignment for that chapter only (the submission may hold the earlier
-    chapters' notebooks, whose pieces its cases use); ``weights`` (exercise
-    id to points) are each test's max score (see :mod:`course.gradescope`)."""
+    in ``course/answers.json``: the expected outcome of every case, the
+    grading-only ones too) beside the class engine (``slowtorch_lib/``,
+    every piece a stub but those ``given``, which are the reference's). The
+    zip is the answer key: keep it private, as Gradescope keeps an
+    autograder. The chapters' sources (the model answers' text) are not in
+    it.
+
+    With ``chapter``, an assignment for that chapter only: its cases use the
+    earlier chapters' pieces from the notebooks handed in with it, else from
+    the reference where ``given`` (``export --give ch1,ch2``); the result
+    tells the student which, and asks for a missing one. ``weights``
+    (exercise id to points) are each test's max score (see
+    :mod:`course.gradescope`)."""
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
-        trees.class_engine(folder)
+        trees.class_engine(folder, given)
         course = folder / "course"
         for path in sorted(trees.PACKAGE.glob("*.py")):
             if path.name not in NOT_JUDGE:
@@ -270,7 +355,11 @@ def gradescope(
         )
         (course / "__main__.py").unlink()
         Answers.load().save(course)
-        settings = {"chapter": chapter, "weights": weights or {}}
+        settings = {
+            "chapter": chapter,
+            "weights": weights or {},
+            "given": sorted(given),
+        }
         (course / SETTINGS).write_text(json.dumps(settings), "utf-8")
         (folder / "setup.sh").write_text(SETUP_SH, encoding="utf-8")
         (folder / "run_autograder").write_text(RUN_AUTOGRADER, encoding="utf-8")

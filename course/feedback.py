@@ -1,8 +1,9 @@
 """The text a check prints: a :class:`Report` turned into feedback.
 
-The summary line ("k of N right"), the first failing cases (expected and
-got, shown as the student would write them: :func:`show`), the hint that
-says more at each failure (:data:`FAILURES` counts them in this kernel),
+The summary line ("k of N right"), the first failing cases (expected as the
+student would write it: :func:`show`; what they got, aligned with it field
+by field: :func:`aligned`), the hint chosen by what failed (:func:`tier`;
+:data:`FAILURES` counts the failed checks of this kernel for the callers),
 and "not attempted" for an answer that is still its stub
 (:func:`untouched`). :mod:`course.checking` runs the cases and calls
 :func:`message`; :mod:`course.workspace` words what a class edition saves
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import math
 import textwrap
 from typing import Any
 
@@ -39,6 +41,114 @@ def show(outcome: Any) -> str:
     if isinstance(outcome, list) and outcome and isinstance(outcome[0], dict):
         return one_line("[" + ", ".join(show(v) for v in outcome) + "]")
     return one_line(repr(outcome))
+
+
+#: Differences shown per case, and digits of a number shown.
+SHOWN_DIFFERENCES = 3
+SHOWN_DIGITS = 12
+#: Differences counted at most (an outcome may be large).
+COUNTED_DIFFERENCES = 1000
+
+
+def aligned(expected: Any, got: Any, where: str = "") -> list[str]:
+    """Where ``got`` differs from ``expected``, field by field: one line per
+    difference (``values[1][0]: expected 4, got 5``), at most
+    :data:`SHOWN_DIFFERENCES`, then how many more. Only what the expected
+    outcome has a place for is shown: a longer list shows its length, a key
+    the expected has not is counted, a value of another kind is named by its
+    kind, long numbers and strings not of the expected are not spelled out;
+    so an outcome can carry nothing else back to the student (data read
+    where a case should not reach)."""
+    found: list[str] = []
+    _differences(expected, got, where, found)
+    if len(found) > SHOWN_DIFFERENCES:
+        more = len(found) - SHOWN_DIFFERENCES
+        found = found[:SHOWN_DIFFERENCES] + [
+            f"... and {more} more difference{'s' * (more > 1)}"
+        ]
+    return found
+
+
+def _differences(expected: Any, got: Any, where: str, found: list[str]) -> None:
+    if len(found) >= COUNTED_DIFFERENCES:
+        return
+    label = f"{where}: " if where else ""
+    if _raised(expected) or _raised(got):
+        if not _same(expected, got):
+            shown = _value(got, expected)
+            found.append(f"{label}expected {_value(expected)}, got {shown}")
+        return
+    if isinstance(expected, dict) and isinstance(got, dict):
+        for key, value in expected.items():
+            if key not in got:
+                found.append(f"{label}{key}: expected {_value(value)}, got nothing")
+            else:
+                _differences(value, got[key], f"{where}.{key}".lstrip("."), found)
+        extra = len([key for key in got if key not in expected])
+        if extra:
+            found.append(f"{label}{extra} field{'s' * (extra > 1)} not expected")
+        return
+    if isinstance(expected, list) and isinstance(got, list):
+        if len(expected) != len(got):
+            found.append(
+                f"{label}expected {len(expected)} items, got {len(got)}"
+                + (f": expected {_value(expected)}" if expected else "")
+            )
+            return
+        for index, (want, have) in enumerate(zip(expected, got)):
+            _differences(want, have, f"{where}[{index}]", found)
+        return
+    if _same(expected, got):
+        return
+    found.append(f"{label}expected {_value(expected)}, got {_value(got, expected)}")
+
+
+def _raised(outcome: Any) -> bool:
+    """Whether an outcome is an exception raised (``{"raised": name}``)."""
+    return (
+        isinstance(outcome, dict)
+        and set(outcome) == {"raised"}
+        and isinstance(outcome["raised"], str)
+    )
+
+
+def _same(expected: Any, got: Any) -> bool:
+    if type(expected) is not type(got):
+        return False
+    if isinstance(expected, float):
+        return expected == got or (expected != expected and got != got)
+    return bool(expected == got)
+
+
+def _value(value: Any, expected: Any = None) -> str:
+    """One value, shown only as far as the expected one could be: a number
+    of at most :data:`SHOWN_DIGITS` digits, a string the expected outcome
+    holds or a short name, else only its kind."""
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int):
+        text = repr(value)
+        return text if len(text) <= SHOWN_DIGITS else f"a {len(text)}-digit number"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, str):
+        known = expected is None or value == expected
+        if known or (len(value) <= 24 and value.replace(".", "").isidentifier()):
+            return repr(value)
+        return "a string"
+    if _raised(value):
+        name = value["raised"]
+        return (
+            f"raises {name}"
+            if name.isidentifier() and len(name) <= 40
+            else ("raises an exception")
+        )
+    if isinstance(value, (list, dict)):
+        kind = "list" if isinstance(value, list) else "dict"
+        if expected is None:
+            return one_line(show(value), 60)
+        return f"a {kind} of {len(value)}"
+    return f"a {type(value).__name__}"
 
 
 def one_line(text: str, limit: int = MAX_REPR) -> str:
@@ -107,7 +217,12 @@ def failure_lines(report: Report) -> list[str]:
         label = "PyTorch convention" if result.convention else "case"
         lines.append(f"  {label}: {result.label}")
         lines.append(f"    expected: {show(result.expected)}")
-        lines.append(f"    got:      {show(result.got)}")
+        differences = aligned(result.expected, result.got)
+        if _flat(result.expected) and len(differences) == 1:
+            lines.append(f"    got:      {show(result.got)}")
+        else:
+            lines.append("    got:      " + (differences[0] if differences else "-"))
+            lines += ["              " + line for line in differences[1:]]
         if result.convention:
             lines.append(f"    (convention: {result.convention})")
         if result.error:
@@ -161,17 +276,44 @@ def error_hint(report: Report) -> str:
     return ""
 
 
-def hint_for(exercise: Exercise, failures: int, main_failed: bool) -> str:
-    """The hint for the ``failures``-th failed check: one tier more each time."""
+def _flat(outcome: Any) -> bool:
+    """Whether an outcome is one value (not a list or a dict)."""
+    return not isinstance(outcome, (list, dict))
+
+
+def tier(exercise: Exercise, passed: int, total: int) -> int:
+    """Which of the exercise's hints fits what failed: the first (the idea)
+    when no main case passes, later ones (the details) the more of them
+    pass; 0 when all pass. The same answer gets the same hint however many
+    times it is checked."""
+    hints = len(exercise.hints)
+    if not hints or not total or passed >= total:
+        return 0
+    if passed <= 0:
+        return 1
+    return min(hints, 1 + math.ceil(passed / total * (hints - 1)))
+
+
+def hint_for(exercise: Exercise, chosen: int, main_failed: bool) -> str:
+    """The hint of tier ``chosen`` (:func:`tier`), or the convention's when
+    only convention cases failed."""
     if not main_failed:
         return (
             "Hint: your main idea works; read the convention above and handle "
             "that case."
         )
-    tier = min(failures, len(exercise.hints))
-    if tier == 0:
+    chosen = min(chosen, len(exercise.hints))
+    if chosen <= 0:
         return ""
-    return f"Hint {tier} of {len(exercise.hints)}: {exercise.hints[tier - 1]}"
+    return f"Hint {chosen} of {len(exercise.hints)}: {exercise.hints[chosen - 1]}"
+
+
+def chosen_hint(report: Report) -> str:
+    """The hint for what failed in ``report`` (main cases: :func:`tier`)."""
+    main = [r for r in report.results if r.convention is None]
+    main_failed = any(not r.passed for r in main)
+    chosen = tier(report.exercise, sum(r.passed for r in main), len(main))
+    return hint_for(report.exercise, chosen, main_failed)
 
 
 def prediction_lines(report: Report, hint: str, reveal: bool) -> list[str]:
@@ -195,9 +337,11 @@ def prediction_lines(report: Report, hint: str, reveal: bool) -> list[str]:
     return lines
 
 
-def message(report: Report, failures: int, reveal: bool = False) -> str:
+def message(report: Report, failures: int = 0, reveal: bool = False) -> str:
     """The whole text a check prints. A wrong prediction's expected value
-    is shown only with ``reveal``."""
+    is shown only with ``reveal``. The hint is chosen by what failed
+    (:func:`chosen_hint`), never by ``failures`` (how many checks failed in
+    this kernel, which callers count): checking again shows the same."""
     exercise = report.exercise
     if not report.attempted:
         return (
@@ -209,14 +353,9 @@ def message(report: Report, failures: int, reveal: bool = False) -> str:
     if report.passed == report.total:
         lines[0] = lines[0].rstrip(".") + ". All right!"
         return "\n".join(lines)
-    main_failed = any(not r.passed and r.convention is None for r in report.results)
     # An error in the student's code is what to mend first: its hint comes
-    # last. From the second failure on, the hint of that tier stands above it.
-    hint = error_hint(report)
-    tiered = hint_for(exercise, failures, main_failed)
-    if hint and tiered and failures >= 2:
-        hint = tiered + "\n" + hint
-    hint = hint or tiered
+    # last, under the one for what failed.
+    hint = "\n".join(h for h in (chosen_hint(report), error_hint(report)) if h)
     if exercise.kind == "predict":
         return "\n".join(lines + prediction_lines(report, hint, reveal))
     lines += failure_lines(report)

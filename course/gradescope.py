@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,9 @@ REFUSED = (
 
 
 def settings() -> dict[str, Any]:
-    """The export's choices: ``chapter`` (or None) and ``weights``."""
+    """The export's choices: ``chapter`` (or None), ``weights`` and
+    ``given`` (the pieces the grader's engine holds solved, as ``export
+    --give`` took them)."""
     try:
         data = json.loads((PACKAGE / SETTINGS).read_text("utf-8"))
     except (OSError, ValueError):
@@ -51,7 +54,58 @@ def settings() -> dict[str, Any]:
     data = data if isinstance(data, dict) else {}
     weights = data.get("weights") if isinstance(data.get("weights"), dict) else {}
     chapter = data.get("chapter") if isinstance(data.get("chapter"), int) else None
-    return {"chapter": chapter, "weights": weights}
+    given = data.get("given")
+    return {
+        "chapter": chapter,
+        "weights": weights,
+        "given": [str(g) for g in given] if isinstance(given, list) else [],
+    }
+
+
+def earlier_chapters(
+    mine: list[grading.Result],
+    given: Collection[str],
+    only: int | None = None,
+    own_too: bool = True,
+) -> list[tuple[grading.Result, str]]:
+    """For one student's graded notebooks (one per chapter): where each
+    chapter's earlier chapters' pieces came from (the student's own notebook
+    of that chapter, or the reference where ``given``), and, said plainly,
+    the earlier chapters that are neither: their pieces are the blank stubs,
+    so a case that goes through one fails through no fault of the notebook
+    graded. With ``only``, that chapter's notebook alone is told about;
+    without ``own_too``, a notebook whose earlier chapters all came from the
+    student's own notebooks is not told about."""
+    handed = {r.chapter: r for r in mine if r.chapter is not None}
+    given_chapters = {int(i.split(".")[0]) for i in given if i.split(".")[0].isdigit()}
+    lines = []
+    for chapter in sorted(c for c in handed if only is None or c == only):
+        used, missing, referenced = [], [], False
+        for earlier in range(1, chapter):
+            if earlier in given_chapters:
+                used.append(f"chapter {earlier} from the reference (given)")
+                referenced = True
+            elif earlier in handed:
+                used.append(f"chapter {earlier} from {handed[earlier].path.name}")
+            elif grading.chapter_exercises(earlier):
+                missing.append(earlier)
+        if used and (own_too or referenced):
+            lines.append((handed[chapter], f"used {', '.join(used)}"))
+        if missing:
+            names = ", ".join(map(str, missing))
+            gives = ",".join(f"ch{c}" for c in missing)
+            lines.append(
+                (
+                    handed[chapter],
+                    f"graded WITHOUT chapter {names}: no notebook of it was handed "
+                    "in with this one and it was not given, so its pieces are "
+                    "blank stubs and the cases that use them may fail through no "
+                    f"fault of chapter {chapter}'s answers. Hand in those chapters' "
+                    f"notebooks with it, or grade with --give {gives} once those "
+                    "chapters are past.",
+                )
+            )
+    return lines
 
 
 def protect(root: Path) -> None:
@@ -101,14 +155,14 @@ def results(root: Path) -> dict[str, Any]:
         timeout=TIMEOUT,
         sandboxed=sandboxed,
         answers=answers,
+        given=chosen["given"],
     )
     for result in graded:  # the runner's own user: not "without the sandbox"
         if grading.NO_SANDBOX in result.notes:
             result.notes.remove(grading.NO_SANDBOX)
-    kept, notes = grading.counted(graded)
+    counted, notes = grading.counted(graded)
     chapter = chosen["chapter"]
-    if chapter is not None:
-        kept = [r for r in kept if r.chapter == chapter]
+    kept = [r for r in counted if chapter is None or r.chapter == chapter]
     tests: list[dict[str, Any]] = []
     for result in kept:
         for exercise in result.exercises.values():
@@ -139,6 +193,10 @@ def results(root: Path) -> dict[str, Any]:
             }
         )
     shown = [f"{r.path.name}: {n}" for r in graded if not r.exercises for n in r.notes]
+    shown += [
+        f"{result.path.name}: {line}"
+        for result, line in earlier_chapters(counted, chosen["given"], chapter)
+    ]
     if not submitted:
         shown.append("no notebook (.ipynb) in the submission")
     elif chapter is not None and not kept:

@@ -14,10 +14,10 @@ For each submitted notebook the grader
    answers to the other pieces, from their notebooks that count, take the
    place of those stubs, as in their notebook; the judge
    (:mod:`course.judge`), outside, alone holds the expected values and
-   compares the outcomes, which arrive as plain data. Most of each
-   exercise's marks come from drawn cases: inputs drawn for this run, whose
-   expected outcomes the judge computes on the complete engine; cases with
-   fixed inputs carry at most ``judge.FIXED_SHARE``. Every case counts but
+   compares the outcomes, which arrive as plain data. Each exercise's marks
+   come from drawn cases: inputs drawn from the class's seed (the same seed,
+   the same grades), whose expected outcomes the judge computes on the
+   complete engine; cases with fixed inputs are for the feedback. Every case counts but
    those that reach a piece of a later chapter (not given); a failed case
    that also runs another of the student's pieces that fails its own cases
    is reported as a knock-on. Predictions are read from the
@@ -35,6 +35,7 @@ Results come as a table, a CSV file (:mod:`course.export`) and, with
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import re
@@ -47,8 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course import integrity, judge, notebook_reader, runner_protocol, sandbox, trees
-from course.answer_key import Answers
-from course.checking import Exercise, load
+from course.answer_key import Answers, default_seed
+from course.checking import Exercise, chapter_seed, load
 from course.judge import Graded
 
 PACKAGE = Path(__file__).resolve().parent
@@ -69,6 +70,7 @@ class Result:
     seconds: float = 0.0
     sources: dict[str, str] = field(default_factory=dict)  # answer cells
     modified: float = 0.0
+    seed: str = ""  # the seed of its chapter's drawn cases (not the class's)
 
     @property
     def points(self) -> float:
@@ -198,10 +200,16 @@ def grade_student(
             text = judge.piece_of(exercise, source) if source is not None else None
             if text is not None:
                 pieces[exercise.id] = text
+    answers.add_draws({c for one in submitted if (c := one.result.chapter) is not None})
+    for one in submitted:
+        if one.result.chapter is not None:
+            one.result.notes.append(seed_note(answers.seed))
+            one.result.seed = chapter_seed(answers.seed, f"{one.result.chapter}.0")
     for group in runner_groups(submitted):
         started = time.monotonic()
         try:
-            run_group(group, tree, options, pieces, answers.seed)
+            seeds = answers.chapter_seeds(e.id for one in group for e in one.exercises)
+            run_group(group, tree, options, pieces, seeds)
         except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
             for one in group:
                 failed(one.result, error)
@@ -259,7 +267,7 @@ def run_group(
     tree: Path,
     options: Options,
     pieces: dict[str, str],
-    seed: str = "",
+    seeds: dict[str, str] | None = None,
 ) -> None:
     """Runs the answers to the engine's pieces of a group of notebooks in one
     runner; the runner's own notes go with the group's first notebook."""
@@ -276,7 +284,7 @@ def run_group(
         options.sandboxed,
         pieces,
         restarts=runner_protocol.MAX_RESTARTS * len(group),
-        seed=seed,
+        seeds=seeds,
     )
     for one in group:
         one.run = run
@@ -330,21 +338,30 @@ def grade(
     predictions: bool = False,
     answers: Answers | None = None,
     given: Collection[str] = (),
+    seed: str = "",
 ) -> list[Result]:
     """Grades ``(notebook, student)`` pairs; one :class:`Result` each, in order.
 
     ``timeout``: seconds each exercise's answer and cases may run. ``given``:
     the pieces shipped solved (what ``release --give`` took): the runner's
     engine holds them, and they are not graded. The drawn cases' inputs are
-    drawn for this run (a seed of the judge's), unless ``answers`` already
-    hold a draw.
+    drawn from the class's ``seed``: by default the one ``answers`` hold,
+    else the teacher's own (:func:`course.answer_key.default_seed`), so that
+    the same class graded again gets the same grades; each notebook's notes
+    say which.
     """
     options = Options(
         sandbox.Limits(seconds=timeout), sandboxed, predictions, frozenset(given)
     )
     answers = answers or Answers.load()
-    if not answers.seed:
-        answers = answers.draw()
+    if seed and seed != answers.seed:
+        answers = dataclasses.replace(
+            answers, seed=seed, drawn={}, drawn_chapters=set()
+        )
+    elif not answers.seed:
+        answers = dataclasses.replace(answers, seed=default_seed())
+    else:
+        answers = dataclasses.replace(answers)  # its draws are added to the copy
     students: dict[str, list[tuple[Path, str]]] = {}
     for path, student in submissions:
         students.setdefault(student, []).append((path, student))
@@ -370,6 +387,14 @@ def grade(
 
 
 # --- reports -----------------------------------------------------------------------
+
+
+SEED_NOTE = "drawn cases: class seed "
+
+
+def seed_note(seed: str) -> str:
+    """The note (for the teacher's CSV) that says which draw graded a notebook."""
+    return f"{SEED_NOTE}{seed} (grade --seed {seed} draws the same again)"
 
 
 def status_text(graded: Graded) -> str:
@@ -461,7 +486,11 @@ def feedback(student: str, results: list[Result]) -> str:
                 lines += [f"stopped: {graded.message}", ""]
             lines += feedback_failures(graded)
             lines += [""] + [f"> {hint}" for hint in graded.hints] + [""]
-        lines += [f"Note: {note}" for note in result.notes]
+        lines += [
+            f"Note: {note}" for note in result.notes if not note.startswith(SEED_NOTE)
+        ]
+        if result.chapter is not None and result.seed:
+            lines.append(f"Drawn cases: seed {result.seed}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

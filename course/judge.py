@@ -6,7 +6,12 @@ with the answer key (:class:`course.answer_key.Answers`): the recorded
 answer itself, or the answer computed outside the sandbox for this run's
 drawn inputs. Outcomes are plain JSON data, so no object of the student's
 is ever called. Each exercise gets the fraction of its cases passed, in
-[0, 1], the fixed cases carrying at most ``FIXED_SHARE``; a case the runner
+[0, 1], from its drawn cases (``FIXED_SHARE``: passing the fixed ones
+earns nothing); a fixed case the answer itself fails (not a knock-on of
+another of its pieces) takes off ``FIXED_PENALTY`` times its share, so that
+a wrong answer a fixed case catches never has full marks; a drawn case
+every draw of which gave one outcome, where the expected ones differ,
+passes none of them; a case the runner
 did not report (a crash, a timeout, a malformed line) is not passed.
 :func:`judge_prediction` grades a prediction from its cell's text, read by
 :mod:`course.predictions`, never run. Here too: which of the student's
@@ -20,6 +25,7 @@ the copy check are :mod:`course.integrity`'s.
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -28,7 +34,7 @@ from typing import Any
 from course.answer_key import Answers
 from course.cases import Exercise, all_cases
 from course.checking import close, prediction
-from course.feedback import hint_for, show
+from course.feedback import aligned, hint_for, show, tier
 from course.predictions import read_predictions
 from course.runner import imports_in
 from course.runner_protocol import IDENTIFIER, Run
@@ -131,7 +137,14 @@ def unusable(exercise_id: str, run: Run) -> bool:
 # --- judging -----------------------------------------------------------------------
 
 
-FIXED_SHARE = 0.15  # of an exercise's marks, at most, on cases with fixed inputs
+# Of an exercise's marks, the share of the cases with fixed inputs: none. Their
+# outcomes can be known in advance (the public ones ship with the notebook), so
+# they are for the feedback; the marks come from the drawn cases alone.
+FIXED_SHARE = 0.0
+# What failing them costs, at most: a fixed case the answer itself fails (not
+# a knock-on) says the answer is wrong. Nothing is earned by passing them, so
+# an answer that knows only their outcomes still scores nothing.
+FIXED_PENALTY = 0.15
 SHOWN_STRING = re.compile(r"^(torch\.[a-z0-9_]{1,20}|[a-z_]{1,12})$")
 COMPILER = re.compile(r"^[A-Za-z ,'()]{1,60}$")
 
@@ -249,6 +262,32 @@ def marks(fixed: tuple[int, int], drawn: tuple[int, int]) -> float:
     return FIXED_SHARE * share + (1 - FIXED_SHARE) * drawn[0] / drawn[1]
 
 
+def input_ignored(
+    exercise: Exercise,
+    reported: dict[int, dict[str, Any]],
+    answers: Answers,
+    fixed_total: int,
+) -> set[int]:
+    """The drawn cases whose answer ignores its input: every draw of the same
+    case gave one outcome where the expected ones differ. None of them is
+    passed (an answer that returns constants passes no drawn case by luck)."""
+    cases = all_cases(exercise)
+    draws: dict[int, list[int]] = {}
+    for index in range(fixed_total, len(cases)):
+        draws.setdefault(id(cases[index]), []).append(index)
+    ignored: set[int] = set()
+    for indices in draws.values():
+        got = {_key(reported[i]["outcome"]) for i in indices if i in reported}
+        want = {_key(answers.want(exercise, i)) for i in indices}
+        if len(indices) > 1 and len(got) == 1 and len(want) > 1:
+            ignored.update(indices)
+    return ignored
+
+
+def _key(outcome: Any) -> str:
+    return json.dumps(outcome, sort_keys=True, default=str)
+
+
 def judge_piece(
     exercise: Exercise,
     source: str,
@@ -320,21 +359,30 @@ def judge_piece(
         return graded
     public = len(exercise.cases)
     fixed_total = public + len(exercise.grading_cases)
+    ignoring = input_ignored(exercise, reported, answers, fixed_total)
     failed_main: list[tuple[int, dict[str, Any] | None]] = []
     failed_convention: list[tuple[int, dict[str, Any] | None]] = []
     passed = [0, 0]
+    main = [0, 0]  # the main (not convention) cases passed, and counted
+    own_fixed_failed = 0  # fixed cases failed, not as a knock-on
     knocked: dict[str, int] = {}
     for index, case in enumerate(cases):
         if index in later:
             continue
+        main[1] += not case.convention
         found: dict[str, Any] | None = reported.get(index)
         if (exercise.id, index) in run.conflicts:
             found = None
         if found is not None and close(answers.want(exercise, index), found["outcome"]):
-            passed[index >= fixed_total] += 1
-            continue
-        for other in knock_on(exercise, index, answers, doubtful):
+            if index not in ignoring:
+                passed[index >= fixed_total] += 1
+                main[0] += not case.convention
+                continue
+            found = None
+        others = knock_on(exercise, index, answers, doubtful)
+        for other in others:
             knocked[other] = knocked.get(other, 0) + 1
+        own_fixed_failed += index < fixed_total and not others
         if index >= public:
             graded.hidden_failed += 1
             continue
@@ -346,7 +394,7 @@ def judge_piece(
         if failed is None:
             got = "no result"
         elif shaped(failed["outcome"], want):
-            got = show(failed["outcome"])
+            got = "; ".join(aligned(want, failed["outcome"])) or "-"
         else:
             got = "(not shown: not the shape of an outcome)"
         graded.failures.append(
@@ -365,6 +413,8 @@ def judge_piece(
         len(cases) - fixed_total - len([i for i in later if i >= fixed_total])
     )
     graded.points = marks((passed[0], fixed_counted), (passed[1], drawn_counted))
+    if drawn_counted and fixed_counted:
+        graded.points -= FIXED_PENALTY * own_fixed_failed / fixed_counted
     graded.points = min(1.0, max(0.0, graded.points))
     graded.status = "graded"
     if knocked:
@@ -383,9 +433,9 @@ def judge_piece(
         graded.points = 0.0
         graded.flags.append(f"exercise {exercise.id}: {graded.message}")
     if graded.passed < graded.total:
-        main_failed = bool(failed_main) or graded.hidden_failed > 0
-        hints = [hint_for(exercise, tier, main_failed) for tier in (1, 2)]
-        graded.hints = [h for h in dict.fromkeys(hints) if h]
+        main_failed = main[0] < main[1]
+        hint = hint_for(exercise, tier(exercise, main[0], main[1]), main_failed)
+        graded.hints = [hint] if hint else []
     return graded
 
 

@@ -31,17 +31,24 @@ Standard library only apart from that command: it runs in the browser too.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import math
+import os
+import platform
 import random
 import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from .checks import gpt_parts
+from .datasets import load_digits, load_names
+from .saved_pieces import find_workspace
 from .substitute import ENGINE, substituted
 
 __all__ = [
@@ -65,7 +72,7 @@ NAMES, NAME_LENGTH = 6, 10
 # The CNN: chapter 5's model, on 5.10's Conv2d, a few steps on the digits.
 CNN_BATCH, CNN_STEPS, CNN_LR = 32, 12, 0.02
 #: What the class edition's stubs say when a piece is not written.
-NAMED_STUB = re.compile(r"exercise \d+\.\d+, `\w+`.* is not written yet")
+NAMED_STUB = re.compile(r"exercise (\d+\.\d+), `(\w+)`.* is not written yet")
 TOLERANCE = 1e-5  # the largest difference allowed between two losses
 PROBE_TOLERANCE = 1e-4  # the same for a piece's output on the probe input
 
@@ -156,6 +163,27 @@ def unwritten_piece(error: NotImplementedError, pieces: dict[str, Any]) -> str:
     return found
 
 
+def stopped(
+    model: str,
+    record: dict[str, Any],
+    error: NotImplementedError,
+    pieces: Any,
+    say_missing: bool,
+) -> Run:
+    """The run a missing piece stopped: a class edition's stub names its
+    exercise (one of this model's, or an earlier one such as 3.6's
+    ``cross_entropy``) and is raised unless ``say_missing``; else the piece
+    is found among the traceback's frames."""
+    named = NAMED_STUB.search(str(error))
+    if named is not None and not say_missing:
+        raise error
+    if named is not None:
+        id, name = named.groups()
+        return Run(model, [], record["losses"], 0.0, unwritten=id, unwritten_name=name)
+    missing = unwritten_piece(error, pieces)
+    return Run(model, [], record["losses"], 0.0, unwritten=missing)
+
+
 def largest_gap(ours: list[float], theirs: list[float]) -> float:
     """The largest difference between two lists (inf if their lengths differ
     or a value is not a number)."""
@@ -181,6 +209,7 @@ class Run:
     culprit: str | None = None
     why: str = ""
     unwritten: str | None = None  # the exercise whose stub stopped the run
+    unwritten_name: str = ""  # its function or class, if not one of PIECE_NAMES
 
     @property
     def gap(self) -> float:
@@ -205,7 +234,7 @@ class Run:
         """What a student reads: the agreement, or the step where the curve
         leaves PyTorch's and the piece to look at."""
         if self.unwritten is not None:
-            name = PIECE_NAMES.get(self.unwritten, "")
+            name = self.unwritten_name or PIECE_NAMES.get(self.unwritten, "")
             return (
                 f"exercise {self.unwritten}, `{name}`, is not written yet: your "
                 f"{self.model} runs once every piece it uses is written"
@@ -325,8 +354,6 @@ def assemble_gpt(torch: Any, pieces: dict[str, Any]) -> Any:
 def gpt_windows(steps: int = GPT_STEPS, seed: int = 6) -> list[list[list[int]]]:
     """For each step, GPT_BATCH windows of BLOCK + 1 characters of the names
     (drawn with Python's random numbers; the record keeps them)."""
-    from .datasets import load_names
-
     words = load_names()
     index_of = {c: i for i, c in enumerate(ALPHABET)}
     stream = [index_of[c] for c in "." + ".".join(words) + "."]
@@ -370,8 +397,6 @@ def gpt_probes(torch: Any, model: Any, pieces: dict[str, Any], windows: Any) -> 
 
 def gpt_model_pieces(torch: Any) -> dict[str, Any]:
     """The model answers for ``torch`` (6.2 and 6.3 are the library's own)."""
-    from .checks import gpt_parts
-
     parts = gpt_parts.under(torch)
     pieces = {i: getattr(parts, GPT_NAMES[i]) for i in ("6.4", "6.5", "6.6", "6.7")}
     pieces["6.8"], pieces["6.9"] = parts.generate, parts.train
@@ -382,13 +407,9 @@ def own_gpt_pieces(torch: Any) -> dict[str, Any]:
     """The pieces a chapter runs: the model answers on the complete engine; in
     a class edition, the pieces the student saved (their ``my_engine/``
     folder; 6.2 and 6.3 are in its engine already), stubs for the others."""
-    import importlib.util
-
     pieces = gpt_model_pieces(torch)
     if importlib.util.find_spec(f"{ENGINE}._class") is None:
         return pieces
-    from .saved_pieces import find_workspace
-
     folder = find_workspace()
     for id in ("6.4", "6.5", "6.6", "6.7", "6.8", "6.9") if folder else ():
         name = GPT_NAMES[id]
@@ -476,19 +497,20 @@ def first_wrong_piece(
     return None
 
 
-def train_gpt(torch: Any, pieces: dict[str, Any], progress: Any = None) -> Run:
+def train_gpt(
+    torch: Any, pieces: dict[str, Any], progress: Any = None, say_missing: bool = False
+) -> Run:
     """The student's GPT (pieces by exercise id, as :data:`GPT_NAMES`),
-    trained against PyTorch's record."""
+    trained against PyTorch's record. A class edition's stub is raised as it
+    is (a chapter then shows the book's outputs), or with ``say_missing`` (an
+    exercise notebook) named in the run's report."""
     record = load_record()["gpt"]
     try:
         losses, names, probes, seconds = run_gpt(
             torch, pieces, record["windows"], progress
         )
     except NotImplementedError as error:
-        if NAMED_STUB.search(str(error)):
-            raise  # the class edition's stub says which exercise itself
-        missing = unwritten_piece(error, pieces)
-        return Run("GPT", [], record["losses"], 0.0, unwritten=missing)
+        return stopped("GPT", record, error, pieces, say_missing)
     run = Run("GPT", losses, record["losses"], seconds, names, record["names"])
     wrong = first_wrong_piece(probes, record["probes"])
     if wrong is not None:
@@ -536,8 +558,6 @@ def run_cnn(
     model = assemble_cnn(torch, conv2d)
     with torch.no_grad():
         probe = flat(model[0](probe_input(torch, 2, 1, 8, 8)))
-    from .datasets import load_digits
-
     images, labels = load_digits("train")
     optimizer = torch.optim.Adam(model.parameters(), lr=CNN_LR)
     losses = []
@@ -548,23 +568,23 @@ def run_cnn(
         loss = torch.nn.functional.cross_entropy(model(x), y)
         optimizer.zero_grad()
         loss.backward()
-        optimizer.step()
         losses.append(loss.item())
+        optimizer.step()
         if progress is not None:
             progress(step, len(batches), losses[-1])
     return losses, probe, time.perf_counter() - start
 
 
-def train_cnn(torch: Any, conv2d: Any, progress: Any = None) -> Run:
-    """The CNN on the student's ``Conv2d``, trained against PyTorch's record."""
+def train_cnn(
+    torch: Any, conv2d: Any, progress: Any = None, say_missing: bool = False
+) -> Run:
+    """The CNN on the student's ``Conv2d``, trained against PyTorch's record;
+    a class edition's stub as in :func:`train_gpt`."""
     record = load_record()["cnn"]
     try:
         losses, probe, seconds = run_cnn(torch, conv2d, record["batches"], progress)
     except NotImplementedError as error:
-        if NAMED_STUB.search(str(error)):
-            raise  # the class edition's stub says which exercise itself
-        missing = unwritten_piece(error, {"5.10": conv2d})
-        return Run("CNN", [], record["losses"], 0.0, unwritten=missing)
+        return stopped("CNN", record, error, {"5.10": conv2d}, say_missing)
     run = Run("CNN", losses, record["losses"], seconds)
     gap = largest_gap(probe, record["probe"])
     if not gap <= PROBE_TOLERANCE or run.left_at is not None:
@@ -592,7 +612,7 @@ def one_thread(torch: Any) -> Iterator[None]:
 
 def record_runs() -> dict[str, Any]:
     """PyTorch's runs of both models with the model answers."""
-    import torch
+    import torch  # only the teacher's recording needs PyTorch
 
     with one_thread(torch):
         windows = gpt_windows()
@@ -600,10 +620,6 @@ def record_runs() -> dict[str, Any]:
         losses, names, probes, _ = run_gpt(torch, pieces, windows)
         batches = cnn_batches()
         cnn_losses, probe, _ = run_cnn(torch, torch.nn.Conv2d, batches)
-    import os
-    import platform
-    from datetime import datetime, timezone
-
     return {
         "recorded_on": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
         "torch_version": torch.__version__,

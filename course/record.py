@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from collections.abc import Collection
 from typing import Any
 
 import slowtorch_lib
@@ -31,6 +32,7 @@ from course.checking import (
     Case,
     Exercise,
     case_rng,
+    chapter_seed,
     close,
     exercises,
     normalize,
@@ -61,20 +63,26 @@ def disagreements(
     return found
 
 
-def drawn_outcomes(seed: str, torch: Any = None) -> dict[str, list[Any]]:
-    """The outcome of every drawn case for this run's ``seed``, on ``torch``
-    (by default the engine imported: the complete one)."""
+def drawn_outcomes(
+    seed: str, torch: Any = None, chapters: Collection[int] | None = None
+) -> dict[str, list[Any]]:
+    """The outcome of every drawn case (of ``chapters``, else all) for the
+    class's ``seed`` (each chapter drawn from its :func:`chapter_seed`), on
+    ``torch`` (by default the engine imported: the complete one)."""
     if torch is None:
         torch = slowtorch_lib
     found: dict[str, list[Any]] = {}
     for exercise in exercises():
         if exercise.kind != "piece" or not exercise.drawn_cases:
             continue
+        if chapters is not None and int(exercise.id.split(".")[0]) not in chapters:
+            continue
+        drawn_seed = chapter_seed(seed, exercise.id)
         start = len(exercise.cases) + len(exercise.grading_cases)
         found[exercise.id] = [
             outcome_of(
                 functools.partial(
-                    run_case, case, rng=case_rng(seed, exercise.id, start + k)
+                    run_case, case, rng=case_rng(drawn_seed, exercise.id, start + k)
                 ),
                 torch,
             )
@@ -84,8 +92,10 @@ def drawn_outcomes(seed: str, torch: Any = None) -> dict[str, list[Any]]:
 
 
 def main() -> int:
-    if sys.argv[1:2] == ["--drawn"]:
-        sys.stdout.write(json.dumps(drawn_outcomes(sys.argv[2])) + "\n")
+    if sys.argv[1:2] == ["--drawn"]:  # SEED [CHAPTER,...]
+        chapters = [int(c) for c in sys.argv[3].split(",")] if sys.argv[3:] else None
+        drawn = drawn_outcomes(sys.argv[2], chapters=chapters)
+        sys.stdout.write(json.dumps(drawn) + "\n")
         return 0
     import torch  # lazily: real PyTorch is needed to record, not to draw
 

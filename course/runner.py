@@ -27,9 +27,10 @@ Standard output: one record per line, ``NONCE JSON``, with ``kind`` one of
 - ``case``: one case's ``outcome`` (plain JSON data), ``error``, ``stub``;
 - ``finish``: the child's last record for the exercise.
 
-The job's ``seed`` seeds the drawn cases' inputs (``case_rng``): the judge
-draws it for the run and computes their expected outcomes itself. Nothing a
-child sends is believed because it says so: the judge checks each outcome
+The job's ``seeds`` (one per chapter, :func:`course.checking.chapter_seed`)
+seed the drawn cases' inputs (``case_rng``): the judge chose them and
+computes their expected outcomes itself. Nothing a child sends is believed
+because it says so: the judge checks each outcome
 against its own, takes a child's records only in the runner's sequence (one
 cell, cases in order, one finish, nothing after), and an exercise whose
 child ends without its finish record, or breaks the sequence, scores nothing.
@@ -649,7 +650,8 @@ def run_exercise(
     cases = [*exercise.cases, *exercise.grading_cases, *exercise.drawn_cases]
     for index, case in enumerate(cases):
         rng = case_rng(seed, exercise.id, index) if case.drawn else None
-        snapshot.restore()
+        if index == 0:  # after each case, restored below (nothing runs between)
+            snapshot.restore()
         places.install()
         stub = False
         got_error = None
@@ -778,7 +780,7 @@ class Runner:
         self.sandboxed = bool(job.get("sandboxed")) and os.getpid() <= 3
         self.exercises = list(job["exercises"])
         self.pieces = [(str(i), str(t)) for i, t in job.get("pieces", [])]
-        self.seed = str(job.get("seed", ""))
+        self.seeds = {str(k): str(v) for k, v in dict(job.get("seeds", {})).items()}
 
     def emit(self, record: dict[str, Any]) -> None:
         line = bytes(self.nonce) + b" " + json.dumps(record).encode() + b"\n"
@@ -844,7 +846,12 @@ class Runner:
             cpu = int(self.seconds) + 2
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
             run_exercise(
-                exercise, source, self.loaded_pieces, snapshot, Child(fd), self.seed
+                exercise,
+                source,
+                self.loaded_pieces,
+                snapshot,
+                Child(fd),
+                self.seeds.get(exercise.id.split(".")[0], ""),
             )
         except BaseException:  # noqa: BLE001  (the child ends here, whatever)
             code = 1

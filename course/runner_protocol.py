@@ -238,17 +238,17 @@ def run_runner(
     limits: sandbox.Limits,
     sandboxed: bool,
     pieces: dict[str, str] | None = None,
-    seed: str = "",
+    seeds: dict[str, str] | None = None,
 ) -> list[str]:
     """Runs the runner once on ``jobs`` (with the student's ``pieces``,
     their answers to the exercises, put in place of the other stubs, and the
-    run's ``seed`` for the drawn cases); adds what it reported to ``run``;
+    ``seeds`` of the drawn cases, by chapter); adds what it reported to ``run``;
     returns the exercises it started."""
     nonce = secrets.token_hex(16)
     job: dict[str, Any] = {
         "exercises": jobs,
         "pieces": sorted((pieces or {}).items()),
-        "seed": seed,
+        "seeds": seeds or {},
         "seconds": limits.seconds,
         "sandboxed": sandboxed,
         "limits": {
@@ -361,7 +361,7 @@ def run_pieces(
     sandboxed: bool,
     pieces: dict[str, str] | None = None,
     restarts: int = MAX_RESTARTS,
-    seed: str = "",
+    seeds: dict[str, str] | None = None,
 ) -> Run:
     """Runs every piece exercise's answer; starts the runner again after one
     that stopped it (at most ``restarts`` times)."""
@@ -378,7 +378,7 @@ def run_pieces(
             limits,
             sandboxed,
             pieces,
-            seed,
+            seeds,
         )
         for exercise in started:
             if exercise not in run.ends:

@@ -18,7 +18,9 @@ process. They need no control group, so they hold in a container: a grader
 run as root lends each runner a host user id of its own (:func:`runner_user`)
 and the runner becomes that user before any answer runs, so that the kernel
 counts ``RLIMIT_NPROC`` per runner (it does not count root's processes);
-everything that user started is killed when the runner is done. A student
+everything that user started is killed when the runner is done. The user
+ids are leased machine-wide (a lock file per id, held for the runner's
+life), so that any number of graders can run on one machine. A student
 then holds at most ``processes`` processes of at most ``memory`` bytes each.
 An unprivileged grader's runners are counted in their own user namespace.
 Output is capped by the judge, which reads it.
@@ -30,6 +32,7 @@ Output is capped by the judge, which reads it.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import os
 import pwd
@@ -46,7 +49,7 @@ from typing import Any
 
 NOBODY = 65534
 TMP_BYTES = 64 * 2**20
-RUNNER_UIDS = range(61_000, 61_128)  # host users lent to runners (none named)
+RUNNER_UIDS = range(60_000, 60_512)  # host users lent to runners (none named)
 
 
 @dataclass(frozen=True)
@@ -169,25 +172,16 @@ def user_problem() -> str | None:
 
 
 # --- a host user of its own for each runner -------------------------------------
+#
+# The lease on a user id is machine-wide: a lock file per id under LEASES,
+# held (``flock``) by the grader for the runner's whole life, so that any
+# number of graders on one machine lend from the same range without sharing
+# an id. An id is taken only when no process of it exists, and its processes
+# are killed only by the grader that holds its lease.
 
-
-class Lender:
-    """Lends host user ids (from ``RUNNER_UIDS``, none that names a user of
-    this machine) to runners, one runner each at a time."""
-
-    def __init__(self, uids: range) -> None:
-        self.free = [u for u in uids if not _named(u)]
-        self.lock = threading.Lock()
-
-    def take(self) -> int:
-        with self.lock:
-            if not self.free:
-                raise RuntimeError("more runners at once than user ids to lend")
-            return self.free.pop(0)
-
-    def give_back(self, uid: int) -> None:
-        with self.lock:
-            self.free.append(uid)
+LEASES = Path("/run/slowtorch-grader")
+_HELD: dict[int, int] = {}  # the ids this process holds: uid -> lock file
+_HELD_LOCK = threading.Lock()
 
 
 def _named(uid: int) -> bool:
@@ -198,7 +192,72 @@ def _named(uid: int) -> bool:
     return True
 
 
-LENDER = Lender(RUNNER_UIDS)
+def _lease_folder() -> Path:
+    """LEASES, made by root for root alone (refused if anyone else owns it)."""
+    LEASES.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = LEASES.lstat()
+    if not LEASES.is_dir() or LEASES.is_symlink() or info.st_uid != 0:
+        raise RuntimeError(f"{LEASES} is not a folder of root's")
+    return LEASES
+
+
+def processes_of(uid: int, zombies: bool = True) -> list[int]:
+    """The processes whose real, effective, saved or file-system user is
+    ``uid`` (read from ``/proc/PID/status``, which a process that made itself
+    undumpable cannot hide); without ``zombies``, only those still running."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", encoding="ascii", errors="replace") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:  # it ended meanwhile
+            continue
+        dead = fields.get("State", "").split()[:1] in (["Z"], ["X"])
+        if str(uid) in fields.get("Uid", "").split() and (zombies or not dead):
+            found.append(int(name))
+    return found
+
+
+def lease(uid: int) -> bool:
+    """Takes ``uid``'s machine-wide lease for this process if no one holds it
+    and no process of it exists; whether it was taken."""
+    path = _lease_folder() / f"uid-{uid}.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return False
+    if processes_of(uid):  # left by a grader that ended: not ours to kill
+        os.close(fd)
+        return False
+    with _HELD_LOCK:
+        _HELD[uid] = fd
+    return True
+
+
+def release(uid: int) -> None:
+    """Gives ``uid``'s lease back (its processes killed first by the caller)."""
+    with _HELD_LOCK:
+        fd = _HELD.pop(uid)
+    os.close(fd)  # closing the file drops the lock
+
+
+def holds(uid: int) -> bool:
+    """Whether this process holds ``uid``'s lease."""
+    with _HELD_LOCK:
+        return uid in _HELD
+
+
+def take_user() -> int:
+    """A user id of ``RUNNER_UIDS`` (none that names a user of this machine)
+    whose lease this process now holds."""
+    for uid in RUNNER_UIDS:
+        if not holds(uid) and not _named(uid) and lease(uid):
+            return uid
+    raise RuntimeError("more runners at once on this machine than user ids to lend")
 
 
 @contextlib.contextmanager
@@ -206,16 +265,19 @@ def runner_user() -> Iterator[int | None]:
     """A host user id of its own for one runner, or None where the grader
     cannot change users (not root: the runner then runs as the grader's user,
     and only bubblewrap's user namespace bounds its processes). When the
-    runner is done, every process of that user is killed."""
+    runner is done, every process of that user is killed, then the lease is
+    given back."""
     if os.geteuid() != 0:
         yield None
         return
-    uid = LENDER.take()
+    uid = take_user()
     try:
         yield uid
     finally:
-        kill_user(uid)
-        LENDER.give_back(uid)
+        try:
+            kill_user(uid)
+        finally:
+            release(uid)
 
 
 def as_user(uid: int | None) -> dict[str, Any]:
@@ -229,26 +291,28 @@ def as_user(uid: int | None) -> dict[str, Any]:
 def kill_user(uid: int) -> int:
     """Kills every process of ``uid`` (as that user: ``kill(-1)`` reaches all
     of them at once, so none can start another meanwhile); how many rounds
-    it took until none was left."""
-    for rounds in range(1, 50):
+    it took until none was left (``kill(-1)`` says nothing of that: it
+    succeeds whenever the namespace holds other processes, so ``/proc`` is
+    asked). Only the holder of ``uid``'s lease may."""
+    if not holds(uid):
+        raise RuntimeError(f"user {uid} is not leased by this grader: not killed")
+    for rounds in range(1, 200):
+        if not processes_of(uid, zombies=False):
+            return rounds - 1
         pid = os.fork()
         if pid == 0:  # pragma: no cover  (the child only kills and exits)
-            code = 1
             try:
                 os.setgroups([])
                 os.setresgid(uid, uid, uid)
                 os.setresuid(uid, uid, uid)
                 os.kill(-1, signal.SIGKILL)
-            except ProcessLookupError:
-                code = 0
-            except BaseException:  # noqa: BLE001
-                code = 2
-            os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        if os.waitstatus_to_exitcode(status) == 0:
-            return rounds
-        time.sleep(0.01)
-    return rounds
+            except BaseException:  # noqa: BLE001, S110
+                pass
+            os._exit(0)
+        os.waitpid(pid, 0)
+        if rounds > 1:
+            time.sleep(0.005)
+    raise RuntimeError(f"the processes of user {uid} outlive being killed")
 
 
 def limits_problem(sandboxed: bool) -> str | None:

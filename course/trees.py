@@ -12,8 +12,12 @@ judging itself is :mod:`course.judge`.
 from __future__ import annotations
 
 import compileall
+import contextlib
+import hashlib
 import shutil
-from collections.abc import Collection
+import sys
+import tempfile
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -54,11 +58,54 @@ def class_engine(dest: Path, given: Collection[str] = ()) -> None:
     edition.stub_course(dest / "course", given)
 
 
+CACHE = Path.home() / ".cache" / "slowtorch"
+
+
+def source_digest(*parts: str, folders: Collection[Path] = ()) -> str:
+    """A digest of the course's code (the engine, the course package, its
+    data, and ``folders``) and ``parts``: what a tree or a map built from them
+    depends on."""
+    digest = hashlib.sha256("\0".join([sys.version, *parts]).encode())
+    for folder in (ROOT / "slowtorch_lib", PACKAGE, *folders):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+def cached(name: str, build: Callable[[Path], object]) -> Path:
+    """The folder ``CACHE/name``, built by ``build`` once (in a folder of its
+    own, then renamed: graders beside this one may build it too)."""
+    done = CACHE / name
+    if not done.is_dir():
+        CACHE.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temporary = Path(tempfile.mkdtemp(dir=CACHE, prefix=".building-"))
+        try:
+            build(temporary / "tree")
+            with contextlib.suppress(OSError):  # another grader was first
+                (temporary / "tree").rename(done)
+        finally:
+            shutil.rmtree(temporary, ignore_errors=True)
+    return done
+
+
 def runner_tree(dest: Path, given: Collection[str] = ()) -> Path:
     """Writes what the runner may see into ``dest``: the class engine (with
     the pieces ``given``), the case programs (public and grading-only, no
     recorded answers, their own pieces stubbed), what they import, and the
-    runner itself. Returns ``dest``."""
+    runner itself. Returns ``dest``. Built once for each version of the
+    course and each ``given`` (kept under ``CACHE``), then copied."""
+    key = source_digest("runner tree", *sorted(given))
+    built = cached(f"runner-{key}", lambda tree: _runner_tree(tree, given))
+    shutil.copytree(built, dest, symlinks=True)
+    for path in dest.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    dest.chmod(0o755)
+    return dest
+
+
+def _runner_tree(dest: Path, given: Collection[str] = ()) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     class_engine(dest, given)
     course = dest / "course"

@@ -164,17 +164,155 @@
   // A class site has a welcome page (WELCOME.md, beside the exercises): JupyterLab
   // opened at the site's address, with no document named, shows it as text.
   const WELCOME = "WELCOME.md";
+  // The welcome page's table of exercises (sitebuild/contents.py writes it with
+  // the state a student starts from) gets each exercise's state in this browser:
+  // "all right" if its check saved the piece in exercises/my_engine/, "saved" if
+  // its notebook was saved here (its copy in the browser's storage is newer than
+  // the site's), else "not started" (or "given", the teacher's piece). Filled in
+  // when the page opens and each time it is shown again.
+  const STATE_HEADER = ["Exercise", "Piece", "Notebook", "State"];
+  function stateTable() {
+    for (const table of document.querySelectorAll(".jp-RenderedMarkdown table")) {
+      const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+      if (heads.join("|") === STATE_HEADER.join("|")) return table;
+    }
+    return null;
+  }
+  async function sitesListing(folder) {
+    // The site's own listing of a folder (what JupyterLite serves before any save).
+    try {
+      const response = await fetch(new URL(`api/contents/${folder}/all.json`, root));
+      const listing = await response.json();
+      return new Map(listing.content.map((item) => [item.path, item.last_modified]));
+    } catch (error) {
+      return new Map();
+    }
+  }
+  async function showStates(app) {
+    const contents = app.serviceManager.contents;
+    let table = null;
+    for (let tries = 0; tries < 100 && !table; tries++) {
+      table = stateTable();
+      if (!table) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (!table) return;
+    const saved = new Set();
+    try {
+      const folder = await contents.get("exercises/my_engine", { content: true });
+      for (const item of folder.content) saved.add(item.path);
+    } catch (error) {
+      // no piece saved yet
+    }
+    const served = await sitesListing("exercises");
+    const notebooks = new Map();
+    for (const row of table.querySelectorAll("tbody tr")) {
+      const cells = row.querySelectorAll("td");
+      const notebook = cells[2].textContent.trim();
+      if (!notebooks.has(notebook)) {
+        notebooks.set(
+          notebook,
+          contents.get(notebook, { content: false }).then(
+            (model) => served.has(notebook) && model.last_modified !== served.get(notebook),
+            () => false
+          )
+        );
+      }
+    }
+    for (const row of table.querySelectorAll("tbody tr")) {
+      const cells = row.querySelectorAll("td");
+      const id = cells[0].textContent.trim();
+      const name = cells[1].textContent.trim();
+      const file = `exercises/my_engine/ex${id.replace(".", "_")}_${name}.py`;
+      const given = row.dataset.given ?? String(cells[3].textContent.trim() === "given");
+      row.dataset.given = given;
+      let state = given === "true" ? "given" : "not started";
+      if (saved.has(file)) state = "all right";
+      else if (await notebooks.get(cells[2].textContent.trim())) {
+        state = given === "true" ? "given (notebook saved)" : "saved";
+      }
+      cells[3].textContent = state;
+      row.dataset.state = state;
+    }
+    table.dataset.filled = "true";
+  }
   function openWelcome(app) {
     const path = new URLSearchParams(window.location.search).get("path");
     const contents = app.serviceManager && app.serviceManager.contents;
     if (path || !window.location.pathname.includes("/lab/") || !contents) return;
     contents.get(WELCOME, { content: false }).then(
-      () => app.commands.execute("docmanager:open", {
-        path: WELCOME,
-        factory: "Markdown Preview",
-      }),
+      async () => {
+        const widget = await app.commands.execute("docmanager:open", {
+          path: WELCOME,
+          factory: "Markdown Preview",
+        });
+        await showStates(app);
+        app.shell.currentChanged.connect((shell, change) => {
+          if (change.newValue === widget) showStates(app);
+        });
+      },
       () => null
     );
+  }
+  // What JupyterLab's pages leave unnamed for assistive technology (axe-core's
+  // WCAG 2.1 A/AA rules, run on the class site by tests/browser/test_class_site.py):
+  // the cells' editors and the buttons that fold a heading's section get a name,
+  // the notebook's list of cells (a "feed") holds articles, the logo link says
+  // where it goes, the scrolling Markdown page can be reached and scrolled from
+  // the keyboard. Run again when the page changes. (Left: the file browser's
+  // toolbar buttons say aria-pressed on an element without a role, which
+  // JupyterLab's web components draw.)
+  /** Calls fn on root and on every element under it that matches selector. */
+  function each(root, selector, fn) {
+    if (root.matches && root.matches(selector)) fn(root);
+    for (const element of root.querySelectorAll(selector)) fn(element);
+  }
+  function nameTheUi(root) {
+    each(root, ".cm-content[role=textbox]:not([aria-label])", (editor) => {
+      const cell = editor.closest(".jp-Cell");
+      const kind = cell && cell.classList.contains("jp-MarkdownCell") ? "Markdown" : "Code";
+      editor.setAttribute("aria-label", `${kind} of the cell`);
+    });
+    each(root, "[role=feed] > :not([role])", (cell) => cell.setAttribute("role", "article"));
+    each(root, ".jp-collapseHeadingButton:not([aria-label])", (button) => {
+      const heading = button.closest("h1, h2, h3, h4, h5, h6");
+      const title = heading ? heading.textContent.trim() : "";
+      button.setAttribute("aria-label", `Fold or unfold the section ${title}`.trim());
+    });
+    each(root, "#jp-NotebookLogo:not([aria-label])", (logo) => {
+      logo.setAttribute("aria-label", "The site's files");
+    });
+    each(root, ".jp-MarkdownViewer .jp-RenderedMarkdown:not([tabindex])", (page) => {
+      page.tabIndex = 0;
+      page.setAttribute("role", "region");
+      page.setAttribute("aria-label", "The page's text");
+    });
+  }
+  // At once, for what changed (an observer's callback runs before the page's
+  // next task, so nothing reads the page while a new cell is still unnamed).
+  function whenChanged(records) {
+    const roots = new Set();
+    for (const record of records) {
+      if (record.type === "attributes") roots.add(record.target.parentElement || record.target);
+      for (const node of record.addedNodes) {
+        if (node.nodeType === Node.ELEMENT_NODE) roots.add(node.parentElement || node);
+      }
+    }
+    for (const root of roots) if (root.isConnected) nameTheUi(root);
+  }
+  function watchTheUi() {
+    if (!document.body) return;
+    new MutationObserver(whenChanged).observe(document.body, {
+      childList: true,
+      subtree: true,
+      attributes: true,
+      attributeFilter: ["role", "aria-label", "tabindex"],
+    });
+    nameTheUi(document.body);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", watchTheUi);
+  } else {
+    watchTheUi();
   }
   function whenStarted() {
     const app = window.jupyterapp;

@@ -137,7 +137,7 @@ ensure_web_assets() {
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
         log "npm assets: already installed"
     else
-        log "npm ci (MathJax 3, require.js, @jupyter-widgets/html-manager, pyodide, @viz-js/viz)"
+        log "npm ci (MathJax 3, require.js, @jupyter-widgets/html-manager, pyodide, @viz-js/viz, axe-core)"
         (cd "$ASSETS" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) \
             || die "npm ci failed in scripts/assets"
         echo "$want" > "$stamp"

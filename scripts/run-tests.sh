@@ -4,13 +4,32 @@
 # (lint and format), pytest on tests/, nbval on solutions/ and exercises/, the book build, and the
 # browser tests.
 # Every step runs even when an earlier one failed; the script exits 1 if any failed.
+#
+# --quick: the developer's loop. mypy, ruff and every test that builds no whole pipeline
+# (pytest -m "not browser and not pipeline": no graded class, no regenerated notebooks, no
+# release, no book, no browser); set-up only of the virtual environment and `dot`.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-setup_book
-pip_sync requirements-test.txt
-if [ ! -x /usr/bin/chromium ]; then
+quick=0
+case "${1:-}" in
+    "") ;;
+    --quick) quick=1 ;;
+    *) die "usage: bash scripts/run-tests.sh [--quick]" ;;
+esac
+
+if [ "$quick" -eq 1 ]; then
+    cd "$ROOT"
+    ensure_venv
+    pip_sync requirements.txt
+    pip_sync requirements-test.txt
+    ensure_dot
+else
+    setup_book
+    pip_sync requirements-test.txt
+fi
+if [ "$quick" -eq 0 ] && [ ! -x /usr/bin/chromium ]; then
     apt_install chromium || die "the browser tests need /usr/bin/chromium \
 (sudo apt-get install chromium)"
 fi
@@ -43,6 +62,19 @@ sanitize=()
 step mypy "$VENV/bin/mypy" slowtorch_lib
 step ruff "$VENV/bin/ruff" check .
 step ruff-format "$VENV/bin/ruff" format --check .
+if [ "$quick" -eq 1 ]; then
+    step pytest-quick "$VENV/bin/pytest" tests -m "not browser and not pipeline" \
+        -p no:cacheprovider
+    echo
+    echo "run-tests --quick: steps ok: ${passed[*]:-none}"
+    if [ "${#failed[@]}" -gt 0 ]; then
+        echo "run-tests --quick: steps FAILED: ${failed[*]}"
+        exit 1
+    fi
+    echo "run-tests --quick: every step succeeded (the full run adds the whole pipelines:"
+    echo "bash scripts/run-tests.sh)"
+    exit 0
+fi
 step pytest "$VENV/bin/pytest" tests -m "not browser" -p no:cacheprovider
 step nbval-solutions "$VENV/bin/pytest" --nbval --nbval-current-env "${sanitize[@]}" \
     --nbval-cell-timeout=300 -p no:cacheprovider solutions/

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from sitebuild.contents import write_contents
+from sitebuild.contents import write_contents, write_listing
 from sitebuild.kernel_lock import check_pyodide_version, copy_pyodide, write_lock
 from sitebuild.notebooks import CHAPTERS, write_desktop_chapters
 from sitebuild.patches import patch_bundle
@@ -89,6 +89,7 @@ def main(
         print(result.stdout[-6000:], result.stderr[-6000:], sep="\n", file=sys.stderr)
         raise SystemExit("build_lite: jupyter lite build failed")
     use_boot_module(output)
+    write_listing(output, notebooks)
     check_output(preload, notebooks, output)
     patch_bundle(output)
     # Browsers ask the site's root for a favicon (a 404 in the console otherwise):

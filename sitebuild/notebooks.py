@@ -13,6 +13,7 @@ ids. The helper modules next to a chapter are copied beside it.
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
 import shutil
@@ -248,7 +249,47 @@ def _add_outputs(notebook: Any, executed: Any) -> int:
     widgets = executed.metadata.get("widgets")
     if widgets:
         notebook.metadata["widgets"] = widgets
+        for cell in cells:
+            cell.outputs = [finished_bar(o, widgets) or o for o in cell.outputs]
     return copied
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def finished_bar(output: Any, widgets: Any) -> Any:
+    """A stored training bar (``course.progress.training_bar``: a box of a
+    progress bar and a label) as the reader should see it, finished: plain HTML
+    with the bar's last value and words, which shows wherever the notebook is
+    opened (a widget's view shows only its raw text where the page has not got
+    the widget's state, as in the in-browser course). None for another output."""
+    view = (output.get("data") or {}).get(WIDGET_VIEW)
+    states = (widgets.get(WIDGET_STATE) or {}).get("state") or {}
+    box = states.get((view or {}).get("model_id"), {})
+    if box.get("model_name") != "HBoxModel":
+        return None
+    children = [
+        states.get(str(child).removeprefix("IPY_MODEL_"), {})
+        for child in box.get("state", {}).get("children", [])
+    ]
+    kinds = [child.get("model_name") for child in children]
+    if kinds != ["IntProgressModel", "LabelModel"]:
+        return None
+    bar, label = (child.get("state", {}) for child in children)
+    name, words = str(bar.get("description", "")), str(label.get("value", ""))
+    value, top = int(bar.get("value", 0)), int(bar.get("max", 100))
+    escaped = html.escape(words)
+    return nbformat.v4.new_output(
+        "display_data",
+        data={
+            "text/plain": f"{name}: {words}",
+            "text/html": (
+                f'<div><label>{html.escape(name)} <progress value="{value}" '
+                f'max="{top}">{value}/{top}</progress></label> {escaped}</div>'
+            ),
+        },
+    )
 
 
 def write_notebook(
@@ -302,7 +343,7 @@ KEEP_BOOK_OUTPUTS = """\
 # book_outputs.restore({chapter!r}) puts this notebook back as the book has it.
 from course import book_outputs
 
-book_outputs.keep({chapter!r})"""
+book_cells = book_outputs.keep({chapter!r})  # the cells that have the book's output"""
 
 
 def _keep_book_outputs_cell(chapter: str) -> Any:

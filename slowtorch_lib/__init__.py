@@ -43,7 +43,8 @@ The layers, bottom to top, each importing only from those below it:
 dtypes and index maths (``_dtype``, ``_strides``), storage (``_storage``),
 kernels on values, shapes and strides (``_kernels``), the ``Tensor`` type
 (``_tensor``, ``_tensor_methods``, ``_tensor_shape_methods``,
-``_tensor_kernels``, ``_creation``, ``_printing``), autograd (``autograd``),
+``_tensor_python``, ``_tensor_kernels``, ``_creation``, ``_ranges``,
+``_legacy_constructors``, ``_numpy_in``, ``_printing``), autograd (``autograd``),
 the operations (``ops``, ``_rng``), then ``nn``, ``optim`` and
 ``utils.data``. ``Tensor``'s methods reach the operations through
 ``_tensor.bind_ops``, called once below. The dtypes beyond the ten the
@@ -59,6 +60,9 @@ from math import e, inf, nan, pi
 from slowtorch_lib import (
     _creation,
     _fidelity,  # noqa: F401 (it registers the rules of the dtypes beyond the ten)
+    _legacy_constructors,
+    _numpy_in,
+    _ranges,
     _rng,
     _tensor,
     accelerator,
@@ -127,7 +131,10 @@ from slowtorch_lib._fidelity.float8 import (
     float8_e8m0fnu,
 )
 from slowtorch_lib._fidelity.wide_uint import uint16, uint32, uint64
+from slowtorch_lib._legacy_constructors import *  # noqa: F403
+from slowtorch_lib._numpy_in import *  # noqa: F403
 from slowtorch_lib._printing import get_printoptions, set_printoptions
+from slowtorch_lib._ranges import *  # noqa: F403
 from slowtorch_lib._rng import *  # noqa: F403
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Size, Tensor, device
@@ -151,13 +158,18 @@ from slowtorch_lib.ops import (
     joining,
     linalg,
     logarithms,
+    order_statistics,
     pointwise,
+    powers,
+    products,
     rearrange,
     reduction,
+    reordering,
     rounding,
     scan,
     selecting,
     sorting,
+    splitting,
     trigonometry,
     views,
 )
@@ -191,14 +203,19 @@ from slowtorch_lib.ops.linalg import *  # noqa: F403
 from slowtorch_lib.ops.logarithms import *  # noqa: F403
 from slowtorch_lib.ops.meshgrid import meshgrid
 from slowtorch_lib.ops.normal import normal
+from slowtorch_lib.ops.order_statistics import *  # noqa: F403
 from slowtorch_lib.ops.pointwise import *  # noqa: F403
+from slowtorch_lib.ops.powers import *  # noqa: F403
+from slowtorch_lib.ops.products import *  # noqa: F403
 from slowtorch_lib.ops.ranges import range
 from slowtorch_lib.ops.rearrange import *  # noqa: F403
 from slowtorch_lib.ops.reduction import *  # noqa: F403
+from slowtorch_lib.ops.reordering import *  # noqa: F403
 from slowtorch_lib.ops.rounding import *  # noqa: F403
 from slowtorch_lib.ops.scan import *  # noqa: F403
 from slowtorch_lib.ops.selecting import *  # noqa: F403
 from slowtorch_lib.ops.sorting import *  # noqa: F403
+from slowtorch_lib.ops.splitting import *  # noqa: F403
 from slowtorch_lib.ops.statistics import *  # noqa: F403
 from slowtorch_lib.ops.trigonometry import *  # noqa: F403
 from slowtorch_lib.ops.unique import unique as unique  # not in __all__, as in torch
@@ -263,6 +280,9 @@ __all__ = [
     "uint32",
     "uint64",
     *_creation.__all__,
+    *_legacy_constructors.__all__,
+    *_numpy_in.__all__,
+    *_ranges.__all__,
     *_rng.__all__,
     *bitwise.__all__,
     *common.__all__,
@@ -278,13 +298,18 @@ __all__ = [
     *joining.__all__,
     *linalg.__all__,
     *logarithms.__all__,
+    *order_statistics.__all__,
     *pointwise.__all__,
+    *powers.__all__,
+    *products.__all__,
     *rearrange.__all__,
     *reduction.__all__,
+    *reordering.__all__,
     *rounding.__all__,
     *scan.__all__,
     *selecting.__all__,
     *sorting.__all__,
+    *splitting.__all__,
     *trigonometry.__all__,
     *views.__all__,
     "load",
@@ -303,7 +328,15 @@ __all__ = [
     "save",
     "utils",
 ]
-__all__ += ["accelerator", "amp", "autocast", "backends", "distributed", "distributions", "onnx"]
+__all__ += [
+    "accelerator",
+    "amp",
+    "autocast",
+    "backends",
+    "distributed",
+    "distributions",
+    "onnx",
+]
 __all__ += [
     "autocast_decrement_nesting",
     "autocast_increment_nesting",

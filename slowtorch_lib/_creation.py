@@ -8,51 +8,34 @@ so ``tensor(0.1).item()`` is ``0.10000000149011612``, as in PyTorch.
 The dtype of a new tensor, when none is given, follows the data: all bools
 give ``bool``, all ints give ``int64``, anything with a float gives the
 default float dtype (``float32`` unless changed by ``set_default_dtype``).
+
+Here are ``tensor(data)``, the filled tensors (``zeros``, ``full``, ``eye``,
+the ``*_like`` forms) and the default device. Next door: the counting ones
+(``arange``, ``linspace``) in :mod:`slowtorch_lib._ranges`, the legacy
+``torch.FloatTensor(...)`` in :mod:`slowtorch_lib._legacy_constructors`, and
+NumPy arrays in (``from_numpy``) in :mod:`slowtorch_lib._numpy_in`.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 import warnings
-from fractions import Fraction
 from typing import Any, Protocol
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import cast_scalar
+from slowtorch_lib._numpy_in import is_numpy, numpy_values
 from slowtorch_lib._strides import numel
-from slowtorch_lib._tensor import (
-    CPU,
-    Size,
-    Tensor,
-    check_device,
-    device,
-    from_values,
-    invalid_arguments,
-)
+from slowtorch_lib._tensor import CPU, Tensor, check_device, device, from_values
 
 __all__ = [
-    "BFloat16Tensor",
-    "BoolTensor",
-    "ByteTensor",
-    "CharTensor",
-    "DoubleTensor",
-    "FloatTensor",
-    "HalfTensor",
-    "IntTensor",
-    "LongTensor",
-    "ShortTensor",
-    "arange",
     "as_tensor",
     "empty",
     "empty_like",
     "eye",
     "full",
-    "from_numpy",
     "full_like",
     "get_default_device",
-    "linspace",
     "ones",
     "ones_like",
     "set_default_device",
@@ -656,247 +639,6 @@ def full_like(
 
 
 # ----------------------------------------------------------------------
-# Ranges
-# ----------------------------------------------------------------------
-
-
-def arange(
-    start: Any = 0,
-    end: Any = None,
-    step: Any = 1,
-    *,
-    dtype: dtype | None = None,
-    device: DeviceArg = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """``start, start + step, start + 2 * step, ...`` up to but not including ``end``.
-
-    ``arange(5)`` counts from 0. The dtype is int64 if every argument is an
-    int, else the default float dtype. There are ``ceil((end - start) / step)``
-    elements; element ``i`` is ``start + i * step``, computed in double
-    precision and then stored (so a float32 result is rounded once). For an
-    integer dtype the three arguments are first truncated to ints.
-
-    Raises:
-        RuntimeError: If ``step`` is zero, points away from ``end``, or a
-            bound is infinite or nan.
-    """
-    dtype = dtypes.dtype_arg(dtype, "arange")
-    if end is None:
-        start, end = 0, start
-    start = python_number(start, "start", "arange", 1)
-    end = python_number(end, "end", "arange", 2)
-    step = python_number(step, "step", "arange", 3)
-    if dtype is None:
-        all_ints = all(isinstance(v, int) for v in (start, end, step))
-        dtype = dtypes.int64 if all_ints else dtypes.get_default_dtype()
-    if dtype is dtypes.bool_ or dtype.unpromotable or dtype.is_complex:  # no loop
-        raise NotImplementedError(
-            f"\"arange_cpu\" not implemented for '{dtype.c_name}'"
-        )
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if not (math.isfinite(start) and math.isfinite(end)):
-        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
-    integral = not dtype.is_floating_point
-    if integral:
-        start, end, step = int(start), int(end), int(step)
-        if step == 0:
-            raise ValueError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if integral:
-        count = -((start - end) // step)  # ceil((end - start) / step), exactly
-    else:
-        count = max(0, math.ceil((end - start) / step))
-    check_sizes([count])
-    values = [start + i * step for i in range(count)]
-    return finish(from_values(values, (count,), dtype), requires_grad, device)
-
-
-def linspace(
-    start: Any,
-    end: Any,
-    steps: int,
-    *,
-    dtype: dtype | None = None,
-    device: DeviceArg = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end``, both included.
-
-    The points are computed as PyTorch computes them (see
-    :func:`linspace_points`), so they agree to the last bit. For an integer
-    dtype the ends are truncated to ints first, the points are computed in
-    double precision, and each is truncated.
-
-    Raises:
-        TypeError: If ``steps`` is not an int.
-        RuntimeError: If ``steps`` is negative.
-    """
-    dtype = dtypes.dtype_arg(dtype, "linspace")
-    if isinstance(steps, bool) or not isinstance(steps, int):
-        raise TypeError(
-            "linspace(): argument 'steps' (position 3) must be int, "
-            f"not {type(steps).__name__}"
-        )
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    start = python_number(start, "start", "linspace", 1)
-    end = python_number(end, "end", "linspace", 2)
-    dtype = dtype or dtypes.get_default_dtype()
-    if dtype is dtypes.bool_:
-        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    integral = dtype.category == dtypes.INT_CATEGORY
-    if integral:
-        start, end = int(start), int(end)
-    part = dtypes.COMPLEX_PARTS.get(dtype, dtype)  # a complex type's real part
-    single = part.is_floating_point and part.itemsize <= 4
-    precision = dtypes.float32 if single else dtypes.float64
-    values = linspace_points(start, end, steps, precision)
-    if integral:
-        values = [int(v) for v in values]
-    return finish(from_values(values, (steps,), dtype), requires_grad, device)
-
-
-def linspace_points(start: float, end: float, steps: int, d: dtype) -> list[float]:
-    """The points of ``linspace``, computed in float dtype ``d`` as PyTorch does.
-
-    With ``step = (end - start) / (steps - 1)``, the first half of the points
-    is counted up from ``start`` (``start + i * step``) and the second half
-    down from ``end`` (``end - (steps - 1 - i) * step``), so both ends are
-    exact. Each point is one fused multiply-add, rounded once to ``d``: in
-    float32, the middle of ``linspace(-1, 1, 7)`` is ``-2.98e-08``, not 0.
-    """
-    start, end = cast_scalar(start, d), cast_scalar(end, d)
-    if steps == 1:
-        return [start]
-    step = cast_scalar(cast_scalar(end - start, d) / (steps - 1), d)
-    half = steps // 2
-    return [
-        fused_multiply_add(step, i, start, d)
-        if i < half
-        else fused_multiply_add(-step, steps - 1 - i, end, d)
-        for i in range(steps)
-    ]
-
-
-def fused_multiply_add(a: float, b: int, c: float, d: dtype) -> float:
-    """``a * b + c`` rounded once to float dtype ``d``, as C's ``fma`` does.
-
-    The exact value is a ratio of integers, and Python rounds an integer
-    division once, to the nearest float64. Rounding that again to float32
-    is right unless it landed exactly halfway between two float32 values;
-    that rare case is rounded from the exact fraction.
-    """
-    if not (math.isfinite(a) and math.isfinite(c)):
-        return cast_scalar(a * b + c, d)
-    (a_top, a_bottom), (c_top, c_bottom) = a.as_integer_ratio(), c.as_integer_ratio()
-    top, bottom = a_top * b * c_bottom + c_top * a_bottom, a_bottom * c_bottom
-    if top == 0:
-        return a * b + c  # the sign of a zero sum, as float arithmetic gives it
-    try:
-        nearest = top / bottom
-    except OverflowError:
-        return cast_scalar(a * b + c, d)
-    if d is dtypes.float64 or not _on_a_float32_tie(nearest):
-        return cast_scalar(nearest, d)
-    # float32 keeps 24 significant bits: scale them to an integer, round it.
-    exponent = max(math.frexp(nearest)[1] - 24, -149)
-    return math.ldexp(round(Fraction(top, bottom) / Fraction(2) ** exponent), exponent)
-
-
-def _on_a_float32_tie(value: float) -> bool:
-    """Whether ``value`` lies exactly halfway between two float32 values."""
-    exponent = max(math.frexp(value)[1] - 25, -150)
-    halves = math.ldexp(value, -exponent)  # in halves of a float32 step
-    return halves.is_integer() and int(halves) % 2 == 1
-
-
-# ----------------------------------------------------------------------
-# The legacy constructors: torch.Tensor(...), torch.FloatTensor(...)
-# ----------------------------------------------------------------------
-
-
-def legacy_new(
-    d: dtype | None, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Tensor:
-    """What ``torch.Tensor(...)`` and ``torch.FloatTensor(...)`` make.
-
-    Three forms, as in PyTorch: sizes (``Tensor(2, 3)`` or a ``Size``),
-    data (``Tensor([1, 2])``), or nothing (an empty tensor). PyTorch leaves
-    a tensor made from sizes uninitialised; here it is zeros. A tensor
-    given as data is returned as it is if its dtype is ``d``. ``d`` is None
-    for ``torch.Tensor``: the default dtype, and a tensor of any dtype.
-
-    Raises:
-        TypeError: For keywords other than ``device``, a lone number, or a
-            tensor of another dtype.
-    """
-    given = dict(kwargs)
-    check_device(kwargs.pop("device", None))
-    if kwargs:
-        raise invalid_arguments("new", args, given)
-    if d is None and len(args) == 1 and isinstance(args[0], Tensor):
-        return args[0]
-    d = d or dtypes.get_default_dtype()
-    if not args:  # the legacy constructors ignore the default device
-        return tensor([], dtype=d, device=CPU)
-    sizes = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
-    if all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
-        return zeros(*sizes, dtype=d, device=CPU)
-    if len(args) > 1 or isinstance(args[0], (int, float, bool)):
-        raise TypeError(
-            f"new(): data must be a sequence (got {type(args[0]).__name__})"
-        )
-    if isinstance(args[0], Tensor):
-        if args[0].dtype is not d:
-            raise TypeError(
-                f"expected {d.cpp_type_name} (got {args[0].dtype.cpp_type_name})"
-            )
-        return args[0]
-    return tensor(args[0], dtype=d, device=CPU)
-
-
-class LegacyTensorType(type):
-    """The type of ``torch.FloatTensor`` and its kin: one class per dtype.
-
-    Calling it makes a tensor of its dtype (:func:`legacy_new`), and
-    ``isinstance(x, torch.FloatTensor)`` asks whether ``x`` is a float32
-    tensor, as in PyTorch.
-    """
-
-    dtype: dtype
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        return legacy_new(cls.dtype, args, kwargs)
-
-    def __instancecheck__(cls, value: Any) -> bool:
-        return isinstance(value, Tensor) and value.dtype is cls.dtype
-
-    def __repr__(cls) -> str:
-        return f"<class '{cls.dtype.legacy_type_name}'>"
-
-
-def legacy_type(d: dtype) -> LegacyTensorType:
-    """The legacy class of dtype ``d``: ``torch.FloatTensor`` for float32."""
-    name = d.legacy_type_name.removeprefix("torch.")
-    return LegacyTensorType(name, (), {"dtype": d, "__module__": "torch"})
-
-
-BFloat16Tensor = legacy_type(dtypes.bfloat16)
-BoolTensor = legacy_type(dtypes.bool_)
-ByteTensor = legacy_type(dtypes.uint8)
-CharTensor = legacy_type(dtypes.int8)
-DoubleTensor = legacy_type(dtypes.float64)
-FloatTensor = legacy_type(dtypes.float32)
-HalfTensor = legacy_type(dtypes.float16)
-IntTensor = legacy_type(dtypes.int32)
-LongTensor = legacy_type(dtypes.int64)
-ShortTensor = legacy_type(dtypes.int16)
-
-
-# ----------------------------------------------------------------------
 # The default device
 # ----------------------------------------------------------------------
 
@@ -932,52 +674,3 @@ def get_default_device() -> device:
     if where is not None and where.index is None:
         check_device(where)
     return where or CPU
-
-
-# ----------------------------------------------------------------------
-# NumPy arrays in (NumPy stays optional: it is never imported here)
-# ----------------------------------------------------------------------
-
-
-def is_numpy(data: Any) -> bool:
-    """Whether ``data`` is a NumPy array or NumPy number."""
-    return type(data).__module__ == "numpy" and hasattr(data, "dtype")
-
-
-def numpy_values(array: Any) -> tuple[list[Any], tuple[int, ...], dtype]:
-    """The values (row-major), shape and dtype of a NumPy array or number.
-
-    Raises:
-        TypeError: For a NumPy dtype this engine does not have, as PyTorch
-            for one it does not have.
-    """
-    by_name = {d.name: d for d in dtypes.ALL_DTYPES}
-    d = by_name.get(array.dtype.name)
-    if d is None:
-        raise TypeError(
-            "can't convert np.ndarray of type "
-            f"numpy.{array.dtype.type.__name__}. The only supported types are: "
-            f"{', '.join(by_name)}."
-        )
-    shape = tuple(array.shape)
-    return list(array.reshape(-1).tolist()), shape, d
-
-
-def from_numpy(array: Any) -> Tensor:
-    """A tensor with the values, shape and dtype of a NumPy array.
-
-    Any array that owns or maps its memory is accepted (a ``numpy.memmap``
-    too). PyTorch's tensor shares the array's memory. Here the values are copied
-    (an engine tensor keeps its numbers in a Python ``array``, which cannot
-    point into NumPy's memory): writing to one afterwards does not change
-    the other. ``Tensor.numpy()`` does share, the other way round.
-
-    Raises:
-        TypeError: If ``array`` is not a NumPy array, or of a dtype the
-            engine does not have.
-    """
-    numpy = sys.modules.get("numpy")
-    if numpy is None or not isinstance(array, numpy.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    values, shape, d = numpy_values(array)
-    return from_values(values, shape, d)

@@ -535,14 +535,14 @@ class finfo:
     """
 
     def __init__(self, type: dtype | None = None) -> None:
-        type = _default_dtype if type is None else python_type_dtype(type)  # type: ignore[assignment]
-        if isinstance(type, dtype):
-            type = COMPLEX_PARTS.get(type, type)
-        if not isinstance(type, dtype) or not type.is_floating_point:
+        given = _default_dtype if type is None else python_type_dtype(type)
+        real = COMPLEX_PARTS.get(given, given) if isinstance(given, dtype) else None
+        if real is None or not real.is_floating_point:
             raise TypeError(
                 "torch.finfo() requires a floating point input type. "
                 "Use torch.iinfo to handle 'torch.finfo'"
             )
+        type = real
         precision = type.mantissa_bits
         self.bits = 8 * type.itemsize
         self.eps = type.eps or 2.0 ** (1 - precision)

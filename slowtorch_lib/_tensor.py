@@ -12,26 +12,25 @@ Its operations (``x.mul(y)``, ``x.sum()``...) are one-line methods that
 :mod:`slowtorch_lib._tensor_shape_methods`: each calls the function of the
 same name in :mod:`slowtorch_lib.ops`, where the operation is defined once,
 with its forward and its backward side by side (the modules above this one
-are reached through :func:`bind_ops`). History is recorded by
-``Function.apply`` (:mod:`slowtorch_lib.autograd.function`); the in-place
-methods (``add_``, ``x[i] = v``, ``detach_``...) rewrite it, and that is done
-in :mod:`slowtorch_lib.autograd.history`.
+are reached through :func:`bind_ops`). Python's protocols (numbers, lists,
+NumPy, ``repr``, pickling) are in :mod:`slowtorch_lib._tensor_python`.
+History is recorded by ``Function.apply``
+(:mod:`slowtorch_lib.autograd.function`); the in-place methods (``add_``,
+``x[i] = v``, ``detach_``...) rewrite it, and that is done in
+:mod:`slowtorch_lib.autograd.history`.
 """
 
 from __future__ import annotations
 
 import builtins
-import copy
 import warnings
 import weakref
-from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import ModuleType
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _strides
-from slowtorch_lib._dtype import Scalar, dtype
+from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import contiguous_values
 from slowtorch_lib._storage import Storage, stored_array
 from slowtorch_lib._strides import (
@@ -45,11 +44,12 @@ from slowtorch_lib._tensor_methods import (
     ElementwiseMethods,
     bind_ops,
 )
+from slowtorch_lib._tensor_python import PythonMethods
 from slowtorch_lib._tensor_shape_methods import ShapeMethods
 
 if TYPE_CHECKING:
     # The layers above, which the core reaches: see OPS_MODULES and bind_ops.
-    from slowtorch_lib import _creation, _printing
+    from slowtorch_lib import _legacy_constructors
     from slowtorch_lib.autograd import engine as _engine
     from slowtorch_lib.autograd import history as _history
     from slowtorch_lib.autograd.function import AccumulateGrad, Node
@@ -252,7 +252,7 @@ def _to_positional(args: tuple[Any, ...]) -> tuple[Any, list[Any], list[Any] | N
     return target, places, rest
 
 
-class Tensor(ElementwiseMethods, ShapeMethods):
+class Tensor(ElementwiseMethods, ShapeMethods, PythonMethods):
     """A multi-dimensional array of numbers of one dtype, that can track gradients.
 
     Make tensors with :func:`slowtorch_lib.tensor`, :func:`zeros`, ... rather
@@ -261,7 +261,9 @@ class Tensor(ElementwiseMethods, ShapeMethods):
     This class holds what a tensor is; its operations (``x.mul(y)``,
     ``x.sum()``...) are the one-line methods it inherits from
     :class:`~slowtorch_lib._tensor_methods.ElementwiseMethods` and
-    :class:`~slowtorch_lib._tensor_shape_methods.ShapeMethods`.
+    :class:`~slowtorch_lib._tensor_shape_methods.ShapeMethods`, and how
+    Python sees it (``item()``, ``tolist()``, ``repr``, ``pickle``...) comes
+    from :class:`~slowtorch_lib._tensor_python.PythonMethods`.
     """
 
     __slots__ = (
@@ -307,10 +309,10 @@ class Tensor(ElementwiseMethods, ShapeMethods):
         """The legacy constructor: ``Tensor([1, 2])``, ``Tensor(2, 3)``.
 
         It makes a tensor of the default dtype; see
-        :func:`slowtorch_lib._creation.legacy_new`. Prefer ``tensor(data)``
+        :func:`slowtorch_lib._legacy_constructors.legacy_new`. Prefer ``tensor(data)``
         and ``zeros(sizes)``, which say what they make.
         """
-        return _creation.legacy_new(None, args, kwargs)
+        return _legacy_constructors.legacy_new(None, args, kwargs)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass  # everything happened in __new__
@@ -520,157 +522,8 @@ class Tensor(ElementwiseMethods, ShapeMethods):
             return contiguous_values(data, self._offset, numel(self._shape))
         return _strides.strided_values(data, self._shape, self._stride, self._offset)
 
-    def numpy(self, *, force: builtins.bool = False) -> Any:
-        """The tensor as a NumPy array that shares its memory.
-
-        Writing to either changes both, as in PyTorch (where the storage
-        holds a type NumPy has: float32, float64, int64, bool...; otherwise
-        the values are copied). ``force=True`` detaches first.
-
-        Raises:
-            RuntimeError: If the tensor requires grad (use
-                ``tensor.detach().numpy()``), or NumPy is not installed.
-        """
-        if self._requires_grad and not force:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use "
-                "tensor.detach().numpy() instead."
-            )
-        return numpy_view(self)
-
-    def __array__(self, dtype: Any = None, copy: builtins.bool | None = None) -> Any:
-        """Lets ``numpy.array(tensor)`` and ``numpy.asarray(tensor)`` work."""
-        array = numpy_view(self.detach())
-        if dtype is not None and dtype != array.dtype:
-            return array.astype(dtype)
-        return array.copy() if copy else array
-
-    def tolist(self) -> Any:
-        """The elements as (nested) Python lists of Python numbers."""
-        values = self._values()
-        if self.dtype is dtypes.bool_:
-            values = [bool(v) for v in values]
-        if not self._shape:
-            return values[0]
-        return _nest(values, self._shape)
-
-    def item(self) -> Scalar:
-        """The value of a one-element tensor as a Python number.
-
-        Raises:
-            RuntimeError: If the tensor has more than one element.
-        """
-        count = self.numel()
-        if count != 1:
-            raise RuntimeError(
-                f"a Tensor with {count} elements cannot be converted to Scalar"
-            )
-        return self.dtype.to_python(self._values()[0])
-
-    def _scalar(self) -> Scalar:
-        """The one element, for ``float(t)`` and ``int(t)``."""
-        if self.numel() != 1:
-            raise ValueError(
-                "only one element tensors can be converted to Python scalars"
-            )
-        return self.item()
-
-    def __float__(self) -> float:
-        return builtins.float(self._real_scalar("double"))
-
-    def __int__(self) -> int:
-        return builtins.int(self._real_scalar("int64_t"))
-
-    def __complex__(self) -> complex:
-        return builtins.complex(self._scalar())
-
-    def _real_scalar(self, cpp_type: str) -> Scalar:
-        """The one element as a real number: a complex one must have no
-        imaginary part (PyTorch's words name the C++ type it converts to)."""
-        value: Any = self._scalar()
-        if isinstance(value, builtins.complex):
-            if value.imag != 0:
-                raise RuntimeError(
-                    f"value cannot be converted to type {cpp_type} without overflow"
-                )
-            return value.real
-        return value  # type: ignore[no-any-return]
-
-    def __index__(self) -> int:
-        if self.dtype.is_floating_point or self.numel() != 1:
-            raise TypeError(
-                "only integer tensors of a single element can be converted to an index"
-            )
-        return builtins.int(self.item())
-
-    def __bool__(self) -> bool:
-        count = self.numel()
-        if count != 1:
-            raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous"
-                if count > 1
-                else "Boolean value of Tensor with no values is ambiguous"
-            )
-        return builtins.bool(self.item())
-
-    def __len__(self) -> int:
-        if not self._shape:
-            raise TypeError("len() of a 0-d tensor")
-        return self._shape[0]
-
-    def __iter__(self) -> Iterator[Tensor]:
-        if not self._shape:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._shape[0]))
-
     def __hash__(self) -> int:
         return id(self)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        """How ``pickle`` stores a tensor: its storage (shared with the other
-        tensors in the same pickle), geometry and ``requires_grad``.
-
-        As in PyTorch, the history is not stored: a tensor that was computed
-        comes back as a leaf (that requires grad if the original did), and
-        ``.grad`` is left behind.
-        """
-        geometry = (self._shape, self._stride, self._offset)
-        return (_rebuild, (type(self), self._storage, geometry, self._requires_grad))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
-        """``copy.deepcopy``: a new leaf with a copy of the storage (shared by
-        the tensors of one copy as by the originals), ``requires_grad`` and a
-        copy of ``.grad``.
-
-        Raises:
-            RuntimeError: For a tensor computed by a recorded operation, as
-                PyTorch does.
-        """
-        if self._grad_fn is not None:
-            raise RuntimeError(
-                "Only Tensors created explicitly by the user (graph leaves) support "
-                "the deepcopy protocol at the moment.  If you were attempting to "
-                "deepcopy a module, this may be because of a "
-                "torch.nn.utils.weight_norm usage, see "
-                "https://github.com/pytorch/pytorch/pull/103001"
-            )
-        storage = copy.deepcopy(self._storage, memo)
-        geometry = (self._shape, self._stride, self._offset)
-        result = _rebuild(type(self), storage, geometry, self._requires_grad)
-        if self._grad is not None:
-            result._grad = copy.deepcopy(self._grad, memo)
-        memo[id(self)] = result
-        return result
-
-    def __repr__(self) -> str:
-        return _printing.tensor_repr(self)
-
-    __str__ = __repr__
-
-    def __format__(self, spec: str) -> str:
-        if not self._shape:
-            return format(self.item(), spec)
-        return repr(self)
 
     # ------------------------------------------------------------------
     # Autograd state
@@ -884,66 +737,3 @@ def from_values(values: Sequence[Any], shape: tuple[int, ...], d: dtype) -> Tens
     if d is dtypes.bool_:
         values = [builtins.bool(v) for v in values]
     return Tensor._make(Storage(values, d), shape, contiguous_strides(shape))
-
-
-def _rebuild(
-    cls: type[Tensor],
-    storage: Storage,
-    geometry: tuple[tuple[int, ...], tuple[int, ...], int],
-    requires_grad: builtins.bool,
-) -> Tensor:
-    """A tensor back from ``pickle`` (see :meth:`Tensor.__reduce__`)."""
-    tensor = cls._make(storage, *geometry)
-    tensor._requires_grad = requires_grad
-    return tensor
-
-
-def _nest(values: list[Any], shape: tuple[int, ...]) -> list[Any]:
-    """Turns a flat row-major list into nested lists of the given shape."""
-    if not values:
-        return _empty_nest(shape)
-    for size in reversed(shape[1:]):
-        values = [values[i : i + size] for i in range(0, len(values), size)]
-    return values
-
-
-def _empty_nest(shape: tuple[int, ...]) -> list[Any]:
-    """Nested lists for a shape with no elements, such as ``[[], []]``."""
-    if len(shape) == 1 or shape[0] == 0:
-        return []
-    return [_empty_nest(shape[1:]) for _ in range(shape[0])]
-
-
-def numpy_module() -> ModuleType:
-    """NumPy, imported only when a tensor is exchanged with it.
-
-    Raises:
-        RuntimeError: If NumPy is not installed (PyTorch's message).
-    """
-    try:
-        import numpy  # here, not at the top: NumPy is optional
-    except ImportError:
-        raise RuntimeError("Numpy is not available") from None
-    return numpy
-
-
-def numpy_view(tensor: Tensor) -> Any:
-    """A NumPy array over the tensor's storage, with its shape and strides.
-
-    The array reads the storage's ``array`` buffer directly, so the two
-    share memory; a storage NumPy cannot read as it is (a dtype kept in a
-    wider type, complex numbers and their parts) is copied instead.
-    """
-    numpy = numpy_module()
-    data = tensor._storage.data
-    kind = numpy.dtype(tensor.dtype.name)
-    readable = isinstance(data, array)  # not the list of a complex storage
-    readable = readable and kind.itemsize == data.itemsize and len(data) > 0
-    if not readable or tensor.dtype.is_complex:
-        return numpy.array(tensor.tolist(), dtype=kind).reshape(tensor._shape)
-    flat = numpy.frombuffer(data, dtype=kind)
-    return numpy.lib.stride_tricks.as_strided(
-        flat[tensor._offset :],
-        shape=tensor._shape,
-        strides=[step * data.itemsize for step in tensor._stride],
-    )

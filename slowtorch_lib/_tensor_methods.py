@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import fused as _fused
     from slowtorch_lib.ops import logarithms as _logarithms
     from slowtorch_lib.ops import pointwise as _pointwise
+    from slowtorch_lib.ops import powers as _powers
     from slowtorch_lib.ops import rounding as _rounding
     from slowtorch_lib.ops import selecting as _selecting
     from slowtorch_lib.ops import trigonometry as _trigonometry
@@ -70,6 +71,7 @@ OPS_MODULES = {
     "_complex_parts": "slowtorch_lib.ops.complex_parts",
     "_copying": "slowtorch_lib.ops.copying",
     "_creation": "slowtorch_lib._creation",
+    "_legacy_constructors": "slowtorch_lib._legacy_constructors",
     "_diagonals": "slowtorch_lib.ops.diagonals",
     "_engine": "slowtorch_lib.autograd.engine",
     "_fused": "slowtorch_lib.ops.fused",
@@ -81,7 +83,11 @@ OPS_MODULES = {
     "_logarithms": "slowtorch_lib.ops.logarithms",
     "_pointwise": "slowtorch_lib.ops.pointwise",
     "_printing": "slowtorch_lib._printing",
+    "_order_statistics": "slowtorch_lib.ops.order_statistics",
+    "_powers": "slowtorch_lib.ops.powers",
+    "_products": "slowtorch_lib.ops.products",
     "_rearrange": "slowtorch_lib.ops.rearrange",
+    "_reordering": "slowtorch_lib.ops.reordering",
     "_reduction": "slowtorch_lib.ops.reduction",
     "_rng": "slowtorch_lib._rng",
     "_rounding": "slowtorch_lib.ops.rounding",
@@ -89,6 +95,7 @@ OPS_MODULES = {
     "_selecting": "slowtorch_lib.ops.selecting",
     "_statistics": "slowtorch_lib.ops.statistics",
     "_sorting": "slowtorch_lib.ops.sorting",
+    "_splitting": "slowtorch_lib.ops.splitting",
     "_trigonometry": "slowtorch_lib.ops.trigonometry",
     "_unique": "slowtorch_lib.ops.unique",
     "_views": "slowtorch_lib.ops.views",
@@ -96,12 +103,14 @@ OPS_MODULES = {
 
 
 #: The modules whose methods call the layers above through these names:
-#: ``Tensor``'s own module (``_creation.legacy_new``, ``_engine.backward``...)
-#: and the two of its inherited methods.
+#: ``Tensor``'s own module (``_legacy_constructors.legacy_new``,
+#: ``_engine.backward``...)
+#: and the three of its inherited methods.
 BOUND_MODULES = (
     "slowtorch_lib._tensor",
     "slowtorch_lib._tensor_methods",
     "slowtorch_lib._tensor_shape_methods",
+    "slowtorch_lib._tensor_python",
 )
 
 
@@ -349,7 +358,7 @@ class ElementwiseMethods:
         return _pointwise.div(self, other)
 
     def __rtruediv__(self: Tensor, other: TensorOrScalar) -> Tensor:
-        return _pointwise.mul(_pointwise.reciprocal(self), other)
+        return _pointwise.mul(_powers.reciprocal(self), other)
 
     def __itruediv__(self: Tensor, other: TensorOrScalar) -> Tensor:
         return self.div_(other)
@@ -358,10 +367,10 @@ class ElementwiseMethods:
         return self.floor_divide_(other)
 
     def __pow__(self: Tensor, exponent: TensorOrScalar) -> Tensor:
-        return _pointwise.pow(self, exponent)
+        return _powers.pow(self, exponent)
 
     def __rpow__(self: Tensor, base: TensorOrScalar) -> Tensor:
-        return _pointwise.pow(base, self)
+        return _powers.pow(base, self)
 
     def __ipow__(self: Tensor, exponent: TensorOrScalar) -> Tensor:
         return self.pow_(exponent)
@@ -388,7 +397,7 @@ class ElementwiseMethods:
         return _pointwise.div(self, other, **rounding_mode)
 
     def pow(self: Tensor, exponent: TensorOrScalar) -> Tensor:
-        return _pointwise.pow(self, exponent)
+        return _powers.pow(self, exponent)
 
     def neg(self: Tensor) -> Tensor:
         return _pointwise.neg(self)
@@ -403,7 +412,7 @@ class ElementwiseMethods:
         return _pointwise.log(self)
 
     def sqrt(self: Tensor) -> Tensor:
-        return _pointwise.sqrt(self)
+        return _powers.sqrt(self)
 
     def tanh(self: Tensor) -> Tensor:
         return _pointwise.tanh(self)
@@ -415,13 +424,13 @@ class ElementwiseMethods:
         return _pointwise.relu(self)
 
     def reciprocal(self: Tensor) -> Tensor:
-        return _pointwise.reciprocal(self)
+        return _powers.reciprocal(self)
 
     def rsqrt(self: Tensor) -> Tensor:
-        return _pointwise.rsqrt(self)
+        return _powers.rsqrt(self)
 
     def square(self: Tensor) -> Tensor:
-        return _pointwise.square(self)
+        return _powers.square(self)
 
     # The arithmetic in-place methods check that the result fits ``self``
     # before computing, as PyTorch does before it looks for a loop.
@@ -459,7 +468,7 @@ class ElementwiseMethods:
 
     def pow_(self: Tensor, exponent: TensorOrScalar) -> Tensor:
         _common.check_inplace_result(self, exponent)
-        return self._inplace(_pointwise.pow, exponent)
+        return self._inplace(_powers.pow, exponent)
 
     def neg_(self: Tensor) -> Tensor:
         return self._inplace(_pointwise.neg)
@@ -468,7 +477,7 @@ class ElementwiseMethods:
         return self._inplace(_pointwise.exp)
 
     def sqrt_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.sqrt)
+        return self._inplace(_powers.sqrt)
 
     def relu_(self: Tensor) -> Tensor:
         return self._inplace(_pointwise.relu)
@@ -519,13 +528,13 @@ class ElementwiseMethods:
         return self._inplace(_pointwise.sigmoid)
 
     def reciprocal_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.reciprocal)
+        return self._inplace(_powers.reciprocal)
 
     def rsqrt_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.rsqrt)
+        return self._inplace(_powers.rsqrt)
 
     def square_(self: Tensor) -> Tensor:
-        return self._inplace(_pointwise.square)
+        return self._inplace(_powers.square)
 
     def abs_(self: Tensor) -> Tensor:
         return self._inplace(_pointwise.abs)
@@ -605,6 +614,12 @@ class ElementwiseMethods:
 
     def tan_(self: Tensor) -> Tensor:
         return self._inplace(_trigonometry.tan)
+
+    def sinc(self: Tensor) -> Tensor:
+        return _trigonometry.sinc(self)
+
+    def sinc_(self: Tensor) -> Tensor:
+        return self._inplace(_trigonometry.sinc)
 
     def sinh(self: Tensor) -> Tensor:
         return _trigonometry.sinh(self)

@@ -3,9 +3,9 @@ along dimensions: reductions, views, gathering and indexing, rearranging,
 sorting, scans, matrix products, and the random fills.
 
 Each calls the function of the same name in ``ops/`` (or ``_creation``,
-``_rng``), reached as :mod:`slowtorch_lib._tensor_methods` explains; there
-too are the other methods ``Tensor`` inherits, those that work element by
-element.
+``_legacy_constructors``, ``_rng``), reached as
+:mod:`slowtorch_lib._tensor_methods` explains; there too are the other
+methods ``Tensor`` inherits, those that work element by element.
 """
 
 # Each method's ``self`` is annotated as a ``Tensor``, the class that inherits
@@ -16,7 +16,7 @@ element.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from slowtorch_lib import _dtype as dtypes
@@ -26,7 +26,7 @@ from slowtorch_lib._storage import stored_array
 
 if TYPE_CHECKING:
     # The layers above, which the methods reach: see OPS_MODULES and bind_ops.
-    from slowtorch_lib import _creation, _rng
+    from slowtorch_lib import _creation, _legacy_constructors, _rng
     from slowtorch_lib._tensor import ShapeArg, Tensor, TensorOrScalar
     from slowtorch_lib.nn.functional import activation as _activation
     from slowtorch_lib.ops import common as _common
@@ -37,10 +37,14 @@ if TYPE_CHECKING:
     from slowtorch_lib.ops import histograms as _histograms
     from slowtorch_lib.ops import indexing as _indexing
     from slowtorch_lib.ops import linalg as _linalg
+    from slowtorch_lib.ops import order_statistics as _order_statistics
+    from slowtorch_lib.ops import products as _products
     from slowtorch_lib.ops import rearrange as _rearrange
     from slowtorch_lib.ops import reduction as _reduction
+    from slowtorch_lib.ops import reordering as _reordering
     from slowtorch_lib.ops import scan as _scan
     from slowtorch_lib.ops import sorting as _sorting
+    from slowtorch_lib.ops import splitting as _splitting
     from slowtorch_lib.ops import statistics as _statistics
     from slowtorch_lib.ops import unique as _unique
     from slowtorch_lib.ops import views as _views
@@ -78,7 +82,7 @@ class ShapeMethods:
 
     def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         """The legacy constructor for this tensor's dtype: ``x.new(2, 3)``,
-        ``x.new([1, 2])``; see :func:`slowtorch_lib._creation.legacy_new`.
+        ``x.new([1, 2])``; see :func:`slowtorch_lib._legacy_constructors.legacy_new`.
         Prefer ``new_zeros`` and ``new_tensor``, which say what they make.
 
         Raises:
@@ -89,7 +93,7 @@ class ShapeMethods:
             raise TypeError(
                 f"expected {_options(self.dtype)} (got {_options(given.dtype)})"
             )
-        return _creation.legacy_new(self.dtype, args, kwargs)
+        return _legacy_constructors.legacy_new(self.dtype, args, kwargs)
 
     def new_tensor(
         self: Tensor,
@@ -99,12 +103,9 @@ class ShapeMethods:
         device: Any = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        return _creation.tensor(
-            data,
-            dtype=dtypes.dtype_arg(dtype, "new_tensor") or self.dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
-        )
+        """A copy of ``data``, of this tensor's dtype and device by default."""
+        factory = _creation.tensor
+        return _new(self, "new_tensor", factory, (data,), dtype, device, requires_grad)
 
     def new_zeros(
         self: Tensor,
@@ -113,12 +114,9 @@ class ShapeMethods:
         device: Any = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        return _creation.zeros(
-            *size,
-            dtype=dtypes.dtype_arg(dtype, "new_zeros") or self.dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
-        )
+        """Zeros, of this tensor's dtype and device by default."""
+        factory = _creation.zeros
+        return _new(self, "new_zeros", factory, size, dtype, device, requires_grad)
 
     def new_ones(
         self: Tensor,
@@ -127,12 +125,9 @@ class ShapeMethods:
         device: Any = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        return _creation.ones(
-            *size,
-            dtype=dtypes.dtype_arg(dtype, "new_ones") or self.dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
-        )
+        """Ones, of this tensor's dtype and device by default."""
+        factory = _creation.ones
+        return _new(self, "new_ones", factory, size, dtype, device, requires_grad)
 
     def new_empty(
         self: Tensor,
@@ -141,12 +136,9 @@ class ShapeMethods:
         device: Any = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        return _creation.empty(
-            *size,
-            dtype=dtypes.dtype_arg(dtype, "new_empty") or self.dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
-        )
+        """A tensor to be filled, of this tensor's dtype and device by default."""
+        factory = _creation.empty
+        return _new(self, "new_empty", factory, size, dtype, device, requires_grad)
 
     def new_full(
         self: Tensor,
@@ -157,13 +149,11 @@ class ShapeMethods:
         device: Any = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        return _creation.full(
-            size,
-            fill_value,
-            dtype=dtypes.dtype_arg(dtype, "new_full") or self.dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
-        )
+        """``fill_value`` everywhere, of this tensor's dtype and device by
+        default."""
+        factory = _creation.full
+        arguments = (size, fill_value)
+        return _new(self, "new_full", factory, arguments, dtype, device, requires_grad)
 
     # ------------------------------------------------------------------
     # Copies, casts and fills (ops/copying.py)
@@ -222,6 +212,11 @@ class ShapeMethods:
         dtype: dtypes.dtype | None = None,
     ) -> Tensor:
         return _reduction.sum(self, dim, keepdim, dtype=dtype)
+
+    def bincount(
+        self: Tensor, weights: Tensor | None = None, minlength: int = 0
+    ) -> Tensor:
+        return _histograms.bincount(self, weights, minlength)
 
     def histc(
         self: Tensor,
@@ -282,7 +277,7 @@ class ShapeMethods:
         *,
         dtype: dtypes.dtype | None = None,
     ) -> Tensor:
-        return _reduction.prod(self, dim, keepdim, dtype=dtype)
+        return _products.prod(self, dim, keepdim, dtype=dtype)
 
     def max(self: Tensor, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return _reduction.max(self, dim, keepdim)
@@ -291,12 +286,12 @@ class ShapeMethods:
         return _reduction.min(self, dim, keepdim)
 
     def median(self: Tensor, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        return _reduction.median(self, dim, keepdim)
+        return _order_statistics.median(self, dim, keepdim)
 
     def kthvalue(
         self: Tensor, k: int, dim: int = -1, keepdim: builtins.bool = False
     ) -> Any:
-        return _reduction.kthvalue(self, k, dim, keepdim)
+        return _order_statistics.kthvalue(self, k, dim, keepdim)
 
     def amax(
         self: Tensor, dim: ShapeArg = (), keepdim: builtins.bool = False
@@ -374,7 +369,7 @@ class ShapeMethods:
         return _views.as_strided(self, size, stride, storage_offset)
 
     def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
-        return _views.unfold(self, dimension, size, step)
+        return _splitting.unfold(self, dimension, size, step)
 
     def view(self: Tensor, *shape: Any) -> Tensor:
         if not shape:
@@ -425,33 +420,33 @@ class ShapeMethods:
         return _views.contiguous(self)
 
     def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
-        return _views.transpose(self, dim0, dim1)
+        return _reordering.transpose(self, dim0, dim1)
 
     def t(self: Tensor) -> Tensor:
-        return _views.t(self)
+        return _reordering.t(self)
 
     def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
-        return _views.transpose_(self, dim0, dim1)
+        return _reordering.transpose_(self, dim0, dim1)
 
     def t_(self: Tensor) -> Tensor:
-        return _views.t_(self)
+        return _reordering.t_(self)
 
     def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
-        return _views.swapaxes(self, axis0, axis1)
+        return _reordering.swapaxes(self, axis0, axis1)
 
     def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
-        return _views.swapdims(self, dim0, dim1)
+        return _reordering.swapdims(self, dim0, dim1)
 
     def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
-        return _views.transpose_(self, axis0, axis1)
+        return _reordering.transpose_(self, axis0, axis1)
 
     def swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
-        return _views.transpose_(self, dim0, dim1)
+        return _reordering.transpose_(self, dim0, dim1)
 
     @property
     def T(self: Tensor) -> Tensor:
         """All dimensions reversed (for a matrix: the transpose)."""
-        return _views.permute(self, tuple(reversed(range(len(self._shape)))))
+        return _reordering.permute(self, tuple(reversed(range(len(self._shape)))))
 
     @property
     def mT(self: Tensor) -> Tensor:
@@ -467,12 +462,12 @@ class ShapeMethods:
                 "tensor.mT is only supported on matrices or batches of matrices. "
                 "Got 1-D tensor."
             )
-        return _views.transpose(self, -2, -1)
+        return _reordering.transpose(self, -2, -1)
 
     def permute(self: Tensor, *dims: Any) -> Tensor:
         if not dims:
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
-        return _views.permute(self, _strides.sizes_arg(dims, "permute", "dims"))
+        return _reordering.permute(self, _strides.sizes_arg(dims, "permute", "dims"))
 
     def unsqueeze(self: Tensor, dim: int) -> Tensor:
         return _views.unsqueeze(self, dim)
@@ -505,13 +500,13 @@ class ShapeMethods:
         return _views.flatten(self, start_dim, end_dim)
 
     def split(self: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
-        return _views.split(self, split_size, dim)
+        return _splitting.split(self, split_size, dim)
 
     def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-        return _views.chunk(self, chunks, dim)
+        return _splitting.chunk(self, chunks, dim)
 
     def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-        return _views.unbind(self, dim)
+        return _splitting.unbind(self, dim)
 
     # ------------------------------------------------------------------
     # Gathering and scattering (ops/gather_scatter.py)
@@ -744,3 +739,27 @@ class ShapeMethods:
 
     def byte(self: Tensor) -> Tensor:
         return self.to(dtypes.uint8)
+
+
+def _new(
+    tensor: Tensor,
+    name: str,
+    make: Callable[..., Tensor],
+    arguments: tuple[Any, ...],
+    dtype: dtypes.dtype | None,
+    device: Any,
+    requires_grad: builtins.bool,
+) -> Tensor:
+    """What ``tensor.new_zeros(...)`` and the other ``new_*`` methods make:
+    ``make(*arguments)`` with ``tensor``'s dtype and device unless others are
+    given.
+
+    Raises:
+        TypeError: If ``dtype`` is no dtype (the message names ``name``).
+    """
+    return make(
+        *arguments,
+        dtype=dtypes.dtype_arg(dtype, name) or tensor.dtype,
+        device=device or tensor.device,
+        requires_grad=requires_grad,
+    )

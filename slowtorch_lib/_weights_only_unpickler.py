@@ -39,7 +39,8 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._fidelity.complex_types import complex64, complex128
 from slowtorch_lib._storage import Storage
-from slowtorch_lib._tensor import Size, Tensor, _rebuild
+from slowtorch_lib._tensor import Size, Tensor
+from slowtorch_lib._tensor_python import _rebuild
 from slowtorch_lib.nn.parameter import Parameter
 
 __all__ = ["ALLOWED_GLOBALS", "StorageType", "WeightsUnpickler", "nested_too_deep"]

@@ -9,6 +9,8 @@ show exactly the nodes, and the order, that ``backward`` uses.
 * :func:`make_dot` draws it with Graphviz (optional: ``pip install graphviz``
   plus the ``dot`` program).
 * :func:`graph_text` prints it as an indented tree, anywhere.
+* :func:`graph_description` says it in sentences: the text alternative of
+  :func:`make_dot`'s drawing, which carries it as its title.
 * :func:`backward_steps` runs a backward pass and records, node by node, the
   gradients that arrive and the gradients sent on.
 
@@ -28,7 +30,13 @@ from slowtorch_lib.autograd import engine
 from slowtorch_lib.autograd.engine import grad, register_tensor_hook
 from slowtorch_lib.autograd.function import AccumulateGrad, Node
 
-__all__ = ["BackwardStep", "backward_steps", "graph_text", "make_dot"]
+__all__ = [
+    "BackwardStep",
+    "backward_steps",
+    "graph_description",
+    "graph_text",
+    "make_dot",
+]
 
 
 # ----------------------------------------------------------------------
@@ -157,14 +165,19 @@ def make_dot(
         max_elements: Tensors with more elements show their shape only.
 
     Returns:
-        A ``graphviz.Digraph``; in Jupyter it displays itself.
+        A ``graphviz.Digraph``; in Jupyter it displays itself. Its name, which
+        Graphviz writes as the drawing's ``<title>``, is
+        :func:`graph_description` of the same graph: a text alternative for
+        readers who cannot see the picture.
 
     Raises:
         ImportError: If the ``graphviz`` package is not installed.
         RuntimeError: If the Graphviz ``dot`` program is not installed.
     """
     graphviz = _require_graphviz()
+    outputs = [output] if isinstance(output, Tensor) else list(output)
     dot = graphviz.Digraph(
+        name=graph_description(outputs, params),
         node_attr={
             "shape": "box",
             "style": "filled",
@@ -174,7 +187,6 @@ def make_dot(
         },
         graph_attr={"size": "12,12"},
     )
-    outputs = [output] if isinstance(output, Tensor) else list(output)
     order, ids = _nodes_and_ids(outputs)
     for node in order:
         if isinstance(node, AccumulateGrad):
@@ -212,6 +224,88 @@ def make_dot(
         if tensor.grad_fn is not None:
             dot.edge(ids[tensor.grad_fn], output_id)
     return dot
+
+
+# ----------------------------------------------------------------------
+# The graph in sentences
+# ----------------------------------------------------------------------
+
+#: Graphs with more nodes are described by counting their nodes of each kind.
+DESCRIBED_NODES = 40
+
+
+def _node_names(
+    order: Sequence[Node], params: Mapping[str, Tensor] | None
+) -> dict[Node, str]:
+    """A name for each node, numbered where several share one (``MulBackward0 #2``)."""
+    plain: dict[Node, str] = {}
+    for node in order:
+        if isinstance(node, AccumulateGrad):
+            variable = node.variable
+            name = _leaf_name(variable, params) or "leaf"
+            plain[node] = f"{name} {_shape_text(variable)}"
+        else:
+            plain[node] = node.name()
+    forward = list(reversed(order))
+    totals = {name: list(plain.values()).count(name) for name in plain.values()}
+    seen: dict[str, int] = {}
+    names = {}
+    for node in forward:
+        name = plain[node]
+        seen[name] = seen.get(name, 0) + 1
+        names[node] = f"{name} #{seen[name]}" if totals[name] > 1 else name
+    return names
+
+
+def graph_description(
+    output: Tensor | Sequence[Tensor], params: Mapping[str, Tensor] | None = None
+) -> str:
+    """The graph that produced ``output`` in sentences, in forward order.
+
+    It names the leaves, then says which inputs each operation takes, then
+    which node gives each output: the text alternative of :func:`make_dot`'s
+    drawing, made from the same nodes and edges. A graph of more than
+    ``DESCRIBED_NODES`` nodes is summed up by counting the nodes of each kind.
+
+    Example::
+
+        A computation graph of 4 nodes. Leaves: x (3,), w (3,).
+        MulBackward0 takes x (3,) and w (3,). AddBackward0 takes
+        MulBackward0 and x (3,). SumBackward0 takes AddBackward0.
+        The output () comes from SumBackward0.
+    """
+    outputs = [output] if isinstance(output, Tensor) else list(output)
+    order, _ = _nodes_and_ids(outputs)
+    names = _node_names(order, params)
+    forward = list(reversed(order))
+    sentences = [f"A computation graph of {len(order)} nodes."]
+    leaves = [names[n] for n in forward if isinstance(n, AccumulateGrad)]
+    if len(order) > DESCRIBED_NODES:
+        kinds: dict[str, int] = {}
+        for node in forward:
+            if not isinstance(node, AccumulateGrad):
+                kinds[node.name()] = kinds.get(node.name(), 0) + 1
+        counted = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
+        leaf_word = "leaf" if len(leaves) == 1 else "leaves"
+        sentences.append(f"{len(leaves)} {leaf_word} and {counted}.")
+    else:
+        if leaves:
+            sentences.append("Leaves: " + ", ".join(leaves) + ".")
+        for node in forward:
+            inputs = [names[c] for c, _ in node.next_functions if c is not None]
+            if not isinstance(node, AccumulateGrad):
+                taken = " and ".join(inputs) if inputs else "no input with a gradient"
+                sentences.append(f"{names[node]} takes {taken}.")
+    for number, tensor in enumerate(outputs):
+        label = _leaf_name(tensor, params) or (
+            "The output" if len(outputs) == 1 else f"Output {number}"
+        )
+        shape = _shape_text(tensor)
+        if tensor.grad_fn is None:
+            sentences.append(f"{label} {shape} is a leaf.")
+        else:
+            sentences.append(f"{label} {shape} comes from {names[tensor.grad_fn]}.")
+    return " ".join(sentences)
 
 
 # ----------------------------------------------------------------------

@@ -633,6 +633,7 @@ CASES += [
     _case("expm1", lambda L, x: x.expm1(), M),
     _case("tan", lambda L, x: L.tan(x), M, domain="unit"),
     _case("sinh", lambda L, x: L.sinh(x), M),
+    _case("sinc", lambda L, x: L.sinc(x), M),
     _case("cosh", lambda L, x: x.cosh(), M),
     _case("asin", lambda L, x: L.asin(x), M, domain="unit"),
     _case("arccos", lambda L, x: x.arccos(), M, domain="unit"),
@@ -645,6 +646,7 @@ CASES += [
     _case("inplace_expm1", lambda L, x: (x * 2).expm1_(), M),
     _case("inplace_log1p", lambda L, x: (x * 1).log1p_(), M, domain="unit"),
     _case("inplace_sinh", lambda L, x: (x * 1).sinh_(), M),
+    _case("inplace_sinc", lambda L, x: (x * 2).sinc_(), M),
     _case("inplace_atan2", lambda L, x, y: (x * 1).atan2_(y), M, (3,)),
 ]
 

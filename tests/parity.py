@@ -46,6 +46,39 @@ def from_torch(tensor: Any) -> st.Tensor:
     )
 
 
+def fused_narrow_kernels(dtype: str) -> bool:
+    """Whether this CPU runs PyTorch's oneDNN kernels in ``dtype``
+    (``"bfloat16"`` or ``"float16"``).
+
+    With them (CPUs with AVX-512 BF16/FP16 or AMX), PyTorch's convolutions
+    add in float32 and round once, as the engine does, and its fused LSTM
+    runs under autocast. Without them (AVX2 only) PyTorch falls back to
+    kernels that round partial sums on the way (the overlapping windows of a
+    gradient, each sample's share of a weight's gradient), and its bfloat16
+    LSTM refuses to run.
+    """
+    torch = require_torch()
+    supported = {
+        "bfloat16": torch.ops.mkldnn._is_mkldnn_bf16_supported,
+        "float16": torch.ops.mkldnn._is_mkldnn_fp16_supported,
+    }[dtype]
+    return bool(supported())
+
+
+# One rounding step of each narrow dtype, as a fraction of a value: the
+# most two kernels that round at different points may differ by.
+NARROW_STEP = {"bfloat16": 2.0**-7, "float16": 2.0**-10}
+
+
+def largest_difference(ours: Any, theirs: Any) -> float:
+    """The largest difference of two nested lists of numbers, as a fraction
+    of the largest value."""
+    mine, other = _flat(ours), _flat(theirs)
+    assert len(mine) == len(other)
+    scale = max(abs(value) for value in other) or 1.0
+    return max(abs(a - b) for a, b in zip(mine, other)) / scale
+
+
 def _flat(values: Any) -> list[Any]:
     if not isinstance(values, list):
         return [values]

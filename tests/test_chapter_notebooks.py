@@ -15,6 +15,9 @@ from nbformat.sign import NotebookNotary
 from sitebuild import notebooks
 from slowtorch_lib.autograd.function import AccumulateGrad
 
+# Converts every chapter to a notebook: the full run only.
+pytestmark = pytest.mark.pipeline
+
 ROOT = Path(__file__).resolve().parents[1]
 #: A MyST directive (```{name} or :::{name}), anywhere in a line.
 DIRECTIVE = re.compile(r"(`{3,}|:{3,})\{[\w:-]+\}")

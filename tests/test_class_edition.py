@@ -36,6 +36,9 @@ from course.checking import expected_outcomes, load
 from course.notebooks import BEGIN, END, chapters, read_source
 from sitebuild import notebooks as conversion
 
+# Releases class editions and runs their notebooks: the full run only.
+pytestmark = pytest.mark.pipeline
+
 ROOT = Path(__file__).resolve().parent.parent
 RUN = Path(__file__).resolve().parent / "class_run.py"
 PIECES = [e.id for e in edition.pieces()]
@@ -84,10 +87,9 @@ def run_notebook(folder: Path, notebook: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("class") / "edition"
-    assert cli.main(["release", str(out)]) == 0
-    return out
+def fresh(class_edition: Path) -> Path:
+    """The run's shared fresh edition (``tests/conftest.py``), only read here."""
+    return class_edition
 
 
 # --- no answers in the copy -------------------------------------------------------
@@ -393,7 +395,7 @@ def site(fresh: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_class_site_serves_the_class_engine_and_exercises(site: Path) -> None:
-    listing = json.loads((site / "files/lite-notebooks.json").read_text("utf-8"))
+    listing = json.loads((site / "lite-notebooks.json").read_text("utf-8"))
     assert sorted(listing) == [f"book/{name}" for name in CHAPTERS] + [
         f"exercises/{p.name}" for p in sorted((ROOT / "exercises").glob("*.ipynb"))
     ]

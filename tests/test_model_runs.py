@@ -218,6 +218,11 @@ def test_a_class_edition_stub_is_raised_as_it_is() -> None:
     pieces["6.9"] = stub
     with pytest.raises(NotImplementedError, match="exercise 6.9"):
         model_runs.train_gpt(slowtorch_lib, pieces)
+    # an exercise notebook asks for it in words instead
+    run = model_runs.train_gpt(slowtorch_lib, pieces, say_missing=True)
+    assert run.unwritten == "6.9" and run.report().startswith(
+        "exercise 6.9, `train`, is not written yet: your GPT runs once"
+    )
 
 
 def test_a_class_chapter_runs_the_pieces_the_student_saved(

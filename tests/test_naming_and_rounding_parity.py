@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
-from slowtorch_lib._creation import fused_multiply_add
+from slowtorch_lib._ranges import fused_multiply_add
 from tests.parity import assert_same, both, require_torch, same_error
 
 # ----------------------------------------------------------------------

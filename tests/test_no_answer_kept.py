@@ -29,10 +29,9 @@ UNDEFINED: dict[str, set[str]] = {}
 
 
 @pytest.fixture(scope="module")
-def released(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("release") / "edition"
-    assert cli.main(["release", str(out)]) == 0
-    return out
+def released(class_edition: Path) -> Path:
+    """The run's shared fresh edition (``tests/conftest.py``), only read here."""
+    return class_edition
 
 
 def definition(path: Path, qualname: str) -> ast.FunctionDef | ast.ClassDef | None:
@@ -67,6 +66,7 @@ def only_raises(node: ast.FunctionDef | ast.ClassDef) -> bool:
     return bool(functions)
 
 
+@pytest.mark.pipeline
 def test_every_helper_that_holds_an_answer_is_stubbed(released: Path) -> None:
     assert edition.shared_answer_holders() == []
     checked = 0
@@ -87,6 +87,7 @@ def test_every_helper_that_holds_an_answer_is_stubbed(released: Path) -> None:
     assert checked >= len(edition.pieces())
 
 
+@pytest.mark.pipeline
 def test_the_helpers_once_kept_reach_no_answer_in_a_release(
     released: Path, tmp_path: Path
 ) -> None:

@@ -36,6 +36,10 @@ PROGRAMS = [
     "device_setup",
     "cpu_autocast_checkpoint",
     "digits_cnn",
+    "seeded_softmax_regression",
+    "legacy_tutorial",
+    "checkpoint_whole_model",
+    "grouped_query_attention",
     "policy_gradient",
     "vae_reparam",
 ]

@@ -106,7 +106,7 @@ def test_make_dot_of_several_outputs() -> None:
     first, second = x.split(2)
     source = viz.make_dot((first, second), {"x": x}).source
     # One SplitBackward0 node (n0) feeding both output boxes.
-    assert source.count("SplitBackward0") == 1
+    assert source.count("label=SplitBackward0") == 1
     assert 'n2 [label="output 0\n(2,)"' in source
     assert 'n3 [label="output 1\n(2,)"' in source
     assert "n0 -> n2" in source and "n0 -> n3" in source
@@ -165,6 +165,63 @@ def test_make_dot_renders() -> None:
     pytest.importorskip("graphviz")
     svg = viz.make_dot(small_graph()[0]).pipe(format="svg").decode()
     assert "<svg" in svg and "MulBackward0" in svg
+
+
+# ----------------------------------------------------------------------
+# graph_description: the drawing's text alternative
+# ----------------------------------------------------------------------
+
+
+def test_graph_description_says_every_node_and_edge() -> None:
+    loss, params = small_graph()
+    assert viz.graph_description(loss, params) == (
+        "A computation graph of 5 nodes. Leaves: x (3,), w (3,). "
+        "MulBackward0 takes x (3,) and w (3,). "
+        "AddBackward0 takes MulBackward0 and x (3,). "
+        "SumBackward0 takes AddBackward0. "
+        "The output () comes from SumBackward0."
+    )
+
+
+def test_graph_description_numbers_nodes_that_share_a_name() -> None:
+    x = st.tensor([0.5, 0.5], requires_grad=True)
+    y = x * 2
+    y = y * 2
+    text = viz.graph_description(y.sum(), {"x": x})
+    assert "MulBackward0 #1 takes x (2,)." in text
+    assert "MulBackward0 #2 takes MulBackward0 #1." in text
+    assert "SumBackward0 takes MulBackward0 #2." in text
+
+
+def test_graph_description_of_several_outputs_and_a_leaf() -> None:
+    x = st.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    first, second = x.split(2)
+    text = viz.graph_description((first, second), {"x": x})
+    assert text.endswith(
+        "Output 0 (2,) comes from SplitBackward0. "
+        "Output 1 (2,) comes from SplitBackward0."
+    )
+    assert viz.graph_description(x, {"x": x}).endswith("x (4,) is a leaf.")
+
+
+def test_graph_description_of_a_large_graph_counts_its_nodes() -> None:
+    x = st.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(60):
+        y = y * 1.0
+    text = viz.graph_description(y.exp())
+    assert text.startswith("A computation graph of 62 nodes. ")
+    assert "1 leaf and 60 MulBackward0, 1 ExpBackward0." in text
+
+
+@needs_dot
+def test_make_dot_titles_its_drawing_with_the_description() -> None:
+    pytest.importorskip("graphviz")
+    loss, params = small_graph()
+    svg = viz.make_dot(loss, params).pipe(format="svg").decode()
+    description = viz.graph_description(loss, params)
+    assert 'class="graph"' in svg
+    assert f"<title>{description}</title>" in svg
 
 
 def test_missing_graphviz_package(monkeypatch: Any) -> None:

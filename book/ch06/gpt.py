@@ -220,16 +220,8 @@ def attention_maps_alt(maps: Any, text: str) -> str:
 
 
 def figure(fig: Any, alt: str) -> Any:
-    """The figure as a PNG image with ``alt`` as its text alternative."""
-    import base64
-    import html
-    import io
-
-    import matplotlib.pyplot as plt
+    """The figure (``book/svg_plots.py``'s, drawn in plain Python, so also in
+    the browser offline) as an SVG image with ``alt`` as its text alternative."""
     from IPython.display import HTML
 
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=96, metadata={"Software": None})
-    plt.close(fig)
-    data = base64.b64encode(buffer.getvalue()).decode()
-    return HTML(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">')
+    return HTML(fig.html(alt))

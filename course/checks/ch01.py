@@ -326,6 +326,16 @@ VIEW_STRIDES = [
         viewed(lambda t: x3(t).narrow(1, 1, 2), (4, 4)),
     ),
     Case(
+        "x.view(6, 4).unsqueeze(0).transpose(0, 1).view(24): a size 1 between",
+        viewed(lambda t: x3(t).view(6, 4).unsqueeze(0).transpose(0, 1), (24,)),
+    ),
+    Case(
+        "x.view(24)[:2].view(1, 2, 1).transpose(0, 1).view(2, 1, 1, 1): sizes 1",
+        viewed(
+            lambda t: x3(t).view(24)[:2].view(1, 2, 1).transpose(0, 1), (2, 1, 1, 1)
+        ),
+    ),
+    Case(
         "x.transpose(0, 1).reshape(3, 8)",
         reshaped_copy(lambda t: x3(t).transpose(0, 1), (3, 8)),
     ),
@@ -393,6 +403,12 @@ EXPANDED = [
     ),
     Case("column.expand(4, 4)", expanded(column, 4, 4)),
     Case("torch.arange(3.).expand(-1, 3)", expanded(lambda t: t.arange(3.0), -1, 3)),
+    Case(
+        "torch.arange(3.).expand(1, 3)",
+        expanded(lambda t: t.arange(3.0), 1, 3),
+        convention="a new dimension of size 1 is not stretched: it takes the stride "
+        "of a contiguous layout (the size times the stride after it)",
+    ),
     Case(
         "torch.arange(3.).expand(1, 2, 3)",
         expanded(lambda t: t.arange(3.0), 1, 2, 3),
@@ -493,6 +509,20 @@ def x234(torch: Any) -> Any:
     return torch.arange(24.0).reshape(2, 3, 4)
 
 
+def w2345(torch: Any) -> Any:
+    """A 4-d tensor, for index tensors apart with a dimension between them."""
+    return torch.tensor(
+        [
+            [
+                [[a * 60 + b * 20 + c * 5 + d for d in range(5)] for c in range(4)]
+                for b in range(3)
+            ]
+            for a in range(2)
+        ],
+        dtype=torch.float32,
+    )
+
+
 def assigned(torch: Any) -> Any:
     y = x234(torch)
     y[[0, 1], [2, 0]] = -1.0
@@ -521,6 +551,11 @@ ADVANCED = [
     Case("x[[-1, 0], -2]", lambda t: x234(t)[[-1, 0], -2]),
     Case("x[1:, [2, 0], 1:3]", lambda t: x234(t)[1:, [2, 0], 1:3]),
     Case("x[0, [1, 1], None, [0, 3]]", lambda t: x234(t)[0, [1, 1], None, [0, 3]]),
+    Case(
+        "w[:, [2, 0, 1], :, [4, 0, 3]], w of shape (2, 3, 4, 5)",
+        lambda t: w2345(t)[:, [2, 0, 1], :, [4, 0, 3]],
+    ),
+    Case("x[:, [-1, 1], [0, -3]]", lambda t: x234(t)[:, [-1, 1], [0, -3]]),
     Case("x[[0, 2]]", lambda t: x234(t)[[0, 2]]),
     Case("x[[0, 1], [0, 1, 2]]", lambda t: x234(t)[[0, 1], [0, 1, 2]]),
     Case("y[[0, 1], [2, 0]] = -1.0; y[:, [1], [3, 0]] = ...", assigned),

@@ -266,6 +266,10 @@ GRADCHECK = [
         checked(lambda t: custom(t, 1.0), double([0.5, -1.0, 2.0])),
     ),
     Case(
+        "a backward off by 0.01 x at x = [10, 20]: within rtol, not within atol",
+        checked(lambda t: custom(t, 0.01), double([10.0, 20.0])),
+    ),
+    Case(
         "the wrong backward, raise_exception=False",
         checked(
             lambda t: custom(t, 1.0), double([0.5, -1.0, 2.0]), raise_exception=False

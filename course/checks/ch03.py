@@ -3,7 +3,8 @@
 As in chapters 1 and 2, each case is a short program written against
 PyTorch's API, recorded once under PyTorch and run under the engine with the
 student's piece in place of the engine's own. Models whose weights matter get
-their weights written in (the engine's random numbers are not PyTorch's).
+their weights written in, so a case does not rest on the order in which a
+student's piece happens to draw random numbers.
 """
 
 from __future__ import annotations
@@ -371,6 +372,15 @@ CROSS_ENTROPY = [
         "F.cross_entropy(x, p), p class probabilities",
         loss_and_grad(
             lambda t, x: t.nn.functional.cross_entropy(x, t.tensor(PROBABILITIES))
+        ),
+    ),
+    Case(
+        "F.cross_entropy(x, p, weight=torch.tensor([1.0, 2.0, 0.5])), p class "
+        "probabilities",
+        loss_and_grad(
+            lambda t, x: t.nn.functional.cross_entropy(
+                x, t.tensor(PROBABILITIES), weight=t.tensor([1.0, 2.0, 0.5])
+            )
         ),
     ),
     Case(

@@ -102,6 +102,13 @@ HEADERS = [
         loaded({"a": {"dtype": "F32", "shape": [2]}}, f32(1.0, 2.0)),
     ),
     Case(
+        "a size given as true",
+        loaded(
+            {"a": {"dtype": "F32", "shape": [True, 2], "data_offsets": [0, 8]}},
+            f32(1.0, 2.0),
+        ),
+    ),
+    Case(
         "a size given as a float",
         loaded(
             {"a": {"dtype": "F32", "shape": [2.0], "data_offsets": [0, 8]}},

@@ -4,9 +4,10 @@ As in chapters 1-3, each case is a short program written against PyTorch's
 API, recorded once under PyTorch and run under the engine with the student's
 piece in place of the engine's own. Optimiser cases run a few steps on a
 small problem and compare the parameters (and the optimiser's state) with
-PyTorch's. The engine's random numbers are not PyTorch's: cases about
-shuffling compare what does not depend on the generator (every index once,
-the same seed giving the same order), and models start from weights set here.
+PyTorch's. A right sampler may draw its random numbers in another order
+than PyTorch's: cases about shuffling compare what does not depend on the
+order of the draws (every index once, the same seed giving the same order),
+and models start from weights set here.
 """
 
 from __future__ import annotations
@@ -466,6 +467,16 @@ def one_pass(n: int, **options: Any) -> Any:
     return run
 
 
+def repeats(torch: Any) -> Any:
+    """With replacement, ten draws from ten indices: some index comes twice
+    (a permutation would have none)."""
+    sampler = torch.utils.data.RandomSampler(
+        range(10), replacement=True, generator=torch.Generator().manual_seed(5)
+    )
+    order = list(sampler)
+    return {"length": len(order), "some index twice": len(set(order)) < len(order)}
+
+
 def shuffled_not_sorted(torch: Any) -> Any:
     sampler = torch.utils.data.RandomSampler(
         range(20), generator=torch.Generator().manual_seed(2)
@@ -521,6 +532,10 @@ SHUFFLE = [
     Case(
         "RandomSampler(range(10), replacement=True, num_samples=30)",
         one_pass(10, replacement=True, num_samples=30),
+    ),
+    Case(
+        "RandomSampler(range(10), replacement=True): some index twice",
+        repeats,
     ),
     Case(
         "RandomSampler(range(10), num_samples=25)",

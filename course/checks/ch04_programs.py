@@ -57,6 +57,26 @@ def trajectory(make: str, steps: int = 6, **settings: Any) -> Any:
     return run
 
 
+def by_hand(make: str, gradients: list[list[float]], **settings: Any) -> Any:
+    """The parameter after a step for each of ``gradients``, set by hand: the
+    update rule alone, no backward pass."""
+
+    def run(torch: Any) -> Any:
+        p = torch.tensor(START, requires_grad=True)
+        optimizer = getattr(torch.optim, make)([p], **settings)
+        seen = []
+        for gradient in gradients:
+            p.grad = torch.tensor(gradient)
+            optimizer.step()
+            seen.append(p.detach().clone())
+        return seen
+
+    return run
+
+
+SHRINKING = [[4.0, -1.0, 0.5], [0.5, -0.25, 0.5], [0.1, 0.5, 0.5], [0.0, 0.1, -0.5]]
+
+
 def two_groups(make: str, first: dict[str, Any], second: dict[str, Any]) -> Any:
     def run(torch: Any) -> Any:
         p = torch.tensor(START, requires_grad=True)
@@ -187,6 +207,10 @@ ADAM = [
         two_groups("AdamW", {"lr": 0.05, "weight_decay": 0.0}, {"lr": 0.1}),
     ),
     Case("Adam(lr=0.1, amsgrad=True)", trajectory("Adam", lr=0.1, amsgrad=True)),
+    Case(
+        "Adam(betas=(0.9, 0.5), amsgrad=True): shrinking gradients set by hand",
+        by_hand("Adam", SHRINKING, lr=0.1, betas=(0.9, 0.5), amsgrad=True),
+    ),
     Case("Adam(lr=0.1, maximize=True)", trajectory("Adam", 3, lr=0.1, maximize=True)),
     Case(
         "Adam(lr=0.1): 3 steps, load_state_dict, 3 more",

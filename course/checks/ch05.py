@@ -315,6 +315,24 @@ def pooled(
     return run
 
 
+TIES = [[1.0, 3.0, 2.0, 2.0], [3.0, 0.0, 2.0, 2.0], [5.0, 5.0, 0.0, -1.0]]
+
+
+def tie_pool(**settings: Any) -> Any:
+    """max_pool2d of windows whose largest value comes more than once: the
+    values, the indices and where the gradient goes."""
+
+    def run(torch: Any) -> Any:
+        x = torch.tensor([[TIES]], requires_grad=True)
+        out, indices = torch.nn.functional.max_pool2d(
+            x, return_indices=True, **settings
+        )
+        weighted(out, torch).backward()
+        return out, indices, x.grad
+
+    return run
+
+
 def nan_pool(torch: Any) -> Any:
     x = torch.tensor([[[[1.0, float("nan")], [float("nan"), 2.0]]]])
     return torch.nn.functional.max_pool2d(x, 2, return_indices=True)
@@ -348,6 +366,8 @@ MAX_POOL = [
         pooled("adaptive_max_pool2d", (1, 1, 5, 7), (2, 3), return_indices=True),
     ),  # fmt: skip
     Case("a 3-d input (C, H, W)", pooled("max_pool2d", (2, 4, 4), 2)),
+    Case("ties in every window: 2 x 2, stride 1", tie_pool(kernel_size=2, stride=1)),
+    Case("ties across rows: 3 x 2, stride 1", tie_pool(kernel_size=(3, 2), stride=1)),
     Case(
         "NaN in a window",
         nan_pool,
@@ -485,6 +505,10 @@ CONV2D = [
     Case(
         "Conv2d(2, 3, 3, padding=1, padding_mode='reflect')",
         layer(2, 3, 3, padding=1, padding_mode="reflect"),
+    ),
+    Case(
+        "Conv2d(2, 3, (2, 4), padding='same', padding_mode='reflect')",
+        layer(2, 3, (2, 4), padding="same", padding_mode="reflect"),
     ),
     Case(
         "Conv2d(2, 3, 2, padding=(1, 2), padding_mode='circular')",

@@ -58,6 +58,7 @@ for 6.8 and 6.9, each answer computed outside the sandbox.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from typing import Any
@@ -162,6 +163,27 @@ def attention(
     return run
 
 
+def softmax_alone(rows: list[list[float]], dim: int) -> Any:
+    """The safe softmax of ``rows`` (``inf`` for ``-inf``) along ``dim``, and
+    its gradient: PyTorch's ``torch._safe_softmax``, the engine's
+    ``safe_softmax`` (called alone, not through attention)."""
+
+    def run(torch: Any) -> Any:
+        values = [[-math.inf if v == math.inf else v for v in row] for row in rows]
+        x = torch.tensor(values, requires_grad=True)
+        if torch.__name__ == "torch":
+            y = torch._safe_softmax(x, dim)
+        else:
+            y = torch.nn.functional.attention.safe_softmax(x, dim)
+        weighted(y, torch).backward()
+        return {"out": y, "grad": x.grad}
+
+    return run
+
+
+INF = math.inf
+HIDDEN_ROWS = [[INF, INF, INF], [0.5, INF, 1.0], [1.0, -2.0, 0.25], [INF, INF, INF]]
+
 SOFTMAX = [
     Case("SDPA, (1, 2, 3, 4), no mask", attention(((1, 2, 3, 4),) * 3)),
     Case("SDPA, is_causal=True", attention(((2, 1, 4, 3),) * 3, is_causal=True)),
@@ -191,7 +213,16 @@ SOFTMAX = [
         "SDPA, one key",
         attention(((2, 2, 3, 2), (2, 2, 1, 2), (2, 2, 1, 2))),
     ),
+    Case(
+        "the softmax alone, hidden rows (-inf only): values, gradient",
+        softmax_alone(HIDDEN_ROWS, -1),
+    ),
+    Case(
+        "the softmax alone along dim 0, hidden columns",
+        softmax_alone([list(r) for r in zip(*HIDDEN_ROWS)], 0),
+    ),
 ]
+
 
 COMPOSITE = [
     Case("SDPA of 3-d inputs (1, 3, 4)", attention(((1, 3, 4),) * 3)),

@@ -9,6 +9,7 @@ sees the seed, never an expected value. Standard library only.
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,14 @@ Rng = random.Random
 def drawn(label: str, run: Callable[[Any, Rng], Any]) -> Case:
     """A drawn case (its label says what is drawn, never the draw)."""
     return Case(f"drawn: {label}", run, drawn=True)
+
+
+def piece(torch: Any, target: str) -> Any:
+    """The engine's ``target`` (``"_strides.position_list"``), as the check
+    has put it in: for a case that calls a piece on plain data of its own,
+    through no other piece (drawn cases run on the engine only)."""
+    module, name = target.rsplit(".", 1)
+    return getattr(importlib.import_module(f"{torch.__name__}.{module}"), name)
 
 
 def shape(

@@ -17,6 +17,7 @@ from course.checks.ch01 import (
     reshaped_copy,
     sliced_grad,
     viewed,
+    w2345,
     x3,
     x34,
     x234,
@@ -34,6 +35,10 @@ CASES = {
             lambda t: layout(t.arange(4.0).reshape(1, 4, 1).expand(2, 3, -1, 5)),
         ),
         Case(
+            "torch.arange(3.).reshape(3, 1).expand(1, 3, 4)",
+            lambda t: layout(t.arange(3.0).reshape(3, 1).expand(1, 3, 4)),
+        ),
+        Case(
             "torch.zeros(2, 1).expand(1, 2, 1, 3)",
             lambda t: layout(t.zeros(2, 1).expand(1, 2, 1, 3)),
         ),
@@ -49,6 +54,10 @@ CASES = {
     ],
     "1.11": [
         Case("x[[1], :, [0, 2]]", lambda t: x234(t)[[1], :, [0, 2]]),
+        Case(
+            "w[1:, [0, 2], 1:3, [4, -1]], w of shape (2, 3, 4, 5)",
+            lambda t: w2345(t)[1:, [0, 2], 1:3, [4, -1]],
+        ),
         Case(
             "x[:, torch.tensor([[2, 1], [0, 0]])]",
             lambda t: x234(t)[:, t.tensor([[2, 1], [0, 0]])],
@@ -145,70 +154,6 @@ def made_strides(torch: Any, rng: d.Rng) -> Any:
     ]
 
 
-def inferred(torch: Any, rng: d.Rng) -> Any:
-    """Two reshapes with a -1: one that fits, one that may not (an error
-    alone never makes a case: an answer that always raises fails it)."""
-    found = []
-    for wrong in (False, rng.random() < 0.5):
-        count = rng.choice([12, 24, 30, 36, 60])
-        sizes = d.factors(rng, count, rng.randint(2, 4))
-        sizes[rng.randrange(len(sizes))] = -1
-        if wrong:
-            sizes.append(rng.choice([5, 7]))  # often no size fits: an error
-        try:
-            found.append(list(torch.arange(float(count)).reshape(*sizes).shape))
-        except RuntimeError:
-            found.append({"raised": "RuntimeError"})
-    return found
-
-
-def positions(torch: Any, rng: d.Rng) -> Any:
-    sizes = d.shape(rng, 2, 4, (2, 3))
-    x = d.tensor(torch, rng, sizes).permute(*d.permutation(rng, len(sizes)))
-    dim = rng.randrange(x.dim())
-    start = rng.randrange(x.shape[dim])
-    y = x.narrow(dim, start, rng.randint(1, x.shape[dim] - start))
-    return [y.tolist(), (y * 1).tolist()]
-
-
-def selected(torch: Any, rng: d.Rng) -> Any:
-    sizes = d.shape(rng, 2, 4, (3, 4))
-    x = d.tensor(torch, rng, sizes).transpose(0, len(sizes) - 1)
-    dim = rng.randrange(x.dim())
-    return (x.select(dim, rng.randrange(x.shape[dim])) + 0).tolist()
-
-
-def view_or_reshape(torch: Any, rng: d.Rng) -> Any:
-    sizes = d.shape(rng, 1, 4, (2, 4))
-    x = d.tensor(torch, rng, sizes)
-    if rng.random() < 0.5:
-        x = x.permute(*d.permutation(rng, len(sizes)))
-    else:
-        dim = rng.randrange(len(sizes))
-        x = x.narrow(dim, 0, rng.randint(1, sizes[dim]))
-    target = d.factors(rng, x.numel(), rng.randint(1, 4))
-    try:
-        view: Any = d.layout(x.view(*target), ones=False)
-    except RuntimeError:
-        view = {"raised": "RuntimeError"}
-    copy = x.reshape(*target)
-    return {"view": view, "reshape": d.layout(copy, ones=False)}
-
-
-def expanded_to(torch: Any, rng: d.Rng) -> Any:
-    sizes = [rng.choice([1, 1, 2, 3]) for _ in range(rng.randint(1, 3))]
-    x = d.tensor(torch, rng, sizes)
-    if rng.random() < 0.5:
-        x = x.t() if x.dim() == 2 else x
-    target = [
-        rng.randint(2, 4) if s == 1 else (-1 if rng.random() < 0.5 else s)
-        for s in x.shape
-    ]
-    target = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))] + target
-    y = x.expand(*target)
-    return {**d.layout(y), "twice": d.layout(y.expand(2, *y.shape))}
-
-
 def basic_index(rng: d.Rng, sizes: list[int]) -> tuple[Any, ...]:
     index: list[Any] = []
     for size in sizes:
@@ -239,7 +184,7 @@ def picked_drawn(torch: Any, rng: d.Rng) -> Any:
 
 
 def advanced_drawn(torch: Any, rng: d.Rng) -> Any:
-    sizes = d.shape(rng, 2, 4, (2, 3))
+    sizes = d.shape(rng, 2, 4, (2, 4))
     x = d.tensor(torch, rng, sizes)
     count = rng.randint(1, 4)
     index: list[Any] = [slice(None)] * len(sizes)
@@ -251,6 +196,107 @@ def advanced_drawn(torch: Any, rng: d.Rng) -> Any:
     return {"shape": list(found.shape), "values": found}
 
 
+# Calls on plain data: in the engine, the piece alone, on shapes, strides and
+# counts the case draws (no tensor is made, so no other piece runs, not even
+# the strides); in PyTorch, the operation that asks the same question of a
+# tensor laid out with them (``as_strided`` on a storage of its own).
+
+
+def strided(torch: Any, sizes: list[int], strides: list[int], offset: int = 0) -> Any:
+    """A PyTorch tensor with exactly this layout, reading ``arange``."""
+    reach = offset + sum((n - 1) * s for n, s in zip(sizes, strides) if n) + 1
+    return torch.arange(reach).as_strided(sizes, strides, offset)
+
+
+def infer_alone(torch: Any, rng: d.Rng) -> Any:
+    """infer_shape on a drawn shape with a -1 and a count: one that fits,
+    one that may not."""
+    found = []
+    for wrong in (False, rng.random() < 0.5):
+        count = rng.choice([12, 24, 30, 36, 60, 0])
+        sizes = d.factors(rng, count or 12, rng.randint(2, 4))
+        sizes[rng.randrange(len(sizes))] = -1
+        if wrong or not count:
+            sizes.append(rng.choice([5, 7]) if count else 0)
+        try:
+            if torch.__name__ == "torch":
+                found.append(list(torch.zeros(count).view(*sizes).shape))
+            else:
+                infer_shape = d.piece(torch, "ops.views.infer_shape")
+                found.append(list(infer_shape(tuple(sizes), count)))
+        except RuntimeError:
+            found.append({"raised": "RuntimeError"})
+    return found
+
+
+def positions_alone(torch: Any, rng: d.Rng) -> Any:
+    """position_list of a drawn shape, strides (0 among them) and offset."""
+    sizes = d.shape(rng, 1, 4, (1, 4))
+    strides = [rng.choice([0, 1, 2, 3, 5, 7, 12]) for _ in sizes]
+    offset = rng.randint(0, 9)
+    if torch.__name__ == "torch":
+        return strided(torch, sizes, strides, offset).reshape(-1).tolist()
+    position_list = d.piece(torch, "_strides.position_list")
+    return list(position_list(tuple(sizes), tuple(strides), offset))
+
+
+def layout_of(rng: d.Rng) -> tuple[list[int], list[int]]:
+    """A drawn tensor's shape and strides: contiguous, then permuted or
+    narrowed (as plain numbers)."""
+    sizes = d.shape(rng, 1, 4, (2, 4))
+    strides = [1] * len(sizes)
+    for dim in range(len(sizes) - 2, -1, -1):
+        strides[dim] = strides[dim + 1] * sizes[dim + 1]
+    if rng.random() < 0.5:
+        order = d.permutation(rng, len(sizes))
+        return [sizes[k] for k in order], [strides[k] for k in order]
+    dim = rng.randrange(len(sizes))
+    sizes[dim] = rng.randint(1, sizes[dim])
+    return sizes, strides
+
+
+def view_alone(torch: Any, rng: d.Rng) -> Any:
+    """view_strides for a drawn layout and a new shape of the same count
+    (None where a copy is needed; strides of size-1 dimensions left out)."""
+    sizes, strides = layout_of(rng)
+    target = d.factors(rng, d.numel(sizes), rng.randint(1, 4))
+    if torch.__name__ == "torch":
+        try:
+            found = strided(torch, sizes, strides).view(*target).stride()
+        except RuntimeError:
+            found = None
+    else:
+        view_strides = d.piece(torch, "ops.views.view_strides")
+        found = view_strides(tuple(sizes), tuple(strides), tuple(target))
+    if found is None:
+        return None
+    return [s if n != 1 else None for s, n in zip(found, target)]
+
+
+def expand_alone(torch: Any, rng: d.Rng) -> Any:
+    """expanded_layout of a drawn layout to drawn sizes (-1 among them, new
+    leading dimensions, now and then a size that cannot stretch)."""
+    sizes = [rng.choice([1, 1, 2, 3]) for _ in range(rng.randint(1, 3))]
+    strides = [rng.choice([1, 2, 3, 6]) for _ in sizes]
+    target = [
+        rng.randint(2, 4) if s == 1 else (-1 if rng.random() < 0.5 else s)
+        for s in sizes
+    ]
+    if rng.random() < 0.2 and any(s > 1 for s in sizes):
+        target[[s > 1 for s in sizes].index(True)] = 5  # cannot stretch
+    target = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))] + target
+    try:
+        if torch.__name__ == "torch":
+            y = strided(torch, sizes, strides).expand(*target)
+            shape, found = y.shape, y.stride()
+        else:
+            expanded_layout = d.piece(torch, "_strides.expanded_layout")
+            shape, found = expanded_layout(tuple(sizes), tuple(strides), tuple(target))
+    except RuntimeError:
+        return {"raised": "RuntimeError"}
+    return {"shape": list(shape), "stride": list(found)}
+
+
 DRAWN = {
     "1.5": [
         d.drawn("torch.zeros(...).stride()", zeros_strides),
@@ -258,26 +304,24 @@ DRAWN = {
         d.drawn("torch.zeros(...).stride(), a size 0 among them", empty_strides),
     ],
     "1.6": [
-        d.drawn("torch.arange(n).reshape(..., -1, ...)", inferred),
-        d.drawn("torch.arange(n).reshape(..., -1) (again)", inferred),
-        d.drawn("torch.arange(n).reshape(-1, ...) (a third)", inferred),
+        d.drawn("infer_shape(shape with a -1, count)", infer_alone),
+        d.drawn("infer_shape (again)", infer_alone),
+        d.drawn("infer_shape (a third)", infer_alone),
     ],
     "1.7": [
-        d.drawn("x.permute(...).narrow(...).tolist()", positions),
-        d.drawn("x.transpose(...).select(...)", selected),
-        d.drawn("x.permute(...).narrow(...) (again)", positions),
+        d.drawn("position_list(shape, strides, offset)", positions_alone),
+        d.drawn("position_list (again)", positions_alone),
+        d.drawn("position_list (a third)", positions_alone),
     ],
     "1.8": [
-        d.drawn(
-            "x.permute(...) or x.narrow(...), then view and reshape", view_or_reshape
-        ),
-        d.drawn("view and reshape (again)", view_or_reshape),
-        d.drawn("view and reshape (a third)", view_or_reshape),
+        d.drawn("view_strides(permuted or narrowed layout, new shape)", view_alone),
+        d.drawn("view_strides (again)", view_alone),
+        d.drawn("view_strides (a third)", view_alone),
     ],
     "1.9": [
-        d.drawn("x.expand(...)", expanded_to),
-        d.drawn("x.expand(...) (again)", expanded_to),
-        d.drawn("x.expand(...) (a third)", expanded_to),
+        d.drawn("expanded_layout(shape, strides, sizes)", expand_alone),
+        d.drawn("expanded_layout (again)", expand_alone),
+        d.drawn("expanded_layout (a third)", expand_alone),
     ],
     "1.10": [
         d.drawn("x[ints, slices, None, ...]", picked_drawn),

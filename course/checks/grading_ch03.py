@@ -11,6 +11,7 @@ from course.checking import Case
 from course.checks import drawn as d
 from course.checks.ch03 import (
     LOGITS,
+    PROBABILITIES,
     SCORES,
     X,
     classes,
@@ -95,6 +96,17 @@ CASES = {
     ],
     "3.6": [
         Case(
+            "F.cross_entropy(x, p, weight=w, reduction='sum'), p probabilities",
+            loss_and_grad(
+                lambda t, x: t.nn.functional.cross_entropy(
+                    x,
+                    t.tensor(PROBABILITIES[::-1]),
+                    weight=t.tensor([0.5, 1.5, 3.0]),
+                    reduction="sum",
+                )
+            ),
+        ),
+        Case(
             "F.cross_entropy(x, t, weight=w, reduction='sum', ignore_index=0)",
             loss_and_grad(
                 lambda t, x: t.nn.functional.cross_entropy(
@@ -160,6 +172,13 @@ CASES = {
         ),
     ],
     "3.10": [
+        Case(
+            "a size given as true, last",
+            loaded(
+                {"a": {"dtype": "F32", "shape": [2, True], "data_offsets": [0, 8]}},
+                f32(1.0, 2.0),
+            ),
+        ),
         Case(
             "tensors listed out of order in the header",
             loaded(
@@ -291,7 +310,7 @@ def safetensors_file_drawn(torch: Any, rng: d.Rng, spoil: bool = True) -> Any:
     offset = 0
     for number in range(rng.randint(1, 4)):
         kind = rng.choice(list(kinds))
-        sizes = d.shape(rng, 0, 3, (0, 2))
+        sizes = d.shape(rng, 0, 4, (0, 3))
         length = d.numel(sizes) * kinds[kind]
         entries[f"t{number}"] = entry(kind, sizes, offset, offset + length)
         offset += length

@@ -6,11 +6,20 @@ marks come from ``DRAWN``: shapes, settings and values drawn for each run.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from course.checking import Case
 from course.checks import drawn as d
-from course.checks.ch05 import conv, folded, layer, pooled, strided_grad, unfolded
+from course.checks.ch05 import (
+    conv,
+    folded,
+    layer,
+    pooled,
+    strided_grad,
+    tie_pool,
+    unfolded,
+)
 
 CASES = {
     "5.3": [
@@ -39,6 +48,10 @@ CASES = {
     ],
     "5.7": [
         Case(
+            "ties, 2 x 2 windows, stride 2, padding 1",
+            tie_pool(kernel_size=2, stride=2, padding=1),
+        ),
+        Case(
             "max_pool2d, every element equal",
             pooled("max_pool2d", (1, 1, 4, 4), 2, seed=17, return_indices=True),
         ),  # fmt: skip
@@ -57,6 +70,12 @@ CASES = {
     ],
     "5.10": [
         Case("Conv2d(2, 2, 1)", layer(2, 2, 1)),
+        Case(
+            "Conv2d(2, 2, (3, 2), padding='same', dilation=(1, 3), circular)",
+            layer(
+                2, 2, (3, 2), padding="same", dilation=(1, 3), padding_mode="circular"
+            ),
+        ),
     ],
 }
 
@@ -89,6 +108,112 @@ def drawn_conv(grads: bool) -> Any:
         return out, x.grad, w.grad
 
     return run
+
+
+# The pieces alone: in the engine, the piece called on data the case makes
+# itself (plain numbers, or window columns laid out by hand), so that no other
+# piece of the chapter runs; in PyTorch, the operation that gives the same.
+
+
+def blocks_alone(torch: Any, rng: d.Rng) -> Any:
+    """blocks() for a drawn size, kernel, dilation, padding and stride (each
+    fits at least one window); in PyTorch, the windows F.unfold makes."""
+    found = []
+    for _ in range(4):
+        kernel, dilation = rng.randint(1, 4), rng.randint(1, 3)
+        padding, stride = rng.randint(0, 2), rng.randint(1, 3)
+        span = dilation * (kernel - 1) + 1
+        size = rng.randint(max(1, span - 2 * padding), span + 9)
+        if torch.__name__ == "torch":
+            x = torch.zeros(1, 1, size, 1)
+            columns = torch.nn.functional.unfold(
+                x, (kernel, 1), (dilation, 1), (padding, 0), (stride, 1)
+            )
+            found.append(columns.shape[-1])
+        else:
+            blocks = d.piece(torch, "nn.functional.fold.blocks")
+            found.append(blocks(size, kernel, dilation, padding, stride))
+    return found
+
+
+def columns_by_hand(
+    x: list[Any], kernel: list[int], settings: dict[str, Any]
+) -> tuple[list[Any], list[int]]:
+    """F.unfold of the nested list ``x`` (N, C, H, W), in plain Python:
+    ``(N, C * kh * kw, L)``, and the output's height and width."""
+    (sh, sw), (ph, pw) = settings["stride"], settings["padding"]
+    (dh, dw), (kh, kw) = settings["dilation"], kernel
+    h, w = len(x[0][0]), len(x[0][0][0])
+    out_h = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    out_w = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+
+    def at(plane: list[Any], i: int, j: int) -> float:
+        inside = 0 <= i < h and 0 <= j < w
+        return float(plane[i][j]) if inside else 0.0
+
+    columns = [
+        [
+            [
+                at(plane, oi * sh - ph + ki * dh, oj * sw - pw + kj * dw)
+                for oi in range(out_h)
+                for oj in range(out_w)
+            ]
+            for plane in sample
+            for ki in range(kh)
+            for kj in range(kw)
+        ]
+        for sample in x
+    ]
+    return columns, [out_h, out_w]
+
+
+def filters_alone(torch: Any, rng: d.Rng) -> Any:
+    """weight_times_columns on window columns laid out by the case, with
+    groups and drawn settings: the output and the weight's gradient; in
+    PyTorch, conv2d itself."""
+    groups = rng.choice([1, 1, 2, 3])
+    c_in, c_out = groups * rng.randint(1, 2), groups * rng.randint(1, 2)
+    kernel = [rng.randint(1, 3), rng.randint(1, 3)]
+    size = [rng.randint(5, 8), rng.randint(5, 8)]
+    n = rng.randint(1, 2)
+
+    def whole(sizes: list[int]) -> Any:  # small whole numbers: sums are exact
+        return d.nested(
+            [float(rng.randint(-3, 3)) for _ in range(d.numel(sizes))], sizes
+        )
+
+    x_nested = whole([n, c_in, *size])
+    w = torch.tensor(whole([c_out, c_in // groups, *kernel]), requires_grad=True)
+    found = settings(rng)
+    if torch.__name__ == "torch":
+        x = torch.tensor(x_nested)
+        out = torch.nn.functional.conv2d(x, w, groups=groups, **found)
+    else:
+        columns, _ = columns_by_hand(x_nested, kernel, found)
+        conv = importlib.import_module(f"{torch.__name__}.nn.functional.conv")
+        s = conv.Settings(groups=groups, **found)
+        out = conv.weight_times_columns(w, torch.tensor(columns), tuple(size), s)
+    (out * torch.tensor(whole(list(out.shape)))).sum().backward()
+    return out, w.grad
+
+
+def ranges_alone(torch: Any, rng: d.Rng) -> Any:
+    """adaptive_ranges for drawn sizes (smaller and larger outputs); in
+    PyTorch, the input positions each window of adaptive_avg_pool1d weighs."""
+    found = []
+    for _ in range(3):
+        size, out = rng.randint(1, 13), rng.randint(1, 9)
+        if torch.__name__ == "torch":
+            weights = torch.nn.functional.adaptive_avg_pool1d(
+                torch.eye(size)[None], out
+            )
+            found.append(
+                [[j for j in range(size) if weights[0, j, i] > 0] for i in range(out)]
+            )
+        else:
+            ranges = d.piece(torch, "nn.functional.pooling.adaptive_ranges")
+            found.append([list(r) for r in ranges(size, out)])
+    return found
 
 
 def drawn_fold(torch: Any, rng: d.Rng) -> Any:
@@ -179,9 +304,9 @@ def drawn_layer(torch: Any, rng: d.Rng) -> Any:
 
 DRAWN = {
     "5.3": [
+        d.drawn("blocks(size, kernel, dilation, padding, stride)", blocks_alone),
+        d.drawn("blocks (again)", blocks_alone),
         d.drawn("F.fold, drawn image and settings", drawn_fold),
-        d.drawn("F.fold (again)", drawn_fold),
-        d.drawn("F.fold (a third time)", drawn_fold),
     ],
     "5.4": [
         d.drawn("F.unfold, drawn image and settings", drawn_unfold),
@@ -193,9 +318,9 @@ DRAWN = {
         d.drawn("as_strided windows (again)", drawn_strided),
     ],
     "5.6": [
-        d.drawn("conv2d with groups: values", drawn_conv(False)),
-        d.drawn("conv2d with groups: values and gradients", drawn_conv(True)),
-        d.drawn("conv2d (again)", drawn_conv(True)),
+        d.drawn("filters times window columns laid out by hand", filters_alone),
+        d.drawn("filters times columns (again)", filters_alone),
+        d.drawn("filters times columns (a third)", filters_alone),
     ],
     "5.7": [
         d.drawn("max_pool2d with ties, drawn settings", drawn_pool("max")),
@@ -207,8 +332,8 @@ DRAWN = {
         d.drawn("avg_pool2d (again)", drawn_pool("avg")),
     ],
     "5.9": [
-        d.drawn("adaptive pooling, drawn sizes", drawn_adaptive),
-        d.drawn("adaptive pooling (again)", drawn_adaptive),
+        d.drawn("adaptive_ranges(size, out), drawn sizes", ranges_alone),
+        d.drawn("adaptive_ranges (again)", ranges_alone),
     ],
     "5.10": [
         d.drawn("Conv2d, drawn settings and padding mode", drawn_layer),

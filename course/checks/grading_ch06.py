@@ -13,6 +13,7 @@ from typing import Any
 from course.checking import Case
 from course.checks import drawn as d
 from course.checks.ch06 import (
+    HIDDEN_ROWS,
     attention,
     causal,
     generated,
@@ -23,11 +24,23 @@ from course.checks.ch06 import (
     optimised,
     parts,
     run_module,
+    softmax_alone,
     trained,
 )
 
+
+def softmax_alone_twice(torch: Any) -> Any:
+    """The hidden rows as columns, then again reversed: a 6 x 4 input."""
+    columns = [list(r) for r in zip(*HIDDEN_ROWS)]
+    return softmax_alone([*columns, *columns[::-1]], 0)(torch)
+
+
 CASES = {
     "6.2": [
+        Case(
+            "the softmax alone along dim 0, a 6 x 4 input with hidden columns",
+            softmax_alone_twice,
+        ),
         Case(
             "SDPA, batch 2, 3 heads, a mask broadcast over heads",
             attention(((2, 3, 2, 2),) * 3, [[0, 0], [1, 0]]),
@@ -134,7 +147,11 @@ def drawn_weights(torch: Any, rng: d.Rng, model: Any) -> None:
             p.copy_(d.tensor(torch, rng, list(p.shape), low=-0.3, high=0.3))
 
 
-def drawn_module(name: str) -> Any:
+def drawn_module(name: str, grads: bool = True) -> Any:
+    """A piece module of drawn sizes and weights on a drawn input: its output
+    and, with ``grads``, the gradients (which also run the backward pass,
+    2.9 and 2.10: one case of three has them)."""
+
     def run(torch: Any, rng: d.Rng) -> Any:
         heads = rng.randint(1, 3)
         n_embd = heads * rng.randint(2, 3)
@@ -146,13 +163,17 @@ def drawn_module(name: str) -> Any:
         drawn_weights(torch, rng, m)
         x = d.leaf(torch, rng, [rng.randint(1, 2), length, n_embd], low=-1.0, high=1.0)
         out = m(x)
+        if not grads:
+            return out
         (out * d.tensor(torch, rng, list(out.shape))).sum().backward()
         return out, x.grad, {n: p.grad for n, p in m.named_parameters()}
 
     return run
 
 
-def drawn_gpt(torch: Any, rng: d.Rng) -> Any:
+def drawn_gpt(torch: Any, rng: d.Rng, grads: bool = True) -> Any:
+    """A GPT of drawn sizes and weights on drawn tokens: logits and loss and,
+    with ``grads``, the gradients (which also run the backward pass)."""
     heads = rng.randint(1, 2)
     vocab, block = rng.randint(2, 8), rng.randint(1, 5)
     model = parts(torch).GPT(vocab, block, heads * 2, heads, rng.randint(1, 2))
@@ -165,8 +186,14 @@ def drawn_gpt(torch: Any, rng: d.Rng) -> Any:
         [[rng.randrange(vocab) for _ in range(length)] for _ in range(rows)]
     )
     logits, loss = model(idx, targets)
+    if not grads:
+        return logits, loss
     loss.backward()
     return logits, loss, {n: p.grad for n, p in model.named_parameters()}
+
+
+def drawn_gpt_values(torch: Any, rng: d.Rng) -> Any:
+    return drawn_gpt(torch, rng, grads=False)
 
 
 def drawn_optimisers(torch: Any, rng: d.Rng) -> Any:
@@ -234,12 +261,13 @@ DRAWN = {
         d.drawn("CausalSelfAttention (again)", drawn_module("CausalSelfAttention")),
     ],  # fmt: skip
     "6.6": [
-        d.drawn("Block, drawn sizes and weights", drawn_module("Block")),
-        d.drawn("Block (again)", drawn_module("Block")),
+        d.drawn("Block, drawn sizes and weights", drawn_module("Block", False)),
+        d.drawn("Block (again)", drawn_module("Block", False)),
+        d.drawn("Block: output and gradients", drawn_module("Block")),
     ],
     "6.7": [
         d.drawn("GPT, drawn sizes, weights and tokens", drawn_gpt),
-        d.drawn("GPT (again)", drawn_gpt),
+        d.drawn("GPT (again): logits and loss", drawn_gpt_values),
         d.drawn("configure_optimizers, drawn sizes and settings", drawn_optimisers),
     ],
     "6.8": [

@@ -242,16 +242,16 @@ def view_strides(shape, strides, new_shape):
             block *= max(size, 1)
         return tuple(fresh)
     blocks = []  # (elements, innermost stride), innermost block first
-    elements, inner = 1, 1
+    elements, inner = 1, strides[-1] if strides else 1
     for dim in reversed(range(len(shape))):
-        if elements == 1:
-            inner = strides[dim]
         elements *= shape[dim]
         chained = strides[dim - 1] == elements * inner if dim > 0 else False
         joins = dim > 0 and (shape[dim - 1] == 1 or chained)
         if not joins:
             blocks.append((elements, inner))
             elements = 1
+            if dim > 0:  # the next block starts at the dimension before
+                inner = strides[dim - 1]
     result = [1] * len(new_shape)
     dim = len(new_shape) - 1
     for elements, inner in blocks:

@@ -394,9 +394,10 @@ check("4.8", BatchSampler)
 # is more than `n`, give whole random orders one after another, the last one
 # cut short.
 #
-# The engine's random numbers are not PyTorch's, so the check does not
-# compare orders with PyTorch's: it checks what any right answer gives (every
-# index once, a new order each pass, the same order from the same seed).
+# A right answer may draw its random numbers in another order than
+# PyTorch's, so the check does not compare orders with PyTorch's: it checks
+# what any right answer gives (every index once, a new order each pass, the
+# same order from the same seed).
 
 
 # %% tags=["exercise-4.9"]

@@ -450,5 +450,7 @@ check("5.10", Conv2d)
 # %%
 from course import model_runs
 
-run = model_runs.train_cnn(torch, Conv2d, model_runs.printed_progress)
+run = model_runs.train_cnn(
+    torch, Conv2d, model_runs.printed_progress, say_missing=True
+)
 print(run.report())

@@ -531,5 +531,7 @@ yours = {
     "6.8": generate,
     "6.9": train,
 }
-run = model_runs.train_gpt(torch, yours, model_runs.printed_progress)
+run = model_runs.train_gpt(
+    torch, yours, model_runs.printed_progress, say_missing=True
+)
 print(run.report())

@@ -55,8 +55,8 @@ __all__ = ["load_ipython_extension", "ready", "render_svg"]
 VIZ_PATH = "viz.js"
 #: Shown instead of a figure when matplotlib cannot be loaded.
 MATPLOTLIB_NOTE = (
-    "(No figure here: matplotlib cannot be loaded in the browser while offline; "
-    "the figure is on the book's page.)"
+    "(No figure here: matplotlib cannot be loaded in the browser while offline. "
+    "Online, this cell draws it.)"
 )
 #: Shown under the book's figure, kept when a plotting cell runs again offline.
 KEPT_NOTE = (
@@ -67,7 +67,7 @@ KEPT_NOTE = (
 #: Said once per cell when a figure is saved to a file or buffer offline.
 SAVED_NOTE = (
     "(The pictures here are blank: matplotlib cannot be loaded in the browser "
-    "while offline, so they could not be drawn; the book's page shows them.)"
+    "while offline, so they could not be drawn. Online, this cell draws them.)"
 )
 #: matplotlib's default figure size (inches) and resolution (dots per inch).
 DEFAULT_FIGSIZE = (6.4, 4.8)

@@ -33,8 +33,10 @@ from slowtorch_lib._tensor_kernels import FAMILIES, not_implemented
 from slowtorch_lib.ops.comparison import _both, _close, _either, _exactly_one
 from slowtorch_lib.ops.fused import _addcdiv, _addcmul, _lerp_scalar
 from slowtorch_lib.ops.logarithms import _exp2_scalar, _log1p_scalar
-from slowtorch_lib.ops.pointwise import _rsqrt_scalar, _sigmoid_scalar
+from slowtorch_lib.ops.pointwise import _sigmoid_scalar
+from slowtorch_lib.ops.powers import _rsqrt_scalar
 from slowtorch_lib.ops.selecting import _choose
+from slowtorch_lib.ops.trigonometry import _sinc_scalar
 
 __all__ = ["COMPLEX", "COMPLEX_LOOPS", "NOT_FOR_COMPLEX", "complex_loop"]
 
@@ -111,6 +113,11 @@ def _complex_rsqrt(z: complex) -> complex:
     return _complex_div(1, cmath.sqrt(z))
 
 
+def _complex_sinc(z: complex) -> complex:
+    """``sin(pi z) / (pi z)``, and 1 at 0."""
+    return complex(1.0, 0.0) if z == 0 else cmath.sin(math.pi * z) / (math.pi * z)
+
+
 # The loops the complex types have, by the real scalar function (as in
 # :data:`LOOP_NAMES`): the complex function that replaces it. complex32 has
 # only those in :data:`COMPLEX32_LOOPS`.
@@ -144,6 +151,7 @@ COMPLEX_LOOPS: dict[Loop, Loop] = {
     math.isnan: lambda z: cmath.isnan(z),
     math.isinf: lambda z: cmath.isinf(z),
     math.tan: cmath.tan,
+    _sinc_scalar: _complex_sinc,
     math.sinh: cmath.sinh,
     math.cosh: cmath.cosh,
     math.asin: cmath.asin,
@@ -171,6 +179,9 @@ COMPLEX32_LOOPS = (
     _choose,
     operator.abs,
     builtins.abs,
+    math.isnan,
+    math.isinf,
+    math.isfinite,
 )
 # The reductions every complex type lacks, by PyTorch's loop name, and
 # those complex32 lacks too.

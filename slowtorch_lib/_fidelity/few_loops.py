@@ -20,10 +20,15 @@ from slowtorch_lib._dtype import dtype
 from slowtorch_lib._fidelity.float8 import FLOAT8_TYPES, float8_e8m0fnu
 from slowtorch_lib._fidelity.loop_names import loop_name, scalar_function
 from slowtorch_lib._fidelity.wide_uint import UNSIGNED_TYPES
-from slowtorch_lib._kernels import cast_values, map_values
+from slowtorch_lib._kernels import cast_values, ieee_div, map_values
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import FAMILIES, not_implemented
 from slowtorch_lib.ops.comparison import _close
+from slowtorch_lib.ops.rounding import (
+    _floor_div_scalar,
+    _quotient_to_trunc,
+    _trunc_div_scalar,
+)
 from slowtorch_lib.ops.selecting import _choose
 
 __all__ = ["LIMITED_KERNELS", "check_kernel", "check_limited_loop"]
@@ -51,6 +56,17 @@ LIMITED_KERNELS: dict[Loop, tuple[str, ...]] = {
 }
 
 
+# The divisions whose loop for an 8-bit float divided by a scalar PyTorch
+# names apart: ``"div_cpu_reduced_float"`` for ``x / 4.0``.
+SCALAR_DIVISIONS = (
+    operator.truediv,
+    ieee_div,
+    _floor_div_scalar,
+    _trunc_div_scalar,
+    _quotient_to_trunc,
+)
+
+
 def check_kernel(function: Loop, d: dtype, scalar_operand: bool = False) -> None:
     """Raises PyTorch's error if it has no loop of ``function`` for ``d``.
 
@@ -68,9 +84,12 @@ def check_kernel(function: Loop, d: dtype, scalar_operand: bool = False) -> None
         return
     function = scalar_function(function)
     kinds = LIMITED_KERNELS.get(function, ())
+    name = loop_name(function)
     if scalar_operand and d.float8 and function is operator.mul:
         kinds = ()
-    check_limited_loop(loop_name(function), d, kinds)
+    if scalar_operand and d.float8 and function in SCALAR_DIVISIONS:
+        name += "_reduced_float"
+    check_limited_loop(name, d, kinds)
 
 
 def check_limited_loop(

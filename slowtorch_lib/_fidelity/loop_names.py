@@ -22,32 +22,46 @@ from collections.abc import Callable
 from typing import Any
 
 from slowtorch_lib._kernels import ieee_div, ieee_sqrt
+from slowtorch_lib.ops.bitwise import _shift_left_scalar, _shift_right_scalar
 from slowtorch_lib.ops.comparison import _both, _close, _either, _exactly_one
 from slowtorch_lib.ops.fused import _addcdiv, _addcmul, _lerp_scalar
 from slowtorch_lib.ops.logarithms import _exp2_scalar, _log1p_scalar
 from slowtorch_lib.ops.pointwise import (
-    _integer_power,
+    _finite,
     _relu_scalar,
-    _rsqrt_scalar,
     _sigmoid_scalar,
     _sign_scalar,
 )
+from slowtorch_lib.ops.powers import _integer_power, _rsqrt_scalar
 from slowtorch_lib.ops.rounding import (
     _floor_div_scalar,
+    _quotient_to_trunc,
     _remainder_scalar,
     _trunc_div_scalar,
+    _trunc_scalar,
 )
-from slowtorch_lib.ops.selecting import _lower_to, _nan_max, _nan_min, _raise_to
+from slowtorch_lib.ops.selecting import (
+    _choose,
+    _lower_to,
+    _nan_max,
+    _nan_min,
+    _raise_to,
+)
+from slowtorch_lib.ops.trigonometry import _sinc_scalar
 
 __all__ = ["LOOP_NAMES", "loop_name", "scalar_function"]
 
 Loop = Callable[..., Any]
 
-# PyTorch's name of the loop, in its error, where it is not ``<name>_cpu``.
+# PyTorch's name of the loop, in its error, for every scalar function an op
+# computes with.
 LOOP_NAMES: dict[Loop, str] = {
     operator.add: "add_stub",
     operator.sub: "add_stub",
     operator.mul: "mul_cpu_reduced_float",
+    operator.neg: "neg_cpu",
+    operator.abs: "abs_cpu",
+    builtins.abs: "abs_cpu",
     operator.truediv: "div_cpu",
     ieee_div: "div_cpu",
     operator.pow: "pow",
@@ -62,9 +76,14 @@ LOOP_NAMES: dict[Loop, str] = {
     math.sin: "sin_vml_cpu",
     math.cos: "cos_vml_cpu",
     math.tan: "tan_vml_cpu",
+    _sinc_scalar: "sinc_cpu",
+    math.sinh: "sinh_cpu",
+    math.cosh: "cosh_cpu",
     math.asin: "asin_vml_cpu",
     math.acos: "acos_vml_cpu",
     math.atan: "atan_vml_cpu",
+    math.atan2: "atan2_cpu",
+    math.hypot: "hypot_cpu",
     math.log10: "log10_vml_cpu",
     math.log2: "log2_vml_cpu",
     math.expm1: "expm1_vml_cpu",
@@ -73,6 +92,9 @@ LOOP_NAMES: dict[Loop, str] = {
     _rsqrt_scalar: "rsqrt_cpu",
     _floor_div_scalar: "div_floor_cpu",
     _trunc_div_scalar: "div_trunc_cpu",
+    _quotient_to_trunc: "div_trunc_cpu",
+    _trunc_scalar: "trunc_vml_cpu",
+    _finite: "nan_to_num",
     _remainder_scalar: "remainder_cpu",
     _sign_scalar: "sign_cpu",
     _relu_scalar: "clamp_min_scalar_cpu",
@@ -84,10 +106,22 @@ LOOP_NAMES: dict[Loop, str] = {
     _lerp_scalar: "lerp_kernel_scalar",
     _addcmul: "addcmul_cpu_out",
     _addcdiv: "addcdiv_cpu_out",
+    operator.lt: "lt_cpu",
+    operator.le: "le_cpu",
+    operator.gt: "gt_cpu",
+    operator.ge: "ge_cpu",
+    operator.eq: "eq_cpu",
+    operator.ne: "ne_cpu",
+    math.isnan: "isnan",
+    math.isinf: "isinf",
+    math.isfinite: "isfinite",
+    _choose: "where_cpu",
     operator.and_: "bitwise_and_cpu",
     operator.or_: "bitwise_or_cpu",
     operator.xor: "bitwise_xor_cpu",
     operator.invert: "bitwise_not_cpu",
+    _shift_left_scalar: "lshift_cpu",
+    _shift_right_scalar: "rshift_cpu",
     operator.not_: "logical_not_cpu",
     _both: "logical_and_cpu",
     _either: "logical_or_cpu",
@@ -109,8 +143,21 @@ def scalar_function(function: Loop) -> Loop:
 
 def loop_name(function: Loop) -> str:
     """PyTorch's loop for a scalar function: ``operator.add`` is
-    ``add_stub``; one not in :data:`LOOP_NAMES` is ``<its name>_cpu``, as
-    ``operator.lt`` is ``lt_cpu``."""
-    function = scalar_function(function)
-    name = getattr(function, "__name__", "")
-    return LOOP_NAMES.get(function, f"{name.strip('_')}_cpu")
+    ``add_stub``, as :data:`LOOP_NAMES` declares.
+
+    A name is never made up from the function's own name: PyTorch's rarely
+    follows it (``sinc_cpu``, not ``sinc_scalar_cpu``), so every scalar
+    function an op computes with has its line in :data:`LOOP_NAMES`, and
+    ``tests/test_loop_rules.py`` checks each against PyTorch's error.
+
+    Raises:
+        LookupError: For a function with no line in :data:`LOOP_NAMES`.
+    """
+    scalar = scalar_function(function)
+    name = LOOP_NAMES.get(scalar)
+    if name is None:
+        raise LookupError(
+            f"no PyTorch loop name for {scalar!r}: add it to LOOP_NAMES in "
+            "slowtorch_lib/_fidelity/loop_names.py (see docs/adding-an-op.md)"
+        )
+    return name

@@ -476,7 +476,25 @@ def _conjugated(gradients: Any) -> Any:
 def _connect(
     ctx: FunctionCtx, args: tuple[Any, ...], needs: tuple[bool, ...], output: Any
 ) -> None:
-    """Makes ``ctx`` the ``grad_fn`` of the outputs and links it to the inputs.
+    """Makes ``ctx`` the ``grad_fn`` of the outputs and links it to the inputs."""
+    outputs = output if isinstance(output, tuple) else (output,)
+    _check_saved(ctx, outputs)
+    ctx.next_functions = tuple(
+        gradient_edge(arg) if need else (None, 0) for arg, need in zip(args, needs)
+    )
+    ctx.input_meta = tuple(
+        (arg._shape, arg.dtype) if need else None for arg, need in zip(args, needs)
+    )
+    ctx.num_outputs = len(outputs)
+    ctx._output_meta = tuple((t._shape, t.dtype) for t in outputs)
+    for output_nr, tensor in enumerate(outputs):
+        if _has_gradient(ctx, tensor):
+            tensor._set_history(ctx, output_nr)
+
+
+def _check_saved(ctx: FunctionCtx, outputs: tuple[Any, ...]) -> None:
+    """Refuses an inference tensor among the tensors ``ctx`` saved, and notes
+    which saved tensors are ``outputs`` (for the error if one is changed).
 
     Raises:
         RuntimeError: If ``ctx`` saved an inference tensor, which has no
@@ -490,30 +508,18 @@ def _connect(
             "tensor and use it in autograd, or use `torch.no_grad()` instead of "
             "`torch.inference_mode()`."
         )
-    edges: list[tuple[Node | None, int]] = []
-    input_meta: list[Meta | None] = []
-    for arg, need in zip(args, needs):
-        if need:
-            edges.append(gradient_edge(arg))
-            input_meta.append((arg._shape, arg._storage.dtype))
-        else:
-            edges.append((None, 0))
-            input_meta.append(None)
-    ctx.next_functions = tuple(edges)
-    ctx.input_meta = tuple(input_meta)
-    outputs = output if isinstance(output, tuple) else (output,)
-    ctx.num_outputs = len(outputs)
-    ctx._output_meta = tuple((t._shape, t.dtype) for t in outputs)
     if ctx._saved:
         ctx._saved_is_output = tuple(
             any(saved is out for out in outputs) for saved, _ in ctx._saved
         )
-    for output_nr, tensor in enumerate(outputs):
-        if not isinstance(tensor, Tensor) or not tensor.dtype.differentiable:
-            continue
-        if any(tensor is t for t in ctx._non_differentiable):
-            continue
-        tensor._set_history(ctx, output_nr)
+
+
+def _has_gradient(ctx: FunctionCtx, output: Any) -> bool:
+    """Whether ``output`` gets ``ctx`` as its ``grad_fn``: a tensor of a dtype
+    with gradients that ``forward`` did not mark non-differentiable."""
+    if not isinstance(output, Tensor) or not output.dtype.differentiable:
+        return False
+    return not any(output is t for t in ctx._non_differentiable)
 
 
 def _default_node_name(cls: type[Function]) -> str:

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import arange, tensor
+from slowtorch_lib._creation import tensor
+from slowtorch_lib._ranges import arange
 from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Size, Tensor
 from slowtorch_lib.autograd.grad_mode import enable_grad

@@ -1,4 +1,4 @@
-"""Counting values into bins: ``histc`` and ``histogram``.
+"""Counting values into bins: ``histc``, ``histogram`` and ``bincount``.
 
 A value ``v`` in ``[low, high]`` falls in bin ``(v - low) * bins / (high -
 low)``, rounded down; ``high`` itself falls in the last bin, and values
@@ -14,12 +14,13 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from slowtorch_lib._creation import linspace_points
+from slowtorch_lib._dtype import float32, float64, int64
+from slowtorch_lib._ranges import linspace_points
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.return_types import HistogramResult
 
-__all__ = ["histc", "histogram"]
+__all__ = ["bincount", "histc", "histogram"]
 
 
 def _check_float(input: Tensor, kernel: str) -> None:
@@ -134,3 +135,40 @@ def histogram(
         from_values(counts, (len(counts),), input.dtype),
         from_values(edges, (len(edges),), input.dtype),
     )
+
+
+@tensor_input
+def bincount(
+    input: Tensor, weights: Tensor | None = None, minlength: int = 0
+) -> Tensor:
+    """How often each of ``0, 1, 2, ...`` occurs in a 1-d tensor of
+    non-negative integers, or, with ``weights``, the sum of the weights at
+    the positions where it occurs. The result has at least ``minlength``
+    bins and one past the largest value.
+
+    Raises:
+        NotImplementedError: For floating-point or bool input.
+        RuntimeError: For input that is not 1-d and non-negative, a
+            negative ``minlength``, or weights of another length.
+    """
+    d = input.dtype
+    if d.is_floating_point or d.is_complex or d.name == "bool":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{d.c_name}'")
+    values = input.tolist() if input.dim() == 1 else [-1]
+    if any(value < 0 for value in values):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    amounts: list[Any] = [1] * len(values)
+    result_dtype = int64
+    if weights is not None:
+        if weights.dim() != 1 or weights.numel() != len(values):
+            raise RuntimeError(
+                "weights should be 1-d and have the same length as input"
+            )
+        amounts = weights.tolist()
+        result_dtype = float32 if weights.dtype is float32 else float64
+    totals: list[Any] = [0] * max(minlength, max(values, default=-1) + 1)
+    for value, amount in zip(values, amounts):
+        totals[value] += amount
+    return from_values(totals, (len(totals),), result_dtype)

@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import checked_fill, is_numpy, tensor
+from slowtorch_lib._creation import checked_fill, tensor
 from slowtorch_lib._kernels import cast_scalar, cast_values
+from slowtorch_lib._numpy_in import is_numpy
 from slowtorch_lib._strides import (
     broadcast_shapes,
     contiguous_strides,

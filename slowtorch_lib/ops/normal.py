@@ -71,7 +71,7 @@ def _check_std(stds: list[float]) -> None:
 def _sample(mean: Tensor | float, std: Tensor | float, generator: Generator) -> Tensor:
     """The forward of the three tensor forms: means and stds broadcast."""
     shape = broadcast_shapes(*[t._shape for t in (mean, std) if isinstance(t, Tensor)])
-    d = mean.dtype if isinstance(mean, Tensor) else std.dtype  # type: ignore[union-attr]
+    d = next(t.dtype for t in (mean, std) if isinstance(t, Tensor))
     _check_float(d, "normal_kernel_cpu")
     means = _values_of(mean, shape)
     stds: list[float] | float = float(std) if _is_number(std) else 0.0

@@ -1,7 +1,8 @@
-"""Pointwise arithmetic and functions: ``add``, ``mul``, ``div``, ``pow``, ``exp``...
+"""Pointwise arithmetic and functions: ``add``, ``mul``, ``div``, ``exp``...
 
 Each output element depends on one element of each input. The other
-elementwise operations live next door, by kind: comparisons and logic in
+elementwise operations live next door, by kind: powers and roots (``pow``,
+``sqrt``, ``reciprocal``...) in ``powers``, comparisons and logic in
 ``comparison``, ``clamp``/``where`` in ``selecting``, rounding and rounded
 division in ``rounding``, copies and fills in ``copying``, ``bitwise``, the
 optimisers' fused operations in ``fused``, and the logarithms and
@@ -20,24 +21,20 @@ Backward passes are written with tensor operations, so that with
 
 from __future__ import annotations
 
-import builtins
-import cmath
+import functools
 import math
 import operator
+from collections.abc import Callable
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import checked_fill, zeros_like
+from slowtorch_lib._creation import zeros_like
 from slowtorch_lib._dtype import dtype
-from slowtorch_lib._kernels import (
-    ieee_div,
-    ieee_log,
-    ieee_pow,
-    ieee_sqrt,
-)
+from slowtorch_lib._kernels import ieee_div
 from slowtorch_lib._tensor import Tensor, TensorOrScalar, from_values
 from slowtorch_lib._tensor_kernels import (
     binary,
+    check_loop,
     check_real,
     contiguous_copy,
     unary,
@@ -48,10 +45,8 @@ from slowtorch_lib.ops.common import (
     accepts_out,
     check_alpha,
     check_inplace_result,
-    check_some_tensor,
     float_type,
     is_bool,
-    no_loop,
     not_implemented,
     result_type,
     tensor_input,
@@ -72,15 +67,10 @@ __all__ = [
     "multiply",
     "nan_to_num",
     "neg",
-    "pow",
-    "reciprocal",
     "relu",
-    "rsqrt",
     "rsub",
     "sigmoid",
     "sign",
-    "sqrt",
-    "square",
     "sub",
     "subtract",
     "tanh",
@@ -104,7 +94,9 @@ def check_bool_subtraction(a: TensorOrScalar, b: TensorOrScalar) -> None:
 
 
 def _scaled(b: TensorOrScalar, alpha: Any, d: dtype) -> TensorOrScalar:
-    """``alpha * b`` computed in the result's dtype ``d``, as PyTorch does."""
+    """``alpha * b`` computed in the result's dtype ``d``, as PyTorch does
+    (once it has found the loop of the sum)."""
+    check_loop("add_stub", d)
     if isinstance(b, Tensor):
         return binary(operator.mul, b, alpha, d)
     return b * alpha
@@ -202,42 +194,70 @@ def rsub(input: Tensor, other: TensorOrScalar, *, alpha: Any = 1) -> Tensor:
     return Rsub.apply(input, other=other, alpha=alpha)
 
 
+def save_factors(ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar) -> None:
+    """Keeps what :func:`product_rule` needs of the factors ``a`` and ``b``.
+
+    A factor's gradient needs the *other* factor, so a tensor is saved only if
+    the other factor needs a gradient (as PyTorch does: a factor changed in
+    place afterwards is then no error). A Python number is kept as it is.
+    """
+    needs_a, needs_b = ctx.needs_input_grad
+    ctx.save_for_backward(
+        a if isinstance(a, Tensor) and needs_b else None,
+        b if isinstance(b, Tensor) and needs_a else None,
+    )
+    ctx.scalars = tuple(None if isinstance(v, Tensor) else v for v in (a, b))
+    ctx.squares = a is b
+
+
+def product_rule(
+    gradient: Callable[[Tensor, TensorOrScalar], Tensor],
+) -> Callable[[FunctionCtx, Tensor], tuple[Tensor | None, ...]]:
+    """Makes a product's ``backward`` from the gradient of one factor.
+
+    ``gradient(grad_output, other)`` gives the gradient of a factor from the
+    other factor. The ``backward`` made from it calls it for each factor that
+    needs a gradient (``None`` for the other), with the factors
+    :func:`save_factors` kept; for ``x * x`` it calls it once and sends the
+    result along both edges, where the engine adds the two up.
+    """
+
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        a, b = ctx.saved_tensors
+        scalar_a, scalar_b = ctx.scalars
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = gradient(grad_output, b if b is not None else scalar_b)
+        if ctx.needs_input_grad[1]:
+            if ctx.squares and grad_a is not None:
+                grad_b = grad_a
+            else:
+                grad_b = gradient(grad_output, a if a is not None else scalar_a)
+        return grad_a, grad_b
+
+    return backward
+
+
 class Mul(Function):
     """``a * b``, elementwise: d/da = b and d/db = a.
 
-    So the gradient of ``a`` is ``grad_output * b``, and of ``b`` it is
-    ``grad_output * a``.
+    So the gradient of each factor is ``grad_output`` times the other one.
     """
 
     holomorphic = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
-        ctx.save_for_backward(
-            a if isinstance(a, Tensor) and ctx.needs_input_grad[1] else None,
-            b if isinstance(b, Tensor) and ctx.needs_input_grad[0] else None,
-        )
-        # Python numbers are kept as they are; tensors only through saving.
-        ctx.scalars = tuple(None if isinstance(v, Tensor) else v for v in (a, b))
-        ctx.squares = a is b
+        save_factors(ctx, a, b)
         d = result_type(a, b)
         if d is dtypes.bool_:
             return binary(operator.and_, a, b, d)
         return binary(operator.mul, a, b, d)
 
     @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        a, b = ctx.saved_tensors
-        scalar_a, scalar_b = ctx.scalars
-        grad_a = grad_b = None
-        if ctx.needs_input_grad[0]:
-            grad_a = grad_output * (b if b is not None else scalar_b)
-        if ctx.needs_input_grad[1]:
-            if ctx.squares and grad_a is not None:
-                grad_b = grad_a  # x * x: both gradients are grad_output * x
-            else:
-                grad_b = grad_output * (a if a is not None else scalar_a)
-        return grad_a, grad_b
+    @product_rule
+    def backward(grad_output: Tensor, other: TensorOrScalar) -> Tensor:
+        return grad_output * other
 
 
 @accepts_out
@@ -367,155 +387,6 @@ def neg(input: Tensor) -> Tensor:
     return Neg.apply(input)
 
 
-def _integer_power(base: int, exponent: int) -> int:
-    """``base ** exponent`` kept an integer, as PyTorch's integer ``pow`` does.
-
-    A negative exponent gives ``1 / base ** -exponent`` truncated: 0 unless
-    ``base`` is 1 or -1.
-    """
-    if exponent >= 0:
-        # Modular power: the low 64 bits at once, even for a huge exponent.
-        return builtins.pow(base, exponent, 2**64)
-    if base == 1:
-        return 1
-    if base == -1:
-        return 1 if exponent % 2 == 0 else -1
-    return 0
-
-
-def _power(base: TensorOrScalar, exponent: TensorOrScalar, d: dtype) -> Tensor:
-    """The values of ``base ** exponent`` in dtype ``d`` (no graph).
-
-    ``x ** 0.5`` and ``x ** -0.5`` are square roots, as in PyTorch (so that
-    ``(-inf) ** 0.5`` is ``nan``, where C's ``pow`` would say ``inf``).
-    ``x ** 0`` and ``x ** 1`` need no loop in PyTorch (ones, a copy), so
-    the types with few kernels have them too.
-    """
-    if isinstance(base, Tensor) and d.unpromotable and base.dtype is d:
-        if not isinstance(exponent, Tensor) and exponent in (0, 1):
-            ones = from_values([1] * base.numel(), base._shape, d)
-            return ones if exponent == 0 else contiguous_copy(base)
-    if (
-        isinstance(base, Tensor)
-        and not isinstance(exponent, Tensor)
-        and d.differentiable
-    ):
-        if exponent == 0.5:
-            return unary(ieee_sqrt, base, d)
-        if exponent == -0.5:
-            return unary(_rsqrt_scalar, base, d)
-    if d.differentiable:
-        return binary(math.pow, base, exponent, d, careful=ieee_pow)
-    if d is dtypes.bool_:  # bool ** bool-number: computed as integers
-        return binary(_integer_power, base, exponent, dtypes.int64, dtypes.bool_)
-    return binary(_integer_power, base, exponent, d)
-
-
-class PowScalar(Function):
-    r"""``x ** exponent`` for a Python number ``exponent``.
-
-    Derivative: d/dx = exponent * x**(exponent - 1).
-    """
-
-    grad_fn_name = "PowBackward0"
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, exponent: Any) -> Tensor:
-        ctx.save_for_backward(x)
-        ctx.exponent = exponent
-        d = result_type(x, exponent)
-        if not d.differentiable and exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if d.narrow:  # the exponent must fit a narrow result's dtype
-            checked_fill(exponent, d)
-        return _power(x, exponent, d)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        exponent = ctx.exponent
-        if exponent == 0:
-            return zeros_like(grad_output)
-        return grad_output * (exponent * x ** (exponent - 1))
-
-
-class PowTensor(Function):
-    r"""``base ** exponent`` for two tensors.
-
-    Derivatives, for base b and exponent e: d/db = e * b**(e - 1),
-    d/de = b**e * log(b).
-    """
-
-    grad_fn_name = "PowBackward1"
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, base: Tensor, exponent: Tensor) -> Tensor:
-        d = result_type(base, exponent)
-        if d is dtypes.bool_:
-            raise no_loop("pow", d, base, exponent)
-        result = _power(base, exponent, d)
-        ctx.save_for_backward(base, exponent, result)
-        return result
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        base, exponent, result = ctx.saved_tensors
-        grad_base = grad_exponent = None
-        if ctx.needs_input_grad[0]:
-            slope = exponent * base ** (exponent - 1)
-            # x ** 0 is the constant 1, even at x = 0 (where 0 * 0 ** -1 is nan).
-            grad_base = grad_output * where(exponent == 0, 0.0, slope)
-        if ctx.needs_input_grad[1]:
-            # Where base == 0 and exponent >= 0 the gradient is taken as 0
-            # (selected, not multiplied: result * log(0) is nan or inf).
-            flat = (base == 0) & (exponent.real >= 0)
-            slope = where(flat, 0.0, result * log(base))
-            grad_exponent = grad_output * slope
-        return grad_base, grad_exponent
-
-
-class RPowScalar(Function):
-    r"""``base ** x`` for a Python number ``base`` (``2 ** x``).
-
-    Derivative: d/dx = base**x * log(base).
-    """
-
-    grad_fn_name = "PowBackward2"
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, base: Any) -> Tensor:
-        d = result_type(base, x)
-        if d is dtypes.bool_:
-            raise not_implemented("pow", d)
-        result = _power(base, x, d)
-        ctx.save_for_backward(x if base == 0 else None, result)
-        ctx.base = base
-        return result
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        x, result = ctx.saved_tensors
-        if ctx.base == 0:  # 0 ** x is flat for x >= 0; below, log(0) = -inf
-            return grad_output * where(x >= 0, 0.0, result * -math.inf)
-        if isinstance(ctx.base, complex):
-            return grad_output * (result * cmath.log(ctx.base))
-        return grad_output * result * ieee_log(ctx.base)
-
-
-@accepts_out
-def pow(input: TensorOrScalar, exponent: TensorOrScalar) -> Tensor:
-    """``input ** exponent``; either side may be a Python number."""
-    check_some_tensor("pow", input, exponent)
-    if isinstance(input, Tensor) and isinstance(exponent, Tensor):
-        return PowTensor.apply(input, exponent)
-    if isinstance(input, Tensor):
-        return PowScalar.apply(input, exponent=exponent)
-    return RPowScalar.apply(exponent, base=input)
-
-
 class Abs(Function):
     """``|x|``. Derivative: sign(x) (0 at 0).
 
@@ -617,90 +488,6 @@ class Log(Function):
 def log(input: Tensor) -> Tensor:
     """The natural logarithm."""
     return Log.apply(input)
-
-
-class Sqrt(Function):
-    """Square root. Derivative: 1 / (2 * sqrt(x))."""
-
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        result = unary(math.sqrt, x, float_type(x.dtype))
-        ctx.save_for_backward(result)
-        return result
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (result,) = ctx.saved_tensors
-        return grad_output / (result * 2)
-
-
-@accepts_out
-@tensor_input
-def sqrt(input: Tensor) -> Tensor:
-    """The square root."""
-    return Sqrt.apply(input)
-
-
-def _rsqrt_scalar(x: float) -> float:
-    """``1 / sqrt(x)``: ``inf`` at 0, ``-inf`` at ``-0.0``, ``nan`` below 0."""
-    return ieee_div(1.0, ieee_sqrt(x))
-
-
-class Rsqrt(Function):
-    """``1 / sqrt(x)``. Derivative: -0.5 * x**(-1.5)."""
-
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        result = unary(_rsqrt_scalar, x, float_type(x.dtype))
-        ctx.save_for_backward(result)
-        return result
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (result,) = ctx.saved_tensors
-        return grad_output * (result * result * result) * -0.5
-
-
-@accepts_out
-@tensor_input
-def rsqrt(input: Tensor) -> Tensor:
-    """``1 / sqrt(input)``."""
-    return Rsqrt.apply(input)
-
-
-@accepts_out
-@tensor_input
-def square(input: Tensor) -> Tensor:
-    """``input ** 2`` (recorded as ``PowBackward0``, as in PyTorch)."""
-    return PowScalar.apply(input, exponent=2)
-
-
-class Reciprocal(Function):
-    """``1 / x``. Derivative: -1 / x**2."""
-
-    holomorphic = True
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        result = binary(operator.truediv, 1.0, x, float_type(x.dtype), careful=ieee_div)
-        ctx.save_for_backward(result)
-        return result
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        (result,) = ctx.saved_tensors
-        return grad_output * (-(result * result))
-
-
-@accepts_out
-@tensor_input
-def reciprocal(input: Tensor) -> Tensor:
-    """``1 / input``."""
-    return Reciprocal.apply(input)
 
 
 class Tanh(Function):
@@ -813,6 +600,15 @@ def relu(input: Tensor) -> Tensor:
     return Relu.apply(input)
 
 
+def _finite(nan: float, high: float, low: float, value: float) -> float:
+    """``value``, or ``nan``, ``high`` or ``low`` in place of nan, inf, -inf."""
+    if value - value == 0:  # finite
+        return value
+    if value != value:
+        return nan
+    return high if value > 0 else low
+
+
 class NanToNum(Function):
     """``nan``, ``inf`` and ``-inf`` replaced by finite numbers.
 
@@ -834,15 +630,7 @@ class NanToNum(Function):
         largest = x.dtype.max  # the largest finite value
         high = largest if posinf is None else posinf
         low = -largest if neginf is None else neginf
-
-        def replace(value: float) -> float:
-            if value - value == 0:  # finite
-                return value
-            if value != value:
-                return nan
-            return high if value > 0 else low
-
-        return unary(replace, x)
+        return unary(functools.partial(_finite, nan, high, low), x)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:

@@ -4,6 +4,12 @@ Every reduction groups the elements that meet in one output element
 (:func:`slowtorch_lib._kernels.reduction_groups`) and folds each group with
 a Python function (``sum``, ``max``, ...). The backward spreads the
 gradient of each output back over its group.
+
+Here are the sums and means, the largest and smallest elements, and the
+logical reductions (``all``, ``any``). Products (``prod``) are in
+:mod:`slowtorch_lib.ops.products`, the element of a given rank (``median``,
+``kthvalue``) in :mod:`slowtorch_lib.ops.order_statistics`; both use the
+helpers defined here.
 """
 
 from __future__ import annotations
@@ -19,18 +25,15 @@ from slowtorch_lib._kernels import (
     cast_values,
     reduced_shape,
 )
-from slowtorch_lib._storage import stored_array
 from slowtorch_lib._strides import normalize_dims, numel
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import (
     check_loop,
     check_real,
-    not_implemented,
     reduction_groups,
 )
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import GRAD_MODE
-from slowtorch_lib.ops.autocast import full_precision
 from slowtorch_lib.ops.common import (
     EXACT,
     accepts_out,
@@ -39,9 +42,7 @@ from slowtorch_lib.ops.common import (
 )
 from slowtorch_lib.ops.comparison import isnan
 from slowtorch_lib.ops.return_types import (
-    KthvalueResult,
     MaxResult,
-    MedianResult,
     MinResult,
 )
 from slowtorch_lib.ops.selecting import maximum, minimum, where
@@ -53,13 +54,10 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
-    "kthvalue",
     "logsumexp",
     "max",
     "mean",
-    "median",
     "min",
-    "prod",
     "sum",
 ]
 
@@ -314,127 +312,6 @@ def sum_to_size(input: Tensor, shape: Sequence[int]) -> Tensor:
 
 
 # ----------------------------------------------------------------------
-# Products
-# ----------------------------------------------------------------------
-
-
-def _others_product(x: Tensor, dims: tuple[int, ...]) -> Tensor:
-    """For each element, the product of the *other* elements of its group.
-
-    Dividing the product by the element fails where it is zero, so this
-    multiplies the prefix and suffix products instead (no division).
-    Computed without recording a graph.
-    """
-    groups = reduction_groups(x, dims)
-    result_groups = []
-    for group in groups:
-        prefix = [1] * len(group)
-        running: Any = 1
-        for i, value in enumerate(group):
-            prefix[i] = running
-            running = running * value
-        others = [0] * len(group)
-        running = 1
-        for i in range(len(group) - 1, -1, -1):
-            others[i] = prefix[i] * running
-            running = running * group[i]
-        result_groups.append(others)
-    # Put the values back in the input's order: groups are laid out with the
-    # kept dimensions first and the reduced ones last.
-    kept = [d for d in range(x.dim()) if d not in dims]
-    order = kept + sorted(dims)
-    permuted_shape = tuple(x._shape[d] for d in order)
-    flat = [v for group in result_groups for v in group]
-    permuted = from_values(flat, permuted_shape, x.dtype)
-    inverse = [order.index(d) for d in range(x.dim())]
-    return permuted.permute(inverse).contiguous() if x.dim() else permuted
-
-
-def _product(group: Sequence[Any], d: dtype) -> Any:
-    """The product of ``group``; for float16 and bfloat16, rounded to the
-    dtype after every multiplication, as PyTorch multiplies them."""
-    if not (d.is_floating_point and d.narrow):
-        return math.prod(group)
-    product = 1.0
-    for value in group:
-        product = stored_array([product * value], d)[0]
-    return product
-
-
-class Prod(Function):
-    r"""The product along one dimension.
-
-    Derivative: d(prod)/dx_i = the product of all the other elements.
-
-    Where no element is zero this is ``result / x_i``. With zeros the
-    product of the other elements is computed directly.
-    """
-
-    grad_fn_name = "ProdBackward1"
-    holomorphic = True
-
-    @staticmethod
-    def forward(
-        ctx: FunctionCtx,
-        x: Tensor,
-        *,
-        dims: tuple[int, ...],
-        keepdim: bool,
-        dtype: dtype | None = None,
-    ) -> Tensor:
-        ctx.dims, ctx.keepdim = dims, keepdim
-        out_dtype = dtype or _sum_type(x.dtype)
-        products = [_product(g, x.dtype) for g in reduction_groups(x, dims)]
-        if out_dtype is dtypes.bool_:
-            products = [bool(p) for p in products]
-        result = from_values(
-            products, reduced_shape(x._shape, dims, keepdim), out_dtype
-        )
-        ctx.save_for_backward(x, result)
-        return result
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        x, result = ctx.saved_tensors
-        if x.dim() == 0:  # the product of one number is that number
-            return grad_output
-        grad = _expand_back(grad_output, x._shape, ctx.dims, ctx.keepdim)
-        if 0 not in x._values():
-            spread = _expand_back(result, x._shape, ctx.dims, ctx.keepdim)
-            return grad * (spread / x)
-        return grad * _others_product(x.detach(), ctx.dims)
-
-
-class ProdAll(Prod):
-    """``x.prod()`` with no ``dim``: PyTorch's ``ProdBackward0``."""
-
-    grad_fn_name = "ProdBackward0"
-
-
-@full_precision
-@accepts_out(sets_dtype=True, needs_dim="int dim")
-@tensor_input
-def prod(
-    input: Tensor,
-    dim: int | None = None,
-    keepdim: bool = False,
-    *,
-    dtype: dtype | None = None,
-) -> Tensor:
-    """The product of all elements, or along ``dim``."""
-    dtype = dtypes.dtype_arg(dtype, "prod")
-    _check_int_dim("prod", dim)
-    check_loop("prod_out_cpu", input.dtype, ("unsigned",), input.numel())
-    _check_differentiable_dtype(input, dtype)
-    if dtype is not None:
-        input = input.to(dtype)
-    ndim = input.dim()
-    if dim is None:
-        return ProdAll.apply(input, dims=tuple(range(ndim)), keepdim=False, dtype=dtype)
-    return Prod.apply(input, dims=_dims(dim, ndim), keepdim=keepdim, dtype=dtype)
-
-
-# ----------------------------------------------------------------------
 # Largest and smallest elements
 # ----------------------------------------------------------------------
 
@@ -673,170 +550,6 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The smallest element; with ``dim``, a ``(values, indices)`` pair."""
     return _extreme("min", input, dim, keepdim)
-
-
-# ----------------------------------------------------------------------
-# Order statistics: median and kthvalue
-# ----------------------------------------------------------------------
-
-
-def _lower_median(group: Sequence[Any]) -> Any:
-    """The lower of the two middle elements (the middle one for an odd
-    count); nan if there is a nan, or no element."""
-    if not group or _has_nan(group):
-        return math.nan
-    return sorted(group)[(len(group) - 1) // 2]
-
-
-def _lower_median_at(group: Sequence[Any]) -> tuple[Any, int]:
-    """:func:`_lower_median` and its index: the first nan if there is one,
-    else the element at the middle place when the elements are sorted by
-    value, equal values by index (as PyTorch picks it)."""
-    if _has_nan(group):
-        first = next(i for i, v in enumerate(group) if v != v)
-        return group[first], first
-    order = sorted(range(len(group)), key=group.__getitem__)  # stable
-    middle = order[(len(group) - 1) // 2]
-    return group[middle], middle
-
-
-def _larger(a: Any, b: Any) -> bool:
-    """``a > b`` where nan is larger than any number."""
-    return (a != a and b == b) or a > b
-
-
-def _select(group: Sequence[Any], k: int) -> tuple[Any, int]:
-    """The element that would be at place ``k`` if ``group`` were sorted
-    (nan last), and its index, found as PyTorch's ``kthvalue`` finds it.
-
-    Quickselect: the first, middle and last elements of the part still
-    searched are ordered, the middle one of the three becomes the pivot,
-    and the part is split into the elements below it and those above;
-    only the side holding place ``k`` is searched again. Which of several
-    equal elements ends at ``k`` (so which index is returned) depends on
-    these steps, which is why they are PyTorch's.
-    """
-    values, places = list(group), list(range(len(group)))
-
-    def swap(i: int, j: int) -> None:
-        values[i], values[j] = values[j], values[i]
-        places[i], places[j] = places[j], places[i]
-
-    low, high = 0, len(values) - 1
-    while high > low:
-        if high == low + 1:
-            if _larger(values[low], values[high]):
-                swap(low, high)
-            break
-        swap(low + (high - low) // 2, low + 1)  # the middle, next to low
-        for i, j in ((low + 1, high), (low, high), (low + 1, low)):
-            if _larger(values[i], values[j]):
-                swap(i, j)
-        pivot, i, j = values[low], low + 1, high
-        while True:
-            i += 1
-            while _larger(pivot, values[i]):
-                i += 1
-            j -= 1
-            while _larger(values[j], pivot):
-                j -= 1
-            if j < i:
-                break
-            swap(i, j)
-        swap(low, j)  # the pivot to its sorted place
-        if j <= k:
-            low = i
-        if j >= k:
-            high = j - 1
-    return values[k], places[k]
-
-
-class MedianAll(MaxAll):
-    """``x.median()``: the lower median of all elements. The gradient is
-    shared among the elements equal to it, as :class:`MaxAll`'s."""
-
-    grad_fn_name = "MedianBackward0"
-
-
-class MedianDim(MaxDim):
-    """``x.median(dim)``: the gradient goes to the index, as :class:`MaxDim`'s."""
-
-    grad_fn_name = "MedianBackward1"
-
-
-class Kthvalue(MaxDim):
-    """``x.kthvalue(k, dim)``: the gradient as :class:`MaxDim`'s."""
-
-
-def _check_order_input(name: str, input: Tensor, dim: Any, loop: str) -> int:
-    """The checks of ``median`` and ``kthvalue`` along ``dim``, in PyTorch's
-    order; returns ``dim`` made non-negative."""
-    _check_int_dim(name, dim)
-    wrapped = normalize_dims(dim, input.dim())[0]
-    _check_not_empty(name, input, dim)
-    if input.dtype is dtypes.bool_ or input.dtype.is_complex:
-        raise not_implemented(loop, input.dtype)
-    check_loop(loop, input.dtype, ("unsigned",), input.numel())
-    return wrapped
-
-
-@tensor_input
-def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """The lower median: of every element (a 0-d tensor), or along ``dim``,
-    a ``(values, indices)`` pair.
-
-    Of an even number of elements, the lower of the two in the middle (no
-    mean is taken, so the value is an element). A nan makes the median nan;
-    along ``dim`` its index is that of the first nan.
-
-    Raises:
-        IndexError: If ``dim`` is out of range, or has size 0.
-        NotImplementedError: For bool and complex tensors, as PyTorch.
-    """
-    if dim is None:
-        if keepdim:
-            raise TypeError('median() missing 1 required positional arguments: "dim"')
-        d = input.dtype
-        if d is dtypes.bool_ or d.is_complex or d.unpromotable:
-            raise not_implemented("median_cpu", d)
-        everything = tuple(range(input.dim()))
-        return MedianAll.apply(
-            input, dims=everything, keepdim=False, fold=_lower_median
-        )
-    _check_order_input("median", input, dim, "median_out")
-    values, indices = MedianDim.apply(
-        input, dims=_dims(dim, input.dim()), keepdim=keepdim, pick=_lower_median_at
-    )
-    return MedianResult(values, indices)
-
-
-@tensor_input
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
-    """The ``k``-th smallest element along ``dim`` (``k`` counts from 1) and
-    its index, as a ``(values, indices)`` pair; nan counts as the largest.
-
-    Raises:
-        TypeError: If ``k`` is not an int.
-        IndexError: If ``dim`` is out of range, or has size 0.
-        RuntimeError: If ``k`` is not between 1 and the size of ``dim``.
-    """
-    if not isinstance(k, int):
-        raise TypeError(
-            f"kthvalue(): argument 'k' (position 1) must be int, not {type(k).__name__}"
-        )
-    wrapped = _check_order_input("kthvalue", input, dim, "kthvalue_cpu")
-    size = input._shape[wrapped] if input._shape else 1
-    if not 1 <= k <= size:
-        raise RuntimeError(
-            f"kthvalue(): selected number k out of range for dimension {wrapped}"
-        )
-    values, indices = Kthvalue.apply(
-        input,
-        dims=_dims(dim, input.dim()),
-        keepdim=keepdim,
-        pick=lambda group: _select(group, k - 1),
-    )
-    return KthvalueResult(values, indices)
 
 
 # PyTorch's words for an ``out`` of amax or amin not of the input's dtype.

@@ -201,8 +201,14 @@ def _trunc_quotient(a: TensorOrScalar, b: TensorOrScalar) -> Tensor:
         raise no_loop("div_trunc_cpu", d, a, b)
     if not d.is_floating_point:
         return binary(_trunc_div_scalar, a, b, d)
-    quotient = binary(ieee_div, a, b, d)
-    return unary(_trunc_scalar, quotient)
+    return unary(_trunc_scalar, binary(_quotient_to_trunc, a, b, d))
+
+
+def _quotient_to_trunc(a: float, b: float) -> float:
+    """``a / b`` (IEEE), the first loop of a division rounded toward zero:
+    the same numbers as ``ieee_div``, but PyTorch's error for a type with
+    no such loop names ``div_trunc_cpu``."""
+    return ieee_div(a, b)
 
 
 def _trunc_div_scalar(a: int, b: int) -> int:

@@ -12,9 +12,9 @@ import operator
 from itertools import accumulate
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import arange
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._kernels import cast_values
+from slowtorch_lib._ranges import arange
 from slowtorch_lib._strides import normalize_dim
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib._tensor_kernels import check_loop, not_implemented

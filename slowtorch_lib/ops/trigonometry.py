@@ -21,7 +21,8 @@ from slowtorch_lib.ops.common import (
     result_type,
     tensor_input,
 )
-from slowtorch_lib.ops.pointwise import rsqrt
+from slowtorch_lib.ops.powers import rsqrt
+from slowtorch_lib.ops.selecting import where
 
 __all__ = [
     "acos",
@@ -36,6 +37,7 @@ __all__ = [
     "cosh",
     "hypot",
     "sin",
+    "sinc",
     "sinh",
     "tan",
 ]
@@ -292,6 +294,42 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
     """
     check_tensor("hypot", other)
     return Hypot.apply(input, other)
+
+
+def _sinc_scalar(x: float) -> float:
+    """``sin(pi x) / (pi x)``, and 1 at 0."""
+    if x == 0:
+        return 1.0
+    angle = math.pi * x
+    return math.sin(angle) / angle
+
+
+class Sinc(Function):
+    """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at 0.
+
+    Derivative: ``(pi x cos(pi x) - sin(pi x)) / (pi x ** 2)``, 0 at 0.
+    """
+
+    holomorphic = True
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return unary(ieee_function(_sinc_scalar), x, float_type(x.dtype))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        angle = x * math.pi
+        slope = (angle * cos(angle) - sin(angle)) / (angle * x)
+        return grad_output * where(x == 0, 0.0, slope)
+
+
+@accepts_out
+@tensor_input
+def sinc(input: Tensor) -> Tensor:
+    """The normalised sinc, ``sin(pi x) / (pi x)`` (1 at 0)."""
+    return Sinc.apply(input)
 
 
 arcsin = asin

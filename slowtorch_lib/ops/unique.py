@@ -23,7 +23,7 @@ from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.joining import stack
-from slowtorch_lib.ops.views import unbind
+from slowtorch_lib.ops.splitting import unbind
 
 __all__ = ["unique", "unique_consecutive"]
 

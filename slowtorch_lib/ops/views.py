@@ -6,13 +6,18 @@ the tensor it came from. The backward of a view puts the gradient back into
 the shape of the input: a transpose transposes it back, an ``expand`` sums
 it, a slice pads it with zeros. What autograd must do when a view is
 written to in place lives in :mod:`slowtorch_lib.autograd.history`.
+
+Here are the views that reshape, add or drop dimensions of size 1, expand,
+slice, and read any geometry (``as_strided``). Those that reorder dimensions
+(``transpose``, ``permute``) are in :mod:`slowtorch_lib.ops.reordering`, and
+those that cut a tensor into pieces (``split``, ``unbind``, ``unfold``) in
+:mod:`slowtorch_lib.ops.splitting`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from slowtorch_lib._strides import (
     contiguous_strides,
@@ -24,31 +29,21 @@ from slowtorch_lib._strides import (
     sizes_arg,
 )
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib.autograd import history
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.history import as_view
 from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.copying import clone
 from slowtorch_lib.ops.gather_scatter import index, index_add_into_zeros
-from slowtorch_lib.ops.joining import cat, stack
 from slowtorch_lib.ops.reduction import sum_to_size
 
 __all__ = [
     "as_strided",
-    "chunk",
     "detach",
     "flatten",
     "narrow",
-    "permute",
     "reshape",
     "select",
-    "split",
     "squeeze",
-    "swapaxes",
-    "swapdims",
-    "t",
-    "transpose",
-    "unbind",
     "unflatten",
     "unsqueeze",
 ]
@@ -263,133 +258,6 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 
 # ----------------------------------------------------------------------
-# Reordering dimensions
-# ----------------------------------------------------------------------
-
-
-class Transpose(Function):
-    """Swaps two dimensions by swapping their sizes and strides."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dim0: int, dim1: int) -> Tensor:
-        ndim = x.dim()
-        dim0, dim1 = normalize_dim(dim0, ndim), normalize_dim(dim1, ndim)
-        ctx.dims = (dim0, dim1)
-        shape, stride = list(x._shape), list(x._stride)
-        if ndim:
-            shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
-            stride[dim0], stride[dim1] = stride[dim1], stride[dim0]
-        return as_view(x, tuple(shape), tuple(stride), x._offset)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        return grad_output.transpose(*ctx.dims)
-
-
-class T(Function):
-    """The transpose of a matrix (``x.t()``); 0-d and 1-d tensors are unchanged."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        _check_matrix(x, "t()")
-        return as_view(x, x._shape[::-1], x._stride[::-1], x._offset)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        return grad_output.t()
-
-
-class Permute(Function):
-    """Reorders the dimensions: output dimension ``i`` is input dimension
-    ``dims[i]``."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dims: tuple[int, ...]) -> Tensor:
-        ndim = x.dim()
-        if len(dims) != ndim:
-            raise RuntimeError(
-                "permute(sparse_coo): number of dimensions in the tensor input "
-                "does not match the length of the desired ordering of dimensions "
-                f"i.e. input.dim() = {ndim} is not equal to len(dims) = {len(dims)}"
-            )
-        dims = tuple(normalize_dim(d, ndim) for d in dims)
-        if len(set(dims)) != len(dims):
-            raise RuntimeError("permute(): duplicate dims are not allowed.")
-        ctx.dims = dims
-        shape = tuple(x._shape[d] for d in dims)
-        stride = tuple(x._stride[d] for d in dims)
-        return as_view(x, shape, stride, x._offset)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        inverse = [0] * len(ctx.dims)
-        for position, d in enumerate(ctx.dims):
-            inverse[d] = position
-        return permute(grad_output, inverse)
-
-
-@tensor_input
-def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """``input`` with dimensions ``dim0`` and ``dim1`` swapped (a view)."""
-    return Transpose.apply(input, dim0=dim0, dim1=dim1)
-
-
-@tensor_input
-def t(input: Tensor) -> Tensor:
-    """The transpose of a matrix (a view)."""
-    return T.apply(input)
-
-
-@tensor_input
-def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
-    """NumPy's name for :func:`transpose`."""
-    return Transpose.apply(input, dim0=axis0, dim1=axis1)
-
-
-@tensor_input
-def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """Another name for :func:`transpose`."""
-    return Transpose.apply(input, dim0=dim0, dim1=dim1)
-
-
-class TransposeInPlace(Transpose):
-    """``transpose_``: the swap, recorded for a tensor that changes itself."""
-
-    grad_fn_name = "TransposeBackward1"
-
-
-class TInPlace(T):
-    """``t_``: the transpose of a matrix, in place."""
-
-    grad_fn_name = "TBackward1"
-
-
-def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """Swaps two dimensions of ``input`` itself: its shape and strides change."""
-    return history.change_view_in_place(input, TransposeInPlace, dim0=dim0, dim1=dim1)
-
-
-def t_(input: Tensor) -> Tensor:
-    """Transposes the matrix ``input`` itself: its shape and strides change."""
-    _check_matrix(input, "t_()")  # before the in-place checks, as PyTorch
-    return history.change_view_in_place(input, TInPlace)
-
-
-def _check_matrix(x: Tensor, name: str) -> None:
-    """PyTorch's refusal of ``name`` (``t()``, ``t_()``) beyond two dimensions."""
-    if x.dim() > 2:
-        raise RuntimeError(
-            f"{name} expects a tensor with <= 2 dimensions, but self is {x.dim()}D"
-        )
-
-
-@tensor_input
-def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
-    """``input`` with its dimensions reordered (a view)."""
-    return Permute.apply(input, dims=tuple(dims))
-
-
-# ----------------------------------------------------------------------
 # Adding and removing dimensions of size 1, expanding
 # ----------------------------------------------------------------------
 
@@ -487,7 +355,7 @@ def expand(input: Tensor, shape: Sequence[int]) -> Tensor:
 
 
 # ----------------------------------------------------------------------
-# Slicing: select, slice, narrow, split, chunk, unbind
+# Slicing: select, slice, narrow
 # ----------------------------------------------------------------------
 
 
@@ -638,121 +506,6 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return Slice.apply(input, dim=dim, start=start, stop=start + length, step=1)
 
 
-class Split(Function):
-    """Cuts ``dim`` into consecutive pieces; each piece is a view.
-
-    The backward concatenates the pieces' gradients (zeros for a piece that
-    was not used).
-    """
-
-    @staticmethod
-    def forward(
-        ctx: FunctionCtx, x: Tensor, *, sizes: tuple[int, ...], dim: int
-    ) -> tuple[Tensor, ...]:
-        ctx.dim = dim
-        pieces = []
-        start = 0
-        for size in sizes:
-            shape = x._shape[:dim] + (size,) + x._shape[dim + 1 :]
-            offset = x._offset + start * x._stride[dim]
-            pieces.append(as_view(x, shape, x._stride, offset))
-            start += size
-        return history.mark_multi_output_views(ctx, tuple(pieces))
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
-        return cat(list(grad_outputs), ctx.dim)
-
-
-class SplitWithSizes(Split):
-    """``split`` given a list of sizes."""
-
-
-class Unbind(Function):
-    """All the slices along ``dim``, each without that dimension."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, *, dim: int) -> tuple[Tensor, ...]:
-        ctx.dim = dim
-        shape = x._shape[:dim] + x._shape[dim + 1 :]
-        stride = x._stride[:dim] + x._stride[dim + 1 :]
-        pieces = tuple(
-            as_view(x, shape, stride, x._offset + i * x._stride[dim])
-            for i in range(x._shape[dim])
-        )
-        return history.mark_multi_output_views(ctx, pieces)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Tensor:
-        return stack(list(grad_outputs), ctx.dim)
-
-
-@tensor_input
-def split(
-    input: Tensor, split_size_or_sections: Any, dim: int = 0
-) -> tuple[Tensor, ...]:
-    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of
-    the listed sizes; each piece is a view."""
-    if input.dim() == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = normalize_dim(dim, input.dim())
-    length = input._shape[dim]
-    if isinstance(split_size_or_sections, int):
-        size = split_size_or_sections
-        if size < 0:
-            raise RuntimeError(
-                f"split expects split_size be non-negative, but got split_size={size}"
-            )
-        if size == 0 and length:
-            raise RuntimeError(
-                "split_size can only be 0 if dimension size is 0, but got dimension "
-                f"size of {length}"
-            )
-        starts = range(0, length, size) if size else range(0)
-        sizes = tuple(min(size, length - start) for start in starts) or (0,)
-        return Split.apply(input, sizes=sizes, dim=dim)
-    sizes = tuple(split_size_or_sections)
-    if any(size < 0 for size in sizes):
-        raise RuntimeError(
-            "split_with_sizes expects split_sizes have only non-negative entries, "
-            f"but got split_sizes={list(sizes)}"
-        )
-    if sum(sizes) != length:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {length} (input "
-            f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}"
-        )
-    return SplitWithSizes.apply(input, sizes=sizes, dim=dim)
-
-
-@tensor_input
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """``chunks`` pieces of (nearly) equal size along ``dim``."""
-    if chunks <= 0:
-        raise RuntimeError(
-            f"chunk expects `chunks` to be greater than 0, got: {chunks}"
-        )
-    if input.dim() == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    dim = normalize_dim(dim, input.dim())
-    length = input._shape[dim]
-    if length == 0:
-        return split(input, [0] * chunks, dim)
-    return split(input, -(-length // chunks), dim)
-
-
-@tensor_input
-def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    """The slices along ``dim``, as a tuple of views.
-
-    Raises:
-        IndexError: For a 0-d tensor, or if ``dim`` is out of range.
-    """
-    if input.dim() == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    return Unbind.apply(input, dim=normalize_dim(dim, input.dim()))
-
-
 # ----------------------------------------------------------------------
 # The whole tensor as a view: alias
 # ----------------------------------------------------------------------
@@ -881,69 +634,3 @@ def _check_geometry(
             f"offset {offset}, and itemsize {item} requiring a storage size of "
             f"{needed * item} are out of bounds for storage of size {cells * item}"
         )
-
-
-class Unfold(Function):
-    """Every window of ``size`` elements along ``dim``, ``step`` apart.
-
-    ``dim`` becomes the number of windows and a new last dimension of
-    ``size`` runs along each window: the stride of ``dim`` is multiplied by
-    ``step``, and the new dimension has the old stride. Nothing is copied.
-    The backward adds each window's gradient back to the elements it
-    covers, so an element in several windows gets the sum.
-    """
-
-    @staticmethod
-    def forward(
-        ctx: FunctionCtx, x: Tensor, *, dim: int, size: int, step: int
-    ) -> Tensor:
-        ctx.input_shape = x._shape
-        ctx.window = (dim, size, step)
-        shape, stride = window_layout(x._shape, x._stride, dim, size, step)
-        return as_view(x, shape, stride, x._offset)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
-        dim, size, step = ctx.window
-        row_major = contiguous_strides(ctx.input_shape)
-        shape, stride = window_layout(ctx.input_shape, row_major, dim, size, step)
-        positions = position_list(shape, stride, 0)
-        return index_add_into_zeros(grad_output, positions, ctx.input_shape)
-
-
-def window_layout(
-    shape: tuple[int, ...], stride: tuple[int, ...], dim: int, size: int, step: int
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The shape and strides of the windows of :class:`Unfold`.
-
-    >>> window_layout((5,), (1,), dim=0, size=2, step=1)
-    ((4, 2), (1, 1))
-    """
-    count = (shape[dim] - size) // step + 1 if shape else 1
-    if not shape:
-        return (size,), (1,)
-    new_shape = shape[:dim] + (count,) + shape[dim + 1 :] + (size,)
-    new_stride = stride[:dim] + (stride[dim] * step,) + stride[dim + 1 :]
-    return new_shape, new_stride + (stride[dim],)
-
-
-@tensor_input
-def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    """``Tensor.unfold``: the windows of ``size`` along ``dimension`` (a view).
-
-    Raises:
-        RuntimeError: If a window is longer than the dimension or ``step``
-            is not positive.
-        IndexError: If ``dimension`` is out of range.
-    """
-    dim = normalize_dim(dimension, max(input.dim(), 1))
-    length = input._shape[dim] if input.dim() else 1
-    if size > length:
-        raise RuntimeError(
-            f"maximum size for tensor at dimension {dim} is {length} but size is {size}"
-        )
-    if size < 0:
-        raise RuntimeError(f"size is {size} but must be >= 0")
-    if step <= 0:
-        raise RuntimeError(f"step is {step} but must be > 0")
-    return Unfold.apply(input, dim=dim, size=size, step=step)

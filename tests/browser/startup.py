@@ -18,7 +18,7 @@ LITE = HTML / "lite"
 
 def chapters() -> list[str]:
     """The book's chapters in the lite site (known without a build: the TOC)."""
-    listing = LITE / "files" / "lite-notebooks.json"
+    listing = LITE / "lite-notebooks.json"
     if listing.is_file():
         return [p for p in json.loads(listing.read_text()) if p.startswith("book/")]
     return ["book/(no build)"]

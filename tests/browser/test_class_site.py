@@ -56,6 +56,7 @@ from tests.browser.serving import (
     skip_or_fail,
 )
 from tests.browser.startup import KERNEL_TIMEOUT
+from tests.browser.test_accessibility import AXE, RUN_AXE, WCAG_TAGS
 from tests.browser.test_lite import (
     LiteNotebook,
     _errors,
@@ -448,3 +449,168 @@ def test_a_chapter_comes_alive_as_its_pieces_arrive(
     cdn = "https://cdn.jsdelivr.net/pyodide/"
     assert all(url.startswith(cdn) for url in student.outside), student.outside
     assert not student.failed, f"requests failed: {student.failed}"
+
+
+WELCOME_TABLE = """() => {
+  const table = [...document.querySelectorAll('.jp-RenderedMarkdown table')]
+    .find(t => t.dataset.filled === 'true');
+  if (!table) return null;
+  return [...table.querySelectorAll('tbody tr')].map(row => {
+    const cells = row.querySelectorAll('td');
+    return [cells[0].textContent.trim(), cells[3].textContent.trim()];
+  });
+}"""
+
+
+def _welcome(student: Student) -> Any:
+    page = student.watch(student.context.new_page())
+    page.goto(student.site)
+    page.wait_for_function(
+        f"() => ({WELCOME_TABLE})() !== null", timeout=KERNEL_TIMEOUT
+    )
+    return page
+
+
+def _states(page: Any) -> dict[str, str]:
+    return dict(page.evaluate(WELCOME_TABLE))
+
+
+#: What axe-core finds on JupyterLab's own toolbar, which the site does not draw:
+#: its web component buttons (jp-button) say aria-pressed without a role.
+UPSTREAM = {("aria-allowed-attr", "jp-button")}
+
+
+def _violations(page: Any) -> list[dict[str, Any]]:
+    """axe-core's WCAG 2.1 A/AA violations on ``page`` (printed), but for those
+    of JupyterLab's toolbar in ``UPSTREAM``."""
+    if not AXE.is_file():
+        skip_or_fail(f"{AXE} is missing: run 'bash scripts/build-book.sh' (npm ci)")
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(RUN_AXE, WCAG_TAGS)
+    print(f"[class site] axe on {page.url.split('/', 3)[-1]}: {found}")
+    return [
+        v
+        for v in found
+        if not all((v["id"], n.split("[")[0]) in UPSTREAM for n in v["nodes"])
+    ]
+
+
+@pytest.mark.pipeline
+def test_no_wcag_violations_on_the_notebooks(
+    class_site: tuple[Path, str], chromium: Any
+) -> None:
+    """A chapter and an exercise notebook, as JupyterLite draws them, have no
+    WCAG 2.1 A/AA violation that axe-core finds."""
+    _, site = class_site
+    student = Student(chromium, site)
+    try:
+        for path in ("book/06_attention.ipynb", "exercises/01_arrays_to_tensors.ipynb"):
+            notebook = student.open(path)
+            notebook.page.wait_for_timeout(2000)  # the names are given as it draws
+            assert not _violations(notebook.page), path
+            notebook.close()
+    finally:
+        student.close()
+
+
+@pytest.mark.pipeline
+def test_the_welcome_page_says_where_the_student_stands(
+    class_site: tuple[Path, str], chromium: Any
+) -> None:
+    """The welcome page names the pieces the teacher gave and lists every
+    exercise with its state in this browser's storage: every one "not
+    started" at first; once exercise 1.5's check passes and its notebook is
+    saved, 1.5 is "all right", the other exercises of that notebook "saved",
+    the next chapter's still "not started". The file browser lists no internal
+    file; axe-core finds no WCAG 2.1 A/AA violation on the welcome page (but
+    those of JupyterLab's toolbar, ``UPSTREAM``)."""
+    edition, site = class_site
+    student = Student(chromium, site)
+    try:
+        page = _welcome(student)
+        text = page.inner_text(".jp-RenderedMarkdown")
+        assert "Your teacher gave no piece" in text, text[:2000]
+        before = _states(page)
+        pieces = len(before)
+        print(
+            f"\n[class site] welcome page: {pieces} exercises, "
+            f"states {set(before.values())}"
+        )
+        assert pieces >= 50 and set(before.values()) == {"not started"}
+        listed = page.evaluate(
+            "() => jupyterapp.serviceManager.contents.get('', {content: true})"
+            ".then(m => m.content.map(i => i.name))"
+        )
+        print(f"[class site] the file browser lists {sorted(listed)}")
+        assert sorted(listed) == ["WELCOME.md", "book", "exercises"], listed
+        assert not _violations(page), "axe: WCAG 2.1 violations on the welcome page"
+        page.close()
+
+        first = student.open(FIRST)
+        assert not _errors(first.run_cell(first.tagged("setup")))
+        stub = first.tagged(f"exercise-{PIECE}")
+        assert not _errors(first.run_cell(stub, _model_answer(PIECE)))
+        checked = _text(first.run_cell(first.tagged(f"check-{PIECE}")))
+        assert "Saved to my_engine/ex1_5_contiguous_strides.py" in checked
+        first.evaluate("() => jupyterapp.commands.execute('docmanager:save')")
+        first.page.wait_for_function(
+            "() => !jupyterapp.shell.currentWidget.context.model.dirty"
+        )
+        first.close()
+
+        page = _welcome(student)
+        after = _states(page)
+        print(
+            f"[class site] after 1.5's check and a save: 1.5 {after[PIECE]}, "
+            f"1.6 {after['1.6']}, 2.9 {after['2.9']}"
+        )
+        assert after[PIECE] == "all right"
+        ones = {k: v for k, v in after.items() if k.startswith("1.") and k != PIECE}
+        assert set(ones.values()) == {"saved"}, ones
+        assert after["2.9"] == "not started"
+        page.close()
+    finally:
+        student.close()
+    assert not student.outside, f"requests left the site: {student.outside}"
+    assert not student.failed, f"requests failed: {student.failed}"
+
+
+FIGURE_CELL = """\
+from svg_plots import Figure
+
+figure = Figure(width=400, height=200)
+figure.panels[0].line([3.6, 3.0, 2.5], label="loss")
+figure"""
+
+
+@pytest.mark.pipeline
+def test_chapters_five_and_six_draw_their_figures_offline(
+    class_site: tuple[Path, str], chromium: Any
+) -> None:
+    """Offline (no matplotlib in the browser), the chapters' figure helper draws:
+    a cell of chapter 6 that draws with it shows an SVG picture with its alt
+    text, and no cell of chapters 5 and 6 uses matplotlib."""
+    edition, site = class_site
+    for name in ("05_windows", "06_attention"):
+        served = (edition / "site" / "files" / "book" / f"{name}.ipynb").read_text()
+        assert "matplotlib" not in served, name
+        plots = served.count("Figure(width=")
+        print(f"\n[class site] book/{name}.ipynb: {plots} figures drawn by svg_plots")
+        assert plots == 2, name
+    student = Student(chromium, site)
+    try:
+        chapter = student.open("book/06_attention.ipynb")
+        before = chapter.cells()
+        chapter.evaluate(
+            "() => jupyterapp.commands.execute('notebook:insert-cell-below')"
+        )
+        index = next(i for i, c in enumerate(chapter.cells()) if c not in before)
+        outputs = chapter.run_cell(index, FIGURE_CELL)
+        shown = "".join(str(o.get("data", {}).get("text/html", "")) for o in outputs)
+        assert '<img alt="Lines; loss: 3 points from 3.6 to 2.5' in shown, outputs
+        assert "data:image/svg+xml;base64," in shown
+        assert "not available" not in _text(outputs)
+        chapter.close()
+    finally:
+        student.close()
+    assert not student.outside, f"requests left the site: {student.outside}"

@@ -264,7 +264,7 @@ def _check_quietly(notebook: LiteNotebook) -> None:
 
 def _exercise_notebooks() -> list[str]:
     """The exercise notebooks in the lite site (known without a build)."""
-    listing = LITE / "files" / "lite-notebooks.json"
+    listing = LITE / "lite-notebooks.json"
     if not listing.is_file():
         return ["exercises/(no build)"]
     return [p for p in json.loads(listing.read_text()) if p.startswith("exercises/")]
@@ -549,7 +549,7 @@ def _broken_images(notebook: LiteNotebook) -> list[str]:
 
 def _graph_chapter() -> str:
     """The first chapter in the lite site that draws graphs and shows widgets."""
-    listing = json.loads((LITE / "files" / "lite-notebooks.json").read_text())
+    listing = json.loads((LITE / "lite-notebooks.json").read_text())
     for path in listing:
         text = (LITE / "files" / path).read_text(encoding="utf-8")
         if path.startswith("book/") and "make_dot" in text and "stepper" in text:
@@ -756,7 +756,7 @@ def test_plotting_chapter_runs_offline_without_tracebacks(
     """Offline, matplotlib cannot be loaded: plotting cells print a one-line note, every
     cell runs, and the only requests that leave the site are the (blocked) attempts to
     load matplotlib from Pyodide's CDN, which is what makes plots work online."""
-    listing = json.loads((LITE / "files" / "lite-notebooks.json").read_text())
+    listing = json.loads((LITE / "lite-notebooks.json").read_text())
     plotting = [
         path
         for path in listing

@@ -165,9 +165,11 @@ def site() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(site: str) -> Iterator[Any]:
-    """Debian's Chromium, headless, driven by playwright (no browser download)."""
+    """Debian's Chromium, headless, driven by playwright (no browser download).
+    One per module: playwright's sync API runs one instance at a time, and the
+    other browser modules launch their own."""
     with launched() as chromium:
         yield chromium
 

@@ -206,6 +206,78 @@ class no_grad:
         return run
 """,
     ],
+    "5.3": [
+        """
+def blocks(size, kernel, dilation, padding, stride):
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+""",
+        """
+def blocks(size, kernel, dilation, padding, stride):
+    effective = (kernel - 1) * dilation + 1
+    room = size + padding * 2 - effective
+    return room // stride + 1
+""",
+        """
+def blocks(size, kernel, dilation, padding, stride):
+    padded = size + 2 * padding
+    last_start = padded - dilation * (kernel - 1) - 1
+    if last_start < 0:
+        return 0
+    return last_start // stride + 1
+""",
+        """
+def blocks(size, kernel, dilation, padding, stride):
+    count = 0
+    start = 0
+    while start + dilation * (kernel - 1) < size + 2 * padding:
+        count += 1
+        start += stride
+    return count
+""",
+    ],
+    "5.4": [
+        """
+def windows(x, kernel, dilation, stride):
+    n, c, h, w = x.shape
+    sn, sc, sh, sw = x.stride()
+    (kh, kw), (dh, dw), (th, tw) = kernel, dilation, stride
+    out_h = (h - dh * (kh - 1) - 1) // th + 1
+    out_w = (w - dw * (kw - 1) - 1) // tw + 1
+    return x.as_strided(
+        (n, c, out_h, out_w, kh, kw),
+        (sn, sc, sh * th, sw * tw, sh * dh, sw * dw),
+        x.storage_offset(),
+    )
+""",
+        """
+def windows(x, kernel, dilation, stride):
+    shape = list(x.shape)
+    strides = list(x.stride())
+    outs, moves, steps = [], [], []
+    for axis in (2, 3):
+        i = axis - 2
+        reach = (kernel[i] - 1) * dilation[i]
+        outs.append((shape[axis] - reach - 1) // stride[i] + 1)
+        moves.append(strides[axis] * stride[i])
+        steps.append(strides[axis] * dilation[i])
+    size = tuple(shape[:2] + outs + list(kernel))
+    return x.as_strided(size, tuple(strides[:2] + moves + steps), storage_offset=x.storage_offset())
+""",
+        '''
+def windows(x, kernel, dilation, stride):
+    """Windows as a view: no element copied."""
+
+    def count(extent, k, d, s):
+        return (extent - d * (k - 1) - 1) // s + 1
+
+    height = count(x.shape[2], kernel[0], dilation[0], stride[0])
+    width = count(x.shape[3], kernel[1], dilation[1], stride[1])
+    st = x.stride()
+    size = (x.shape[0], x.shape[1], height, width, kernel[0], kernel[1])
+    steps = (st[0], st[1], st[2] * stride[0], st[3] * stride[1], st[2] * dilation[0], st[3] * dilation[1])
+    return x.as_strided(size, steps, x.storage_offset())
+''',
+    ],
     "2.9": [
         """
 def topological_order(roots):
@@ -650,6 +722,202 @@ def disguised(source: str, keep: set[str] = frozenset(), prefix: str = "y") -> s
     return "\n".join(lines).replace("    ", "  ") + "\n"
 
 
+# --- disguises that change the form, not the work ---------------------------------
+
+
+def _blocks(node: ast.AST) -> list[tuple[ast.AST, str]]:
+    return [
+        (node, field)
+        for field in ("body", "orelse", "finalbody")
+        if isinstance(getattr(node, field, None), list)
+        and getattr(node, field)
+        and isinstance(getattr(node, field)[0], ast.stmt)
+    ]
+
+
+def _harmless(index: int) -> ast.stmt:
+    """A statement whose result reaches nothing: a call of a pure builtin, or
+    a name no one reads given such a call's value."""
+    calls = ["len(())", "abs(0)", "_pad = len([])", "isinstance(0, int)"]
+    return ast.parse(calls[index % len(calls)]).body[0]
+
+
+def padded(source: str) -> str:
+    """A harmless call (``len(())`` and the like) between every two statements
+    of every block."""
+    tree = ast.parse(source)
+    count = 0
+    for node in ast.walk(tree):
+        for owner, field in _blocks(node):
+            block: list[ast.stmt] = []
+            for statement in getattr(owner, field):
+                if block and not isinstance(owner, ast.Module):
+                    block.append(_harmless(count))
+                    count += 1
+                block.append(statement)
+            setattr(owner, field, block)
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def inserted(source: str, every: int = 3) -> str:
+    """A statement that acts but changes no result (``print(end="")``) after
+    every ``every`` statements of each function: the order of the rest kept."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        block: list[ast.stmt] = []
+        for i, statement in enumerate(node.body):
+            block.append(statement)
+            if i % every == every - 1 and i < len(node.body) - 1:
+                block.append(ast.parse('print(end="")').body[0])
+        node.body = block
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+FLIP = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE}
+
+
+class _Swap(ast.NodeTransformer):
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor)):
+            node.left, node.right = node.right, node.left
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        self.generic_visit(node)
+        node.values.reverse()
+        return node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            op = node.ops[0]
+            if isinstance(op, (ast.Eq, ast.NotEq)):
+                node.left, node.comparators = node.comparators[0], [node.left]
+            elif type(op) in FLIP:
+                node = ast.Compare(node.comparators[0], [FLIP[type(op)]()], [node.left])
+        return node
+
+
+def swapped(source: str) -> str:
+    """Every commutative operator's operands swapped (``+ * & | ^``, ``==``,
+    ``!=``, ``and``, ``or``), and ``a < b`` written ``b > a``."""
+    tree = _Swap().visit(ast.parse(source))
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def _while(loop: ast.For) -> list[ast.stmt] | None:
+    """``for i in range(...)`` as ``i = start`` and ``while`` with a counter."""
+    call = loop.iter
+    if not (
+        isinstance(loop.target, ast.Name)
+        and isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "range"
+        and 1 <= len(call.args) <= 3
+        and not loop.orelse
+        and not any(isinstance(n, ast.Continue) for n in ast.walk(loop))
+    ):
+        return None
+    arguments = list(call.args)
+    start = arguments[0] if len(arguments) > 1 else ast.Constant(0)
+    stop = arguments[1] if len(arguments) > 1 else arguments[0]
+    step = ast.unparse(arguments[2]) if len(arguments) == 3 else "1"
+    if not step.lstrip("-").isdigit():
+        return None
+    name = loop.target.id
+    test = "<" if int(step) > 0 else ">"
+    head = ast.parse(
+        f"{name} = {ast.unparse(start)}\n"
+        f"while {name} {test} {ast.unparse(stop)}:\n    {name} += {step}\n"
+    ).body
+    start_statement, loop_statement = head
+    assert isinstance(loop_statement, ast.While)
+    loop_statement.body = [*loop.body, *loop_statement.body]
+    return [start_statement, loop_statement]
+
+
+class _Whiles(ast.NodeTransformer):
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for owner, field in _blocks(node):
+            block: list[ast.stmt] = []
+            for statement in getattr(owner, field):
+                rewritten = (
+                    _while(statement) if isinstance(statement, ast.For) else None
+                )
+                block += rewritten or [statement]
+            setattr(owner, field, block)
+        return node
+
+
+def whiled(source: str) -> str:
+    """Every ``for`` over a ``range`` turned into a ``while`` with a counter."""
+    tree = _Whiles().visit(ast.parse(source))
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+class _Loops(ast.NodeTransformer):
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for owner, field in _blocks(node):
+            block: list[ast.stmt] = []
+            for statement in getattr(owner, field):
+                block += _loop(statement) or [statement]
+            setattr(owner, field, block)
+        return node
+
+
+def _loop(statement: ast.stmt) -> list[ast.stmt] | None:
+    """``v = [e for x in xs if c]`` as ``v = []`` and a loop of ``append``."""
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and isinstance(statement.value, ast.ListComp)
+    ):
+        return None
+    name = statement.targets[0].id
+    built = statement.value
+    inner: ast.stmt = ast.parse(f"{name}.append(0)").body[0]
+    inner.value.args = [built.elt]  # type: ignore[attr-defined]
+    for generator in reversed(built.generators):
+        for condition in reversed(generator.ifs):
+            inner = ast.If(condition, [inner], [])
+        inner = ast.For(generator.target, generator.iter, [inner], [])
+    return [ast.parse(f"{name} = []").body[0], inner]
+
+
+def looped(source: str) -> str:
+    """Every list comprehension given a name written as a loop of ``append``."""
+    tree = _Loops().visit(ast.parse(source))
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def everything(source: str, keep: set[str] | None = None) -> str:
+    """Every disguise at once: renamed, loops rewritten, operands swapped,
+    padded with harmless calls and with statements that act, commented."""
+    text = renamed(source, keep or set(), prefix="w")
+    for disguise in (looped, whiled, swapped, padded, inserted):
+        text = disguise(text)
+    return disguised(text, keep or set(), prefix="q")
+
+
+#: The disguises measured, by kind: each turns an answer into a copy.
+DISGUISES = {
+    "renamed": lambda source, keep: renamed(source, keep),
+    "disguised": lambda source, keep: disguised(source, keep),
+    "padded": lambda source, keep: padded(source),
+    "swapped": lambda source, keep: swapped(source),
+    "while": lambda source, keep: whiled(source),
+    "loop": lambda source, keep: looped(source),
+    "inserted": lambda source, keep: inserted(source),
+    "everything": everything,
+}
+
+
 # --- the measurement ------------------------------------------------------------
 
 
@@ -659,19 +927,51 @@ def exercise_name(exercise: str) -> str:
     return load(exercise).name
 
 
+#: What :func:`measure` returns, by kind.
+KINDS = (
+    "false flags", "honest pairs", "caught", "missed", "too small",
+    "clustered", "not clustered", "honest clusters",
+)  # fmt: skip
+
+
+def _changed(source: str, copy: str) -> bool:
+    """Whether a disguise changed the code (not only its layout)."""
+    return ast.dump(ast.parse(source)) != ast.dump(ast.parse(copy))
+
+
 def measure() -> dict[str, list[tuple[str, float]]]:
-    """Runs the copy check on the corpus. Returns, by kind, each comparison's
-    label and resemblance: ``false flags`` and ``honest pairs`` (every pair of
-    independent answers, and each against the model answer), ``caught`` and
-    ``missed`` (disguised and renamed copies of model answers large enough to
-    be compared, and of classmates' answers), ``too small`` (copies of model
-    answers under the size floor, never flagged by design)."""
+    """Runs the copy check on the corpus. Returns, by kind (:data:`KINDS`),
+    each comparison's label and resemblance: ``false flags`` and ``honest
+    pairs`` (every pair of independent answers, and each against the model
+    answer); ``caught`` and ``missed``: each disguise of :data:`DISGUISES`
+    that changes the code, applied to each model answer large enough to be
+    compared (labelled ``model <kind>``) and to each classmate's honest
+    answer (``classmate <kind>``); ``too small``: copies of answers under the
+    size floor, never flagged by design; ``clustered`` and ``not clustered``:
+    three students handing in a short model answer (as it is, renamed,
+    padded, operands swapped), found as a cluster or not; ``honest
+    clusters``: clusters among the honest short answers and the model's."""
     from course import similarity
 
     prints = similarity.model_prints()
-    found: dict[str, list[tuple[str, float]]] = {
-        k: [] for k in ("false flags", "honest pairs", "caught", "missed", "too small")
-    }
+    found: dict[str, list[tuple[str, float]]] = {k: [] for k in KINDS}
+
+    def copies(exercise: str, source: str, label: str, check: object) -> None:
+        given = similarity.given_units(prints, exercise)
+        size = similarity.Answer.of(source, given).size
+        keep = {exercise_name(exercise)}
+        for kind, disguise in DISGUISES.items():
+            copy = disguise(source, keep)
+            if not _changed(source, copy):
+                continue
+            name = f"{exercise} {label} {kind} (size {size})"
+            if size < similarity.MIN_SIZE:
+                found["too small"].append((name, 0.0))
+                continue
+            value = check(copy)  # type: ignore[operator]
+            found["caught" if value is not None else "missed"].append(
+                (name, value or 0.0)
+            )
 
     for exercise, answers in HONEST.items():
         given = similarity.given_units(prints, exercise)
@@ -684,49 +984,60 @@ def measure() -> dict[str, list[tuple[str, float]]]:
                 value = similarity.resemblance(one, mine[j])
                 flag = similarity.flagged(one, mine[j]) is not None
                 found["false flags" if flag else "honest pairs"].append((label, value))
-        # Classmates: one hands in another's honest answer, disguised.
         students = [
             (f"student{i}", exercise, answer) for i, answer in enumerate(answers)
         ]
-        keep = {exercise_name(exercise)}
+        everyone = similarity.class_check(students, prints)
+        found["false flags"] += [
+            (f"{exercise} {p.one}/{p.other}", p.resemblance) for p in everyone.pairs
+        ]
+        models = {m.digest for m in similarity.model_answers(prints, exercise)}
+        for cluster in everyone.clusters:
+            found["honest clusters"].append((f"{exercise} {cluster.students}", 0.0))
+        digests = [similarity.Answer.of(a, given).digest for a in answers]
+        alike = sum(d in models for d in digests) + len(digests) - len(set(digests))
+        if alike:
+            found["honest clusters"].append((f"{exercise} identical: {alike}", 1.0))
+        # Classmates: one hands in another's honest answer, disguised.
         for i, answer in enumerate(answers):
-            copy = disguised(answer, keep, prefix=f"c{i}_")
-            pairs = similarity.class_pairs(
-                [*students, ("copier", exercise, copy)], prints
-            )
-            hit = [p for p in pairs if "copier" in (p.one, p.other)]
-            size = similarity.Answer.of(answer, given).size
-            label = f"{exercise} classmate {i} (size {size})"
-            if size < similarity.MIN_SIZE:
-                found["too small"].append((label, 0.0))
-            elif any(p.one == f"student{i}" or p.other == f"student{i}" for p in hit):
-                found["caught"].append((label, hit[0].resemblance))
-            else:
-                found["missed"].append((label, 0.0))
-            wrong = [p for p in pairs if "copier" not in (p.one, p.other)]
-            wrong += [p for p in hit if f"student{i}" not in (p.one, p.other)]
-            found["false flags"] += [
-                (f"{exercise} {p.one}/{p.other}", p.resemblance) for p in wrong
-            ]
+
+            def caught(
+                copy: str,
+                i: int = i,
+                exercise: str = exercise,
+                students: list[tuple[str, str, str]] = students,
+            ) -> float | None:
+                pairs = similarity.class_pairs(
+                    [*students, ("copier", exercise, copy)], prints
+                )
+                hit = [
+                    p for p in pairs if {"copier", f"student{i}"} == {p.one, p.other}
+                ]
+                return hit[0].resemblance if hit else None
+
+            copies(exercise, answer, f"classmate {i}", caught)
     solutions = similarity._cells(similarity.ROOT / "solutions")
     for exercise, sources in sorted(solutions.items()):
         from course.checking import load
 
         if load(exercise).kind != "piece":
             continue
+
+        def from_model(copy: str, exercise: str = exercise) -> float | None:
+            return similarity.copied_from_model(exercise, copy, prints)
+
+        copies(exercise, sources[0], "model", from_model)
         given = similarity.given_units(prints, exercise)
         size = similarity.Answer.of(sources[0], given).size
-        keep = {exercise_name(exercise)}
-        for kind, copy in (
-            ("renamed", renamed(sources[0], keep)),
-            ("disguised", disguised(sources[0], keep)),
-        ):
-            value = similarity.copied_from_model(exercise, copy, prints)
-            label = f"{exercise} model {kind} (size {size})"
-            if size < similarity.MIN_SIZE:
-                found["too small"].append((label, 0.0))
-            elif value is not None:
-                found["caught"].append((label, value))
-            else:
-                found["missed"].append((label, 0.0))
+        if similarity.SHORT_FLOOR <= size < similarity.MIN_SIZE:
+            keep = {exercise_name(exercise)}
+            three = [
+                ("a", exercise, renamed(sources[0], keep)),
+                ("b", exercise, padded(sources[0])),
+                ("c", exercise, swapped(renamed(sources[0], keep, prefix="k"))),
+            ]
+            clusters = similarity.class_check(three, prints).clusters
+            label = f"{exercise} three short copies (size {size})"
+            hit = any(len(c.students) == 3 for c in clusters)
+            found["clustered" if hit else "not clustered"].append((label, 1.0 * hit))
     return found

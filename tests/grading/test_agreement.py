@@ -16,6 +16,9 @@ from course.checking import evaluate, expected_outcomes, load
 from tests.grading import fixtures as f
 from tests.grading.scenarios import import_by_name_2_10, pieces
 
+# Grades a whole student, every chapter: the full run only.
+pytestmark = pytest.mark.pipeline
+
 CHAPTERS = {1: f.CHAPTER1, 2: f.CHAPTER2, 3: f.CHAPTER3, 4: f.CHAPTER4, 5: f.CHAPTER5}
 CHAPTERS |= {6: f.CHAPTER6}
 

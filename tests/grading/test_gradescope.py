@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from course import export
+from course import edition, export
 from tests.grading import attacks, fixtures
 
 DOCKER_CAPABILITIES = (
@@ -44,6 +44,7 @@ def python_home() -> Path:
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.pipeline,
     pytest.mark.skipif(
         shutil.which("bwrap") is None or os.geteuid() != 0,
         reason="the container needs bubblewrap, run as root",
@@ -209,3 +210,20 @@ def test_an_autograder_for_one_chapter_with_weights(tmp_path: Path) -> None:
         {f"{chapter(1)}.ipynb": fixtures.notebook("solutions", chapter(1))},
     )
     assert alone["score"] == 0 and "no notebook of chapter 2" in alone["output"]
+
+
+def test_a_chapter_handed_in_alone_asks_for_the_earlier_ones_or_uses_give(
+    tmp_path: Path,
+) -> None:
+    alone = {f"{chapter(2)}.ipynb": fixtures.notebook("solutions", chapter(2))}
+    archive = tmp_path / "chapter2.zip"
+    export.gradescope(archive, chapter=2)
+    asked, _ = autograde(archive, tmp_path / "asked", alone)
+    assert "graded WITHOUT chapter 1" in asked["output"]
+    assert "--give ch1" in asked["output"]
+    given = tmp_path / "chapter2-given.zip"
+    export.gradescope(given, chapter=2, given=edition.parse_give("ch1"))
+    results, _ = autograde(given, tmp_path / "given", alone)
+    tests = [t for t in results["tests"] if t.get("number")]
+    assert "used chapter 1 from the reference (given)" in results["output"]
+    assert results["score"] == len(tests) > 0, results

@@ -5,17 +5,20 @@ CSV and the Canvas import, the sandbox refusal (the Gradescope autograder:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
 
 from course import export, integrity, judge, predictions, runner_protocol, sandbox
 from course.answer_key import Answers
+from course.cases import all_cases
 from course.checking import load
 from course.grading import Graded, Result
 from tests.grading import fixtures
@@ -328,3 +331,53 @@ def test_of_several_notebooks_of_a_chapter_the_latest_counts() -> None:
     assert notes == [
         "two notebooks for chapter 1 (b.ipynb, a.ipynb): a.ipynb counts (the latest)"
     ]
+
+
+def judged(
+    wrong: Collection[int] = (), needs: dict[int, list[str]] | None = None
+) -> Graded:
+    """1.5 judged on records that give the expected outcome of every case but
+    the ``wrong`` ones; ``needs``: the other pieces a case reaches (1.6
+    failing its own cases)."""
+    exercise = load("1.5")
+    cases = all_cases(exercise)
+    fixed = len(exercise.cases) + len(exercise.grading_cases)
+    drawn = [[n] for n in range(len(cases) - fixed)]  # each draw its own
+    reached = [(needs or {}).get(i, []) for i in range(len(cases))]
+    answers = dataclasses.replace(
+        Answers.load(), seed="t", drawn={"1.5": drawn}, needs={"1.5": reached}
+    )
+    run = runner_protocol.Run()
+    run.cells["1.5"] = cell_record()
+    run.ends["1.5"] = {"status": "done", "detail": ""}
+    run.cases["1.5"] = {}
+    for index, case in enumerate(cases):
+        outcome = ["wrong"] if index in wrong else answers.want(exercise, index)
+        run.cases["1.5"][index] = {
+            "label": case.label,
+            "outcome": outcome,
+            "error": None,
+            "stub": False,
+            "reference": [],
+        }
+    source = "def contiguous_strides(shape):\n    return ()\n"
+    return judge.judge_piece(exercise, source, run, answers, doubtful={"1.6"})
+
+
+def test_fixed_cases_earn_nothing_but_a_fixed_case_failed_costs_full_marks() -> None:
+    exercise = load("1.5")
+    fixed = len(exercise.cases) + len(exercise.grading_cases)
+    drawn = range(fixed, len(all_cases(exercise)))
+    assert judged().points == 1
+    # Attack: the fixed cases' outcomes known (they ship with the notebook,
+    # or were read), the drawn ones not: nothing earned.
+    assert judged(wrong=drawn).points == 0
+    # A wrong answer that only a fixed case catches has not full marks.
+    one = judged(wrong=[0])
+    assert one.points == pytest.approx(1 - judge.FIXED_PENALTY / fixed)
+    assert 0 < one.points < 1
+    assert one.hints and "Hint" in one.hints[0]
+    # The same case failed because it also runs the student's failing 1.6: a
+    # knock-on, named, which costs 1.5 nothing.
+    knocked = judged(wrong=[0], needs={0: ["1.6"]})
+    assert knocked.points == 1 and knocked.knock_on == {"1.6": 1}

@@ -103,6 +103,7 @@ def readme_command() -> list[str]:
 
 
 @needs_sandbox
+@pytest.mark.pipeline
 def test_the_self_grade_command_grades_every_chapter(tmp_path: Path) -> None:
     command = readme_command()
     assert command[0] == ".venv/bin/python"

@@ -38,12 +38,16 @@ for _ in range(200):
 
 
 def lent_processes() -> int:
-    """How many processes the lent users hold now."""
-    count = 0
+    """The most running processes (zombies are dead) one lent user holds now."""
+    count: dict[int, int] = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         with contextlib.suppress(OSError):
-            count += Path(f"/proc/{pid}").stat().st_uid in sandbox.RUNNER_UIDS
-    return count
+            status = Path(f"/proc/{pid}/status").read_text()
+            fields = dict(line.split(":", 1) for line in status.splitlines())
+            uid = int(fields["Uid"].split()[0])
+            if uid in sandbox.RUNNER_UIDS and fields["State"].split()[0] != "Z":
+                count[uid] = count.get(uid, 0) + 1
+    return max(count.values(), default=0)
 
 
 def test_a_fork_bomb_is_bounded_per_student_and_outlives_nothing(
@@ -70,6 +74,7 @@ def test_a_fork_bomb_is_bounded_per_student_and_outlives_nothing(
     assert result.exercises["1.5"].points == 0
     # It forked (more than the runner and its child), as a lent user, and no
     # more than the limit: without a control group, root's would not count.
+    # (Per lent user: graders beside this one have users of their own.)
     assert 2 < peak[0] <= sandbox.Limits().processes
     assert lent_processes() == 0  # nothing it started outlives the runner
 
@@ -107,3 +112,82 @@ def test_the_runner_starts_with_only_the_capabilities_to_become_its_user() -> No
     assert "CapEff:\t0000000000000000" in seen[1]
     assert "CapPrm:\t0000000000000000" in seen[1]
     assert f"Uid:\t{user}\t{user}\t{user}" in seen[1]
+
+
+HOLD = """
+import sys, time
+from course import sandbox
+print(sandbox.lease(int(sys.argv[1])), flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_user_id_leased_by_another_grader_is_neither_taken_nor_killed() -> None:
+    with sandbox.runner_user() as mine:
+        assert mine is not None
+        other = mine + 1
+        holder = subprocess.Popen(
+            [sandbox.interpreter(), "-c", HOLD, str(other)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={"PYTHONPATH": str(fixtures.ROOT)},
+        )
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline().strip() == "True"
+            assert not sandbox.lease(other)  # another process holds it
+            with sandbox.runner_user() as next_one:
+                assert next_one not in (mine, other)
+            with pytest.raises(RuntimeError, match="not leased"):
+                sandbox.kill_user(other)
+            assert holder.poll() is None  # still alive
+        finally:
+            holder.kill()
+            holder.wait()
+
+
+def test_a_user_id_with_a_process_left_is_not_leased() -> None:
+    with sandbox.runner_user() as mine:
+        assert mine is not None
+        free = next(u for u in sandbox.RUNNER_UIDS[1:] if not sandbox.holds(u))
+        left = subprocess.Popen(["/bin/sleep", "60"], **sandbox.as_user(free))
+        try:
+            assert sandbox.processes_of(free) == [left.pid]
+            assert not sandbox.lease(free)
+            assert not sandbox.holds(free)
+        finally:
+            left.kill()
+            left.wait()
+
+
+GRADE_TWICE = """
+import sys
+from pathlib import Path
+from course import grading
+results = grading.grade([(Path(sys.argv[1]), "model")], timeout=60)
+for graded in results[0].exercises.values():
+    print(graded.id, graded.points, graded.status, graded.message[:80])
+"""
+
+
+@pytest.mark.pipeline
+def test_two_graders_at_once_stop_none_of_each_others_runners(tmp_path: Path) -> None:
+    path = tmp_path / f"{fixtures.CHAPTER1}.ipynb"
+    path.write_text(
+        json.dumps(fixtures.notebook("solutions", fixtures.CHAPTER1)), encoding="utf-8"
+    )
+    graders = [
+        subprocess.Popen(
+            [sandbox.interpreter(), "-c", GRADE_TWICE, str(path)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={"PYTHONPATH": str(fixtures.ROOT), "PATH": os.environ["PATH"]},
+        )
+        for _ in range(2)
+    ]
+    outputs = [grader.communicate(timeout=1200)[0] for grader in graders]
+    for output in outputs:
+        lines = output.splitlines()
+        assert len(lines) == 7, output
+        assert "stopped" not in output, output
+        assert all(line.split()[1] == "1.0" for line in lines), output

@@ -12,6 +12,9 @@ from course import judge
 from course.grading import Result
 from tests.grading import scenarios
 
+# Grades a class of scenarios: the full run only.
+pytestmark = pytest.mark.pipeline
+
 SHARE = judge.FIXED_SHARE
 
 
@@ -61,7 +64,7 @@ def test_answers_learnt_from_feedback_earn_at_most_the_fixed_share(
     graded: dict[str, Any],
 ) -> None:
     attack, _ = pair(graded, "hidden cases read")
-    assert 0 < attack["1.5"] <= SHARE
+    assert attack["1.5"] <= SHARE  # the fixed cases it read carry no marks
 
 
 @pytest.mark.slow

@@ -32,8 +32,9 @@ def test_honest_answers_of_the_size_compared_stay_far_below_the_threshold(
     measured: dict[str, list[tuple[str, float]]], prints: dict[str, list[str]]
 ) -> None:
     """The margin the threshold has: above the size floor, independently
-    written answers (the model answer among them) share at most 60% of their
-    shingles."""
+    written answers (the model answer among them) share under 70% of their
+    shingles and of their statements in order (a class's boilerplate
+    ``__init__`` is the most they share)."""
     solutions = similarity._cells(similarity.ROOT / "solutions")
     for exercise, answers in copy_corpus.HONEST.items():
         given = similarity.given_units(prints, exercise)
@@ -42,17 +43,32 @@ def test_honest_answers_of_the_size_compared_stay_far_below_the_threshold(
         for i, one in enumerate(found):
             for other in found[i + 1 :]:
                 if min(one.size, other.size) >= similarity.MIN_SIZE:
-                    assert similarity.resemblance(one, other) < 0.6, exercise
+                    assert similarity.resemblance(one, other) < 0.7, exercise
 
 
 def test_every_copy_large_enough_is_caught(
     measured: dict[str, list[tuple[str, float]]],
 ) -> None:
+    """Each disguise of the corpus, on model answers and on classmates'."""
     assert measured["missed"] == []
     caught = [label for label, _ in measured["caught"]]
-    assert sum("model disguised" in label for label in caught) >= 20
-    assert sum("model renamed" in label for label in caught) >= 20
-    assert sum("classmate" in label for label in caught) >= 6
+    for kind in copy_corpus.DISGUISES:
+        assert sum(f"model {kind} (" in label for label in caught) >= 9, kind
+    assert (
+        sum(f"model {k} (" in x for k in ("padded", "everything") for x in caught) >= 78
+    )
+    assert sum("classmate" in label for label in caught) >= 60
+
+
+def test_three_students_with_one_short_answer_make_a_cluster(
+    measured: dict[str, list[tuple[str, float]]],
+) -> None:
+    """Short model answers handed in by three students (renamed, padded,
+    operands swapped) are found as one group; honest short answers make
+    none."""
+    assert measured["not clustered"] == []
+    assert len(measured["clustered"]) >= 15
+    assert not [x for x in measured["honest clusters"] if x[1] == 0.0]
 
 
 def test_a_short_answer_is_too_small_to_mean_anything(
@@ -151,7 +167,10 @@ def test_the_teachers_guide_gives_the_measured_numbers(
     honest = len(measured["honest pairs"]) + len(measured["false flags"])
     copies = len(measured["caught"]) + len(measured["missed"])
     assert f"no false flag among {honest} pairs" in guide
-    assert f"{len(measured['caught'])} of {copies} renamed" in guide
+    assert f"{len(measured['caught'])} of {copies} copies" in guide
+    clustered = len(measured["clustered"])
+    short = clustered + len(measured["not clustered"])
+    assert f"{clustered} of {short} short answers handed in by three" in guide
     assert f"at least {similarity.MIN_SIZE} *shingles*" in guide
     small = sorted(
         {label.split()[0] for label, _ in measured["too small"] if "model" in label},
@@ -174,3 +193,139 @@ def test_a_cell_padded_past_the_long_limit_is_still_seen_through(
     assert len(padded) > similarity.LONG
     assert similarity.tokens(padded) == similarity.tokens(model)
     assert similarity.copied_from_model("2.10", padded, prints) == 1.0
+
+
+MODEL_1_5 = """
+def contiguous_strides(shape):
+    result = [0] * len(shape)
+    block = 1
+    for dim in range(len(shape) - 1, -1, -1):
+        result[dim] = block
+        block = block * shape[dim] if shape[dim] else block
+    return tuple(result)
+"""
+
+
+def test_each_disguise_alone_leaves_the_normal_form_as_it_was() -> None:
+    """Harmless calls between statements, swapped operands, a ``while`` for
+    the ``for``, a loop of ``append`` for the comprehension: one form."""
+    comprehension = (
+        "def f(xs):\n    out = [2 * x for x in xs if x > 0]\n    return out\n"
+    )
+    for source in (MODEL_1_5, comprehension, copy_corpus.HONEST["5.4"][1]):
+        for kind in ("padded", "swapped", "while", "loop", "renamed"):
+            copy = copy_corpus.DISGUISES[kind](source, {"contiguous_strides"})
+            assert similarity.tokens(copy) == similarity.tokens(source), kind
+    assert "while " in copy_corpus.whiled(MODEL_1_5)
+    assert "append" in copy_corpus.looped(comprehension)
+
+
+def test_statements_whose_results_reach_something_are_kept() -> None:
+    """What the data flow must not drop: a call that may act, the mutation of
+    an argument or of a list that is returned, an attribute stored."""
+    kept = [
+        "def f(x):\n    _ = x.pop()\n    return x\n",
+        "def f(x):\n    x.append(1)\n    return None\n",
+        "def f(x):\n    out = []\n    out.append(x)\n    return out\n",
+        "def f(x):\n    out = [0]\n    out[0] = x\n    return out\n",
+        "class A:\n    def __init__(self, x):\n        self.x = x\n",
+        "def f(x):\n    print(x)\n",
+        "def f(x):\n    g = x.grad\n    g.mul_(2)\n",
+    ]
+    for source in kept:
+        removed = source.replace("    return None\n", "")
+        body = similarity.tokens(removed)
+        assert "Call" in body or "Subscript" in body or ".v" in body, source
+    for source in kept[:4]:
+        bare = "def f(x):\n    return x\n"
+        assert similarity.tokens(source) != similarity.tokens(bare), source
+    dropped = (
+        "def f(x):\n    len(())\n    n = len(x)\n    m = n + 1\n"
+        "    for i in range(m):\n        k = i\n    x.size()\n    return x\n"
+    )
+    assert similarity.tokens(dropped) == similarity.tokens("def f(x):\n    return x\n")
+
+
+def test_inserted_statements_that_act_do_not_hide_a_copy(
+    prints: dict[str, list[str]],
+) -> None:
+    """``print(end="")`` every two statements stays (it acts); the statements
+    in order still hold the whole copy."""
+    model = similarity._cells(similarity.ROOT / "solutions")["1.9"][0]
+    copy = copy_corpus.inserted(copy_corpus.renamed(model, {"view_strides"}), 2)
+    given = similarity.given_units(prints, "1.9")
+    one, other = similarity.Answer.of(model, given), similarity.Answer.of(copy, given)
+    assert "print" in similarity.tokens(copy)
+    assert similarity.in_order(one, other) == 1.0
+    assert similarity.copied_from_model("1.9", copy, prints) == 1.0
+
+
+def test_normalising_twice_changes_nothing() -> None:
+    """The canonical order of independent assignments is one order whatever
+    the order written (so padding, which takes a round more, changes none)."""
+    head, tail = "def f(a):\n", "    return x, b, w\n"
+    first = "    x, y = a.s\n    b = a.t if y is None else y\n"
+    one = head + first + "    w = a.n\n" + tail
+    two = head + "    w = a.n\n" + first + tail
+    assert similarity.tokens(one) == similarity.tokens(two)
+    assert similarity.tokens(copy_corpus.padded(one)) == similarity.tokens(one)
+
+
+def _class(source: str, count: int, exercise: str) -> list[tuple[str, str, str]]:
+    return [
+        (f"s{n:02d}", exercise, copy_corpus.renamed(source, prefix=f"z{n}_"))
+        for n in range(count)
+    ]
+
+
+def test_identical_short_answers_are_a_cluster_in_a_note_not_pairs(
+    prints: dict[str, list[str]],
+) -> None:
+    """Twelve students with 1.5's short answer: one cluster, and each note
+    says "the same short code as 11 others"; two students are no cluster
+    (honest students meet on a short answer)."""
+    found = similarity.class_check(_class(MODEL_1_5, 12, "1.5"), prints)
+    assert found.pairs == []
+    [cluster] = found.clusters
+    assert cluster.short and cluster.model and len(cluster.students) == 12
+    notes = similarity.student_notes(found.pairs, found.clusters)
+    assert notes["s00"] == [
+        "exercise 1.5: the same short code as 11 others (common for a piece "
+        "this small; see the copies report)"
+    ]
+    assert "Short answers handed in identically" in similarity.pairs_report(
+        found.pairs, found.clusters
+    )
+    two = similarity.class_check(_class(MODEL_1_5, 2, "1.5"), prints)
+    assert two.clusters == [] and two.pairs == []
+
+
+def test_notes_are_bounded_and_kept_by_exercise(
+    prints: dict[str, list[str]],
+) -> None:
+    """Forty students with one large answer: each note names three
+    classmates and counts the rest (not 39 pairs); a student with copies in
+    eight exercises gets five notes; notes are kept by exercise, so that
+    each goes with the notebook that holds it."""
+    solutions = similarity._cells(similarity.ROOT / "solutions")
+    found = similarity.class_check(_class(solutions["2.10"][0], 40, "2.10"), prints)
+    assert len(found.pairs) == 40 * 39 // 2
+    notes = similarity.student_notes(found.pairs, found.clusters)
+    assert len(notes["s00"]) == 1
+    assert notes["s00"][0].startswith(
+        "exercise 2.10: the same code as s01, s02, s03 and 36 others (40 answers"
+    )
+    report = similarity.pairs_report(found.pairs, found.clusters)
+    assert "| 2.10 |" not in report and "- 2.10: 40 answers" in report
+    large = [e for e, s in solutions.items() if similarity.Answer.of(s[0]).size > 100]
+    answers = [
+        (student, exercise, copy_corpus.renamed(solutions[exercise][0], prefix=p))
+        for exercise in large[:8]
+        for student, p in (("ann", "a"), ("bob", "b"))
+    ]
+    found = similarity.class_check(answers, prints)
+    by_exercise = similarity.notes_by_exercise(found.pairs, found.clusters)
+    assert sorted(by_exercise["ann"]) == sorted(large[:8])
+    mine = similarity.student_notes(found.pairs, found.clusters)["ann"]
+    assert len(mine) == similarity.NOTES
+    assert mine[-1].startswith("the same code as classmates in 4 more exercises")

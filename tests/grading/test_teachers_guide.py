@@ -147,6 +147,7 @@ def walk(folder: Path) -> tuple[list[list[str]], float]:
     return ran, time.monotonic() - started
 
 
+@pytest.mark.pipeline
 @pytest.mark.skipif(sandbox.problem() is not None, reason="grading needs bubblewrap")
 def test_the_guides_commands_run_on_a_small_class(tmp_path: Path) -> None:
     ran, seconds = walk(tmp_path)

@@ -18,7 +18,7 @@ import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib import nn
-from slowtorch_lib.nn.modules import rnn as rnn_module
+from slowtorch_lib.nn.modules import rnn_steps
 from slowtorch_lib.nn.utils import rnn as st_rnn
 from tests.nn.nn_parity import rand, values
 from tests.parity import assert_same, require_torch, same_error
@@ -395,10 +395,10 @@ def test_cell_matches_torch(
 @pytest.mark.parametrize(
     ("step", "gates", "state_count"),
     [
-        (rnn_module.rnn_tanh_step, 1, 1),
-        (rnn_module.rnn_relu_step, 1, 1),
-        (rnn_module.lstm_step, 4, 2),
-        (rnn_module.gru_step, 3, 1),
+        (rnn_steps.rnn_tanh_step, 1, 1),
+        (rnn_steps.rnn_relu_step, 1, 1),
+        (rnn_steps.lstm_step, 4, 2),
+        (rnn_steps.gru_step, 3, 1),
     ],
     ids=["tanh", "relu", "lstm", "gru"],
 )
@@ -415,13 +415,13 @@ def test_cells_pass_finite_differences(step: Any, gates: int, state_count: int) 
     state = tuple(leaf(2, 3) for _ in range(state_count))
 
     def run(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, *state: Any) -> Any:
-        weights = rnn_module.Weights(w_ih, w_hh, b_ih, b_hh)
+        weights = rnn_steps.Weights(w_ih, w_hh, b_ih, b_hh)
         return step(nn.functional.linear(x, w_ih, b_ih), state, weights)
 
     assert st.autograd.gradcheck(run, (x, w_ih, w_hh, b_ih, b_hh, *state))
     # The modules run exactly these steps.
     cell = {1: nn.RNNCell, 4: nn.LSTMCell, 3: nn.GRUCell}[gates](2, 3, dtype=st.float64)
-    if step is rnn_module.rnn_relu_step:
+    if step is rnn_steps.rnn_relu_step:
         cell.nonlinearity = "relu"
     with st.no_grad():
         for param, value in zip(cell.parameters(), (w_ih, w_hh, b_ih, b_hh)):

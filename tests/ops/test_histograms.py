@@ -14,6 +14,7 @@ from tests.parity import (
     both,
     same_error,
 )
+from tests.parity_checks import check
 
 
 @pytest.mark.parametrize(
@@ -57,3 +58,21 @@ def test_histograms_refuse_as_torch(call: Callable[[Any], Any]) -> None:
 
 def test_histc_of_nan_data_refuses() -> None:
     same_error(lambda L: L.histc(L.tensor([1.0, math.nan]), 2), match_message=False)
+
+
+def test_bincount() -> None:
+    values = [1, 3, 1, 0, 7, 3, 3]
+    weights = [0.5, 1.0, 2.0, 3.0, -1.5, 0.25, 4.0]
+    check(lambda lib: lib.bincount(lib.tensor(values)))
+    check(lambda lib: lib.tensor(values).bincount(minlength=10))
+    check(lambda lib: lib.tensor(values, dtype=lib.int8).bincount(minlength=2))
+    check(lambda lib: lib.bincount(lib.tensor(values), lib.tensor(weights)))
+    check(lambda lib: lib.bincount(lib.tensor(values), lib.tensor(weights).double()))
+    check(lambda lib: lib.bincount(lib.tensor(values), lib.tensor(values)))
+    check(lambda lib: lib.bincount(lib.tensor([], dtype=lib.int64)))
+    check(lambda lib: lib.bincount(lib.tensor([-1])))
+    check(lambda lib: lib.bincount(lib.tensor([[1]])))
+    check(lambda lib: lib.bincount(lib.tensor([1.0])))
+    check(lambda lib: lib.bincount(lib.tensor([True])))
+    check(lambda lib: lib.bincount(lib.tensor(values), minlength=-1))
+    check(lambda lib: lib.bincount(lib.tensor(values), lib.ones(3)))

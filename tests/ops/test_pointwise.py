@@ -479,3 +479,40 @@ def test_nan_to_num_gradient_is_zero_where_replaced() -> None:
         y.sum().backward()
         grads.append(x.grad)
     assert_same(grads[0], grads[1])
+
+
+def test_a_factor_is_saved_only_if_the_other_needs_a_gradient() -> None:
+    """Changing a factor in place after ``x * w`` breaks the backward only
+    when that factor is needed (by the other factor's gradient), as in torch."""
+
+    def changed(factor: str) -> Any:
+        def program(lib: Any) -> Any:
+            x = lib.tensor([1.0, 2.0], requires_grad=True) * 1  # not a leaf
+            w = lib.tensor([3.0, 4.0])  # needs no gradient
+            out = x * w
+            (x if factor == "x" else w).add_(1)
+            out.sum().backward()
+            return out
+
+        return program
+
+    agree(changed("x"))  # x is not saved: w's gradient is not needed
+    same_error(changed("w"))  # w is saved for x's gradient
+
+
+def test_a_square_computes_its_gradient_once_and_sends_it_twice() -> None:
+    x = st.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    (grad,) = st.autograd.grad((x * x).sum(), x, create_graph=True)
+    assert grad.tolist() == [2.0, -4.0, 6.0]
+    first, second = (node for node, _ in grad.grad_fn.next_functions)
+    assert grad.grad_fn.name() == "AddBackward0" and first is second
+
+
+def test_a_python_number_factor_is_kept_as_it_is() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.0, -2.0], requires_grad=True)
+        out = 2.5 * x * 3
+        out.backward(lib.tensor([1.0, 10.0]))
+        return out, x.grad
+
+    agree(program)

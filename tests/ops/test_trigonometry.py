@@ -44,3 +44,19 @@ def test_atan2_and_hypot_in_place_refuse_a_number_first(name: str, other: Any) -
 
     same_error(expanded)
     same_error(leaf)
+
+
+def test_sinc_at_zero_at_the_integers_and_beyond_the_floats() -> None:
+    """1 at 0, a gradient of 0 there, nan for the infinities; integers and
+    bools compute in the default float type."""
+    values = [0.0, 1.0, -2.5, 1e-20, float("inf"), float("nan")]
+    assert_same(*both(lambda L: L.sinc(L.tensor(values, dtype=L.float64))))
+    assert_same(*both(lambda L: L.tensor([0, 1, 2]).sinc()))
+    assert_same(*both(lambda L: L.tensor([True, False]).sinc()))
+
+    def gradient(L: Any) -> Any:
+        x = L.tensor([0.0, 0.5, -1.0, 3.0], dtype=L.float64, requires_grad=True)
+        L.sinc(x).sum().backward()
+        return x.grad
+
+    assert_same(*both(gradient))

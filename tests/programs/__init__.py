@@ -2,10 +2,10 @@
 
 Each program is a function ``run(torch)`` that takes the library (the
 engine or PyTorch) and returns a dict of numbers: losses, predictions,
-shapes. Its random inputs come from Python's ``random`` with a fixed seed
-(the engine's generator is not PyTorch's), so both libraries see the same
-numbers; where a program draws with the library's own generator, it
-returns only what does not depend on the draw (a shape, a range).
+shapes. Most draw their inputs from Python's ``random`` with a fixed seed,
+so both libraries see the same numbers whatever the library's generator;
+the programs that seed the library's own generator (``manual_seed``) check
+that the engine draws PyTorch's numbers, weights and batches.
 ``tests/test_programs.py`` runs each under both and compares.
 """
 

@@ -19,7 +19,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._strides import normalize_dim, numel
 from slowtorch_lib._tensor import Tensor, from_values
-from slowtorch_lib._tensor_kernels import unary
+from slowtorch_lib._tensor_kernels import check_loop, unary
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops import pointwise
 from slowtorch_lib.ops.common import not_implemented
@@ -40,9 +40,11 @@ __all__ = [
 
 
 def _check_floating(x: Tensor, kernel: str) -> None:
-    """PyTorch's error for an activation given an integer or bool tensor."""
+    """PyTorch's error for an activation given an integer or bool tensor, or
+    a floating type that has no such loop (an 8-bit float)."""
     if not x.dtype.is_floating_point:
         raise not_implemented(kernel, x.dtype)
+    check_loop(kernel, x.dtype)
 
 
 # ----------------------------------------------------------------------

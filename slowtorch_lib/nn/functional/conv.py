@@ -25,14 +25,17 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from slowtorch_lib._dtype import bfloat16, float16
+from slowtorch_lib._dtype import bfloat16, bool_, float16, int64
 from slowtorch_lib._tensor import Tensor
+from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import is_grad_enabled
-from slowtorch_lib.nn.functional.fold import Pair, blocks, fold, owned, unfold
+from slowtorch_lib.nn.functional.fold import Pair, blocks, owned
+from slowtorch_lib.nn.functional.fold import added_columns as fold
+from slowtorch_lib.nn.functional.fold import sliding_columns as unfold
 from slowtorch_lib.nn.functional.layers import pad
 from slowtorch_lib.ops.autocast import lower_precision
 from slowtorch_lib.ops.common import check_tensor, tensor_input
@@ -79,10 +82,10 @@ def weight_times_columns(
     """The filters times the window columns (``(N, C * kh * kw, L)``), one
     product per group, laid out as ``(N, O, out_h, out_w)`` for an input of
     ``size``."""
-    n, _, count = columns.shape
+    n, rows, count = columns.shape
     out_channels, _, kh, kw = weight.shape
     matrices = weight.reshape(s.groups, out_channels // s.groups, -1)
-    out = matrices @ columns.view(n, s.groups, -1, count)
+    out = matrices @ columns.view(n, s.groups, rows // s.groups, count)
     out_h = blocks(size[0], kh, s.dilation[0], s.padding[0], s.stride[0])
     out_w = blocks(size[1], kw, s.dilation[1], s.padding[1], s.stride[1])
     return out.view(n, out_channels, out_h, out_w)
@@ -105,7 +108,39 @@ def convolve_transposed(x: Tensor, weight: Tensor, s: Settings, size: Pair) -> T
     matrices = weight.reshape(s.groups, in_channels // s.groups, -1).transpose(1, 2)
     columns = matrices @ x.reshape(n, s.groups, in_channels // s.groups, h * w)
     columns = columns.reshape(n, -1, h * w)
-    return fold(columns, size, (kh, kw), s.dilation, s.padding, s.stride)
+    full = full_size(x, (kh, kw), s)
+    image = fold(columns, full, (kh, kw), s.dilation, 0, s.stride)
+    return cropped(image, s.padding, size)
+
+
+def full_size(x: Tensor, kernel: Pair, s: Settings) -> Pair:
+    """The size of the image the windows of ``x`` spread into, unpadded."""
+    h, w = x.shape[2:]
+    return (
+        (h - 1) * s.stride[0] + s.dilation[0] * (kernel[0] - 1) + 1,
+        (w - 1) * s.stride[1] + s.dilation[1] * (kernel[1] - 1) + 1,
+    )
+
+
+def cropped(image: Tensor, padding: Pair, size: Pair) -> Tensor:
+    """``size`` rows and columns of ``image`` from ``padding`` on, with zeros
+    past its end (where ``output_padding`` reaches beyond the windows)."""
+    top, left = padding
+    kept = image[:, :, top : top + size[0], left : left + size[1]]
+    short_h, short_w = size[0] - kept.shape[2], size[1] - kept.shape[3]
+    if short_h or short_w:
+        kept = pad(kept, (0, short_w, 0, short_h))
+    return kept
+
+
+def uncropped(grad: Tensor, padding: Pair, full: Pair) -> Tensor:
+    """The gradient of :func:`cropped`: ``grad`` put back into a zero image
+    of size ``full``, leaving out what lay past its end."""
+    top, left = padding
+    kept = grad[:, :, : max(full[0] - top, 0), : max(full[1] - left, 0)]
+    below = full[0] - top - kept.shape[2]
+    right = full[1] - left - kept.shape[3]
+    return pad(kept, (left, right, top, below))
 
 
 def weight_gradient(columns: Tensor, grad: Tensor, s: Settings) -> Tensor:
@@ -116,7 +151,8 @@ def weight_gradient(columns: Tensor, grad: Tensor, s: Settings) -> Tensor:
     the roles swap).
     """
     n, channels = grad.shape[:2]
-    columns = columns.view(n, s.groups, -1, columns.shape[-1])
+    rows, count = columns.shape[1:]
+    columns = columns.view(n, s.groups, rows // s.groups, count)
     grads = grad.reshape(n, s.groups, channels // s.groups, columns.shape[-1])
     return (grads @ columns.transpose(-1, -2)).sum(0)
 
@@ -227,13 +263,16 @@ class Convolution(Function):
             grad_output = grad_output.unsqueeze(2)
         kernel = (weight.shape[2], weight.shape[3])
         grad_x = grad_weight = grad_bias = None
+        if s.transposed:  # the gradient of the whole image, before cropping
+            image_grad = uncropped(grad_output, s.padding, full_size(x, kernel, s))
+            whole = replace(s, padding=(0, 0))
         if needs_x and s.transposed:
-            grad_x = convolve(grad_output, weight, s)
+            grad_x = convolve(image_grad, weight, whole)
         elif needs_x:
             grad_x = convolve_transposed(grad_output, weight, s, tuple(x.shape[2:]))
         if needs_weight and s.transposed:
-            windows = unfold(grad_output, kernel, s.dilation, s.padding, s.stride)
-            grad_weight = weight_gradient(windows, x, s)
+            windows = unfold(image_grad, kernel, s.dilation, 0, s.stride)
+            grad_weight = weight_gradient(windows, x, whole)
         elif needs_weight:
             # The forward's columns, unless the gradient needs a graph itself.
             columns = ctx.columns
@@ -395,6 +434,8 @@ def _conv(
     if any(p < 0 for p in pads):
         raise RuntimeError("negative padding is not supported")
     _check_kernel_fits(input, weight, pads, dilations)
+    if input.dtype == bool_:
+        raise not_implemented("slow_conv2d_cpu", input.dtype)
     settings = Settings(
         stride=_as_pair(steps, 1),
         padding=_as_pair(pads, 0),
@@ -501,6 +542,9 @@ def _conv_transpose(
         raise RuntimeError("negative padding is not supported")
     if any(e >= max(s, d) for e, s, d in zip(extras, steps, dilations)):
         raise RuntimeError(_output_padding_message(extras, steps, dilations))
+    _check_output_size(input, weight, steps, pads, extras, dilations)
+    if not (input.dtype.is_floating_point or input.dtype == int64):
+        raise not_implemented("slow_conv_transpose2d_out_cpu", input.dtype)
     settings = Settings(
         stride=_as_pair(steps, 1),
         padding=_as_pair(pads, 0),
@@ -510,6 +554,32 @@ def _conv_transpose(
         output_padding=_as_pair(extras, 0),
     )
     return Convolution.apply(input, weight, bias, settings=settings)
+
+
+def _check_output_size(
+    x: Tensor,
+    weight: Tensor,
+    steps: tuple[int, ...],
+    pads: tuple[int, ...],
+    extras: tuple[int, ...],
+    dilations: tuple[int, ...],
+) -> None:
+    """PyTorch's refusal of a transposed convolution with an empty result."""
+    settings = Settings(
+        stride=_as_pair(steps, 1),
+        padding=_as_pair(pads, 0),
+        dilation=_as_pair(dilations, 1),
+        output_padding=_as_pair(extras, 0),
+    )
+    kernel = weight if weight.dim() == 4 else weight.unsqueeze(2)
+    image = x if x.dim() == 4 else x.unsqueeze(2)
+    size = _transposed_size(image, kernel, settings)
+    if min(size) < 1:
+        given = " x ".join(str(n) for n in image.shape[2:])
+        raise RuntimeError(
+            f"Given input size per channel: ({given}). Calculated output size per "
+            f"channel: ({size[0]} x {size[1]}). Output size is too small"
+        )
 
 
 def _output_padding_message(

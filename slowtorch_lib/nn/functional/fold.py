@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._strides import position_list
 from slowtorch_lib._tensor import Tensor
+from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.nn.functional.layers import pad
 from slowtorch_lib.ops.common import tensor_input
@@ -168,8 +170,10 @@ class Im2Col(Function):
         stride: Pair,
     ) -> Tensor:
         ctx.settings = (kernel, dilation, padding, stride)
-        ctx.input_size = tuple(x.shape[2:])
-        return owned(im2col(x, kernel, dilation, padding, stride), x)
+        ctx.input_size = tuple(x.shape[-2:])
+        batch = x if x.dim() == 4 else x.unsqueeze(0)  # one image: a batch of 1
+        columns = im2col(batch, kernel, dilation, padding, stride)
+        return owned(columns if x.dim() == 4 else columns.squeeze(0), x)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -190,7 +194,9 @@ class Col2Im(Function):
         settings: tuple[Pair, Pair, Pair, Pair],
     ) -> Tensor:
         ctx.settings = settings
-        return owned(col2im(columns, output_size, *settings), columns)
+        batch = columns if columns.dim() == 3 else columns.unsqueeze(0)
+        image = col2im(batch, output_size, *settings)
+        return owned(image if columns.dim() == 3 else image.squeeze(0), columns)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -215,6 +221,41 @@ def _settings(
     )
 
 
+def sliding_columns(
+    input: Tensor,
+    kernel_size: Any,
+    dilation: Any = 1,
+    padding: Any = 0,
+    stride: Any = 1,
+) -> Tensor:
+    """:func:`unfold` of any dtype (convolutions take integers too)."""
+    kernel, dil, pad_, step = _settings(kernel_size, dilation, padding, stride)
+    if 0 < input.dim() < 3:  # PyTorch reads size(dim) of a missing dimension
+        d = input.dim()
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], "
+            f"but got {d})"
+        )
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+            "other non-zero dimensions for input, but got: "
+            f"{list(input.shape)}"
+        )
+    h, w = input.shape[-2:]
+    out = (
+        blocks(h, kernel[0], dil[0], pad_[0], step[0]),
+        blocks(w, kernel[1], dil[1], pad_[1], step[1]),
+    )
+    if out[0] < 1 or out[1] < 1:
+        raise RuntimeError(
+            f"Given input with spatial size ({h}, {w}), kernel_size={kernel}, "
+            f"dilation={dil}, padding={pad_}, calculated shape of the array of "
+            f"sliding blocks as {out}, but its components must be at least one."
+        )
+    return Im2Col.apply(input, kernel=kernel, dilation=dil, padding=pad_, stride=step)
+
+
 @tensor_input
 def unfold(
     input: Tensor,
@@ -230,36 +271,56 @@ def unfold(
 
     Raises:
         RuntimeError: If no window fits, or ``input`` is not 3-d or 4-d.
+        NotImplementedError: For integer input, as PyTorch.
     """
-    kernel, dil, pad_, step = _settings(kernel_size, dilation, padding, stride)
-    if 0 < input.dim() < 3:  # PyTorch reads size(dim) of a missing dimension
-        d = input.dim()
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], "
-            f"but got {d})"
-        )
-    if input.dim() not in (3, 4):
+    columns = sliding_columns(input, kernel_size, dilation, padding, stride)
+    _refuse_integers("im2col_out_cpu", input)
+    return columns
+
+
+def _refuse_integers(kernel: str, input: Tensor) -> None:
+    """PyTorch's loops for windows take floating types and ``bool`` only."""
+    d = input.dtype
+    if not (d.is_floating_point or d.is_complex or d == dtypes.bool_):
+        raise not_implemented(kernel, d)
+
+
+@tensor_input
+def added_columns(
+    input: Tensor,
+    output_size: Any,
+    kernel_size: Any,
+    dilation: Any = 1,
+    padding: Any = 0,
+    stride: Any = 1,
+) -> Tensor:
+    """:func:`fold` of any dtype (transposed convolutions take ``int64``)."""
+    size = pair(output_size, "output_size")
+    settings = _settings(kernel_size, dilation, padding, stride)
+    kernel, dil, pad_, step = settings
+    if input.dim() not in (2, 3) or 0 in input.shape[input.dim() - 2 :]:
         raise RuntimeError(
-            "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
-            "other non-zero dimensions for input, but got: "
+            "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
+            "size and non-zero dimensions for input, but got: "
             f"{list(input.shape)}"
         )
-    batch, unbatched = (
-        (input.unsqueeze(0), True) if input.dim() == 3 else (input, False)
-    )
-    h, w = batch.shape[2:]
-    out = (
-        blocks(h, kernel[0], dil[0], pad_[0], step[0]),
-        blocks(w, kernel[1], dil[1], pad_[1], step[1]),
-    )
-    if out[0] < 1 or out[1] < 1:
+    rows, count = input.shape[-2:]
+    if rows % (kernel[0] * kernel[1]):
         raise RuntimeError(
-            f"Given input with spatial size ({h}, {w}), kernel_size={kernel}, "
-            f"dilation={dil}, padding={pad_}, calculated shape of the array of "
-            f"sliding blocks as {out}, but its components must be at least one."
+            "Expected size of input's dimension 1 to be divisible by the product "
+            f"of kernel_size, but got input.size(1)={rows} and "
+            f"kernel_size={kernel}."
         )
-    result = Im2Col.apply(batch, kernel=kernel, dilation=dil, padding=pad_, stride=step)
-    return result.squeeze(0) if unbatched else result
+    out_h = blocks(size[0], kernel[0], dil[0], pad_[0], step[0])
+    out_w = blocks(size[1], kernel[1], dil[1], pad_[1], step[1])
+    if out_h * out_w != count:
+        raise RuntimeError(
+            f"Given output_size={size}, kernel_size={kernel}, dilation={dil}, "
+            f"padding={pad_}, stride={step}, expected size of input's dimension 2 "
+            f"to match the calculated number of sliding blocks {out_h} * {out_w} = "
+            f"{out_h * out_w}, but got input.size(2)={count}."
+        )
+    return Col2Im.apply(input, output_size=size, settings=settings)
 
 
 @tensor_input
@@ -279,34 +340,8 @@ def fold(
 
     Raises:
         RuntimeError: If the sizes do not match a number of windows.
+        NotImplementedError: For integer input, as PyTorch.
     """
-    size = pair(output_size, "output_size")
-    settings = _settings(kernel_size, dilation, padding, stride)
-    kernel, dil, pad_, step = settings
-    if input.dim() not in (2, 3):
-        raise RuntimeError(
-            "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
-            "size and non-zero dimensions for input, but got: "
-            f"{list(input.shape)}"
-        )
-    batch, unbatched = (
-        (input.unsqueeze(0), True) if input.dim() == 2 else (input, False)
-    )
-    rows, count = batch.shape[1:]
-    if rows % (kernel[0] * kernel[1]):
-        raise RuntimeError(
-            "Expected size of input's dimension 1 to be divisible by the product "
-            f"of kernel_size, but got input.size(1)={rows} and "
-            f"kernel_size={kernel}."
-        )
-    out_h = blocks(size[0], kernel[0], dil[0], pad_[0], step[0])
-    out_w = blocks(size[1], kernel[1], dil[1], pad_[1], step[1])
-    if out_h * out_w != count:
-        raise RuntimeError(
-            f"Given output_size={size}, kernel_size={kernel}, dilation={dil}, "
-            f"padding={pad_}, stride={step}, expected size of input's dimension 2 "
-            f"to match the calculated number of sliding blocks {out_h} * {out_w} = "
-            f"{out_h * out_w}, but got input.size(2)={count}."
-        )
-    result = Col2Im.apply(batch, output_size=size, settings=settings)
-    return result.squeeze(0) if unbatched else result
+    image = added_columns(input, output_size, kernel_size, dilation, padding, stride)
+    _refuse_integers("col2im_out_cpu", input)
+    return image

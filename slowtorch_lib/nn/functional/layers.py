@@ -12,6 +12,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib import _rng
 from slowtorch_lib._sampling import bernoulli, rounded
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.autograd.grad_mode import no_grad
 from slowtorch_lib.ops.autocast import lower_precision
@@ -445,6 +446,8 @@ def pad(
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
+    if mode in ("reflect", "replicate"):
+        _check_edges(input, mode, padded)
     if mode == "reflect":
         _check_reflection(input, pad)
     if mode == "circular" and any(
@@ -454,6 +457,20 @@ def pad(
     positions, shape = _pad_positions(input._shape, pad, mode)
     function = GATHER_PADS[mode][padded - 1]
     return function.apply(input, positions=positions, shape=shape)
+
+
+def _check_edges(input: Tensor, mode: str, padded: int) -> None:
+    """A mirror or a copy of an edge needs an edge, and is not for ``bool``."""
+    batched = input.dim() == padded + 2
+    if 0 in (input._shape[1:] if batched else input._shape):
+        raise RuntimeError(
+            f"Expected {padded + 1}D or {padded + 2}D (batch mode) tensor with "
+            "possibly 0 batch size and other non-zero dimensions for input, but "
+            f"got: {list(input._shape)}"
+        )
+    if input.dtype == dtypes.bool_:
+        kernel = "reflection" if mode == "reflect" else "replication"
+        raise not_implemented(f"{kernel}_pad{padded}d", input.dtype)
 
 
 def _check_reflection(input: Tensor, pad: tuple[int, ...]) -> None:

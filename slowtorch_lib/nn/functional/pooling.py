@@ -22,12 +22,14 @@ Adaptive pooling chooses the windows from the output size: window ``i`` of
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.nn.functional.fold import Pair, pair
 from slowtorch_lib.ops.common import tensor_input
@@ -105,6 +107,11 @@ def adaptive_ranges(size: int, out: int) -> list[list[int]]:
 # ----------------------------------------------------------------------
 
 
+def lowest(d: dtypes.dtype) -> float:
+    """What max pooling gives a window that covers no element of the input."""
+    return -math.inf if d.is_floating_point else d.min
+
+
 def first_max(window: Sequence[float]) -> int:
     """Where PyTorch's scan finds the maximum: the first largest element,
     or, if there is a NaN, the last NaN (a NaN replaces any maximum).
@@ -134,17 +141,22 @@ class MaxPool2DWithIndices(Function):
         plane = x.shape[-2] * x.shape[-1]
         total = sum(values)
         exact = total != total  # a NaN (or inf - inf): scan as PyTorch does
-        reads = [itemgetter(*cell, cell[0]) for cell in cells]  # always a tuple
+        reads = [itemgetter(*cell, *cell[:1] or [0]) for cell in cells]  # tuples
         picked: list[Any] = []
         where: list[int] = []
         for start in range(0, len(values), plane or 1):
             channel = values[start : start + plane]
             for cell, read in zip(cells, reads):
+                if not cell:  # a window wholly in the padding
+                    picked.append(lowest(x.dtype))
+                    where.append(0)
+                    continue
                 window = read(channel)[:-1]
                 best = first_max(window) if exact else window.index(max(window))
                 picked.append(window[best])
                 where.append(cell[best])
         ctx.input_shape = x._shape
+        ctx.empty = [not cell for cell in cells] if not all(cells) else None
         count = len(cells) or 1
         ctx.positions = [(i // count) * plane + p for i, p in enumerate(where)]
         shape = tuple(x.shape[:-2]) + out_size
@@ -154,6 +166,10 @@ class MaxPool2DWithIndices(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor, _: Any) -> Tensor:
+        if ctx.empty is not None:  # a window of padding only passes nothing back
+            planes = grad_output.numel() // len(ctx.empty)
+            kept = [0.0 if empty else 1.0 for empty in ctx.empty] * planes
+            grad_output = grad_output * from_values(kept, grad_output._shape, grad_output.dtype)
         return index_add_into_zeros(grad_output, ctx.positions, ctx.input_shape)
 
 
@@ -164,6 +180,20 @@ class AdaptiveMaxPool2D(MaxPool2DWithIndices):
 # ----------------------------------------------------------------------
 # Average pooling: each window's sum over a divisor
 # ----------------------------------------------------------------------
+
+
+def _divided(total: float, divisor: int) -> float:
+    return total / divisor
+
+
+def _truncated(total: int, divisor: int) -> int:
+    """Integer division rounding toward zero, as C's ``/`` (``int64`` input).
+
+    >>> _truncated(-5, 2), _truncated(5, 2)
+    (-2, 2)
+    """
+    quotient = abs(total) // abs(divisor)
+    return quotient if (total < 0) == (divisor < 0) else -quotient
 
 
 class AvgPool2D(Function):
@@ -185,8 +215,9 @@ class AvgPool2D(Function):
     ) -> Tensor:
         values = x._values()
         plane = x.shape[-2] * x.shape[-1]
+        divide = _truncated if not x.dtype.is_floating_point else _divided
         means = [
-            sum([values[start + p] for p in cell]) / divisor
+            divide(sum([values[start + p] for p in cell]), divisor)
             for start in range(0, len(values), plane or 1)
             for cell, divisor in zip(cells, divisors)
         ]
@@ -248,7 +279,23 @@ def _window_settings(
                 "pad should be at most half of effective kernel size, but got "
                 f"pad={p}, kernel_size={k} and dilation={d}"
             )
+    if pads[0] > kernel[0] // 2 or pads[1] > kernel[1] // 2:
+        raise RuntimeError(
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"padW = {pads[1]}, padH = {pads[0]}, kW = {kernel[1]}, kH = {kernel[0]}"
+        )
     return kernel, step, pads, dils
+
+
+def _refuse(kernel: str, input: Tensor, allowed: Sequence[dtypes.dtype]) -> None:
+    """PyTorch's error for a dtype its pooling loop ``kernel`` lacks: it has
+    loops for floating types and for those in ``allowed``."""
+    if not (input.dtype.is_floating_point or input.dtype in allowed):
+        raise not_implemented(kernel, input.dtype)
+
+
+#: The integer types max pooling has loops for (not ``bool``).
+INTEGERS = (dtypes.uint8, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
 
 
 def _sliding_cells(
@@ -296,6 +343,7 @@ def max_pool2d(
             position in its ``H x W`` channel.
     """
     _check_planes("max_pool2d", input)
+    _refuse("max_pool2d", input, INTEGERS)
     settings = _window_settings("max_pool2d", kernel_size, stride, padding, dilation)
     cells, out_size, _, _ = _sliding_cells(input, *settings, ceil_mode)
     values, indices = MaxPool2DWithIndices.apply(input, cells=cells, out_size=out_size)
@@ -318,11 +366,29 @@ def max_pool1d(
             f"max_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}"
         )
     kernel, step, pads, dils = _one(kernel_size, stride, padding, dilation)
+    if not return_indices:
+        _check_max_pool1d(input, kernel[1], step[1], pads[1], dils[1], ceil_mode)
     result = max_pool2d(
         input.unsqueeze(-2), kernel, step, pads, dils, ceil_mode, return_indices=True
     )
     values, indices = result[0].squeeze(-2), result[1].squeeze(-2)
     return (values, indices) if return_indices else values
+
+
+def _check_max_pool1d(
+    input: Tensor, kernel: int, stride: int, padding: int, dilation: int, ceil: bool
+) -> None:
+    """The checks PyTorch's own 1-d loop makes (without indices)."""
+    if padding > kernel // 2:
+        raise RuntimeError(
+            "max_pool1d() padding should be at most half of kernel size, but got "
+            f"padding={padding} and kernel_size={kernel}"
+        )
+    size = pooled_size(input.shape[-1], kernel, stride, padding, dilation, ceil)
+    if size <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {size}")
+    if not input.requires_grad:
+        _refuse("max_pool1d_impl", input, ())
 
 
 def _one(kernel_size: Any, stride: Any, padding: Any, dilation: Any) -> list[Any]:
@@ -362,6 +428,7 @@ def avg_pool2d(
     The other arguments are those of :func:`max_pool2d`.
     """
     _check_planes("avg_pool2d", input)
+    _refuse("avg_pool2d", input, (dtypes.int64,))
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     kernel, step, pads, dils = _window_settings(
@@ -439,6 +506,7 @@ def _adaptive_cells(input: Tensor, size: Pair) -> Cells:
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling with the windows chosen to give ``output_size``."""
     _check_planes("adaptive_avg_pool2d", input)
+    _refuse("adaptive_avg_pool2d", input, ())
     size = _adaptive_size(input, output_size)
     if size == (1, 1):  # PyTorch takes the mean (MeanBackward1)
         return input.mean((-1, -2), keepdim=True)
@@ -453,6 +521,7 @@ def adaptive_max_pool2d(
 ) -> Any:
     """Max pooling with the windows chosen to give ``output_size``."""
     _check_planes("adaptive_max_pool2d", input)
+    _refuse("adaptive_max_pool2d", input, ())
     size = _adaptive_size(input, output_size)
     cells = _adaptive_cells(input, size)
     values, indices = AdaptiveMaxPool2D.apply(input, cells=cells, out_size=size)

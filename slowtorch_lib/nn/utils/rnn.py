@@ -26,7 +26,8 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import arange, as_tensor, empty_like
+from slowtorch_lib._creation import as_tensor, empty_like
+from slowtorch_lib._ranges import arange
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.gather_scatter import index_add_into_zeros
