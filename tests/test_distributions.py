@@ -568,3 +568,257 @@ def test_gradients_match_finite_differences(name: str) -> None:
         numeric = _central_difference(_log_prob_of(value, point, i), point[i])
         assert math.isclose(params.grad[i].item(), numeric, rel_tol=1e-5, abs_tol=1e-7)
     assert params.grad.abs().sum().item() > 0
+
+
+# MultivariateNormal: the covariance as a matrix, its inverse or its factor.
+# The engine solves and factors in another order than LAPACK, so values
+# agree within a few float32 roundings (MVN_TOL) rather than to the last bit;
+# with a diagonal factor every product is exact and samples are equal.
+
+MVN_TOL = 1e-5
+
+
+def near(got: Any, want: Any, tol: float = MVN_TOL) -> bool:
+    """Same numbers within ``tol``, relative to the largest of ``want``."""
+    a, b = flat(got), flat(want)
+    scale = max([abs(y) for y in b] + [1.0])
+    return len(a) == len(b) and all(
+        abs(x - y) <= tol * scale for x, y in zip(a, b, strict=True)
+    )
+
+
+def _tril(L: Any, dtype: Any = None) -> Any:
+    rows = [[1.0, 0.0, 0.0], [0.5, 2.0, 0.0], [-0.3, 0.2, 0.7]]
+    return L.tensor(rows, dtype=dtype or L.float32)
+
+
+def _mvn_loc(L: Any, dtype: Any = None) -> Any:
+    rows = [[0.5, -1.0, 2.0], [0.0, 1.0, 3.0]]
+    return L.tensor(rows, dtype=dtype or L.float32)
+
+
+MVN: dict[str, Build] = {
+    "scale_tril": lambda L: L.distributions.MultivariateNormal(
+        _mvn_loc(L), scale_tril=_tril(L)
+    ),
+    "covariance": lambda L: L.distributions.MultivariateNormal(
+        _mvn_loc(L), covariance_matrix=_tril(L) @ _tril(L).mT
+    ),
+    "precision": lambda L: L.distributions.MultivariateNormal(
+        _mvn_loc(L),
+        precision_matrix=L.tensor(
+            [[2.0, -0.5, 0.1], [-0.5, 1.0, 0.3], [0.1, 0.3, 0.8]]
+        ),
+    ),
+    "batched_factor_double": lambda L: L.distributions.MultivariateNormal(
+        L.tensor([1.0, -2.0, 0.5], dtype=L.float64),
+        scale_tril=L.stack(
+            [_tril(L, L.float64), _tril(L, L.float64).mT.tril() + 0.5 * L.eye(3)]
+        ),
+    ),
+    "one_dimension": lambda L: L.distributions.MultivariateNormal(
+        L.tensor([2.0]), covariance_matrix=L.tensor([[4.0]])
+    ),
+}
+
+MVN_DIAGONAL: dict[str, Build] = {
+    "diagonal": lambda L: L.distributions.MultivariateNormal(
+        _mvn_loc(L), scale_tril=L.tensor([2.0, 0.5, 1.5]).diag_embed()
+    ),
+    "diagonal_double": lambda L: L.distributions.MultivariateNormal(
+        L.tensor([1.0, 2.0], dtype=L.float64),
+        covariance_matrix=L.tensor([[4.0, 0.0], [0.0, 0.25]], dtype=L.float64),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", MVN_DIAGONAL)
+@pytest.mark.parametrize("seed", [0, 7])
+def test_mvn_samples_equal_torchs_number_for_number(name: str, seed: int) -> None:
+    torch = require_torch()
+    draws = []
+    for L in (st, torch):
+        L.manual_seed(seed)
+        d = MVN_DIAGONAL[name](L)
+        samples = [d.sample(), d.sample((3,)), d.rsample((2, 17))]
+        draws.append([(tuple(s.shape), str(s.dtype), flat(s)) for s in samples])
+    assert draws[0] == draws[1]
+
+
+@pytest.mark.parametrize("name", MVN)
+def test_mvn_samples_as_torchs(name: str) -> None:
+    torch = require_torch()
+    draws = []
+    for L in (st, torch):
+        L.manual_seed(11)
+        d = MVN[name](L)
+        draws.append([d.sample((5,)), d.rsample()])
+    for mine, theirs in zip(draws[0], draws[1], strict=True):
+        assert mine.shape == theirs.shape and near(mine, theirs)
+
+
+@pytest.mark.parametrize("name", {**MVN, **MVN_DIAGONAL})
+def test_mvn_shapes_moments_log_prob_and_entropy_as_torchs(name: str) -> None:
+    torch = require_torch()
+    build = {**MVN, **MVN_DIAGONAL}[name]
+    mine, theirs = build(st), build(torch)
+    assert (mine.batch_shape, mine.event_shape) == (
+        theirs.batch_shape,
+        theirs.event_shape,
+    )
+    assert repr(mine) == repr(theirs)
+    for attribute in ("mean", "mode", "variance", "stddev", "scale_tril"):
+        assert near(getattr(mine, attribute), getattr(theirs, attribute)), attribute
+    for attribute in ("covariance_matrix", "precision_matrix"):
+        assert near(getattr(mine, attribute), getattr(theirs, attribute)), attribute
+    assert near(mine.entropy(), theirs.entropy())
+    n = mine.event_shape[0]
+    for L, d in ((st, mine), (torch, theirs)):
+        values = L.tensor([[0.1, -0.4, 2.5][:n], [3.0, 1.0, -1.0][:n]])
+        d.value = values.unsqueeze(1).to(d.loc.dtype)
+    got, want = mine.log_prob(mine.value), theirs.log_prob(theirs.value)
+    assert tuple(got.shape) == tuple(want.shape)
+    assert near(got, want)
+
+
+@pytest.mark.parametrize("name", ["scale_tril", "covariance", "precision"])
+def test_mvn_gradients_and_grad_fn_as_torchs(name: str) -> None:
+    torch = require_torch()
+    outcomes = []
+    for L in (st, torch):
+        L.manual_seed(2)
+        d = MVN[name](L)
+        parameter = name if name == "scale_tril" else f"{name}_matrix"
+        loc = d.loc[0].detach().requires_grad_()
+        matrix = getattr(d, parameter)[0].detach().requires_grad_()
+        d = L.distributions.MultivariateNormal(loc, **{parameter: matrix})
+        sample = d.rsample((4,))
+        log_prob = d.log_prob(L.tensor([[0.1, -0.4, 2.5], [3.0, 1.0, -1.0]]))
+        total = (sample**2).sum() + log_prob.sum() + d.entropy()
+        total.backward()
+        names = [t.grad_fn.name() for t in (sample, log_prob)]
+        outcomes.append((names, sample, loc.grad, matrix.grad))
+        assert d.sample().grad_fn is None
+    assert outcomes[0][0] == outcomes[1][0]
+    for mine, theirs in zip(outcomes[0][1:], outcomes[1][1:], strict=True):
+        assert near(mine, theirs)
+
+
+def test_mvn_expand_as_torchs() -> None:
+    torch = require_torch()
+    outcomes = []
+    for L in (st, torch):
+        d = MVN_DIAGONAL["diagonal"](L).expand((4, 2))
+        c = MVN["covariance"](L).expand((3, 2))
+        L.manual_seed(1)
+        outcomes.append(
+            (
+                tuple(d.batch_shape),
+                tuple(d.scale_tril.shape),
+                flat(d.sample()),
+                tuple(c.covariance_matrix.shape),
+                "scale_tril" in c.__dict__,
+                d._validate_args,
+            )
+        )
+    assert outcomes[0] == outcomes[1]
+
+
+MVN_BAD: dict[str, Callable[[Any], Any]] = {
+    "scalar_loc": lambda L: L.distributions.MultivariateNormal(
+        L.tensor(0.0), scale_tril=L.eye(2)
+    ),
+    "two_matrices": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), scale_tril=L.eye(2), covariance_matrix=L.eye(2)
+    ),
+    "no_matrix": lambda L: L.distributions.MultivariateNormal(L.zeros(2)),
+    "flat_scale_tril": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), scale_tril=L.ones(2)
+    ),
+    "flat_covariance": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), covariance_matrix=L.ones(2)
+    ),
+    "flat_precision": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), precision_matrix=L.ones(2)
+    ),
+    "upper_factor": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), scale_tril=L.tensor([[1.0, 0.5], [0.0, 1.0]])
+    ),
+    "negative_diagonal": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), scale_tril=L.tensor([[1.0, 0.0], [0.5, -1.0]])
+    ),
+    "not_symmetric": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), covariance_matrix=L.tensor([[1.0, 0.5], [0.0, 1.0]])
+    ),
+    "indefinite": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), covariance_matrix=L.tensor([[1.0, 2.0], [2.0, 1.0]])
+    ),
+    "nan_loc": lambda L: L.distributions.MultivariateNormal(
+        L.tensor([0.0, math.nan]), scale_tril=L.eye(2)
+    ),
+    "value_shape": lambda L: MVN["scale_tril"](L).log_prob(L.zeros(2)),
+}
+
+
+@pytest.mark.parametrize("name", MVN_BAD)
+def test_mvn_validation_errors_as_torchs(name: str) -> None:
+    torch = require_torch()
+    assert _error(lambda: MVN_BAD[name](st)) == _error(lambda: MVN_BAD[name](torch))
+
+
+def test_matrix_constraints_as_torchs() -> None:
+    torch = require_torch()
+    seen = []
+    for L in (st, torch):
+        C = L.distributions.constraints
+        matrices = L.tensor(
+            [[[4.0, 2.0], [2.0, 3.0]], [[1.0, 2.0], [2.0, 1.0]], [[1.0, 0.0], [3, 1]]]
+        )
+        seen.append(
+            [
+                (repr(c), c.event_dim, flat(c.check(matrices)))
+                for c in (
+                    C.positive_definite,
+                    C.lower_cholesky,
+                    C.symmetric,
+                    C.square,
+                )
+            ]
+            + [flat(C.square.check(L.ones(2, 3, 4)))]
+        )
+    assert seen[0] == seen[1]
+
+
+MVN_FD: dict[str, Callable[[Any], Any]] = {
+    "loc_and_factor": lambda p: st.distributions.MultivariateNormal(
+        p[:2], scale_tril=(st.stack([p[2:4], p[3:5]]) + 1.5).tril()
+    ),
+    "covariance": lambda p: st.distributions.MultivariateNormal(
+        p[:2], covariance_matrix=p[2:4].outer(p[2:4]) + st.eye(2, dtype=st.float64)
+    ),
+    "precision": lambda p: st.distributions.MultivariateNormal(
+        p[:2], precision_matrix=p[2:4].outer(p[2:4]) + st.eye(2, dtype=st.float64)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", MVN_FD)
+def test_mvn_gradients_match_finite_differences(name: str) -> None:
+    point = [0.4, -1.3, 0.7, 0.2, -0.5]
+    value = st.tensor([[0.3, 0.1], [-1.0, 2.0]], dtype=st.float64)
+
+    def result(p: Any) -> Any:
+        d = MVN_FD[name](p)
+        return d.log_prob(value).sum() + d.entropy()
+
+    params = st.tensor(point, dtype=st.float64, requires_grad=True)
+    result(params).backward()
+    for i in range(len(point)):
+
+        def f(x: float, i: int = i) -> float:
+            moved = point[:i] + [x] + point[i + 1 :]
+            return float(result(st.tensor(moved, dtype=st.float64)).item())
+
+        numeric = _central_difference(f, point[i])
+        assert math.isclose(params.grad[i].item(), numeric, rel_tol=1e-5, abs_tol=1e-7)
+    assert params.grad.abs().sum().item() > 0

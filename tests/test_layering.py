@@ -198,6 +198,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "distributions.bernoulli",
             "distributions.categorical",
             "distributions.independent",
+            "distributions.multivariate_normal",
             "distributions.kl",
         ),
     ),

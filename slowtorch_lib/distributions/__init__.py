@@ -14,6 +14,7 @@ from slowtorch_lib.distributions.categorical import Categorical
 from slowtorch_lib.distributions.distribution import Distribution
 from slowtorch_lib.distributions.independent import Independent
 from slowtorch_lib.distributions.kl import kl_divergence, register_kl
+from slowtorch_lib.distributions.multivariate_normal import MultivariateNormal
 from slowtorch_lib.distributions.normal import Normal
 from slowtorch_lib.distributions.uniform import Uniform
 
@@ -22,6 +23,7 @@ __all__ = [
     "Categorical",
     "Distribution",
     "Independent",
+    "MultivariateNormal",
     "Normal",
     "Uniform",
     "constraints",

@@ -13,6 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from slowtorch_lib._dtype import bool_
+from slowtorch_lib.autograd.grad_mode import no_grad
+from slowtorch_lib.distributions.utils import cholesky_lower
+
 __all__ = [
     "Constraint",
     "boolean",
@@ -24,10 +28,14 @@ __all__ = [
     "interval",
     "is_dependent",
     "less_than",
+    "lower_cholesky",
     "positive",
+    "positive_definite",
     "real",
     "real_vector",
     "simplex",
+    "square",
+    "symmetric",
     "unit_interval",
 ]
 
@@ -230,6 +238,48 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _LowerCholesky(Constraint):
+    """Lower-triangular square matrices whose diagonal is above 0."""
+
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        triangular = (value.tril() == value).flatten(-2).all(-1)
+        return triangular & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+
+
+class _Square(Constraint):
+    """Matrices with as many rows as columns."""
+
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        square = value.shape[-2] == value.shape[-1]
+        return value.new_full(value.shape[:-2], square, dtype=bool_)
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transpose (within ``1e-6``)."""
+
+    def check(self, value: Any) -> Any:
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices with a Cholesky factor: ``x^T A x > 0`` for all ``x``."""
+
+    def check(self, value: Any) -> Any:
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        with no_grad():
+            factor = cholesky_lower(value)
+        return (factor.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+
+
 dependent = _Dependent()
 independent = _IndependentConstraint
 boolean = _Boolean()
@@ -242,3 +292,7 @@ less_than = _LessThan
 unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 simplex = _Simplex()
+lower_cholesky = _LowerCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_definite = _PositiveDefinite()

@@ -12,14 +12,18 @@ from slowtorch_lib._strides import broadcast_shapes
 from slowtorch_lib._tensor import Size, Tensor
 from slowtorch_lib.autograd.grad_mode import enable_grad
 from slowtorch_lib.nn.functional.activation import softmax
+from slowtorch_lib.ops.joining import stack
 
 __all__ = [
     "broadcast_all",
+    "cholesky_lower",
     "clamp_probs",
     "enumerate_values",
     "lazy_property",
     "logits_to_probs",
     "probs_to_logits",
+    "solve_lower",
+    "solve_lower_matrix",
     "sum_rightmost",
 ]
 
@@ -75,6 +79,55 @@ def sum_rightmost(value: Tensor, dim: int) -> Tensor:
     if dim == 0:
         return value
     return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+
+
+def cholesky_lower(matrix: Tensor) -> Tensor:
+    """The lower-triangular ``L`` with ``L @ L.mT == matrix``, for each matrix.
+
+    Row by row: ``L[i, j] = (A[i, j] - sum_k L[i, k] L[j, k]) / L[j, j]`` below
+    the diagonal and ``L[i, i] = sqrt(A[i, i] - sum_k L[i, k]**2)`` on it (``k``
+    runs below ``j``). Written in tensor operations, so gradients reach
+    ``matrix``. A matrix that is not positive definite has a diagonal entry
+    that is NaN or not above 0.
+
+    The factor is that of the symmetric part ``(A + A.mT) / 2`` (the same
+    matrix, for a symmetric ``A``), so that the gradient is symmetric, as
+    PyTorch's ``linalg.cholesky`` gives it.
+    """
+    matrix = (matrix + matrix.mT) / 2
+    n = matrix.size(-1)
+    zero = matrix[..., 0, 0] * 0
+    rows: list[list[Tensor]] = []
+    for i in range(n):
+        row: list[Tensor] = []
+        for j in range(i + 1):
+            above = row if j == i else rows[j]
+            rest = matrix[..., i, j]
+            for k in range(j):
+                rest = rest - row[k] * above[k]
+            row.append(rest.sqrt() if i == j else rest / above[j])
+        rows.append(row + [zero] * (n - i - 1))
+    return stack([stack(row, -1) for row in rows], -2)
+
+
+def solve_lower(tril: Tensor, vector: Tensor) -> Tensor:
+    """The ``x`` with ``tril @ x == vector``, by forward substitution.
+
+    ``x[i] = (vector[i] - sum_{j<i} tril[i, j] x[j]) / tril[i, i]``; the
+    batch dimensions of the two broadcast.
+    """
+    solution: list[Tensor] = []
+    for i in range(vector.size(-1)):
+        rest = vector[..., i]
+        for j in range(i):
+            rest = rest - tril[..., i, j] * solution[j]
+        solution.append(rest / tril[..., i, i])
+    return stack(solution, -1)
+
+
+def solve_lower_matrix(tril: Tensor, matrix: Tensor) -> Tensor:
+    """The ``X`` with ``tril @ X == matrix``: one forward substitution a column."""
+    return solve_lower(tril.unsqueeze(-3), matrix.mT).mT
 
 
 def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
