@@ -822,3 +822,49 @@ def test_mvn_gradients_match_finite_differences(name: str) -> None:
         numeric = _central_difference(f, point[i])
         assert math.isclose(params.grad[i].item(), numeric, rel_tol=1e-5, abs_tol=1e-7)
     assert params.grad.abs().sum().item() > 0
+
+
+def test_mvn_kl_divergence_as_torchs() -> None:
+    torch = require_torch()
+    results = []
+    for L in (st, torch):
+        D = L.distributions
+        loc = L.tensor([[0.5, -1.0, 2.0], [0.0, 1.0, 3.0]], requires_grad=True)
+        tril = _tril(L).requires_grad_()
+        p = D.MultivariateNormal(loc, scale_tril=tril)
+        q = D.MultivariateNormal(
+            L.tensor([1.0, 0.0, 0.0]), covariance_matrix=L.eye(3) * 2 + 0.5
+        )
+        forward, backward = D.kl_divergence(p, q), D.kl_divergence(q, p)
+        (forward.sum() + backward.sum()).backward()
+        other = D.MultivariateNormal(L.zeros(2), L.eye(2))
+        results.append([forward, backward, loc.grad, tril.grad])
+        with pytest.raises(ValueError) as error:
+            D.kl_divergence(p, other)
+        results.append([str(error.value)])
+    for mine, theirs in zip(results[0], results[2], strict=True):
+        assert near(mine, theirs)
+    assert results[1] == results[3]
+
+
+def test_mvn_kl_gradient_matches_finite_differences() -> None:
+    point = [0.4, -1.3, 0.7, 0.2, -0.5]
+    q = st.distributions.MultivariateNormal(
+        st.tensor([0.1, 0.2], dtype=st.float64),
+        covariance_matrix=st.tensor([[2.0, 0.3], [0.3, 1.0]], dtype=st.float64),
+    )
+
+    def result(p: Any) -> Any:
+        return st.distributions.kl_divergence(MVN_FD["loc_and_factor"](p), q)
+
+    params = st.tensor(point, dtype=st.float64, requires_grad=True)
+    result(params).backward()
+    for i in range(len(point)):
+
+        def f(x: float, i: int = i) -> float:
+            moved = point[:i] + [x] + point[i + 1 :]
+            return float(result(st.tensor(moved, dtype=st.float64)).item())
+
+        numeric = _central_difference(f, point[i])
+        assert math.isclose(params.grad[i].item(), numeric, rel_tol=1e-5, abs_tol=1e-7)
+    assert params.grad.abs().sum().item() > 0

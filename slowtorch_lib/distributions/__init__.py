@@ -1,9 +1,10 @@
 """Probability distributions, as ``torch.distributions``.
 
-``Normal``, ``Uniform``, ``Bernoulli`` and ``Categorical`` with ``sample``,
-``rsample`` (where the family has one), ``log_prob``, ``entropy``, their
-moments and ``expand``; ``Independent`` to read batch dimensions as one event;
-``kl_divergence`` for normal, categorical and independent pairs.
+``Normal``, ``Uniform``, ``Bernoulli``, ``Categorical`` and
+``MultivariateNormal`` with ``sample``, ``rsample`` (where the family has
+one), ``log_prob``, ``entropy``, their moments and ``expand``;
+``Independent`` to read batch dimensions as one event; ``kl_divergence``
+for normal, multivariate normal, categorical and independent pairs.
 Samples equal PyTorch's after the same ``manual_seed``: each family draws
 with the same sampler PyTorch's does.
 """

@@ -14,8 +14,13 @@ from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.distributions.categorical import Categorical
 from slowtorch_lib.distributions.distribution import Distribution
 from slowtorch_lib.distributions.independent import Independent
+from slowtorch_lib.distributions.multivariate_normal import (
+    MultivariateNormal,
+    half_log_det,
+    mahalanobis,
+)
 from slowtorch_lib.distributions.normal import Normal
-from slowtorch_lib.distributions.utils import sum_rightmost
+from slowtorch_lib.distributions.utils import solve_lower_matrix, sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -86,3 +91,26 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
         raise NotImplementedError
     result = kl_divergence(p.base_dist, q.base_dist)
     return sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
+    """``log det Lq - log det Lp + (|Lq^-1 Lp|^2 + |Lq^-1 (mu_q - mu_p)|^2 - n) / 2``.
+
+    ``|.|`` is the Frobenius norm: ``|Lq^-1 Lp|^2`` is the trace of
+    ``Sq^-1 Sp``, ``|Lq^-1 d|^2`` the Mahalanobis distance of the means.
+
+    Raises:
+        ValueError: If the two have events of different shapes.
+    """
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with"
+            + " " * 26
+            + "different event shapes cannot be computed"
+        )
+    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    log_ratio = half_log_det(q_tril) - half_log_det(p_tril)
+    trace = solve_lower_matrix(q_tril, p_tril).pow(2).sum((-2, -1))
+    distance = mahalanobis(q_tril, q.loc - p.loc)
+    return log_ratio + 0.5 * (trace + distance - p.event_shape[0])

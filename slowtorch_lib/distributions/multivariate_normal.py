@@ -53,12 +53,12 @@ def _precision_to_scale_tril(precision: Tensor) -> Tensor:
     return solve_lower_matrix(inverse_factor, identity)
 
 
-def _half_log_det(scale_tril: Tensor) -> Tensor:
+def half_log_det(scale_tril: Tensor) -> Tensor:
     """``log det(L)``, half the log-determinant of the covariance."""
     return scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
 
-def _mahalanobis(scale_tril: Tensor, diff: Tensor) -> Tensor:
+def mahalanobis(scale_tril: Tensor, diff: Tensor) -> Tensor:
     """``diff^T S^-1 diff`` for ``S = L @ L.mT``: ``|L^-1 diff|^2``."""
     return solve_lower(scale_tril, diff).pow(2).sum(-1)
 
@@ -181,14 +181,14 @@ class MultivariateNormal(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         scale_tril = self._unbroadcasted_scale_tril
-        distance = _mahalanobis(scale_tril, value - self.loc)
+        distance = mahalanobis(scale_tril, value - self.loc)
         n = self._event_shape[0]
-        return -0.5 * (n * math.log(2 * math.pi) + distance) - _half_log_det(scale_tril)
+        return -0.5 * (n * math.log(2 * math.pi) + distance) - half_log_det(scale_tril)
 
     def entropy(self) -> Tensor:
         """``n (1 + log(2 pi)) / 2 + log det(L)``."""
         n = self._event_shape[0]
-        entropy = 0.5 * n * (1.0 + math.log(2 * math.pi)) + _half_log_det(
+        entropy = 0.5 * n * (1.0 + math.log(2 * math.pi)) + half_log_det(
             self._unbroadcasted_scale_tril
         )
         if len(self._batch_shape) == 0:
