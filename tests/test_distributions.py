@@ -106,7 +106,22 @@ INDEPENDENT: dict[str, Build] = {
     "independent_none": _independent_none,
 }
 
-ALL: dict[str, Build] = {**FAMILIES, **INDEPENDENT}
+#: One-hot categoricals: the classes of a categorical as one-hot vectors.
+ONE_HOT: dict[str, Build] = {
+    "one_hot": lambda L: L.distributions.OneHotCategorical(
+        probs=L.tensor([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]])
+    ),
+    "one_hot_logits": lambda L: L.distributions.OneHotCategorical(
+        logits=L.tensor([0.3, -1.0, 2.0, 0.0], dtype=L.float64)
+    ),
+    "one_hot_straight_through": lambda L: (
+        L.distributions.OneHotCategoricalStraightThrough(
+            probs=L.tensor([[0.6, 0.4], [0.0, 1.0], [0.5, 0.5]])
+        )
+    ),
+}
+
+ALL: dict[str, Build] = {**FAMILIES, **INDEPENDENT, **ONE_HOT}
 
 #: A value inside each family's support, broadcastable with its batch.
 VALUES: dict[str, Callable[[Any], Any]] = {
@@ -126,6 +141,11 @@ VALUES: dict[str, Callable[[Any], Any]] = {
     "independent_categorical": lambda L: L.tensor([[1, 0, 0], [0, 1, 0]]),
     "independent_nested": lambda L: L.tensor([[[0.5, 1.5], [0.0, 4.0]]] * 4),
     "independent_none": lambda L: L.tensor([[1.0, 4.0], [0.0, 1.0]]),
+    "one_hot": lambda L: L.tensor([[[0.0, 0.0, 1.0]], [[0.0, 1.0, 0.0]]]),
+    "one_hot_logits": lambda L: L.tensor([0.0, 1.0, 0.0, 0.0], dtype=L.float64),
+    "one_hot_straight_through": lambda L: (
+        L.tensor([[1.0, 0.0], [0.0, 1.0]] * 3).reshape(2, 3, 2).flip(-1)
+    ),
 }
 
 
@@ -856,6 +876,88 @@ def test_mvn_kl_gradient_matches_finite_differences() -> None:
 
     def result(p: Any) -> Any:
         return st.distributions.kl_divergence(MVN_FD["loc_and_factor"](p), q)
+
+    params = st.tensor(point, dtype=st.float64, requires_grad=True)
+    result(params).backward()
+    for i in range(len(point)):
+
+        def f(x: float, i: int = i) -> float:
+            moved = point[:i] + [x] + point[i + 1 :]
+            return float(result(st.tensor(moved, dtype=st.float64)).item())
+
+        numeric = _central_difference(f, point[i])
+        assert math.isclose(params.grad[i].item(), numeric, rel_tol=1e-5, abs_tol=1e-7)
+    assert params.grad.abs().sum().item() > 0
+
+
+@pytest.mark.parametrize("straight_through", [False, True])
+def test_one_hot_gradients_and_grad_fn_as_torchs(straight_through: bool) -> None:
+    torch = require_torch()
+    outcomes = []
+    for L in (st, torch):
+        L.manual_seed(4)
+        D = L.distributions
+        family = (
+            D.OneHotCategoricalStraightThrough
+            if straight_through
+            else D.OneHotCategorical
+        )
+        logits = L.tensor([[0.3, -1.0, 2.0], [0.0, 0.5, 0.1]], requires_grad=True)
+        d = family(logits=logits)
+        value = L.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+        total = d.log_prob(value).sum() + d.entropy().sum()
+        names = [total.grad_fn.name()]
+        if straight_through:
+            sample = d.rsample((5,))
+            total = total + (sample * L.tensor([1.0, -2.0, 3.0])).sum()
+            names.append(sample.grad_fn.name())
+            names.append(flat(sample))
+        else:
+            assert not d.has_rsample
+        total.backward()
+        outcomes.append((names, logits.grad))
+    assert outcomes[0][0] == outcomes[1][0]
+    assert close(outcomes[0][1], outcomes[1][1])
+
+
+def test_one_hot_support_kl_and_checks_as_torchs() -> None:
+    torch = require_torch()
+    shown = []
+    for L in (st, torch):
+        D = L.distributions
+        d = ONE_HOT["one_hot"](L)
+        q = D.OneHotCategorical(logits=L.tensor([0.0, 1.0, 2.0]))
+        supports = [d.enumerate_support(), d.enumerate_support(expand=False)]
+        shown.append(
+            [
+                [(tuple(v.shape), str(v.dtype), flat(v)) for v in supports],
+                flat(d.mode),
+                tuple(d.param_shape),
+                repr(d.support),
+                d.support.event_dim,
+                d.support.is_discrete,
+                flat(
+                    D.constraints.one_hot.check(
+                        L.tensor([[0, 1.0], [1, 1], [0.5, 0.5]])
+                    )
+                ),
+                _error(lambda: d.log_prob(L.tensor([0.5, 0.5, 0.0]))),  # noqa: B023
+            ]
+        )
+        shown.append(flat(D.kl_divergence(d, q)))
+    assert shown[0] == shown[2]
+    assert close(shown[1], shown[3])
+
+
+def test_one_hot_gradient_matches_finite_differences() -> None:
+    point = [0.4, -1.3, 0.7]
+    value = st.tensor([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], dtype=st.float64)
+
+    def result(p: Any) -> Any:
+        d = st.distributions.OneHotCategorical(logits=p)
+        q = st.distributions.OneHotCategorical(probs=p.softmax(-1).flip(-1))
+        kl = st.distributions.kl_divergence(d, q)
+        return d.log_prob(value).sum() + d.entropy() + kl
 
     params = st.tensor(point, dtype=st.float64, requires_grad=True)
     result(params).backward()

@@ -197,6 +197,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "distributions.uniform",
             "distributions.bernoulli",
             "distributions.categorical",
+            "distributions.one_hot_categorical",
             "distributions.independent",
             "distributions.multivariate_normal",
             "distributions.kl",

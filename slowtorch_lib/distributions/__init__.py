@@ -1,12 +1,14 @@
 """Probability distributions, as ``torch.distributions``.
 
-``Normal``, ``Uniform``, ``Bernoulli``, ``Categorical`` and
-``MultivariateNormal`` with ``sample``, ``rsample`` (where the family has
-one), ``log_prob``, ``entropy``, their moments and ``expand``;
-``Independent`` to read batch dimensions as one event; ``kl_divergence``
-for normal, multivariate normal, categorical and independent pairs.
-Samples equal PyTorch's after the same ``manual_seed``: each family draws
-with the same sampler PyTorch's does.
+``Normal``, ``Uniform``, ``Bernoulli``, ``Categorical``,
+``OneHotCategorical`` and ``MultivariateNormal`` with ``sample``,
+``rsample`` (where the family has one), ``log_prob``, ``entropy``, their
+moments and ``expand``; ``Independent`` to read batch dimensions as one
+event; ``kl_divergence`` for normal, multivariate normal, categorical,
+one-hot categorical and independent pairs. Samples equal PyTorch's after
+the same ``manual_seed``: each family draws with the same sampler
+PyTorch's does (a multivariate normal's within a float32 rounding: its
+matrix product adds in another order).
 """
 
 from slowtorch_lib.distributions import constraints
@@ -17,6 +19,10 @@ from slowtorch_lib.distributions.independent import Independent
 from slowtorch_lib.distributions.kl import kl_divergence, register_kl
 from slowtorch_lib.distributions.multivariate_normal import MultivariateNormal
 from slowtorch_lib.distributions.normal import Normal
+from slowtorch_lib.distributions.one_hot_categorical import (
+    OneHotCategorical,
+    OneHotCategoricalStraightThrough,
+)
 from slowtorch_lib.distributions.uniform import Uniform
 
 __all__ = [
@@ -26,6 +32,8 @@ __all__ = [
     "Independent",
     "MultivariateNormal",
     "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
     "Uniform",
     "constraints",
     "kl_divergence",

@@ -29,6 +29,7 @@ __all__ = [
     "is_dependent",
     "less_than",
     "lower_cholesky",
+    "one_hot",
     "positive",
     "positive_definite",
     "real",
@@ -238,6 +239,17 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _OneHot(Constraint):
+    """Vectors of zeros with a single 1."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value: Any) -> Any:
+        boolean = (value == 0) | (value == 1)
+        return boolean.all(-1) & value.sum(-1).eq(1)
+
+
 class _LowerCholesky(Constraint):
     """Lower-triangular square matrices whose diagonal is above 0."""
 
@@ -292,6 +304,7 @@ less_than = _LessThan
 unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 simplex = _Simplex()
+one_hot = _OneHot()
 lower_cholesky = _LowerCholesky()
 square = _Square()
 symmetric = _Symmetric()

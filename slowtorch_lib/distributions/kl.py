@@ -20,6 +20,7 @@ from slowtorch_lib.distributions.multivariate_normal import (
     mahalanobis,
 )
 from slowtorch_lib.distributions.normal import Normal
+from slowtorch_lib.distributions.one_hot_categorical import OneHotCategorical
 from slowtorch_lib.distributions.utils import solve_lower_matrix, sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
@@ -77,6 +78,12 @@ def _kl_categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
     t[(q.probs == 0).expand_as(t)] = math.inf
     t[(p.probs == 0).expand_as(t)] = 0
     return t.sum(-1)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_one_hot_one_hot(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    """The divergence of the two categoricals drawing the classes."""
+    return _kl_categorical_categorical(p._categorical, q._categorical)
 
 
 @register_kl(Independent, Independent)
