@@ -42,6 +42,7 @@ PROGRAMS = [
     "grouped_query_attention",
     "policy_gradient",
     "vae_reparam",
+    "gaussian_fit",
 ]
 
 # The programs that need NumPy (skipped without it).
