@@ -195,6 +195,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "distributions.distribution",
             "distributions.normal",
             "distributions.uniform",
+            "distributions.laplace",
             "distributions.bernoulli",
             "distributions.categorical",
             "distributions.one_hot_categorical",

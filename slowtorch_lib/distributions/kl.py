@@ -14,6 +14,7 @@ from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.distributions.categorical import Categorical
 from slowtorch_lib.distributions.distribution import Distribution
 from slowtorch_lib.distributions.independent import Independent
+from slowtorch_lib.distributions.laplace import Laplace
 from slowtorch_lib.distributions.multivariate_normal import (
     MultivariateNormal,
     half_log_det,
@@ -69,6 +70,18 @@ def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
     var_ratio = (p.scale / q.scale).pow(2)
     t1 = ((p.loc - q.loc) / q.scale).pow(2)
     return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    """``-log r + |d| / b_q + r exp(-|d| / b_p) - 1``.
+
+    ``r = b_p / b_q`` is the scales' ratio, ``d = mu_p - mu_q``.
+    """
+    scale_ratio = p.scale / q.scale
+    loc_distance = (p.loc - q.loc).abs()
+    shifted = scale_ratio * (-loc_distance / p.scale).exp()
+    return -scale_ratio.log() + loc_distance / q.scale + shifted - 1
 
 
 @register_kl(Categorical, Categorical)
