@@ -693,10 +693,13 @@ def test_mvn_shapes_moments_log_prob_and_entropy_as_torchs(name: str) -> None:
         assert near(getattr(mine, attribute), getattr(theirs, attribute)), attribute
     assert near(mine.entropy(), theirs.entropy())
     n = mine.event_shape[0]
-    for L, d in ((st, mine), (torch, theirs)):
-        values = L.tensor([[0.1, -0.4, 2.5][:n], [3.0, 1.0, -1.0][:n]])
-        d.value = values.unsqueeze(1).to(d.loc.dtype)
-    got, want = mine.log_prob(mine.value), theirs.log_prob(theirs.value)
+
+    def values(L: Any, d: Any) -> Any:
+        rows = L.tensor([[0.1, -0.4, 2.5][:n], [3.0, 1.0, -1.0][:n]])
+        return rows.unsqueeze(1).to(d.loc.dtype)
+
+    got = mine.log_prob(values(st, mine))
+    want = theirs.log_prob(values(torch, theirs))
     assert tuple(got.shape) == tuple(want.shape)
     assert near(got, want)
 
