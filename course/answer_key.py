@@ -165,12 +165,18 @@ def default_seed() -> str:
     except FileNotFoundError:
         pass
     SEED_FILE.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(SEED_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another grader made it meanwhile
-        return SEED_FILE.read_text(encoding="ascii").strip()
+    # Written whole under a name of its own, then linked into place: a grader
+    # starting meanwhile reads either no file or the whole seed.
+    draft = SEED_FILE.with_name(f".grading-seed-{os.getpid()}-{new_seed()}")
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="ascii") as file:
         file.write(new_seed() + "\n")
+    try:
+        os.link(draft, SEED_FILE)
+    except FileExistsError:  # another grader made it meanwhile
+        pass
+    finally:
+        draft.unlink()
     return SEED_FILE.read_text(encoding="ascii").strip()
 
 

@@ -791,8 +791,9 @@ def test_epilogue_record_starts_where_the_engine_starts() -> None:
     import sys
 
     sys.path.insert(0, str(BOOK))
-    from course.datasets import load_names
     from epilogue_files import names
+
+    from course.datasets import load_names
 
     record = json.loads((BOOK / "epilogue_files" / "torch_run.json").read_text())
     data = names.examples(load_names())

@@ -798,3 +798,58 @@ def test_plotting_chapter_runs_offline_without_tracebacks(
     assert all(url.startswith(cdn) for url in notebook.outside), notebook.outside
     notebook.outside.clear()
     _check_quietly(notebook)
+
+
+SET_SOURCES = """(sources) => {
+  const cells = jupyterapp.shell.currentWidget.content.model.cells;
+  for (const [index, source] of sources) cells.get(index).sharedModel.setSource(source);
+}"""
+
+
+@pytest.mark.parametrize(
+    ("chapter", "model", "pieces"),
+    [("05_windows", "CNN", 5), ("06_attention", "GPT", 8)],
+)
+def test_the_students_model_trains_in_the_browser_within_two_minutes(
+    lite_site: str, chromium: Any, chapter: str, model: str, pieces: int
+) -> None:
+    """An exercise notebook with every piece answered (the model answers
+    stand in for a student's): its last cell builds chapter 5's CNN on the
+    student's ``Conv2d``, or chapter 6's GPT from their 6.2-6.9, and trains
+    it in Pyodide within two minutes, each loss equal to PyTorch's record."""
+    path = f"exercises/{chapter}.ipynb"
+    exercise = json.loads((ROOT / path).read_text(encoding="utf-8"))["cells"]
+    solution = json.loads(
+        (ROOT / "solutions" / f"{chapter}.ipynb").read_text(encoding="utf-8")
+    )["cells"]
+    assert len(exercise) == len(solution)
+    answers = [
+        [index, _source(answer)]
+        for index, (stub, answer) in enumerate(zip(exercise, solution))
+        if _source(stub) != _source(answer)
+    ]
+    assert len(answers) >= pieces, f"{path}: fewer answered pieces than it asks for"
+    last = max(i for i, c in enumerate(exercise) if c["cell_type"] == "code")
+    timed = (
+        "import time as _clock\n_started = _clock.perf_counter()\n"
+        + _source(exercise[last])
+        + "\nprint(f'[trained in] {_clock.perf_counter() - _started:.1f} s')\n"
+    )
+    notebook = LiteNotebook(chromium, lite_site, path)
+    try:
+        notebook.evaluate(SET_SOURCES, [*answers, [last, timed]])
+        notebook.run_all()
+        cells = notebook.cells()
+        errors = [
+            e for c in cells if c["type"] == "code" for e in _errors(c["outputs"])
+        ]
+        assert not errors, f"{path}: cells failed in the browser: {errors}"
+        shown = _text(cells[last]["outputs"])
+    finally:
+        notebook.close()
+    seconds = float(re.findall(r"\[trained in\] ([\d.]+) s", shown)[0])
+    print(f"\n[lite] the student's {model} trained in the browser in {seconds:.1f} s")
+    print(shown)
+    assert "every step's loss equals PyTorch's" in shown, shown
+    assert model != "GPT" or "the same names" in shown, shown
+    assert seconds <= 120, f"the student's {model} took {seconds:.0f} s in the browser"

@@ -32,6 +32,20 @@ def test_the_default_seed_is_drawn_once_and_kept(
     assert answer_key.new_seed() != first
 
 
+def test_graders_starting_together_read_one_whole_seed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sixteen graders that find no seed file at once: each reads the same
+    whole seed (none an empty or half-written file), and no draft is left."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(answer_key, "SEED_FILE", tmp_path / "slowtorch" / "seed")
+    with ThreadPoolExecutor(16) as pool:
+        seeds = list(pool.map(lambda _: answer_key.default_seed(), range(16)))
+    assert len(set(seeds)) == 1 and len(seeds[0]) == 16, seeds
+    assert [p.name for p in (tmp_path / "slowtorch").iterdir()] == ["seed"]
+
+
 def test_the_same_seed_draws_the_same_cases_and_another_seed_others() -> None:
     answers = Answers.load()
     one = answers.draw("one", chapters=[1])

@@ -416,8 +416,6 @@ def _conv(
     _check_shapes(input, weight, bias, groups, transposed=False)
     steps = _numbers(stride, dims, "stride")
     dilations = _numbers(dilation, dims, "dilation")
-    if any(s <= 0 for s in steps):
-        raise RuntimeError("non-positive stride is not supported")
     if isinstance(padding, str):
         if padding not in ("same", "valid"):
             raise RuntimeError(f"Invalid padding string: '{padding}'")
@@ -433,6 +431,11 @@ def _conv(
         pads = _numbers(padding, dims, "padding")
     if any(p < 0 for p in pads):
         raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in steps):
+        raise RuntimeError("non-positive stride is not supported")
+    if min(dilations) < 1:  # PyTorch's 1-d convolutions are 2-d ones of height 1
+        shown = [1, *dilations] if dims == 1 else list(dilations)
+        raise RuntimeError(f"dilation should be greater than zero, but got {shown}")
     _check_kernel_fits(input, weight, pads, dilations)
     if input.dtype == bool_:
         raise not_implemented("slow_conv2d_cpu", input.dtype)
@@ -536,12 +539,19 @@ def _conv_transpose(
     pads = _numbers(padding, dims, "padding")
     extras = _numbers(output_padding, dims, "output_padding")
     dilations = _numbers(dilation, dims, "dilation")
-    if any(s <= 0 for s in steps):
-        raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in pads):
         raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in steps):
+        raise RuntimeError("non-positive stride is not supported")
     if any(e >= max(s, d) for e, s, d in zip(extras, steps, dilations)):
         raise RuntimeError(_output_padding_message(extras, steps, dilations))
+    if min(dilations) < 1:
+        shown = (1, *dilations) if dims == 1 else dilations
+        named = zip(("depth", "height", "width")[-len(shown) :], shown)
+        raise RuntimeError(
+            "dilation should be greater than zero, but got "
+            + ", ".join(f"dilation_{name}: {d}" for name, d in named)
+        )
     _check_output_size(input, weight, steps, pads, extras, dilations)
     if not (input.dtype.is_floating_point or input.dtype == int64):
         raise not_implemented("slow_conv_transpose2d_out_cpu", input.dtype)

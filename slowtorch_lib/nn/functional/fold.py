@@ -221,6 +221,28 @@ def _settings(
     )
 
 
+#: PyTorch's checks of the window settings: what each says, as
+#: (name in the message, the settings' index in ``_settings``, least value).
+SETTING_CHECKS = {
+    "kernel": ("kernel size should be greater than zero", "kernel", 0, 1),
+    "dilation": ("dilation should be greater than zero", "dilation", 1, 1),
+    "padding": ("padding should be non-negative", "pad", 2, 0),
+    "stride": ("stride should be greater than zero", "stride", 3, 1),
+}
+
+
+def _check_settings(settings: tuple[Pair, ...], order: tuple[str, ...]) -> None:
+    """PyTorch's checks of kernel, dilation, padding and stride, in ``order``
+    (unfold and fold check them in different orders)."""
+    for name in order:
+        says, label, index, least = SETTING_CHECKS[name]
+        h, w = settings[index]
+        if min(h, w) < least:
+            raise RuntimeError(
+                f"{says}, but got {label}_height: {h} {label}_width: {w}"
+            )
+
+
 def sliding_columns(
     input: Tensor,
     kernel_size: Any,
@@ -229,7 +251,9 @@ def sliding_columns(
     stride: Any = 1,
 ) -> Tensor:
     """:func:`unfold` of any dtype (convolutions take integers too)."""
-    kernel, dil, pad_, step = _settings(kernel_size, dilation, padding, stride)
+    settings = _settings(kernel_size, dilation, padding, stride)
+    _check_settings(settings, ("kernel", "dilation", "padding", "stride"))
+    kernel, dil, pad_, step = settings
     if 0 < input.dim() < 3:  # PyTorch reads size(dim) of a missing dimension
         d = input.dim()
         raise IndexError(
@@ -297,6 +321,7 @@ def added_columns(
     """:func:`fold` of any dtype (transposed convolutions take ``int64``)."""
     size = pair(output_size, "output_size")
     settings = _settings(kernel_size, dilation, padding, stride)
+    _check_settings(settings, ("kernel", "stride", "dilation", "padding"))
     kernel, dil, pad_, step = settings
     if input.dim() not in (2, 3) or 0 in input.shape[input.dim() - 2 :]:
         raise RuntimeError(

@@ -169,7 +169,9 @@ class MaxPool2DWithIndices(Function):
         if ctx.empty is not None:  # a window of padding only passes nothing back
             planes = grad_output.numel() // len(ctx.empty)
             kept = [0.0 if empty else 1.0 for empty in ctx.empty] * planes
-            grad_output = grad_output * from_values(kept, grad_output._shape, grad_output.dtype)
+            grad_output = grad_output * from_values(
+                kept, grad_output._shape, grad_output.dtype
+            )
         return index_add_into_zeros(grad_output, ctx.positions, ctx.input_shape)
 
 
@@ -273,6 +275,9 @@ def _window_settings(
     dils = pair(dilation, f"{name}: dilation")
     if 0 in step:
         raise RuntimeError("stride should not be zero")
+    for p in pads:
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
     for p, k, d in zip(pads, kernel, dils):
         if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(
@@ -283,6 +288,16 @@ def _window_settings(
         raise RuntimeError(
             "pad should be smaller than or equal to half of kernel size, but got "
             f"padW = {pads[1]}, padH = {pads[0]}, kW = {kernel[1]}, kH = {kernel[0]}"
+        )
+    if min(kernel) < 1:
+        raise RuntimeError(
+            "kernel size should be greater than zero, but got "
+            f"kH: {kernel[0]} kW: {kernel[1]}"
+        )
+    if min(dils) < 1:
+        raise RuntimeError(
+            "dilation should be greater than zero, but got "
+            f"dilationH: {dils[0]} dilationW: {dils[1]}"
         )
     return kernel, step, pads, dils
 
@@ -379,10 +394,23 @@ def _check_max_pool1d(
     input: Tensor, kernel: int, stride: int, padding: int, dilation: int, ceil: bool
 ) -> None:
     """The checks PyTorch's own 1-d loop makes (without indices)."""
+    for name, value, least in (("kernel_size", kernel, 1), ("stride", stride, 1)):
+        if value < least:
+            raise RuntimeError(
+                f"max_pool1d() {name} must be greater than zero, but got {value}"
+            )
+    if padding < 0:
+        raise RuntimeError(
+            f"max_pool1d() padding must be non-negative, but got {padding}"
+        )
     if padding > kernel // 2:
         raise RuntimeError(
             "max_pool1d() padding should be at most half of kernel size, but got "
             f"padding={padding} and kernel_size={kernel}"
+        )
+    if dilation < 1:
+        raise RuntimeError(
+            f"max_pool1d() dilation must be greater than zero, but got {dilation}"
         )
     size = pooled_size(input.shape[-1], kernel, stride, padding, dilation, ceil)
     if size <= 0:
