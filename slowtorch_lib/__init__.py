@@ -73,6 +73,7 @@ from slowtorch_lib import (
     cpu,
     cuda,
     distributed,
+    distributions,
     nn,
     onnx,
     optim,
@@ -328,7 +329,15 @@ __all__ = [
     "save",
     "utils",
 ]
-__all__ += ["accelerator", "amp", "autocast", "backends", "distributed", "onnx"]
+__all__ += [
+    "accelerator",
+    "amp",
+    "autocast",
+    "backends",
+    "distributed",
+    "distributions",
+    "onnx",
+]
 __all__ += [
     "autocast_decrement_nesting",
     "autocast_increment_nesting",

@@ -2,8 +2,9 @@
 
 Before a program stops at a missing name, this says what is there. For
 ``torch``, ``torch.nn``, ``torch.nn.functional``, ``torch.optim``,
-``torch.utils.data`` and the methods of ``Tensor``, it lists the public
-names of PyTorch that the engine has and lacks, with counts.
+``torch.utils.data``, the methods of ``Tensor`` and ``torch.distributions``,
+it lists the public names of PyTorch that the engine has and lacks, with
+counts.
 
 PyTorch's names come from PyTorch itself when it is installed, otherwise
 from ``torch_names.json`` beside this file, which ``--record`` writes (run
@@ -38,6 +39,7 @@ NAMESPACES = (
     "torch.optim",
     "torch.utils.data",
     "torch.Tensor",
+    "torch.distributions",
 )
 
 

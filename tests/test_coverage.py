@@ -60,3 +60,14 @@ def test_the_engine_module_imports_only_the_standard_library() -> None:
         for alias in node.names
     }
     assert top <= set(sys.stdlib_module_names)
+
+
+def test_distributions_are_listed_as_they_are() -> None:
+    from slowtorch_lib import distributions
+
+    names = json.loads(coverage.RECORD.read_text())["names"]
+    has, lacks = coverage.coverage(names)["torch.distributions"]
+    assert {"Normal", "Categorical", "Independent", "kl_divergence"} <= set(has)
+    assert all(hasattr(distributions, name) for name in has)
+    assert not any(hasattr(distributions, name) for name in lacks)
+    assert len(has) + len(lacks) == len(names["torch.distributions"])

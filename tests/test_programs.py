@@ -40,6 +40,9 @@ PROGRAMS = [
     "legacy_tutorial",
     "checkpoint_whole_model",
     "grouped_query_attention",
+    "policy_gradient",
+    "vae_reparam",
+    "gaussian_fit",
 ]
 
 # The programs that need NumPy (skipped without it).
