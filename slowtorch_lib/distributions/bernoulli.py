@@ -18,7 +18,7 @@ from slowtorch_lib.distributions.utils import (
     logits_to_probs,
     probs_to_logits,
 )
-from slowtorch_lib.nn.functional.loss import binary_cross_entropy_with_logits
+from slowtorch_lib.nn.functional.cross_entropy import binary_cross_entropy_with_logits
 
 __all__ = ["Bernoulli"]
 
