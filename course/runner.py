@@ -22,7 +22,8 @@ Standard output: one record per line, ``NONCE JSON``, with ``kind`` one of
 
 - ``ready``: the engine and the cases are loaded;
 - ``start`` / ``end``: an exercise begins / ends (``status``: ``done``,
-  ``timeout``, ``crashed``; ``detail``);
+  ``timeout``, ``crashed``; ``detail``; ``made``: the processes and threads
+  its child made, counted by this first process, -1 outside the sandbox);
 - ``cell``: the answer cell ran (``defined``, ``error``, ``reference``);
 - ``case``: one case's ``outcome`` (plain JSON data), ``error``, ``stub``;
 - ``finish``: the child's last record for the exercise.
@@ -809,17 +810,22 @@ class Runner:
         self.emit({"kind": "ready"})
         for exercise_id, source in self.exercises:
             self.emit({"kind": "start", "exercise": exercise_id})
-            status, detail = self.one(loaded[exercise_id], source, snapshot)
+            status, detail, made = self.one(loaded[exercise_id], source, snapshot)
             self.emit(
                 {
                     "kind": "end",
                     "exercise": exercise_id,
                     "status": status,
                     "detail": detail,
+                    "made": made,
                 }
             )
 
-    def one(self, exercise: Any, source: str, snapshot: Snapshot) -> tuple[str, str]:
+    def one(
+        self, exercise: Any, source: str, snapshot: Snapshot
+    ) -> tuple[str, str, int]:
+        """Runs one exercise in a child; its status, detail, and how many
+        processes and threads the child made (see :meth:`made_since`)."""
         self.status: int | None = None
         read_end, write_end = os.pipe()
         pid = os.fork()
@@ -830,7 +836,27 @@ class Runner:
         status, detail = self.relay(exercise, read_end, pid)
         os.close(read_end)
         self.sweep(pid)
-        return status, detail
+        return status, detail, self.made_since(pid)
+
+    def made_since(self, pid: int) -> int:
+        """How many processes and threads were made in the sandbox since the
+        child ``pid`` (-1 outside the sandbox). Counted here, outside the
+        student's process, from what it cannot change: a process namespace
+        gives out ids in sequence (threads take one too), so a process made
+        now gets the id after the last one made."""
+        if not self.sandboxed:
+            return -1
+        probe = os.fork()
+        if probe == 0:  # pragma: no cover  (the probe only ends)
+            os._exit(0)
+        os.waitpid(probe, 0)
+        if probe > pid:
+            return probe - pid - 1
+        try:  # the ids went round: at least as many as the namespace has
+            with open("/proc/sys/kernel/pid_max", encoding="ascii") as file:
+                return probe - pid - 1 + int(file.read())
+        except (OSError, ValueError):
+            return 1
 
     def child(self, exercise: Any, source: str, snapshot: Snapshot, fd: int) -> None:
         self.nonce[:] = bytes(len(self.nonce))
