@@ -92,6 +92,57 @@ def test_the_sandbox_shows_the_standard_library_and_no_installed_package(
     assert "/runner/runner.py" in seen["modules"]
 
 
+def landlock() -> bool:
+    """Whether this kernel has Landlock (which hides the runner's tree)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    return bool(libc.syscall(444, None, ctypes.c_size_t(0), 1) > 0)  # its version
+
+
+HIDDEN = """
+import json, os, sys
+sys.path.insert(0, "/runner")
+import runner
+hidden = runner.hide_the_tree()
+read = []
+for path in sys.argv[1:]:
+    try:
+        with open(path, "rb") as file:
+            file.read(1)
+        read.append(path)
+    except OSError:
+        pass
+print(json.dumps({"hidden": hidden, "read": read}))
+"""
+
+
+@pytest.mark.skipif(not landlock(), reason="this kernel has no Landlock")
+def test_a_child_reads_nothing_of_the_runners_tree_but_engine_and_data(
+    tmp_path: Path,
+) -> None:
+    """Attack: read the grading-only case programs (or the runner) by path
+    from an exercise's child. The kernel refuses; the engine and the data
+    that the cases read stay readable, as does the rest of the view."""
+    tree = tmp_path / "tree"
+    for name in ("runner.py", "course/checks/grading_ch01.py", "course/cases.py"):
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text("SECRET = 1\n", encoding="utf-8")
+    for name in ("slowtorch_lib/_strides.py", "course/data/names.txt"):
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text("x = 1\n", encoding="utf-8")
+    (tree / "runner.py").write_text(Path("course/runner.py").read_text("utf-8"))
+    paths = [f"/runner/{p}" for p in ("runner.py", "course/checks/grading_ch01.py")]
+    paths += ["/runner/course/cases.py"]
+    allowed = ["/runner/slowtorch_lib/_strides.py", "/runner/course/data/names.txt"]
+    allowed += [f"{sandbox.standard_library()[0]}/os.py", "/proc/self/status"]
+    argv = [sandbox.interpreter(), "-I", "-S", "-c", HIDDEN, *paths, *allowed]
+    done = subprocess.run(
+        sandbox.command(tree, argv), capture_output=True, text=True, timeout=120
+    )
+    assert json.loads(done.stdout) == {"hidden": True, "read": allowed}, done.stderr
+
+
 def numpy_prelude() -> str:
     return (
         "import os, sys\n"
@@ -138,16 +189,23 @@ def test_answers_that_delegate_score_nothing_and_honest_ones_full_marks(
     ``sys.path``), 1.6 with PyTorch, 1.7 by importing the course under a
     computed name; 1.8 right, but its cell made a process and emptied what
     its own process noted (the runner counts processes from outside); 1.9
-    reads the model answers by path, else answers honestly (it scores only
-    if the read fails). Beside it, the model answers score full marks."""
+    reads the model answers and the grading-only cases by path and empties
+    what its process noted, else answers honestly (it scores only if every
+    read fails). Beside it, the model answers score full marks."""
     model = {
         f"exercise_1_{n}": solution_answer(CHAPTER1, f"1.{n}") for n in range(8, 12)
     }
     solutions = sorted(str(p) for p in (ROOT / "solutions").glob("*.ipynb"))
+    secret = "/runner/course/checks/grading_ch01.py"  # grading-only cases
     reads = (
-        f"read = []\nfor path in {solutions!r}:\n"
+        "import gc\n"
+        f"read = []\nfor path in {[*solutions, secret]!r}:\n"
         "    try:\n        read.append(open(path).read())\n"
         "    except OSError:\n        pass\n"
+        "for thing in gc.get_objects():  # what its own process noted\n"
+        "    if type(thing).__name__ == 'Guard':\n"
+        "        thing.files.clear()\n"
+        "        thing.events.clear()\n"
         "assert not read, 'the model answers were there to read'\n"
     )
     model["exercise_1_8"] = HIDDEN_FORK + model["exercise_1_8"]
