@@ -123,8 +123,8 @@ def shared_libraries() -> list[tuple[str, str]]:
     found = []
     for path in sorted(paths):
         if os.path.isfile(path):
-            folder = os.path.realpath(os.path.dirname(path))
-            found.append((os.path.realpath(path), f"{folder}/{Path(path).name}"))
+            where = os.path.realpath(os.path.dirname(path))
+            found.append((os.path.realpath(path), f"{where}/{Path(path).name}"))
     return found
 
 
@@ -158,8 +158,8 @@ def python_view() -> list[str]:
         view += ["--perms", "0755", "--dir", str(parent)]  # bwrap would make 0700
     for source, dest in sorted(binds, key=lambda bind: len(Path(bind[1]).parts)):
         view += ["--ro-bind", source, dest]
-    for folder in installed_packages():
-        view += ["--perms", "0555", "--tmpfs", str(folder), "--remount-ro", str(folder)]
+    for hidden in installed_packages():
+        view += ["--perms", "0555", "--tmpfs", str(hidden), "--remount-ro", str(hidden)]
     return view
 
 
