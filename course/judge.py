@@ -126,9 +126,12 @@ def _stub_body(body: list[ast.stmt]) -> bool:
 
 def unusable(exercise_id: str, run: Run) -> bool:
     """Whether the answer did not give a piece: not defined, a stub, the
-    reference, or tampering (its stub stays, in the notebook too)."""
+    reference, tampering, or processes made (its stub stays, in the notebook
+    too)."""
     cell = run.cells.get(exercise_id)
     if cell is None or not cell["defined"] or cell["reference"] or cell["tampering"]:
+        return True
+    if run.ends.get(exercise_id, {}).get("made", -1) > 0:
         return True
     cases = run.cases.get(exercise_id, {}).values()
     return any(r["stub"] or r["reference"] for r in cases)
@@ -342,6 +345,15 @@ def judge_piece(
         graded.message = (
             "the cell reached into the grader or the system, or left running "
             "what could change the cases: " + ", ".join(cell["tampering"])
+        )
+        graded.flags.append(f"exercise {exercise.id}: {graded.message}")
+        return graded
+    made = end.get("made", -1)
+    if isinstance(made, int) and made > 0:
+        graded.status = "refused"
+        graded.message = (
+            f"the answer made {made} process(es) or thread(s) (counted by the "
+            "runner, outside the answer's process): nothing it reported counts"
         )
         graded.flags.append(f"exercise {exercise.id}: {graded.message}")
         return graded

@@ -22,7 +22,8 @@ Standard output: one record per line, ``NONCE JSON``, with ``kind`` one of
 
 - ``ready``: the engine and the cases are loaded;
 - ``start`` / ``end``: an exercise begins / ends (``status``: ``done``,
-  ``timeout``, ``crashed``; ``detail``);
+  ``timeout``, ``crashed``; ``detail``; ``made``: the processes and threads
+  its child made, counted by this first process, -1 outside the sandbox);
 - ``cell``: the answer cell ran (``defined``, ``error``, ``reference``);
 - ``case``: one case's ``outcome`` (plain JSON data), ``error``, ``stub``;
 - ``finish``: the child's last record for the exercise.
@@ -63,6 +64,7 @@ import pkgutil
 import re
 import select
 import signal
+import struct
 import sys
 import time
 import traceback
@@ -743,6 +745,46 @@ def read_all(fd: int) -> bytes:
         parts.append(chunk)
 
 
+READABLE = ("slowtorch_lib", "course/data")  # of the tree, what a child reads
+LANDLOCK_READ = 1 << 2 | 1 << 3  # LANDLOCK_ACCESS_FS_READ_FILE, _READ_DIR
+
+
+def hide_the_tree(root: str = "/", tree: str = "/runner") -> bool:
+    """From now on, this process and any it starts can read nothing of the
+    runner's tree (its code, the case programs, public and grading-only:
+    what it imported stays in memory) but the engine and the data; the rest
+    of the sandbox's view stays readable. Done with Landlock, which the
+    kernel holds: nothing in the process can undo it. Whether it holds
+    (older kernels have no Landlock: the audit hook's notes remain)."""
+    try:
+        import ctypes  # lazily: as in not_dumpable
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        handled = ctypes.c_uint64(LANDLOCK_READ)
+        size = ctypes.c_size_t(ctypes.sizeof(handled))
+        ruleset = libc.syscall(444, ctypes.byref(handled), size, 0)  # create
+        if ruleset < 0:
+            return False
+    except (OSError, AttributeError, ImportError):
+        return False
+    try:
+        kept = [os.path.join(root, n) for n in os.listdir(root) if n != "runner"]
+        kept += [os.path.join(tree, name) for name in READABLE]
+        for path in kept:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            rule = ctypes.create_string_buffer(struct.pack("=Qi", LANDLOCK_READ, fd))
+            libc.syscall(445, ruleset, 1, rule, 0)  # add a rule: path beneath
+            os.close(fd)
+        libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS, as Landlock needs
+        return bool(libc.syscall(446, ruleset, 0) == 0)  # restrict self
+    finally:
+        os.close(ruleset)
+
+
 def not_dumpable() -> None:
     """Nobody in the sandbox may trace this process or open its /proc files."""
     try:
@@ -809,17 +851,22 @@ class Runner:
         self.emit({"kind": "ready"})
         for exercise_id, source in self.exercises:
             self.emit({"kind": "start", "exercise": exercise_id})
-            status, detail = self.one(loaded[exercise_id], source, snapshot)
+            status, detail, made = self.one(loaded[exercise_id], source, snapshot)
             self.emit(
                 {
                     "kind": "end",
                     "exercise": exercise_id,
                     "status": status,
                     "detail": detail,
+                    "made": made,
                 }
             )
 
-    def one(self, exercise: Any, source: str, snapshot: Snapshot) -> tuple[str, str]:
+    def one(
+        self, exercise: Any, source: str, snapshot: Snapshot
+    ) -> tuple[str, str, int]:
+        """Runs one exercise in a child; its status, detail, and how many
+        processes and threads the child made (see :meth:`made_since`)."""
         self.status: int | None = None
         read_end, write_end = os.pipe()
         pid = os.fork()
@@ -830,7 +877,27 @@ class Runner:
         status, detail = self.relay(exercise, read_end, pid)
         os.close(read_end)
         self.sweep(pid)
-        return status, detail
+        return status, detail, self.made_since(pid)
+
+    def made_since(self, pid: int) -> int:
+        """How many processes and threads were made in the sandbox since the
+        child ``pid`` (-1 outside the sandbox). Counted here, outside the
+        student's process, from what it cannot change: a process namespace
+        gives out ids in sequence (threads take one too), so a process made
+        now gets the id after the last one made."""
+        if not self.sandboxed:
+            return -1
+        probe = os.fork()
+        if probe == 0:  # pragma: no cover  (the probe only ends)
+            os._exit(0)
+        os.waitpid(probe, 0)
+        if probe > pid:
+            return probe - pid - 1
+        try:  # the ids went round: at least as many as the namespace has
+            with open("/proc/sys/kernel/pid_max", encoding="ascii") as file:
+                return probe - pid - 1 + int(file.read())
+        except (OSError, ValueError):
+            return 1
 
     def child(self, exercise: Any, source: str, snapshot: Snapshot, fd: int) -> None:
         self.nonce[:] = bytes(len(self.nonce))
@@ -845,6 +912,8 @@ class Runner:
 
             cpu = int(self.seconds) + 2
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            if self.sandboxed:
+                hide_the_tree()
             run_exercise(
                 exercise,
                 source,

@@ -99,7 +99,7 @@ KEYS = {
     "ready": {"kind"},
     "start": {"kind", "exercise"},
     "finish": {"kind", "exercise"},
-    "end": {"kind", "exercise", "status", "detail"},
+    "end": {"kind", "exercise", "status", "detail", "made"},
     "cell": {"kind", "exercise", "defined", "error", "reference", "tampering"},
     "case": {
         "kind",
@@ -169,6 +169,7 @@ class Reader:
             ok = (
                 ok and isinstance(record["detail"], str) and len(record["detail"]) < 500
             )
+            ok = ok and type(record["made"]) is int and record["made"] >= -1
             return None if ok else "end records out of range"
         if exercise in self.run.finished:
             return "records after the exercise's last record"

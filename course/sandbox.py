@@ -3,7 +3,9 @@
 :func:`command` wraps the runner's command line in ``bwrap`` with no
 network and its own process, IPC, UTS and user namespaces
 (``--unshare-all``), an unprivileged user inside (``--uid 65534``), a
-read-only view of only the Python installation and the runner's tree, a
+read-only view of an allow-list (the interpreter, the libraries it loads,
+its standard library and ``lib-dynload``, no installed package: see
+:func:`python_view`) and of the runner's tree, a
 fresh in-memory ``/tmp`` as working folder and home, and
 ``--die-with-parent``: when the runner's first process ends, the process
 namespace ends and everything it started (forked, detached) with it. With
@@ -40,6 +42,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 from collections.abc import Iterator
@@ -63,38 +66,115 @@ class Limits:
     output: int = 8 * 2**20  # bytes of records the judge reads per runner
 
 
-def python_roots() -> list[Path]:
-    """The folders that hold the Python interpreter and its standard library."""
-    executable = Path(os.path.realpath(sys.executable))
-    roots = {Path(sys.base_prefix).resolve(), executable.parent.parent}
-    return sorted(r for r in roots if r != Path("/"))
-
-
 def interpreter() -> str:
     return os.path.realpath(sys.executable)
+
+
+def standard_library() -> list[Path]:
+    """The interpreter's standard library and ``lib-dynload`` (its extension
+    modules), and its zipped library where there is one."""
+    stdlib = Path(os.path.realpath(os.__file__)).parent
+    found = [stdlib]
+    dynload = sysconfig.get_config_var("DESTSHARED")
+    for entry in [dynload or "", *sys.path]:
+        path = Path(os.path.realpath(entry)) if entry else None
+        if path and path.name == "lib-dynload" and path.is_dir():
+            found.append(path)
+    zipped = f"python{sys.version_info[0]}{sys.version_info[1]}.zip"
+    found.append(stdlib.parent / zipped)
+    return sorted({p for p in found if p.exists()})
+
+
+def installed_packages() -> list[Path]:
+    """The folders of installed packages inside the standard library's
+    folders (``site-packages``, ``dist-packages``): hidden in the sandbox."""
+    found = set()
+    for folder in standard_library():
+        if folder.is_dir():
+            for name in ("site-packages", "dist-packages"):
+                if (folder / name).is_dir():
+                    found.add(folder / name)
+    return sorted(found)
+
+
+@functools.cache
+def shared_libraries() -> list[tuple[str, str]]:
+    """The shared libraries that the interpreter and its extension modules
+    load, as ``(file, path the loader opens)`` pairs (found with ``ldd``),
+    and the C library's ``libgcc_s`` (which it loads when a thread ends)."""
+    programs = [interpreter()]
+    for folder in standard_library():
+        if folder.name == "lib-dynload":
+            programs += sorted(str(p) for p in folder.glob("*.so"))
+    try:
+        listed = subprocess.run(
+            ["ldd", *programs], capture_output=True, text=True, timeout=60
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        listed = ""
+    paths = set()
+    for line in listed.splitlines():
+        words = line.split("=>")[-1].split()
+        if line.startswith("\t") and words and words[0].startswith("/"):
+            paths.add(words[0])
+    for path in list(paths):
+        if Path(path).name.startswith("libc.so"):
+            paths.add(str(Path(path).parent / "libgcc_s.so.1"))
+    found = []
+    for path in sorted(paths):
+        if os.path.isfile(path):
+            where = os.path.realpath(os.path.dirname(path))
+            found.append((os.path.realpath(path), f"{where}/{Path(path).name}"))
+    return found
+
+
+def python_view() -> list[str]:
+    """The ``bwrap`` arguments that show the interpreter and nothing else of
+    the installation: the interpreter, the shared libraries it loads, its
+    standard library and ``lib-dynload``, with every folder of installed
+    packages among them empty. An allow-list: what is not here (NumPy,
+    PyTorch, any other package, the course's own files) cannot be imported
+    by any name, nor read."""
+    binds = [(interpreter(), interpreter()), *shared_libraries()]
+    binds += [(str(p), str(p)) for p in standard_library()]
+    if not shared_libraries():  # no ldd: the system's library folders
+        arch = sysconfig.get_config_var("MULTIARCH") or ""
+        for folder in (f"/usr/lib/{arch}", "/usr/lib64"):
+            if arch and os.path.isdir(folder):
+                binds.append((os.path.realpath(folder), os.path.realpath(folder)))
+    view = []
+    for name in ("bin", "lib", "lib64", "sbin"):  # the top-level links only
+        path = Path("/") / name
+        if path.is_symlink():
+            view += ["--symlink", os.readlink(path), str(path)]
+    bound = [Path(dest) for _, dest in binds]
+    parents = {
+        parent
+        for dest in bound
+        for parent in dest.parents
+        if parent != Path("/") and not any(parent.is_relative_to(b) for b in bound)
+    }
+    for parent in sorted(parents, key=lambda p: len(p.parts)):
+        view += ["--perms", "0755", "--dir", str(parent)]  # bwrap would make 0700
+    for source, dest in sorted(binds, key=lambda bind: len(Path(bind[1]).parts)):
+        view += ["--ro-bind", source, dest]
+    for hidden in installed_packages():
+        view += ["--perms", "0555", "--tmpfs", str(hidden), "--remount-ro", str(hidden)]
+    return view
 
 
 def command(tree: Path, argv: list[str], user: int | None = None) -> list[str]:
     """``argv`` (run inside ``tree``) wrapped in ``bwrap``.
 
-    With ``user`` (a grader run as root), no user namespace: the runner
-    starts as root with only the capabilities to change users, and becomes
-    ``user`` before anything else (see :mod:`course.runner`), so that the
-    host counts its processes (``RLIMIT_NPROC``) apart from everyone's.
+    The sandbox's files are the interpreter's (:func:`python_view`), ``tree``
+    (read-only, at ``/runner``) and an empty ``/tmp``: nothing else of the
+    machine. With ``user`` (a grader run as root), no user namespace: the
+    runner starts as root with only the capabilities to change users, and
+    becomes ``user`` before anything else (see :mod:`course.runner`), so that
+    the host counts its processes (``RLIMIT_NPROC``) apart from everyone's.
     Without, an unprivileged grader's user namespace maps it to ``nobody``.
     """
-    wrapped = ["bwrap", "--ro-bind", "/usr", "/usr"]
-    for name in ("bin", "lib", "lib64", "sbin"):
-        path = Path("/") / name
-        if path.is_symlink():
-            wrapped += ["--symlink", os.readlink(path), str(path)]
-        elif path.is_dir():
-            wrapped += ["--ro-bind", str(path), str(path)]
-    for root in python_roots():
-        if not str(root).startswith("/usr/"):
-            for parent in reversed(root.parents[:-1]):  # bwrap would make 0700
-                wrapped += ["--perms", "0755", "--dir", str(parent)]
-            wrapped += ["--ro-bind", str(root), str(root)]
+    wrapped = ["bwrap", *python_view()]
     wrapped += ["--ro-bind", str(tree), "/runner"]
     wrapped += ["--dev", "/dev", "--proc", "/proc"]
     wrapped += ["--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]

@@ -109,9 +109,8 @@ def test_case_records_out_of_the_runners_order_void_the_exercise() -> None:
                 read.line(line({"kind": "finish", "exercise": "1.5"}))
             else:
                 read.line(line(case_record(exercise, record, answers)))
-        read.line(
-            line({"kind": "end", "exercise": "1.5", "status": "done", "detail": ""})
-        )
+        end = {"kind": "end", "exercise": "1.5", "status": "done", "detail": ""}
+        read.line(line({**end, "made": 0}))
         graded = judge.judge_piece(exercise, source, run, answers)
         if records[1] == 0:  # in order: two public cases right, nothing drawn
             assert graded.status == "graded" and graded.passed == 2
@@ -334,7 +333,9 @@ def test_of_several_notebooks_of_a_chapter_the_latest_counts() -> None:
 
 
 def judged(
-    wrong: Collection[int] = (), needs: dict[int, list[str]] | None = None
+    wrong: Collection[int] = (),
+    needs: dict[int, list[str]] | None = None,
+    made: int = 0,
 ) -> Graded:
     """1.5 judged on records that give the expected outcome of every case but
     the ``wrong`` ones; ``needs``: the other pieces a case reaches (1.6
@@ -349,7 +350,7 @@ def judged(
     )
     run = runner_protocol.Run()
     run.cells["1.5"] = cell_record()
-    run.ends["1.5"] = {"status": "done", "detail": ""}
+    run.ends["1.5"] = {"status": "done", "detail": "", "made": made}
     run.cases["1.5"] = {}
     for index, case in enumerate(cases):
         outcome = ["wrong"] if index in wrong else answers.want(exercise, index)
@@ -381,3 +382,27 @@ def test_fixed_cases_earn_nothing_but_a_fixed_case_failed_costs_full_marks() -> 
     # knock-on, named, which costs 1.5 nothing.
     knocked = judged(wrong=[0], needs={0: ["1.6"]})
     assert knocked.points == 1 and knocked.knock_on == {"1.6": 1}
+
+
+def test_processes_counted_outside_the_answer_void_it_whatever_it_reported() -> None:
+    """The runner's first process counts the processes and threads each
+    child made (``made`` in the end record, which the child cannot write):
+    an answer whose own records say nothing of the fork it made, and are
+    all right, scores nothing, and is no piece for the other exercises."""
+    assert judged().points == 1
+    forked = judged(made=1)
+    assert (forked.points, forked.status) == (0, "refused")
+    assert "made 1 process(es)" in forked.message
+    run = runner_protocol.Run()
+    run.cells["1.5"] = cell_record()
+    run.ends["1.5"] = {"status": "done", "detail": "", "made": 0}
+    assert not judge.unusable("1.5", run)
+    run.ends["1.5"]["made"] = 3
+    assert judge.unusable("1.5", run)
+    # The field is the runner's alone: out of range, the exercise is void.
+    for made in ("0", -2, 1.5, None):
+        read, run = reader()
+        read.line(line({"kind": "start", "exercise": "1.5"}))
+        end = {"kind": "end", "exercise": "1.5", "status": "done", "detail": ""}
+        read.line(line({**end, "made": made}))
+        assert run.ignored == {"end records out of range": 1}, made
