@@ -123,6 +123,16 @@ def main(argv: list[str] | None = None) -> int:
         help="the pieces the class edition shipped solved, as release --give took "
         "them (1.5,2.9 or ch1,ch2): the grader's engine holds them, ungraded",
     )
+    grade.add_argument(
+        "--earlier",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="the students' earlier submissions (a class folder, as collect "
+        "writes; repeat for several): a chapter a student did not hand in now "
+        "takes its pieces from there (before --give), ungraded",
+    )
     export = commands.add_parser(
         "export", help="write an autograder for another platform"
     )
@@ -311,7 +321,7 @@ def run_grade(args: argparse.Namespace) -> int:
     from course import collect, export, layout, sandbox
 
     paths: list[Path] = args.paths
-    missing = [path for path in paths if not path.exists()]
+    missing = [path for path in [*paths, *args.earlier] if not path.exists()]
     if missing:
         print(
             f"no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr
@@ -348,6 +358,7 @@ def run_grade(args: argparse.Namespace) -> int:
         return 2
     try:
         submissions, student_notes = layout.submissions(paths, args.student)
+        earlier, _ = layout.submissions(args.earlier, args.student)
     except layout.LayoutError as error:
         print(error, file=sys.stderr)
         return 2
@@ -381,12 +392,13 @@ def run_grade(args: argparse.Namespace) -> int:
         sandboxed=not args.no_sandbox,
         predictions=args.predictions,
         given=given,
+        earlier=earlier,
     )
     for result in results:
         result.notes += student_notes.get(result.student, [])
     for mine in grading.by_student(results).values():
         kept, _ = grading.counted(mine)
-        for owner, line in gradescope.earlier_chapters(kept, given, own_too=False):
+        for owner, line in gradescope.earlier_chapters(kept, own_too=False):
             owner.notes.append(f"chapters before it: {line}")
     for result in results:
         print(printable(grading.table(result)))

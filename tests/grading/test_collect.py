@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from course import __main__ as cli
-from course import collect, export, gradescope
+from course import collect, edition, export, gradescope, grading
 from course.grading import Graded, Result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -817,20 +817,34 @@ def test_a_chapter_handed_in_alone_says_what_it_was_graded_with(
     tmp_path: Path,
 ) -> None:
     alone = [graded(tmp_path, "ann", 3)]
-    (line,) = gradescope.earlier_chapters(alone, ())
+    absent = grading.sources_of_earlier(alone, {}, ())
+    assert alone[0].waiting == [1, 2] and {"1.5", "2.9"} <= absent
+    (line,) = gradescope.earlier_chapters(alone)
     assert line[0] is alone[0]
-    assert line[1].startswith("graded WITHOUT chapter 1, 2: no notebook")
-    assert "--give ch1,ch2" in line[1]
-    with_first = [graded(tmp_path, "ann", 1), *alone]
-    given = {"2.5", "2.6"}
-    lines = [text for _, text in gradescope.earlier_chapters(with_first, given)]
+    assert line[1].startswith("MISSING chapter 1, 2: no notebook")
+    assert "--give ch1,ch2" in line[1] and "--earlier" in line[1]
+    with_first = [graded(tmp_path, "ann", 1), graded(tmp_path, "ann", 3)]
+    given = edition.parse_give("ch2")
+    assert not grading.sources_of_earlier(with_first, {}, given)
+    lines = [text for _, text in gradescope.earlier_chapters(with_first)]
     assert lines == [
-        "used chapter 1 from 01_a.ipynb, chapter 2 from the reference (given)"
+        "used chapter 1 from 01_a.ipynb (handed in with it), "
+        "chapter 2 from the reference (given)"
     ]
+    # the student's earlier submission comes before the reference
+    before = {2: grading.Submitted(graded(tmp_path / "before", "ann", 2))}
+    mine = [graded(tmp_path, "ann", 1), graded(tmp_path, "ann", 3)]
+    assert not grading.sources_of_earlier(mine, before, given)
+    assert mine[1].earlier[2] == "02_a.ipynb (an earlier submission)"
     own = [graded(tmp_path, "ann", c) for c in (1, 2, 3)]
-    assert not gradescope.earlier_chapters(own, (), own_too=False)
-    assert gradescope.earlier_chapters(own, (), only=3) == [
-        (own[2], "used chapter 1 from 01_a.ipynb, chapter 2 from 02_a.ipynb")
+    assert not grading.sources_of_earlier(own, {}, ())
+    assert not gradescope.earlier_chapters(own, own_too=False)
+    assert gradescope.earlier_chapters(own, only=3) == [
+        (
+            own[2],
+            "used chapter 1 from 01_a.ipynb (handed in with it), "
+            "chapter 2 from 02_a.ipynb (handed in with it)",
+        )
     ]
 
 
