@@ -358,7 +358,7 @@ def run_grade(args: argparse.Namespace) -> int:
         return 2
     try:
         submissions, student_notes = layout.submissions(paths, args.student)
-        earlier, _ = layout.submissions(args.earlier, args.student)
+        earlier = earlier_submissions(args.earlier, folders, args.student)
     except layout.LayoutError as error:
         print(error, file=sys.stderr)
         return 2
@@ -417,6 +417,30 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"WARNING: {grading.NO_SANDBOX}")
     print(f"graded {len(results)} notebooks in {time.monotonic() - start:.1f} s")
     return 0 if ended and all(result.ok for result in results) else 1
+
+
+def earlier_submissions(
+    earlier: list[Path], folders: list[Path], student: str | None
+) -> list[tuple[Path, str]]:
+    """The notebooks of the class folders ``earlier`` (``grade --earlier``),
+    each as the student's who has it now: the same folder, or, where the LMS
+    gives ids per assignment, the student ``collect``'s rosters match
+    (:func:`course.collect.same_students`). With ``student``, all that
+    student's.
+
+    Raises:
+        layout.LayoutError: If a path is not a class folder (and no ``student``).
+    """
+    # at call time: each command loads only its own modules
+    from course import collect, layout
+
+    found, _ = layout.submissions(earlier, student)
+    if student is not None:
+        return found
+    now = {k: v for f in folders for k, v in collect.read_roster(f).items()}
+    before = {k: v for f in earlier for k, v in collect.read_roster(f).items()}
+    same = collect.same_students(now, before)
+    return [(path, same.get(name, name)) for path, name in found]
 
 
 def unwritable(place: Path, folder: bool) -> str | None:

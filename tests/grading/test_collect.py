@@ -856,3 +856,32 @@ def test_the_gradescope_export_records_what_it_gives(tmp_path: Path) -> None:
         strides = opened.read("slowtorch_lib/_strides.py").decode()
     assert settings["given"] == ["1.5"] and settings["chapter"] == 3
     assert "exercise 1.5, `contiguous_strides`, is not written yet" not in strides
+
+
+def test_earlier_submissions_are_matched_to_the_student_across_assignments(
+    tmp_path: Path,
+) -> None:
+    def moodle(name: str, people: dict[str, int] | list[tuple[str, int]]) -> Path:
+        download = tmp_path / f"{name}.zip"
+        pairs = list(people.items()) if isinstance(people, dict) else people
+        with zipfile.ZipFile(download, "w") as archive:
+            for person, number in pairs:
+                entry = moodle_entry(moodle_prefix(person, number), f"{name}.ipynb")
+                add(archive, entry)
+        collect.collect(download, tmp_path / name)
+        return tmp_path / name
+
+    # Moodle numbers the participants of each assignment afresh
+    first = moodle("01_a", {"Jane Doe": 5, "Ann ONeil": 6})
+    third = moodle("03_a", {"Jane Doe": 41, "Ann ONeil": 40})
+    same = collect.same_students(collect.read_roster(third), collect.read_roster(first))
+    assert same == {"Jane Doe_5": "Jane Doe_41", "Ann ONeil_6": "Ann ONeil_40"}
+    earlier = cli.earlier_submissions([first], [third], None)
+    assert (first / "Jane Doe_5" / "01_a.ipynb", "Jane Doe_41") in earlier
+    # blind marking names everyone alike: never matched by name
+    blind = [("Participant", 7), ("Participant", 8)]
+    then = collect.read_roster(moodle("02_a", blind))
+    now = collect.read_roster(
+        moodle("04_a", [("Participant", 30), ("Participant", 31)])
+    )
+    assert len(then) == len(now) == 2 and not collect.same_students(now, then)
