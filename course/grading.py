@@ -266,9 +266,10 @@ def earlier_pieces(
     items: list[tuple[Path, str]], handed: set[int], options: Options
 ) -> dict[int, Submitted]:
     """The student's earlier submissions (``grade --earlier``) that give
-    the pieces of a chapter not handed in now, the latest of each chapter:
-    read, never graded. The student's own work comes before the reference,
-    so a chapter given is read from them too."""
+    the pieces of a chapter before one handed in now and not handed in
+    itself, the latest of each chapter: read, never graded. The student's
+    own work comes before the reference, so a chapter given is read from
+    them too."""
     reading = dataclasses.replace(options, given=frozenset(), predictions=False)
     found: list[Submitted] = []
     for path, student in items:
@@ -282,6 +283,7 @@ def earlier_pieces(
         for one in found
         if one.result.chapter is not None
         and one.result.chapter not in handed
+        and one.result.chapter < max(handed, default=0)
         and any(one.result is r for r in kept)
     }
 
