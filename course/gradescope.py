@@ -85,17 +85,21 @@ def earlier_chapters(
         if result.waiting:
             names = ", ".join(map(str, result.waiting))
             gives = ",".join(f"ch{c}" for c in result.waiting)
+            one = len(result.waiting) == 1
+            it, they, its = (
+                ("it", "it was", "its") if one else ("them", "they were", "their")
+            )
+            notebooks = f"chapter {names}'s notebook" if one else "their notebooks"
             lines.append(
                 (
                     result,
-                    f"MISSING chapter {names}: no notebook of it was handed in "
-                    "with this one, none is an earlier submission, and it was not "
-                    "given, so the exercises whose cases use its pieces are not "
+                    f"MISSING chapter {names}: no notebook of {it} was handed in "
+                    f"with this one, none is an earlier submission, and {they} not "
+                    f"given, so the exercises whose cases use {its} pieces are not "
                     'graded yet ("waiting", not a mark against chapter '
-                    f"{result.chapter}'s answers). Hand in chapter {names}'s "
-                    "notebook with this one, or the teacher grades again with "
-                    f"--earlier (the earlier submissions) or --give {gives} once "
-                    "those chapters are past.",
+                    f"{result.chapter}'s answers). Hand in {notebooks} with this "
+                    "one, or the teacher grades again with --earlier (the earlier "
+                    f"submissions) or --give {gives} once those chapters are past.",
                 )
             )
     return lines
