@@ -20,7 +20,11 @@ For each submitted notebook the grader
    complete engine; cases with fixed inputs are for the feedback. Every case counts but
    those that reach a piece of a later chapter (not given); a failed case
    that also runs another of the student's pieces that fails its own cases
-   is reported as a knock-on. Predictions are read from the
+   is reported as a knock-on. The chapters before a notebook's that the
+   student did not hand in with it come from their earlier submissions
+   (``grade --earlier``), else from the reference where given; an exercise
+   whose cases reach a chapter that is none of these waits for it,
+   ungraded, and the notebook's note asks for it. Predictions are read from the
    cell's text, never run, and graded only with ``--predictions``;
 4. gives each exercise its marks (0 for a stub, an answer that uses the
    reference, a cell the runner refused, a child that ended before its last
