@@ -124,6 +124,16 @@ def main(argv: list[str] | None = None) -> int:
         help="the pieces the class edition shipped solved, as release --give took "
         "them (1.5,2.9 or ch1,ch2): the grader's engine holds them, ungraded",
     )
+    grade.add_argument(
+        "--earlier",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="the students' earlier submissions (a class folder, as collect "
+        "writes; repeat for several): a chapter a student did not hand in now "
+        "takes its pieces from there (before --give), ungraded",
+    )
     export = commands.add_parser(
         "export", help="write an autograder for another platform"
     )
@@ -351,7 +361,7 @@ def run_grade(args: argparse.Namespace) -> int:
     from course import collect, export, layout, sandbox
 
     paths: list[Path] = args.paths
-    missing = [path for path in paths if not path.exists()]
+    missing = [path for path in [*paths, *args.earlier] if not path.exists()]
     if missing:
         print(
             f"no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr
@@ -388,6 +398,7 @@ def run_grade(args: argparse.Namespace) -> int:
         return 2
     try:
         submissions, student_notes = layout.submissions(paths, args.student)
+        earlier = earlier_submissions(args.earlier, folders, args.student)
     except layout.LayoutError as error:
         print(error, file=sys.stderr)
         return 2
@@ -421,12 +432,13 @@ def run_grade(args: argparse.Namespace) -> int:
         sandboxed=not args.no_sandbox,
         predictions=args.predictions,
         given=given,
+        earlier=earlier,
     )
     for result in results:
         result.notes += student_notes.get(result.student, [])
     for mine in grading.by_student(results).values():
         kept, _ = grading.counted(mine)
-        for owner, line in gradescope.earlier_chapters(kept, given, own_too=False):
+        for owner, line in gradescope.earlier_chapters(kept, own_too=False):
             owner.notes.append(f"chapters before it: {line}")
     for result in results:
         print(printable(grading.table(result)))
@@ -445,6 +457,30 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"WARNING: {grading.NO_SANDBOX}")
     print(f"graded {len(results)} notebooks in {time.monotonic() - start:.1f} s")
     return 0 if ended and all(result.ok for result in results) else 1
+
+
+def earlier_submissions(
+    earlier: list[Path], folders: list[Path], student: str | None
+) -> list[tuple[Path, str]]:
+    """The notebooks of the class folders ``earlier`` (``grade --earlier``),
+    each as the student's who has it now: the same folder, or, where the LMS
+    gives ids per assignment, the student ``collect``'s rosters match
+    (:func:`course.collect.same_students`). With ``student``, all that
+    student's.
+
+    Raises:
+        layout.LayoutError: If a path is not a class folder (and no ``student``).
+    """
+    # at call time: each command loads only its own modules
+    from course import collect, layout
+
+    found, _ = layout.submissions(earlier, student)
+    if student is not None:
+        return found
+    now = {k: v for f in folders for k, v in collect.read_roster(f).items()}
+    before = {k: v for f in earlier for k, v in collect.read_roster(f).items()}
+    same = collect.same_students(now, before)
+    return [(path, same.get(name, name)) for path, name in found]
 
 
 def unwritable(place: Path, folder: bool) -> str | None:

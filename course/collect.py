@@ -811,6 +811,34 @@ def read_roster(folder: Path) -> dict[str, Student]:
     return found
 
 
+def same_students(
+    now: dict[str, Student], before: dict[str, Student]
+) -> dict[str, str]:
+    """Which folder of an earlier assignment's class folder (``before``, its
+    roster) is which student's folder now (``now``): the same folder name
+    (Canvas user ids, Gradescope's ids: the same each assignment), else, for
+    the ids an LMS gives per assignment (Moodle's participant numbers,
+    Canvas's anonymous ids), the same LMS and the same e-mail, else the same
+    name, where exactly one student now has it (so never blind marking's
+    "Participant")."""
+    found: dict[str, str] = {}
+    for folder, student in before.items():
+        if folder in now:
+            found[folder] = folder
+            continue
+        for key in ("email", "name"):
+            value = getattr(student, key)
+            same = [
+                mine.folder
+                for mine in now.values()
+                if value and mine.lms == student.lms and getattr(mine, key) == value
+            ]
+            if len(same) == 1:
+                found[folder] = same[0]
+                break
+    return found
+
+
 def unescaped(text: str) -> str:
     """``text`` as it was before :func:`course.export.escape`."""
     return text[1:] if text.startswith("'") and escape(text[1:]) == text else text

@@ -120,7 +120,14 @@ def rows(
     for student, mine in by_student(results).items():
         kept, notes = counted(mine)
         grades = {e: g for r in kept for e, g in r.exercises.items()}
-        points = {e: g.points * weights.get(e, 1.0) for e, g in grades.items()}
+        # an exercise waiting for an earlier chapter has no points yet, and
+        # its chapter no total: a blank, never a 0 read as the student's
+        waiting = {chapter_of(e) for e, g in grades.items() if g.status == "waiting"}
+        points = {
+            e: g.points * weights.get(e, 1.0)
+            for e, g in grades.items()
+            if g.status != "waiting"
+        }
         notes = [f"{r.path.name}: {n}" for r in mine for n in r.notes] + notes
         table.append(
             {
@@ -129,6 +136,7 @@ def rows(
                 "chapters": {
                     c: sum(p for e, p in points.items() if chapter_of(e) == c)
                     for c in chapters
+                    if c not in waiting
                 },
                 "notes": notes,
                 "handed in": {r.chapter for r in mine if r.chapter is not None},
@@ -183,7 +191,10 @@ def write_csv(
                         number(row["points"][e]) if e in row["points"] else ""
                         for e in columns
                     ],
-                    *[number(row["chapters"][c]) for c in chapters],
+                    *[
+                        number(row["chapters"][c]) if c in row["chapters"] else ""
+                        for c in chapters
+                    ],
                     number(sum(row["points"].values())),
                     number(total),
                     *[late_mark(roster.get(row["student"]))] * len(late),
@@ -221,8 +232,9 @@ def write_canvas(
     assignment in Canvas) writes only those chapters' columns; without it,
     one column per chapter graded, named ``slowtorch chapter N`` (a column
     Canvas does not have becomes a new assignment). A chapter a student did
-    not hand in is left blank, never 0.00: a blank does not overwrite the
-    score Canvas holds."""
+    not hand in, or whose exercises wait for an earlier chapter's notebook,
+    is left blank, never 0.00: a blank does not overwrite the score Canvas
+    holds."""
     weights = weights or {}
     roster = roster or {}
     exercises, chapters, table = rows(results, weights)
@@ -267,8 +279,8 @@ def write_canvas(
                     *canvas_who(row["student"], roster.get(row["student"])),
                     "",
                     *[
-                        number(row["chapters"].get(c, 0.0))
-                        if c in row["handed in"]
+                        number(row["chapters"][c])
+                        if c in row["handed in"] and c in row["chapters"]
                         else ""
                         for c in chapters
                     ],

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -64,45 +63,43 @@ def settings() -> dict[str, Any]:
 
 def earlier_chapters(
     mine: list[grading.Result],
-    given: Collection[str],
     only: int | None = None,
     own_too: bool = True,
 ) -> list[tuple[grading.Result, str]]:
-    """For one student's graded notebooks (one per chapter): where each
-    chapter's earlier chapters' pieces came from (the student's own notebook
-    of that chapter, or the reference where ``given``), and, said plainly,
-    the earlier chapters that are neither: their pieces are the blank stubs,
-    so a case that goes through one fails through no fault of the notebook
-    graded. With ``only``, that chapter's notebook alone is told about;
-    without ``own_too``, a notebook whose earlier chapters all came from the
-    student's own notebooks is not told about."""
-    handed = {r.chapter: r for r in mine if r.chapter is not None}
-    given_chapters = {int(i.split(".")[0]) for i in given if i.split(".")[0].isdigit()}
+    """For one student's graded notebooks: where each chapter's earlier
+    chapters' pieces came from (as grading found them:
+    :attr:`grading.Result.earlier`), and, said plainly, the earlier
+    chapters that came from nowhere (:attr:`grading.Result.waiting`): the
+    exercises whose cases use them wait for them, ungraded, and the student
+    is asked for them. With ``only``, that chapter's notebook alone is told
+    about; without ``own_too``, a notebook whose earlier chapters all came
+    from the notebooks handed in with it is not told about."""
     lines = []
-    for chapter in sorted(c for c in handed if only is None or c == only):
-        used, missing, referenced = [], [], False
-        for earlier in range(1, chapter):
-            if earlier in given_chapters:
-                used.append(f"chapter {earlier} from the reference (given)")
-                referenced = True
-            elif earlier in handed:
-                used.append(f"chapter {earlier} from {handed[earlier].path.name}")
-            elif grading.chapter_exercises(earlier):
-                missing.append(earlier)
-        if used and (own_too or referenced):
-            lines.append((handed[chapter], f"used {', '.join(used)}"))
-        if missing:
-            names = ", ".join(map(str, missing))
-            gives = ",".join(f"ch{c}" for c in missing)
+    for result in mine:
+        if result.chapter is None or only not in (None, result.chapter):
+            continue
+        used = [f"chapter {c} from {where}" for c, where in result.earlier.items()]
+        own = all(w.endswith("(handed in with it)") for w in result.earlier.values())
+        if used and (own_too or not own):
+            lines.append((result, f"used {', '.join(used)}"))
+        if result.waiting:
+            names = ", ".join(map(str, result.waiting))
+            gives = ",".join(f"ch{c}" for c in result.waiting)
+            one = len(result.waiting) == 1
+            it, they, its = (
+                ("it", "it was", "its") if one else ("them", "they were", "their")
+            )
+            notebooks = f"chapter {names}'s notebook" if one else "their notebooks"
             lines.append(
                 (
-                    handed[chapter],
-                    f"graded WITHOUT chapter {names}: no notebook of it was handed "
-                    "in with this one and it was not given, so its pieces are "
-                    "blank stubs and the cases that use them may fail through no "
-                    f"fault of chapter {chapter}'s answers. Hand in those chapters' "
-                    f"notebooks with it, or grade with --give {gives} once those "
-                    "chapters are past.",
+                    result,
+                    f"MISSING chapter {names}: no notebook of {it} was handed in "
+                    f"with this one, none is an earlier submission, and {they} not "
+                    f"given, so the exercises whose cases use {its} pieces are not "
+                    'graded yet ("waiting", not a mark against chapter '
+                    f"{result.chapter}'s answers). Hand in {notebooks} with this "
+                    "one, or the teacher grades again with --earlier (the earlier "
+                    f"submissions) or --give {gives} once those chapters are past.",
                 )
             )
     return lines
@@ -195,7 +192,7 @@ def results(root: Path) -> dict[str, Any]:
     shown = [f"{r.path.name}: {n}" for r in graded if not r.exercises for n in r.notes]
     shown += [
         f"{result.path.name}: {line}"
-        for result, line in earlier_chapters(counted, chosen["given"], chapter)
+        for result, line in earlier_chapters(counted, chapter)
     ]
     if not submitted:
         shown.append("no notebook (.ipynb) in the submission")

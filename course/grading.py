@@ -20,7 +20,11 @@ For each submitted notebook the grader
    complete engine; cases with fixed inputs are for the feedback. Every case counts but
    those that reach a piece of a later chapter (not given); a failed case
    that also runs another of the student's pieces that fails its own cases
-   is reported as a knock-on. Predictions are read from the
+   is reported as a knock-on. The chapters before a notebook's that the
+   student did not hand in with it come from their earlier submissions
+   (``grade --earlier``), else from the reference where given; an exercise
+   whose cases reach a chapter that is none of these waits for it,
+   ungraded, and the notebook's note asks for it. Predictions are read from the
    cell's text, never run, and graded only with ``--predictions``;
 4. gives each exercise its marks (0 for a stub, an answer that uses the
    reference, a cell the runner refused, a child that ended before its last
@@ -71,6 +75,9 @@ class Result:
     sources: dict[str, str] = field(default_factory=dict)  # answer cells
     modified: float = 0.0
     seed: str = ""  # the seed of its chapter's drawn cases (not the class's)
+    # where each earlier chapter's pieces came from, said for the student
+    earlier: dict[int, str] = field(default_factory=dict)
+    waiting: list[int] = field(default_factory=list)  # earlier chapters missing
 
     @property
     def points(self) -> float:
@@ -173,12 +180,20 @@ def read_one(path: Path, student: str, options: Options) -> Submitted:
 
 
 def grade_student(
-    items: list[tuple[Path, str]], tree: Path, answers: Answers, options: Options
+    items: list[tuple[Path, str]],
+    tree: Path,
+    answers: Answers,
+    options: Options,
+    earlier: list[tuple[Path, str]] | None = None,
 ) -> list[Result]:
     """Grades one student's notebooks: of several for one chapter, the latest
     counts (the others get a note). Each exercise runs with the student's
     answers to the others (from the notebooks that count) in place of those
-    pieces' stubs, as their notebook does with the pieces it saved."""
+    pieces' stubs, as their notebook does with the pieces it saved; the
+    chapters none of them is for come from the student's ``earlier``
+    submissions (not graded again), else from the reference where given.
+    An exercise whose cases need a chapter that is none of these waits for
+    it (:func:`course.judge.judge_piece`)."""
     submitted: list[Submitted] = []
     for path, student in items:
         started = time.monotonic()
@@ -195,11 +210,12 @@ def grade_student(
             one.exercises = []
     pieces: dict[str, str] = {}
     for one in submitted:
-        for exercise in one.exercises:
-            source = one.sources.get(exercise.id)
-            text = judge.piece_of(exercise, source) if source is not None else None
-            if text is not None:
-                pieces[exercise.id] = text
+        pieces.update(pieces_of(one))
+    handed = {r.chapter for r in kept if r.chapter is not None}
+    before = earlier_pieces(earlier or [], handed, options)
+    for _, one in sorted(before.items()):
+        pieces.update(pieces_of(one))
+    absent = sources_of_earlier(kept, before, options.given)
     answers.add_draws({c for one in submitted if (c := one.result.chapter) is not None})
     for one in submitted:
         if one.result.chapter is not None:
@@ -215,14 +231,17 @@ def grade_student(
                 failed(one.result, error)
         for one in group:
             one.result.seconds += (time.monotonic() - started) / len(group)
+    # the earlier submissions' pieces are not judged here: a failed case
+    # that runs one is reported as a knock-on of it
     doubtful = set(answers.needs) - set(pieces) - options.given
+    doubtful |= {e.id for one in before.values() for e in one.exercises}
     for again in (False, True):  # again: knowing which pieces fail some cases
         for one in submitted:
             started = time.monotonic()
             try:
                 if one.run is not None:
                     one.result.exercises.clear()
-                    judge_notebook(one, answers, doubtful, again, options.given)
+                    judge_notebook(one, answers, doubtful, again, options.given, absent)
             except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
                 if again:
                     failed(one.result, error)
@@ -234,6 +253,69 @@ def grade_student(
             if e in answers.needs and graded.passed < graded.total
         }
     return [one.result for one in submitted]
+
+
+def pieces_of(one: Submitted) -> dict[str, str]:
+    """The pieces a notebook's answers give the runner (stubs left out)."""
+    pieces = {}
+    for exercise in one.exercises:
+        source = one.sources.get(exercise.id)
+        text = judge.piece_of(exercise, source) if source is not None else None
+        if text is not None:
+            pieces[exercise.id] = text
+    return pieces
+
+
+def earlier_pieces(
+    items: list[tuple[Path, str]], handed: set[int], options: Options
+) -> dict[int, Submitted]:
+    """The student's earlier submissions (``grade --earlier``) that give
+    the pieces of a chapter before one handed in now and not handed in
+    itself, the latest of each chapter: read, never graded. The student's
+    own work comes before the reference, so a chapter given is read from
+    them too."""
+    reading = dataclasses.replace(options, given=frozenset(), predictions=False)
+    found: list[Submitted] = []
+    for path, student in items:
+        try:
+            found.append(read_one(path, student, reading))
+        except Exception:  # noqa: BLE001  (an unreadable one is as if absent)
+            continue
+    kept, _ = counted([one.result for one in found])
+    return {
+        one.result.chapter: one
+        for one in found
+        if one.result.chapter is not None
+        and one.result.chapter not in handed
+        and one.result.chapter < max(handed, default=0)
+        and any(one.result is r for r in kept)
+    }
+
+
+def sources_of_earlier(
+    kept: list[Result], before: dict[int, Submitted], given: Collection[str]
+) -> set[str]:
+    """Says in each notebook that counts where each earlier chapter's pieces
+    come from (:attr:`Result.earlier`, :attr:`Result.waiting`); returns the
+    pieces of the chapters that come from nowhere (absent)."""
+    handed = {r.chapter: r for r in kept if r.chapter is not None}
+    absent: set[str] = set()
+    for chapter, result in handed.items():
+        for past in range(1, chapter):
+            ids = [e for e in chapter_exercises(past) if load(e).kind == "piece"]
+            if not ids:
+                continue
+            if past in handed and not set(ids) <= set(given):
+                result.earlier[past] = f"{handed[past].path.name} (handed in with it)"
+            elif past in before:
+                name = before[past].result.path.name
+                result.earlier[past] = f"{name} (an earlier submission)"
+            elif set(ids) <= set(given):
+                result.earlier[past] = "the reference (given)"
+            else:
+                result.waiting.append(past)
+                absent |= set(ids) - set(given)
+    return absent
 
 
 def failed(result: Result, error: Exception) -> None:
@@ -298,9 +380,11 @@ def judge_notebook(
     doubtful: set[str],
     notes: bool,
     given: Collection[str] = (),
+    absent: Collection[str] = (),
 ) -> None:
     """Judges every exercise of the notebook from what the runner reported
-    (the notes go to the result only with ``notes``)."""
+    (the notes go to the result only with ``notes``); ``absent``: the pieces
+    of the earlier chapters that no notebook gives (they wait for them)."""
     result, run = one.result, one.run
     assert run is not None
     for exercise in one.exercises:
@@ -310,7 +394,13 @@ def judge_notebook(
             graded.message = "no answer cell (deleted?)"
         elif exercise.kind == "piece":
             graded = judge.judge_piece(
-                exercise, source, run, answers, doubtful - {exercise.id}, given
+                exercise,
+                source,
+                run,
+                answers,
+                doubtful - {exercise.id},
+                given,
+                absent,
             )
         else:
             graded = judge.judge_prediction(exercise, source, answers)
@@ -339,6 +429,7 @@ def grade(
     answers: Answers | None = None,
     given: Collection[str] = (),
     seed: str = "",
+    earlier: Collection[tuple[Path, str]] = (),
 ) -> list[Result]:
     """Grades ``(notebook, student)`` pairs; one :class:`Result` each, in order.
 
@@ -348,7 +439,9 @@ def grade(
     drawn from the class's ``seed``: by default the one ``answers`` hold,
     else the teacher's own (:func:`course.answer_key.default_seed`), so that
     the same class graded again gets the same grades; each notebook's notes
-    say which.
+    say which. ``earlier``: ``(notebook, student)`` pairs of the students'
+    earlier submissions (``grade --earlier``), which give the pieces of the
+    chapters a student did not hand in now; they are not graded.
     """
     options = Options(
         sandbox.Limits(seconds=timeout), sandboxed, predictions, frozenset(given)
@@ -365,6 +458,9 @@ def grade(
     students: dict[str, list[tuple[Path, str]]] = {}
     for path, student in submissions:
         students.setdefault(student, []).append((path, student))
+    before: dict[str, list[tuple[Path, str]]] = {}
+    for path, student in earlier:
+        before.setdefault(student, []).append((path, student))
     folder = Path(tempfile.mkdtemp(prefix="course-grade-"))
     folder.chmod(0o755)
     try:
@@ -372,7 +468,9 @@ def grade(
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             graded = list(
                 pool.map(
-                    lambda items: grade_student(items, tree, answers, options),
+                    lambda items: grade_student(
+                        items, tree, answers, options, before.get(items[0][1])
+                    ),
                     students.values(),
                 )
             )
@@ -403,20 +501,28 @@ def status_text(graded: Graded) -> str:
     return graded.status
 
 
+def points_text(graded: Graded) -> str:
+    """An exercise's points as shown: none while it waits for an earlier
+    chapter (a 0 would read as the student's)."""
+    return "-" if graded.status == "waiting" else f"{graded.points:.2f}"
+
+
 def table(result: Result) -> str:
     """A notebook's per-exercise table, as text."""
     chapter = f"chapter {result.chapter}" if result.chapter else "chapter unknown"
     lines = [f"{result.path}  ({result.student}, {chapter}, {result.seconds:.1f} s)"]
     for graded in result.exercises.values():
         line = (
-            f"  {graded.id:<5} {graded.title:<24} {graded.points:4.2f}  "
+            f"  {graded.id:<5} {graded.title:<24} {points_text(graded):>4}  "
             f"{status_text(graded)}"
         )
         if graded.status != "graded" and graded.message:
             line += "  " + graded.message.splitlines()[0]
         lines.append(line)
     total = len(result.exercises)
-    lines.append(f"  points: {result.points:.2f} of {total}")
+    waiting = sum(g.status == "waiting" for g in result.exercises.values())
+    later = f" ({waiting} waiting for an earlier chapter)" if waiting else ""
+    lines.append(f"  points: {result.points:.2f} of {total}{later}")
     lines += [f"  note: {note}" for note in result.notes]
     return "\n".join(lines)
 
@@ -472,7 +578,7 @@ def feedback(student: str, results: list[Result]) -> str:
                 else graded.status
             )
             lines.append(
-                f"| {graded.id} {graded.title} | {graded.points:.2f} | {right} |"
+                f"| {graded.id} {graded.title} | {points_text(graded)} | {right} |"
             )
         lines.append("")
         for graded in result.exercises.values():

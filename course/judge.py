@@ -62,6 +62,7 @@ class Graded:
     hints: list[str] = field(default_factory=list)
     knock_on: dict[str, int] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
+    waiting: list[int] = field(default_factory=list)  # earlier chapters missing
 
 
 # --- the student's other pieces ----------------------------------------------------
@@ -255,6 +256,33 @@ def later_cases(
     }
 
 
+def waiting_for(
+    exercise: Exercise, answers: Answers, absent: Collection[str]
+) -> list[int]:
+    """The earlier chapters whose pieces some of the exercise's cases reach
+    and that are ``absent`` (no notebook of them handed in, none earlier,
+    not given): the exercise cannot be graded without them."""
+    chapter = _order(exercise.id)[0]
+    return sorted(
+        {
+            _order(piece)[0]
+            for reached in answers.needs.get(exercise.id, [])
+            for piece in reached
+            if piece in absent and _order(piece)[0] < chapter
+        }
+    )
+
+
+def waiting_message(chapters: list[int]) -> str:
+    """What a student and a teacher read where an exercise waits for earlier
+    chapters' notebooks (the notebook's note says what to do)."""
+    names = ", ".join(map(str, chapters))
+    return (
+        f"not graded yet: its cases use chapter {names}'s pieces, and no notebook "
+        f"of chapter {names} was handed in or given (see the notebook's note)"
+    )
+
+
 def marks(fixed: tuple[int, int], drawn: tuple[int, int]) -> float:
     """An exercise's points from its (passed, total) fixed and drawn cases:
     the fixed ones (public or recorded: their answers can be known in
@@ -298,6 +326,7 @@ def judge_piece(
     answers: Answers,
     doubtful: Collection[str] = (),
     given: Collection[str] = (),
+    absent: Collection[str] = (),
 ) -> Graded:
     """The grade of a piece, from what the judge checks itself: each case's
     outcome against the recorded answer (fixed cases) or the answer it
@@ -307,7 +336,10 @@ def judge_piece(
     student has it yet); every other one does, whatever the submission's
     other pieces. A failed case that also runs one of the student's pieces in
     ``doubtful`` is reported as a knock-on, never left out (leaving it out
-    would pay for breaking one's own other pieces)."""
+    would pay for breaking one's own other pieces). An exercise some of whose
+    cases reach a piece of an earlier chapter ``absent`` (the student's
+    notebook of it neither handed in nor given) is not graded: it waits for
+    that chapter, and says so, rather than score the stubs' knock-ons."""
     cases = all_cases(exercise)
     later = later_cases(exercise, answers, given)
     graded = Graded(exercise.id, exercise.title, total=len(cases) - len(later))
@@ -368,6 +400,11 @@ def judge_piece(
         graded.message = "the stub is still there"
         if end["status"] != "done":
             graded.flags.append(f"exercise {exercise.id}: {end['detail']}")
+        return graded
+    graded.waiting = waiting_for(exercise, answers, absent)
+    if graded.waiting:
+        graded.status = "waiting"
+        graded.message = waiting_message(graded.waiting)
         return graded
     public = len(exercise.cases)
     fixed_total = public + len(exercise.grading_cases)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from course import __main__ as cli
-from course import collect, export, gradescope
+from course import collect, edition, export, gradescope, grading
 from course.grading import Graded, Result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -817,20 +817,34 @@ def test_a_chapter_handed_in_alone_says_what_it_was_graded_with(
     tmp_path: Path,
 ) -> None:
     alone = [graded(tmp_path, "ann", 3)]
-    (line,) = gradescope.earlier_chapters(alone, ())
+    absent = grading.sources_of_earlier(alone, {}, ())
+    assert alone[0].waiting == [1, 2] and {"1.5", "2.9"} <= absent
+    (line,) = gradescope.earlier_chapters(alone)
     assert line[0] is alone[0]
-    assert line[1].startswith("graded WITHOUT chapter 1, 2: no notebook")
-    assert "--give ch1,ch2" in line[1]
-    with_first = [graded(tmp_path, "ann", 1), *alone]
-    given = {"2.5", "2.6"}
-    lines = [text for _, text in gradescope.earlier_chapters(with_first, given)]
+    assert line[1].startswith("MISSING chapter 1, 2: no notebook")
+    assert "--give ch1,ch2" in line[1] and "--earlier" in line[1]
+    with_first = [graded(tmp_path, "ann", 1), graded(tmp_path, "ann", 3)]
+    given = edition.parse_give("ch2")
+    assert not grading.sources_of_earlier(with_first, {}, given)
+    lines = [text for _, text in gradescope.earlier_chapters(with_first)]
     assert lines == [
-        "used chapter 1 from 01_a.ipynb, chapter 2 from the reference (given)"
+        "used chapter 1 from 01_a.ipynb (handed in with it), "
+        "chapter 2 from the reference (given)"
     ]
+    # the student's earlier submission comes before the reference
+    before = {2: grading.Submitted(graded(tmp_path / "before", "ann", 2))}
+    mine = [graded(tmp_path, "ann", 1), graded(tmp_path, "ann", 3)]
+    assert not grading.sources_of_earlier(mine, before, given)
+    assert mine[1].earlier[2] == "02_a.ipynb (an earlier submission)"
     own = [graded(tmp_path, "ann", c) for c in (1, 2, 3)]
-    assert not gradescope.earlier_chapters(own, (), own_too=False)
-    assert gradescope.earlier_chapters(own, (), only=3) == [
-        (own[2], "used chapter 1 from 01_a.ipynb, chapter 2 from 02_a.ipynb")
+    assert not grading.sources_of_earlier(own, {}, ())
+    assert not gradescope.earlier_chapters(own, own_too=False)
+    assert gradescope.earlier_chapters(own, only=3) == [
+        (
+            own[2],
+            "used chapter 1 from 01_a.ipynb (handed in with it), "
+            "chapter 2 from 02_a.ipynb (handed in with it)",
+        )
     ]
 
 
@@ -842,3 +856,32 @@ def test_the_gradescope_export_records_what_it_gives(tmp_path: Path) -> None:
         strides = opened.read("slowtorch_lib/_strides.py").decode()
     assert settings["given"] == ["1.5"] and settings["chapter"] == 3
     assert "exercise 1.5, `contiguous_strides`, is not written yet" not in strides
+
+
+def test_earlier_submissions_are_matched_to_the_student_across_assignments(
+    tmp_path: Path,
+) -> None:
+    def moodle(name: str, people: dict[str, int] | list[tuple[str, int]]) -> Path:
+        download = tmp_path / f"{name}.zip"
+        pairs = list(people.items()) if isinstance(people, dict) else people
+        with zipfile.ZipFile(download, "w") as archive:
+            for person, number in pairs:
+                entry = moodle_entry(moodle_prefix(person, number), f"{name}.ipynb")
+                add(archive, entry)
+        collect.collect(download, tmp_path / name)
+        return tmp_path / name
+
+    # Moodle numbers the participants of each assignment afresh
+    first = moodle("01_a", {"Jane Doe": 5, "Ann ONeil": 6})
+    third = moodle("03_a", {"Jane Doe": 41, "Ann ONeil": 40})
+    same = collect.same_students(collect.read_roster(third), collect.read_roster(first))
+    assert same == {"Jane Doe_5": "Jane Doe_41", "Ann ONeil_6": "Ann ONeil_40"}
+    earlier = cli.earlier_submissions([first], [third], None)
+    assert (first / "Jane Doe_5" / "01_a.ipynb", "Jane Doe_41") in earlier
+    # blind marking names everyone alike: never matched by name
+    blind = [("Participant", 7), ("Participant", 8)]
+    then = collect.read_roster(moodle("02_a", blind))
+    now = collect.read_roster(
+        moodle("04_a", [("Participant", 30), ("Participant", 31)])
+    )
+    assert len(then) == len(now) == 2 and not collect.same_students(now, then)

@@ -219,7 +219,7 @@ def test_a_chapter_handed_in_alone_asks_for_the_earlier_ones_or_uses_give(
     archive = tmp_path / "chapter2.zip"
     export.gradescope(archive, chapter=2)
     asked, _ = autograde(archive, tmp_path / "asked", alone)
-    assert "graded WITHOUT chapter 1" in asked["output"]
+    assert "MISSING chapter 1" in asked["output"]
     assert "--give ch1" in asked["output"]
     given = tmp_path / "chapter2-given.zip"
     export.gradescope(given, chapter=2, given=edition.parse_give("ch1"))

@@ -406,3 +406,30 @@ def test_processes_counted_outside_the_answer_void_it_whatever_it_reported() -> 
         end = {"kind": "end", "exercise": "1.5", "status": "done", "detail": ""}
         read.line(line({**end, "made": made}))
         assert run.ignored == {"end records out of range": 1}, made
+
+
+def test_an_exercise_that_needs_a_missing_earlier_chapter_waits() -> None:
+    answers = Answers.load()
+    exercise = load("2.9")
+    assert any("1.5" in reached for reached in answers.needs["2.9"])
+    assert judge.waiting_for(exercise, answers, {"1.5", "1.6"}) == [1]
+    assert not judge.waiting_for(exercise, answers, {"2.10", "3.3"})  # not earlier
+
+    def graded(source: str) -> Graded:
+        run = runner_protocol.Run()
+        read = runner_protocol.Reader("n" * 32, {"2.9": exercise}, run, ["2.9"])
+        read.line(line({"kind": "start", "exercise": "2.9"}))
+        read.line(line({**cell_record(), "exercise": "2.9"}))
+        read.line(line({"kind": "finish", "exercise": "2.9"}))
+        end = {"kind": "end", "exercise": "2.9", "status": "done", "detail": ""}
+        read.line(line({**end, "made": 0}))
+        return judge.judge_piece(exercise, source, run, answers, absent={"1.5"})
+
+    waiting = graded(fixtures.solution_answer(fixtures.CHAPTER2, "2.9"))
+    assert waiting.status == "waiting" and waiting.waiting == [1]
+    assert waiting.points == 0 and not waiting.failures and not waiting.hints
+    assert "no notebook of chapter 1 was handed in or given" in waiting.message
+    # a stub is the student's own: it is not attempted, not waiting
+    stub = fixtures.solution_answer(fixtures.CHAPTER2, "2.9").split("def ")[0]
+    stub += "def topological_order(root):\n    raise NotImplementedError\n"
+    assert graded(stub).status == "not attempted"
