@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import slowtorch_lib as st
+from tests.agree import agree
 from tests.parity import require_torch
 from tests.run_both import run_both
 
@@ -176,3 +177,22 @@ SETTINGS = _settings_cases()
 @pytest.mark.parametrize("name", list(SETTINGS))
 def test_window_settings_checked_as_torch(name: str) -> None:
     run_both(SETTINGS[name], signed_zeros=False)
+
+
+@pytest.mark.parametrize("height", [1, 2])
+def test_a_window_wholly_in_the_padding_as_torch(height: int) -> None:
+    """A dilated window that steps over a short input: the lowest value, the
+    index of its first step into the input, and (when that index lies in the
+    channel) the gradient passed there, as PyTorch does."""
+
+    def program(lib: Any) -> Any:
+        x = lib.tensor([-1.0, 0.5] * height).reshape(1, 1, height, 2)
+        x.requires_grad_()
+        values, indices = lib.nn.functional.max_pool2d(
+            x, (1, 2), 1, (0, 1), (1, 3), ceil_mode=True, return_indices=True
+        )
+        weights = lib.arange(1.0, height + 1).reshape(values.shape)
+        values.backward(weights)
+        return values, indices, x.grad
+
+    agree(program)

@@ -141,22 +141,17 @@ class MaxPool2DWithIndices(Function):
         plane = x.shape[-2] * x.shape[-1]
         total = sum(values)
         exact = total != total  # a NaN (or inf - inf): scan as PyTorch does
-        reads = [itemgetter(*cell, *cell[:1] or [0]) for cell in cells]  # tuples
+        reads = [itemgetter(*cell, cell[0]) for cell in cells]  # always a tuple
         picked: list[Any] = []
         where: list[int] = []
         for start in range(0, len(values), plane or 1):
             channel = values[start : start + plane]
             for cell, read in zip(cells, reads):
-                if not cell:  # a window wholly in the padding
-                    picked.append(lowest(x.dtype))
-                    where.append(0)
-                    continue
                 window = read(channel)[:-1]
                 best = first_max(window) if exact else window.index(max(window))
                 picked.append(window[best])
                 where.append(cell[best])
         ctx.input_shape = x._shape
-        ctx.empty = [not cell for cell in cells] if not all(cells) else None
         count = len(cells) or 1
         ctx.positions = [(i // count) * plane + p for i, p in enumerate(where)]
         shape = tuple(x.shape[:-2]) + out_size
@@ -166,13 +161,53 @@ class MaxPool2DWithIndices(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor, _: Any) -> Tensor:
-        if ctx.empty is not None:  # a window of padding only passes nothing back
-            planes = grad_output.numel() // len(ctx.empty)
-            kept = [0.0 if empty else 1.0 for empty in ctx.empty] * planes
-            grad_output = grad_output * from_values(
-                kept, grad_output._shape, grad_output.dtype
-            )
         return index_add_into_zeros(grad_output, ctx.positions, ctx.input_shape)
+
+
+class MaxPool2DOverPadding(MaxPool2DWithIndices):
+    """Max pooling where some windows lie wholly in the padding (a dilated
+    kernel can step over every input element). As PyTorch, such a window
+    gives the dtype's lowest value and, as its index, the position of its
+    first step into the input's rows and columns (``first``); the backward
+    passes its gradient there when that position is in the channel (past the
+    channel's end, PyTorch writes into the next one; the engine does not)."""
+
+    grad_fn_name = "MaxPool2DWithIndicesBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        *,
+        cells: Cells,
+        out_size: Pair,
+        first: Sequence[int] = (),
+    ) -> tuple[Tensor, Tensor]:
+        filled = [cell or [f] for cell, f in zip(cells, first)]
+        plane = x.shape[-2] * x.shape[-1]
+        inside = [[p] if p < plane else [0] for p in first]
+        values, indices = MaxPool2DWithIndices.forward(
+            ctx, x, cells=[c or i for c, i in zip(cells, inside)], out_size=out_size
+        )
+        windows = values.numel() // max(len(cells), 1)
+        empty = [not cell for cell in cells] * windows
+        ctx.kept = [
+            float(not e or f < plane) for e, f in zip(empty, list(first) * windows)
+        ]
+        low = lowest(x.dtype)
+        picked = [low if e else v for v, e in zip(values._values(), empty)]
+        where = [
+            c[0] if e else i
+            for i, e, c in zip(indices._values(), empty, filled * windows)
+        ]
+        indices = from_values(where, values._shape, dtypes.int64)
+        ctx.mark_non_differentiable(indices)
+        return from_values(picked, values._shape, x.dtype), indices
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor, _: Any) -> Tensor:
+        kept = from_values(ctx.kept, grad_output._shape, grad_output.dtype)
+        return MaxPool2DWithIndices.backward(ctx, grad_output * kept, _)
 
 
 class AdaptiveMaxPool2D(MaxPool2DWithIndices):
@@ -361,8 +396,29 @@ def max_pool2d(
     _refuse("max_pool2d", input, INTEGERS)
     settings = _window_settings("max_pool2d", kernel_size, stride, padding, dilation)
     cells, out_size, _, _ = _sliding_cells(input, *settings, ceil_mode)
-    values, indices = MaxPool2DWithIndices.apply(input, cells=cells, out_size=out_size)
+    if all(cells):
+        values, indices = MaxPool2DWithIndices.apply(
+            input, cells=cells, out_size=out_size
+        )
+    else:
+        first = _first_steps(input.shape[-1], settings, out_size)
+        values, indices = MaxPool2DOverPadding.apply(
+            input, cells=cells, out_size=out_size, first=first
+        )
     return (values, indices) if return_indices else values
+
+
+def _first_steps(width: int, settings: tuple[Pair, ...], out_size: Pair) -> list[int]:
+    """For each window, the flat position of its first row and column at or
+    past the input's start (PyTorch's index for a window of padding only)."""
+    _, step, pads, dils = settings
+
+    def first(start: int, dilation: int) -> int:
+        return start + -(start // dilation) * dilation if start < 0 else start
+
+    rows = [first(i * step[0] - pads[0], dils[0]) for i in range(out_size[0])]
+    columns = [first(j * step[1] - pads[1], dils[1]) for j in range(out_size[1])]
+    return [r * width + c for r in rows for c in columns]
 
 
 @tensor_input
