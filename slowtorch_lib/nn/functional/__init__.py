@@ -55,7 +55,11 @@ from slowtorch_lib.nn.functional.loss import (
 from slowtorch_lib.nn.functional.multi_head_attention import (
     multi_head_attention_forward,
 )
-from slowtorch_lib.nn.functional.normalization import batch_norm, layer_norm
+from slowtorch_lib.nn.functional.normalization import (
+    batch_norm,
+    group_norm,
+    layer_norm,
+)
 from slowtorch_lib.nn.functional.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -84,6 +88,7 @@ __all__ = [
     "gelu",
     "huber_loss",
     "l1_loss",
+    "group_norm",
     "layer_norm",
     "leaky_relu",
     "linear",

@@ -52,7 +52,7 @@ from slowtorch_lib.nn.modules.loss import (
     SmoothL1Loss,
 )
 from slowtorch_lib.nn.modules.module import Module
-from slowtorch_lib.nn.modules.normalization import LayerNorm
+from slowtorch_lib.nn.modules.normalization import GroupNorm, LayerNorm
 from slowtorch_lib.nn.modules.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -101,6 +101,7 @@ __all__ = [
     "HuberLoss",
     "Identity",
     "L1Loss",
+    "GroupNorm",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
