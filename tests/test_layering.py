@@ -104,6 +104,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ops.views",
             "ops.einsum",
             "ops.meshgrid",
+            "ops.distance",
             "ops.normal",
             "ops.ranges",
             "ops.unique",

@@ -71,6 +71,7 @@ from slowtorch_lib.nn.functional.pooling import (
     max_pool2d,
 )
 from slowtorch_lib.nn.functional.sampling import dropout2d, interpolate
+from slowtorch_lib.ops.distance import pdist
 
 __all__ = [
     "avg_pool1d",
@@ -100,6 +101,7 @@ __all__ = [
     "nll_loss",
     "one_hot",
     "pad",
+    "pdist",
     "relu",
     "sigmoid",
     "silu",
