@@ -147,6 +147,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "nn.modules.rnn",
             "nn.modules.rnn_steps",
             "nn.modules.transformer",
+            "nn.modules.transformer_decoder",
             "nn.modules.upsampling",
             "nn.modules.batchnorm",
             "nn.modules.container",

@@ -77,9 +77,13 @@ from slowtorch_lib.nn.modules.rnn import (
 )
 from slowtorch_lib.nn.modules.sparse import Embedding
 from slowtorch_lib.nn.modules.transformer import (
-    Transformer,
     TransformerEncoder,
     TransformerEncoderLayer,
+)
+from slowtorch_lib.nn.modules.transformer_decoder import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
 )
 from slowtorch_lib.nn.modules.upsampling import Upsample
 
@@ -138,6 +142,8 @@ __all__ = [
     "MultiheadAttention",
     "NonDynamicallyQuantizableLinear",
     "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "GRU",
