@@ -1,4 +1,4 @@
-"""``Upsample``: resizing by nearest neighbours (:func:`F.interpolate`)."""
+"""``Upsample``: resizing by :func:`F.interpolate` (nearest, linear, bilinear, area)."""
 
 from __future__ import annotations
 
