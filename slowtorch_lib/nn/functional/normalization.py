@@ -384,7 +384,8 @@ class NativeGroupNorm(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any, Any]:
         x, weight = ctx.saved_tensors
         needs = ctx.needs_input_grad
-        grouped = (x._shape[0], ctx.num_groups, -1)
+        per_group = x._shape[1] // ctx.num_groups * numel(x._shape[2:])
+        grouped = (x._shape[0], ctx.num_groups, per_group)
         channel_shape = (1, x._shape[1], *[1] * (x.dim() - 2))
         sum_dims = (0, *range(2, x.dim()))
         grad_x = grad_weight = grad_bias = None
