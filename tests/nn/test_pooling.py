@@ -156,6 +156,11 @@ MODULES = [
     "AdaptiveMaxPool1d(3)",
     "Upsample(scale_factor=2)",
     "Upsample(size=(5, 7))",
+    "Upsample(scale_factor=1.5, mode='bilinear', align_corners=True)",
+    "Upsample(size=(4, 3), mode='area')",
+    "UpsamplingBilinear2d(scale_factor=2)",
+    "UpsamplingBilinear2d(size=(3, 7))",
+    "UpsamplingNearest2d(size=3)",
     "Dropout2d(0.3)",
 ]
 

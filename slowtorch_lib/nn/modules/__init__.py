@@ -85,7 +85,11 @@ from slowtorch_lib.nn.modules.transformer_decoder import (
     TransformerDecoder,
     TransformerDecoderLayer,
 )
-from slowtorch_lib.nn.modules.upsampling import Upsample
+from slowtorch_lib.nn.modules.upsampling import (
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ = [
     "AvgPool1d",
@@ -139,6 +143,8 @@ __all__ = [
     "MaxPool3d",
     "Unfold",
     "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "MultiheadAttention",
     "NonDynamicallyQuantizableLinear",
     "Transformer",
