@@ -50,9 +50,28 @@ Taps = list[tuple[list[int], list[float]]]
 
 
 class UpsampleNearest1d(Index):
-    """Each output element is the input element nearest to it (``floor``)."""
+    """Each output element is the input element nearest to it (``floor``).
+
+    PyTorch's 1-d backward finds the positions by the 2-d kernel's rule
+    (:func:`nearest_sources` with ``shortcuts``), which differs from its
+    forward's when a scale factor gives ``out == size`` or ``2 * size``;
+    ``grad_positions`` are those, so that the gradients are PyTorch's too.
+    """
 
     grad_fn_name = "UpsampleNearest1DBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        *,
+        positions: list[int],
+        shape: tuple[int, ...],
+        grad_positions: list[int] | None = None,
+    ) -> Tensor:
+        out = Index.forward(ctx, x, positions=positions, shape=shape)
+        ctx.positions = grad_positions if grad_positions is not None else positions
+        return out
 
 
 class UpsampleNearest2d(Index):
@@ -64,18 +83,25 @@ def _float32(value: float) -> float:
     return array("f", [value])[0]
 
 
-def nearest_sources(size: int, out: int, scale: float | None) -> list[int]:
+def nearest_sources(
+    size: int, out: int, scale: float | None, shortcuts: bool = True
+) -> list[int]:
     """The input index each of ``out`` output indices reads (PyTorch's rule).
 
     The ratio is ``1 / scale`` if a scale factor was given, else
-    ``size / out``; both are float32, as in PyTorch's kernel.
+    ``size / out``; both are float32, as in PyTorch's kernel. PyTorch's
+    2-d kernel (``shortcuts``) copies when ``out == size`` and takes every
+    index twice when ``out == 2 * size``, whatever the scale; its 1-d
+    kernel always uses the ratio.
 
     >>> nearest_sources(3, 6, None), nearest_sources(4, 3, None)
     ([0, 0, 1, 1, 2, 2], [0, 1, 2])
+    >>> nearest_sources(3, 6, 2.3), nearest_sources(3, 6, 2.3, shortcuts=False)
+    ([0, 0, 1, 1, 2, 2], [0, 0, 0, 1, 1, 2])
     """
-    if out == size:
+    if shortcuts and out == size:
         return list(range(out))
-    if out == 2 * size:
+    if shortcuts and out == 2 * size:
         return [i >> 1 for i in range(out)]
     if scale is not None and scale > 0:
         ratio = _float32(1.0 / scale)
@@ -341,21 +367,26 @@ def interpolate(
     if recompute_scale_factor:
         scales = [None] * len(sizes)
     plane_in = input.shape[2:]
+    shortcuts = len(sizes) == 2
     sources = [
-        nearest_sources(n, out, scale) for n, out, scale in zip(plane_in, sizes, scales)
+        nearest_sources(n, out, scale, shortcuts)
+        for n, out, scale in zip(plane_in, sizes, scales)
     ]
-    if len(sources) == 1:
-        plane = sources[0]
-        width = plane_in[0]
-        function: type[Index] = UpsampleNearest1d
-    else:
-        width = plane_in[0] * plane_in[1]
-        plane = [r * plane_in[1] + c for r in sources[0] for c in sources[1]]
-        function = UpsampleNearest2d
     planes = input.shape[0] * input.shape[1]
-    positions = [k * width + p for k in range(planes) for p in plane]
     shape = tuple(input.shape[:2]) + tuple(sizes)
-    return function.apply(input, positions=positions, shape=shape)
+    if len(sources) == 1:
+        width = plane_in[0]
+        read_back = nearest_sources(width, sizes[0], scales[0], shortcuts=True)
+        return UpsampleNearest1d.apply(
+            input,
+            positions=[k * width + p for k in range(planes) for p in sources[0]],
+            shape=shape,
+            grad_positions=[k * width + p for k in range(planes) for p in read_back],
+        )
+    width = plane_in[0] * plane_in[1]
+    plane = [r * plane_in[1] + c for r in sources[0] for c in sources[1]]
+    positions = [k * width + p for k in range(planes) for p in plane]
+    return UpsampleNearest2d.apply(input, positions=positions, shape=shape)
 
 
 @tensor_input
