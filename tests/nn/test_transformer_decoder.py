@@ -75,6 +75,7 @@ def _compare_with_inputs(ours: Any, theirs: Any, options: Any, forward: Any) -> 
 @pytest.mark.parametrize("options", LAYERS.values(), ids=LAYERS.keys())
 def test_decoder_layer_matches_torch(options: Any, forward: Any, mode: str) -> None:
     dropout = 0.1 if mode == "eval" else 0.0
+    require_torch().manual_seed(0)  # the same weights on every run
     ours, theirs = _pair(
         lambda L: L.nn.TransformerDecoderLayer(
             4, 2, dim_feedforward=6, dropout=dropout, **_layer_options(L, options)
@@ -97,6 +98,7 @@ def test_decoder_matches_torch(forward: Any, norm_first: bool) -> None:
         layer = L.nn.TransformerDecoderLayer(4, 2, 6, 0.0, norm_first=norm_first)
         return L.nn.TransformerDecoder(layer, 2, norm=L.nn.LayerNorm(4))
 
+    require_torch().manual_seed(0)  # the same weights on every run
     ours, theirs = _pair(make)
     assert list(ours.state_dict()) == list(theirs.state_dict())
     assert repr(ours) == repr(theirs)
@@ -113,6 +115,7 @@ def _transformer(L: Any, **options: Any) -> Any:
 )
 def test_transformer_matches_torch(options: Any) -> None:
     torch = require_torch()
+    torch.manual_seed(0)  # the same weights on every run
     ours, theirs = _pair(lambda L: _transformer(L, **options))
     assert repr(ours) == repr(theirs)
     assert list(ours.state_dict()) == list(theirs.state_dict())
