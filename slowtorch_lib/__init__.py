@@ -195,6 +195,7 @@ from slowtorch_lib.ops.comparison import *  # noqa: F403
 from slowtorch_lib.ops.complex_parts import *  # noqa: F403
 from slowtorch_lib.ops.copying import *  # noqa: F403
 from slowtorch_lib.ops.diagonals import diag, diag_embed, diagonal
+from slowtorch_lib.ops.distance import cdist, pdist
 from slowtorch_lib.ops.einsum import einsum
 from slowtorch_lib.ops.fused import *  # noqa: F403
 from slowtorch_lib.ops.gather_scatter import *  # noqa: F403
@@ -289,7 +290,9 @@ __all__ = [
     *common.__all__,
     *comparison.__all__,
     *copying.__all__,
+    "cdist",
     "einsum",
+    "pdist",
     "diag",
     "diag_embed",
     "diagonal",

@@ -876,6 +876,42 @@ CASES += [
         lambda L, x: L.nn.functional.interpolate(x, size=5),
         (2, 3, 3),
     ),
+    _case(
+        "interpolate_linear_align_corners",
+        lambda L, x: L.nn.functional.interpolate(
+            x, size=5, mode="linear", align_corners=True
+        ),
+        (2, 3, 3),
+    ),
+    _case(
+        "interpolate_bilinear",
+        lambda L, x: L.nn.functional.interpolate(
+            x, scale_factor=(1.5, 0.7), mode="bilinear"
+        ),
+        IMAGE,
+    ),
+    _case(
+        "interpolate_area",
+        lambda L, x: L.nn.functional.interpolate(x, size=(3, 2), mode="area"),
+        IMAGE,
+    ),
+    _case(
+        "group_norm",
+        lambda L, x, w, b: L.nn.functional.group_norm(x, 2, w, b),
+        (2, 4, 3),
+        (4,),
+        (4,),
+    ),
+    _case("cdist", lambda L, x, y: L.cdist(x, y), (2, 3, 4), (5, 4)),
+    _case("cdist_p1", lambda L, x, y: L.cdist(x, y, 1.0), (3, 4), (5, 4)),
+    _case("cdist_inf", lambda L, x, y: L.cdist(x, y, float("inf")), (3, 4), (2, 4)),
+    _case(
+        "cdist_matrix_product",
+        lambda L, x, y: L.cdist(x, y, compute_mode="use_mm_for_euclid_dist"),
+        (3, 4),
+        (5, 4),
+    ),
+    _case("pdist_p3", lambda L, x: L.pdist(x, 3.0), (4, 3)),
 ]
 
 # ReLU's gradient as a function of its own (create_graph): torch records

@@ -129,7 +129,7 @@ def test_refusals_match_torch(run: Any) -> None:
 @pytest.mark.parametrize(
     "run",
     [
-        lambda: F.interpolate(st.ones(1, 1, 2, 2), scale_factor=2, mode="bilinear"),
+        lambda: F.interpolate(st.ones(1, 1, 2, 2), scale_factor=2, mode="bicubic"),
         lambda: F.interpolate(st.ones(1, 1, 2, 2, 2), scale_factor=2),
         lambda: F.max_pool3d(st.ones(1, 1, 2, 2, 2), 2),
         lambda: F.avg_pool3d(st.ones(1, 1, 2, 2, 2), 2),
@@ -156,6 +156,11 @@ MODULES = [
     "AdaptiveMaxPool1d(3)",
     "Upsample(scale_factor=2)",
     "Upsample(size=(5, 7))",
+    "Upsample(scale_factor=1.5, mode='bilinear', align_corners=True)",
+    "Upsample(size=(4, 3), mode='area')",
+    "UpsamplingBilinear2d(scale_factor=2)",
+    "UpsamplingBilinear2d(size=(3, 7))",
+    "UpsamplingNearest2d(size=3)",
     "Dropout2d(0.3)",
 ]
 
@@ -181,12 +186,22 @@ def test_modules_match_torch(spec: str) -> None:
         {"size": (5, 11)},
         {"size": 7},
         {"scale_factor": 1.3, "recompute_scale_factor": True},
+        {"scale_factor": 2.3},  # 6 outputs from 3, but not every other one
+        {"scale_factor": 1.2},  # as many outputs as inputs, not the same ones
     ],
 )
 def test_nearest_interpolation_matches_torch(kwargs: dict[str, Any]) -> None:
     _run_both("interpolate", _image((2, 3, 4, 6)), **kwargs)
     if not isinstance(kwargs.get("scale_factor", kwargs.get("size")), tuple):
         _run_both("interpolate", _image((2, 3, 6)), **kwargs)
+
+
+@pytest.mark.parametrize("scale", [2.3, 1.2, 2.0])
+def test_nearest_1d_forward_and_backward_rules_match_torch(scale: float) -> None:
+    """In 1-d, torch reads by the ratio but sends gradients back by the 2-d
+    rule (a copy when 3 -> 3, every other when 3 -> 6): both are mirrored."""
+    _run_both("interpolate", _image((1, 2, 3)), scale_factor=scale)
+    _run_both("interpolate", _image((1, 2, 3, 3)), scale_factor=scale)
 
 
 def test_batch_norm_2d_matches_torch() -> None:

@@ -57,7 +57,11 @@ from slowtorch_lib.nn.functional.loss import (
 from slowtorch_lib.nn.functional.multi_head_attention import (
     multi_head_attention_forward,
 )
-from slowtorch_lib.nn.functional.normalization import batch_norm, layer_norm
+from slowtorch_lib.nn.functional.normalization import (
+    batch_norm,
+    group_norm,
+    layer_norm,
+)
 from slowtorch_lib.nn.functional.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -69,6 +73,7 @@ from slowtorch_lib.nn.functional.pooling import (
     max_pool2d,
 )
 from slowtorch_lib.nn.functional.sampling import dropout2d, interpolate
+from slowtorch_lib.ops.distance import pdist
 
 __all__ = [
     "avg_pool1d",
@@ -86,6 +91,7 @@ __all__ = [
     "gelu",
     "huber_loss",
     "l1_loss",
+    "group_norm",
     "layer_norm",
     "leaky_relu",
     "linear",
@@ -97,6 +103,7 @@ __all__ = [
     "nll_loss",
     "one_hot",
     "pad",
+    "pdist",
     "relu",
     "sigmoid",
     "silu",

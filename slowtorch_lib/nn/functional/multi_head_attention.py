@@ -117,7 +117,8 @@ def _project(
     weights: tuple[Tensor, Tensor, Tensor] | Tensor,
     bias: Tensor | None,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """The three input projections; one product when all three are one input."""
+    """The three input projections: one product when all three are one input,
+    two when the key is the value (attention to an encoder's output)."""
     biases: tuple[Any, ...] = (None, None, None)
     if bias is not None:
         biases = bias.chunk(3)
@@ -125,6 +126,8 @@ def _project(
         if query is key and key is value:
             q, k, v = linear(query, weights, bias).chunk(3, -1)
             return q.contiguous(), k.contiguous(), v.contiguous()
+        if key is value:
+            return _project_key_value(query, key, weights, bias)
         weights = weights.chunk(3)  # type: ignore[assignment]
     w_q, w_k, w_v = weights
     return (
@@ -132,6 +135,17 @@ def _project(
         linear(key, w_k, biases[1]),
         linear(value, w_v, biases[2]),
     )
+
+
+def _project_key_value(
+    query: Tensor, memory: Tensor, weights: Tensor, bias: Tensor | None
+) -> tuple[Tensor, Tensor, Tensor]:
+    """The query's projection, then the key's and value's in one product."""
+    embed = weights._shape[0] // 3
+    w_q, w_kv = weights.split([embed, 2 * embed])
+    b_q, b_kv = bias.split([embed, 2 * embed]) if bias is not None else (None, None)
+    k, v = linear(memory, w_kv, b_kv).chunk(2, -1)
+    return linear(query, w_q, b_q), k.contiguous(), v.contiguous()
 
 
 def _check_attn_mask(attn_mask: Tensor, target: int, source: int, heads: int) -> Tensor:

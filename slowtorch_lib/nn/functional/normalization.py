@@ -1,4 +1,4 @@
-"""Normalization: ``layer_norm`` and ``batch_norm``.
+"""Normalization: ``layer_norm``, ``batch_norm`` and ``group_norm``.
 
 Both subtract a mean and divide by a standard deviation, then scale and
 shift by learned ``weight`` and ``bias``:
@@ -7,7 +7,9 @@ shift by learned ``weight`` and ``bias``:
 
 ``layer_norm`` takes the statistics over the last dimensions of each sample;
 ``batch_norm`` over the batch (and any dimension after the channels), one
-mean per channel, and in training also updates running averages of them.
+mean per channel, and in training also updates running averages of them;
+``group_norm`` over each sample's channels split into groups (and any
+dimension after the channels), then scales and shifts per channel.
 
 With ``x_hat = (x - mean) * rstd`` (``rstd = 1 / sqrt(var + eps)``) and
 ``g = grad_output * weight``, the gradient of the input is
@@ -30,7 +32,7 @@ from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.ops.common import not_implemented
 
-__all__ = ["batch_norm", "layer_norm"]
+__all__ = ["batch_norm", "group_norm", "layer_norm"]
 
 
 def _normalized(x: Tensor, dims: tuple[int, ...], eps: float) -> tuple[Tensor, Tensor]:
@@ -328,3 +330,144 @@ def batch_norm(
         momentum=momentum,
         eps=eps,
     )
+
+
+# ----------------------------------------------------------------------
+# group_norm
+# ----------------------------------------------------------------------
+
+
+def _per_channel(values: Tensor | None, channels: int, fill: float) -> list[float]:
+    """A per-channel parameter's numbers (``fill`` for each when absent)."""
+    return values._values() if values is not None else [fill] * channels
+
+
+class NativeGroupNorm(Function):
+    """Normalizes each sample's channel groups, then scales and shifts per
+    channel.
+
+    A sample's ``C`` channels (and everything after them) are cut into
+    ``num_groups`` equal, contiguous groups; each is normalized alone. The
+    backward views ``x`` as ``(N, num_groups, -1)`` and uses the gradient
+    of a normalization over the last dimension.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        x: Tensor,
+        weight: Tensor | None,
+        bias: Tensor | None,
+        *,
+        num_groups: int,
+        eps: float,
+    ) -> Tensor:
+        if not x.dtype.is_floating_point:
+            raise not_implemented("GroupNormKernelImpl", x.dtype)
+        ctx.save_for_backward(x, weight)
+        ctx.num_groups, ctx.eps = num_groups, eps
+        channels = x._shape[1]
+        inner = numel(x._shape[2:])
+        scale = _per_channel(weight, channels, 1.0)
+        shift = _per_channel(bias, channels, 0.0)
+        values = x._values()
+        size = channels // num_groups * inner
+        out: list[float] = []
+        for start in range(0, len(values), size or 1):
+            mean, rstd = _statistics(values[start : start + size], eps)
+            for offset in range(start, min(start + size, len(values))):
+                c = (offset // inner) % channels
+                out.append((values[offset] - mean) * rstd * scale[c] + shift[c])
+        return from_values(out, x._shape, x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any, Any]:
+        x, weight = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        per_group = x._shape[1] // ctx.num_groups * numel(x._shape[2:])
+        grouped = (x._shape[0], ctx.num_groups, per_group)
+        channel_shape = (1, x._shape[1], *[1] * (x.dim() - 2))
+        sum_dims = (0, *range(2, x.dim()))
+        grad_x = grad_weight = grad_bias = None
+        if needs[0]:
+            g = (
+                grad_output
+                if weight is None
+                else grad_output * weight.reshape(channel_shape)
+            )
+            grad_x = _grad_input(
+                g.reshape(grouped), x.reshape(grouped), None, (2,), ctx.eps
+            ).reshape(x._shape)
+        if needs[1]:
+            x_hat = _normalized(x.reshape(grouped), (2,), ctx.eps)[0]
+            grad_weight = (grad_output * x_hat.reshape(x._shape)).sum(sum_dims)
+        if needs[2]:
+            grad_bias = grad_output.sum(sum_dims)
+        return grad_x, grad_weight, grad_bias
+
+
+def _check_group_norm(
+    input: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor | None
+) -> None:
+    """PyTorch's checks of ``group_norm``'s arguments, in its order."""
+    if num_groups <= 0:
+        raise RuntimeError(
+            f"Expected num groups to be greater than 0, got {num_groups}"
+        )
+    channels = input._shape[1]
+    if channels % num_groups != 0:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, "
+            f"but got input of shape {list(input._shape)} and num_groups={num_groups}"
+        )
+    # PyTorch's message about the bias shows the weight's shape ([0] if none).
+    weight_shape = list(weight._shape) if weight is not None else [0]
+    for name, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is not None and (tensor.dim() != 1 or tensor.numel() != channels):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of "
+                f"channels in input, but got {name} of shape {weight_shape} and "
+                f"input of shape {list(input._shape)}"
+            )
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalizes each of ``num_groups`` groups of channels, per sample.
+
+    Args:
+        input: ``(N, C, *)``; ``C`` must be divisible by ``num_groups``.
+        num_groups: How many groups the channels are split into.
+        weight, bias: Per-channel scale and shift, ``(C,)``.
+        eps: Added to the variance before the square root.
+
+    Raises:
+        RuntimeError: For an input of fewer than 2 dimensions, a number of
+            groups that is not positive or does not divide ``C``, or
+            parameters that are not vectors of ``C`` numbers.
+        ValueError: If each group would hold a single value.
+        TypeError: If ``num_groups`` is not an int.
+    """
+    if input.dim() < 2:
+        raise RuntimeError(
+            "Expected at least 2 dimensions for input tensor but received "
+            f"{input.dim()}"
+        )
+    per_group = input._shape[0] * input._shape[1] // num_groups
+    if per_group * numel(input._shape[2:]) == 1:
+        raise ValueError(
+            "Expected more than 1 value per channel when training, got input size "
+            f"{[per_group, num_groups, *input._shape[2:]]}"
+        )
+    if not isinstance(num_groups, int):
+        raise TypeError(
+            "group_norm(): argument 'num_groups' (position 2) must be int, not "
+            f"{type(num_groups).__name__}"
+        )
+    _check_group_norm(input, num_groups, weight, bias)
+    return NativeGroupNorm.apply(input, weight, bias, num_groups=num_groups, eps=eps)

@@ -52,7 +52,7 @@ from slowtorch_lib.nn.modules.loss import (
     SmoothL1Loss,
 )
 from slowtorch_lib.nn.modules.module import Module
-from slowtorch_lib.nn.modules.normalization import LayerNorm
+from slowtorch_lib.nn.modules.normalization import GroupNorm, LayerNorm
 from slowtorch_lib.nn.modules.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -77,11 +77,19 @@ from slowtorch_lib.nn.modules.rnn import (
 )
 from slowtorch_lib.nn.modules.sparse import Embedding
 from slowtorch_lib.nn.modules.transformer import (
-    Transformer,
     TransformerEncoder,
     TransformerEncoderLayer,
 )
-from slowtorch_lib.nn.modules.upsampling import Upsample
+from slowtorch_lib.nn.modules.transformer_decoder import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+)
+from slowtorch_lib.nn.modules.upsampling import (
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ = [
     "AvgPool1d",
@@ -101,6 +109,7 @@ __all__ = [
     "HuberLoss",
     "Identity",
     "L1Loss",
+    "GroupNorm",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
@@ -134,9 +143,13 @@ __all__ = [
     "MaxPool3d",
     "Unfold",
     "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "MultiheadAttention",
     "NonDynamicallyQuantizableLinear",
     "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "GRU",

@@ -1,4 +1,4 @@
-"""``LayerNorm``: normalization over the last dimensions of each sample."""
+"""``LayerNorm`` and ``GroupNorm``: normalization within each sample."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from slowtorch_lib.nn import init
 from slowtorch_lib.nn.modules.module import Module
 from slowtorch_lib.nn.parameter import Parameter
 
-__all__ = ["LayerNorm"]
+__all__ = ["GroupNorm", "LayerNorm"]
 
 
 class LayerNorm(Module):
@@ -74,4 +74,68 @@ class LayerNorm(Module):
             f"{self.normalized_shape}, eps={self.eps}, "
             f"elementwise_affine={self.elementwise_affine}, "
             f"bias={self.bias is not None}"
+        )
+
+
+class GroupNorm(Module):
+    """Normalizes each sample's channels in ``num_groups`` groups, then scales
+    by ``weight`` and shifts by ``bias`` per channel (ones and zeros at first).
+
+    Args:
+        num_groups: How many groups the channels are split into.
+        num_channels: ``C``, the size of dimension 1 of the input.
+        eps: Added to the variance before the square root.
+        affine: Whether to learn ``weight`` (and ``bias``).
+        bias: Whether to learn ``bias`` (if ``affine``).
+
+    Raises:
+        ValueError: If ``num_channels`` is not divisible by ``num_groups``.
+    """
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device: Any = None,
+        dtype: Dtype | None = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups "
+                f"({num_groups})"
+            )
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(empty(num_channels, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(empty(num_channels, dtype=dtype, device=device))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Sets ``weight`` to ones and ``bias`` to zeros."""
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+            f"affine={self.affine}, bias={self.bias is not None}"
         )

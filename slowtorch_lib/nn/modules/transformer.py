@@ -1,5 +1,7 @@
 """``TransformerEncoderLayer`` and ``TransformerEncoder``: attention, then a
 feed-forward network, each wrapped in a residual connection and LayerNorm.
+(The decoder and the whole encoder-decoder ``Transformer`` build on these,
+in :mod:`.transformer_decoder`.)
 
 One layer computes, with ``norm_first=False`` (the original Transformer)::
 
@@ -38,7 +40,11 @@ from slowtorch_lib.nn.modules.linear import Linear
 from slowtorch_lib.nn.modules.module import Module
 from slowtorch_lib.nn.modules.normalization import LayerNorm
 
-__all__ = ["Transformer", "TransformerEncoder", "TransformerEncoderLayer"]
+__all__ = [
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
+    "generate_square_subsequent_mask",
+]
 
 
 def generate_square_subsequent_mask(
@@ -47,24 +53,6 @@ def generate_square_subsequent_mask(
     """The causal mask of ``sz`` positions: 0 on and below the diagonal,
     ``-inf`` above it (position ``i`` may look at ``0..i``)."""
     return full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(diagonal=1)
-
-
-class Transformer(Module):
-    """Only ``Transformer.generate_square_subsequent_mask`` is available:
-    the encoder-decoder model itself is not part of this engine.
-
-    Raises:
-        NotImplementedError: When constructed.
-    """
-
-    generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError(
-            "nn.Transformer (encoder and decoder) is not implemented; build it "
-            "from nn.TransformerEncoder, or use "
-            "nn.Transformer.generate_square_subsequent_mask"
-        )
 
 
 def _activation_fn(activation: str) -> Callable[[Tensor], Tensor]:

@@ -1,4 +1,4 @@
-"""``Upsample``: resizing by nearest neighbours (:func:`F.interpolate`)."""
+"""``Upsample`` and its two fixed forms: resizing by :func:`F.interpolate`."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.nn import functional as F
 from slowtorch_lib.nn.modules.module import Module
 
-__all__ = ["Upsample"]
+__all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]
 
 
 class Upsample(Module):
     """Resizes ``(N, C, L)`` or ``(N, C, H, W)`` input to ``size`` or by
-    ``scale_factor``; only ``mode="nearest"`` is implemented here."""
+    ``scale_factor``, in the ``mode`` of :func:`F.interpolate` (``"nearest"``,
+    ``"linear"``, ``"bilinear"`` or ``"area"`` here)."""
 
     def __init__(
         self,
@@ -46,3 +47,17 @@ class Upsample(Module):
         else:
             info = "size=" + repr(self.size)
         return info + ", mode=" + repr(self.mode)
+
+
+class UpsamplingNearest2d(Upsample):
+    """``Upsample`` of ``(N, C, H, W)`` input by nearest neighbours."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """``Upsample`` of ``(N, C, H, W)`` input, bilinear with aligned corners."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
