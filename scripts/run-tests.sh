@@ -54,6 +54,10 @@ step() {
 }
 
 cd "$ROOT"
+# Tests run in two processes (pytest-xdist), one per core, a test file in one process
+# so that what a file builds once (module fixtures) is built once. The notebooks run
+# in order in one process: a chapter's exercises read the pieces the earlier ones saved.
+workers=(-n "${SLOWTORCH_TEST_WORKERS:-2}" --dist loadfile)
 # nbval: regex replacements for outputs that legitimately differ between runs, if present.
 sanitize=()
 [ -f "$ROOT/solutions/nbval_sanitize.cfg" ] \
@@ -64,7 +68,7 @@ step ruff "$VENV/bin/ruff" check .
 step ruff-format "$VENV/bin/ruff" format --check .
 if [ "$quick" -eq 1 ]; then
     step pytest-quick "$VENV/bin/pytest" tests -m "not browser and not pipeline" \
-        -p no:cacheprovider
+        "${workers[@]}" -p no:cacheprovider
     echo
     echo "run-tests --quick: steps ok: ${passed[*]:-none}"
     if [ "${#failed[@]}" -gt 0 ]; then
@@ -75,7 +79,8 @@ if [ "$quick" -eq 1 ]; then
     echo "bash scripts/run-tests.sh)"
     exit 0
 fi
-step pytest "$VENV/bin/pytest" tests -m "not browser" -p no:cacheprovider
+step pytest "$VENV/bin/pytest" tests -m "not browser" "${workers[@]}" --durations=30 \
+    -p no:cacheprovider
 step nbval-solutions "$VENV/bin/pytest" --nbval --nbval-current-env "${sanitize[@]}" \
     --nbval-cell-timeout=300 -p no:cacheprovider solutions/
 step nbval-exercises "$VENV/bin/pytest" --nbval-lax --nbval-current-env \
@@ -86,7 +91,7 @@ if [[ " ${failed[*]} " == *" book "* ]]; then
 else
     # -rP: what the browser tests print (start-up times, the matrix product's) is shown.
     step browser env SLOWTORCH_REQUIRE_BROWSER=1 "$VENV/bin/pytest" tests/browser \
-        -m browser -p no:cacheprovider -rP
+        -m browser "${workers[@]}" --durations=30 -p no:cacheprovider -rP
 fi
 
 echo
