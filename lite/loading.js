@@ -391,3 +391,51 @@
     watch();
   }
 })();
+
+// JupyterLab's toolbar buttons (the jp-button web component) carry aria-pressed
+// on the component itself, where it is not allowed (axe: aria-allowed-attr), and
+// the file filter's clear button has no name. The state moves onto the native
+// button inside the component, where assistive technology reads it, and only
+// when pressed ("false" on a button that is no toggle would call it one); the
+// clear button is named.
+(function () {
+  "use strict";
+  function movePressed(host) {
+    const value = host.getAttribute("aria-pressed");
+    if (value === null) return;
+    host.removeAttribute("aria-pressed");
+    // The component copies its attribute inward on its next update: after it.
+    setTimeout(() => {
+      const control = host.shadowRoot && host.shadowRoot.querySelector("button");
+      if (!control) return;
+      if (value === "true") control.setAttribute("aria-pressed", "true");
+      else control.removeAttribute("aria-pressed");
+    }, 0);
+  }
+  function nameClearButton(search) {
+    setTimeout(() => {
+      const clear = search.shadowRoot && search.shadowRoot.querySelector(".clear-button");
+      if (clear && !clear.getAttribute("aria-label")) {
+        clear.setAttribute("aria-label", "Clear the filter");
+      }
+    }, 0);
+  }
+  function sweep(node) {
+    if (node.localName === "jp-button") movePressed(node);
+    if (node.localName === "jp-search") nameClearButton(node);
+    node.querySelectorAll("jp-button[aria-pressed]").forEach(movePressed);
+    node.querySelectorAll("jp-search").forEach(nameClearButton);
+  }
+  new MutationObserver((records) => {
+    for (const record of records) {
+      if (record.type === "attributes") movePressed(record.target);
+      record.addedNodes.forEach((node) => node.nodeType === 1 && sweep(node));
+    }
+  }).observe(document, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ["aria-pressed"],
+  });
+  if (document.documentElement) sweep(document.documentElement);
+})();
