@@ -91,6 +91,19 @@ class Distribution:
         """A distribution whose parameters are expanded to ``batch_shape``."""
         raise NotImplementedError
 
+    def _expand_parameters(
+        self, cls: type, batch_shape: Any, _instance: Any, names: tuple[str, ...]
+    ) -> Any:
+        """``expand`` of a ``cls`` whose parameters ``names`` each have the
+        batch's shape (as ``Normal``'s ``loc`` and ``scale``)."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     @property
     def batch_shape(self) -> Size:
         """The shape over which parameters are batched."""
