@@ -183,7 +183,6 @@ class MaxPool2DOverPadding(MaxPool2DWithIndices):
         out_size: Pair,
         first: Sequence[int] = (),
     ) -> tuple[Tensor, Tensor]:
-        filled = [cell or [f] for cell, f in zip(cells, first)]
         plane = x.shape[-2] * x.shape[-1]
         inside = [[p] if p < plane else [0] for p in first]
         values, indices = MaxPool2DWithIndices.forward(
@@ -191,15 +190,11 @@ class MaxPool2DOverPadding(MaxPool2DWithIndices):
         )
         windows = values.numel() // max(len(cells), 1)
         empty = [not cell for cell in cells] * windows
-        ctx.kept = [
-            float(not e or f < plane) for e, f in zip(empty, list(first) * windows)
-        ]
+        firsts = list(first) * windows
+        ctx.kept = [float(not e or f < plane) for e, f in zip(empty, firsts)]
         low = lowest(x.dtype)
         picked = [low if e else v for v, e in zip(values._values(), empty)]
-        where = [
-            c[0] if e else i
-            for i, e, c in zip(indices._values(), empty, filled * windows)
-        ]
+        where = [f if e else i for i, e, f in zip(indices._values(), empty, firsts)]
         indices = from_values(where, values._shape, dtypes.int64)
         ctx.mark_non_differentiable(indices)
         return from_values(picked, values._shape, x.dtype), indices
