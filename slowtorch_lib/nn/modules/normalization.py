@@ -42,27 +42,14 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(
-                empty(self.normalized_shape, dtype=dtype, device=device)
-            )
-            if bias:
-                self.bias = Parameter(
-                    empty(self.normalized_shape, dtype=dtype, device=device)
-                )
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _add_affine(
+            self, self.normalized_shape, elementwise_affine, bias, dtype, device
+        )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Sets ``weight`` to ones and ``bias`` to zeros."""
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(
@@ -113,23 +100,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(num_channels, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _add_affine(self, (num_channels,), affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Sets ``weight`` to ones and ``bias`` to zeros."""
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -139,3 +115,33 @@ class GroupNorm(Module):
             f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
             f"affine={self.affine}, bias={self.bias is not None}"
         )
+
+
+def _add_affine(
+    module: Module,
+    shape: tuple[int, ...],
+    affine: bool,
+    bias: bool,
+    dtype: Dtype | None,
+    device: Any,
+) -> None:
+    """A norm's ``weight`` and ``bias`` of ``shape`` (``bias`` only with
+    ``bias``; neither without ``affine``), registered as PyTorch's norms
+    register them (``reset_parameters`` then sets them)."""
+    if affine:
+        module.weight = Parameter(empty(shape, dtype=dtype, device=device))
+        if bias:
+            module.bias = Parameter(empty(shape, dtype=dtype, device=device))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module: Module) -> None:
+    """Sets a norm's ``weight`` to ones and its ``bias`` to zeros."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
