@@ -221,8 +221,9 @@ def _settings(
     )
 
 
-#: PyTorch's checks of the window settings: what each says, as
-#: (name in the message, the settings' index in ``_settings``, least value).
+#: PyTorch's checks of the window settings, each as (what it says, the name
+#: its message gives the sizes, the setting's index in ``_settings``, the
+#: least value allowed).
 SETTING_CHECKS = {
     "kernel": ("kernel size should be greater than zero", "kernel", 0, 1),
     "dilation": ("dilation should be greater than zero", "dilation", 1, 1),
