@@ -258,6 +258,10 @@ def user_problem() -> str | None:
 # number of graders on one machine lend from the same range without sharing
 # an id. An id is taken only when no process of it exists, and its processes
 # are killed only by the grader that holds its lease.
+# A grader in a container that shares this machine's user ids (Docker's
+# default) and a grader outside it must share LEASES (bind the folder into
+# the container): the outside one sees the container's processes, but not
+# the other way round, and it kills by user id.
 
 LEASES = Path("/run/slowtorch-grader")
 _HELD: dict[int, int] = {}  # the ids this process holds: uid -> lock file
@@ -272,7 +276,7 @@ def _named(uid: int) -> bool:
     return True
 
 
-def _lease_folder() -> Path:
+def lease_folder() -> Path:
     """LEASES, made by root for root alone (refused if anyone else owns it)."""
     LEASES.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = LEASES.lstat()
@@ -303,7 +307,7 @@ def processes_of(uid: int, zombies: bool = True) -> list[int]:
 def lease(uid: int) -> bool:
     """Takes ``uid``'s machine-wide lease for this process if no one holds it
     and no process of it exists; whether it was taken."""
-    path = _lease_folder() / f"uid-{uid}.lock"
+    path = lease_folder() / f"uid-{uid}.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

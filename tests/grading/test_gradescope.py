@@ -13,18 +13,21 @@ submission left behind would have the time to rewrite the results.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from course import edition, export
+from course import edition, export, sandbox
 from tests.grading import attacks, fixtures
 
 DOCKER_CAPABILITIES = (
@@ -66,6 +69,10 @@ def container(root: Path, command: str) -> list[str]:
             wrapped += ["--perms", "0755", "--dir", str(parent)]
         wrapped += ["--ro-bind", str(home), str(home)]
     wrapped += ["--bind", str(root), "/autograder"]
+    # Graders on this machine lend user ids from one range; the container's
+    # shares their leases, or a grader outside could kill its runners.
+    leases = str(sandbox.lease_folder())
+    wrapped += ["--bind", leases, leases]
     wrapped += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777"]
     wrapped += ["--tmpfs", "/tmp", "--unshare-pid", "--unshare-net"]
     wrapped += ["--unshare-ipc", "--unshare-uts", "--die-with-parent"]
@@ -101,6 +108,32 @@ def autograde(
     assert "exit=0" in done.stdout, done.stdout + done.stderr
     results = json.loads((root / "results" / "results.json").read_text("utf-8"))
     return results, done.stdout
+
+
+@contextlib.contextmanager
+def a_grader_beside() -> Iterator[list[int]]:
+    """A grader on this machine, outside the container, lending user ids to
+    runners of three seconds each for as long as the block lasts; the ids
+    it lent. Were its leases not the container's, it could lend an id the
+    container's grader lends too, and kill that runner when its own ends."""
+    lent: list[int] = []
+    stop = threading.Event()
+
+    def grade() -> None:
+        while not stop.is_set():
+            with sandbox.runner_user() as uid:
+                assert uid is not None
+                lent.append(uid)
+                sleep = subprocess.Popen(["sleep", "3"], **sandbox.as_user(uid))
+                sleep.wait()
+
+    thread = threading.Thread(target=grade)
+    thread.start()
+    try:
+        yield lent
+    finally:
+        stop.set()
+        thread.join()
 
 
 def chapter(number: int) -> str:
@@ -223,7 +256,10 @@ def test_a_chapter_handed_in_alone_asks_for_the_earlier_ones_or_uses_give(
     assert "--give ch1" in asked["output"]
     given = tmp_path / "chapter2-given.zip"
     export.gradescope(given, chapter=2, given=edition.parse_give("ch1"))
-    results, _ = autograde(given, tmp_path / "given", alone)
+    with a_grader_beside() as runs:
+        results, _ = autograde(given, tmp_path / "given", alone)
+    assert runs and all(uid in sandbox.RUNNER_UIDS for uid in runs)
     tests = [t for t in results["tests"] if t.get("number")]
     assert "used chapter 1 from the reference (given)" in results["output"]
-    assert results["score"] == len(tests) > 0, results
+    lost = [t["output"][:300] for t in tests if t["score"] < t["max_score"]]
+    assert results["score"] == len(tests) > 0, lost
