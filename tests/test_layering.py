@@ -160,6 +160,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "nn.modules.linear",
             "nn.modules.loss",
             "nn.modules.module",
+            "nn.modules.module_tensors",
             "nn.modules.normalization",
             "nn.modules.sparse",
             "nn.parallel",
