@@ -158,21 +158,34 @@ class TransformerEncoderLayer(Module):
         is_causal: bool = False,
     ) -> Tensor:
         """The self-attention block (before its residual connection)."""
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
+        x = attend(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal)
         return self.dropout1(x)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         """The feed-forward block (before its residual connection)."""
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout2(x)
+
+
+def attend(
+    attention: MultiheadAttention,
+    x: Tensor,
+    memory: Tensor,
+    attn_mask: Tensor | None,
+    key_padding_mask: Tensor | None,
+    is_causal: bool,
+) -> Tensor:
+    """What ``attention`` makes of ``x`` attending to ``memory`` (the keys
+    and values), without the attention weights."""
+    return attention(
+        x,
+        memory,
+        memory,
+        attn_mask=attn_mask,
+        key_padding_mask=key_padding_mask,
+        need_weights=False,
+        is_causal=is_causal,
+    )[0]
 
 
 def _why_no_nested_tensor(layer: Module) -> str:

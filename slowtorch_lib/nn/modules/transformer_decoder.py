@@ -34,6 +34,7 @@ from slowtorch_lib.nn.modules.transformer import (
     TransformerEncoderLayer,
     _activation_fn,
     _is_causal_mask,
+    attend,
     generate_square_subsequent_mask,
 )
 
@@ -150,15 +151,7 @@ class TransformerDecoderLayer(Module):
         is_causal: bool = False,
     ) -> Tensor:
         """The self-attention block (before its residual connection)."""
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
+        x = attend(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal)
         return self.dropout1(x)
 
     def _mha_block(
@@ -170,15 +163,8 @@ class TransformerDecoderLayer(Module):
         is_causal: bool = False,
     ) -> Tensor:
         """The attention to ``memory`` (before its residual connection)."""
-        x = self.multihead_attn(
-            x,
-            memory,
-            memory,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
+        attention = self.multihead_attn
+        x = attend(attention, x, memory, attn_mask, key_padding_mask, is_causal)
         return self.dropout2(x)
 
     def _ff_block(self, x: Tensor) -> Tensor:
