@@ -182,8 +182,8 @@ def _sum_backward(
         scale_list = _member_scales(bags, ctx.mode, None)
         samples = None
     if ctx.scale_grad_by_freq:
-        counts = _counts(bags.indices)
-        scale_list = [s / counts[i] for s, i in zip(scale_list, bags.indices)]
+        divisors = _frequency_divisors(bags.indices)
+        scale_list = [s / divisors[i] for s, i in zip(scale_list, bags.indices)]
     scales = from_values(
         [scale_list[k] for _, k in members], (len(members),), weight.dtype
     )
@@ -216,12 +216,20 @@ def _max_backward(argmax: list[int], weight: Tensor, grad_output: Tensor) -> Ten
     return index_add_into_zeros(gradients, [argmax[n] for n in kept], weight._shape)
 
 
-def _counts(indices: list[int]) -> dict[int, int]:
-    """How many times each index occurs."""
+def _frequency_divisors(indices: list[int]) -> dict[int, int]:
+    """What PyTorch's CPU kernel divides each index's gradient by, with
+    ``scale_grad_by_freq``.
+
+    It sorts the indices and divides the gradient of the ``n``-th distinct
+    index by the count of the index at *position* ``n`` of the sorted list,
+    which is not always that index's own count: for ``[0, 0, 1]`` both
+    divisors are 2 (the count of 0). This engine gives the same numbers.
+    """
     counts: dict[int, int] = {}
     for i in indices:
         counts[i] = counts.get(i, 0) + 1
-    return counts
+    ordered = sorted(indices)
+    return {index: counts[ordered[n]] for n, index in enumerate(sorted(counts))}
 
 
 def _long(values: list[int]) -> Tensor:
@@ -346,10 +354,15 @@ def _flatten_input(
     """A 2-d input as one row per bag: flat indices with offsets of its rows."""
     if input.dim() == 2:
         if offsets is not None:
+            kind = (
+                "<class 'torch.Tensor'>"
+                if isinstance(offsets, Tensor)
+                else type(offsets)
+            )
             raise ValueError(
                 "if input is 2D, then offsets has to be None, as input is treated is "
                 "a mini-batch of fixed length sequences. However, found offsets of "
-                f"type {type(offsets)}"
+                f"type {kind}"
             )
         length = input._shape[1]
         if length == 0:
