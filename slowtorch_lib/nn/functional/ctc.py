@@ -366,6 +366,12 @@ def ctc_loss(
         NotImplementedError: For integer ``log_probs``.
     """
     reduction = _reduction(reduction)
+    if isinstance(input_lengths, Tensor) != isinstance(target_lengths, Tensor):
+        raise TypeError(
+            "ctc_loss() received an invalid combination of arguments - "
+            "input_lengths and target_lengths must both be tensors or both "
+            "tuples of ints"
+        )
     inputs = _lengths(input_lengths, "input_lengths")
     labels = _lengths(target_lengths, "target_lengths")
     batched = log_probs.dim() == 3
