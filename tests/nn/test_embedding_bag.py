@@ -14,7 +14,7 @@ import pytest
 import slowtorch_lib as st
 import slowtorch_lib.nn.functional as F
 from slowtorch_lib import nn
-from slowtorch_lib.autograd.gradcheck import gradcheck
+from slowtorch_lib.autograd.gradcheck import gradcheck, gradgradcheck
 from tests.nn.test_layers import same_structure
 from tests.parity import from_torch, require_torch, same_error, to_torch
 
@@ -355,3 +355,19 @@ def test_gradcheck_per_sample_weights_and_frequencies() -> None:
     expected = [[g / counts[row] for g in grads] for row, grads in enumerate(unscaled)]
     for row, grads in zip(weight.grad.tolist(), expected):
         assert row == pytest.approx(grads)
+
+
+def test_second_derivatives_with_per_sample_weights() -> None:
+    """The table's gradient is linear in the sample weights: it can be
+    differentiated again."""
+    st.manual_seed(2)
+    weight = st.randn(3, 2, dtype=st.float64, requires_grad=True)
+    samples = st.randn(4, dtype=st.float64, requires_grad=True)
+    indices, offsets = st.tensor([0, 2, 2, 1]), st.tensor([0, 1])
+
+    def pooled(table: st.Tensor, per_sample: st.Tensor) -> st.Tensor:
+        return F.embedding_bag(
+            indices, table, offsets, mode="sum", per_sample_weights=per_sample
+        )
+
+    assert gradgradcheck(pooled, (weight, samples))

@@ -166,33 +166,28 @@ def _sum_backward(
 ) -> Tensor:
     """The gradient of ``weight`` for ``'sum'`` and ``'mean'``.
 
-    Each member ``k`` of bag ``b`` adds ``scale_k * grad_output[b]`` to row
-    ``indices[k]`` (divided by how often that index occurs in the input,
-    with ``scale_grad_by_freq``).
+    Each member ``k`` of bag ``b`` adds ``p_k * grad_output[b]`` to row
+    ``indices[k]``: ``p_k`` is 1 (``'sum'``), ``1 / bag size`` (``'mean'``)
+    or the sample weight, a tensor, so that this gradient can itself be
+    differentiated with respect to it.
     """
     bags: Bags = ctx.bags
     members = [(b, k) for b in range(len(bags.spans)) for k in bags.members(b)]
-    width = weight._shape[1]
-    if not members:
-        return index_add_into_zeros(grad_output.reshape(-1)[:0], [], weight._shape)
-    if per_sample_weights is not None:
-        scale_list = _member_scales(bags, "sum", None)
-        samples = per_sample_weights.index_select(0, _long([k for _, k in members]))
-    else:
-        scale_list = _member_scales(bags, ctx.mode, None)
-        samples = None
+    factors = _member_scales(bags, ctx.mode, None)
     if ctx.scale_grad_by_freq:
         divisors = _frequency_divisors(bags.indices)
-        scale_list = [s / divisors[i] for s, i in zip(scale_list, bags.indices)]
+        factors = [f / divisors[i] for f, i in zip(factors, bags.indices)]
     scales = from_values(
-        [scale_list[k] for _, k in members], (len(members),), weight.dtype
+        [factors[k] for _, k in members], (len(members),), weight.dtype
     )
-    if samples is not None:
-        scales = scales * samples
+    if per_sample_weights is not None:
+        scales = scales * per_sample_weights.index_select(
+            0, _long([k for _, k in members])
+        )
     rows = grad_output.index_select(0, _long([b for b, _ in members]))
-    picked = rows * scales.unsqueeze(1)
+    width = weight._shape[1]
     positions = [bags.indices[k] * width + j for _, k in members for j in range(width)]
-    return index_add_into_zeros(picked, positions, weight._shape)
+    return index_add_into_zeros(rows * scales.unsqueeze(1), positions, weight._shape)
 
 
 def _sample_weights_backward(bags: Bags, weight: Tensor, grad_output: Tensor) -> Tensor:
