@@ -40,6 +40,8 @@ from slowtorch_lib.nn.functional.cross_entropy import (
     cross_entropy,
     nll_loss,
 )
+from slowtorch_lib.nn.functional.ctc import ctc_loss
+from slowtorch_lib.nn.functional.embedding_bag import embedding_bag
 from slowtorch_lib.nn.functional.fold import fold, unfold
 from slowtorch_lib.nn.functional.layers import (
     dropout,
@@ -85,9 +87,11 @@ __all__ = [
     "conv2d",
     "conv3d",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "elu",
     "embedding",
+    "embedding_bag",
     "gelu",
     "huber_loss",
     "l1_loss",

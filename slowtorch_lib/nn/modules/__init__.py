@@ -45,6 +45,7 @@ from slowtorch_lib.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
+    CTCLoss,
     HuberLoss,
     L1Loss,
     MSELoss,
@@ -75,7 +76,7 @@ from slowtorch_lib.nn.modules.rnn import (
     RNNCell,
     RNNCellBase,
 )
-from slowtorch_lib.nn.modules.sparse import Embedding
+from slowtorch_lib.nn.modules.sparse import Embedding, EmbeddingBag
 from slowtorch_lib.nn.modules.transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
@@ -101,9 +102,11 @@ __all__ = [
     "Conv2d",
     "Conv3d",
     "CrossEntropyLoss",
+    "CTCLoss",
     "Dropout",
     "ELU",
     "Embedding",
+    "EmbeddingBag",
     "Flatten",
     "GELU",
     "HuberLoss",

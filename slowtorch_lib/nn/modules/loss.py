@@ -13,6 +13,7 @@ from slowtorch_lib.nn.modules.module import Module
 __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
+    "CTCLoss",
     "CrossEntropyLoss",
     "HuberLoss",
     "L1Loss",
@@ -184,4 +185,33 @@ class BCEWithLogitsLoss(_Loss):
             self.weight,
             pos_weight=self.pos_weight,
             reduction=self.reduction,
+        )
+
+
+class CTCLoss(_Loss):
+    """Connectionist Temporal Classification of frame-wise log-probabilities
+    against label sequences (see ``F.ctc_loss``)."""
+
+    def __init__(
+        self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False
+    ) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(
+        self,
+        log_probs: Tensor,
+        targets: Tensor,
+        input_lengths: Any,
+        target_lengths: Any,
+    ) -> Tensor:
+        return F.ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
         )
