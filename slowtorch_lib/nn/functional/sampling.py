@@ -199,8 +199,8 @@ def _check_mode(input: Tensor, mode: str, antialias: bool) -> None:
         )
     wanted = INTERPOLATING_MODES.get(mode)
     known = mode in ("nearest", "nearest-exact", "area", "lanczos") or wanted
-    cubic_elsewhere = mode == "bicubic" and input.dim() != 4
-    if input.dim() not in (3, 4, 5) or not known or cubic_elsewhere:
+    only_4d = mode in ("bicubic", "lanczos") and input.dim() != 4
+    if input.dim() not in (3, 4, 5) or not known or only_4d:
         raise NotImplementedError(
             "Input Error: Only 3D, 4D and 5D input Tensors supported (got "
             f"{input.dim()}D) for the modes: nearest | linear | bilinear | "
