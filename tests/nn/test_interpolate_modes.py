@@ -1,5 +1,6 @@
-"""``interpolate`` in the modes bicubic, trilinear, nearest-exact and 3-d
-nearest, and ``nn.Upsample`` in them: a seeded differential test against
+"""``interpolate`` in the modes bicubic, trilinear, nearest-exact, and
+nearest and area in 3-d (``adaptive_avg_pool3d``), and ``nn.Upsample`` in
+them: a seeded differential test against
 torch per mode (random shapes, sizes, scale factors up and down, integer
 or not, ``recompute_scale_factor``, ``align_corners``, float32 and
 float64), comparing values, ``grad_fn`` names and input gradients; the
@@ -27,6 +28,7 @@ MODES = {
     "trilinear": (3,),
     "nearest-exact": (1, 2, 3),
     "nearest": (3,),
+    "area": (3,),
 }
 FACTORS = [0.3, 0.5, 0.7, 1.0, 1.2, 1.5, 2.0, 2.3, 3.0]
 
@@ -54,12 +56,15 @@ def _case(mode: str, rng: random.Random) -> Case:
     return run, [(rng.randint(1, 2), rng.randint(1, 3), *plane)], False
 
 
-def _agreement(mode: str) -> tuple[int, list[str]]:
-    """How many of the mode's random cases agree with torch, and the others."""
+def _agreement(
+    mode: str, cases: int = CASES_PER_MODE, seed: str = "interpolate"
+) -> tuple[int, list[str]]:
+    """How many of ``cases`` random cases of ``mode`` agree with torch, and
+    what differs in the others."""
     torch = require_torch()
-    rng = random.Random(f"interpolate {mode}")
+    rng = random.Random(f"{seed} {mode}")
     agreed, disagreements = 0, []
-    for index in range(CASES_PER_MODE):
+    for index in range(cases):
         case = _case(mode, rng)
         dtype = rng.choice(["float32", "float64"])
         ours = _outcome(st, case, dtype, index)
@@ -67,6 +72,7 @@ def _agreement(mode: str) -> tuple[int, list[str]]:
         rtol, atol = (1e-4, 1e-5) if dtype == "float32" else (1e-10, 1e-12)
         try:
             if isinstance(theirs[0], type):
+                assert isinstance(ours[0], type), (ours[0].shape, theirs)
                 assert ours == theirs
             else:
                 assert not isinstance(ours[0], type), ours
@@ -154,6 +160,12 @@ def _call(shape: Any, dtype: str = "float32", **kwargs: Any) -> Any:
         _call((1, 1, 2, 2), size=3, mode="lanczos"),
         _call((1, 1, 2, 2), size=3, mode="lanczos", align_corners=True),
         _call((1, 1, 2, 2, 2), size=3, mode="lanczos"),
+        _call((1, 1, 2, 0, 2), size=(1, 3, 2), mode="area"),
+        _call((2, 3, 2, 2, 2), "int64", size=(1, 3, 2), mode="area"),
+        lambda L: L.nn.functional.adaptive_avg_pool3d(L.ones(2, 3, 3), 2),
+        lambda L: L.nn.functional.adaptive_avg_pool3d(L.ones(2, 3, 3, 3, 3, 3), 2),
+        lambda L: L.nn.functional.adaptive_avg_pool3d(L.ones(1, 1, 3, 3, 3), (1, 2)),
+        lambda L: L.nn.functional.adaptive_avg_pool3d(L.ones(1, 2, 3, 3), (2, -1, 2)),
     ],
 )
 def test_refusals_match_torch(run: Any) -> None:
@@ -177,6 +189,30 @@ def test_refusals_match_torch(run: Any) -> None:
 def test_antialias_says_it_is_missing(run: Any) -> None:
     with pytest.raises(NotImplementedError, match="antialias=True"):
         run()
+
+
+@pytest.mark.parametrize(
+    "shape, output_size",
+    [
+        ((2, 3, 4, 5, 6), (2, 3, 4)),
+        ((2, 3, 4, 5, 6), 1),
+        ((3, 4, 5, 6), (3, None, 7)),
+        ((1, 2, 5, 1, 3), 2),
+    ],
+)
+def test_adaptive_avg_pool3d_matches_torch(shape: Any, output_size: Any) -> None:
+    torch = require_torch()
+
+    def run(lib: Any, xs: list[Any]) -> Any:
+        return lib.nn.AdaptiveAvgPool3d(output_size)(xs[0])
+
+    case: Case = (run, [shape], False)
+    for dtype in ("float32", "float64"):
+        ours, theirs = _outcome(st, case, dtype, 3), _outcome(torch, case, dtype, 3)
+        assert not isinstance(theirs[0], type), theirs
+        assert_same(ours[0], theirs[0], 1e-5, 1e-6)
+        assert ours[1] == theirs[1]
+        assert_same(ours[2][0], theirs[2][0], 1e-5, 1e-6)
 
 
 def test_cubic_weights_sum_to_one_and_interpolate() -> None:
@@ -214,6 +250,7 @@ def _input(shape: tuple[int, ...], seed: int = 0) -> st.Tensor:
         # (torch's backward of nearest is not its forward's transpose when a
         # scale factor gives an output of the input's size or twice it)
         ((1, 1, 2, 3, 2), {"scale_factor": (1.5, 0.7, 2), "mode": "nearest"}),
+        ((1, 2, 3, 4, 2), {"size": (2, 3, 1), "mode": "area"}),
     ],
 )
 def test_gradcheck(shape: tuple[int, ...], kwargs: dict[str, Any]) -> None:
@@ -232,6 +269,7 @@ def test_gradcheck(shape: tuple[int, ...], kwargs: dict[str, Any]) -> None:
         ("nearest-exact", (1, 1, 3), "UpsampleNearestExact1DBackward0"),
         ("nearest-exact", (1, 1, 2, 3), "UpsampleNearestExact2DBackward0"),
         ("nearest", (1, 1, 2, 2, 3), "UpsampleNearest3DBackward0"),
+        ("area", (1, 1, 2, 2, 3), "AdaptiveAvgPool3DBackward0"),
     ],
 )
 def test_upsample_module_takes_the_modes(mode: str, shape: Any, name: str) -> None:

@@ -65,6 +65,7 @@ from slowtorch_lib.nn.functional.normalization import (
 from slowtorch_lib.nn.functional.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     adaptive_max_pool1d,
     adaptive_max_pool2d,
     avg_pool1d,
@@ -114,6 +115,7 @@ __all__ = [
     # windows: convolution, pooling, folding, sampling
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "avg_pool3d",

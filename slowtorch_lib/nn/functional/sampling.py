@@ -45,6 +45,7 @@ from slowtorch_lib.nn.functional.layers import dropout_mask
 from slowtorch_lib.nn.functional.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
 )
 from slowtorch_lib.ops.common import tensor_input
 
@@ -227,8 +228,8 @@ def interpolate(
     Args:
         size: The output size (a number or one per spatial dimension).
         scale_factor: Or the factor to multiply the sizes by (rounded down).
-        mode: ``"nearest"``, ``"nearest-exact"``, ``"area"`` (3-d or 4-d
-            input), ``"linear"`` (3-d input), ``"bilinear"`` or
+        mode: ``"nearest"``, ``"nearest-exact"``, ``"area"``,
+            ``"linear"`` (3-d input), ``"bilinear"`` or
             ``"bicubic"`` (4-d), ``"trilinear"`` (5-d).
         align_corners: For the interpolating modes: map the corner elements
             of input and output onto each other (default False).
@@ -238,7 +239,7 @@ def interpolate(
 
     Raises:
         NotImplementedError: For a mode on input of the wrong number of
-            dimensions, ``antialias=True``, ``lanczos``, ``area`` on 5-d input.
+            dimensions, ``antialias=True`` (and so ``lanczos``).
         ValueError: For both or neither of ``size`` and ``scale_factor``,
             or ``align_corners`` with ``nearest``, ``nearest-exact`` or
             ``area``.
@@ -270,10 +271,7 @@ def interpolate(
             return adaptive_avg_pool1d(input, sizes[0])
         if input.dim() == 4:
             return adaptive_avg_pool2d(input, sizes)
-        raise NotImplementedError(
-            "interpolate: mode 'area' on 5-D input (adaptive_avg_pool3d) is not "
-            "implemented in this engine."
-        )
+        return adaptive_avg_pool3d(input, sizes)
     return _resample(input, mode, sizes, scales, bool(align_corners))
 
 
