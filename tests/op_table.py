@@ -857,6 +857,11 @@ CASES += [
         (2, 3, 7),
     ),
     _case(
+        "adaptive_avg_pool3d",
+        lambda L, x: L.nn.functional.adaptive_avg_pool3d(x, (2, 1, 3)),
+        (2, 2, 3, 4, 5),
+    ),
+    _case(
         "adaptive_max_pool2d",
         lambda L, x: L.nn.functional.adaptive_max_pool2d(x, (2, 3)),
         IMAGE,
