@@ -122,17 +122,14 @@ def _nearest(
             kernel = "upsample_nearest2d_channels_last"
         raise not_implemented(kernel, input.dtype)
     plane_in = tuple(input.shape[2:])
-    dims = zip(plane_in, sizes, scales)
+    dims = list(zip(plane_in, sizes, scales))
     if mode == "nearest-exact":
-        sources = [nearest_exact_sources(n, out, scale) for n, out, scale in dims]
+        sources = [nearest_exact_sources(*dim) for dim in dims]
         read_back = sources
     else:
-        shortcuts = len(sizes) == 2
-        sources = [nearest_sources(n, o, s, shortcuts) for n, o, s in dims]
-        read_back = [
-            nearest_sources(n, out, scale)
-            for n, out, scale in zip(plane_in, sizes, scales)
-        ]
+        shortcuts = len(sizes) == 2  # only PyTorch's 2-d forward takes them
+        sources = [nearest_sources(*dim, shortcuts) for dim in dims]
+        read_back = [nearest_sources(*dim) for dim in dims]
     plane, back = (plane_positions(s, plane_in) for s in (sources, read_back))
     size = numel(plane_in)
     planes = range(input.shape[0] * input.shape[1])
