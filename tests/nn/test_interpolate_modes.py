@@ -157,6 +157,8 @@ def _call(shape: Any, dtype: str = "float32", **kwargs: Any) -> Any:
         _call((1, 1, 2, 2), size=(2, 3, 4), mode="bicubic"),
         _call((1, 1, 2, 2), scale_factor=(2, 3, 4), mode="bicubic"),
         _call((1, 1, 2, 2), size=3, mode="bicubic", recompute_scale_factor=True),
+        _call((1, 1, 2, 2), size=(2.0, 3), mode="bicubic"),
+        _call((1, 1, 2, 2, 2), size=[2, 3, 1.5], mode="trilinear"),
         _call((1, 1, 2, 2), size=3, mode="lanczos"),
         _call((1, 1, 2, 2), size=3, mode="lanczos", align_corners=True),
         _call((1, 1, 2, 2, 2), size=3, mode="lanczos"),

@@ -148,6 +148,13 @@ def _per_dimension(value: Any, dims: int) -> list[Any]:
     return [value] * dims
 
 
+def _is_integer(value: Any) -> bool:
+    """Whether a size is a whole number (an int, or an integer tensor)."""
+    if isinstance(value, Tensor):
+        return not value.dtype.is_floating_point
+    return isinstance(value, int)
+
+
 def _output_sizes(
     input: Tensor, size: Any, scale_factor: Any, recompute_scale_factor: Any
 ) -> tuple[list[int], list[float | None]]:
@@ -163,6 +170,12 @@ def _output_sizes(
                 f"but got input with spatial dimensions of {spatial} and output "
                 f"size of {size}. Please provide input tensor in (N, C, d1, d2, "
                 "...,dK) format and output size in (o1, o2, ...,oK) format."
+            )
+        if isinstance(size, (list, tuple)) and not all(map(_is_integer, size)):
+            raise TypeError(
+                "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                "Tuple[int, int, int], but got size with types "
+                f"{[type(s) for s in size]}"
             )
         if recompute_scale_factor:
             raise ValueError(
