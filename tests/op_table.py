@@ -857,6 +857,11 @@ CASES += [
         (2, 3, 7),
     ),
     _case(
+        "adaptive_avg_pool3d",
+        lambda L, x: L.nn.functional.adaptive_avg_pool3d(x, (2, 1, 3)),
+        (2, 2, 3, 4, 5),
+    ),
+    _case(
         "adaptive_max_pool2d",
         lambda L, x: L.nn.functional.adaptive_max_pool2d(x, (2, 3)),
         IMAGE,
@@ -894,6 +899,44 @@ CASES += [
         "interpolate_area",
         lambda L, x: L.nn.functional.interpolate(x, size=(3, 2), mode="area"),
         IMAGE,
+    ),
+    _case(
+        "interpolate_bicubic",
+        lambda L, x: L.nn.functional.interpolate(
+            x, scale_factor=(1.5, 0.7), mode="bicubic"
+        ),
+        IMAGE,
+    ),
+    _case(
+        "interpolate_bicubic_align_corners",
+        lambda L, x: L.nn.functional.interpolate(
+            x, size=(5, 2), mode="bicubic", align_corners=True
+        ),
+        IMAGE,
+    ),
+    _case(
+        "interpolate_trilinear",
+        lambda L, x: L.nn.functional.interpolate(
+            x, scale_factor=(1.5, 0.7, 2.0), mode="trilinear"
+        ),
+        (1, 2, 2, 3, 2),
+    ),
+    _case(
+        "interpolate_nearest_exact",
+        lambda L, x: L.nn.functional.interpolate(
+            x, scale_factor=(1.7, 0.6), mode="nearest-exact"
+        ),
+        IMAGE,
+    ),
+    _case(
+        "interpolate_nearest_3d",
+        lambda L, x: L.nn.functional.interpolate(x, size=(3, 2, 4)),
+        (1, 2, 2, 3, 2),
+    ),
+    _case(
+        "interpolate_area_3d",
+        lambda L, x: L.nn.functional.interpolate(x, size=(1, 2, 2), mode="area"),
+        (1, 2, 2, 3, 4),
     ),
     _case(
         "group_norm",

@@ -136,6 +136,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "nn.functional.fold",
             "nn.functional.multi_head_attention",
             "nn.functional.pooling",
+            "nn.functional.interpolation",
             "nn.functional.sampling",
             "nn.functional.layers",
             "nn.functional.loss",

@@ -63,8 +63,19 @@ def _cdist(rng: random.Random) -> Case:
 
 
 def _interpolate(rng: random.Random) -> Case:
-    mode = rng.choice(["linear", "bilinear", "area", "nearest"])
-    dims = {"linear": 1, "bilinear": 2}.get(mode, rng.randint(1, 2))
+    mode = rng.choice(
+        [
+            "linear",
+            "bilinear",
+            "bicubic",
+            "trilinear",
+            "area",
+            "nearest",
+            "nearest-exact",
+        ]
+    )
+    fixed = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+    dims = fixed.get(mode, rng.randint(1, 3))
     plane = [rng.randint(1, 6) for _ in range(dims)]
     options: dict[str, Any] = {}
     factors = [rng.choice([0.5, 0.7, 1.0, 1.5, 2.0, 2.3, 3.0]) for _ in plane]
@@ -73,7 +84,7 @@ def _interpolate(rng: random.Random) -> Case:
     else:
         options["scale_factor"] = tuple(factors)
         options["recompute_scale_factor"] = rng.random() < 0.3
-    if mode in ("linear", "bilinear"):
+    if mode in fixed:
         options["align_corners"] = rng.choice([None, False, True])
 
     def run(lib: Any, xs: list[Any]) -> Any:

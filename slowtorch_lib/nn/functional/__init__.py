@@ -67,6 +67,7 @@ from slowtorch_lib.nn.functional.normalization import (
 from slowtorch_lib.nn.functional.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     adaptive_max_pool1d,
     adaptive_max_pool2d,
     avg_pool1d,
@@ -118,6 +119,7 @@ __all__ = [
     # windows: convolution, pooling, folding, sampling
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "avg_pool3d",

@@ -38,6 +38,7 @@ from slowtorch_lib.ops.gather_scatter import index, index_add_into_zeros
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "avg_pool1d",
@@ -138,7 +139,7 @@ class MaxPool2DWithIndices(Function):
         ctx: FunctionCtx, x: Tensor, *, cells: Cells, out_size: Pair
     ) -> tuple[Tensor, Tensor]:
         values = x._values()
-        plane = x.shape[-2] * x.shape[-1]
+        plane = math.prod(x.shape[-len(out_size) :])
         total = sum(values)
         exact = total != total  # a NaN (or inf - inf): scan as PyTorch does
         reads = [itemgetter(*cell, cell[0]) for cell in cells]  # always a tuple
@@ -246,7 +247,7 @@ class AvgPool2D(Function):
         out_size: Pair,
     ) -> Tensor:
         values = x._values()
-        plane = x.shape[-2] * x.shape[-1]
+        plane = math.prod(x.shape[-len(out_size) :])
         divide = _truncated if not x.dtype.is_floating_point else _divided
         means = [
             divide(sum([values[start + p] for p in cell]), divisor)
@@ -255,7 +256,7 @@ class AvgPool2D(Function):
         ]
         ctx.input_shape = x._shape
         ctx.layout = (cells, divisors, plane)
-        return from_values(means, tuple(x.shape[:-2]) + out_size, x.dtype)
+        return from_values(means, tuple(x.shape[: -len(out_size)]) + out_size, x.dtype)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
@@ -279,6 +280,10 @@ class AvgPool2D(Function):
 
 class AdaptiveAvgPool2D(AvgPool2D):
     """Average pooling over the windows :func:`adaptive_ranges` chooses."""
+
+
+class AdaptiveAvgPool3D(AvgPool2D):
+    """The same over ``(D, H, W)`` planes (``out_size`` has three sizes)."""
 
 
 # ----------------------------------------------------------------------
@@ -592,6 +597,47 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     cells = _adaptive_cells(input, size)
     divisors = [len(cell) for cell in cells]
     return AdaptiveAvgPool2D.apply(input, cells=cells, divisors=divisors, out_size=size)
+
+
+@tensor_input
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """:func:`adaptive_avg_pool2d` over the last three dimensions."""
+    sizes = [output_size] * 3 if isinstance(output_size, int) else list(output_size)
+    if len(sizes) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if sizes == [1, 1, 1] and input.dim() >= 3:  # PyTorch takes the mean
+        return input.mean((-1, -2, -3), keepdim=True)
+    if input.dim() not in (4, 5):
+        raise RuntimeError(
+            "adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+            f"{list(input.shape)}"
+        )
+    spatial = input.shape[-3:]
+    size = tuple(n if s is None else int(s) for n, s in zip(spatial, sizes))
+    if min(size) < 0:
+        depth, height, width = size  # PyTorch's spacing
+        raise RuntimeError(
+            "adaptive_avg_pool3d: elements of output_size must be greater than or "
+            f"equal to 0 but received {{{depth}, {height},{width}}}"
+        )
+    for dim in range(1, input.dim()):
+        if input.shape[dim] == 0:
+            raise RuntimeError(
+                "adaptive_avg_pool3d(): Expected input to have non-zero size for "
+                f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                f"with dimension {dim} being empty"
+            )
+    _refuse("adaptive_avg_pool3d_cpu", input, ())
+    depths, rows, columns = (adaptive_ranges(n, o) for n, o in zip(spatial, size))
+    plane = window_cells(rows, columns, spatial[2])
+    layer = spatial[1] * spatial[2]
+    cells = [
+        [d * layer + p for d in depth for p in cell]
+        for depth in depths
+        for cell in plane
+    ]
+    divisors = [len(cell) for cell in cells]
+    return AdaptiveAvgPool3D.apply(input, cells=cells, divisors=divisors, out_size=size)
 
 
 @tensor_input

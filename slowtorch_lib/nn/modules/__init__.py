@@ -57,6 +57,7 @@ from slowtorch_lib.nn.modules.normalization import GroupNorm, LayerNorm
 from slowtorch_lib.nn.modules.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
     AvgPool1d,
@@ -135,6 +136,7 @@ __all__ = [
     # windows: convolution, pooling, folding, sampling
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AvgPool3d",

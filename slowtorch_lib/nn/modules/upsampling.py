@@ -12,9 +12,10 @@ __all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]
 
 
 class Upsample(Module):
-    """Resizes ``(N, C, L)`` or ``(N, C, H, W)`` input to ``size`` or by
-    ``scale_factor``, in the ``mode`` of :func:`F.interpolate` (``"nearest"``,
-    ``"linear"``, ``"bilinear"`` or ``"area"`` here)."""
+    """Resizes ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)`` input
+    to ``size`` or by ``scale_factor``, in a ``mode`` of :func:`F.interpolate`
+    (``"nearest"``, ``"nearest-exact"``, ``"linear"``, ``"bilinear"``,
+    ``"bicubic"``, ``"trilinear"`` or ``"area"``)."""
 
     def __init__(
         self,
