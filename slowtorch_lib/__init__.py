@@ -77,6 +77,7 @@ from slowtorch_lib import (
     nn,
     onnx,
     optim,
+    sparse,
     utils,
 )
 from slowtorch_lib import _rng as random
@@ -360,6 +361,12 @@ __all__ += [
 __all__ += ["get_printoptions", "set_printoptions"]
 
 __version__ = "0.1.0"
+
+# Sparse COO tensors, beside the dense core: torch.sparse_coo_tensor, the
+# layouts, torch.spmm, a sparse first argument of torch.mm, and the methods
+# every tensor has (to_sparse, is_sparse, layout...): see sparse.install.
+sparse.install(sys.modules[__name__], Tensor)
+__all__ += ["sparse", *sparse.TOP_LEVEL]
 
 # NumPy's keyword names (``axis=``...), which PyTorch's C++ functions take:
 # one wrapper each, added beside the core (see _fidelity.numpy_keywords).
