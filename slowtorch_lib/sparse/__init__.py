@@ -20,10 +20,11 @@ from typing import Any
 
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._tensor import Tensor
+from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.sparse._coo import (
     SparseTensor,
-    ToDense,
     apply_to_sparse,
+    masked,
     sparse_coo_tensor,
     to_sparse,
 )
@@ -55,7 +56,23 @@ def sum(input: Tensor, dim: Any = None, dtype: dtype | None = None) -> Tensor:
         )
     if not isinstance(input, SparseTensor):
         return input.sum(dtype=dtype)
-    return apply_to_sparse(ToDense, input).sum(dtype=dtype)
+    total = apply_to_sparse(Sum, input)
+    return total if dtype is None else total.to(dtype)
+
+
+class Sum(Function):
+    """The sum of the stored elements; each one's gradient is the gradient
+    of the sum (a coalesced sparse tensor, as PyTorch's)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, sparse: SparseTensor) -> Tensor:
+        ctx.sparse = sparse
+        return sparse._coo_values.sum()
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> SparseTensor:
+        sparse = ctx.sparse
+        return masked(grad_output.expand(*sparse._shape), sparse, coalesced=True)
 
 
 # ----------------------------------------------------------------------

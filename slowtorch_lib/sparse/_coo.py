@@ -64,7 +64,7 @@ class SparseTensor(Tensor):
         """Wraps ``indices`` and ``values``, not copied: how sparse tensors are made."""
         self = object.__new__(cls)
         self._coo_indices, self._coo_values = indices, values
-        self._coalesced = coalesced
+        self._coalesced = coalesced or values._shape[0] <= 1  # nothing to add
         self._shape = tuple(size)
         self._requires_grad = False
         self._grad = None
@@ -261,6 +261,10 @@ def sparse_coo_tensor(
     if value_tensor.requires_grad:
         return FromValues.apply(value_tensor, index_tensor, shape, coalesced)
     result = SparseTensor._from_parts(index_tensor, value_tensor, shape, coalesced)
+    if requires_grad and not value_tensor.dtype.differentiable:
+        raise RuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients"
+        )
     if requires_grad:
         result.requires_grad_(True)
     return result
@@ -450,16 +454,17 @@ def to_sparse(x: Tensor, sparse_dim: int | None = None) -> SparseTensor:
     return ToSparse.apply(x)
 
 
-def masked(dense: Tensor, mask: SparseTensor) -> SparseTensor:
+def masked(dense: Tensor, mask: SparseTensor, coalesced: bool = False) -> SparseTensor:
     """The elements of ``dense`` at ``mask``'s coordinates (duplicates once).
 
     This is the gradient PyTorch gives a sparse input: its coordinates are
-    sorted, and yet it is not marked coalesced, as in PyTorch.
+    sorted, and yet most of PyTorch's backward rules do not mark it
+    coalesced (``coalesced`` says whether to).
     """
     cells = dense.detach()._values()
     places = list(summed(mask))
     shown = [cells[p] for p in places]
-    return from_positions(places, shown, mask._shape, dense.dtype, False)
+    return from_positions(places, shown, mask._shape, dense.dtype, coalesced)
 
 
 def add(a: SparseTensor, b: SparseTensor) -> SparseTensor:
@@ -483,20 +488,22 @@ def _numel(size: Sequence[int]) -> int:
 
 
 class SparseAccumulateGrad(AccumulateGrad):
-    """The node at a sparse leaf: its ``.grad`` is a sparse tensor."""
+    """The node at a sparse leaf: its ``.grad`` is a sparse tensor, or a
+    dense one once a dense gradient (from ``torch.mm``) has reached it."""
 
     __slots__ = ()
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
-        """Sets or adds the sparse gradient to the leaf's ``.grad``."""
+        """Sets or adds the gradient to the leaf's ``.grad``."""
         (gradient,) = grad_outputs
-        assert isinstance(gradient, SparseTensor)
+        assert gradient is not None  # the engine only runs nodes it reached
         current = self.variable._grad
         if current is None:
             self.variable._grad = gradient
-        else:
-            assert isinstance(current, SparseTensor)
+        elif isinstance(current, SparseTensor) and isinstance(gradient, SparseTensor):
             self.variable._grad = add(current, gradient)
+        else:
+            self.variable._grad = current.to_dense() + gradient.to_dense()
         return ()
 
 

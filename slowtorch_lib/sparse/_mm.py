@@ -47,7 +47,18 @@ class SparseAddmm(Function):
 
 class Mm(SparseAddmm):
     """The same product reached by ``torch.mm``, ``spmm`` or ``@``
-    (``grad_fn`` ``MmBackward0``)."""
+    (``grad_fn`` ``MmBackward0``). As in PyTorch, this rule gives the
+    sparse input the whole dense gradient ``G @ X^T``."""
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> tuple[Any, Any]:
+        (dense,) = ctx.saved_tensors
+        grad_sparse = grad_dense = None
+        if ctx.needs_input_grad[0]:
+            grad_sparse = grad_output.mm(dense.t())
+        if ctx.needs_input_grad[1]:
+            grad_dense = Mm.apply(transposed(ctx.sparse), grad_output)
+        return grad_sparse, grad_dense
 
 
 def product(sparse: SparseTensor, dense: Tensor) -> Tensor:
