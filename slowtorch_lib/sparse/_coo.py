@@ -503,8 +503,12 @@ class SparseAccumulateGrad(AccumulateGrad):
         elif isinstance(current, SparseTensor) and isinstance(gradient, SparseTensor):
             self.variable._grad = add(current, gradient)
         else:
-            self.variable._grad = current.to_dense() + gradient.to_dense()
+            self.variable._grad = _dense(current) + _dense(gradient)
         return ()
+
+
+def _dense(gradient: Tensor) -> Tensor:
+    return gradient.to_dense() if isinstance(gradient, SparseTensor) else gradient
 
 
 def apply_to_sparse(function: type[Function], sparse: SparseTensor, *rest: Any) -> Any:
