@@ -9,6 +9,9 @@ The finite-difference checks at the end run without PyTorch.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -311,6 +314,15 @@ def test_a_dense_gradient_flows_back_through_to_sparse() -> None:
         lambda lib: lib.sparse.mm(example(lib), lib.ones(3, 2, dtype=lib.float64)),
         lambda lib: lib.sparse.mm(example(lib), lib.ones(3)),
         lambda lib: lib.sparse.mm(lib.ones(2, 2, 2).to_sparse(), lib.ones(2, 2)),
+        lambda lib: lib.sparse_coo_tensor(
+            lib.tensor(INDICES), lib.tensor(VALUES), (2, 2), check_invariants=True
+        ),
+        lambda lib: lib.sparse_coo_tensor(
+            lib.tensor([[0, -1]]), lib.tensor([1.0, 2.0]), (3,), check_invariants=True
+        ),
+        lambda lib: lib.sparse_coo_tensor(
+            lib.tensor(INDICES), lib.tensor(VALUES), (1, 3), check_invariants=True
+        ),
         lambda lib: example(lib).tolist(),
         lambda lib: example(lib).numpy(),
         lambda lib: example(lib).item(),
@@ -321,6 +333,30 @@ def test_a_dense_gradient_flows_back_through_to_sparse() -> None:
 )
 def test_errors_are_torchs(run: Any) -> None:
     same_error(run)
+
+
+def test_coordinates_outside_the_size_are_refused_even_unchecked() -> None:
+    # PyTorch may read outside its memory here; the engine refuses.
+    with pytest.raises(RuntimeError, match="for dim 1, size is 2 but found index 2"):
+        st.sparse_coo_tensor(st.tensor(INDICES), st.tensor(VALUES), (2, 2))
+
+
+def test_torchs_warning_that_it_does_not_check_is_given_once() -> None:
+    code = (
+        "import warnings; warnings.simplefilter('always'); import slowtorch_lib as t\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    t.sparse_coo_tensor([[0]], [1.0]); t.sparse_coo_tensor([[0]], [1.0])\n"
+        "print(len(caught), caught[0].category.__name__, caught[0].message)\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert shown.startswith("1 UserWarning Sparse invariant checks are implicitly")
 
 
 @pytest.mark.parametrize(

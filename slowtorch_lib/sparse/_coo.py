@@ -19,6 +19,7 @@ dimensions are supported: ``values`` is 1-d (no "hybrid" tensors).
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -225,11 +226,13 @@ def sparse_coo_tensor(
             coordinate along each dimension.
         dtype: The values' dtype (by default, that of ``values``).
         requires_grad: Whether the result is a leaf that requires grad.
+        check_invariants: Left out, PyTorch's warning that it does not
+            check the coordinates is given (once); the engine checks them.
         is_coalesced: Declares the indices coalesced (unchecked, as PyTorch).
 
     Raises:
-        RuntimeError: If indices and values differ in number, or ``size``
-            has not one entry per dimension.
+        RuntimeError: If indices and values differ in number, ``size`` has
+            not one entry per dimension, or a coordinate is outside it.
         NotImplementedError: For values of more than one dimension.
     """
     check_device(device)
@@ -257,6 +260,9 @@ def sparse_coo_tensor(
             "'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = "
             f"{len(shape)}, sparse_dim = {sparse_dim}, dense_dim = 0"
         )
+    if check_invariants is None:
+        _warn_unchecked()
+    _check_bounds(index_tensor, shape)
     coalesced = bool(is_coalesced)
     if value_tensor.requires_grad:
         return FromValues.apply(value_tensor, index_tensor, shape, coalesced)
@@ -268,6 +274,44 @@ def sparse_coo_tensor(
     if requires_grad:
         result.requires_grad_(True)
     return result
+
+
+def _check_bounds(indices: Tensor, size: tuple[int, ...]) -> None:
+    """Refuses a coordinate outside ``size``.
+
+    PyTorch checks this only when asked (``check_invariants=True``) and
+    otherwise may read outside its memory; the engine always checks, with
+    PyTorch's messages.
+
+    Raises:
+        RuntimeError: For a negative coordinate or one past the size.
+    """
+    for dim, (row, length) in enumerate(zip(_rows(indices), size)):
+        if row and min(row) < 0:
+            raise RuntimeError(f"found negative index {min(row)} for dim {dim}")
+        if row and max(row) >= length:
+            raise RuntimeError(
+                f"size is inconsistent with indices: for dim {dim}, size is "
+                f"{length} but found index {max(row)}"
+            )
+
+
+# PyTorch warns once per process that it does not check the coordinates.
+_UNCHECKED_WARNING = [True]
+
+
+def _warn_unchecked() -> None:
+    if _UNCHECKED_WARNING[0]:
+        _UNCHECKED_WARNING[0] = False
+        warnings.warn(
+            "Sparse invariant checks are implicitly disabled. Memory errors "
+            "(e.g. SEGFAULT) will occur when operating on a sparse tensor which "
+            "violates the invariants, but checks incur performance overhead. To "
+            "silence this warning, explicitly opt in or out. See "
+            "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _as_tensor(data: Any, d: dtype | None) -> Tensor:
