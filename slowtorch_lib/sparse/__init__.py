@@ -14,6 +14,7 @@ gives ``Tensor`` the few methods every tensor has in PyTorch
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable
 from typing import Any
@@ -122,14 +123,12 @@ def _sparse_first(dense_function: Callable[..., Tensor]) -> Callable[..., Tensor
     """``torch.mm``/``torch.matmul`` that hand a sparse first argument to
     :func:`spmm` and anything else to the dense function."""
 
-    def function(input: Tensor, other: Tensor, **kwargs: Any) -> Tensor:
-        if isinstance(input, SparseTensor) and not kwargs:
-            return spmm(input, other)
-        return dense_function(input, other, **kwargs)
+    @functools.wraps(dense_function)
+    def function(*args: Any, **kwargs: Any) -> Tensor:
+        if len(args) == 2 and not kwargs and isinstance(args[0], SparseTensor):
+            return spmm(*args)
+        return dense_function(*args, **kwargs)
 
-    function.__name__ = dense_function.__name__
-    function.__qualname__ = dense_function.__qualname__
-    function.__doc__ = dense_function.__doc__
     return function
 
 
