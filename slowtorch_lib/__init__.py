@@ -46,7 +46,8 @@ kernels on values, shapes and strides (``_kernels``), the ``Tensor`` type
 ``_tensor_python``, ``_tensor_autograd``, ``_tensor_logic_methods``,
 ``_tensor_kernels``, ``_creation``, ``_ranges``, ``_legacy_constructors``,
 ``_numpy_in``, ``_printing``), autograd (``autograd``), the operations
-(``ops``, ``_rng``), then ``nn``, ``optim`` and ``utils.data``. ``Tensor``'s methods
+(``ops``, ``_rng``), sparse COO tensors beside the dense core
+(``sparse``), then ``nn``, ``optim`` and ``utils.data``. ``Tensor``'s methods
 reach the operations through
 ``_tensor.bind_ops``, called once below. The dtypes beyond the ten the
 chapters teach bring their rules from ``_fidelity``, imported here, which
