@@ -413,3 +413,40 @@ def test_a_sparse_leafs_gradient_by_finite_differences() -> None:
             moved.append((st.sparse.mm(dense.to_sparse(), x) * weights).sum().item())
         numerical = (moved[0] - moved[1]) / (2 * step)
         assert abs(leaf.grad._values()[k].item() - numerical) < 1e-6
+
+
+# ----------------------------------------------------------------------
+# The transpose, and the legacy constructors older graph code uses
+# ----------------------------------------------------------------------
+
+
+def test_transpose_values_gradients_and_names() -> None:
+    torch = require_torch()
+    outcomes = []
+    for lib in (st, torch):
+        s = example(lib, requires_grad=True)
+        flipped = s.t()
+        result = lib.sparse.mm(flipped, lib.arange(4.0).reshape(2, 2))
+        result.sum().backward()
+        outcomes.append((flipped, flipped.grad_fn.name(), result, s.grad))
+    ours, theirs = outcomes
+    assert_same_sparse(ours[0].detach(), theirs[0].detach())
+    assert ours[1] == theirs[1] == "TBackward0"
+    assert_same(ours[2], theirs[2])
+    assert_same_sparse(ours[3], theirs[3])
+
+
+def test_legacy_sparse_constructors() -> None:
+    torch = require_torch()
+
+    def run(lib: Any) -> Any:
+        indices = lib.tensor([[0, 1], [1, 0]])
+        with pytest.warns(UserWarning, match="is deprecated.  Please use torch.sp"):
+            lib.sparse.LongTensor(indices, lib.tensor([1, 2]))
+        made = [
+            lib.sparse.FloatTensor(indices, lib.tensor([1.0, 2.0]), lib.Size([2, 2])),
+            lib.sparse.DoubleTensor(indices, lib.tensor([1.0, 2.0], dtype=lib.float64)),
+        ]
+        return [repr(m) for m in made]
+
+    assert run(st) == run(torch)

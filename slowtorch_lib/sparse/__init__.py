@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import functools
 import types
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-from slowtorch_lib._dtype import dtype
+from slowtorch_lib._dtype import dtype, float32, float64, int64
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.function import Function, FunctionCtx
 from slowtorch_lib.sparse._coo import (
@@ -32,7 +33,7 @@ from slowtorch_lib.sparse._coo import (
 from slowtorch_lib.sparse._layout import layout, sparse_coo, strided
 from slowtorch_lib.sparse._mm import mm, spmm
 
-__all__ = ["mm", "sum"]
+__all__ = ["DoubleTensor", "FloatTensor", "LongTensor", "mm", "sum"]
 
 # The names the top-level package takes from here (``torch.sparse_coo_tensor``).
 TOP_LEVEL = {
@@ -74,6 +75,36 @@ class Sum(Function):
     def backward(ctx: FunctionCtx, grad_output: Tensor) -> SparseTensor:
         sparse = ctx.sparse
         return masked(grad_output.expand(*sparse._shape), sparse, coalesced=True)
+
+
+class _LegacySparse:
+    """``torch.sparse.FloatTensor(indices, values, size)``: the old spelling
+    of :func:`sparse_coo_tensor` that older graph code still uses."""
+
+    _dtype: dtype
+
+    def __new__(cls, indices: Tensor, values: Tensor, size: Any = None) -> Any:
+        shape = "" if size is None else " shape,"
+        warnings.warn(
+            f"torch.sparse.SparseTensor(indices, values,{shape} *, device=) is "
+            "deprecated.  Please use torch.sparse_coo_tensor(indices, values,"
+            f"{shape} dtype=, device=).",
+            UserWarning,
+            stacklevel=2,
+        )
+        return sparse_coo_tensor(indices, values, size, dtype=cls._dtype)
+
+
+class FloatTensor(_LegacySparse):
+    _dtype = float32
+
+
+class DoubleTensor(_LegacySparse):
+    _dtype = float64
+
+
+class LongTensor(_LegacySparse):
+    _dtype = int64
 
 
 # ----------------------------------------------------------------------

@@ -61,6 +61,37 @@ class Mm(SparseAddmm):
         return grad_sparse, grad_dense
 
 
+class T(Function):
+    """The transpose of a sparse matrix (``grad_fn`` ``TBackward0``): the
+    gradient is transposed back, sparse or dense as it comes."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, sparse: SparseTensor) -> SparseTensor:
+        return transposed(sparse)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        if isinstance(grad_output, SparseTensor):
+            return transposed(grad_output)
+        return grad_output.t()
+
+
+def t(input: SparseTensor) -> SparseTensor:
+    """The transpose of a sparse matrix.
+
+    Raises:
+        NotImplementedError: For a sparse tensor of more than 2 dimensions.
+    """
+    if input.dim() > 2:
+        raise NotImplementedError(
+            "t() of a sparse tensor of more than 2 dimensions is not supported "
+            "by this engine"
+        )
+    if input.dim() < 2:
+        return input
+    return apply_to_sparse(T, input)
+
+
 def product(sparse: SparseTensor, dense: Tensor) -> Tensor:
     """``sparse @ dense``: each stored ``v`` at ``(i, j)`` adds ``v * dense[j]``
     to row ``i`` (computed without recording a graph)."""
@@ -145,3 +176,4 @@ def spmm(input: Tensor, mat2: Tensor) -> Tensor:
 SparseTensor.mm = spmm  # type: ignore[method-assign, assignment]
 SparseTensor.matmul = spmm  # type: ignore[method-assign, assignment]
 SparseTensor.__matmul__ = spmm  # type: ignore[method-assign, assignment]
+SparseTensor.t = t  # type: ignore[method-assign, assignment]
