@@ -18,7 +18,6 @@ dimensions are supported: ``values`` is 1-d (no "hybrid" tensors).
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -46,7 +45,13 @@ NO_DENSE_KERNEL = (
 
 
 class SparseTensor(Tensor):
-    """A sparse COO tensor: ``indices`` ``(sparse_dim, nnz)`` and ``values``."""
+    """A sparse COO tensor: ``indices`` ``(sparse_dim, nnz)`` and ``values``.
+
+    Unlike PyTorch's, ``_values()`` is refused: in this engine that name is
+    the list of elements every dense kernel starts from, so a dense kernel
+    given a sparse tensor stops there. Read ``values()`` (or ``_indices()``)
+    of a tensor made coalesced with ``coalesce()``.
+    """
 
     __slots__ = ("_coo_indices", "_coo_values", "_coalesced")
 
@@ -104,23 +109,6 @@ class SparseTensor(Tensor):
     def _indices(self) -> Tensor:  # type: ignore[override]
         """The coordinates, ``(sparse_dim, nnz)``, coalesced or not."""
         return self._coo_indices
-
-    def _values(self) -> Tensor:  # type: ignore[override]
-        """The elements, ``(nnz,)``, coalesced or not.
-
-        The name is PyTorch's, and the dense engine's too: there
-        ``tensor._values()`` is the list of elements every dense kernel
-        starts from. A kernel of the engine that calls it here was given a
-        sparse tensor it cannot read, and is refused; only a caller from
-        outside the engine gets the values.
-
-        Raises:
-            NotImplementedError: For a caller inside the dense engine.
-        """
-        caller = sys._getframe(1).f_globals.get("__name__", "")
-        if caller.startswith("slowtorch_lib."):
-            raise NotImplementedError(NO_DENSE_KERNEL)
-        return self._coo_values
 
     def indices(self) -> Tensor:
         """The coordinates of a coalesced tensor.
