@@ -46,7 +46,8 @@ kernels on values, shapes and strides (``_kernels``), the ``Tensor`` type
 ``_tensor_python``, ``_tensor_autograd``, ``_tensor_logic_methods``,
 ``_tensor_kernels``, ``_creation``, ``_ranges``, ``_legacy_constructors``,
 ``_numpy_in``, ``_printing``), autograd (``autograd``), the operations
-(``ops``, ``_rng``), then ``nn``, ``optim`` and ``utils.data``. ``Tensor``'s methods
+(``ops``, ``_rng``), sparse COO tensors beside the dense core
+(``sparse``), then ``nn``, ``optim`` and ``utils.data``. ``Tensor``'s methods
 reach the operations through
 ``_tensor.bind_ops``, called once below. The dtypes beyond the ten the
 chapters teach bring their rules from ``_fidelity``, imported here, which
@@ -77,6 +78,7 @@ from slowtorch_lib import (
     nn,
     onnx,
     optim,
+    sparse,
     utils,
 )
 from slowtorch_lib import _rng as random
@@ -360,6 +362,12 @@ __all__ += [
 __all__ += ["get_printoptions", "set_printoptions"]
 
 __version__ = "0.1.0"
+
+# Sparse COO tensors, beside the dense core: torch.sparse_coo_tensor, the
+# layouts, torch.spmm, a sparse first argument of torch.mm, and the methods
+# every tensor has (to_sparse, is_sparse, layout...): see sparse.install.
+sparse.install(sys.modules[__name__], Tensor)
+__all__ += ["sparse", *sparse.TOP_LEVEL]
 
 # NumPy's keyword names (``axis=``...), which PyTorch's C++ functions take:
 # one wrapper each, added beside the core (see _fidelity.numpy_keywords).

@@ -276,18 +276,24 @@ def vector_text(items: list[str], width: int, indent: int) -> str:
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def layout(texts: list[str], width: int, indices: list[list[int | None]]) -> str:
+def layout(
+    texts: list[str],
+    width: int,
+    indices: list[list[int | None]],
+    column: int = len(PREFIX),
+) -> str:
     """Nests the formatted numbers in brackets, from the last dimension out.
 
     First every innermost row becomes ``[a, b, c]``; then, for each earlier
     dimension, consecutive blocks are grouped and joined. Inside a tensor of
     ``n`` dimensions the blocks of dimension ``d`` are separated by a comma
     and ``n - d - 1`` line breaks, and indented to stand under their ``[``.
+    ``column`` is where the outermost ``[`` stands.
     """
     ndim = len(indices)
     innermost = indices[-1]
     row_length = len([i for i in innermost if i is not None])
-    indent = len(PREFIX) + ndim - 1
+    indent = column + ndim - 1
     blocks = []
     for start in range(0, len(texts), row_length):
         row = with_ellipsis(texts[start : start + row_length], innermost, " ...")
@@ -295,7 +301,7 @@ def layout(texts: list[str], width: int, indices: list[list[int | None]]) -> str
     for dim in range(ndim - 2, -1, -1):
         dim_indices = indices[dim]
         group_length = len([i for i in dim_indices if i is not None])
-        indent = len(PREFIX) + dim
+        indent = column + dim
         separator = "," + "\n" * (ndim - dim - 1) + " " * (indent + 1)
         grouped = []
         for start in range(0, len(blocks), group_length):
@@ -360,6 +366,11 @@ def add_suffixes(text: str, parts: list[str]) -> str:
 
 def tensor_repr(tensor: Tensor) -> str:
     """The text ``repr(tensor)`` (and ``print(tensor)``) shows."""
+    return add_suffixes(PREFIX + tensor_body(tensor), suffixes(tensor)) + ")"
+
+
+def tensor_body(tensor: Tensor, column: int = len(PREFIX)) -> str:
+    """The numbers in their brackets, the outermost ``[`` in ``column``."""
     is_float = tensor.dtype.is_floating_point
     measured = MEASURED.get(tensor.dtype, nonzero_finite)
 
@@ -369,11 +380,9 @@ def tensor_repr(tensor: Tensor) -> str:
         return format_all(values, is_float, measured)
 
     if tensor.numel() == 0:
-        body = "[]"
-    elif tensor.dim() == 0:
-        body = formatted(shown_values(tensor, []))[0][0]
-    else:
-        indices = shown_indices(tensor._shape, summarise=tensor.numel() > THRESHOLD)
-        texts, width = formatted(shown_values(tensor, indices))
-        body = layout(texts, width, indices)
-    return add_suffixes(PREFIX + body, suffixes(tensor)) + ")"
+        return "[]"
+    if tensor.dim() == 0:
+        return formatted(shown_values(tensor, []))[0][0]
+    indices = shown_indices(tensor._shape, summarise=tensor.numel() > THRESHOLD)
+    texts, width = formatted(shown_values(tensor, indices))
+    return layout(texts, width, indices, column)

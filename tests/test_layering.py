@@ -123,6 +123,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     (
+        "sparse COO tensors, beside the dense core",
+        ("sparse", "sparse._layout", "sparse._coo", "sparse._mm"),
+    ),
+    (
         "nn, optim, utils.data",
         (
             "nn",

@@ -43,6 +43,7 @@ PROGRAMS = [
     "policy_gradient",
     "vae_reparam",
     "gaussian_fit",
+    "sparse_gcn",
 ]
 
 # The programs that need NumPy (skipped without it).
