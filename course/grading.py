@@ -46,7 +46,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -507,14 +507,32 @@ def points_text(graded: Graded) -> str:
     return "-" if graded.status == "waiting" else f"{graded.points:.2f}"
 
 
-def table(result: Result) -> str:
-    """A notebook's per-exercise table, as text."""
+def weight_text(graded: Graded, weights: Mapping[str, float] | None) -> str:
+    """`` x2`` after an exercise's points where the teacher weighs them."""
+    if not weights:
+        return ""
+    return f" x{weights.get(graded.id, 1.0):g}"
+
+
+def weighted(
+    result: Result, weights: Mapping[str, float] | None
+) -> tuple[float, float]:
+    """A notebook's points and the points possible, each exercise's times its
+    weight (1 where none is given)."""
+    weights = weights or {}
+    got = sum(g.points * weights.get(i, 1.0) for i, g in result.exercises.items())
+    return got, sum(weights.get(i, 1.0) for i in result.exercises)
+
+
+def table(result: Result, weights: Mapping[str, float] | None = None) -> str:
+    """A notebook's per-exercise table, as text; with ``weights``, each
+    exercise's weight and the weighted total."""
     chapter = f"chapter {result.chapter}" if result.chapter else "chapter unknown"
     lines = [f"{result.path}  ({result.student}, {chapter}, {result.seconds:.1f} s)"]
     for graded in result.exercises.values():
         line = (
-            f"  {graded.id:<5} {graded.title:<24} {points_text(graded):>4}  "
-            f"{status_text(graded)}"
+            f"  {graded.id:<5} {graded.title:<24} {points_text(graded):>4}"
+            f"{weight_text(graded, weights)}  {status_text(graded)}"
         )
         if graded.status != "graded" and graded.message:
             line += "  " + graded.message.splitlines()[0]
@@ -522,7 +540,11 @@ def table(result: Result) -> str:
     total = len(result.exercises)
     waiting = sum(g.status == "waiting" for g in result.exercises.values())
     later = f" ({waiting} waiting for an earlier chapter)" if waiting else ""
-    lines.append(f"  points: {result.points:.2f} of {total}{later}")
+    if weights:
+        got, possible = weighted(result, weights)
+        lines.append(f"  points: {got:.2f} of {possible:g} (weighted){later}")
+    else:
+        lines.append(f"  points: {result.points:.2f} of {total}{later}")
     lines += [f"  note: {note}" for note in result.notes]
     return "\n".join(lines)
 
@@ -561,25 +583,39 @@ def counted(mine: list[Result]) -> tuple[list[Result], list[str]]:
     return kept, notes
 
 
-def feedback(student: str, results: list[Result]) -> str:
+def feedback(
+    student: str, results: list[Result], weights: Mapping[str, float] | None = None
+) -> str:
     """A student's report, in Markdown: the public cases that failed (input,
-    expected, got), how many grading-only cases failed (nothing more), hints."""
+    expected, got), how many grading-only cases failed (nothing more), hints;
+    with ``weights``, each exercise's weight and the weighted total."""
     lines = [f"# Feedback for {student}", ""]
     for result in results:
         lines += [f"## {result.path.name}", ""]
         if not result.exercises:
             lines += [f"- {note}" for note in result.notes] + [""]
             continue
-        lines += ["| exercise | points | cases right |", "|---|---|---|"]
+        if weights:
+            lines += [
+                "| exercise | weight | points | cases right |",
+                "|---|---|---|---|",
+            ]
+        else:
+            lines += ["| exercise | points | cases right |", "|---|---|---|"]
         for graded in result.exercises.values():
             right = (
                 f"{graded.passed} of {graded.total}"
                 if graded.status == "graded"
                 else graded.status
             )
+            weight = f" {weights.get(graded.id, 1.0):g} |" if weights else ""
             lines.append(
-                f"| {graded.id} {graded.title} | {points_text(graded)} | {right} |"
+                f"| {graded.id} {graded.title} |{weight} {points_text(graded)} | "
+                f"{right} |"
             )
+        if weights:
+            got, possible = weighted(result, weights)
+            lines += ["", f"Points: {got:.2f} of {possible:g} (each times its weight)"]
         lines.append("")
         for graded in result.exercises.values():
             if graded.points == 1:
@@ -625,9 +661,12 @@ def feedback_failures(graded: Graded) -> list[str]:
     return lines
 
 
-def write_feedback(results: list[Result], folder: Path) -> list[Path]:
-    """One report per student; names that would be the same file (``Doe_Jane``
-    and ``Doe, Jane``) get a short digest of the student's name."""
+def write_feedback(
+    results: list[Result], folder: Path, weights: Mapping[str, float] | None = None
+) -> list[Path]:
+    """One report per student (with ``weights``, each exercise's weight);
+    names that would be the same file (``Doe_Jane`` and ``Doe, Jane``) get a
+    short digest of the student's name."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     used: set[str] = set()  # lower case: some file systems ignore the case
@@ -638,7 +677,7 @@ def write_feedback(results: list[Result], folder: Path) -> list[Path]:
             safe = f"{safe}-{digest.hexdigest()[:8]}"
         used.add(safe.lower())
         path = folder / f"{safe}.md"
-        text = feedback(student, mine)
+        text = feedback(student, mine, weights)
         path.write_text(text, encoding="utf-8", errors="backslashreplace")
         written.append(path)
     return written

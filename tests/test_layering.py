@@ -658,6 +658,7 @@ COURSE_LAYERS: Layers = [
             "progress",
             "book_outputs",
             "notebook_reader",
+            "messages",
         ),
     ),
     (
@@ -722,7 +723,14 @@ COURSE_LAYERS: Layers = [
     ),
     (
         "the teacher's commands and exports",
-        ("gradescope", "export", "collect", "new_exercise", "__main__"),
+        (
+            "gradescope",
+            "export",
+            "course_file",
+            "collect",
+            "new_exercise",
+            "__main__",
+        ),
     ),
 ]
 
