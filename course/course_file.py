@@ -255,7 +255,10 @@ def prune_release(out: Path, left_out: Collection[str]) -> list[Path]:
         for cell in notebook["cells"]:
             if "plan" in cell.get("metadata", {}).get("tags", []):
                 cell["source"] = plan.markdown(number, lines, left_out)
-        path.write_text(json.dumps(notebook, indent=1) + "\n", encoding="utf-8")
+        path.write_text(
+            json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+            encoding="utf-8",
+        )
     return changed
 
 
