@@ -287,3 +287,31 @@ def test_a_real_grade_leaves_the_exercise_out_of_the_csv(tmp_path: Path) -> None
     assert "1.6" not in header and "1.9" not in header and "1.5" in header
     ann = next(r for r in rows if "ann" in r)
     assert ann[header.index("1.5")] == "4.00"
+
+
+def test_export_takes_the_pieces_and_weights_of_the_course_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from course import export
+
+    taken: dict[str, Any] = {}
+
+    def fake_export(out: Path, chapter: Any, weights: Any, given: Any) -> list[str]:
+        taken.update(weights=weights, given=set(given))
+        return []
+
+    monkeypatch.setattr(export, "gradescope", fake_export)
+    argv = ["export", "gradescope", str(tmp_path / "a.zip")]
+    assert cli.main([*argv, "--course", str(write(tmp_path, GOOD))]) == 0
+    assert taken["weights"] == {"1.5": 2.0, "1.7": 0.5}
+    assert {"1.5", "1.6", "3.10", "6.9"} <= taken["given"]  # ch1 given, left out
+    assert "2.9" not in taken["given"]
+
+
+def test_the_guide_s_example_course_file_is_one_the_course_reads(
+    tmp_path: Path,
+) -> None:
+    guide = (ROOT / "docs" / "teachers.md").read_text(encoding="utf-8")
+    example = guide.split("```toml\n# course.toml")[1].split("```")[0]
+    course = course_file.load(write(tmp_path, "# course.toml" + example))
+    assert {"3.10", "6.1"} <= course.left_out and course.weights["2.10"] == 3
