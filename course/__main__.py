@@ -378,15 +378,18 @@ def run_release(out: Path, give: str, site: bool = False, course: Any = None) ->
     course = course or course_file.Course()
     try:
         given = course.given(edition.parse_give(give))
-        # the exercises left out leave the notebooks before the site is built
-        written = edition.release(out, given, site and not course.left_out)
+        # the course file's changes are made before the site is built from them
+        changes = bool(course.left_out) or course.language != "en"
+        written = edition.release(out, given, site and not changes)
+        if course.language != "en":
+            course_file.release_language(out, course.language)
         if course.left_out:
             course_file.prune_release(out, course.left_out)
             written = sorted(p for p in out.rglob("*") if p.is_file())
-            if site:
-                from course.class_site import build_site  # at call time: --site
+        if site and changes:
+            from course.class_site import build_site  # at call time: --site
 
-                build_site(out, out / "site")
+            build_site(out, out / "site")
     except (FileExistsError, ValueError) as error:
         print(error, file=sys.stderr)
         return 2
@@ -421,6 +424,10 @@ def run_grade(args: argparse.Namespace) -> int:
     from course import collect, course_file, export, layout, sandbox
 
     course: course_file.Course = args.course
+    # at call time: each command loads only its own modules
+    from course import messages
+
+    messages.use(course.language)
     paths: list[Path] = args.paths
     missing = [path for path in [*paths, *args.earlier] if not path.exists()]
     if missing:

@@ -37,7 +37,14 @@ from course.checking import exercises
 from course.export import chapter_of, exercise_key, known_span
 from course.messages import LANGUAGES
 
-__all__ = ["Course", "CourseFileError", "load", "prune_release", "without_left_out"]
+__all__ = [
+    "Course",
+    "CourseFileError",
+    "load",
+    "prune_release",
+    "release_language",
+    "without_left_out",
+]
 
 KEYS = ("language", "seed", "give", "leave_out", "weights")
 SEED = re.compile(r"[\w.-]{1,64}")
@@ -260,6 +267,18 @@ def prune_release(out: Path, left_out: Collection[str]) -> list[Path]:
             encoding="utf-8",
         )
     return changed
+
+
+def release_language(out: Path, language: str) -> None:
+    """Makes the class edition at ``out`` speak ``language``: its copy of
+    :mod:`course.messages` (which the notebooks' checks use, on the desktop
+    and in the browser) names it."""
+    path = out / "course" / "messages.py"
+    source = path.read_text(encoding="utf-8")
+    line = re.compile(r'^LANGUAGE = "\w+"$', re.M)
+    if len(line.findall(source)) != 1:
+        raise ValueError(f"{path}: no one line LANGUAGE = ... to set")
+    path.write_text(line.sub(f"LANGUAGE = {language!r}", source), encoding="utf-8")
 
 
 def _kept_cells(cells: list[dict[str, Any]], left_out: Collection[str]) -> list[Any]:

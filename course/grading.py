@@ -55,6 +55,7 @@ from course import integrity, judge, notebook_reader, runner_protocol, sandbox, 
 from course.answer_key import Answers, default_seed
 from course.checking import Exercise, chapter_seed, load
 from course.judge import Graded
+from course.messages import text
 
 PACKAGE = Path(__file__).resolve().parent
 NO_SANDBOX = "graded WITHOUT the sandbox (--no-sandbox)"
@@ -539,12 +540,13 @@ def table(result: Result, weights: Mapping[str, float] | None = None) -> str:
         lines.append(line)
     total = len(result.exercises)
     waiting = sum(g.status == "waiting" for g in result.exercises.values())
-    later = f" ({waiting} waiting for an earlier chapter)" if waiting else ""
+    later = text("table.waiting", count=waiting) if waiting else ""
     if weights:
         got, possible = weighted(result, weights)
-        lines.append(f"  points: {got:.2f} of {possible:g} (weighted){later}")
+        shown = text("table.weighted", points=f"{got:.2f}", possible=f"{possible:g}")
     else:
-        lines.append(f"  points: {result.points:.2f} of {total}{later}")
+        shown = text("table.points", points=f"{result.points:.2f}", possible=total)
+    lines.append(f"  {shown}{later}")
     lines += [f"  note: {note}" for note in result.notes]
     return "\n".join(lines)
 
@@ -589,22 +591,19 @@ def feedback(
     """A student's report, in Markdown: the public cases that failed (input,
     expected, got), how many grading-only cases failed (nothing more), hints;
     with ``weights``, each exercise's weight and the weighted total."""
-    lines = [f"# Feedback for {student}", ""]
+    lines = ["# " + text("feedback.title", student=student), ""]
     for result in results:
         lines += [f"## {result.path.name}", ""]
         if not result.exercises:
             lines += [f"- {note}" for note in result.notes] + [""]
             continue
         if weights:
-            lines += [
-                "| exercise | weight | points | cases right |",
-                "|---|---|---|---|",
-            ]
+            lines += [text("feedback.columns_weighted"), "|---|---|---|---|"]
         else:
-            lines += ["| exercise | points | cases right |", "|---|---|---|"]
+            lines += [text("feedback.columns"), "|---|---|---|"]
         for graded in result.exercises.values():
             right = (
-                f"{graded.passed} of {graded.total}"
+                text("feedback.right", passed=graded.passed, total=graded.total)
                 if graded.status == "graded"
                 else graded.status
             )
@@ -615,24 +614,30 @@ def feedback(
             )
         if weights:
             got, possible = weighted(result, weights)
-            lines += ["", f"Points: {got:.2f} of {possible:g} (each times its weight)"]
+            total = text(
+                "feedback.total", points=f"{got:.2f}", possible=f"{possible:g}"
+            )
+            lines += ["", total]
         lines.append("")
         for graded in result.exercises.values():
             if graded.points == 1:
                 continue
-            lines += [f"### Exercise {graded.id}: {graded.title}", ""]
+            heading = text("feedback.exercise", id=graded.id, title=graded.title)
+            lines += [f"### {heading}", ""]
             if graded.status not in ("graded", "stopped"):
                 lines += [f"{graded.status}: {graded.message}".rstrip(": "), ""]
                 continue
             if graded.status == "stopped":
-                lines += [f"stopped: {graded.message}", ""]
+                lines += [text("feedback.stopped", message=graded.message), ""]
             lines += feedback_failures(graded)
             lines += [""] + [f"> {hint}" for hint in graded.hints] + [""]
         lines += [
-            f"Note: {note}" for note in result.notes if not note.startswith(SEED_NOTE)
+            text("feedback.note", note=note)
+            for note in result.notes
+            if not note.startswith(SEED_NOTE)
         ]
         if result.chapter is not None and result.seed:
-            lines.append(f"Drawn cases: seed {result.seed}")
+            lines.append(text("feedback.seed", seed=result.seed))
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -640,24 +645,25 @@ def feedback(
 def feedback_failures(graded: Graded) -> list[str]:
     lines = []
     for failure in graded.failures:
-        kind = "PyTorch convention" if failure.get("convention") else "Case"
+        kind = text(
+            "feedback.convention" if failure.get("convention") else "feedback.case"
+        )
         lines += [
             f"- {kind}: `{failure['label']}`",
-            f"  - expected: `{failure['expected']}`",
-            f"  - got: `{failure['got']}`",
+            f"  - {text('feedback.expected')}: `{failure['expected']}`",
+            f"  - {text('feedback.got')}: `{failure['got']}`",
         ]
         if failure.get("convention"):
-            lines.append(f"  - the convention: {failure['convention']}")
+            convention = text("feedback.the_convention")
+            lines.append(f"  - {convention}: {failure['convention']}")
         if failure.get("also"):
             lines.append(f"  - {failure['also']}")
         if failure.get("error"):
-            lines += ["  - your code raised:", "", "    ```"]
+            lines += [f"  - {text('feedback.raised')}", "", "    ```"]
             lines += [f"    {line}" for line in failure["error"].splitlines()]
             lines += ["    ```"]
     if graded.hidden_failed:
-        lines.append(
-            f"- and {graded.hidden_failed} of the grading-only cases (not shown)"
-        )
+        lines.append("- " + text("feedback.hidden", count=graded.hidden_failed))
     return lines
 
 

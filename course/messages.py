@@ -19,15 +19,63 @@ how to translate those.
 
 from __future__ import annotations
 
-__all__ = ["ENGLISH", "LANGUAGES", "text"]
+import string
+
+__all__ = ["ENGLISH", "LANGUAGES", "plural", "problems", "text", "use"]
 
 ENGLISH: dict[str, str] = {
-    # the grader's console table (python -m course grade)
+    # --- the checker: what check() prints in the student's notebook --------------
+    "check.head": "exercise {id} ({name})",
+    "check.piece": "{head}: with your {name}, {passed} of {total} {what} give "
+    "PyTorch's answers",
+    "check.predictions": "{head}: {passed} of {total} predictions right",
+    "check.conventions": "; PyTorch-convention edge cases: {passed} of {total}",
+    "check.all_right": "All right!",
+    "check.not_attempted": "exercise {id} ({name}): not attempted yet (your answer "
+    "still has a stub: replace each ... or raise NotImplementedError, run the "
+    "cell, then this one).",
+    "check.case": "case",
+    "check.convention": "PyTorch convention",
+    "check.expected": "expected",
+    "check.got": "got",
+    "check.the_convention": "(convention: {convention})",
+    "check.same_error": "(the same error as above)",
+    "check.more_failing.one": "... and {count} more failing case.",
+    "check.more_failing.many": "... and {count} more failing cases.",
+    "check.more_differences.one": "... and {count} more difference",
+    "check.more_differences.many": "... and {count} more differences",
+    "check.hint": "Hint: {hint}",
+    "check.hint_of": "Hint {number} of {count}: {hint}",
+    "check.hint_convention": "Hint: your main idea works; read the convention "
+    "above and handle that case.",
+    "check.wrong.one": "wrong: {count} item",
+    "check.wrong.many": "wrong: {count} items",
+    "check.yours": "yours:  ",
+    "check.pytorch": "PyTorch:",
+    "check.think_again": "Think again about those items and check again; to see "
+    'PyTorch\'s answers, check("{id}", {name}, reveal=True).',
+    "error.NameError": "a name your code uses is not defined (a typo, or a name "
+    "from a cell that was not run): the last line of the traceback says which.",
+    "error.AttributeError": "an object has no attribute of that name: the last "
+    "line of the traceback says which object type and which name.",
+    "error.TypeError": "a call got a value of the wrong type, or the wrong number "
+    "of arguments: the line above the error is the call.",
+    "error.IndexError": "an index is out of range: check where your loop starts "
+    "and stops.",
+    "error.KeyError": "a key is not in the dict: the last line of the traceback "
+    "says which.",
+    "error.ZeroDivisionError": "a division by zero: which case can make the divisor 0?",
+    "error.RecursionError": "your function calls itself without end: check the "
+    "case that stops the recursion (or use a loop).",
+    "error.UnboundLocalError": "a variable is used before it is given a value in "
+    "this function.",
+    "error.other": "your code raised {name}: the last line of the traceback says "
+    "what, the line above it where.",
+    # --- the grader: the console's table (python -m course grade) -----------------
     "table.points": "points: {points} of {possible}",
     "table.weighted": "points: {points} of {possible} (weighted)",
-    "table.waiting": " ({waiting} waiting for an earlier chapter)",
-    "table.weight": "x{weight}",
-    # the students' feedback (grade --feedback)
+    "table.waiting": " ({count} waiting for an earlier chapter)",
+    # --- the grader: the students' feedback (grade --feedback) --------------------
     "feedback.title": "Feedback for {student}",
     "feedback.columns": "| exercise | points | cases right |",
     "feedback.columns_weighted": "| exercise | weight | points | cases right |",
@@ -43,19 +91,59 @@ ENGLISH: dict[str, str] = {
     "feedback.hidden": "and {count} of the grading-only cases (not shown)",
     "feedback.note": "Note: {note}",
     "feedback.seed": "Drawn cases: seed {seed}",
-    "feedback.total": "Total: {points} of {possible} points",
+    "feedback.total": "Points: {points} of {possible} (each times its weight)",
 }
 
 LANGUAGES: dict[str, dict[str, str]] = {"en": ENGLISH}
 
 
-def text(key: str, language: str = "en", **values: object) -> str:
-    """The sentence ``key`` in ``language`` (English where it has none), with
-    ``values`` put in its placeholders.
+#: The language sentences are shown in: a class edition's copy of this
+#: module names its course file's (``release --course``), the grader sets
+#: it with :func:`use`.
+LANGUAGE = "en"
+
+
+def use(language: str) -> None:
+    """Shows sentences in ``language`` from now on (one this module has).
+
+    Raises:
+        ValueError: If the course has no sentences in ``language``.
+    """
+    global LANGUAGE
+    if language not in LANGUAGES:
+        raise ValueError(f"no sentences in {language!r}: {', '.join(LANGUAGES)}")
+    LANGUAGE = language
+
+
+def text(key: str, **values: object) -> str:
+    """The sentence ``key`` in the language in use (English where it has
+    none), with ``values`` put in its placeholders.
 
     Raises:
         KeyError: If ``key`` is not a sentence of the course (English has
             every one).
     """
-    template = LANGUAGES.get(language, {}).get(key) or ENGLISH[key]
+    template = LANGUAGES.get(LANGUAGE, {}).get(key) or ENGLISH[key]
     return template.format(**values)
+
+
+def plural(key: str, count: int, **values: object) -> str:
+    """The sentence ``key.one`` for a ``count`` of 1, else ``key.many``."""
+    return text(f"{key}.{'one' if count == 1 else 'many'}", count=count, **values)
+
+
+def placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def problems(translation: dict[str, str]) -> list[str]:
+    """What is wrong with a translation: a key English has not (a typo would
+    never be shown), or a sentence whose placeholders are not English's."""
+    found = []
+    for key, template in translation.items():
+        if key not in ENGLISH:
+            found.append(f"{key!r}: no such sentence in English")
+        elif placeholders(template) != placeholders(ENGLISH[key]):
+            want = ", ".join(sorted(placeholders(ENGLISH[key]))) or "none"
+            found.append(f"{key!r}: its placeholders must be English's ({want})")
+    return found
