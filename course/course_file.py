@@ -278,7 +278,9 @@ def release_language(out: Path, language: str) -> None:
     line = re.compile(r'^LANGUAGE = "\w+"$', re.M)
     if len(line.findall(source)) != 1:
         raise ValueError(f"{path}: no one line LANGUAGE = ... to set")
-    path.write_text(line.sub(f"LANGUAGE = {language!r}", source), encoding="utf-8")
+    path.write_text(
+        line.sub(f"LANGUAGE = {json.dumps(language)}", source), encoding="utf-8"
+    )
 
 
 def _kept_cells(cells: list[dict[str, Any]], left_out: Collection[str]) -> list[Any]:

@@ -315,3 +315,92 @@ def test_the_guide_s_example_course_file_is_one_the_course_reads(
     example = guide.split("```toml\n# course.toml")[1].split("```")[0]
     course = course_file.load(write(tmp_path, "# course.toml" + example))
     assert {"3.10", "6.1"} <= course.left_out and course.weights["2.10"] == 3
+
+
+# --- the sentences, and their translations -----------------------------------------
+
+
+def test_every_sentence_the_tools_show_has_its_english() -> None:
+    import re
+
+    from course import messages
+
+    used = set()
+    for path in (ROOT / "course").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        used |= set(re.findall(r'\btext\(\s*"([\w.]+)"', source))
+        used |= {
+            f"{k}.{n}"
+            for k in re.findall(r'\bplural\(\s*"([\w.]+)"', source)
+            for n in ("one", "many")
+        }
+    from course.feedback import ERROR_HINTS
+
+    used |= {f"error.{name}" for name in ERROR_HINTS}
+    assert len(used) > 40
+    assert sorted(used - set(messages.ENGLISH)) == []
+    for language, translation in messages.LANGUAGES.items():
+        assert messages.problems(translation) == [], language
+
+
+def test_a_translation_with_a_typo_or_a_lost_placeholder_is_caught() -> None:
+    from course import messages
+
+    found = messages.problems(
+        {
+            "feedback.hiden": "et {count} cas",
+            "feedback.hidden": "et des cas de notation (non montrés)",
+            "feedback.title": "Retour pour {student}",
+        }
+    )
+    assert found == [
+        "'feedback.hiden': no such sentence in English",
+        "'feedback.hidden': its placeholders must be English's (count)",
+    ]
+
+
+def test_a_language_shows_its_sentences_and_english_where_it_has_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from course import messages
+
+    french = {
+        "feedback.title": "Retour pour {student}",
+        "feedback.right": "{passed} sur {total}",
+    }
+    monkeypatch.setitem(messages.LANGUAGES, "fr", french)
+    monkeypatch.setattr(messages, "LANGUAGE", "en")
+    result = grading.Result(Path("01_arrays_to_tensors.ipynb"), "ann", chapter=1)
+    result.exercises["1.5"] = graded("1.5", 1)
+    messages.use("fr")
+    report = grading.feedback("ann", [result])
+    assert report.startswith("# Retour pour ann")
+    assert "| 1.5 title 1.5 | 1.00 | 3 sur 3 |" in report
+    assert "| exercise | points | cases right |" in report  # not translated yet
+    messages.use("en")
+    assert grading.feedback("ann", [result]).startswith("# Feedback for ann")
+    with pytest.raises(ValueError, match="no sentences in 'xx'"):
+        messages.use("xx")
+
+
+def test_the_checker_speaks_the_language_in_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from course import feedback, messages
+    from course.cases import Report
+    from course.checking import load
+
+    monkeypatch.setitem(
+        messages.LANGUAGES, "fr", {"check.not_attempted": "exercice {id} : pas encore"}
+    )
+    monkeypatch.setattr(messages, "LANGUAGE", "fr")
+    report = Report(load("1.5"), [], attempted=False)
+    assert feedback.message(report) == "exercice 1.5 : pas encore"
+
+
+def test_a_release_names_the_course_file_s_language(tmp_path: Path) -> None:
+    (tmp_path / "course").mkdir()
+    shutil.copy(ROOT / "course" / "messages.py", tmp_path / "course" / "messages.py")
+    course_file.release_language(tmp_path, "fr")
+    copied = (tmp_path / "course" / "messages.py").read_text(encoding="utf-8")
+    assert '\nLANGUAGE = "fr"\n' in copied and '\nLANGUAGE = "en"\n' not in copied
