@@ -238,10 +238,10 @@ def without_left_out(results: list[Any], left_out: Collection[str]) -> None:
 
 def prune_release(out: Path, left_out: Collection[str]) -> list[Path]:
     """Takes the exercises left out out of a class edition's notebooks at
-    ``out/exercises``: each one's section (from its ``## Exercise N.M``
-    heading to the next heading of that level) and its place in the chapter's
-    plan; a notebook left with no exercise is removed. Returns the notebooks
-    changed or removed."""
+    ``out/exercises``: each one's section (from its ``## `` heading to the
+    next, :func:`_kept_cells`) and its place in the chapter's plan; a
+    notebook left with no exercise is removed. Returns the notebooks changed
+    or removed."""
     # at call time: the notebooks' tools (nbformat, jupytext) are the teacher's
     from course import notebooks, plan
 
@@ -284,13 +284,21 @@ def release_language(out: Path, language: str) -> None:
 
 
 def _kept_cells(cells: list[dict[str, Any]], left_out: Collection[str]) -> list[Any]:
-    kept = []
-    dropping = False
+    """The cells but the sections of the exercises left out: a section runs
+    from a ``## `` heading to the next, and is an exercise's when a cell of
+    it is tagged ``exercise-N.M`` (whatever language its heading is in)."""
+    sections: list[list[dict[str, Any]]] = [[]]
     for cell in cells:
-        text = "".join(cell["source"])
-        if cell["cell_type"] == "markdown" and text.startswith("## "):
-            heading = re.match(r"## Exercise (\d+\.\d+)\b", text)
-            dropping = heading is not None and heading.group(1) in left_out
-        if not dropping:
-            kept.append(cell)
-    return kept
+        heading = cell["cell_type"] == "markdown" and "".join(cell["source"])[:3]
+        if heading == "## ":
+            sections.append([])
+        sections[-1].append(cell)
+    dropped = {f"exercise-{exercise_id}" for exercise_id in left_out}
+    return [
+        cell
+        for section in sections
+        if not any(
+            dropped & set(c.get("metadata", {}).get("tags", [])) for c in section
+        )
+        for cell in section
+    ]
