@@ -339,7 +339,7 @@ def run_export(
     except ValueError as error:
         print(error, file=sys.stderr)
         return 2
-    names = export.gradescope(out, chapter, weights, given)
+    names = export.gradescope(out, chapter, weights, given, course.language)
     which = f"chapter {chapter}" if chapter is not None else "every chapter"
     print(
         f"wrote {out} ({len(names)} files, {which}, {len(given)} pieces given): "

@@ -296,8 +296,10 @@ def test_export_takes_the_pieces_and_weights_of_the_course_file(
 
     taken: dict[str, Any] = {}
 
-    def fake_export(out: Path, chapter: Any, weights: Any, given: Any) -> list[str]:
-        taken.update(weights=weights, given=set(given))
+    def fake_export(
+        out: Path, chapter: Any, weights: Any, given: Any, language: str
+    ) -> list[str]:
+        taken.update(weights=weights, given=set(given), language=language)
         return []
 
     monkeypatch.setattr(export, "gradescope", fake_export)
@@ -306,6 +308,7 @@ def test_export_takes_the_pieces_and_weights_of_the_course_file(
     assert taken["weights"] == {"1.5": 2.0, "1.7": 0.5}
     assert {"1.5", "1.6", "3.10", "6.9"} <= taken["given"]  # ch1 given, left out
     assert "2.9" not in taken["given"]
+    assert taken["language"] == "en"
 
 
 def test_the_guide_s_example_course_file_is_one_the_course_reads(
@@ -404,3 +407,15 @@ def test_a_release_names_the_course_file_s_language(tmp_path: Path) -> None:
     course_file.release_language(tmp_path, "fr")
     copied = (tmp_path / "course" / "messages.py").read_text(encoding="utf-8")
     assert '\nLANGUAGE = "fr"\n' in copied and '\nLANGUAGE = "en"\n' not in copied
+
+
+def test_the_gradescope_autograder_speaks_the_exported_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from course import gradescope, messages
+
+    monkeypatch.setitem(messages.LANGUAGES, "fr", {})
+    monkeypatch.setattr(gradescope, "PACKAGE", tmp_path)
+    for written, read in (("fr", "fr"), ("xx", "en"), (3, "en")):
+        (tmp_path / gradescope.SETTINGS).write_text(json.dumps({"language": written}))
+        assert gradescope.settings()["language"] == read
