@@ -14,10 +14,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from course import grading, similarity
 from course.lab import write_settings
+
+if TYPE_CHECKING:
+    from course.course_file import Course
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     return run_grade(args)
 
 
-def read_course(path: Path | None) -> Any:
+def read_course(path: Path | None) -> Course:
     """The course file at ``path`` (None: the whole course), said on the
     console when there is one.
 
@@ -320,7 +323,7 @@ def run_export(
     chapter: int | None,
     weights_file: Path | None,
     give: str = "",
-    course: Any = None,
+    course: Course | None = None,
 ) -> int:
     # at call time: each command loads only its own modules
     from course import course_file, edition, export
@@ -371,7 +374,9 @@ def run_collect(zip_path: Path, out: Path, groups: Path | None = None) -> int:
     return 0 if collected.students and not collected.refused else 1
 
 
-def run_release(out: Path, give: str, site: bool = False, course: Any = None) -> int:
+def run_release(
+    out: Path, give: str, site: bool = False, course: Course | None = None
+) -> int:
     # at call time: each command loads only its own modules
     from course import course_file, edition
 
@@ -423,7 +428,7 @@ def run_grade(args: argparse.Namespace) -> int:
     # at call time: each command loads only its own modules
     from course import collect, course_file, export, layout, sandbox
 
-    course: course_file.Course = args.course
+    course: Course = args.course
     # at call time: each command loads only its own modules
     from course import messages
 
