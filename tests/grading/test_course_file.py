@@ -419,3 +419,16 @@ def test_the_gradescope_autograder_speaks_the_exported_language(
     for written, read in (("fr", "fr"), ("xx", "en"), (3, "en")):
         (tmp_path / gradescope.SETTINGS).write_text(json.dumps({"language": written}))
         assert gradescope.settings()["language"] == read
+
+
+@pytest.mark.pipeline
+def test_a_real_release_leaves_the_exercise_out(tmp_path: Path) -> None:
+    path = write(tmp_path, 'leave_out = ["1.6", "ch6"]\n')
+    out = tmp_path / "class"
+    assert cli.main(["release", str(out), "--course", str(path)]) == 0
+    first = out / "exercises" / "01_arrays_to_tensors.ipynb"
+    assert "exercise-1.6" not in tags(first) and "exercise-1.7" in tags(first)
+    assert not (out / "exercises" / "06_attention.ipynb").exists()
+    table = (out / "slowtorch_lib" / "_class" / "__init__.py").read_text("utf-8")
+    given = table.split("GIVEN = (")[1].split(")")[0]
+    assert '"1.6"' in given and '"6.9"' in given and '"1.5"' not in given
