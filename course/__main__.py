@@ -14,10 +14,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from course import grading, similarity
 from course.lab import write_settings
+
+if TYPE_CHECKING:
+    from course.course_file import Course
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,6 +137,14 @@ def main(argv: list[str] | None = None) -> int:
         "writes; repeat for several): a chapter a student did not hand in now "
         "takes its pieces from there (before --give), ungraded",
     )
+    grade.add_argument(
+        "--course",
+        type=Path,
+        metavar="FILE",
+        help="the class's course file (course.toml: exercises left out, weights, "
+        "pieces given, seed, language; see docs/teachers.md); --give, --weights "
+        "and --seed given here override it",
+    )
     export = commands.add_parser(
         "export", help="write an autograder for another platform"
     )
@@ -156,6 +167,13 @@ def main(argv: list[str] | None = None) -> int:
         help="pieces the autograder's engine holds solved (ch1,ch2 once those "
         "chapters are past): a chapter's notebook handed in alone then uses them",
     )
+    export.add_argument(
+        "--course",
+        type=Path,
+        metavar="FILE",
+        help="the class's course file (see grade --course); --give and --weights "
+        "given here override it",
+    )
     release = commands.add_parser(
         "release",
         help="write a class edition: the engine's exercise pieces are stubs "
@@ -167,6 +185,14 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         metavar="IDS",
         help="pieces shipped solved: exercise ids or chapters (1.5,2.9 or ch1,ch2)",
+    )
+    release.add_argument(
+        "--course",
+        type=Path,
+        metavar="FILE",
+        help="the class's course file (see grade --course): its exercises left "
+        "out are gone from the notebooks and plans (their pieces solved); --give "
+        "given here overrides its give",
     )
     release.add_argument(
         "--site",
@@ -204,10 +230,16 @@ def main(argv: list[str] | None = None) -> int:
         return run_generate(args.check)
     if args.command == "collect":
         return run_collect(args.zip, args.out, args.groups)
+    if args.command in ("release", "export", "grade"):
+        try:
+            args.course = read_course(args.course)
+        except ValueError as error:
+            print(error, file=sys.stderr)
+            return 2
     if args.command == "release":
-        return run_release(args.out, args.give, args.site)
+        return run_release(args.out, args.give, args.site, args.course)
     if args.command == "export":
-        return run_export(args.out, args.chapter, args.weights, args.give)
+        return run_export(args.out, args.chapter, args.weights, args.give, args.course)
     if args.command == "project":
         return run_project(args.folders, args.cases)
     if args.command == "new-exercise":
@@ -215,6 +247,22 @@ def main(argv: list[str] | None = None) -> int:
             Path(__file__).resolve().parent.parent, args.id, args.kind
         )
     return run_grade(args)
+
+
+def read_course(path: Path | None) -> Course:
+    """The course file at ``path`` (None: the whole course), said on the
+    console when there is one.
+
+    Raises:
+        ValueError: If the file cannot be used (the message says why).
+    """
+    # at call time: each command loads only its own modules
+    from course import course_file
+
+    course = course_file.load(path)
+    if path is not None:
+        print(course.summary())
+    return course
 
 
 def run_project(folders: list[Path], cases: int) -> int:
@@ -271,25 +319,30 @@ def run_generate(check: bool) -> int:
 
 
 def run_export(
-    out: Path, chapter: int | None, weights_file: Path | None, give: str = ""
+    out: Path,
+    chapter: int | None,
+    weights_file: Path | None,
+    give: str = "",
+    course: Course | None = None,
 ) -> int:
     # at call time: each command loads only its own modules
-    from course import edition, export
+    from course import course_file, edition, export
 
+    course = course or course_file.Course()
     if chapter is not None and not grading.chapter_exercises(chapter):
         print(f"there is no chapter {chapter}", file=sys.stderr)
         return 2
     try:
-        weights = export.load_weights(weights_file)
+        weights = export.load_weights(weights_file) or dict(course.weights)
     except (OSError, ValueError) as error:
         print(f"cannot read the weights: {error}", file=sys.stderr)
         return 2
     try:
-        given = edition.parse_give(give)
+        given = course.given(edition.parse_give(give))
     except ValueError as error:
         print(error, file=sys.stderr)
         return 2
-    names = export.gradescope(out, chapter, weights, given)
+    names = export.gradescope(out, chapter, weights, given, course.language)
     which = f"chapter {chapter}" if chapter is not None else "every chapter"
     print(
         f"wrote {out} ({len(names)} files, {which}, {len(given)} pieces given): "
@@ -321,13 +374,27 @@ def run_collect(zip_path: Path, out: Path, groups: Path | None = None) -> int:
     return 0 if collected.students and not collected.refused else 1
 
 
-def run_release(out: Path, give: str, site: bool = False) -> int:
+def run_release(
+    out: Path, give: str, site: bool = False, course: Course | None = None
+) -> int:
     # at call time: each command loads only its own modules
-    from course import edition
+    from course import course_file, edition
 
+    course = course or course_file.Course()
     try:
-        given = edition.parse_give(give)
-        written = edition.release(out, given, site)
+        given = course.given(edition.parse_give(give))
+        # the course file's changes are made before the site is built from them
+        changes = bool(course.left_out) or course.language != "en"
+        written = edition.release(out, given, site and not changes)
+        if course.language != "en":
+            course_file.release_language(out, course.language)
+        if course.left_out:
+            course_file.prune_release(out, course.left_out)
+            written = sorted(p for p in out.rglob("*") if p.is_file())
+        if site and changes:
+            from course.class_site import build_site  # at call time: --site
+
+            build_site(out, out / "site")
     except (FileExistsError, ValueError) as error:
         print(error, file=sys.stderr)
         return 2
@@ -340,6 +407,7 @@ def run_release(out: Path, give: str, site: bool = False) -> int:
     print(
         f"wrote a class edition to {out}: {len(written)} files, "
         f"{len(edition.pieces()) - len(given)} pieces to write, {len(given)} given"
+        + (f", {len(course.left_out)} exercises left out" if course.left_out else "")
     )
     if site:
         print(
@@ -358,8 +426,13 @@ def printable(text: str) -> str:
 
 def run_grade(args: argparse.Namespace) -> int:
     # at call time: each command loads only its own modules
-    from course import collect, export, layout, sandbox
+    from course import collect, course_file, export, layout, sandbox
 
+    course: Course = args.course
+    # at call time: each command loads only its own modules
+    from course import messages
+
+    messages.use(course.language)
     paths: list[Path] = args.paths
     missing = [path for path in [*paths, *args.earlier] if not path.exists()]
     if missing:
@@ -392,7 +465,7 @@ def run_grade(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        weights = export.load_weights(args.weights)
+        weights = export.load_weights(args.weights) or dict(course.weights)
     except (OSError, ValueError) as error:
         print(f"cannot read the weights: {error}", file=sys.stderr)
         return 2
@@ -409,7 +482,7 @@ def run_grade(args: argparse.Namespace) -> int:
     from course import edition, gradescope
 
     try:
-        given = edition.parse_give(args.give)
+        given = course.given(edition.parse_give(args.give))
         columns = export.parse_columns(args.canvas_columns)
     except ValueError as error:
         print(error, file=sys.stderr)
@@ -419,7 +492,8 @@ def run_grade(args: argparse.Namespace) -> int:
     # at call time: each command loads only its own modules
     from course import answer_key
 
-    seed = answer_key.new_seed() if args.seed == "new" else args.seed
+    seed = args.seed or course.seed
+    seed = answer_key.new_seed() if seed == "new" else seed
     if seed and not re.fullmatch(r"[\w.-]{1,64}", seed):
         print("--seed: letters, digits, '.', '-' and '_' only", file=sys.stderr)
         return 2
@@ -434,6 +508,7 @@ def run_grade(args: argparse.Namespace) -> int:
         given=given,
         earlier=earlier,
     )
+    course_file.without_left_out(results, course.left_out)
     for result in results:
         result.notes += student_notes.get(result.student, [])
     for mine in grading.by_student(results).values():
@@ -441,14 +516,14 @@ def run_grade(args: argparse.Namespace) -> int:
         for owner, line in gradescope.earlier_chapters(kept, own_too=False):
             owner.notes.append(f"chapters before it: {line}")
     for result in results:
-        print(printable(grading.table(result)))
+        print(printable(grading.table(result, weights)))
     ended = True
     if target is not None:
         roster = {k: v for f in folders for k, v in collect.read_roster(f).items()}
         ended = write_grades(results, target, args.format, (weights, roster, columns))
     if args.feedback is not None:
         try:
-            written = grading.write_feedback(results, args.feedback)
+            written = grading.write_feedback(results, args.feedback, weights)
             print(f"wrote {len(written)} feedback reports to {args.feedback}")
         except OSError as error:
             print(f"cannot write the feedback: {error}", file=sys.stderr)

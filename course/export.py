@@ -360,6 +360,7 @@ def gradescope(
     chapter: int | None = None,
     weights: dict[str, float] | None = None,
     given: Collection[str] = (),
+    language: str = "en",
 ) -> list[str]:
     """Writes the Gradescope autograder zip; returns the names inside.
 
@@ -377,7 +378,8 @@ def gradescope(
     the reference where ``given`` (``export --give ch1,ch2``); the result
     tells the student which, and asks for a missing one. ``weights``
     (exercise id to points) are each test's max score (see
-    :mod:`course.gradescope`)."""
+    :mod:`course.gradescope`); ``language`` is the one its sentences are
+    shown in (:mod:`course.messages`)."""
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         trees.class_engine(folder, given)
@@ -395,6 +397,7 @@ def gradescope(
             "chapter": chapter,
             "weights": weights or {},
             "given": sorted(given),
+            "language": language,
         }
         (course / SETTINGS).write_text(json.dumps(settings), "utf-8")
         (folder / "setup.sh").write_text(SETUP_SH, encoding="utf-8")

@@ -19,6 +19,7 @@ import textwrap
 from typing import Any
 
 from course.cases import Exercise, Report
+from course.messages import plural, text
 
 SHOWN_FAILURES = 3
 MAX_REPR = 160
@@ -63,9 +64,7 @@ def aligned(expected: Any, got: Any, where: str = "") -> list[str]:
     _differences(expected, got, where, found)
     if len(found) > SHOWN_DIFFERENCES:
         more = len(found) - SHOWN_DIFFERENCES
-        found = found[:SHOWN_DIFFERENCES] + [
-            f"... and {more} more difference{'s' * (more > 1)}"
-        ]
+        found = found[:SHOWN_DIFFERENCES] + [plural("check.more_differences", more)]
     return found
 
 
@@ -191,20 +190,26 @@ def summary(report: Report) -> str:
     exercise = report.exercise
     main = [r for r in report.results if r.convention is None]
     conventions = [r for r in report.results if r.convention is not None]
-    head = f"exercise {exercise.id} ({exercise.name})"
+    head = text("check.head", id=exercise.id, name=exercise.name)
+    passed = sum(r.passed for r in main)
     if exercise.kind == "piece":
-        text = (
-            f"{head}: with your {exercise.name}, {sum(r.passed for r in main)} of "
-            f"{len(main)} {exercise.what} give PyTorch's answers"
+        line = text(
+            "check.piece",
+            head=head,
+            name=exercise.name,
+            passed=passed,
+            total=len(main),
+            what=exercise.what,
         )
     else:
-        text = f"{head}: {sum(r.passed for r in main)} of {len(main)} predictions right"
+        line = text("check.predictions", head=head, passed=passed, total=len(main))
     if conventions:
-        text += (
-            f"; PyTorch-convention edge cases: {sum(r.passed for r in conventions)} "
-            f"of {len(conventions)}"
+        line += text(
+            "check.conventions",
+            passed=sum(r.passed for r in conventions),
+            total=len(conventions),
         )
-    return text + "."
+    return line + "."
 
 
 def failure_lines(report: Report) -> list[str]:
@@ -214,46 +219,47 @@ def failure_lines(report: Report) -> list[str]:
     lines: list[str] = []
     shown: set[str] = set()  # each error's traceback is shown once
     for result in failed[:SHOWN_FAILURES]:
-        label = "PyTorch convention" if result.convention else "case"
+        label = text("check.convention" if result.convention else "check.case")
         lines.append(f"  {label}: {result.label}")
-        lines.append(f"    expected: {show(result.expected)}")
+        expected, got = text("check.expected"), text("check.got")
+        width = max(len(expected), len(got)) + 2
+        lines.append(f"    {expected + ':':<{width}}{show(result.expected)}")
         differences = aligned(result.expected, result.got)
         if _flat(result.expected) and len(differences) == 1:
-            lines.append(f"    got:      {show(result.got)}")
+            lines.append(f"    {got + ':':<{width}}{show(result.got)}")
         else:
-            lines.append("    got:      " + (differences[0] if differences else "-"))
-            lines += ["              " + line for line in differences[1:]]
+            first = differences[0] if differences else "-"
+            lines.append(f"    {got + ':':<{width}}{first}")
+            lines += [" " * (4 + width) + line for line in differences[1:]]
         if result.convention:
-            lines.append(f"    (convention: {result.convention})")
+            lines.append(
+                "    " + text("check.the_convention", convention=result.convention)
+            )
         if result.error:
             last = result.error.splitlines()[-1]
             if last in shown:
-                lines[-1] += "  (the same error as above)"
+                lines[-1] += "  " + text("check.same_error")
             else:
                 shown.add(last)
                 lines += ["    " + line for line in result.error.splitlines()]
     more = len(failed) - SHOWN_FAILURES
     if more > 0:
-        lines.append(f"  ... and {more} more failing case{'s' * (more > 1)}.")
+        lines.append("  " + plural("check.more_failing", more))
     return lines
 
 
-#: What an error from the student's own code usually means, by its type.
-ERROR_HINTS = {
-    "NameError": "a name your code uses is not defined (a typo, or a name from a "
-    "cell that was not run): the last line of the traceback says which.",
-    "AttributeError": "an object has no attribute of that name: the last line of "
-    "the traceback says which object type and which name.",
-    "TypeError": "a call got a value of the wrong type, or the wrong number of "
-    "arguments: the line above the error is the call.",
-    "IndexError": "an index is out of range: check where your loop starts and stops.",
-    "KeyError": "a key is not in the dict: the last line of the traceback says which.",
-    "ZeroDivisionError": "a division by zero: which case can make the divisor 0?",
-    "RecursionError": "your function calls itself without end: check the case that "
-    "stops the recursion (or use a loop).",
-    "UnboundLocalError": "a variable is used before it is given a value in this "
-    "function.",
-}
+#: The errors whose meaning a hint explains (``error.NAME`` in
+#: :mod:`course.messages`); another gets ``error.other``.
+ERROR_HINTS = (
+    "NameError",
+    "AttributeError",
+    "TypeError",
+    "IndexError",
+    "KeyError",
+    "ZeroDivisionError",
+    "RecursionError",
+    "UnboundLocalError",
+)
 
 
 def error_hint(report: Report) -> str:
@@ -267,12 +273,11 @@ def error_hint(report: Report) -> str:
         name = name.rsplit(".", 1)[-1]
         if name == "NotImplementedError":
             continue
-        what = ERROR_HINTS.get(
-            name,
-            f"your code raised {name}: the last line of the traceback says what, "
-            "the line above it where.",
-        )
-        return f"Hint: {what}"
+        if name in ERROR_HINTS:
+            what = text(f"error.{name}")
+        else:
+            what = text("error.other", name=name)
+        return text("check.hint", hint=what)
     return ""
 
 
@@ -298,14 +303,16 @@ def hint_for(exercise: Exercise, chosen: int, main_failed: bool) -> str:
     """The hint of tier ``chosen`` (:func:`tier`), or the convention's when
     only convention cases failed."""
     if not main_failed:
-        return (
-            "Hint: your main idea works; read the convention above and handle "
-            "that case."
-        )
+        return text("check.hint_convention")
     chosen = min(chosen, len(exercise.hints))
     if chosen <= 0:
         return ""
-    return f"Hint {chosen} of {len(exercise.hints)}: {exercise.hints[chosen - 1]}"
+    return text(
+        "check.hint_of",
+        number=chosen,
+        count=len(exercise.hints),
+        hint=exercise.hints[chosen - 1],
+    )
 
 
 def chosen_hint(report: Report) -> str:
@@ -323,17 +330,14 @@ def prediction_lines(report: Report, hint: str, reveal: bool) -> list[str]:
     exercise = report.exercise
     wrong = [r for r in report.results if not r.passed]
     lines = [hint] if hint else []
-    lines.append(f"  wrong: {len(wrong)} item{'s' * (len(wrong) > 1)}")
+    lines.append("  " + plural("check.wrong", len(wrong)))
     for result in wrong:
         lines.append(f"  - {result.label}")
-        lines.append(f"      yours:   {show(result.got)}")
+        lines.append(f"      {text('check.yours')} {show(result.got)}")
         if reveal:
-            lines.append(f"      PyTorch: {show(result.expected)}")
+            lines.append(f"      {text('check.pytorch')} {show(result.expected)}")
     if not reveal:
-        lines.append(
-            "Think again about those items and check again; to see PyTorch's "
-            f'answers, check("{exercise.id}", {exercise.name}, reveal=True).'
-        )
+        lines.append(text("check.think_again", id=exercise.id, name=exercise.name))
     return lines
 
 
@@ -344,14 +348,10 @@ def message(report: Report, failures: int = 0, reveal: bool = False) -> str:
     this kernel, which callers count): checking again shows the same."""
     exercise = report.exercise
     if not report.attempted:
-        return (
-            f"exercise {exercise.id} ({exercise.name}): not attempted yet (your "
-            "answer still has a stub: replace each ... or raise NotImplementedError, "
-            "run the cell, then this one)."
-        )
+        return text("check.not_attempted", id=exercise.id, name=exercise.name)
     lines = [summary(report)]
     if report.passed == report.total:
-        lines[0] = lines[0].rstrip(".") + ". All right!"
+        lines[0] = lines[0].rstrip(".") + ". " + text("check.all_right")
         return "\n".join(lines)
     # An error in the student's code is what to mend first: its hint comes
     # last, under the one for what failed.

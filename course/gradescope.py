@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from course import grading, sandbox
+from course import grading, messages, sandbox
 from course.answer_key import Answers
 from course.trees import PACKAGE
 
@@ -43,9 +43,9 @@ REFUSED = (
 
 
 def settings() -> dict[str, Any]:
-    """The export's choices: ``chapter`` (or None), ``weights`` and
-    ``given`` (the pieces the grader's engine holds solved, as ``export
-    --give`` took them)."""
+    """The export's choices: ``chapter`` (or None), ``weights``, ``given``
+    (the pieces the grader's engine holds solved, as ``export --give`` took
+    them) and ``language`` (the course file's, where the course has it)."""
     try:
         data = json.loads((PACKAGE / SETTINGS).read_text("utf-8"))
     except (OSError, ValueError):
@@ -54,7 +54,9 @@ def settings() -> dict[str, Any]:
     weights = data.get("weights") if isinstance(data.get("weights"), dict) else {}
     chapter = data.get("chapter") if isinstance(data.get("chapter"), int) else None
     given = data.get("given")
+    language = data.get("language")
     return {
+        "language": language if language in messages.LANGUAGES else "en",
         "chapter": chapter,
         "weights": weights,
         "given": [str(g) for g in given] if isinstance(given, list) else [],
@@ -136,6 +138,7 @@ def isolation() -> tuple[bool | None, str]:
 def results(root: Path) -> dict[str, Any]:
     """Grades ``root/submission``; the results in Gradescope's format."""
     chosen = settings()
+    messages.use(chosen["language"])
     weights: dict[str, float] = chosen["weights"]
     submitted = sorted((root / "submission").rglob("*.ipynb"))
     sandboxed, problem = isolation()

@@ -46,7 +46,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +55,7 @@ from course import integrity, judge, notebook_reader, runner_protocol, sandbox, 
 from course.answer_key import Answers, default_seed
 from course.checking import Exercise, chapter_seed, load
 from course.judge import Graded
+from course.messages import text
 
 PACKAGE = Path(__file__).resolve().parent
 NO_SANDBOX = "graded WITHOUT the sandbox (--no-sandbox)"
@@ -507,22 +508,45 @@ def points_text(graded: Graded) -> str:
     return "-" if graded.status == "waiting" else f"{graded.points:.2f}"
 
 
-def table(result: Result) -> str:
-    """A notebook's per-exercise table, as text."""
+def weight_text(graded: Graded, weights: Mapping[str, float] | None) -> str:
+    """`` x2`` after an exercise's points where the teacher weighs them."""
+    if not weights:
+        return ""
+    return f" x{weights.get(graded.id, 1.0):g}"
+
+
+def weighted(
+    result: Result, weights: Mapping[str, float] | None
+) -> tuple[float, float]:
+    """A notebook's points and the points possible, each exercise's times its
+    weight (1 where none is given)."""
+    weights = weights or {}
+    got = sum(g.points * weights.get(i, 1.0) for i, g in result.exercises.items())
+    return got, sum(weights.get(i, 1.0) for i in result.exercises)
+
+
+def table(result: Result, weights: Mapping[str, float] | None = None) -> str:
+    """A notebook's per-exercise table, as text; with ``weights``, each
+    exercise's weight and the weighted total."""
     chapter = f"chapter {result.chapter}" if result.chapter else "chapter unknown"
     lines = [f"{result.path}  ({result.student}, {chapter}, {result.seconds:.1f} s)"]
     for graded in result.exercises.values():
         line = (
-            f"  {graded.id:<5} {graded.title:<24} {points_text(graded):>4}  "
-            f"{status_text(graded)}"
+            f"  {graded.id:<5} {graded.title:<24} {points_text(graded):>4}"
+            f"{weight_text(graded, weights)}  {status_text(graded)}"
         )
         if graded.status != "graded" and graded.message:
             line += "  " + graded.message.splitlines()[0]
         lines.append(line)
     total = len(result.exercises)
     waiting = sum(g.status == "waiting" for g in result.exercises.values())
-    later = f" ({waiting} waiting for an earlier chapter)" if waiting else ""
-    lines.append(f"  points: {result.points:.2f} of {total}{later}")
+    later = text("table.waiting", count=waiting) if waiting else ""
+    if weights:
+        got, possible = weighted(result, weights)
+        shown = text("table.weighted", points=f"{got:.2f}", possible=f"{possible:g}")
+    else:
+        shown = text("table.points", points=f"{result.points:.2f}", possible=total)
+    lines.append(f"  {shown}{later}")
     lines += [f"  note: {note}" for note in result.notes]
     return "\n".join(lines)
 
@@ -561,42 +585,59 @@ def counted(mine: list[Result]) -> tuple[list[Result], list[str]]:
     return kept, notes
 
 
-def feedback(student: str, results: list[Result]) -> str:
+def feedback(
+    student: str, results: list[Result], weights: Mapping[str, float] | None = None
+) -> str:
     """A student's report, in Markdown: the public cases that failed (input,
-    expected, got), how many grading-only cases failed (nothing more), hints."""
-    lines = [f"# Feedback for {student}", ""]
+    expected, got), how many grading-only cases failed (nothing more), hints;
+    with ``weights``, each exercise's weight and the weighted total."""
+    lines = ["# " + text("feedback.title", student=student), ""]
     for result in results:
         lines += [f"## {result.path.name}", ""]
         if not result.exercises:
             lines += [f"- {note}" for note in result.notes] + [""]
             continue
-        lines += ["| exercise | points | cases right |", "|---|---|---|"]
+        if weights:
+            lines += [text("feedback.columns_weighted"), "|---|---|---|---|"]
+        else:
+            lines += [text("feedback.columns"), "|---|---|---|"]
         for graded in result.exercises.values():
             right = (
-                f"{graded.passed} of {graded.total}"
+                text("feedback.right", passed=graded.passed, total=graded.total)
                 if graded.status == "graded"
                 else graded.status
             )
+            weight = f" {weights.get(graded.id, 1.0):g} |" if weights else ""
             lines.append(
-                f"| {graded.id} {graded.title} | {points_text(graded)} | {right} |"
+                f"| {graded.id} {graded.title} |{weight} {points_text(graded)} | "
+                f"{right} |"
             )
+        if weights:
+            got, possible = weighted(result, weights)
+            total = text(
+                "feedback.total", points=f"{got:.2f}", possible=f"{possible:g}"
+            )
+            lines += ["", total]
         lines.append("")
         for graded in result.exercises.values():
             if graded.points == 1:
                 continue
-            lines += [f"### Exercise {graded.id}: {graded.title}", ""]
+            heading = text("feedback.exercise", id=graded.id, title=graded.title)
+            lines += [f"### {heading}", ""]
             if graded.status not in ("graded", "stopped"):
                 lines += [f"{graded.status}: {graded.message}".rstrip(": "), ""]
                 continue
             if graded.status == "stopped":
-                lines += [f"stopped: {graded.message}", ""]
+                lines += [text("feedback.stopped", message=graded.message), ""]
             lines += feedback_failures(graded)
             lines += [""] + [f"> {hint}" for hint in graded.hints] + [""]
         lines += [
-            f"Note: {note}" for note in result.notes if not note.startswith(SEED_NOTE)
+            text("feedback.note", note=note)
+            for note in result.notes
+            if not note.startswith(SEED_NOTE)
         ]
         if result.chapter is not None and result.seed:
-            lines.append(f"Drawn cases: seed {result.seed}")
+            lines.append(text("feedback.seed", seed=result.seed))
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -604,30 +645,34 @@ def feedback(student: str, results: list[Result]) -> str:
 def feedback_failures(graded: Graded) -> list[str]:
     lines = []
     for failure in graded.failures:
-        kind = "PyTorch convention" if failure.get("convention") else "Case"
+        kind = text(
+            "feedback.convention" if failure.get("convention") else "feedback.case"
+        )
         lines += [
             f"- {kind}: `{failure['label']}`",
-            f"  - expected: `{failure['expected']}`",
-            f"  - got: `{failure['got']}`",
+            f"  - {text('feedback.expected')}: `{failure['expected']}`",
+            f"  - {text('feedback.got')}: `{failure['got']}`",
         ]
         if failure.get("convention"):
-            lines.append(f"  - the convention: {failure['convention']}")
+            convention = text("feedback.the_convention")
+            lines.append(f"  - {convention}: {failure['convention']}")
         if failure.get("also"):
             lines.append(f"  - {failure['also']}")
         if failure.get("error"):
-            lines += ["  - your code raised:", "", "    ```"]
+            lines += [f"  - {text('feedback.raised')}", "", "    ```"]
             lines += [f"    {line}" for line in failure["error"].splitlines()]
             lines += ["    ```"]
     if graded.hidden_failed:
-        lines.append(
-            f"- and {graded.hidden_failed} of the grading-only cases (not shown)"
-        )
+        lines.append("- " + text("feedback.hidden", count=graded.hidden_failed))
     return lines
 
 
-def write_feedback(results: list[Result], folder: Path) -> list[Path]:
-    """One report per student; names that would be the same file (``Doe_Jane``
-    and ``Doe, Jane``) get a short digest of the student's name."""
+def write_feedback(
+    results: list[Result], folder: Path, weights: Mapping[str, float] | None = None
+) -> list[Path]:
+    """One report per student (with ``weights``, each exercise's weight);
+    names that would be the same file (``Doe_Jane`` and ``Doe, Jane``) get a
+    short digest of the student's name."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     used: set[str] = set()  # lower case: some file systems ignore the case
@@ -638,7 +683,7 @@ def write_feedback(results: list[Result], folder: Path) -> list[Path]:
             safe = f"{safe}-{digest.hexdigest()[:8]}"
         used.add(safe.lower())
         path = folder / f"{safe}.md"
-        text = feedback(student, mine)
+        text = feedback(student, mine, weights)
         path.write_text(text, encoding="utf-8", errors="backslashreplace")
         written.append(path)
     return written

@@ -22,6 +22,7 @@ the term (``python -m course.plan`` prints it).
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from course.checking import Exercise, exercises
@@ -51,10 +52,17 @@ def _hours(chosen: list[Exercise], lines: dict[str, int]) -> float:
     return math.ceil(minutes / 30) / 2
 
 
-def parts(number: int, lines: dict[str, int]) -> tuple[Part, Part]:
+def parts(
+    number: int, lines: dict[str, int], left_out: Collection[str] = ()
+) -> tuple[Part, Part]:
     """Chapter ``number``'s core and stretch exercises, with their lines
-    (``lines``: per exercise id) and hours."""
-    mine = [e for e in exercises() if int(e.id.split(".")[0]) == number]
+    (``lines``: per exercise id) and hours; those ``left_out`` by a course
+    file are not counted."""
+    mine = [
+        e
+        for e in exercises()
+        if int(e.id.split(".")[0]) == number and e.id not in left_out
+    ]
     made = []
     for stretch in (False, True):
         chosen = [e for e in mine if e.stretch == stretch]
@@ -77,11 +85,12 @@ def _span(ids: list[str]) -> str:
     )
 
 
-def markdown(number: int, lines: dict[str, int]) -> str:
-    """The plan at the top of chapter ``number``'s exercise notebook."""
-    core, stretch = parts(number, lines)
+def markdown(number: int, lines: dict[str, int], left_out: Collection[str] = ()) -> str:
+    """The plan at the top of chapter ``number``'s exercise notebook, without
+    the exercises ``left_out`` by a course file."""
+    core, stretch = parts(number, lines, left_out)
     text = (
-        f"**The plan.** Core: {_span(core.ids)}, {core.lines} lines of "
+        f"**The plan.** Core: {_span(core.ids) or 'none'}, {core.lines} lines of "
         f"model answer (predictions count one line each), about {core.hours:g} "
         "hours: the chapter's ideas, to do first."
     )

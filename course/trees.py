@@ -28,6 +28,7 @@ RUNNER_FILES = (
     "cases.py",
     "checking.py",
     "feedback.py",
+    "messages.py",
     "substitute.py",
     "datasets.py",
     "workspace.py",

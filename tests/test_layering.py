@@ -666,6 +666,7 @@ COURSE_LAYERS: Layers = [
             "progress",
             "book_outputs",
             "notebook_reader",
+            "messages",
         ),
     ),
     (
@@ -730,7 +731,14 @@ COURSE_LAYERS: Layers = [
     ),
     (
         "the teacher's commands and exports",
-        ("gradescope", "export", "collect", "new_exercise", "__main__"),
+        (
+            "gradescope",
+            "export",
+            "course_file",
+            "collect",
+            "new_exercise",
+            "__main__",
+        ),
     ),
 ]
 
