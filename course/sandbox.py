@@ -128,13 +128,15 @@ def shared_libraries() -> list[tuple[str, str]]:
     return found
 
 
-def python_view() -> list[str]:
+@functools.cache
+def python_view() -> tuple[str, ...]:
     """The ``bwrap`` arguments that show the interpreter and nothing else of
     the installation: the interpreter, the shared libraries it loads, its
     standard library and ``lib-dynload``, with every folder of installed
     packages among them empty. An allow-list: what is not here (NumPy,
     PyTorch, any other package, the course's own files) cannot be imported
-    by any name, nor read."""
+    by any name, nor read. Worked out once per grader (every runner of a
+    class starts with the same view)."""
     binds = [(interpreter(), interpreter()), *shared_libraries()]
     binds += [(str(p), str(p)) for p in standard_library()]
     if not shared_libraries():  # no ldd: the system's library folders
@@ -160,7 +162,7 @@ def python_view() -> list[str]:
         view += ["--ro-bind", source, dest]
     for hidden in installed_packages():
         view += ["--perms", "0555", "--tmpfs", str(hidden), "--remount-ro", str(hidden)]
-    return view
+    return tuple(view)
 
 
 def command(tree: Path, argv: list[str], user: int | None = None) -> list[str]:
