@@ -82,7 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds each exercise's answer and cases may run (default 60)",
     )
     grade.add_argument(
-        "--jobs", type=int, default=1, help="notebooks graded at once (default 1)"
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="students graded at once, each in a runner of its own (default: "
+        "the number of cores)",
     )
     grade.add_argument(
         "--seed",
@@ -613,7 +617,10 @@ def copy_check(results: list[grading.Result], report: Path) -> list[grading.Resu
         for result in results
         for exercise, source in result.sources.items()
     ]
-    found = similarity.class_check(answers, similarity.model_prints())
+    # at call time: each command loads only its own modules
+    from course import answer_key
+
+    found = similarity.class_check(answers, answer_key.model_prints())
     report.write_text(
         similarity.pairs_report(found.pairs, found.clusters), encoding="utf-8"
     )

@@ -217,21 +217,26 @@ def grade_student(
     for _, one in sorted(before.items()):
         pieces.update(pieces_of(one))
     absent = sources_of_earlier(kept, before, options.given)
-    answers.add_draws({c for one in submitted if (c := one.result.chapter) is not None})
     for one in submitted:
         if one.result.chapter is not None:
             one.result.notes.append(seed_note(answers.seed))
             one.result.seed = chapter_seed(answers.seed, f"{one.result.chapter}.0")
-    for group in runner_groups(submitted):
-        started = time.monotonic()
-        try:
-            seeds = answers.chapter_seeds(e.id for one in group for e in one.exercises)
-            run_group(group, tree, options, pieces, seeds)
-        except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
+    # The drawn cases' outcomes, computed on the complete engine in a process
+    # of their own, are for the judge: worked out while the runner runs.
+    chapters = {c for one in submitted if (c := one.result.chapter) is not None}
+    with ThreadPoolExecutor(max_workers=1) as drawing:
+        drawn = drawing.submit(answers.add_draws, chapters)
+        for group in runner_groups(submitted):
+            started = time.monotonic()
+            try:
+                ids = (e.id for one in group for e in one.exercises)
+                run_group(group, tree, options, pieces, answers.chapter_seeds(ids))
+            except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
+                for one in group:
+                    failed(one.result, error)
             for one in group:
-                failed(one.result, error)
-        for one in group:
-            one.result.seconds += (time.monotonic() - started) / len(group)
+                one.result.seconds += (time.monotonic() - started) / len(group)
+        drawn.result()
     # the earlier submissions' pieces are not judged here: a failed case
     # that runs one is reported as a knock-on of it
     doubtful = set(answers.needs) - set(pieces) - options.given

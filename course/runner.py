@@ -59,6 +59,7 @@ import importlib
 import json
 import linecache
 import math
+import operator
 import os
 import pkgutil
 import re
@@ -69,7 +70,7 @@ import sys
 import time
 import traceback
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -238,12 +239,16 @@ class Snapshot:
             namespace = (
                 vars(builtins) if name == "builtins" else vars(self.modules[name])
             )
+            if unchanged(namespace, saved):
+                continue
             for key in [k for k in namespace if k not in saved]:
                 del namespace[key]
             for key, value in saved.items():
                 if namespace.get(key, _MISSING) is not value:
                     namespace[key] = value
         for cls, saved in self.classes:
+            if unchanged(vars(cls), saved):
+                continue
             try:
                 for key in [k for k in vars(cls) if k not in saved]:
                     delattr(cls, key)
@@ -263,6 +268,18 @@ class Snapshot:
             sys.settrace(None)
         if sys.getprofile() is not None:
             sys.setprofile(None)
+
+
+def unchanged(namespace: Mapping[str, Any], saved: dict[str, Any]) -> bool:
+    """Whether ``namespace`` holds the very keys and values ``saved`` holds,
+    in the same order (compared by identity, never by ``==``): then there is
+    nothing to put back. Most cases change nothing, and this check runs in
+    C, where the slow path of :meth:`Snapshot.restore` walks every name."""
+    return (
+        len(namespace) == len(saved)
+        and all(map(operator.is_, namespace, saved))
+        and all(map(operator.is_, namespace.values(), saved.values()))
+    )
 
 
 # --- the child: one exercise -------------------------------------------------------

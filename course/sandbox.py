@@ -46,6 +46,7 @@ import sysconfig
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,12 +107,9 @@ def shared_libraries() -> list[tuple[str, str]]:
     for folder in standard_library():
         if folder.name == "lib-dynload":
             programs += sorted(str(p) for p in folder.glob("*.so"))
-    try:
-        listed = subprocess.run(
-            ["ldd", *programs], capture_output=True, text=True, timeout=60
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        listed = ""
+    shares = [programs[i::LDD_PROCESSES] for i in range(LDD_PROCESSES)]
+    with ThreadPoolExecutor(max_workers=LDD_PROCESSES) as pool:
+        listed = "\n".join(pool.map(_ldd, shares))
     paths = set()
     for line in listed.splitlines():
         words = line.split("=>")[-1].split()
@@ -128,13 +126,31 @@ def shared_libraries() -> list[tuple[str, str]]:
     return found
 
 
-def python_view() -> list[str]:
+LDD_PROCESSES = 4  # ldd starts the loader once per file: a share each
+
+
+def _ldd(programs: list[str]) -> str:
+    """What ``ldd`` lists for ``programs`` (one share of
+    :func:`shared_libraries`' files)."""
+    if not programs:
+        return ""
+    try:
+        return subprocess.run(
+            ["ldd", *programs], capture_output=True, text=True, timeout=60
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+@functools.cache
+def python_view() -> tuple[str, ...]:
     """The ``bwrap`` arguments that show the interpreter and nothing else of
     the installation: the interpreter, the shared libraries it loads, its
     standard library and ``lib-dynload``, with every folder of installed
     packages among them empty. An allow-list: what is not here (NumPy,
     PyTorch, any other package, the course's own files) cannot be imported
-    by any name, nor read."""
+    by any name, nor read. Worked out once per grader (every runner of a
+    class starts with the same view)."""
     binds = [(interpreter(), interpreter()), *shared_libraries()]
     binds += [(str(p), str(p)) for p in standard_library()]
     if not shared_libraries():  # no ldd: the system's library folders
@@ -148,19 +164,20 @@ def python_view() -> list[str]:
         if path.is_symlink():
             view += ["--symlink", os.readlink(path), str(path)]
     bound = [Path(dest) for _, dest in binds]
+    inside = tuple(f"{b}/" for b in bound)  # under a folder bound (or it)
     parents = {
         parent
         for dest in bound
         for parent in dest.parents
-        if parent != Path("/") and not any(parent.is_relative_to(b) for b in bound)
+        if parent != Path("/") and not f"{parent}/".startswith(inside)
     }
-    for parent in sorted(parents, key=lambda p: len(p.parts)):
+    for parent in sorted(parents, key=lambda p: (len(p.parts), str(p))):
         view += ["--perms", "0755", "--dir", str(parent)]  # bwrap would make 0700
     for source, dest in sorted(binds, key=lambda bind: len(Path(bind[1]).parts)):
         view += ["--ro-bind", source, dest]
     for hidden in installed_packages():
         view += ["--perms", "0555", "--tmpfs", str(hidden), "--remount-ro", str(hidden)]
-    return view
+    return tuple(view)
 
 
 def command(tree: Path, argv: list[str], user: int | None = None) -> list[str]:
