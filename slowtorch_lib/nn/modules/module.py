@@ -12,8 +12,8 @@ what it is::
 
 Everything else (``parameters()``, ``state_dict()``, ``train()``, the
 repr) walks those dictionaries, recursing into the submodules and joining
-names with dots: ``"fc.weight"``. What a module does to all its tensors at
-once (``to``, ``double``, ``load_state_dict``) is in ``module_tensors.py``.
+names with dots: ``"fc.weight"``. Converting all of a module's tensors at
+once (``to``, ``double``, ``float``) is in ``module_tensors.py``.
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ from __future__ import annotations
 import itertools
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from slowtorch_lib._hooks import RemovableHandle, add_hook
 from slowtorch_lib._tensor import Tensor, typename
 from slowtorch_lib.autograd.function import clear_grads
+from slowtorch_lib.autograd.grad_mode import no_grad
 from slowtorch_lib.nn.modules.module_tensors import ModuleTensors
 from slowtorch_lib.nn.parameter import Parameter
 
@@ -33,6 +34,21 @@ __all__ = ["Module", "RemovableHandle"]
 
 ForwardPreHook = Callable[["Module", tuple[Any, ...]], Any]
 ForwardHook = Callable[["Module", tuple[Any, ...], Any], Any]
+
+
+class _IncompatibleKeys(NamedTuple):
+    """What ``load_state_dict`` returns: the keys that did not match."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (
+            f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
+            f"unexpected_keys={self.unexpected_keys})"
+        )
 
 
 class Module(ModuleTensors):
@@ -498,6 +514,79 @@ class Module(ModuleTensors):
             if buffer is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buffer if keep_vars else buffer.detach()
 
+    def _before_load(self, state_dict: Mapping[str, Any], prefix: str) -> None:
+        """Called by :meth:`load_state_dict` on each module before its keys
+        are checked; a lazy module gives its parameters their shapes here."""
+
+    def _local_state(self) -> dict[str, Tensor]:
+        """This module's own parameters and persistent buffers (not None)."""
+        state: dict[str, Tensor] = {}
+        for name, param in self._parameters.items():
+            if param is not None:
+                state[name] = param
+        for name, buffer in self._buffers.items():
+            if buffer is not None and name not in self._non_persistent_buffers_set:
+                state[name] = buffer
+        return state
+
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True
+    ) -> _IncompatibleKeys:
+        """Copies the values of ``state_dict`` into the parameters and buffers.
+
+        The values are copied in place (under ``no_grad``), so parameters keep
+        their identity. Every key is checked before anything is copied: if
+        the load fails, the module is left as it was. (PyTorch copies the
+        matching entries before it raises.)
+
+        Args:
+            state_dict: Names to tensors, as :meth:`state_dict` returns.
+            strict: Whether a missing or unexpected key is an error.
+
+        Returns:
+            The missing and unexpected keys (both empty when ``strict``).
+
+        Raises:
+            TypeError: If ``state_dict`` is not a mapping.
+            RuntimeError: For a missing or unexpected key (when ``strict``),
+                for a shape mismatch, or for a value that is not a tensor.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(
+                f"Expected state_dict to be dict-like, got {type(state_dict)}."
+            )
+        missing: list[str] = []
+        unexpected: list[str] = []
+        found: list[tuple[str, Tensor, Any]] = []  # (key, tensor, its new value)
+        for prefix, module in self.named_modules(prefix="", remove_duplicate=False):
+            prefix = f"{prefix}." if prefix else ""
+            module._before_load(state_dict, prefix)
+            local = module._local_state()
+            for name, target in local.items():
+                key = prefix + name
+                if key in state_dict:
+                    found.append((key, target, state_dict[key]))
+                else:
+                    missing.append(key)
+            unexpected += _unexpected_keys(module, local, prefix, state_dict)
+        errors = [error for error in (_copy_error(*entry) for entry in found) if error]
+        if strict:
+            if unexpected:
+                listed = ", ".join(f'"{key}"' for key in unexpected)
+                errors.insert(0, f"Unexpected key(s) in state_dict: {listed}. ")
+            if missing:
+                listed = ", ".join(f'"{key}"' for key in missing)
+                errors.insert(0, f"Missing key(s) in state_dict: {listed}. ")
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
+        with no_grad():
+            for _, target, value in found:
+                target.copy_(value)
+        return _IncompatibleKeys(missing, unexpected)
+
     # ------------------------------------------------------------------
     # Printing
     # ------------------------------------------------------------------
@@ -543,3 +632,40 @@ def indent(text: str, spaces: int) -> str:
     """Indents every line of ``text`` but the first by ``spaces`` spaces."""
     first, *rest = text.split("\n")
     return "\n".join([first] + [" " * spaces + line for line in rest])
+
+
+def _copy_error(key: str, target: Tensor, value: Any) -> str:
+    """Why ``value`` cannot be copied into ``target`` ('' if it can)."""
+    if not isinstance(value, Tensor):
+        return (
+            f'While copying the parameter named "{key}", expected torch.Tensor or '
+            f"Tensor-like object from checkpoint but received {type(value)}"
+        )
+    if value.shape != target.shape:
+        return (
+            f"size mismatch for {key}: copying a param with shape {value.shape} "
+            f"from checkpoint, the shape in current model is {target.shape}."
+        )
+    return ""
+
+
+def _unexpected_keys(
+    module: Module,
+    local: dict[str, Tensor],
+    prefix: str,
+    state_dict: Mapping[str, Any],
+) -> list[str]:
+    """Keys under ``prefix`` that name nothing of ``module``.
+
+    A key ``prefix + "a"`` must be one of ``module``'s own tensors; a key
+    ``prefix + "a.b"`` must go down to a child ``a``, which checks the rest.
+    """
+    unexpected = []
+    for key in state_dict:
+        if not isinstance(key, str) or not key.startswith(prefix):
+            continue
+        head, dot, _ = key[len(prefix) :].partition(".")
+        known = module._modules if dot else local
+        if head not in known:
+            unexpected.append(key)
+    return unexpected

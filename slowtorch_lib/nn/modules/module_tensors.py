@@ -1,9 +1,9 @@
 """What a module does to all its tensors at once: convert them to another
-dtype (``to``, ``double``, ``float``) and load them from a state dict.
+dtype (``to``, ``double``, ``float``).
 
 ``Module`` inherits these methods from :class:`ModuleTensors`, so that
-``module.py`` keeps what the chapter reads: how a module files its state
-and walks it.
+``module.py`` keeps what the chapter reads: how a module files its state,
+walks it, saves it and loads it.
 """
 
 # Each method's ``self`` is annotated as a ``Module``, the class that inherits
@@ -12,8 +12,8 @@ and walks it.
 # mypy: disable-error-code="misc"
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from slowtorch_lib._dtype import dtype
 from slowtorch_lib._tensor import Tensor, check_device
@@ -26,23 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["ModuleTensors"]
 
 
-class _IncompatibleKeys(NamedTuple):
-    """What ``load_state_dict`` returns: the keys that did not match."""
-
-    missing_keys: list[str]
-    unexpected_keys: list[str]
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return (
-            f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
-            f"unexpected_keys={self.unexpected_keys})"
-        )
-
-
 class ModuleTensors:
-    """``Module``'s methods that convert or load all its tensors."""
+    """``Module``'s methods that convert all its tensors."""
 
     def _apply_to_tensors(self: Module, convert: Callable[[Tensor], Tensor]) -> Module:
         """Replaces the values of every parameter and buffer by ``convert``'s.
@@ -116,113 +101,3 @@ class ModuleTensors:
         """Refused as PyTorch refuses it on a machine without a GPU."""
         check_device("cuda")
         return self
-
-    def _before_load(self: Module, state_dict: Mapping[str, Any], prefix: str) -> None:
-        """Called by :meth:`load_state_dict` on each module before its keys
-        are checked; a lazy module gives its parameters their shapes here."""
-
-    def _local_state(self: Module) -> dict[str, Tensor]:
-        """This module's own parameters and persistent buffers (not None)."""
-        state: dict[str, Tensor] = {}
-        for name, param in self._parameters.items():
-            if param is not None:
-                state[name] = param
-        for name, buffer in self._buffers.items():
-            if buffer is not None and name not in self._non_persistent_buffers_set:
-                state[name] = buffer
-        return state
-
-    def load_state_dict(
-        self: Module, state_dict: Mapping[str, Any], strict: bool = True
-    ) -> _IncompatibleKeys:
-        """Copies the values of ``state_dict`` into the parameters and buffers.
-
-        The values are copied in place (under ``no_grad``), so parameters keep
-        their identity. Every key is checked before anything is copied: if
-        the load fails, the module is left as it was. (PyTorch copies the
-        matching entries before it raises.)
-
-        Args:
-            state_dict: Names to tensors, as :meth:`state_dict` returns.
-            strict: Whether a missing or unexpected key is an error.
-
-        Returns:
-            The missing and unexpected keys (both empty when ``strict``).
-
-        Raises:
-            TypeError: If ``state_dict`` is not a mapping.
-            RuntimeError: For a missing or unexpected key (when ``strict``),
-                for a shape mismatch, or for a value that is not a tensor.
-        """
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(
-                f"Expected state_dict to be dict-like, got {type(state_dict)}."
-            )
-        missing: list[str] = []
-        unexpected: list[str] = []
-        found: list[tuple[str, Tensor, Any]] = []  # (key, tensor, its new value)
-        for prefix, module in self.named_modules(prefix="", remove_duplicate=False):
-            prefix = f"{prefix}." if prefix else ""
-            module._before_load(state_dict, prefix)
-            local = module._local_state()
-            for name, target in local.items():
-                key = prefix + name
-                if key in state_dict:
-                    found.append((key, target, state_dict[key]))
-                else:
-                    missing.append(key)
-            unexpected += _unexpected_keys(module, local, prefix, state_dict)
-        errors = [error for error in (_copy_error(*entry) for entry in found) if error]
-        if strict:
-            if unexpected:
-                listed = ", ".join(f'"{key}"' for key in unexpected)
-                errors.insert(0, f"Unexpected key(s) in state_dict: {listed}. ")
-            if missing:
-                listed = ", ".join(f'"{key}"' for key in missing)
-                errors.insert(0, f"Missing key(s) in state_dict: {listed}. ")
-        if errors:
-            raise RuntimeError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                + "\n\t".join(errors)
-            )
-        with no_grad():
-            for _, target, value in found:
-                target.copy_(value)
-        return _IncompatibleKeys(missing, unexpected)
-
-
-def _copy_error(key: str, target: Tensor, value: Any) -> str:
-    """Why ``value`` cannot be copied into ``target`` ('' if it can)."""
-    if not isinstance(value, Tensor):
-        return (
-            f'While copying the parameter named "{key}", expected torch.Tensor or '
-            f"Tensor-like object from checkpoint but received {type(value)}"
-        )
-    if value.shape != target.shape:
-        return (
-            f"size mismatch for {key}: copying a param with shape {value.shape} "
-            f"from checkpoint, the shape in current model is {target.shape}."
-        )
-    return ""
-
-
-def _unexpected_keys(
-    module: Module,
-    local: dict[str, Tensor],
-    prefix: str,
-    state_dict: Mapping[str, Any],
-) -> list[str]:
-    """Keys under ``prefix`` that name nothing of ``module``.
-
-    A key ``prefix + "a"`` must be one of ``module``'s own tensors; a key
-    ``prefix + "a.b"`` must go down to a child ``a``, which checks the rest.
-    """
-    unexpected = []
-    for key in state_dict:
-        if not isinstance(key, str) or not key.startswith(prefix):
-            continue
-        head, dot, _ = key[len(prefix) :].partition(".")
-        known = module._modules if dot else local
-        if head not in known:
-            unexpected.append(key)
-    return unexpected
