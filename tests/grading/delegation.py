@@ -45,16 +45,25 @@ TORCH = prelude("torch", "real")
 
 DELEGATING: dict[str, dict[str, str]] = {
     "2": {
-        "2.7": NUMPY + "def sum_to_size(input, shape):\n"
-        "    a = np.array(input.tolist())\n"
-        "    while a.ndim > len(shape):\n"
-        "        a = a.sum(0)\n"
-        "    for d, s in enumerate(shape):\n"
-        "        if s == 1:\n"
-        "            a = a.sum(d, keepdims=True)\n"
-        "    return torch.tensor(a.tolist(), dtype=input.dtype)\n",
-        "2.9": TORCH + "def topological_order(roots):\n"
-        "    return real.autograd.graph.topological_order(roots)\n",
+        "2.11": NUMPY + "def numerical_jacobian(fn, inputs, eps=1e-6):\n"
+        "    x = np.array(inputs[0].tolist(), dtype=float).ravel()\n"
+        "    columns = []\n"
+        "    for i in range(x.size):\n"
+        "        step = np.zeros_like(x)\n"
+        "        step[i] = eps\n"
+        "        shape = inputs[0].shape\n"
+        "        up = fn(torch.tensor((x + step).tolist()).reshape(shape))\n"
+        "        down = fn(torch.tensor((x - step).tolist()).reshape(shape))\n"
+        "        columns.append((np.array(up.tolist()) - np.array(down.tolist()))"
+        ".ravel() / (2 * eps))\n"
+        "    return [torch.tensor(np.stack(columns, 1).tolist())]\n",
+        "2.12": TORCH + "def analytical_jacobian(fn, inputs):\n"
+        "    def real_fn(*xs):\n"
+        "        return real.tensor(fn(*(torch.tensor(x.tolist()) for x in xs))"
+        ".tolist())\n"
+        "    found = real.autograd.functional.jacobian(\n"
+        "        real_fn, tuple(real.tensor(x.tolist()) for x in inputs))\n"
+        "    return [torch.tensor(j.tolist()) for j in found]\n",
         "2.13": computed("slowtorch_lib.autograd.gradcheck.gradcheck", "gradcheck"),
         # the gradient of max(dim) is a scatter of the gradient to the indices
         "2.8": "def max_dim_backward(ctx, grad_values, grad_indices):\n"
@@ -98,7 +107,9 @@ DELEGATING: dict[str, dict[str, str]] = {
         "    p = real.tensor(param.tolist())\n"
         "    p -= group['lr'] * real.tensor(grad.tolist())\n"
         "    param.copy_(torch.tensor(p.tolist()))\n",
-        "4.7": computed("slowtorch_lib.nn.utils.clip_grad.clip_grad_norm_", "clip_grad_norm_"),
+        "4.7": computed(
+            "slowtorch_lib.nn.utils.clip_grad.clip_grad_norm_", "clip_grad_norm_"
+        ),
         # the engine's other sampler draws the same permutation
         "4.9": "def random_sampler_iter(self):\n"
         "    n = len(self.data_source)\n"
@@ -119,14 +130,14 @@ DELEGATING: dict[str, dict[str, str]] = {
         "    starts = np.floor(np.arange(out) * size / out).astype(int)\n"
         "    ends = np.ceil((np.arange(out) + 1) * size / out).astype(int)\n"
         "    return [range(int(a), int(b)) for a, b in zip(starts, ends)]\n",
-        "5.3": TORCH + "def blocks(size, kernel, dilation, padding, stride):\n"
-        "    x = real.zeros(1, 1, size, 1)\n"
-        "    return real.nn.functional.unfold(\n"
-        "        x, (kernel, 1), (dilation, 1), (padding, 0), (stride, 1)\n"
-        "    ).shape[-1]\n",
-        "5.6": computed(
-            "slowtorch_lib.nn.functional.conv.weight_times_columns",
-            "weight_times_columns",
+        "5.8": TORCH + "def avg_pool_backward(ctx, grad_output):\n"
+        "    x = real.zeros(ctx.input_shape, requires_grad=True)\n"
+        "    out = real.nn.functional.avg_pool2d(x, *ctx.settings)\n"
+        "    out.backward(real.tensor(grad_output.tolist()))\n"
+        "    return torch.tensor(x.grad.tolist())\n",
+        "5.7": computed(
+            "slowtorch_lib.nn.functional.pooling.MaxPool2DWithIndices.forward",
+            "max_pool_forward",
         ),
         # two Tensor.unfold calls and a slice give the same 6-d view
         "5.4": "def windows(x, kernel, dilation, stride):\n"
