@@ -26,10 +26,11 @@ pytestmark = [
     pytest.mark.slow,
 ]
 
+Submission = tuple[Path, str]  # a notebook and its student
 CHAPTERS = {int(p.name[:2]): p.stem for p in (ROOT / "solutions").glob("0*.ipynb")}
 
 
-def handed_in(folder: Path, student: str) -> tuple[list, list]:
+def handed_in(folder: Path, student: str) -> tuple[list[Submission], list[Submission]]:
     """The student's notebooks of chapters 2 to 6 (the model answers, or
     with the delegating answers), and chapter 1's as an earlier one."""
     early = folder / student / "earlier" / f"{CHAPTER1}.ipynb"
