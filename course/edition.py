@@ -22,6 +22,13 @@ release, and the grader's engine) refuses with :class:`AnswerKept`: such a
 helper is restructured (its answer moved into the piece, or the other code
 given a path of its own), never shipped.
 
+Another path of the engine that would compute a piece, and that the chapters
+still use, is routed through the student's piece (``ROUTES``: in a class
+edition ``Tensor.unfold`` takes its windows' layout from exercise 5.4's
+``windows``), so that an answer calling it calls itself; one that must stay
+as it is is named in the exercise's ``not_to_use``, which the check and the
+grader refuse.
+
 The engine of a class edition also holds ``slowtorch_lib/_class/`` (the table
 of pieces and copies of :mod:`course.saved_pieces` and
 :mod:`course.substitute`), and its ``__init__`` ends by loading the pieces the
