@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import inspect
 import json
 import math
 import random
@@ -332,16 +333,27 @@ def evaluate(
 
 
 def engine_parts_used(exercise: Exercise, answer: Any) -> list[str]:
-    """The names of ``not_to_use`` that the answer is, subclasses or holds."""
-    from course.runner import holds_reference  # the grader's test, shared
+    """The names of ``not_to_use`` that the answer is, subclasses or holds,
+    or that its code names (``x.scatter(...)``), as the grader reads them."""
+    from course.runner import holds_reference, imports_in  # the grader's tests
 
     module = sys.modules.get(str(exercise.target).rsplit(".", 1)[0])
-    return [
+    used = [
         name
         for name in exercise.not_to_use
         if module is not None
         and hasattr(module, name)
         and holds_reference(answer, [getattr(module, name)])
+    ]
+    try:
+        source = inspect.getsource(answer)
+    except (OSError, TypeError):
+        return used
+    named = imports_in(source, exercise)
+    return used + [
+        name
+        for name in exercise.not_to_use
+        if f"the engine's own {name}" in named and name not in used
     ]
 
 

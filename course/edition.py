@@ -22,6 +22,13 @@ release, and the grader's engine) refuses with :class:`AnswerKept`: such a
 helper is restructured (its answer moved into the piece, or the other code
 given a path of its own), never shipped.
 
+Another path of the engine that would compute a piece, and that the chapters
+still use, is routed through the student's piece (``ROUTES``: in a class
+edition ``Tensor.unfold`` takes its windows' layout from exercise 5.4's
+``windows``), so that an answer calling it calls itself; one that must stay
+as it is is named in the exercise's ``not_to_use``, which the check and the
+grader refuse.
+
 The engine of a class edition also holds ``slowtorch_lib/_class/`` (the table
 of pieces and copies of :mod:`course.saved_pieces` and
 :mod:`course.substitute`), and its ``__init__`` ends by loading the pieces the
@@ -104,6 +111,35 @@ class Stub:
     file: Path  # the complete engine's (or course's) file
     qualname: str  # "Log.backward", "no_grad", "_scatter_to_index"
     message: str
+    body: str = ""  # a routed definition's new body (see ROUTES), else a raise
+
+
+# Other paths of the engine that would compute a piece, and that the chapters
+# still need: in a class edition, each one's body asks the student's piece
+# (so that an answer which calls the path calls itself, without end), as the
+# body below. By exercise: the dotted name of the path and its new body.
+WINDOW_LAYOUT = """\
+if not shape:
+    return (size,), (1,)
+# The class edition: the count and the strides of the windows come from the
+# student's ``windows`` (exercise 5.4), on a one-row image of this dimension,
+# so that ``Tensor.unfold`` never answers that exercise.
+from importlib import import_module
+
+from slowtorch_lib._creation import empty
+
+windows = import_module("slowtorch_lib.nn.functional.fold").windows
+length = shape[dim]
+line = empty(length).as_strided((1, 1, length, 1), (length, length, 1, 1))
+found = windows(line, (size, 1), (1, 1), (step, 1))
+count, across, along = found.shape[2], found.stride()[2], found.stride()[4]
+new_shape = shape[:dim] + (count,) + shape[dim + 1 :] + (size,)
+new_stride = stride[:dim] + (stride[dim] * across,) + stride[dim + 1 :]
+return new_shape, new_stride + (stride[dim] * along,)
+"""
+ROUTES = {
+    "5.4": (("slowtorch_lib.ops.splitting.window_layout", WINDOW_LAYOUT),),
+}
 
 
 # --- which pieces -----------------------------------------------------------------
@@ -208,6 +244,16 @@ def stubs_for(exercise: Exercise) -> tuple[list[Stub], list[str]]:
     return found, shared
 
 
+def routes_for(exercise: Exercise) -> list[Stub]:
+    """The other paths of the engine that compute this piece, each routed
+    through the student's piece (see ``ROUTES``)."""
+    found = []
+    for target, body in ROUTES.get(exercise.id, ()):
+        value = original(target)
+        found.append(Stub(_file_of(value), _qualname(value), message(exercise), body))
+    return found
+
+
 def _node(tree: ast.Module, qualname: str) -> ast.FunctionDef | ast.ClassDef:
     body: list[ast.stmt] = tree.body
     node: Any = None
@@ -303,10 +349,15 @@ def _head(lines: list[str], node: ast.FunctionDef | ast.ClassDef) -> list[str]:
 
 
 def _stub_text(
-    lines: list[str], node: ast.FunctionDef | ast.ClassDef, text: str
+    lines: list[str], node: ast.FunctionDef | ast.ClassDef, text: str, body: str = ""
 ) -> list[str]:
-    """The stub of a function, or of each method of a class."""
+    """The stub of a function, or of each method of a class; a function with
+    a ``body`` (a routed path) gets that body instead of a raise."""
     indent = " " * node.body[0].col_offset
+    if isinstance(node, ast.FunctionDef) and body:
+        return _head(lines, node) + [
+            indent + line if line else "" for line in body.splitlines()
+        ]
     if isinstance(node, ast.FunctionDef):
         return _head(lines, node) + _raise_lines(text, indent)
     stub = _head(lines, node)
@@ -327,7 +378,7 @@ def stub_file(path: Path, stubs: Iterable[Stub]) -> None:
     edits = []
     for stub in stubs:
         node = _node(tree, stub.qualname)
-        edits.append((_span(node), _stub_text(lines, node, stub.message)))
+        edits.append((_span(node), _stub_text(lines, node, stub.message, stub.body)))
     for (first, last), new in sorted(edits, reverse=True):
         lines[first - 1 : last] = new
     path.write_text("\n".join(lines) + "\n", "utf-8")
@@ -351,7 +402,7 @@ def plan(give: Collection[str] = ()) -> tuple[list[Stub], list[str]]:
         if exercise.id in give:
             continue
         found, holders = stubs_for(exercise)
-        stubs += found
+        stubs += found + routes_for(exercise)
         shared += holders
     return stubs, shared
 

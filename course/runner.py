@@ -291,7 +291,21 @@ class Guard:
     cases' source: all of it was imported before) and what no answer needs:
     processes, signals, sockets, ctypes, threads, tracing, gc's object lists.
     Python's own ``linecache`` is emptied first, so that no trusted code opens
-    a source file either."""
+    a source file either.
+
+    What it notes is advisory. The hook lives in the answer's own process,
+    which can reach its lists (``gc``) or memory (``ctypes``) and empty them,
+    so a clean record proves nothing and earns nothing: a note that is there
+    refuses the exercise, one that was erased is simply missing. The marks
+    rest on what holds from outside that process: the sandbox's allow-list
+    view (no installed package, none of the course's files, by any name),
+    Landlock (the runner's tree unreadable but the engine and data), the
+    count of processes and threads the runner's first process makes of each
+    child, the limits, and the outcomes the judge computes. Tracing
+    (``sys.settrace``), ``gc``'s object lists, ``ctypes`` (the runner needs
+    it for Landlock and ``prctl``), signal handlers and timers stay within an
+    answer's reach: their notes here (and ``left_running``'s) are of this
+    kind."""
 
     EVENTS = (
         "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",

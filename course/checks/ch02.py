@@ -552,6 +552,8 @@ EXERCISES = {
         ],
         target="slowtorch_lib.ops.reduction.MaxDim.backward",
         forbidden=("_scatter_to_index",),
+        # a scatter (or a gather's gradient) puts the gradient at the indices
+        not_to_use=("scatter", "scatter_", "scatter_add", "scatter_add_", "gather"),
         what="gradients",
     ),
     "2.9": Exercise(

@@ -796,6 +796,8 @@ EXERCISES = {
             "keepdim=True, so that the sum broadcasts back over each row.",
         ],
         target="slowtorch_lib.nn.functional.activation.LogSoftmax.backward",
+        # autograd through softmax and log would give this gradient
+        not_to_use=("softmax", "autograd"),
         what="gradients",
     ),
     "3.10": Exercise(

@@ -845,6 +845,8 @@ EXERCISES = {
             "without, chain whole permutations until num_samples are given.",
         ],
         target="slowtorch_lib.utils.data.sampler.RandomSampler.__iter__",
+        # the other sampler's own pass draws the same permutation
+        not_to_use=("SubsetRandomSampler",),
         what="shuffles",
     ),
     "4.10": Exercise(

@@ -6,14 +6,13 @@ answers, by any name or path."""
 from __future__ import annotations
 
 import json
-import site
 import subprocess
-import sysconfig
 from pathlib import Path
 
 import pytest
 
 from course import grading, sandbox
+from tests.grading.delegation import installed_folders
 from tests.grading.fixtures import (
     CHAPTER1,
     ROOT,
@@ -23,14 +22,6 @@ from tests.grading.fixtures import (
 )
 
 pytestmark = pytest.mark.skipif(sandbox.problem() is not None, reason="no bwrap")
-
-
-def installed_folders() -> list[str]:
-    """Where this machine keeps installed packages (NumPy, PyTorch...)."""
-    found = {sysconfig.get_path("purelib"), *site.getsitepackages()}
-    found |= {str(p) for p in sandbox.installed_packages()}
-    found |= {"/usr/lib/python3/dist-packages", "/usr/local/lib/python3/dist-packages"}
-    return sorted(found)
 
 
 LOOK = """
