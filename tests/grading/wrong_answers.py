@@ -507,10 +507,15 @@ def public_verdict(exercise: Exercise, impl: Any) -> list[str]:
     return [r.label for r in report.results if not r.passed]
 
 
-def grader_verdict(exercise: Exercise, impl: Any, seed: str = SEED) -> list[str]:
+def grader_verdict(
+    exercise: Exercise, impl: Any, seed: str = SEED, first: bool = False
+) -> list[str]:
     """Every case the grader runs that the answer fails (fixed ones against
     the recorded answers, drawn ones against the complete engine's outcome
-    for the same draw): none is full marks."""
+    for the same draw): none is full marks. With ``first``, only the failures
+    up to the first failing case (the drawn cases, the slow part, are then
+    not run when a fixed case already fails): empty exactly when the whole
+    verdict is."""
     import slowtorch_lib
 
     expected = dict(expected_outcomes().get(exercise.id, {}))
@@ -519,6 +524,8 @@ def grader_verdict(exercise: Exercise, impl: Any, seed: str = SEED) -> list[str]
     report = evaluate(exercise, impl, fixed, expected)
     failed = [r.label for r in report.results if not r.passed]
     for k, case in enumerate(exercise.drawn_cases):
+        if first and failed:
+            break
         index = len(fixed) + k
 
         def reference(torch: Any, case: Any = case, index: int = index) -> Any:
