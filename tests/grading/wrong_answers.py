@@ -512,20 +512,21 @@ def grader_verdict(
 ) -> list[str]:
     """Every case the grader runs that the answer fails (fixed ones against
     the recorded answers, drawn ones against the complete engine's outcome
-    for the same draw): none is full marks. With ``first``, only the failures
-    up to the first failing case (the drawn cases, the slow part, are then
-    not run when a fixed case already fails): empty exactly when the whole
-    verdict is."""
+    for the same draw): none is full marks. With ``first``, the cases run one
+    at a time, in the same order, up to the first that fails, which is the
+    only one returned: empty exactly when the whole verdict is."""
     import slowtorch_lib
 
     expected = dict(expected_outcomes().get(exercise.id, {}))
     expected.update(expected_outcomes(grading=True).get(exercise.id, {}))
     fixed = [*exercise.cases, *exercise.grading_cases]
-    report = evaluate(exercise, impl, fixed, expected)
-    failed = [r.label for r in report.results if not r.passed]
-    for k, case in enumerate(exercise.drawn_cases):
+    failed: list[str] = []
+    for batch in ([case] for case in fixed) if first else [fixed]:
+        report = evaluate(exercise, impl, batch, expected)
+        failed += [r.label for r in report.results if not r.passed]
         if first and failed:
-            break
+            return failed
+    for k, case in enumerate(exercise.drawn_cases):
         index = len(fixed) + k
 
         def reference(torch: Any, case: Any = case, index: int = index) -> Any:
@@ -540,6 +541,8 @@ def grader_verdict(
             got = {"raised": "NotImplementedError"}
         if not close(want, got):
             failed.append(case.label)
+            if first:
+                break
     return failed
 
 
