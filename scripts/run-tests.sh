@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Everything CI checks, in order: set-up (as build-book.sh, plus requirements-test.txt with
 # torch==2.13.0 CPU and playwright, and Debian's chromium and bubblewrap), then mypy, ruff
-# (lint and format), pytest on tests/, nbval on solutions/ and exercises/, the book build, and the
-# browser tests.
+# (lint and format), pytest on tests/ (which also runs nbval on solutions/ and exercises/:
+# tests/test_course.py, beside the grader), the book build, and the browser tests.
 # Every step runs even when an earlier one failed; the script exits 1 if any failed.
 #
 # --quick: the developer's loop. mypy, ruff and every test that builds no whole pipeline
@@ -58,10 +58,6 @@ cd "$ROOT"
 # so that what a file builds once (module fixtures) is built once. The notebooks run
 # in order in one process: a chapter's exercises read the pieces the earlier ones saved.
 workers=(-n "${SLOWTORCH_TEST_WORKERS:-2}" --dist loadfile)
-# nbval: regex replacements for outputs that legitimately differ between runs, if present.
-sanitize=()
-[ -f "$ROOT/solutions/nbval_sanitize.cfg" ] \
-    && sanitize=(--nbval-sanitize-with "$ROOT/solutions/nbval_sanitize.cfg")
 
 step mypy "$VENV/bin/mypy" slowtorch_lib
 step ruff "$VENV/bin/ruff" check .
@@ -81,10 +77,6 @@ if [ "$quick" -eq 1 ]; then
 fi
 step pytest "$VENV/bin/pytest" tests -m "not browser" "${workers[@]}" --durations=30 \
     -p no:cacheprovider
-step nbval-solutions "$VENV/bin/pytest" --nbval --nbval-current-env "${sanitize[@]}" \
-    --nbval-cell-timeout=300 -p no:cacheprovider solutions/
-step nbval-exercises "$VENV/bin/pytest" --nbval-lax --nbval-current-env \
-    --nbval-cell-timeout=300 -p no:cacheprovider exercises/
 step book build_book
 if [[ " ${failed[*]} " == *" book "* ]]; then
     failed+=("browser (not run: the book did not build)")

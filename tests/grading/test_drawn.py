@@ -8,7 +8,17 @@ from functools import partial
 
 import pytest
 
-from course.checking import case_rng, close, exercises, normalize, outcome_of, run_case
+import slowtorch_lib
+from course import record
+from course.checking import (
+    case_rng,
+    chapter_seed,
+    close,
+    exercises,
+    normalize,
+    outcome_of,
+    run_case,
+)
 from course.record import drawn_outcomes
 
 torch = pytest.importorskip("torch")
@@ -42,11 +52,41 @@ def test_every_piece_has_drawn_cases_that_agree_with_torch(exercise: object) -> 
             assert close(want, got), (case.label, seed, want, normalize(got))
 
 
-def test_draws_differ_between_runs() -> None:
+def test_every_piece_is_drawn_with_the_runs_seed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``drawn_outcomes`` draws every piece's cases from the run's seed: with each
+    outcome replaced by the draw's first number, two runs differ everywhere."""
+    monkeypatch.setattr(record, "outcome_of", lambda run, torch: run.keywords["rng"])
     first, second = drawn_outcomes("one"), drawn_outcomes("two")
     assert set(first) == {e.id for e in PIECES}
-    differ = [e for e in first if first[e] != second[e]]
-    assert len(differ) == len(first), sorted(set(first) - set(differ))
+    for id in first:
+        a = [rng.random() for rng in first[id]]
+        b = [rng.random() for rng in second[id]]
+        assert all(x != y for x, y in zip(a, b)), id
+
+
+def test_draws_differ_between_runs() -> None:
+    """Each piece's outcomes differ between two runs (``drawn_outcomes``'s draws,
+    compared case by case up to the first that differs: a case that ignores its
+    draw cannot make them differ)."""
+    same = []
+    for exercise in PIECES:
+        start = len(exercise.cases) + len(exercise.grading_cases)
+        seeds = [chapter_seed(run, exercise.id) for run in ("one", "two")]
+        for k, case in enumerate(exercise.drawn_cases):
+            a, b = (
+                outcome_of(
+                    partial(run_case, case, rng=case_rng(s, exercise.id, start + k)),
+                    slowtorch_lib,
+                )
+                for s in seeds
+            )
+            if a != b:
+                break
+        else:
+            same.append(exercise.id)
+    assert same == []
 
 
 CHAPTERS = {1: "01_arrays_to_tensors", 2: "02_walking_backwards"}

@@ -50,7 +50,7 @@ def test_a_wrong_answer_fails_its_check_and_loses_marks(wrong: Wrong) -> None:
         f"exercise {wrong.exercise}: an answer where {wrong.what} gets "
         "'All right!' from its own check"
     )
-    assert grader_verdict(exercise, impl), (
+    assert grader_verdict(exercise, impl, first=True), (
         f"exercise {wrong.exercise}: an answer where {wrong.what} gets full marks"
     )
 

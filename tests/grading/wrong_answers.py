@@ -507,17 +507,25 @@ def public_verdict(exercise: Exercise, impl: Any) -> list[str]:
     return [r.label for r in report.results if not r.passed]
 
 
-def grader_verdict(exercise: Exercise, impl: Any, seed: str = SEED) -> list[str]:
+def grader_verdict(
+    exercise: Exercise, impl: Any, seed: str = SEED, first: bool = False
+) -> list[str]:
     """Every case the grader runs that the answer fails (fixed ones against
     the recorded answers, drawn ones against the complete engine's outcome
-    for the same draw): none is full marks."""
+    for the same draw): none is full marks. With ``first``, the cases run one
+    at a time, in the same order, up to the first that fails, which is the
+    only one returned: empty exactly when the whole verdict is."""
     import slowtorch_lib
 
     expected = dict(expected_outcomes().get(exercise.id, {}))
     expected.update(expected_outcomes(grading=True).get(exercise.id, {}))
     fixed = [*exercise.cases, *exercise.grading_cases]
-    report = evaluate(exercise, impl, fixed, expected)
-    failed = [r.label for r in report.results if not r.passed]
+    failed: list[str] = []
+    for batch in ([case] for case in fixed) if first else [fixed]:
+        report = evaluate(exercise, impl, batch, expected)
+        failed += [r.label for r in report.results if not r.passed]
+        if first and failed:
+            return failed
     for k, case in enumerate(exercise.drawn_cases):
         index = len(fixed) + k
 
@@ -533,6 +541,8 @@ def grader_verdict(exercise: Exercise, impl: Any, seed: str = SEED) -> list[str]
             got = {"raised": "NotImplementedError"}
         if not close(want, got):
             failed.append(case.label)
+            if first:
+                break
     return failed
 
 
