@@ -48,32 +48,21 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx %= num_embeddings
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_row(
+            padding_idx, num_embeddings, "Padding_idx must be within num_embeddings"
+        )
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
+        self.weight = _table(num_embeddings, embedding_dim, _weight, dtype, device)
+        self.weight.requires_grad = not _freeze
         if _weight is None:
-            table = empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
-            self.weight = Parameter(table, requires_grad=not _freeze)
             self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError(
-                    "Shape of weight does not match num_embeddings and embedding_dim"
-                )
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self) -> None:
         """Draws the table from ``N(0, 1)`` and zeroes the padding row."""
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+        _draw_table(self.weight, self.padding_idx)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.embedding(
@@ -164,31 +153,19 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("padding_idx must be within num_embeddings")
-            padding_idx %= num_embeddings
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_row(
+            padding_idx, num_embeddings, "padding_idx must be within num_embeddings"
+        )
+        self.weight = _table(num_embeddings, embedding_dim, _weight, dtype, device)
         if _weight is None:
-            table = empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
-            self.weight = Parameter(table)
             self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError(
-                    "Shape of weight does not match num_embeddings and embedding_dim"
-                )
-            self.weight = Parameter(_weight)
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
 
     def reset_parameters(self) -> None:
         """Draws the table from ``N(0, 1)`` and zeroes the padding row."""
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+        _draw_table(self.weight, self.padding_idx)
 
     def forward(
         self,
@@ -254,3 +231,41 @@ class EmbeddingBag(Module):
         )
         bag.weight.requires_grad = not freeze
         return bag
+
+
+def _padding_row(padding_idx: int | None, rows: int, message: str) -> int | None:
+    """``padding_idx`` counted from the start of ``rows`` rows, or None.
+
+    Raises:
+        AssertionError: With ``message``, for a row outside the table.
+    """
+    if padding_idx is None:
+        return None
+    if not -rows <= padding_idx < rows:
+        raise AssertionError(message)
+    return padding_idx % rows
+
+
+def _table(
+    rows: int, columns: int, given: Tensor | None, dtype: Dtype | None, device: Any
+) -> Parameter:
+    """The table as a parameter: ``given``, or an empty one to be drawn.
+
+    Raises:
+        AssertionError: If ``given`` is not ``(rows, columns)``.
+    """
+    if given is None:
+        return Parameter(empty(rows, columns, dtype=dtype, device=device))
+    if list(given.shape) != [rows, columns]:
+        raise AssertionError(
+            "Shape of weight does not match num_embeddings and embedding_dim"
+        )
+    return Parameter(given)
+
+
+def _draw_table(weight: Tensor, padding_idx: int | None) -> None:
+    """Draws ``weight`` from ``N(0, 1)`` and zeroes its padding row."""
+    init.normal_(weight)
+    if padding_idx is not None:
+        with no_grad():
+            weight[padding_idx].fill_(0)
