@@ -481,7 +481,7 @@ def write_engine(
     _apply(stubs, engine, out)
     (out / "_class").mkdir()
     (out / "_class" / "__init__.py").write_text(_table(give), "utf-8")
-    for name in ("saved_pieces.py", "substitute.py"):
+    for name in ("saved_pieces.py", "substitute.py", "parsing.py"):
         shutil.copy2(PACKAGE / name, out / "_class" / name)
     if load_saved:
         init = out / "__init__.py"

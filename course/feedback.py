@@ -20,6 +20,7 @@ from typing import Any
 
 from course.cases import Exercise, Report
 from course.messages import plural, text
+from course.parsing import parse
 
 SHOWN_FAILURES = 3
 MAX_REPR = 160
@@ -160,7 +161,7 @@ def untouched(answer: Any) -> bool:
     (after its docstring) only raises ``NotImplementedError``, or a class
     whose every method is such a function."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(answer)))
+        tree = parse(textwrap.dedent(inspect.getsource(answer)))
     except (OSError, TypeError, SyntaxError):
         return False  # no source to read: judged by what it does
     node = tree.body[0] if tree.body else None

@@ -14,6 +14,7 @@ import ast
 
 from course import similarity
 from course.answer_key import Answers
+from course.parsing import parse
 
 SUSPECT_MODULES = {
     "gc", "inspect", "sys", "os", "posix", "threading", "_thread", "signal",
@@ -37,7 +38,7 @@ def suspicious(source: str) -> list[str]:
     """What in the cell's text reaches outside the exercise (the interpreter,
     the operating system, other processes, files, the network)."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     found = set()

@@ -35,6 +35,7 @@ from course.answer_key import Answers
 from course.cases import Exercise, all_cases
 from course.checking import close, prediction
 from course.feedback import aligned, hint_for, show, tier
+from course.parsing import parse
 from course.predictions import read_predictions
 from course.runner import imports_in
 from course.runner_protocol import IDENTIFIER, Run
@@ -91,7 +92,7 @@ def is_stub(text: str, name: str) -> bool:
     only raises NotImplementedError (or is ``...``), or a class with such a
     method."""
     last: ast.stmt | None = None
-    for node in ast.parse(text).body:
+    for node in parse(text).body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             if node.name == name:
                 last = node

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from course.parsing import parse
+
 MAX_BYTES = 20 * 2**20
 MAX_CELLS = 5000
 MAX_SOURCE = 1 * 2**20
@@ -150,7 +152,7 @@ def roles(cell: Cell) -> list[tuple[str, str]]:
 def defines(source: str, name: str) -> bool:
     """Whether the cell defines ``name`` at its top level (from its text)."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     for node in tree.body:

@@ -14,11 +14,13 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from course.parsing import parse
+
 
 def read_predictions(source: str, name: str) -> tuple[dict[str, Any] | None, str]:
     """The dict assigned to ``name`` in the cell, read as literals."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None, "the cell is not valid Python"
     found = None

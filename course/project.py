@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from course import sandbox, trees
+from course.parsing import parse
 from course.saved_pieces import FOLDER, find_workspace
 
 __all__ = ["Report", "check", "read_spec"]
@@ -654,7 +655,7 @@ def test_names(folder: Path) -> list[str]:
     names = []
     for path in tests_of(folder):
         try:
-            tree = ast.parse(path.read_text("utf-8"))
+            tree = parse(path.read_text("utf-8"))
         except (SyntaxError, UnicodeDecodeError, ValueError):
             continue
         names += [

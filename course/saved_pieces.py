@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .parsing import parse
 from .substitute import ENGINE, put
 
 __all__ = [
@@ -246,7 +247,7 @@ def piece_text(text: str, name: str) -> str:
         ValueError: If the cell does not define ``name``.
         SyntaxError: If the cell is not Python.
     """
-    tree = ast.parse(text)
+    tree = parse(text)
     kept: list[ast.stmt] = []
     found = False
     for node in tree.body:
@@ -277,7 +278,7 @@ def _decorators(node: ast.stmt) -> list[ast.expr]:
 
 def _free_names(source: str) -> set[str]:
     """Names the source reads but never binds (builtins left out)."""
-    tree = ast.parse(source)
+    tree = parse(source)
     bound: set[str] = set()
     read: set[str] = set()
     for node in ast.walk(tree):

@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course import notebook_reader
+from course.parsing import parse
 
 __all__ = [
     "Answer",
@@ -786,7 +787,7 @@ class _Tokens(ast.NodeVisitor):
 
 def _parse(source: str) -> ast.Module | None:
     try:
-        return ast.parse(source)
+        return parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

@@ -29,6 +29,7 @@ RUNNER_FILES = (
     "checking.py",
     "feedback.py",
     "messages.py",
+    "parsing.py",
     "substitute.py",
     "datasets.py",
     "workspace.py",

@@ -659,6 +659,7 @@ COURSE_LAYERS: Layers = [
         "standard-library tools: substitution, sandbox, data, notebooks read",
         (
             "substitute",
+            "parsing",
             "sandbox",
             "datasets",
             "layout",
