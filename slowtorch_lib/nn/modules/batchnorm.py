@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
-from slowtorch_lib._creation import empty, ones, tensor, zeros
+from slowtorch_lib._creation import ones, tensor, zeros
 from slowtorch_lib._dtype import dtype as Dtype
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib.autograd.grad_mode import no_grad
 from slowtorch_lib.nn import functional as F
-from slowtorch_lib.nn import init
 from slowtorch_lib.nn.modules.module import Module
-from slowtorch_lib.nn.parameter import Parameter
+from slowtorch_lib.nn.modules.normalization import add_affine, reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
@@ -54,15 +53,7 @@ class BatchNorm1d(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         self.has_bias = affine and bias
-        if affine:
-            self.weight = Parameter(empty(num_features, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(num_features, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        add_affine(self, (num_features,), affine, bias, dtype, device)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, dtype=dtype))
@@ -83,10 +74,7 @@ class BatchNorm1d(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (2, 3):

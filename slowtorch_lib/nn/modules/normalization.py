@@ -42,14 +42,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        _add_affine(
-            self, self.normalized_shape, elementwise_affine, bias, dtype, device
-        )
+        add_affine(self, self.normalized_shape, elementwise_affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Sets ``weight`` to ones and ``bias`` to zeros."""
-        _reset_affine(self)
+        reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(
@@ -100,12 +98,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        _add_affine(self, (num_channels,), affine, bias, dtype, device)
+        add_affine(self, (num_channels,), affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Sets ``weight`` to ones and ``bias`` to zeros."""
-        _reset_affine(self)
+        reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -117,7 +115,7 @@ class GroupNorm(Module):
         )
 
 
-def _add_affine(
+def add_affine(
     module: Module,
     shape: tuple[int, ...],
     affine: bool,
@@ -139,7 +137,7 @@ def _add_affine(
         module.register_parameter("bias", None)
 
 
-def _reset_affine(module: Module) -> None:
+def reset_affine(module: Module) -> None:
     """Sets a norm's ``weight`` to ones and its ``bias`` to zeros."""
     if module.weight is not None:
         init.ones_(module.weight)
