@@ -116,11 +116,7 @@ class SparseTensor(Tensor):
         Raises:
             RuntimeError: If the tensor is not coalesced.
         """
-        if not self._coalesced:
-            raise RuntimeError(
-                "Cannot get indices on an uncoalesced tensor, please call "
-                ".coalesce() first"
-            )
+        self._check_coalesced("indices")
         return self._coo_indices
 
     def values(self) -> Tensor:
@@ -129,12 +125,20 @@ class SparseTensor(Tensor):
         Raises:
             RuntimeError: If the tensor is not coalesced.
         """
+        self._check_coalesced("values")
+        return apply_to_sparse(Values, self)
+
+    def _check_coalesced(self, what: str) -> None:
+        """Refuses to give ``what`` of an uncoalesced tensor, as PyTorch does.
+
+        Raises:
+            RuntimeError: If the tensor is not coalesced.
+        """
         if not self._coalesced:
             raise RuntimeError(
-                "Cannot get values on an uncoalesced tensor, please call "
+                f"Cannot get {what} on an uncoalesced tensor, please call "
                 ".coalesce() first"
             )
-        return apply_to_sparse(Values, self)
 
     def _nnz(self) -> int:
         """How many elements are stored (duplicates counted)."""
