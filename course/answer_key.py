@@ -46,6 +46,7 @@ class Answers:
     seed: str = ""
     drawn: dict[str, list[Any]] = field(default_factory=dict)
     drawn_chapters: set[int] = field(default_factory=set)
+    noted: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, folder: Path | None = None) -> Answers:
@@ -107,18 +108,27 @@ class Answers:
             text=True,
             check=True,
         )
-        drawn = json.loads(done.stdout)
+        made = json.loads(done.stdout)
+        drawn = made["outcomes"]
         found = set(chapters) if chapters else {int(e.split(".")[0]) for e in drawn}
-        return dataclasses.replace(self, seed=seed, drawn=drawn, drawn_chapters=found)
+        return dataclasses.replace(
+            self, seed=seed, drawn=drawn, drawn_chapters=found, noted=made["replays"]
+        )
 
     def add_draws(self, chapters: Collection[int]) -> None:
-        """Computes the drawn cases' outcomes of those of ``chapters`` not
-        drawn yet (one process; several graders' threads may ask at once)."""
+        """Computes the drawn cases' outcomes (and the replays' notes, see
+        :mod:`course.replay`) of those of ``chapters`` not drawn yet (one
+        process; several graders' threads may ask at once)."""
         with _DRAWING:
             have = {int(e.split(".")[0]) for e in self.drawn}
             missing = set(chapters) - have - self.drawn_chapters
             if missing:
-                self.drawn = {**self.drawn, **self.draw(chapters=missing).drawn}
+                more = self.draw(chapters=missing)
+                self.drawn = {**self.drawn, **more.drawn}
+                self.noted = {
+                    piece: {**self.noted.get(piece, {}), **more.noted.get(piece, {})}
+                    for piece in {*self.noted, *more.noted}
+                }
                 self.drawn_chapters |= missing
 
     def chapter_seeds(self, exercise_ids: Iterable[str]) -> dict[str, str]:

@@ -221,22 +221,21 @@ def grade_student(
         if one.result.chapter is not None:
             one.result.notes.append(seed_note(answers.seed))
             one.result.seed = chapter_seed(answers.seed, f"{one.result.chapter}.0")
-    # The drawn cases' outcomes, computed on the complete engine in a process
-    # of their own, are for the judge: worked out while the runner runs.
+    # The drawn cases' outcomes and the replays (course.replay), computed on
+    # the complete engine in a process of their own, once per chapter.
     chapters = {c for one in submitted if (c := one.result.chapter) is not None}
-    with ThreadPoolExecutor(max_workers=1) as drawing:
-        drawn = drawing.submit(answers.add_draws, chapters)
-        for group in runner_groups(submitted):
-            started = time.monotonic()
-            try:
-                ids = (e.id for one in group for e in one.exercises)
-                run_group(group, tree, options, pieces, answers.chapter_seeds(ids))
-            except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
-                for one in group:
-                    failed(one.result, error)
+    answers.add_draws(chapters)
+    for group in runner_groups(submitted):
+        started = time.monotonic()
+        try:
+            ids = (e.id for one in group for e in one.exercises)
+            seeds = answers.chapter_seeds(ids)
+            run_group(group, tree, options, pieces, seeds, answers.noted)
+        except Exception as error:  # noqa: BLE001  (one notebook never stops the class)
             for one in group:
-                one.result.seconds += (time.monotonic() - started) / len(group)
-        drawn.result()
+                failed(one.result, error)
+        for one in group:
+            one.result.seconds += (time.monotonic() - started) / len(group)
     # the earlier submissions' pieces are not judged here: a failed case
     # that runs one is reported as a knock-on of it
     doubtful = set(answers.needs) - set(pieces) - options.given
@@ -356,9 +355,11 @@ def run_group(
     options: Options,
     pieces: dict[str, str],
     seeds: dict[str, str] | None = None,
+    replays: dict[str, dict[str, str]] | None = None,
 ) -> None:
     """Runs the answers to the engine's pieces of a group of notebooks in one
-    runner; the runner's own notes go with the group's first notebook."""
+    runner (with the ``replays`` of :mod:`course.replay`); the runner's own
+    notes go with the group's first notebook."""
     sources: dict[str, str] = {}
     exercises: dict[str, Exercise] = {}
     for one in group:
@@ -373,6 +374,7 @@ def run_group(
         pieces,
         restarts=runner_protocol.MAX_RESTARTS * len(group),
         seeds=seeds,
+        replays=replays,
     )
     for one in group:
         one.run = run

@@ -14,7 +14,9 @@ Drawn cases (``DRAWN`` in ``grading_chNN.py``) are not recorded: their
 inputs are drawn anew for each grading run, and the judge computes their
 expected outcomes on the complete engine, outside the sandbox, with
 ``python -m course.record --drawn SEED`` (:func:`drawn_outcomes`), which
-prints ``{exercise id: [outcome of each drawn case]}`` as JSON.
+prints ``{"outcomes": {exercise id: [outcome of each drawn case]},
+"replays": ...}`` as JSON: while the cases run, the results of the replayed
+pieces (:mod:`course.replay`) are noted, for the runner (:func:`noted`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import slowtorch_lib
@@ -35,10 +38,13 @@ from course.checking import (
     chapter_seed,
     close,
     exercises,
+    load,
     normalize,
     outcome_of,
     run_case,
 )
+from course.replay import REPLAYED, recording
+from course.substitute import original, put
 
 
 def record(exercise: Exercise, cases: list[Case], torch: Any) -> dict[str, Any]:
@@ -63,39 +69,101 @@ def disagreements(
     return found
 
 
+def _drawn(exercise: Exercise, seed: str, torch: Any) -> list[Any]:
+    drawn_seed = chapter_seed(seed, exercise.id)
+    start = len(exercise.cases) + len(exercise.grading_cases)
+    return [
+        outcome_of(
+            functools.partial(
+                run_case, case, rng=case_rng(drawn_seed, exercise.id, start + k)
+            ),
+            torch,
+        )
+        for k, case in enumerate(exercise.drawn_cases)
+    ]
+
+
+def _chosen(chapters: Collection[int] | None) -> list[Exercise]:
+    return [
+        exercise
+        for exercise in exercises()
+        if exercise.kind == "piece"
+        and (chapters is None or int(exercise.id.split(".")[0]) in chapters)
+    ]
+
+
 def drawn_outcomes(
     seed: str, torch: Any = None, chapters: Collection[int] | None = None
 ) -> dict[str, list[Any]]:
     """The outcome of every drawn case (of ``chapters``, else all) for the
     class's ``seed`` (each chapter drawn from its :func:`chapter_seed`), on
     ``torch`` (by default the engine imported: the complete one)."""
-    if torch is None:
-        torch = slowtorch_lib
-    found: dict[str, list[Any]] = {}
-    for exercise in exercises():
-        if exercise.kind != "piece" or not exercise.drawn_cases:
-            continue
-        if chapters is not None and int(exercise.id.split(".")[0]) not in chapters:
-            continue
-        drawn_seed = chapter_seed(seed, exercise.id)
-        start = len(exercise.cases) + len(exercise.grading_cases)
-        found[exercise.id] = [
-            outcome_of(
-                functools.partial(
-                    run_case, case, rng=case_rng(drawn_seed, exercise.id, start + k)
-                ),
-                torch,
-            )
-            for k, case in enumerate(exercise.drawn_cases)
-        ]
-    return found
+    return {
+        exercise.id: _drawn(exercise, seed, torch or slowtorch_lib)
+        for exercise in _chosen(chapters)
+        if exercise.drawn_cases
+    }
+
+
+Notes = dict[str, dict[str, str]]
+
+
+@contextmanager
+def noted(running: list[str]) -> Iterator[Notes]:
+    """Notes each replayed piece's calls on the complete engine while the
+    block runs, as ``{piece: {key: result}}``: the calls that the other
+    exercises' cases make (``running`` names the exercise that runs; a
+    piece's own cases are not noted, as the runner never replays a piece
+    to its own exercise, see :mod:`course.replay`)."""
+    found: Notes = {}
+    undo: list[Callable[[], None]] = []
+    for piece, kind in REPLAYED.items():
+        target = load(piece).target
+        assert target is not None
+        function = original(target)
+        noting = recording(kind, function, found.setdefault(piece, {}))
+
+        def either(
+            *args: Any,
+            _piece: str = piece,
+            _noting: Callable[..., Any] = noting,
+            _function: Callable[..., Any] = function,
+            **kwargs: Any,
+        ) -> Any:
+            chosen = _function if running == [_piece] else _noting
+            return chosen(*args, **kwargs)
+
+        undo.append(put(target, functools.wraps(function)(either)))
+    try:
+        yield found
+    finally:
+        for step in reversed(undo):
+            step()
+
+
+def draw(
+    seed: str, chapters: Collection[int] | None = None
+) -> tuple[dict[str, list[Any]], Notes]:
+    """The drawn cases' outcomes (as :func:`drawn_outcomes`) and the
+    replayed pieces' results on every call that the cases, fixed and drawn,
+    make (as :func:`noted` returns them), in one pass."""
+    running: list[str] = []
+    outcomes: dict[str, list[Any]] = {}
+    with noted(running) as found:
+        for exercise in _chosen(chapters):
+            running[:] = [exercise.id]
+            for case in [*exercise.cases, *exercise.grading_cases]:
+                outcome_of(functools.partial(run_case, case), slowtorch_lib)
+            if exercise.drawn_cases:
+                outcomes[exercise.id] = _drawn(exercise, seed, slowtorch_lib)
+    return outcomes, found
 
 
 def main() -> int:
     if sys.argv[1:2] == ["--drawn"]:  # SEED [CHAPTER,...]
         chapters = [int(c) for c in sys.argv[3].split(",")] if sys.argv[3:] else None
-        drawn = drawn_outcomes(sys.argv[2], chapters=chapters)
-        sys.stdout.write(json.dumps(drawn) + "\n")
+        drawn, replays = draw(sys.argv[2], chapters)
+        sys.stdout.write(json.dumps({"outcomes": drawn, "replays": replays}) + "\n")
         return 0
     import torch  # lazily: real PyTorch is needed to record, not to draw
 

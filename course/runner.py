@@ -16,8 +16,12 @@ reported as the case's outcome, not as a stub of this exercise (the judge
 decides, from its own map, which cases do not count).
 
 Protocol. Standard input: the run's nonce (32 hex digits and a newline),
-then one JSON object ``{"exercises": [[id, source], ...], "pieces": [[id,
-definitions], ...], "seconds": s, "limits": {...}, "sandboxed": bool}``.
+then messages, each ten digits of length and that much JSON: first the job,
+``{"exercises": [[id, source], ...], "pieces": [[id, definitions], ...],
+"seconds": s, "limits": {...}, "sandboxed": bool}``, which this first
+process reads; then one per exercise, ``{"exercise": id, "replays": {piece:
+notes}}`` (:mod:`course.replay`), which that exercise's child reads before
+any student code runs, and this process never does.
 Standard output: one record per line, ``NONCE JSON``, with ``kind`` one of
 
 - ``ready``: the engine and the cases are loaded;
@@ -565,6 +569,36 @@ def other_pieces(pieces: list[tuple[Any, str]]) -> list[tuple[Any, Any]]:
     return found
 
 
+def with_replays(
+    others: list[tuple[Any, Any]], replays: list[tuple[Any, Any]], exercise: Any
+) -> list[tuple[Any, Any]]:
+    """The student's other pieces, each replayed piece (and the stub of one
+    not written) behind its replay (:mod:`course.replay`): a call the judge
+    noted gets the complete engine's result, so this exercise's cases do not
+    pay again for a mistake in that piece."""
+    from course.replay import REPLAYED, replaying  # at call time, as below
+
+    notes = {e.id: table for e, table in replays if e.id != exercise.id}
+    found = []
+    for other, value in others:
+        if other.id in notes and callable(value) and not isinstance(value, type):
+            value = replaying(REPLAYED[other.id], value, notes.pop(other.id))
+        found.append((other, value))
+    for other, table in replays:
+        if other.id in notes:
+            found.append((other, replaying(REPLAYED[other.id], stub(other), table)))
+    return found
+
+
+def stub(exercise: Any) -> Any:
+    """What stands for a piece the student has not written."""
+
+    def unwritten_piece(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(unwritten(exercise))
+
+    return unwritten_piece
+
+
 class Places:
     """Where the stubs of the student's other pieces are, found once (in
     the engine as the snapshot has it), so that putting the pieces in before
@@ -624,9 +658,11 @@ def run_exercise(
     snapshot: Snapshot,
     out: Child,
     seed: str = "",
+    replays: list[tuple[Any, Any]] | None = None,
 ) -> None:
     """Runs the answer cell, then every case with the answer in the engine
-    (and the student's answers to the other exercises in place of their stubs)."""
+    (and the student's answers to the other exercises in place of their
+    stubs, behind their ``replays``)."""
     # at call time: after main()'s limits, never in the judge
     from course.checking import case_rng, normalize, run_piece_case
 
@@ -645,7 +681,7 @@ def run_exercise(
     current: dict[str, Any] = {}
     snapshot.restore()
     Places([(e, forwarder(e, current)) for e, _ in pieces if plain_target(e)]).install()
-    others = other_pieces(pieces)
+    others = with_replays(other_pieces(pieces), replays or [], exercise)
     current.update({e.id: value for e, value in others})
     snapshot.restore()
     places = Places(others)
@@ -779,6 +815,47 @@ def read_all(fd: int) -> bytes:
         parts.append(chunk)
 
 
+def read_exactly(fd: int, count: int) -> bytes:
+    parts: list[bytes] = []
+    while count > 0:
+        chunk = os.read(fd, min(count, 1 << 16))
+        if not chunk:
+            raise EOFError
+        parts.append(chunk)
+        count -= len(chunk)
+    return b"".join(parts)
+
+
+def read_message(fd: int) -> Any:
+    """One message of standard input: ten digits of length, then JSON."""
+    size = read_exactly(fd, 10)
+    if not size.isdigit():
+        raise ValueError("not a message")
+    return json.loads(read_exactly(fd, int(size)))
+
+
+def read_replays(fd: int, exercise: Any) -> list[tuple[Any, Any]]:
+    """This exercise's replays (see ``replay_messages`` in the judge's
+    protocol): the messages of exercises before it (a child that never
+    started) are passed over. Read before any student code runs."""
+    from course.checking import load  # at call time, as in Runner.run
+
+    try:
+        while True:
+            message = read_message(fd)
+            if message.get("exercise") == exercise.id:
+                break
+        replays = dict(message.get("replays", {}))
+        return [(load(str(piece)), dict(notes)) for piece, notes in replays.items()]
+    except Exception:  # noqa: BLE001  (no replays: the pieces answer)
+        return []
+    finally:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
 READABLE = ("slowtorch_lib", "course/data")  # of the tree, what a child reads
 LANDLOCK_READ = 1 << 2 | 1 << 3  # LANDLOCK_ACCESS_FS_READ_FILE, _READ_DIR
 
@@ -857,6 +934,7 @@ class Runner:
         self.exercises = list(job["exercises"])
         self.pieces = [(str(i), str(t)) for i, t in job.get("pieces", [])]
         self.seeds = {str(k): str(v) for k, v in dict(job.get("seeds", {})).items()}
+        self.replays_fd = int(job.get("replays", -1))
 
     def emit(self, record: dict[str, Any]) -> None:
         line = bytes(self.nonce) + b" " + json.dumps(record).encode() + b"\n"
@@ -906,7 +984,8 @@ class Runner:
         pid = os.fork()
         if pid == 0:
             os.close(read_end)
-            self.child(exercise, source, snapshot, write_end)
+            replays = read_replays(self.replays_fd, exercise)
+            self.child(exercise, source, snapshot, write_end, replays)
         os.close(write_end)
         status, detail = self.relay(exercise, read_end, pid)
         os.close(read_end)
@@ -933,7 +1012,14 @@ class Runner:
         except (OSError, ValueError):
             return 1
 
-    def child(self, exercise: Any, source: str, snapshot: Snapshot, fd: int) -> None:
+    def child(
+        self,
+        exercise: Any,
+        source: str,
+        snapshot: Snapshot,
+        fd: int,
+        replays: list[tuple[Any, Any]],
+    ) -> None:
         self.nonce[:] = bytes(len(self.nonce))
         code = 0
         try:
@@ -955,6 +1041,7 @@ class Runner:
                 snapshot,
                 Child(fd),
                 self.seeds.get(exercise.id.split(".")[0], ""),
+                replays,
             )
         except BaseException:  # noqa: BLE001  (the child ends here, whatever)
             code = 1
@@ -1090,7 +1177,8 @@ def become(user: Any) -> None:
 
 def main() -> None:
     nonce = read_nonce(0)
-    job = json.loads(read_all(0))
+    job = read_message(0)
+    job["replays"] = os.dup(0)  # the children's messages: never read here
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     become(job.get("user"))

@@ -240,6 +240,7 @@ def run_runner(
     sandboxed: bool,
     pieces: dict[str, str] | None = None,
     seeds: dict[str, str] | None = None,
+    replays: dict[str, dict[str, str]] | None = None,
 ) -> list[str]:
     """Runs the runner once on ``jobs`` (with the student's ``pieces``,
     their answers to the exercises, put in place of the other stubs, and the
@@ -279,7 +280,10 @@ def run_runner(
             start_new_session=True,
             **sandbox.as_user(None if sandboxed else user),
         )
-        feeder = threading.Thread(target=_feed, args=(process, nonce, job), daemon=True)
+        messages = replay_messages([e for e, _ in jobs], replays or {})
+        feeder = threading.Thread(
+            target=_feed, args=(process, nonce, job, messages), daemon=True
+        )
         feeder.start()
         run.ending = _read(process, reader, deadline, limits.output)
         _stop(process)
@@ -287,10 +291,48 @@ def run_runner(
     return reader.started
 
 
-def _feed(process: subprocess.Popen[bytes], nonce: str, job: dict[str, Any]) -> None:
+def frame(data: Any) -> bytes:
+    """One message of the runner's standard input: its length, then its JSON."""
+    payload = json.dumps(data).encode()
+    return b"%010d" % len(payload) + payload
+
+
+def replay_messages(
+    order: list[str], replays: dict[str, dict[str, str]]
+) -> list[bytes]:
+    """What each exercise's child reads before any student code runs: the
+    replays (:mod:`course.replay`) of the pieces whose exercise is not graded
+    from here on in this runner. A child never holds the notes of its own
+    piece, nor of a piece graded after it (which it could leave in ``/tmp``
+    for that piece's child); the runner's first process never reads them."""
+    return [
+        frame(
+            {
+                "exercise": exercise,
+                "replays": {
+                    piece: notes
+                    for piece, notes in replays.items()
+                    if piece not in order[index:]
+                },
+            }
+        )
+        for index, exercise in enumerate(order)
+    ]
+
+
+def _feed(
+    process: subprocess.Popen[bytes],
+    nonce: str,
+    job: dict[str, Any],
+    messages: list[bytes],
+) -> None:
     assert process.stdin is not None
     try:
-        process.stdin.write(nonce.encode() + b"\n" + json.dumps(job).encode())
+        process.stdin.write(nonce.encode() + b"\n" + frame(job))
+        process.stdin.flush()
+        for message in messages:
+            process.stdin.write(message)
+            process.stdin.flush()
         process.stdin.close()
     except OSError:
         pass
@@ -363,6 +405,7 @@ def run_pieces(
     pieces: dict[str, str] | None = None,
     restarts: int = MAX_RESTARTS,
     seeds: dict[str, str] | None = None,
+    replays: dict[str, dict[str, str]] | None = None,
 ) -> Run:
     """Runs every piece exercise's answer; starts the runner again after one
     that stopped it (at most ``restarts`` times)."""
@@ -380,6 +423,7 @@ def run_pieces(
             sandboxed,
             pieces,
             seeds,
+            replays,
         )
         for exercise in started:
             if exercise not in run.ends:

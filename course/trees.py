@@ -30,6 +30,7 @@ RUNNER_FILES = (
     "feedback.py",
     "messages.py",
     "parsing.py",
+    "replay.py",
     "substitute.py",
     "datasets.py",
     "workspace.py",

@@ -660,6 +660,7 @@ COURSE_LAYERS: Layers = [
         (
             "substitute",
             "parsing",
+            "replay",
             "sandbox",
             "datasets",
             "layout",
