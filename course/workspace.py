@@ -38,7 +38,7 @@ COMPLETE = (
 def class_edition() -> ModuleType | None:
     """The engine's table of pieces in a class edition, else None."""
     try:
-        import slowtorch_lib._class as edition
+        import slowtorch_lib._class as edition  # at call time: a class edition only
     except ImportError:
         return None
     return edition
