@@ -140,19 +140,19 @@ def _read(path: Path) -> dict[str, Any]:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise CourseFileError(f"{path}: not JSON: {error}") from None
-    else:
-        if sys.version_info < (3, 11):
-            raise CourseFileError(
-                f"{path}: a TOML course file needs Python 3.11 or later (tomllib); "
-                "write it as JSON (course.json) on an older Python"
-            )
+    elif sys.version_info >= (3, 11):
         # lazily: Python 3.11 on, and only a TOML file needs it
-        import tomllib  # type: ignore[import-not-found]
+        import tomllib
 
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise CourseFileError(f"{path}: not TOML: {error}") from None
+    else:
+        raise CourseFileError(
+            f"{path}: a TOML course file needs Python 3.11 or later (tomllib); "
+            "write it as JSON (course.json) on an older Python"
+        )
     if not isinstance(data, dict):
         raise CourseFileError(f"{path}: not a table of keys ({', '.join(KEYS)})")
     return data

@@ -19,6 +19,7 @@ import csv
 import json
 import shutil
 import stat
+import sys
 import tempfile
 import zipfile
 from collections.abc import Collection, Mapping
@@ -68,13 +69,19 @@ def load_weights(
     if known is None:
         known = [exercise.id for exercise in exercises()]
     text = path.read_text(encoding="utf-8")
-    if path.suffix == ".toml":
+    data: object
+    if path.suffix != ".toml":
+        data = json.loads(text)
+    elif sys.version_info >= (3, 11):
         import tomllib  # lazily: Python 3.11 on; only a .toml file needs it
 
-        data: Any = tomllib.loads(text)
-        data = data.get("weights", data)
+        table = tomllib.loads(text)
+        data = table.get("weights", table)
     else:
-        data = json.loads(text)
+        raise ValueError(
+            f"{path}: a TOML weights file needs Python 3.11 or later (tomllib); "
+            "write it as JSON on an older Python"
+        )
     if not isinstance(data, dict):
         raise ValueError(f"{path}: not a mapping from exercise ids to points")
     weights = {}

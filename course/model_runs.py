@@ -285,7 +285,7 @@ def _gpt_adapters(torch: Any) -> SimpleNamespace:
     a ``MultiheadAttention`` and 6.7's GPT a ``TransformerEncoderLayer``."""
     nn, F = torch.nn, torch.nn.functional
 
-    class SplitAttention(nn.Module):
+    class SplitAttention(torch.nn.Module):
         """Attention in a block's ``self_attn`` place: heads split by 6.4,
         then scaled dot-product attention on ``(B * H, T, D)``, the math path
         (6.3, with 6.2's softmax). Self-attention: ``key`` and ``value`` are
@@ -311,7 +311,7 @@ def _gpt_adapters(torch: Any) -> SimpleNamespace:
             mixed = mixed.view(B, N_HEAD, T, size).transpose(1, 2).reshape(B, T, C)
             return self.proj(mixed), None
 
-    class WrittenAttention(nn.Module):
+    class WrittenAttention(torch.nn.Module):
         """6.5's attention in a block's ``self_attn`` place (it makes its own
         causal mask)."""
 
@@ -322,7 +322,7 @@ def _gpt_adapters(torch: Any) -> SimpleNamespace:
         def forward(self, query: Any, *_: Any, **__: Any) -> tuple[Any, None]:
             return self.attention(query), None
 
-    class Layer(nn.Module):
+    class Layer(torch.nn.Module):
         """6.6's block where 6.7's GPT calls a ``TransformerEncoderLayer``
         (the block makes its own causal mask)."""
 
@@ -411,7 +411,9 @@ def own_gpt_pieces(torch: Any) -> dict[str, Any]:
     if importlib.util.find_spec(f"{ENGINE}._class") is None:
         return pieces
     folder = find_workspace()
-    for id in ("6.4", "6.5", "6.6", "6.7", "6.8", "6.9") if folder else ():
+    if folder is None:
+        return pieces
+    for id in ("6.4", "6.5", "6.6", "6.7", "6.8", "6.9"):
         name = GPT_NAMES[id]
         path = folder / f"ex{id.replace('.', '_')}_{name}.py"
         if path.is_file():  # the student's own, as the class engine runs them

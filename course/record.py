@@ -51,7 +51,10 @@ def record(exercise: Exercise, cases: list[Case], torch: Any) -> dict[str, Any]:
     labels = [case.label for case in cases]
     if len(set(labels)) != len(labels):
         raise ValueError(f"exercise {exercise.id}: two cases with the same label")
-    return {case.label: outcome_of(case.run, torch) for case in cases}
+    return {
+        case.label: outcome_of(functools.partial(run_case, case), torch)
+        for case in cases
+    }
 
 
 def disagreements(
@@ -60,7 +63,7 @@ def disagreements(
     """Cases where the engine, unchanged, does not give PyTorch's answer."""
     found = []
     for case in cases:
-        got = outcome_of(case.run, slowtorch_lib)
+        got = outcome_of(functools.partial(run_case, case), slowtorch_lib)
         if not close(answers[case.label], got):
             found.append(
                 f"{exercise.id} {case.label}: torch {answers[case.label]!r}, "

@@ -19,7 +19,7 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from course.cases import Report
+from course.cases import CaseResult, Report
 from course.feedback import FAILURES, message, untouched
 
 __all__ = ["after_check", "pieces", "reset"]
@@ -38,7 +38,7 @@ COMPLETE = (
 def class_edition() -> ModuleType | None:
     """The engine's table of pieces in a class edition, else None."""
     try:
-        import slowtorch_lib._class as edition  # type: ignore[import-not-found]
+        import slowtorch_lib._class as edition  # at call time: a class edition only
     except ImportError:
         return None
     return edition
@@ -100,8 +100,8 @@ def after_check(exercise: Any, answer: Any, report: Any, text: str) -> str:
     if untouched(answer):  # its own stub, whatever the other pieces raised
         return text
 
-    needs = {}
-    runnable = []
+    needs: dict[str, tuple[tuple[str, str, str], list[CaseResult]]] = {}
+    runnable: list[CaseResult] = []
     for result in report.results:
         other = _unwritten_other(exercise, result.error)
         if other is None:

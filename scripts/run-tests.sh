@@ -59,7 +59,7 @@ cd "$ROOT"
 # in order in one process: a chapter's exercises read the pieces the earlier ones saved.
 workers=(-n "${SLOWTORCH_TEST_WORKERS:-2}" --dist loadfile)
 
-step mypy "$VENV/bin/mypy" slowtorch_lib
+step mypy "$VENV/bin/mypy" slowtorch_lib course
 step ruff "$VENV/bin/ruff" check .
 step ruff-format "$VENV/bin/ruff" format --check .
 if [ "$quick" -eq 1 ]; then

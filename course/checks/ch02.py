@@ -202,7 +202,7 @@ TANH = [
 
 def grad_mode_story(torch: Any) -> Any:
     a = torch.tensor([1.0, 2.0], requires_grad=True)
-    seen = []
+    seen: list[tuple[bool, ...]] = []
     with torch.no_grad():
         y = a * 2
         seen.append((y.requires_grad, y.grad_fn is None, torch.is_grad_enabled()))

@@ -55,7 +55,7 @@ def block_models(torch: Any) -> dict[str, Any]:
     """A small model with every kind of state, and a Sequential holding it."""
     nn = torch.nn
 
-    class Block(nn.Module):
+    class Block(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.fc = nn.Linear(2, 3)
@@ -401,7 +401,7 @@ def tree(torch: Any) -> Any:
     parameter of its own."""
     nn = torch.nn
 
-    class Model(nn.Module):
+    class Model(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.gain = nn.Parameter(torch.ones(2))

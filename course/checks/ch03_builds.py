@@ -31,9 +31,11 @@ def loaded(entries: dict[str, Any], buffer: bytes) -> Any:
 
     def run(torch: Any) -> Any:
         if torch.__name__ == "torch":  # at call time: only one side's package is here
-            from safetensors.torch import load  # (installed with PyTorch)
-        else:
-            from slowtorch_lib.safetensors import load  # the engine's copy
+            from safetensors.torch import load as torch_load  # (installed with PyTorch)
+
+            return dict(torch_load(data))
+        from slowtorch_lib.safetensors import load  # the engine's copy
+
         return dict(load(data))
 
     return run

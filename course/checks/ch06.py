@@ -156,7 +156,7 @@ def attention(
         )
         weighted(out, torch).backward()
         grads = [t.grad for t in tensors]
-        if mask_grad:
+        if mask is not None and mask_grad:
             grads.append(mask.grad)
         return {"out": out, "node": node_name(out), "grads": grads}
 

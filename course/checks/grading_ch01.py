@@ -211,7 +211,7 @@ def strided(torch: Any, sizes: list[int], strides: list[int], offset: int = 0) -
 def infer_alone(torch: Any, rng: d.Rng) -> Any:
     """infer_shape on a drawn shape with a -1 and a count: one that fits,
     one that may not."""
-    found = []
+    found: list[list[int] | dict[str, str]] = []
     for wrong in (False, rng.random() < 0.5):
         count = rng.choice([12, 24, 30, 36, 60, 0])
         sizes = d.factors(rng, count or 12, rng.randint(2, 4))

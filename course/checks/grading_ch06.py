@@ -156,7 +156,7 @@ def drawn_module(name: str, grads: bool = True) -> Any:
         heads = rng.randint(1, 3)
         n_embd = heads * rng.randint(2, 3)
         length = rng.randint(1, 5)
-        args = (n_embd, heads, length + rng.randint(0, 2))
+        args: tuple[int, ...] = (n_embd, heads, length + rng.randint(0, 2))
         if name == "Block":
             args = (n_embd, heads, rng.random() < 0.7, rng.random() < 0.7)
         m = getattr(parts(torch), name)(*args)

@@ -12,13 +12,14 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from course import __main__ as cli
-from course import course_file, edition, grading, sandbox
+from course import course_file, edition, export, grading, sandbox
 from course.judge import Graded
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,6 +108,19 @@ def test_a_json_course_file_is_read_too(tmp_path: Path) -> None:
     assert course.left_out == {"3.10"} and course.weights == {"1.5": 2.0}
     with pytest.raises(course_file.CourseFileError, match="not JSON"):
         course_file.load(write(tmp_path, "{", "bad.json"))
+
+
+def test_a_toml_file_on_python_3_10_is_refused_with_the_way_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.10 has no ``tomllib``: a TOML course file or weights file is
+    refused with a message naming JSON, never with ModuleNotFoundError."""
+    weights = write(tmp_path, '[weights]\n"1.5" = 2\n', "weights.toml")
+    monkeypatch.setattr(sys, "version_info", (3, 10, 14, "final", 0))
+    with pytest.raises(course_file.CourseFileError, match="needs Python 3.11 or later"):
+        course_file.load(write(tmp_path, GOOD))
+    with pytest.raises(ValueError, match="needs Python 3.11 or later.*as JSON"):
+        export.load_weights(weights)
 
 
 @pytest.mark.parametrize("command", ["release", "grade", "export"])
