@@ -572,11 +572,13 @@ def other_pieces(pieces: list[tuple[Any, str]]) -> list[tuple[Any, Any]]:
 def with_replays(
     others: list[tuple[Any, Any]], replays: list[tuple[Any, Any]], exercise: Any
 ) -> list[tuple[Any, Any]]:
-    """The student's other pieces, each replayed piece (and the stub of one
-    not written) behind its replay (:mod:`course.replay`): a call the judge
-    noted gets the complete engine's result, so this exercise's cases do not
-    pay again for a mistake in that piece."""
+    """The student's other pieces, each replayed piece (and the engine's own
+    object for one not written: its stub, or the reference where given)
+    behind its replay (:mod:`course.replay`): a call the judge noted gets the
+    complete engine's result, so this exercise's cases do not pay again for
+    a mistake in that piece."""
     from course.replay import REPLAYED, replaying  # at call time, as below
+    from course.substitute import original
 
     notes = {e.id: table for e, table in replays if e.id != exercise.id}
     found = []
@@ -586,17 +588,9 @@ def with_replays(
         found.append((other, value))
     for other, table in replays:
         if other.id in notes:
-            found.append((other, replaying(REPLAYED[other.id], stub(other), table)))
+            engine = original(other.target)
+            found.append((other, replaying(REPLAYED[other.id], engine, table)))
     return found
-
-
-def stub(exercise: Any) -> Any:
-    """What stands for a piece the student has not written."""
-
-    def unwritten_piece(*args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(unwritten(exercise))
-
-    return unwritten_piece
 
 
 class Places:

@@ -366,11 +366,12 @@ def grad_mode_drawn(torch: Any, rng: d.Rng) -> Any:
     a = torch.tensor([1.0], requires_grad=True)
     seen: list[Any] = []
 
-    def step(depth: int) -> None:
+    def step(depth: int, first: bool = False) -> None:
         seen.append([(a * 2).requires_grad, torch.is_grad_enabled()])
         if depth == 0:
             return
-        kind = rng.randrange(4)
+        # the first level turns grad off, so that every draw runs no_grad
+        kind = rng.choice([0, 2, 3]) if first else rng.randrange(4)
         if kind == 0:
             with torch.no_grad():
                 step(depth - 1)
@@ -388,7 +389,7 @@ def grad_mode_drawn(torch: Any, rng: d.Rng) -> Any:
                 pass
         seen.append([(a * 2).requires_grad, torch.is_grad_enabled()])
 
-    step(rng.randint(2, 6))
+    step(rng.randint(2, 6), first=True)
     return seen
 
 

@@ -334,9 +334,9 @@ def safetensors_file_drawn(torch: Any, rng: d.Rng, spoil: bool = True) -> Any:
 def embedding_drawn(torch: Any, rng: d.Rng) -> Any:
     count, width = rng.randint(2, 6), rng.randint(1, 3)
     table = matrix(rng, count, width)
+    length = rng.randint(1, 4)  # every row as long: a ragged list is no tensor
     indices = [
-        [rng.randrange(count) for _ in range(rng.randint(1, 4))]
-        for _ in range(rng.randint(1, 3))
+        [rng.randrange(count) for _ in range(length)] for _ in range(rng.randint(1, 3))
     ]
     options: dict[str, Any] = {}
     if rng.random() < 0.4:

@@ -272,12 +272,10 @@ def drawn_pool(kind: str) -> Any:
 
 
 def drawn_adaptive(torch: Any, rng: d.Rng) -> Any:
+    """Adaptive max pooling, whose windows max pooling's forward takes."""
     x = d.leaf(torch, rng, [1, 2, rng.randint(2, 9), rng.randint(2, 9)])
     size = (rng.randint(1, 6), rng.randint(1, 6))
-    if rng.random() < 0.5:
-        out = torch.nn.functional.adaptive_avg_pool2d(x, size)
-    else:
-        out = torch.nn.functional.adaptive_max_pool2d(x, size)
+    out = torch.nn.functional.adaptive_max_pool2d(x, size)
     (out * d.tensor(torch, rng, list(out.shape))).sum().backward()
     return out, x.grad
 
@@ -325,7 +323,7 @@ DRAWN = {
     "5.7": [
         d.drawn("max_pool2d with ties, drawn settings", drawn_pool("max")),
         d.drawn("max_pool2d (again)", drawn_pool("max")),
-        d.drawn("adaptive pooling", drawn_adaptive),
+        d.drawn("adaptive max pooling", drawn_adaptive),
     ],
     "5.8": [
         d.drawn("avg_pool2d, drawn settings", drawn_pool("avg")),

@@ -103,7 +103,8 @@ def drawn_attention(fused: bool) -> Any:
     def run(torch: Any, rng: d.Rng) -> Any:
         batch, heads = rng.randint(1, 2), rng.randint(1, 3)
         queries, keys, size = rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 4)
-        value = size if fused else rng.choice([size + 1, max(size - 1, 1)])
+        # not fused: a value size of its own, which only the math path takes
+        value = size if fused else rng.choice([size + 1, size - 1 or size + 1])
         if not fused and rng.random() < 0.5:
             shapes = [[batch, queries, size], [batch, keys, size], [batch, keys, value]]
         else:
@@ -211,7 +212,8 @@ def drawn_generate(torch: Any, rng: d.Rng) -> Any:
     kind = rng.choice(["bigram", "tiny"])
     model = model_for(torch, kind, 7, 4)
     drawn_weights(torch, rng, model)
-    prompt = [[rng.randrange(7) for _ in range(rng.randint(1, 6))]
+    length = rng.randint(1, 6)  # every row as long: a ragged list is no tensor
+    prompt = [[rng.randrange(7) for _ in range(length)]
               for _ in range(rng.randint(1, 2))]  # fmt: skip
     top_k = rng.choice([None, 1, 2, 4, 9])
     temperature = rng.choice([0.5, 1.0, 1.5])

@@ -18,8 +18,10 @@ from course.checking import (
     normalize,
     outcome_of,
     run_case,
+    run_piece_case,
 )
 from course.record import drawn_outcomes
+from course.substitute import original
 
 torch = pytest.importorskip("torch")
 
@@ -114,3 +116,35 @@ def test_the_model_answer_passes_every_drawn_case(exercise: object) -> None:
             rng = case_rng(seed, exercise.id, start + k)
             got, _ = run_piece_case(exercise, answer, case, rng)
             assert close(want, got), (case.label, seed, want, got)
+
+
+def refusing(exercise: object, calls: list[str]) -> object:
+    """An answer that knows nothing: every call (or use) is noted and raises."""
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        calls.append(exercise.id)
+        raise RuntimeError
+
+    if not exercise.target.split(".")[-1][:1].isupper():
+        return refuse
+    methods = {"forward": staticmethod(refuse), "backward": staticmethod(refuse)}
+    bases = original(exercise.target).__bases__  # a Function stays one
+    return type(exercise.name, bases, {"__init__": refuse, **methods})
+
+
+@pytest.mark.parametrize("exercise", PIECES, ids=lambda e: e.id)
+def test_every_drawn_case_reaches_the_piece(exercise: object) -> None:
+    """A drawn case that never calls the piece (its input built wrong, say a
+    ragged list that is no tensor, or a path that goes round the piece)
+    would be passed by an answer that raises everything."""
+    start = len(exercise.cases) + len(exercise.grading_cases)
+    calls: list[str] = []
+    answer = refusing(exercise, calls)
+    for k, case in enumerate(exercise.drawn_cases[:40]):
+        calls.clear()
+        rng = case_rng("always raises", exercise.id, start + k)
+        try:
+            run_piece_case(exercise, answer, case, rng)
+        except NotImplementedError:
+            pass
+        assert calls, (case.label, k)
