@@ -176,6 +176,8 @@ from slowtorch_lib.ops import (
     trigonometry,
     views,
 )
+from slowtorch_lib.nn.functional import native as _native
+from slowtorch_lib.nn.functional.native import *  # noqa: F403
 from slowtorch_lib.ops.autocast import (
     autocast_decrement_nesting,
     autocast_increment_nesting,
@@ -318,6 +320,7 @@ __all__ = [
     *splitting.__all__,
     *trigonometry.__all__,
     *views.__all__,
+    *_native.__all__,
     "load",
     "nn",
     "e",

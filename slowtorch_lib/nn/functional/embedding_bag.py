@@ -79,8 +79,10 @@ class EmbeddingBag(Function):
         if mode == "max":
             values, ctx.argmax = _max_bags(weight, bags)
         else:
-            scales = _member_scales(bags, mode, per_sample_weights)
+            scales = _member_scales(bags, "sum", per_sample_weights)
             values = _weighted_sums(weight, bags, scales)
+        if mode == "mean":  # PyTorch sums first, then divides
+            values = _divided_by_sizes(values, bags, weight._shape[1])
         return from_values(values, (len(bags.spans), weight._shape[1]), weight.dtype)
 
     @staticmethod
@@ -130,6 +132,16 @@ def _weighted_sums(weight: Tensor, bags: Bags, scales: list[float]) -> list[floa
             for j in range(width):
                 total[j] += scales[k] * table[row + j]
         out.extend(total)
+    return out
+
+
+def _divided_by_sizes(values: list[float], bags: Bags, width: int) -> list[float]:
+    """Each bag's row of ``values`` divided by its size (an empty bag by 1)."""
+    out = list(values)
+    for bag in range(len(bags.spans)):
+        size = max(len(bags.members(bag)), 1)
+        row = slice(bag * width, (bag + 1) * width)
+        out[row] = [v / size for v in values[row]]
     return out
 
 
@@ -461,7 +473,7 @@ def embedding_bag(
         )
     if sparse:
         raise NotImplementedError("sparse gradients are not supported")
-    return _embedding_bag(
+    pooled, _ = pool_bags(
         input,
         weight,
         offsets,
@@ -471,9 +483,10 @@ def embedding_bag(
         include_last_offset,
         padding_idx,
     )
+    return pooled
 
 
-def _embedding_bag(
+def pool_bags(
     input: Tensor,
     weight: Tensor,
     offsets: Tensor,
@@ -482,8 +495,8 @@ def _embedding_bag(
     per_sample_weights: Tensor | None,
     include_last_offset: bool,
     padding_idx: int | None,
-) -> Tensor:
-    """The checked arguments, cut into bags and pooled."""
+) -> tuple[Tensor, Bags]:
+    """The checked arguments, cut into bags and pooled; and the bags."""
     _check_index_type(input)
     _check_index_type(offsets)
     _check_weight_types(weight, per_sample_weights)
@@ -492,10 +505,79 @@ def _embedding_bag(
     spans = _spans(offsets, input.numel(), include_last_offset)
     bags = Bags(input._values(), spans, padding)
     _check_indices(bags, rows, mode)
-    return EmbeddingBag.apply(
+    pooled = EmbeddingBag.apply(
         weight,
         per_sample_weights,
         bags=bags,
         mode=mode,
         scale_grad_by_freq=scale_grad_by_freq,
     )
+    return pooled, bags
+
+
+# ----------------------------------------------------------------------
+# What PyTorch's kernel records beside the result
+# ----------------------------------------------------------------------
+
+
+@dataclass
+class BagRecords:
+    """What ``torch.embedding_bag`` returns beside the pooled rows, for its
+    backward.
+
+    Attributes:
+        offset2bag: The bag of each index (empty where PyTorch's fast
+            ``'sum'`` path skips it).
+        bag_size: The indices of each bag, padding left out (zeros for
+            ``'sum'``).
+        max_indices: For ``'max'``, ``(bags, embedding_dim)``: the row that
+            gave each maximum (0 for an empty bag); otherwise ``bag_size``.
+        max_shape: The shape of ``max_indices``.
+    """
+
+    offset2bag: list[int]
+    bag_size: list[int]
+    max_indices: list[int]
+    max_shape: tuple[int, ...]
+
+
+def bag_records(
+    weight: Tensor,
+    bags: Bags,
+    offsets: list[int],
+    mode: str,
+    fast_sum: bool,
+    requires_grad: bool,
+) -> BagRecords:
+    """The bag of each index, the size of each bag and the rows of the
+    maxima, as PyTorch's CPU kernel fills them.
+
+    Args:
+        weight: The table.
+        bags: The checked bags.
+        offsets: The offsets as given (with the last one for
+            ``include_last_offset``).
+        mode: ``'sum'``, ``'mean'`` or ``'max'``.
+        fast_sum: PyTorch's fast ``'sum'`` path, which makes no
+            ``offset2bag``.
+        requires_grad: Whether ``weight`` requires a gradient (a ``'sum'``
+            without it has one ``bag_size`` per offset).
+    """
+    count = len(bags.indices)
+    starts = [start for start, _ in bags.spans]
+    bag_of = [sum(1 for s in starts if s <= k) - 1 for k in range(count)]
+    sizes = [stop - start for start, stop in bags.spans]
+    if sizes:
+        sizes[-1] = count - starts[-1]
+    for k, index in enumerate(bags.indices):
+        if index == bags.padding_idx:
+            sizes[bag_of[k]] -= 1
+    if mode == "sum":
+        sizes = [0] * (len(sizes) if requires_grad else len(offsets))
+    offset2bag = [] if mode == "sum" and fast_sum else bag_of
+    if mode != "max":
+        return BagRecords(offset2bag, sizes, sizes, (len(sizes),))
+    width = weight._shape[1]
+    _, argmax = _max_bags(weight, bags)
+    rows = [max(position, 0) // width for position in argmax]
+    return BagRecords(offset2bag, sizes, rows, (len(bags.spans), width))
