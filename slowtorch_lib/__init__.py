@@ -150,6 +150,8 @@ from slowtorch_lib.autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from slowtorch_lib.nn.functional import native as _native
+from slowtorch_lib.nn.functional.native import *  # noqa: F403
 from slowtorch_lib.ops import (
     bitwise,
     common,
@@ -176,8 +178,6 @@ from slowtorch_lib.ops import (
     trigonometry,
     views,
 )
-from slowtorch_lib.nn.functional import native as _native
-from slowtorch_lib.nn.functional.native import *  # noqa: F403
 from slowtorch_lib.ops.autocast import (
     autocast_decrement_nesting,
     autocast_increment_nesting,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from slowtorch_lib import _cephes32
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
@@ -25,6 +26,7 @@ __all__ = ["embedding_bag"]
 
 MODES = ("sum", "mean", "max")
 INDEX_TYPES = (dtypes.int64, dtypes.int32)
+FLOAT32_SUMS = (dtypes.float32, dtypes.float16, dtypes.bfloat16)
 
 
 @dataclass
@@ -80,10 +82,13 @@ class EmbeddingBag(Function):
             values, ctx.argmax = _max_bags(weight, bags)
         else:
             scales = _member_scales(bags, "sum", per_sample_weights)
-            values = _weighted_sums(weight, bags, scales)
-        if mode == "mean":  # PyTorch sums first, then divides
-            values = _divided_by_sizes(values, bags, weight._shape[1])
-        return from_values(values, (len(bags.spans), weight._shape[1]), weight.dtype)
+            fused = fused_sum(weight, bags.padding_idx, per_sample_weights)
+            values = _weighted_sums(weight, bags, scales, fused)
+        shape = (len(bags.spans), weight._shape[1])
+        if mode == "mean":  # PyTorch stores the sums, then divides them
+            sums = from_values(values, shape, weight.dtype)._values()
+            values = _divided_by_sizes(sums, bags, weight._shape[1])
+        return from_values(values, shape, weight.dtype)
 
     @staticmethod
     def backward(
@@ -120,19 +125,47 @@ def _member_scales(
     return scales
 
 
-def _weighted_sums(weight: Tensor, bags: Bags, scales: list[float]) -> list[float]:
-    """``sum_k scales[k] * weight[indices[k]]`` over each bag, flattened."""
+def _weighted_sums(
+    weight: Tensor, bags: Bags, scales: list[float], fused: bool
+) -> list[float]:
+    """``sum_k scales[k] * weight[indices[k]]`` over each bag, flattened.
+
+    Float32, float16 and bfloat16 tables are summed in float32 as PyTorch's
+    kernel sums them: each weighted row is added and rounded, in one
+    rounding on its fast path (``fused``, a fused multiply-add), else after
+    the product is rounded too.
+    """
     width = weight._shape[1]
     table = weight._values()
+    single = weight.dtype in FLOAT32_SUMS
     out: list[float] = []
     for bag in range(len(bags.spans)):
         total = [0.0] * width
         for k in bags.members(bag):
-            row = bags.indices[k] * width
-            for j in range(width):
-                total[j] += scales[k] * table[row + j]
+            row = table[bags.indices[k] * width : (bags.indices[k] + 1) * width]
+            scale = [scales[k]] * width
+            if not single:
+                total = [t + s * v for t, s, v in zip(total, scale, row)]
+            elif fused:
+                total = _cephes32.fma(scale, row, total)
+            else:
+                total = _cephes32.add(total, _cephes32.mul(scale, row))
         out.extend(total)
     return out
+
+
+def fused_sum(
+    weight: Tensor, padding_idx: int | None, per_sample_weights: Tensor | None
+) -> bool:
+    """Whether PyTorch sums these bags on its fast path: a float32, float16
+    or bfloat16 table with contiguous rows, no padding, and per-sample
+    weights (if any) side by side. That path makes no ``offset2bag``."""
+    return (
+        weight.dtype in FLOAT32_SUMS
+        and weight.stride(1) == 1
+        and padding_idx is None
+        and (per_sample_weights is None or per_sample_weights.stride(0) == 1)
+    )
 
 
 def _divided_by_sizes(values: list[float], bags: Bags, width: int) -> list[float]:
@@ -560,8 +593,9 @@ def bag_records(
         mode: ``'sum'``, ``'mean'`` or ``'max'``.
         fast_sum: PyTorch's fast ``'sum'`` path, which makes no
             ``offset2bag``.
-        requires_grad: Whether ``weight`` requires a gradient (a ``'sum'``
-            without it has one ``bag_size`` per offset).
+        requires_grad: Whether ``weight`` or the per-sample weights
+            require a gradient (a ``'sum'`` without has one ``bag_size`` per
+            offset).
     """
     count = len(bags.indices)
     starts = [start for start, _ in bags.spans]

@@ -18,14 +18,18 @@ from typing import Any
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.nn.functional.ctc import reduced_ctc_loss
-from slowtorch_lib.nn.functional.embedding_bag import MODES, bag_records, pool_bags
+from slowtorch_lib.nn.functional.embedding_bag import (
+    MODES,
+    bag_records,
+    fused_sum,
+    pool_bags,
+)
 from slowtorch_lib.nn.functional.layers import Embedding, check_lookup
 
 __all__ = ["ctc_loss", "embedding", "embedding_bag"]
 
 # The reduction of losses by its number (``at::Reduction``); others: none.
 REDUCTIONS = {1: "mean", 2: "sum"}
-FAST_SUM_TYPES = (dtypes.float32, dtypes.float16, dtypes.bfloat16)
 
 
 def _argument(function: str, name: str, position: int, value: Any, kind: str) -> None:
@@ -140,14 +144,12 @@ def embedding_bag(
         include_last_offset,
         padding_idx,
     )
-    fast_sum = (
-        weight.dtype in FAST_SUM_TYPES
-        and weight.stride(1) == 1
-        and bags.padding_idx is None
-        and (per_sample_weights is None or per_sample_weights.stride(0) == 1)
+    fast_sum = fused_sum(weight, bags.padding_idx, per_sample_weights)
+    needs_grad = weight.requires_grad or (
+        per_sample_weights is not None and per_sample_weights.requires_grad
     )
     records = bag_records(
-        weight, bags, offsets._values(), MODES[mode], fast_sum, weight.requires_grad
+        weight, bags, offsets._values(), MODES[mode], fast_sum, needs_grad
     )
     return (
         output,
@@ -181,7 +183,8 @@ def _check_bag_arguments(
         )
     if indices.dim() == 1 and offsets.dim() != 1:
         raise RuntimeError(
-            f"offsets has to be a 1D Tensor, but got Tensor of dimension {offsets.dim()}"
+            "offsets has to be a 1D Tensor, but got Tensor of dimension "
+            f"{offsets.dim()}"
         )
     if mode not in (0, 1, 2):
         raise RuntimeError("`mode` must be sum, mean, or max.")
@@ -191,18 +194,18 @@ def _check_bag_arguments(
         raise RuntimeError(
             "embedding_bag: per_sample_weights only supported with mode='sum'"
         )
-    for condition in ("dim() == 1", "numel() == indices.numel()"):
-        holds = (
-            per_sample_weights.dim() == 1
-            if condition == "dim() == 1"
-            else per_sample_weights.numel() == indices.numel()
+    _expect(per_sample_weights.dim() == 1, "dim() == 1")
+    _expect(per_sample_weights.numel() == indices.numel(), "numel() == indices.numel()")
+
+
+def _expect(holds: bool, condition: str) -> None:
+    """PyTorch's message for a failed check of ``per_sample_weights``."""
+    if not holds:
+        raise RuntimeError(
+            f"Expected per_sample_weights.value().{condition} to be true, but got "
+            "false.  (Could this error message be improved?  If so, please report "
+            "an enhancement request to PyTorch.)"
         )
-        if not holds:
-            raise RuntimeError(
-                f"Expected per_sample_weights.value().{condition} to be true, but "
-                "got false.  (Could this error message be improved?  If so, please "
-                "report an enhancement request to PyTorch.)"
-            )
 
 
 def ctc_loss(
