@@ -132,6 +132,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "nn",
             "nn.functional",
             "nn.functional.activation",
+            "nn.functional.adaptive_pooling",
             "nn.functional.attention",
             "nn.functional.conv",
             "nn.functional.ctc",
