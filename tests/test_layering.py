@@ -139,6 +139,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "nn.functional.convolution",
             "nn.functional.embedding_bag",
             "nn.functional.fold",
+            "nn.functional.grid_sample",
             "nn.functional.multi_head_attention",
             "nn.functional.native",
             "nn.functional.pooling",

@@ -54,6 +54,7 @@ from slowtorch_lib.nn.functional.cross_entropy import (
 from slowtorch_lib.nn.functional.ctc import ctc_loss
 from slowtorch_lib.nn.functional.embedding_bag import embedding_bag
 from slowtorch_lib.nn.functional.fold import fold, unfold
+from slowtorch_lib.nn.functional.grid_sample import affine_grid, grid_sample
 from slowtorch_lib.nn.functional.layers import (
     dropout,
     embedding,
@@ -132,6 +133,8 @@ __all__ = [
     "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d",
     "adaptive_max_pool3d_with_indices",
+    "affine_grid",
+    "grid_sample",
     "avg_pool3d",
     "conv_transpose1d",
     "conv_transpose2d",

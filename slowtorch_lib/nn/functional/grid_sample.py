@@ -1,0 +1,439 @@
+"""``affine_grid`` and ``grid_sample``: reading an image at given points.
+
+``grid_sample(input, grid)`` reads each channel of ``input`` at the points
+of ``grid``, ``(N, H_out, W_out, 2)`` pairs ``(x, y)`` in ``[-1, 1]``: -1 is
+the left (top) edge and 1 the right (bottom) one, at the centres of the
+corner pixels with ``align_corners=True``, at their outer edges without.
+A point between pixels is interpolated (``'bilinear'``) or takes its
+nearest pixel (``'nearest'``); a point outside reads zeros (``'zeros'``),
+the nearest border pixel (``'border'``), or the image mirrored at its
+edges (``'reflection'``).
+
+``affine_grid(theta, size)`` makes such a grid: the points of an output of
+``size`` moved by the affine map ``theta`` (``(N, 2, 3)``). Together they
+are a spatial transformer: a network can learn ``theta`` and warp its input.
+
+The gradient reaches the image (each point's interpolation weights, sent
+back to the pixels it read) and the grid (how the interpolated value
+changes as the point moves), as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from slowtorch_lib import _cephes32
+from slowtorch_lib import _dtype as dtypes
+from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib._tensor_kernels import not_implemented
+from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.ops.common import tensor_input
+
+__all__ = ["affine_grid", "grid_sample"]
+
+MODES = ("bilinear", "nearest", "bicubic")
+PADDING_MODES = ("zeros", "border", "reflection")
+ALIGN_CORNERS_WARNING = (
+    "Default grid_sample and affine_grid behavior has changed to "
+    "align_corners=False since 1.3.0. Please specify align_corners=True if the "
+    "old behavior is desired. See the documentation of grid_sample for details."
+)
+
+
+# ----------------------------------------------------------------------
+# affine_grid
+# ----------------------------------------------------------------------
+
+
+def _steps(count: int, align_corners: bool, single: bool) -> list[float]:
+    """The coordinates of ``count`` pixel centres in ``[-1, 1]``, as
+    PyTorch's ``linspace`` makes them (each step rounded to float32 if
+    ``single``)."""
+    if count <= 1:
+        return [0.0] * count
+
+    def rounded(values: list[float]) -> list[float]:
+        return _cephes32.f32(values) if single else values
+
+    [step] = rounded([2.0 / (count - 1)])
+    half = count // 2
+    points = rounded(
+        [
+            -1.0 + step * i if i < half else 1.0 - step * (count - 1 - i)
+            for i in range(count)
+        ]
+    )
+    if not align_corners:  # the outer edges, not the centres, at -1 and 1
+        points = rounded([p * (count - 1) for p in points])
+        points = rounded([p / count for p in points])
+    return points
+
+
+def _base_grid(
+    spatial: list[int], align_corners: bool, single: bool
+) -> list[list[float]]:
+    """``(x, y[, z], 1)`` of each output point, in row-major order."""
+    axes = [_steps(n, align_corners, single) for n in spatial]
+    points: list[list[float]] = [[]]
+    for axis in axes:  # depth, then rows, then columns
+        points = [point + [value] for point in points for value in axis]
+    return [list(reversed(point)) + [1.0] for point in points]
+
+
+class AffineGridGenerator(Function):
+    """``grid[n, p, i] = sum_j base[p, j] * theta[n, i, j]``.
+
+    The gradient of ``theta`` is ``grad^T @ base`` for each batch element.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        theta: Tensor,
+        *,
+        base: list[list[float]],
+        shape: tuple[int, ...],
+    ) -> Tensor:
+        batch, dims, width = theta._shape
+        matrices = theta._values()
+        values = []
+        for n in range(batch):
+            rows = [
+                matrices[(n * dims + i) * width : (n * dims + i + 1) * width]
+                for i in range(dims)
+            ]
+            for point in base:
+                values += [math.fsum(map(float.__mul__, point, row)) for row in rows]
+        ctx.base = from_values(
+            [v for point in base for v in point], (len(base), width), theta.dtype
+        )
+        ctx.points = (batch, len(base), dims)
+        return from_values(values, shape, theta.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Tensor) -> Tensor:
+        batch, points, dims = ctx.points
+        flat = grad_output.reshape(batch, points, dims)
+        result: Tensor = flat.transpose(1, 2).matmul(ctx.base)
+        return result
+
+
+def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
+    """The sampling grid of an affine map, for :func:`grid_sample`.
+
+    Args:
+        theta: ``(N, 2, 3)`` maps for 2-d images (``(N, 3, 4)`` for 3-d).
+        size: The output's size, ``(N, C, H, W)`` (or ``(N, C, D, H, W)``).
+        align_corners: Whether -1 and 1 are the centres of the corner
+            pixels (else their outer edges). None means False, with
+            PyTorch's warning.
+
+    Returns:
+        ``(N, H, W, 2)`` (or ``(N, D, H, W, 3)``): the map applied to each
+        output point's ``(x, y[, z], 1)`` (``AffineGridGeneratorBackward0``).
+
+    Raises:
+        ValueError: For integer ``theta``, a wrong shape of ``theta`` or an
+            empty size.
+        NotImplementedError: For a size of neither 4 nor 5 numbers.
+        RuntimeError: For a batch size other than ``theta``'s.
+    """
+    if align_corners is None:
+        warnings.warn(ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.dtype.is_floating_point:
+        raise ValueError(
+            f"Expected theta to have floating point type, but got {theta.dtype}"
+        )
+    _check_theta(theta, size)
+    spatial = [int(n) for n in size[2:]]
+    if align_corners and min(spatial) == 1:
+        warnings.warn(
+            "Since version 1.3.0, affine_grid behavior has changed for unit-size "
+            "grids when align_corners=True. This is not an intended use case of "
+            "affine_grid. See the documentation of affine_grid for details.",
+            stacklevel=2,
+        )
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if theta._shape[0] != size[0]:
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{size[0]}, {len(spatial) + 1}] but got: [{theta._shape[0]}, "
+            f"{len(spatial) + 1}]."
+        )
+    single = theta.dtype is not dtypes.float64
+    base = _base_grid(spatial, align_corners, single)
+    shape = (int(size[0]), *spatial, len(spatial))
+    return AffineGridGenerator.apply(theta, base=base, shape=shape)
+
+
+def _check_theta(theta: Tensor, size: Any) -> None:
+    if len(size) == 4:
+        kind, rows, columns = "2D", 2, 3
+    elif len(size) == 5:
+        kind, rows, columns = "3D", 3, 4
+    else:
+        raise NotImplementedError(
+            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine "
+            f"transforms, respectively. Got size {size}."
+        )
+    if theta.dim() != 3 or theta._shape[1:] != (rows, columns):
+        raise ValueError(
+            f"Expected a batch of {kind} affine matrices of shape Nx{rows}x{columns} "
+            f"for size {size}. Got {theta.shape}."
+        )
+
+
+# ----------------------------------------------------------------------
+# grid_sample: where each point reads
+# ----------------------------------------------------------------------
+
+
+def _clip(x: float, size: int) -> tuple[float, float]:
+    """``x`` clipped to ``[0, size - 1]``, and its derivative (the borders
+    count as outside, as in PyTorch)."""
+    if x <= 0:
+        return 0.0, 0.0
+    if x >= size - 1:
+        return float(size - 1), 0.0
+    return x, 1.0
+
+
+def _reflect(x: float, twice_low: int, twice_high: int) -> tuple[float, float]:
+    """``x`` mirrored into ``[twice_low / 2, twice_high / 2]``, and its
+    derivative (1 or -1)."""
+    if twice_low == twice_high:
+        return 0.0, 0.0
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    x -= low
+    sign = -1.0 if x < 0 else 1.0
+    x = abs(x)
+    extra = math.fmod(x, span)
+    if math.floor(x / span) % 2 == 0:
+        return extra + low, sign
+    return span - extra + low, -sign
+
+
+def source_coordinate(
+    x: float, size: int, padding_mode: str, align_corners: bool
+) -> tuple[float, float]:
+    """Where a grid coordinate in ``[-1, 1]`` reads along a dimension of
+    ``size`` pixels, and the derivative of that place by the coordinate."""
+    if align_corners:
+        scale = (size - 1) / 2
+        x = (x + 1) * scale
+    else:
+        scale = size / 2
+        x = (x + 1) * scale - 0.5
+    if padding_mode == "border":
+        x, slope = _clip(x, size)
+        return x, scale * slope
+    if padding_mode == "reflection":
+        twice = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        x, mirror = _reflect(x, *twice)
+        x, slope = _clip(x, size)
+        return x, scale * mirror * slope
+    return x, scale
+
+
+@dataclass
+class Point:
+    """What one grid point reads in an ``H x W`` plane.
+
+    Attributes:
+        taps: ``(flat position, weight)`` of each pixel it reads (pixels
+            outside the plane left out).
+        slopes: For each tap, the derivative of its weight by the point's
+            ``x`` and ``y`` source coordinates (bilinear only).
+        scales: The derivatives of the source coordinates by the grid's
+            ``x`` and ``y``.
+    """
+
+    taps: list[tuple[int, float]]
+    slopes: list[tuple[float, float]]
+    scales: tuple[float, float]
+
+
+def _point(
+    gx: float, gy: float, plane: tuple[int, int], mode: str, padding: str, align: bool
+) -> Point:
+    height, width = plane
+    x, x_scale = source_coordinate(gx, width, padding, align)
+    y, y_scale = source_coordinate(gy, height, padding, align)
+    if mode == "nearest":
+        column, row = round(x), round(y)  # half to even, as nearbyint
+        inside = 0 <= column < width and 0 <= row < height
+        taps = [(row * width + column, 1.0)] if inside else []
+        return Point(taps, [(0.0, 0.0)] * len(taps), (x_scale, y_scale))
+    left, top = math.floor(x), math.floor(y)
+    east, south = x - left, y - top
+    west, north = 1 - east, 1 - south
+    corners = [
+        (top, left, north * west, (-north, -west)),
+        (top, left + 1, north * east, (north, -east)),
+        (top + 1, left, south * west, (-south, west)),
+        (top + 1, left + 1, south * east, (south, east)),
+    ]
+    taps, slopes = [], []
+    for row, column, weight, slope in corners:
+        if 0 <= row < height and 0 <= column < width:
+            taps.append((row * width + column, weight))
+            slopes.append(slope)
+    return Point(taps, slopes, (x_scale, y_scale))
+
+
+# ----------------------------------------------------------------------
+# grid_sample: the operation
+# ----------------------------------------------------------------------
+
+
+class GridSampler2D(Function):
+    """Each channel read at each grid point: ``sum weight * pixel``.
+
+    The input's gradient sends ``weight * grad`` back to each pixel read;
+    the grid's gradient is, summed over the channels, ``grad * sum pixel *
+    d weight / d coordinate``, times the coordinate's own derivative
+    (zero for ``'nearest'``).
+    """
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, input: Tensor, grid: Tensor, *, points: list[Point]
+    ) -> Tensor:
+        batch, channels, height, width = input._shape
+        per_sample = len(points) // max(batch, 1)
+        values = input._values()
+        out = []
+        for n in range(batch):
+            for c in range(channels):
+                start = (n * channels + c) * height * width
+                for point in points[n * per_sample : (n + 1) * per_sample]:
+                    out.append(math.fsum(w * values[start + p] for p, w in point.taps))
+        ctx.save_for_backward(input)
+        ctx.points = points
+        ctx.grid_shape = grid._shape
+        shape = (batch, channels, *grid._shape[1:3])
+        return from_values(out, shape, input.dtype)
+
+    @staticmethod
+    def backward(
+        ctx: FunctionCtx, grad_output: Tensor
+    ) -> tuple[Tensor | None, Tensor | None]:
+        (input,) = ctx.saved_tensors
+        batch, channels, height, width = input._shape
+        points: list[Point] = ctx.points
+        per_sample = len(points) // max(batch, 1)
+        grads, values = grad_output._values(), input._values()
+        grad_input = [0.0] * len(values)
+        grad_grid = [0.0] * (2 * len(points))
+        for n in range(batch):
+            for c in range(channels):
+                start = (n * channels + c) * height * width
+                out_start = (n * channels + c) * per_sample
+                for k in range(per_sample):
+                    point, grad = points[n * per_sample + k], grads[out_start + k]
+                    at = 2 * (n * per_sample + k)
+                    for (p, weight), (dx, dy) in zip(point.taps, point.slopes):
+                        grad_input[start + p] += weight * grad
+                        grad_grid[at] += values[start + p] * dx * grad
+                        grad_grid[at + 1] += values[start + p] * dy * grad
+        for k, point in enumerate(points):
+            grad_grid[2 * k] *= point.scales[0]
+            grad_grid[2 * k + 1] *= point.scales[1]
+        return (
+            from_values(grad_input, input._shape, input.dtype),
+            from_values(grad_grid, ctx.grid_shape, input.dtype),
+        )
+
+
+def _check_grid(input: Tensor, grid: Tensor) -> None:
+    """PyTorch's checks of an input and its grid, in its order."""
+    if input._shape[0] != grid._shape[0]:
+        raise RuntimeError(
+            "grid_sampler(): expected grid and input to have same batch size, but "
+            f"got input with sizes {list(input.shape)} and grid with sizes "
+            f"{list(grid.shape)}"
+        )
+    if grid._shape[-1] != input.dim() - 2:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid to have size {input.dim() - 2} in last "
+            f"dimension, but got grid with sizes {list(grid.shape)}"
+        )
+    for dim in range(2, input.dim()):
+        if input._shape[dim] == 0:
+            raise RuntimeError(
+                "grid_sampler(): expected input to have non-empty spatial dimensions, "
+                f"but input has sizes {list(input.shape)} with dimension {dim} being "
+                "empty"
+            )
+    if input.dim() != grid.dim() or input.dim() not in (4, 5):
+        raise RuntimeError(
+            f"grid_sampler(): expected {input.dim()}D input and grid with same number "
+            f"of dimensions, but got input with sizes {list(input.shape)} and grid "
+            f"with sizes {list(grid.shape)}"
+        )
+
+
+@tensor_input
+def grid_sample(
+    input: Tensor,
+    grid: Tensor,
+    mode: str = "bilinear",
+    padding_mode: str = "zeros",
+    align_corners: bool | None = None,
+) -> Tensor:
+    """``input`` ``(N, C, H, W)`` read at the points of ``grid``
+    ``(N, H_out, W_out, 2)``, giving ``(N, C, H_out, W_out)``.
+
+    Args:
+        input: The images.
+        grid: ``(x, y)`` points in ``[-1, 1]`` (x across the columns).
+        mode: ``'bilinear'`` or ``'nearest'``.
+        padding_mode: What a point outside reads: ``'zeros'``, ``'border'``
+            or ``'reflection'``.
+        align_corners: Whether -1 and 1 are the centres of the corner
+            pixels (else their outer edges). None means False, with
+            PyTorch's warning.
+
+    Raises:
+        ValueError: For an unknown mode or padding mode.
+        RuntimeError: For shapes that do not fit, or dtypes that differ.
+        NotImplementedError: For ``'bicubic'``, 5-d input (not in this
+            engine), or an input that is not floating point.
+    """
+    if mode not in MODES:
+        raise ValueError(
+            "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' "
+            f"or 'bicubic', but got: '{mode}'"
+        )
+    if padding_mode not in PADDING_MODES:
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+            f"'border', or 'reflection', but got: '{padding_mode}'"
+        )
+    if align_corners is None:  # the caller, past tensor_input's wrapper
+        warnings.warn(ALIGN_CORNERS_WARNING, stacklevel=3)
+        align_corners = False
+    _check_grid(input, grid)
+    if input.dim() == 5 or mode == "bicubic":
+        raise NotImplementedError(
+            "grid_sample: 5-d input and mode='bicubic' are not implemented in this "
+            "engine (4-d input with 'bilinear' and 'nearest' are)"
+        )
+    if not input.dtype.is_floating_point or input.dtype.is_complex:
+        raise not_implemented("grid_sampler_2d_cpu_kernel_impl", input.dtype)
+    if grid.dtype != input.dtype:
+        raise RuntimeError(
+            f"expected scalar type {input.dtype.c_name} but found {grid.dtype.c_name}"
+        )
+    plane = (input._shape[2], input._shape[3])
+    coordinates = grid._values()
+    points = [
+        _point(gx, gy, plane, mode, padding_mode, align_corners)
+        for gx, gy in zip(coordinates[0::2], coordinates[1::2])
+    ]
+    return GridSampler2D.apply(input, grid, points=points)
