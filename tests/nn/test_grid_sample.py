@@ -6,6 +6,7 @@ torch."""
 
 from __future__ import annotations
 
+import math
 import random
 import warnings
 from typing import Any
@@ -23,11 +24,14 @@ RANDOM_CASES = 100
 def _sample_case(seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     n, c = rng.randint(1, 2), rng.randint(1, 3)
-    h, w, h_out, w_out = (rng.randint(1, 5) for _ in range(4))
+    axes = 3 if rng.random() < 0.3 else 2
+    spatial = [rng.randint(1, 5 if axes == 2 else 3) for _ in range(axes)]
+    points = [rng.randint(1, 4 if axes == 2 else 3) for _ in range(axes)]
+    count = n * axes * math.prod(points)
     return {
         "seed": seed,
-        "input": (n, c, h, w),
-        "grid": (n, h_out, w_out, 2),
+        "input": (n, c, *spatial),
+        "grid": (n, *points, axes),
         "mode": rng.choice(["bilinear", "nearest"]),
         "padding_mode": rng.choice(["zeros", "border", "reflection"]),
         "align_corners": rng.random() < 0.5,
@@ -35,7 +39,7 @@ def _sample_case(seed: int) -> dict[str, Any]:
         # Some points outside [-1, 1], some on pixel centres and edges.
         "points": [
             rng.choice([rng.uniform(-1.5, 1.5), rng.randint(-4, 4) / 4])
-            for _ in range(n * h_out * w_out * 2)
+            for _ in range(count)
         ],
     }
 
@@ -97,6 +101,7 @@ def test_random_cases_cover_every_option() -> None:
         assert len({c[key] for c in cases}) > 1
     combos = {(c["mode"], c["padding_mode"], c["align_corners"]) for c in cases}
     assert len(combos) == 12
+    assert {len(c["input"]) for c in cases} == {4, 5}
 
 
 def _affine_case(seed: int) -> dict[str, Any]:
@@ -181,6 +186,11 @@ ERRORS = {
         L.zeros(1, 1, 1, 2, dtype=L.int64),
         align_corners=False,
     ),
+    "integer volume": lambda L: L.nn.functional.grid_sample(
+        L.ones(1, 1, 2, 2, 2, dtype=L.int64),
+        L.zeros(1, 1, 1, 1, 3, dtype=L.int64),
+        align_corners=False,
+    ),
     "dtypes differ": lambda L: L.nn.functional.grid_sample(
         L.ones(1, 1, 2, 2), L.zeros(1, 1, 1, 2, dtype=L.float64), align_corners=False
     ),
@@ -224,14 +234,10 @@ def test_warnings_match_torch() -> None:
     assert ours == messages and len(ours) == 2
 
 
-def test_what_is_missing_says_so() -> None:
+def test_bicubic_says_it_is_missing() -> None:
     with pytest.raises(NotImplementedError, match="not implemented in this engine"):
         F.grid_sample(
             st.ones(1, 1, 2, 2), st.zeros(1, 1, 1, 2), "bicubic", "zeros", True
-        )
-    with pytest.raises(NotImplementedError, match="not implemented in this engine"):
-        F.grid_sample(
-            st.ones(1, 1, 2, 2, 2), st.zeros(1, 1, 1, 1, 3), align_corners=True
         )
 
 
@@ -253,6 +259,22 @@ def test_gradcheck_grid_sample(padding_mode: str, align_corners: bool) -> None:
     def sample(image: st.Tensor, where: st.Tensor) -> st.Tensor:
         return F.grid_sample(
             image, where, padding_mode=padding_mode, align_corners=align_corners
+        )
+
+    assert gradcheck(sample, (x, grid))
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "reflection"])
+def test_gradcheck_grid_sample_3d(padding_mode: str) -> None:
+    gen = random.Random(8)
+    volume = [gen.gauss(0, 1) for _ in range(2 * 3 * 2 * 3)]
+    x = st.tensor(volume, dtype=st.float64).reshape(1, 1, 2, 3, 6).requires_grad_()
+    points = [0.93, -0.41, 0.27, -1.23, 0.37, -0.66, 0.11, 1.17, 0.81]
+    grid = st.tensor(points, dtype=st.float64).reshape(1, 1, 1, 3, 3).requires_grad_()
+
+    def sample(image: st.Tensor, where: st.Tensor) -> st.Tensor:
+        return F.grid_sample(
+            image, where, padding_mode=padding_mode, align_corners=False
         )
 
     assert gradcheck(sample, (x, grid))

@@ -1,10 +1,13 @@
 """``affine_grid`` and ``grid_sample``: reading an image at given points.
 
 ``grid_sample(input, grid)`` reads each channel of ``input`` at the points
-of ``grid``, ``(N, H_out, W_out, 2)`` pairs ``(x, y)`` in ``[-1, 1]``: -1 is
+of ``grid``, ``(N, H_out, W_out, 2)`` pairs ``(x, y)`` in ``[-1, 1]`` (for a
+volume, ``(N, D_out, H_out, W_out, 3)`` triples ``(x, y, z)``): -1 is
 the left (top) edge and 1 the right (bottom) one, at the centres of the
 corner pixels with ``align_corners=True``, at their outer edges without.
-A point between pixels is interpolated (``'bilinear'``) or takes its
+A point between pixels is interpolated (``'bilinear'``, trilinear in a
+volume: each pixel's weight is the product of ``1 - f`` or ``f`` along each
+axis, ``f`` the point's fraction past the lower pixel) or takes its
 nearest pixel (``'nearest'``); a point outside reads zeros (``'zeros'``),
 the nearest border pixel (``'border'``), or the image mirrored at its
 edges (``'reflection'``).
@@ -20,6 +23,7 @@ changes as the point moves), as in PyTorch.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from dataclasses import dataclass
@@ -242,48 +246,68 @@ def source_coordinate(
 
 @dataclass
 class Point:
-    """What one grid point reads in an ``H x W`` plane.
+    """What one grid point reads in an ``H x W`` plane (or ``D x H x W``
+    volume).
 
     Attributes:
         taps: ``(flat position, weight)`` of each pixel it reads (pixels
-            outside the plane left out).
-        slopes: For each tap, the derivative of its weight by the point's
-            ``x`` and ``y`` source coordinates (bilinear only).
-        scales: The derivatives of the source coordinates by the grid's
-            ``x`` and ``y``.
+            outside left out).
+        slopes: For each tap, the derivative of its weight by each of the
+            point's source coordinates, ``x`` first (zeros for nearest).
+        scales: The derivatives of the source coordinates by the grid's.
     """
 
     taps: list[tuple[int, float]]
-    slopes: list[tuple[float, float]]
-    scales: tuple[float, float]
+    slopes: list[tuple[float, ...]]
+    scales: tuple[float, ...]
 
 
 def _point(
-    gx: float, gy: float, plane: tuple[int, int], mode: str, padding: str, align: bool
+    coordinates: tuple[float, ...],
+    spatial: tuple[int, ...],
+    mode: str,
+    padding: str,
+    align: bool,
 ) -> Point:
-    height, width = plane
-    x, x_scale = source_coordinate(gx, width, padding, align)
-    y, y_scale = source_coordinate(gy, height, padding, align)
-    if mode == "nearest":
-        column, row = round(x), round(y)  # half to even, as nearbyint
-        inside = 0 <= column < width and 0 <= row < height
-        taps = [(row * width + column, 1.0)] if inside else []
-        return Point(taps, [(0.0, 0.0)] * len(taps), (x_scale, y_scale))
-    left, top = math.floor(x), math.floor(y)
-    east, south = x - left, y - top
-    west, north = 1 - east, 1 - south
-    corners = [
-        (top, left, north * west, (-north, -west)),
-        (top, left + 1, north * east, (north, -east)),
-        (top + 1, left, south * west, (-south, west)),
-        (top + 1, left + 1, south * east, (south, east)),
+    """The taps of the point ``(x, y[, z])`` in an image of ``spatial``
+    ``(H, W)`` (or ``(D, H, W)``): x runs along the last dimension."""
+    sizes = spatial[::-1]  # W, H[, D]: the grid's order
+    sources = [
+        source_coordinate(g, n, padding, align) for g, n in zip(coordinates, sizes)
     ]
+    scales = tuple(scale for _, scale in sources)
+    if mode == "nearest":
+        nearest = [round(x) for x, _ in sources]  # half to even, as nearbyint
+        if not all(0 <= i < n for i, n in zip(nearest, sizes)):
+            return Point([], [], scales)
+        zeros = (0.0,) * len(sizes)
+        return Point([(_flat(nearest, sizes), 1.0)], [zeros], scales)
+    lows = [math.floor(x) for x, _ in sources]
+    fractions = [x - low for (x, _), low in zip(sources, lows)]
     taps, slopes = [], []
-    for row, column, weight, slope in corners:
-        if 0 <= row < height and 0 <= column < width:
-            taps.append((row * width + column, weight))
-            slopes.append(slope)
-    return Point(taps, slopes, (x_scale, y_scale))
+    for corner in itertools.product((0, 1), repeat=len(sizes)):
+        index = [low + step for low, step in zip(lows, corner)]
+        if not all(0 <= i < n for i, n in zip(index, sizes)):
+            continue
+        # Along each axis the weight is 1 - f (near) or f (far).
+        factors = [f if step else 1 - f for f, step in zip(fractions, corner)]
+        signs = [1.0 if step else -1.0 for step in corner]
+        taps.append((_flat(index, sizes), math.prod(factors)))
+        slopes.append(
+            tuple(
+                signs[a] * math.prod(factors[:a] + factors[a + 1 :])
+                for a in range(len(sizes))
+            )
+        )
+    return Point(taps, slopes, scales)
+
+
+def _flat(index: list[int], sizes: tuple[int, ...]) -> int:
+    """The flat position of ``(x, y[, z])`` in a row-major image."""
+    position = 0
+    for i, n in zip(reversed(index), reversed(sizes)):
+        position = position * n + i
+    return position
 
 
 # ----------------------------------------------------------------------
@@ -304,19 +328,20 @@ class GridSampler2D(Function):
     def forward(
         ctx: FunctionCtx, input: Tensor, grid: Tensor, *, points: list[Point]
     ) -> Tensor:
-        batch, channels, height, width = input._shape
+        batch, channels = input._shape[:2]
+        plane = math.prod(input._shape[2:])
         per_sample = len(points) // max(batch, 1)
         values = input._values()
         out = []
         for n in range(batch):
             for c in range(channels):
-                start = (n * channels + c) * height * width
+                start = (n * channels + c) * plane
                 for point in points[n * per_sample : (n + 1) * per_sample]:
                     out.append(math.fsum(w * values[start + p] for p, w in point.taps))
         ctx.save_for_backward(input)
         ctx.points = points
         ctx.grid_shape = grid._shape
-        shape = (batch, channels, *grid._shape[1:3])
+        shape = (batch, channels, *grid._shape[1:-1])
         return from_values(out, shape, input.dtype)
 
     @staticmethod
@@ -324,30 +349,35 @@ class GridSampler2D(Function):
         ctx: FunctionCtx, grad_output: Tensor
     ) -> tuple[Tensor | None, Tensor | None]:
         (input,) = ctx.saved_tensors
-        batch, channels, height, width = input._shape
+        batch, channels = input._shape[:2]
+        plane, axes = math.prod(input._shape[2:]), input.dim() - 2
         points: list[Point] = ctx.points
         per_sample = len(points) // max(batch, 1)
         grads, values = grad_output._values(), input._values()
         grad_input = [0.0] * len(values)
-        grad_grid = [0.0] * (2 * len(points))
+        grad_grid = [0.0] * (axes * len(points))
         for n in range(batch):
             for c in range(channels):
-                start = (n * channels + c) * height * width
+                start = (n * channels + c) * plane
                 out_start = (n * channels + c) * per_sample
                 for k in range(per_sample):
                     point, grad = points[n * per_sample + k], grads[out_start + k]
-                    at = 2 * (n * per_sample + k)
-                    for (p, weight), (dx, dy) in zip(point.taps, point.slopes):
+                    at = axes * (n * per_sample + k)
+                    for (p, weight), slope in zip(point.taps, point.slopes):
                         grad_input[start + p] += weight * grad
-                        grad_grid[at] += values[start + p] * dx * grad
-                        grad_grid[at + 1] += values[start + p] * dy * grad
+                        for a in range(axes):
+                            grad_grid[at + a] += values[start + p] * slope[a] * grad
         for k, point in enumerate(points):
-            grad_grid[2 * k] *= point.scales[0]
-            grad_grid[2 * k + 1] *= point.scales[1]
+            for a in range(axes):
+                grad_grid[axes * k + a] *= point.scales[a]
         return (
             from_values(grad_input, input._shape, input.dtype),
             from_values(grad_grid, ctx.grid_shape, input.dtype),
         )
+
+
+class GridSampler3D(GridSampler2D):
+    """The same in ``(D, H, W)`` volumes, reading 8 voxels a point."""
 
 
 def _check_grid(input: Tensor, grid: Tensor) -> None:
@@ -387,11 +417,12 @@ def grid_sample(
     align_corners: bool | None = None,
 ) -> Tensor:
     """``input`` ``(N, C, H, W)`` read at the points of ``grid``
-    ``(N, H_out, W_out, 2)``, giving ``(N, C, H_out, W_out)``.
+    ``(N, H_out, W_out, 2)``, giving ``(N, C, H_out, W_out)``; or a volume
+    ``(N, C, D, H, W)`` at ``(N, D_out, H_out, W_out, 3)`` points.
 
     Args:
         input: The images.
-        grid: ``(x, y)`` points in ``[-1, 1]`` (x across the columns).
+        grid: ``(x, y[, z])`` points in ``[-1, 1]`` (x across the columns).
         mode: ``'bilinear'`` or ``'nearest'``.
         padding_mode: What a point outside reads: ``'zeros'``, ``'border'``
             or ``'reflection'``.
@@ -402,8 +433,8 @@ def grid_sample(
     Raises:
         ValueError: For an unknown mode or padding mode.
         RuntimeError: For shapes that do not fit, or dtypes that differ.
-        NotImplementedError: For ``'bicubic'``, 5-d input (not in this
-            engine), or an input that is not floating point.
+        NotImplementedError: For ``'bicubic'`` (not in this engine), or an
+            input that is not floating point.
     """
     if mode not in MODES:
         raise ValueError(
@@ -419,21 +450,27 @@ def grid_sample(
         warnings.warn(ALIGN_CORNERS_WARNING, stacklevel=3)
         align_corners = False
     _check_grid(input, grid)
-    if input.dim() == 5 or mode == "bicubic":
+    if mode == "bicubic":
         raise NotImplementedError(
-            "grid_sample: 5-d input and mode='bicubic' are not implemented in this "
-            "engine (4-d input with 'bilinear' and 'nearest' are)"
+            "grid_sample: mode='bicubic' is not implemented in this engine "
+            "('bilinear' and 'nearest' are)"
         )
     if not input.dtype.is_floating_point or input.dtype.is_complex:
-        raise not_implemented("grid_sampler_2d_cpu_kernel_impl", input.dtype)
+        kernel = "grid_sampler_2d_cpu_kernel_impl"
+        if input.dim() == 5:
+            kernel = "grid_sampler3d_cpu"
+        raise not_implemented(kernel, input.dtype)
     if grid.dtype != input.dtype:
         raise RuntimeError(
             f"expected scalar type {input.dtype.c_name} but found {grid.dtype.c_name}"
         )
-    plane = (input._shape[2], input._shape[3])
+    spatial, axes = input._shape[2:], input.dim() - 2
     coordinates = grid._values()
     points = [
-        _point(gx, gy, plane, mode, padding_mode, align_corners)
-        for gx, gy in zip(coordinates[0::2], coordinates[1::2])
+        _point(
+            tuple(coordinates[k : k + axes]), spatial, mode, padding_mode, align_corners
+        )
+        for k in range(0, len(coordinates), axes)
     ]
-    return GridSampler2D.apply(input, grid, points=points)
+    sampler = GridSampler3D if axes == 3 else GridSampler2D
+    return sampler.apply(input, grid, points=points)
