@@ -1,13 +1,15 @@
-"""torch.embedding, torch.embedding_bag and torch.ctc_loss, the plain forms
-under the functional layers, against torch: values, gradients, grad_fn
-names, embedding_bag's three records (offset2bag, bag_size, max_indices),
-errors, plus finite-difference checks that need no torch.
+"""torch.embedding, torch.embedding_bag, torch.ctc_loss, torch.grid_sampler
+and the other plain forms under the functional layers, against torch:
+values, gradients, grad_fn names, embedding_bag's three records
+(offset2bag, bag_size, max_indices), errors, plus finite-difference checks
+that need no torch.
 
-The random cases of embedding_bag and ctc_loss are those of their
-functional tests, called through the plain forms."""
+The random cases of embedding_bag, ctc_loss and grid_sampler are those of
+their functional tests, called through the plain forms."""
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -15,7 +17,7 @@ import pytest
 
 import slowtorch_lib as st
 from slowtorch_lib.autograd.gradcheck import gradcheck
-from tests.nn import test_ctc_loss, test_embedding_bag
+from tests.nn import test_ctc_loss, test_embedding_bag, test_grid_sample
 from tests.parity import require_torch, same_error, to_torch
 
 RANDOM_CASES = 120
@@ -449,3 +451,88 @@ def test_gradcheck_ctc_loss() -> None:
         return st.ctc_loss(x.log_softmax(2), targets, [5, 4], [2, 2], 0, 2)
 
     assert gradcheck(loss, (logits,))
+
+
+# ----------------------------------------------------------------------
+# torch.grid_sampler, torch.affine_grid_generator, adaptive 1-d pooling
+# ----------------------------------------------------------------------
+
+SAMPLING_CASES = 40
+
+
+@pytest.mark.parametrize("seed", range(SAMPLING_CASES))
+def test_random_grid_sampler_matches_torch(seed: int) -> None:
+    """The functional cases of grid_sample, with the modes as numbers."""
+    torch = require_torch()
+    case = test_grid_sample._sample_case(seed)
+    modes = ("bilinear", "nearest").index(case["mode"])
+    paddings = ("zeros", "border", "reflection").index(case["padding_mode"])
+    name = "grid_sampler" if seed % 2 else f"grid_sampler_{len(case['input']) - 2}d"
+    results = []
+    for lib in (st, torch):
+        gen = random.Random(seed)
+        count = math.prod(case["input"])
+        image = lib.tensor([gen.gauss(0, 1) for _ in range(count)])
+        image = image.to(getattr(lib, case["dtype"])).reshape(case["input"])
+        grid = lib.tensor(case["points"], dtype=image.dtype).reshape(case["grid"])
+        grid.requires_grad_()
+        out = getattr(lib, name)(image, grid, modes, paddings, case["align_corners"])
+        out.sum().backward()
+        results.append((out, grid.grad))
+    for ours, theirs in zip(results[0], results[1]):
+        torch.testing.assert_close(
+            to_torch(ours).double(), theirs.double(), rtol=2e-5, atol=2e-5
+        )
+    assert results[0][0].grad_fn.name() == type(results[1][0].grad_fn).__name__
+
+
+def test_affine_grid_generator_and_1d_pools_match_torch() -> None:
+    torch = require_torch()
+    theta = [[[0.8, -0.3, 0.2], [0.1, 1.2, -0.5]]]
+    ours = st.affine_grid_generator(st.tensor(theta), [1, 2, 3, 4], True)
+    theirs = torch.affine_grid_generator(torch.tensor(theta), [1, 2, 3, 4], True)
+    torch.testing.assert_close(to_torch(ours), theirs)
+    row = [[[1.0, 3.0, 2.0, 5.0, 4.0, 0.5, 7.0]]]
+    pooled, where = st.adaptive_max_pool1d(st.tensor(row), 3)
+    expected, expected_where = torch.adaptive_max_pool1d(torch.tensor(row), 3)
+    assert pooled.tolist() == expected.tolist()
+    assert where.tolist() == expected_where.tolist()
+    torch.testing.assert_close(
+        to_torch(st.adaptive_avg_pool1d(st.tensor(row), 3)),
+        torch.adaptive_avg_pool1d(torch.tensor(row), 3),
+    )
+
+
+SAMPLER_ERRORS = {
+    "mode as a string": lambda lib: lib.grid_sampler(
+        lib.ones(1, 1, 2, 2), lib.zeros(1, 1, 1, 2), "bilinear", 0, False
+    ),
+    "2-d sampler of a volume": lambda lib: lib.grid_sampler_2d(
+        lib.ones(1, 1, 2, 2, 2), lib.zeros(1, 1, 1, 1, 3), 0, 0, False
+    ),
+    "3-d sampler of an image": lambda lib: lib.grid_sampler_3d(
+        lib.ones(1, 1, 3, 3), lib.zeros(1, 2, 2, 2), 0, 0, False
+    ),
+    "size of three": lambda lib: lib.affine_grid_generator(
+        lib.zeros(1, 2, 3), [1, 1, 2], False
+    ),
+    "theta of three rows": lambda lib: lib.affine_grid_generator(
+        lib.zeros(1, 3, 3), [1, 1, 2, 2], False
+    ),
+    "theta of another batch": lambda lib: lib.affine_grid_generator(
+        lib.zeros(2, 2, 3), [3, 1, 2, 2], False
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SAMPLER_ERRORS))
+def test_sampler_errors_match_torch(name: str) -> None:
+    same_error(SAMPLER_ERRORS[name])
+
+
+def test_unknown_sampling_numbers_are_refused() -> None:
+    """PyTorch reads uninitialised memory for them; the engine refuses."""
+    with pytest.raises(RuntimeError, match="unknown interpolation_mode 3"):
+        st.grid_sampler(st.ones(1, 1, 2, 2), st.zeros(1, 1, 1, 2), 3, 0, False)
+    with pytest.raises(RuntimeError, match="unknown padding_mode -1"):
+        st.grid_sampler(st.ones(1, 1, 2, 2), st.zeros(1, 1, 1, 2), 0, -1, False)

@@ -38,6 +38,7 @@ from slowtorch_lib.ops.common import tensor_input
 
 __all__ = ["affine_grid", "grid_sample"]
 
+
 MODES = ("bilinear", "nearest", "bicubic")
 PADDING_MODES = ("zeros", "border", "reflection")
 ALIGN_CORNERS_WARNING = (
@@ -153,8 +154,7 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
             f"Expected theta to have floating point type, but got {theta.dtype}"
         )
     _check_theta(theta, size)
-    spatial = [int(n) for n in size[2:]]
-    if align_corners and min(spatial) == 1:
+    if align_corners and min(size[2:]) == 1:
         warnings.warn(
             "Since version 1.3.0, affine_grid behavior has changed for unit-size "
             "grids when align_corners=True. This is not an intended use case of "
@@ -163,15 +163,30 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
         )
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
-    if theta._shape[0] != size[0]:
+    return generate_grid(theta, size, align_corners)
+
+
+def generate_grid(theta: Tensor, size: Any, align_corners: bool) -> Tensor:
+    """The grid of :func:`affine_grid` once its arguments are checked in
+    Python (``torch.affine_grid_generator``): the checks of the product."""
+    if len(size) not in (4, 5):
+        raise RuntimeError(
+            "AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs."
+        )
+    spatial = [int(n) for n in size[2:]]
+    batch, columns = int(size[0]), len(spatial) + 1
+    if theta._shape[0] != batch or theta._shape[-1] != columns:
         raise RuntimeError(
             "Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{size[0]}, {len(spatial) + 1}] but got: [{theta._shape[0]}, "
-            f"{len(spatial) + 1}]."
+            f"[{batch}, {columns}] but got: [{theta._shape[0]}, {theta._shape[-1]}]."
         )
+    if theta._shape[1] != len(spatial):
+        view = [batch, *spatial, len(spatial)]
+        count = batch * math.prod(spatial) * theta._shape[1]
+        raise RuntimeError(f"shape '{view}' is invalid for input of size {count}")
     single = theta.dtype is not dtypes.float64
     base = _base_grid(spatial, align_corners, single)
-    shape = (int(size[0]), *spatial, len(spatial))
+    shape = (batch, *spatial, len(spatial))
     return AffineGridGenerator.apply(theta, base=base, shape=shape)
 
 
@@ -380,7 +395,7 @@ class GridSampler3D(GridSampler2D):
     """The same in ``(D, H, W)`` volumes, reading 8 voxels a point."""
 
 
-def _check_grid(input: Tensor, grid: Tensor) -> None:
+def _check_grid(input: Tensor, grid: Tensor, dims: int | None) -> None:
     """PyTorch's checks of an input and its grid, in its order."""
     if input._shape[0] != grid._shape[0]:
         raise RuntimeError(
@@ -400,9 +415,10 @@ def _check_grid(input: Tensor, grid: Tensor) -> None:
                 f"but input has sizes {list(input.shape)} with dimension {dim} being "
                 "empty"
             )
-    if input.dim() != grid.dim() or input.dim() not in (4, 5):
+    expected = input.dim() if dims is None else dims
+    if input.dim() != grid.dim() or input.dim() != expected or expected not in (4, 5):
         raise RuntimeError(
-            f"grid_sampler(): expected {input.dim()}D input and grid with same number "
+            f"grid_sampler(): expected {expected}D input and grid with same number "
             f"of dimensions, but got input with sizes {list(input.shape)} and grid "
             f"with sizes {list(grid.shape)}"
         )
@@ -449,7 +465,25 @@ def grid_sample(
     if align_corners is None:  # the caller, past tensor_input's wrapper
         warnings.warn(ALIGN_CORNERS_WARNING, stacklevel=3)
         align_corners = False
-    _check_grid(input, grid)
+    return sample_grid(input, grid, mode, padding_mode, align_corners)
+
+
+def sample_grid(
+    input: Tensor,
+    grid: Tensor,
+    mode: str,
+    padding_mode: str,
+    align_corners: bool,
+    dims: int | None = None,
+) -> Tensor:
+    """:func:`grid_sample` once its arguments are checked in Python
+    (``torch.grid_sampler``): the checks of the tensors, then the reading.
+
+    Args:
+        dims: The number of dimensions the input must have (4 or 5), or
+            None for either.
+    """
+    _check_grid(input, grid, dims)
     if mode == "bicubic":
         raise NotImplementedError(
             "grid_sample: mode='bicubic' is not implemented in this engine "

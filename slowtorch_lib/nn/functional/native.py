@@ -1,13 +1,14 @@
-"""``torch.embedding``, ``torch.embedding_bag``, ``torch.ctc_loss``: the
-plain forms under three functional layers.
+"""``torch.embedding``, ``torch.embedding_bag``, ``torch.ctc_loss`` and
+others: the plain forms under the functional layers.
 
-In PyTorch, ``F.embedding``, ``F.embedding_bag`` and ``F.ctc_loss`` are
-Python functions that check their arguments and call functions of the
-``torch`` namespace, which take plain positional values: the padding row as
-an int (``-1`` for none), the mode and the reduction as numbers.
-``torch.embedding_bag`` also returns what its backward keeps beside the
-pooled rows. Programs call these forms too; here each one converts its
-arguments and calls the operation its functional form calls.
+In PyTorch, ``F.embedding``, ``F.embedding_bag``, ``F.ctc_loss``,
+``F.grid_sample``, ``F.affine_grid`` and others are Python functions that
+check their arguments and call functions of the ``torch`` namespace, which
+take plain positional values: the padding row as an int (``-1`` for none),
+modes and reductions as numbers. ``torch.embedding_bag`` also returns what
+its backward keeps beside the pooled rows. Programs call these forms too;
+here each one converts its arguments and calls the operation its
+functional form calls.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._tensor import Tensor, from_values
+from slowtorch_lib.nn.functional import adaptive_pooling
 from slowtorch_lib.nn.functional.ctc import reduced_ctc_loss
 from slowtorch_lib.nn.functional.embedding_bag import (
     MODES,
@@ -24,9 +26,27 @@ from slowtorch_lib.nn.functional.embedding_bag import (
     fused_sum,
     pool_bags,
 )
+from slowtorch_lib.nn.functional.grid_sample import (
+    MODES as SAMPLING_MODES,
+)
+from slowtorch_lib.nn.functional.grid_sample import (
+    PADDING_MODES,
+    generate_grid,
+    sample_grid,
+)
 from slowtorch_lib.nn.functional.layers import Embedding, check_lookup
 
-__all__ = ["ctc_loss", "embedding", "embedding_bag"]
+__all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "affine_grid_generator",
+    "ctc_loss",
+    "embedding",
+    "embedding_bag",
+    "grid_sampler",
+    "grid_sampler_2d",
+    "grid_sampler_3d",
+]
 
 # The reduction of losses by its number (``at::Reduction``); others: none.
 REDUCTIONS = {1: "mean", 2: "sum"}
@@ -241,3 +261,121 @@ def ctc_loss(
         REDUCTIONS.get(reduction, "none"),
         zero_infinity,
     )
+
+
+# ----------------------------------------------------------------------
+# Sampling grids and adaptive pooling
+# ----------------------------------------------------------------------
+
+
+def affine_grid_generator(
+    theta: Tensor, size: Sequence[int], align_corners: bool
+) -> Tensor:
+    """:func:`F.affine_grid` without its Python checks (a 4-d or 5-d size)."""
+    _argument("affine_grid_generator", "theta", 1, theta, "Tensor")
+    _argument("affine_grid_generator", "align_corners", 3, align_corners, "bool")
+    return generate_grid(theta, list(size), align_corners)
+
+
+def grid_sampler(
+    input: Tensor,
+    grid: Tensor,
+    interpolation_mode: int,
+    padding_mode: int,
+    align_corners: bool,
+) -> Tensor:
+    """:func:`F.grid_sample` with its modes as numbers: interpolation 0
+    bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection.
+
+    Raises:
+        RuntimeError: For another number (PyTorch reads uninitialised memory
+            then), and as ``F.grid_sample``.
+    """
+    return _sampler(
+        "grid_sampler",
+        input,
+        grid,
+        interpolation_mode,
+        padding_mode,
+        align_corners,
+        None,
+    )
+
+
+def grid_sampler_2d(
+    input: Tensor,
+    grid: Tensor,
+    interpolation_mode: int,
+    padding_mode: int,
+    align_corners: bool,
+) -> Tensor:
+    """:func:`grid_sampler` of 4-d input only."""
+    return _sampler(
+        "grid_sampler_2d",
+        input,
+        grid,
+        interpolation_mode,
+        padding_mode,
+        align_corners,
+        4,
+    )
+
+
+def grid_sampler_3d(
+    input: Tensor,
+    grid: Tensor,
+    interpolation_mode: int,
+    padding_mode: int,
+    align_corners: bool,
+) -> Tensor:
+    """:func:`grid_sampler` of 5-d input only."""
+    return _sampler(
+        "grid_sampler_3d",
+        input,
+        grid,
+        interpolation_mode,
+        padding_mode,
+        align_corners,
+        5,
+    )
+
+
+def _sampler(
+    name: str,
+    input: Tensor,
+    grid: Tensor,
+    interpolation_mode: int,
+    padding_mode: int,
+    align_corners: bool,
+    dims: int | None,
+) -> Tensor:
+    _argument(name, "input", 1, input, "Tensor")
+    _argument(name, "grid", 2, grid, "Tensor")
+    _argument(name, "interpolation_mode", 3, interpolation_mode, "int")
+    _argument(name, "padding_mode", 4, padding_mode, "int")
+    _argument(name, "align_corners", 5, align_corners, "bool")
+    for kind, number, names in (
+        ("interpolation_mode", interpolation_mode, SAMPLING_MODES),
+        ("padding_mode", padding_mode, PADDING_MODES),
+    ):
+        if not 0 <= number < len(names):
+            raise RuntimeError(f"{name}(): unknown {kind} {number}")
+    return sample_grid(
+        input,
+        grid,
+        SAMPLING_MODES[interpolation_mode],
+        PADDING_MODES[padding_mode],
+        align_corners,
+        dims,
+    )
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """:func:`F.adaptive_avg_pool1d`."""
+    result: Tensor = adaptive_pooling.adaptive_avg_pool1d(input, output_size)
+    return result
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
+    """:func:`F.adaptive_max_pool1d` with its indices, always."""
+    return adaptive_pooling.adaptive_max_pool1d_with_indices(input, output_size)
