@@ -1,8 +1,8 @@
 """affine_grid and grid_sample against torch: values, gradients of the image,
-the grid and theta, grid_fn names on seeded random cases (every mode,
-padding mode and align_corners, float32 and float64, points outside the
-image), errors and warnings, plus finite-difference checks that need no
-torch."""
+the grid and theta, grad_fn names on seeded random cases (images and
+volumes, every mode, padding mode and align_corners, float32 and float64,
+points outside the image), errors and warnings, plus finite-difference
+checks that need no torch."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import slowtorch_lib.nn.functional as F
 from slowtorch_lib.autograd.gradcheck import gradcheck
 from tests.parity import require_torch, same_error
 
-RANDOM_CASES = 100
+RANDOM_CASES = 150
 
 
 def _sample_case(seed: int) -> dict[str, Any]:
@@ -32,7 +32,7 @@ def _sample_case(seed: int) -> dict[str, Any]:
         "seed": seed,
         "input": (n, c, *spatial),
         "grid": (n, *points, axes),
-        "mode": rng.choice(["bilinear", "nearest"]),
+        "mode": rng.choice(["bilinear", "nearest", *(["bicubic"] * (axes == 2))]),
         "padding_mode": rng.choice(["zeros", "border", "reflection"]),
         "align_corners": rng.random() < 0.5,
         "dtype": rng.choice(["float32", "float64"]),
@@ -100,7 +100,7 @@ def test_random_cases_cover_every_option() -> None:
     for key in ("mode", "padding_mode", "align_corners", "dtype"):
         assert len({c[key] for c in cases}) > 1
     combos = {(c["mode"], c["padding_mode"], c["align_corners"]) for c in cases}
-    assert len(combos) == 12
+    assert len(combos) == 18
     assert {len(c["input"]) for c in cases} == {4, 5}
 
 
@@ -191,6 +191,12 @@ ERRORS = {
         L.zeros(1, 1, 1, 1, 3, dtype=L.int64),
         align_corners=False,
     ),
+    "bicubic volume": lambda L: L.nn.functional.grid_sample(
+        L.ones(1, 1, 2, 2, 2),
+        L.zeros(1, 1, 1, 1, 3),
+        mode="bicubic",
+        align_corners=False,
+    ),
     "dtypes differ": lambda L: L.nn.functional.grid_sample(
         L.ones(1, 1, 2, 2), L.zeros(1, 1, 1, 2, dtype=L.float64), align_corners=False
     ),
@@ -234,21 +240,17 @@ def test_warnings_match_torch() -> None:
     assert ours == messages and len(ours) == 2
 
 
-def test_bicubic_says_it_is_missing() -> None:
-    with pytest.raises(NotImplementedError, match="not implemented in this engine"):
-        F.grid_sample(
-            st.ones(1, 1, 2, 2), st.zeros(1, 1, 1, 2), "bicubic", "zeros", True
-        )
-
-
 # ----------------------------------------------------------------------
 # Finite differences, without torch
 # ----------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
-def test_gradcheck_grid_sample(padding_mode: str, align_corners: bool) -> None:
+def test_gradcheck_grid_sample(
+    mode: str, padding_mode: str, align_corners: bool
+) -> None:
     """Points kept off pixel centres and edges, where the gradient jumps."""
     gen = random.Random(7)
     image = [gen.gauss(0, 1) for _ in range(2 * 3 * 4)]
@@ -258,7 +260,7 @@ def test_gradcheck_grid_sample(padding_mode: str, align_corners: bool) -> None:
 
     def sample(image: st.Tensor, where: st.Tensor) -> st.Tensor:
         return F.grid_sample(
-            image, where, padding_mode=padding_mode, align_corners=align_corners
+            image, where, mode, padding_mode=padding_mode, align_corners=align_corners
         )
 
     assert gradcheck(sample, (x, grid))

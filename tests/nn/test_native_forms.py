@@ -465,7 +465,7 @@ def test_random_grid_sampler_matches_torch(seed: int) -> None:
     """The functional cases of grid_sample, with the modes as numbers."""
     torch = require_torch()
     case = test_grid_sample._sample_case(seed)
-    modes = ("bilinear", "nearest").index(case["mode"])
+    modes = ("bilinear", "nearest", "bicubic").index(case["mode"])
     paddings = ("zeros", "border", "reflection").index(case["padding_mode"])
     name = "grid_sampler" if seed % 2 else f"grid_sampler_{len(case['input']) - 2}d"
     results = []

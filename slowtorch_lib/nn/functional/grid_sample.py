@@ -7,7 +7,8 @@ the left (top) edge and 1 the right (bottom) one, at the centres of the
 corner pixels with ``align_corners=True``, at their outer edges without.
 A point between pixels is interpolated (``'bilinear'``, trilinear in a
 volume: each pixel's weight is the product of ``1 - f`` or ``f`` along each
-axis, ``f`` the point's fraction past the lower pixel) or takes its
+axis, ``f`` the point's fraction past the lower pixel; ``'bicubic'``, from
+the 4 x 4 pixels around it, in images only) or takes its
 nearest pixel (``'nearest'``); a point outside reads zeros (``'zeros'``),
 the nearest border pixel (``'border'``), or the image mirrored at its
 edges (``'reflection'``).
@@ -34,6 +35,7 @@ from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib._tensor_kernels import not_implemented
 from slowtorch_lib.autograd.function import Function, FunctionCtx
+from slowtorch_lib.nn.functional.interpolation import CUBIC_A, cubic_weights
 from slowtorch_lib.ops.common import tensor_input
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -237,26 +239,38 @@ def _reflect(x: float, twice_low: int, twice_high: int) -> tuple[float, float]:
     return span - extra + low, -sign
 
 
+def _unnormalized(x: float, size: int, align_corners: bool) -> tuple[float, float]:
+    """A grid coordinate in ``[-1, 1]`` as a pixel coordinate, and the
+    derivative of the one by the other."""
+    if align_corners:
+        scale = (size - 1) / 2
+        return (x + 1) * scale, scale
+    scale = size / 2
+    return (x + 1) * scale - 0.5, scale
+
+
+def _padded(
+    x: float, size: int, padding_mode: str, align_corners: bool
+) -> tuple[float, float]:
+    """A pixel coordinate moved inside by the padding mode, and its slope."""
+    if padding_mode == "border":
+        return _clip(x, size)
+    if padding_mode == "reflection":
+        twice = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        x, mirror = _reflect(x, *twice)
+        x, slope = _clip(x, size)
+        return x, mirror * slope
+    return x, 1.0
+
+
 def source_coordinate(
     x: float, size: int, padding_mode: str, align_corners: bool
 ) -> tuple[float, float]:
     """Where a grid coordinate in ``[-1, 1]`` reads along a dimension of
     ``size`` pixels, and the derivative of that place by the coordinate."""
-    if align_corners:
-        scale = (size - 1) / 2
-        x = (x + 1) * scale
-    else:
-        scale = size / 2
-        x = (x + 1) * scale - 0.5
-    if padding_mode == "border":
-        x, slope = _clip(x, size)
-        return x, scale * slope
-    if padding_mode == "reflection":
-        twice = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
-        x, mirror = _reflect(x, *twice)
-        x, slope = _clip(x, size)
-        return x, scale * mirror * slope
-    return x, scale
+    x, scale = _unnormalized(x, size, align_corners)
+    x, slope = _padded(x, size, padding_mode, align_corners)
+    return x, scale * slope
 
 
 @dataclass
@@ -286,6 +300,9 @@ def _point(
 ) -> Point:
     """The taps of the point ``(x, y[, z])`` in an image of ``spatial``
     ``(H, W)`` (or ``(D, H, W)``): x runs along the last dimension."""
+    if mode == "bicubic":
+        gx, gy = coordinates
+        return _bicubic_point(gx, gy, (spatial[0], spatial[1]), padding, align)
     sizes = spatial[::-1]  # W, H[, D]: the grid's order
     sources = [
         source_coordinate(g, n, padding, align) for g, n in zip(coordinates, sizes)
@@ -323,6 +340,44 @@ def _flat(index: list[int], sizes: tuple[int, ...]) -> int:
     for i, n in zip(reversed(index), reversed(sizes)):
         position = position * n + i
     return position
+
+
+def _cubic_slopes(t: float) -> list[float]:
+    """The derivatives by ``t`` of :func:`.interpolation.cubic_weights`."""
+    a = CUBIC_A
+
+    def near(x: float) -> float:  # of ((a + 2) x - (a + 3)) x^2 + 1
+        return (3 * (a + 2) * x - 2 * (a + 3)) * x
+
+    def far(x: float) -> float:  # of ((a x - 5 a) x + 8 a) x - 4 a
+        return (3 * a * x - 10 * a) * x + 8 * a
+
+    return [far(t + 1), near(t), -near(1 - t), -far(2 - t)]
+
+
+def _bicubic_point(
+    gx: float, gy: float, plane: tuple[int, int], padding: str, align: bool
+) -> Point:
+    """The 16 pixels around ``(gx, gy)``, each moved inside by the padding
+    mode on its own (so one pixel may be read twice), weighted by Keys'
+    cubic convolution along x times along y."""
+    height, width = plane
+    x, x_scale = _unnormalized(gx, width, align)
+    y, y_scale = _unnormalized(gy, height, align)
+    left, top = math.floor(x), math.floor(y)
+    x_weights, x_slopes = cubic_weights(x - left), _cubic_slopes(x - left)
+    y_weights, y_slopes = cubic_weights(y - top), _cubic_slopes(y - top)
+    taps: list[tuple[int, float]] = []
+    slopes: list[tuple[float, ...]] = []
+    for j in range(4):
+        row = _padded(float(top - 1 + j), height, padding, align)[0]
+        for i in range(4):
+            column = _padded(float(left - 1 + i), width, padding, align)[0]
+            if not (0 <= row < height and 0 <= column < width):
+                continue
+            taps.append((int(row) * width + int(column), x_weights[i] * y_weights[j]))
+            slopes.append((x_slopes[i] * y_weights[j], x_weights[i] * y_slopes[j]))
+    return Point(taps, slopes, (x_scale, y_scale))
 
 
 # ----------------------------------------------------------------------
@@ -439,7 +494,7 @@ def grid_sample(
     Args:
         input: The images.
         grid: ``(x, y[, z])`` points in ``[-1, 1]`` (x across the columns).
-        mode: ``'bilinear'`` or ``'nearest'``.
+        mode: ``'bilinear'``, ``'nearest'`` or ``'bicubic'`` (4-d only).
         padding_mode: What a point outside reads: ``'zeros'``, ``'border'``
             or ``'reflection'``.
         align_corners: Whether -1 and 1 are the centres of the corner
@@ -448,9 +503,9 @@ def grid_sample(
 
     Raises:
         ValueError: For an unknown mode or padding mode.
-        RuntimeError: For shapes that do not fit, or dtypes that differ.
-        NotImplementedError: For ``'bicubic'`` (not in this engine), or an
-            input that is not floating point.
+        RuntimeError: For shapes that do not fit, dtypes that differ, or
+            ``'bicubic'`` of a volume.
+        NotImplementedError: For an input that is not floating point.
     """
     if mode not in MODES:
         raise ValueError(
@@ -484,10 +539,9 @@ def sample_grid(
             None for either.
     """
     _check_grid(input, grid, dims)
-    if mode == "bicubic":
-        raise NotImplementedError(
-            "grid_sample: mode='bicubic' is not implemented in this engine "
-            "('bilinear' and 'nearest' are)"
+    if mode == "bicubic" and input.dim() == 5:
+        raise RuntimeError(
+            "grid_sampler(): bicubic interpolation only supports 4D input"
         )
     if not input.dtype.is_floating_point or input.dtype.is_complex:
         kernel = "grid_sampler_2d_cpu_kernel_impl"
