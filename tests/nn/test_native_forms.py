@@ -240,13 +240,14 @@ def _run_narrow(lib: Any, case: dict[str, Any]) -> list[Any]:
 
 @pytest.mark.parametrize("seed", range(RANDOM_CASES))
 def test_random_narrow_tables_match_torch(seed: int) -> None:
-    """Every bit for float32 and float16 on both of torch's paths (bfloat16's
-    mean may differ in its last bit)."""
+    """Every bit for float32 and float16 on both of torch's paths; bfloat16
+    may differ in its last bit (torch's fast sum rounds a half up, its mean
+    divides in bfloat16)."""
     torch = require_torch()
     case = _narrow_case(seed)
     ours, theirs = _run_narrow(st, case), _run_narrow(torch, case)
     assert ours[1:] == theirs[1:]
-    if case["dtype"] == "bfloat16" and case["mode"] == 1:
+    if case["dtype"] == "bfloat16":
         tolerance = {"rtol": 8e-3, "atol": 0.0}
         torch.testing.assert_close(
             torch.tensor(ours[0]), torch.tensor(theirs[0]), **tolerance
