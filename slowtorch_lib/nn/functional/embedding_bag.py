@@ -308,7 +308,7 @@ def _check_weight_types(weight: Tensor, per_sample_weights: Tensor | None) -> No
         )
 
 
-def _padding_index(padding_idx: int | None, rows: int) -> int | None:
+def padding_index(padding_idx: int | None, rows: int) -> int | None:
     """``padding_idx`` made non-negative (None stays None)."""
     if padding_idx is None:
         return None
@@ -534,7 +534,7 @@ def pool_bags(
     _check_index_type(offsets)
     _check_weight_types(weight, per_sample_weights)
     rows = weight._shape[0]
-    padding = _padding_index(padding_idx, rows)
+    padding = padding_index(padding_idx, rows)
     spans = _spans(offsets, input.numel(), include_last_offset)
     bags = Bags(input._values(), spans, padding)
     _check_indices(bags, rows, mode)

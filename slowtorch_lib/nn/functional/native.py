@@ -24,6 +24,7 @@ from slowtorch_lib.nn.functional.embedding_bag import (
     MODES,
     bag_records,
     fused_sum,
+    padding_index,
     pool_bags,
 )
 from slowtorch_lib.nn.functional.grid_sample import (
@@ -144,13 +145,7 @@ def embedding_bag(
         NotImplementedError: For ``sparse=True``.
     """
     _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights)
-    if padding_idx is not None:
-        rows = weight._shape[0]
-        if not -rows <= padding_idx < rows:
-            raise RuntimeError(
-                "padding_idx must be within the number of embeddings, "
-                f"-{rows} through {rows - 1}, but got {padding_idx}"
-            )
+    padding_index(padding_idx, weight._shape[0])  # PyTorch's first check
     if sparse:
         raise NotImplementedError("sparse gradients are not supported")
     index_type = dtypes.promote_types(indices.dtype, offsets.dtype)
