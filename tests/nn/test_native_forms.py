@@ -307,6 +307,9 @@ BAG_ERRORS = {
         lib, (6, lib.ones(6, dtype=lib.float64))
     ),
     "padding too large": lambda lib: _bag_call(lib, (8, 5)),
+    "padding checked before dimensions": lambda lib: _bag_call(
+        lib, (0, lib.ones(5)), (8, 9)
+    ),
     "padding too small": lambda lib: _bag_call(lib, (8, -6)),
     "first offset": lambda lib: _bag_call(lib, (2, lib.tensor([1, 2]))),
     "offset past the end": lambda lib: _bag_call(lib, (2, lib.tensor([0, 7]))),

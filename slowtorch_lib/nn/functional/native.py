@@ -144,8 +144,9 @@ def embedding_bag(
             per-sample weights.
         NotImplementedError: For ``sparse=True``.
     """
-    _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights)
-    padding_index(padding_idx, weight._shape[0])  # PyTorch's first check
+    _check_bag_arguments(
+        weight, indices, offsets, mode, per_sample_weights, padding_idx
+    )
     if sparse:
         raise NotImplementedError("sparse gradients are not supported")
     index_type = dtypes.promote_types(indices.dtype, offsets.dtype)
@@ -180,13 +181,17 @@ def _check_bag_arguments(
     offsets: Tensor,
     mode: int,
     per_sample_weights: Tensor | None,
+    padding_idx: int | None,
 ) -> None:
     """The checks of ``torch.embedding_bag`` that ``F.embedding_bag`` makes
-    in Python before it (or that its Python arguments make needless)."""
+    in Python before it (or that its Python arguments make needless), in
+    PyTorch's order: the types, the padding row, the dimensions."""
     _argument("embedding_bag", "weight", 1, weight, "Tensor")
     _argument("embedding_bag", "indices", 2, indices, "Tensor")
     _argument("embedding_bag", "offsets", 3, offsets, "Tensor")
     _argument("embedding_bag", "mode", 5, mode, "int")
+    if weight.dim() > 0:
+        padding_index(padding_idx, weight._shape[0])
     if weight.dim() != 2:
         raise RuntimeError(
             f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}"
