@@ -150,6 +150,8 @@ from slowtorch_lib.autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from slowtorch_lib.nn.functional import native as _native
+from slowtorch_lib.nn.functional.native import *  # noqa: F403
 from slowtorch_lib.ops import (
     bitwise,
     common,
@@ -318,6 +320,7 @@ __all__ = [
     *splitting.__all__,
     *trigonometry.__all__,
     *views.__all__,
+    *_native.__all__,
     "load",
     "nn",
     "e",

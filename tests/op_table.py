@@ -867,6 +867,11 @@ CASES += [
         IMAGE,
     ),
     _case(
+        "adaptive_max_pool3d",
+        lambda L, x: L.nn.functional.adaptive_max_pool3d(x, (2, 3, 2)),
+        (2, 2, 3, 4, 5),
+    ),
+    _case(
         "pad_circular",
         lambda L, x: L.nn.functional.pad(x, (1, 2, 2, 0), mode="circular"),
         IMAGE,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import random
 from typing import Any
 
 import pytest
 
 import slowtorch_lib as st
 import slowtorch_lib.nn.functional as F
+from slowtorch_lib.autograd.gradcheck import gradcheck
 from tests.parity import assert_same, require_torch, same_error, to_torch
 
 
@@ -73,6 +75,117 @@ def test_1d_pools_match_torch(
     name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> None:
     _run_both(name, _image((2, 3, 9)), *args, **kwargs)
+
+
+ADAPTIVE_3D_CASES = 60
+
+
+def _adaptive_3d_case(seed: int) -> tuple[tuple[int, ...], Any, str]:
+    """A random 4-d or 5-d shape, output size (an int, or three sizes with
+    None, smaller or larger than the input) and dtype."""
+    rng = random.Random(seed)
+    spatial = tuple(rng.randint(1, 5) for _ in range(3))
+    batch = (rng.randint(1, 2),) if rng.random() < 0.7 else ()
+    shape = (*batch, rng.randint(1, 3), *spatial)
+    if rng.random() < 0.2:
+        size: Any = rng.randint(1, 4)
+    else:
+        size = tuple(
+            None if rng.random() < 0.2 else rng.randint(1, 6) for _ in range(3)
+        )
+    return shape, size, rng.choice(["float32", "float64"])
+
+
+@pytest.mark.parametrize("seed", range(ADAPTIVE_3D_CASES))
+def test_random_adaptive_max_pool3d_matches_torch(seed: int) -> None:
+    """Values and indices exactly, grad_fn names, gradients; every other
+    case has ties (values rounded to halves), which go to the first."""
+    torch = require_torch()
+    shape, size, dtype = _adaptive_3d_case(seed)
+    st.manual_seed(seed)
+    x = st.randn(*shape, dtype=getattr(st, dtype))
+    if seed % 2:
+        x = (x * 2).round() / 2
+    x.requires_grad_()
+    tx = to_torch(x)
+    ours = F.adaptive_max_pool3d(x, size, return_indices=True)
+    theirs = torch.nn.functional.adaptive_max_pool3d(tx, size, return_indices=True)
+    assert to_torch(ours[1]).tolist() == theirs[1].tolist()
+    assert ours[1].dtype.name == "int64" == str(theirs[1].dtype)[6:]
+    assert to_torch(ours[0]).tolist() == theirs[0].tolist()
+    assert ours[0].grad_fn.name() == theirs[0].grad_fn.name()
+    weights = st.randn(*ours[0].shape, dtype=x.dtype)
+    (ours[0] * weights).sum().backward()
+    (theirs[0] * to_torch(weights)).sum().backward()
+    # Overlapping windows add into one element: float32 sums may differ in
+    # their last bit (torch adds in float32, the engine rounds once).
+    if dtype == "float64":
+        assert to_torch(x.grad).tolist() == tx.grad.tolist()
+    torch.testing.assert_close(to_torch(x.grad), tx.grad, rtol=1e-6, atol=1e-5)
+
+
+def test_adaptive_max_pool3d_with_indices_and_module_match_torch() -> None:
+    torch = require_torch()
+    x = _image((2, 3, 4, 5, 3))
+    tx = to_torch(x)
+    for name in (
+        "adaptive_max_pool3d_with_indices",
+        "adaptive_max_pool2d_with_indices",
+    ):
+        ours = getattr(F, name)(x[0] if "2d" in name else x, 2)
+        theirs = getattr(torch.nn.functional, name)(tx[0] if "2d" in name else tx, 2)
+        assert [to_torch(t).tolist() for t in ours] == [t.tolist() for t in theirs]
+    ours_1d = F.adaptive_max_pool1d_with_indices(x[0, 0], 2)
+    theirs_1d = torch.nn.functional.adaptive_max_pool1d_with_indices(tx[0, 0], 2)
+    assert [to_torch(t).tolist() for t in ours_1d] == [t.tolist() for t in theirs_1d]
+    for spec in ["AdaptiveMaxPool3d(2)", "AdaptiveMaxPool3d((2, None, 3), True)"]:
+        layer, reference = eval("st.nn." + spec), eval("torch.nn." + spec)
+        assert repr(layer) == repr(reference)
+        out, expected = layer(x), reference(tx)
+        if isinstance(out, tuple):
+            assert to_torch(out[1]).tolist() == expected[1].tolist()
+            out, expected = out[0], expected[0]
+        assert to_torch(out).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda L: L.nn.functional.adaptive_max_pool3d(L.ones(2, 3, 3), 2),
+        lambda L: L.nn.functional.adaptive_max_pool3d(L.ones(1, 1, 2, 3, 3, 3), 2),
+        lambda L: L.nn.functional.adaptive_max_pool3d(L.ones(2, 0, 3, 3, 3), 2),
+        lambda L: L.nn.functional.adaptive_max_pool3d(L.ones(2, 3, 0, 3), 2),
+        lambda L: L.nn.functional.adaptive_max_pool3d(L.ones(2, 3, 3, 3), (2, 2)),
+        lambda L: L.nn.functional.adaptive_max_pool3d(L.ones(2, 3, 3, 3), (2, -1, 2)),
+        lambda L: L.nn.functional.adaptive_max_pool3d(
+            L.ones(2, 3, 3, 3, dtype=L.int64), 2
+        ),
+        lambda L: L.nn.functional.adaptive_max_pool3d(
+            L.ones(2, 3, 3, 3, dtype=L.bool), 2
+        ),
+        lambda L: L.nn.functional.adaptive_avg_pool3d(L.ones(2, 3, 3), (2, 2)),
+        lambda L: L.nn.functional.adaptive_avg_pool3d(L.ones(2, 0, 3, 3), 2),
+    ],
+)
+def test_adaptive_3d_refusals_match_torch(run: Any) -> None:
+    same_error(run)
+
+
+def test_adaptive_max_pool3d_empty_batch_and_zero_size_match_torch() -> None:
+    torch = require_torch()
+    for shape, size in [((0, 2, 3, 3, 3), 2), ((1, 3, 3, 3), (2, 2, 0))]:
+        ours = F.adaptive_max_pool3d(st.ones(*shape), size, return_indices=True)
+        theirs = torch.nn.functional.adaptive_max_pool3d(
+            torch.ones(*shape), size, return_indices=True
+        )
+        assert [tuple(t.shape) for t in ours] == [tuple(t.shape) for t in theirs]
+
+
+def test_adaptive_max_pool3d_gradcheck() -> None:
+    """Finite differences, without torch (distinct values: no ties)."""
+    values = [math.sin(3.7 * k) for k in range(2 * 3 * 4 * 5)]
+    x = st.tensor(values, dtype=st.float64).reshape(2, 3, 4, 5).requires_grad_()
+    assert gradcheck(lambda t: F.adaptive_max_pool3d(t, (2, 2, 3)), (x,))
 
 
 TIES = [[1.0, 1.0, 2.0, 2.0], [1.0, 1.0, 2.0, 2.0], [0.0, 3.0, 3.0, 0.0]]

@@ -21,6 +21,17 @@ from slowtorch_lib.nn.functional.activation import (
     softmax,
     tanh,
 )
+from slowtorch_lib.nn.functional.adaptive_pooling import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+)
 from slowtorch_lib.nn.functional.attention import scaled_dot_product_attention
 from slowtorch_lib.nn.functional.conv import (
     conv1d,
@@ -43,6 +54,7 @@ from slowtorch_lib.nn.functional.cross_entropy import (
 from slowtorch_lib.nn.functional.ctc import ctc_loss
 from slowtorch_lib.nn.functional.embedding_bag import embedding_bag
 from slowtorch_lib.nn.functional.fold import fold, unfold
+from slowtorch_lib.nn.functional.grid_sample import affine_grid, grid_sample
 from slowtorch_lib.nn.functional.layers import (
     dropout,
     embedding,
@@ -65,11 +77,6 @@ from slowtorch_lib.nn.functional.normalization import (
     layer_norm,
 )
 from slowtorch_lib.nn.functional.pooling import (
-    adaptive_avg_pool1d,
-    adaptive_avg_pool2d,
-    adaptive_avg_pool3d,
-    adaptive_max_pool1d,
-    adaptive_max_pool2d,
     avg_pool1d,
     avg_pool2d,
     max_pool1d,
@@ -121,7 +128,13 @@ __all__ = [
     "adaptive_avg_pool2d",
     "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
     "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
+    "affine_grid",
+    "grid_sample",
     "avg_pool3d",
     "conv_transpose1d",
     "conv_transpose2d",

@@ -365,7 +365,28 @@ def ctc_loss(
             lengths.
         NotImplementedError: For integer ``log_probs``.
     """
-    reduction = _reduction(reduction)
+    return reduced_ctc_loss(
+        log_probs,
+        targets,
+        input_lengths,
+        target_lengths,
+        blank,
+        _reduction(reduction),
+        zero_infinity,
+    )
+
+
+def reduced_ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Tensor | Sequence[int],
+    target_lengths: Tensor | Sequence[int],
+    blank: int,
+    reduction: str,
+    zero_infinity: bool,
+) -> Tensor:
+    """:func:`ctc_loss` with a checked ``reduction``: what both
+    ``F.ctc_loss`` and ``torch.ctc_loss`` compute."""
     if isinstance(input_lengths, Tensor) != isinstance(target_lengths, Tensor):
         raise TypeError(
             "ctc_loss() received an invalid combination of arguments - "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from slowtorch_lib import _cephes32
 from slowtorch_lib import _dtype as dtypes
 from slowtorch_lib._tensor import Tensor, from_values
 from slowtorch_lib.autograd.function import Function, FunctionCtx
@@ -25,6 +26,7 @@ __all__ = ["embedding_bag"]
 
 MODES = ("sum", "mean", "max")
 INDEX_TYPES = (dtypes.int64, dtypes.int32)
+FLOAT32_SUMS = (dtypes.float32, dtypes.float16, dtypes.bfloat16)
 
 
 @dataclass
@@ -79,9 +81,14 @@ class EmbeddingBag(Function):
         if mode == "max":
             values, ctx.argmax = _max_bags(weight, bags)
         else:
-            scales = _member_scales(bags, mode, per_sample_weights)
-            values = _weighted_sums(weight, bags, scales)
-        return from_values(values, (len(bags.spans), weight._shape[1]), weight.dtype)
+            scales = _member_scales(bags, "sum", per_sample_weights)
+            fused = fused_sum(weight, bags.padding_idx, per_sample_weights)
+            values = _weighted_sums(weight, bags, scales, fused)
+        shape = (len(bags.spans), weight._shape[1])
+        if mode == "mean":  # PyTorch stores the sums, then divides them
+            sums = from_values(values, shape, weight.dtype)._values()
+            values = _divided_by_sizes(sums, bags, weight._shape[1])
+        return from_values(values, shape, weight.dtype)
 
     @staticmethod
     def backward(
@@ -118,18 +125,56 @@ def _member_scales(
     return scales
 
 
-def _weighted_sums(weight: Tensor, bags: Bags, scales: list[float]) -> list[float]:
-    """``sum_k scales[k] * weight[indices[k]]`` over each bag, flattened."""
+def _weighted_sums(
+    weight: Tensor, bags: Bags, scales: list[float], fused: bool
+) -> list[float]:
+    """``sum_k scales[k] * weight[indices[k]]`` over each bag, flattened.
+
+    Float32, float16 and bfloat16 tables are summed in float32 as PyTorch's
+    kernel sums them: each weighted row is added and rounded, in one
+    rounding on its fast path (``fused``, a fused multiply-add), else after
+    the product is rounded too.
+    """
     width = weight._shape[1]
     table = weight._values()
+    single = weight.dtype in FLOAT32_SUMS
     out: list[float] = []
     for bag in range(len(bags.spans)):
         total = [0.0] * width
         for k in bags.members(bag):
-            row = bags.indices[k] * width
-            for j in range(width):
-                total[j] += scales[k] * table[row + j]
+            row = table[bags.indices[k] * width : (bags.indices[k] + 1) * width]
+            scale = [scales[k]] * width
+            if not single:
+                total = [t + s * v for t, s, v in zip(total, scale, row)]
+            elif fused:
+                total = _cephes32.fma(scale, row, total)
+            else:
+                total = _cephes32.add(total, _cephes32.mul(scale, row))
         out.extend(total)
+    return out
+
+
+def fused_sum(
+    weight: Tensor, padding_idx: int | None, per_sample_weights: Tensor | None
+) -> bool:
+    """Whether PyTorch sums these bags on its fast path: a float32, float16
+    or bfloat16 table with contiguous rows, no padding, and per-sample
+    weights (if any) side by side. That path makes no ``offset2bag``."""
+    return (
+        weight.dtype in FLOAT32_SUMS
+        and weight.stride(1) == 1
+        and padding_idx is None
+        and (per_sample_weights is None or per_sample_weights.stride(0) == 1)
+    )
+
+
+def _divided_by_sizes(values: list[float], bags: Bags, width: int) -> list[float]:
+    """Each bag's row of ``values`` divided by its size (an empty bag by 1)."""
+    out = list(values)
+    for bag in range(len(bags.spans)):
+        size = max(len(bags.members(bag)), 1)
+        row = slice(bag * width, (bag + 1) * width)
+        out[row] = [v / size for v in values[row]]
     return out
 
 
@@ -263,7 +308,7 @@ def _check_weight_types(weight: Tensor, per_sample_weights: Tensor | None) -> No
         )
 
 
-def _padding_index(padding_idx: int | None, rows: int) -> int | None:
+def padding_index(padding_idx: int | None, rows: int) -> int | None:
     """``padding_idx`` made non-negative (None stays None)."""
     if padding_idx is None:
         return None
@@ -461,7 +506,7 @@ def embedding_bag(
         )
     if sparse:
         raise NotImplementedError("sparse gradients are not supported")
-    return _embedding_bag(
+    pooled, _ = pool_bags(
         input,
         weight,
         offsets,
@@ -471,9 +516,10 @@ def embedding_bag(
         include_last_offset,
         padding_idx,
     )
+    return pooled
 
 
-def _embedding_bag(
+def pool_bags(
     input: Tensor,
     weight: Tensor,
     offsets: Tensor,
@@ -482,20 +528,90 @@ def _embedding_bag(
     per_sample_weights: Tensor | None,
     include_last_offset: bool,
     padding_idx: int | None,
-) -> Tensor:
-    """The checked arguments, cut into bags and pooled."""
+) -> tuple[Tensor, Bags]:
+    """The checked arguments, cut into bags and pooled; and the bags."""
     _check_index_type(input)
     _check_index_type(offsets)
     _check_weight_types(weight, per_sample_weights)
     rows = weight._shape[0]
-    padding = _padding_index(padding_idx, rows)
+    padding = padding_index(padding_idx, rows)
     spans = _spans(offsets, input.numel(), include_last_offset)
     bags = Bags(input._values(), spans, padding)
     _check_indices(bags, rows, mode)
-    return EmbeddingBag.apply(
+    pooled = EmbeddingBag.apply(
         weight,
         per_sample_weights,
         bags=bags,
         mode=mode,
         scale_grad_by_freq=scale_grad_by_freq,
     )
+    return pooled, bags
+
+
+# ----------------------------------------------------------------------
+# What PyTorch's kernel records beside the result
+# ----------------------------------------------------------------------
+
+
+@dataclass
+class BagRecords:
+    """What ``torch.embedding_bag`` returns beside the pooled rows, for its
+    backward.
+
+    Attributes:
+        offset2bag: The bag of each index (empty where PyTorch's fast
+            ``'sum'`` path skips it).
+        bag_size: The indices of each bag, padding left out (zeros for
+            ``'sum'``).
+        max_indices: For ``'max'``, ``(bags, embedding_dim)``: the row that
+            gave each maximum (0 for an empty bag); otherwise ``bag_size``.
+        max_shape: The shape of ``max_indices``.
+    """
+
+    offset2bag: list[int]
+    bag_size: list[int]
+    max_indices: list[int]
+    max_shape: tuple[int, ...]
+
+
+def bag_records(
+    weight: Tensor,
+    bags: Bags,
+    offsets: list[int],
+    mode: str,
+    fast_sum: bool,
+    requires_grad: bool,
+) -> BagRecords:
+    """The bag of each index, the size of each bag and the rows of the
+    maxima, as PyTorch's CPU kernel fills them.
+
+    Args:
+        weight: The table.
+        bags: The checked bags.
+        offsets: The offsets as given (with the last one for
+            ``include_last_offset``).
+        mode: ``'sum'``, ``'mean'`` or ``'max'``.
+        fast_sum: PyTorch's fast ``'sum'`` path, which makes no
+            ``offset2bag``.
+        requires_grad: Whether ``weight`` or the per-sample weights
+            require a gradient (a ``'sum'`` without has one ``bag_size`` per
+            offset).
+    """
+    count = len(bags.indices)
+    starts = [start for start, _ in bags.spans]
+    bag_of = [sum(1 for s in starts if s <= k) - 1 for k in range(count)]
+    sizes = [stop - start for start, stop in bags.spans]
+    if sizes:
+        sizes[-1] = count - starts[-1]
+    for k, index in enumerate(bags.indices):
+        if index == bags.padding_idx:
+            sizes[bag_of[k]] -= 1
+    if mode == "sum":
+        sizes = [0] * (len(sizes) if requires_grad else len(offsets))
+    offset2bag = [] if mode == "sum" and fast_sum else bag_of
+    if mode != "max":
+        return BagRecords(offset2bag, sizes, sizes, (len(sizes),))
+    width = weight._shape[1]
+    _, argmax = _max_bags(weight, bags)
+    rows = [max(position, 0) // width for position in argmax]
+    return BagRecords(offset2bag, sizes, rows, (len(bags.spans), width))

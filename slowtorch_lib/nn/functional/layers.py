@@ -119,7 +119,7 @@ def embedding(
     """The rows of ``weight`` picked by the integer tensor ``input``.
 
     Args:
-        input: Indices (int64) of any shape.
+        input: Indices (int64 or int32) of any shape.
         weight: The table, ``(num_embeddings, embedding_dim)``.
         padding_idx: A row that receives no gradient.
         max_norm: If given, rows that are looked up and longer than this
@@ -131,17 +131,7 @@ def embedding(
         RuntimeError: If ``input`` is not an integer tensor.
         IndexError: For an index outside the table.
     """
-    if input.dtype is not dtypes.int64:
-        name = input.dtype.c_name
-        raise RuntimeError(
-            "Expected tensor for argument #1 'indices' to have one of the following "
-            f"scalar types: Long, Int; but got torch.{name}Tensor instead (while "
-            "checking arguments for embedding)"
-        )
-    if weight.dim() != 2:
-        raise RuntimeError("'weight' must be 2-D")
-    if sparse:
-        raise NotImplementedError("sparse gradients are not supported")
+    check_lookup(weight, input, sparse)
     if padding_idx is not None:
         rows = weight._shape[0]
         if not -rows <= padding_idx < rows:
@@ -155,6 +145,28 @@ def embedding(
         padding_idx=padding_idx,
         scale_grad_by_freq=scale_grad_by_freq,
     )
+
+
+def check_lookup(weight: Tensor, indices: Tensor, sparse: bool) -> None:
+    """PyTorch's checks of a lookup: integer indices, a 2-d table, no
+    sparse gradient (which this engine does not make).
+
+    Raises:
+        RuntimeError: For indices neither int64 nor int32, or a table that
+            is not 2-d.
+        NotImplementedError: For ``sparse=True``.
+    """
+    if indices.dtype not in (dtypes.int64, dtypes.int32):
+        name = indices.dtype.c_name
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following "
+            f"scalar types: Long, Int; but got torch.{name}Tensor instead (while "
+            "checking arguments for embedding)"
+        )
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if sparse:
+        raise NotImplementedError("sparse gradients are not supported")
 
 
 def _renormalize(

@@ -36,11 +36,6 @@ from slowtorch_lib.ops.common import tensor_input
 from slowtorch_lib.ops.gather_scatter import index, index_add_into_zeros
 
 __all__ = [
-    "adaptive_avg_pool1d",
-    "adaptive_avg_pool2d",
-    "adaptive_avg_pool3d",
-    "adaptive_max_pool1d",
-    "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
     "max_pool1d",
@@ -206,10 +201,6 @@ class MaxPool2DOverPadding(MaxPool2DWithIndices):
         return MaxPool2DWithIndices.backward(ctx, grad_output * kept, _)
 
 
-class AdaptiveMaxPool2D(MaxPool2DWithIndices):
-    """Max pooling over the windows :func:`adaptive_ranges` chooses."""
-
-
 # ----------------------------------------------------------------------
 # Average pooling: each window's sum over a divisor
 # ----------------------------------------------------------------------
@@ -278,20 +269,12 @@ class AvgPool2D(Function):
         return index_add_into_zeros(spread, position, ctx.input_shape)
 
 
-class AdaptiveAvgPool2D(AvgPool2D):
-    """Average pooling over the windows :func:`adaptive_ranges` chooses."""
-
-
-class AdaptiveAvgPool3D(AvgPool2D):
-    """The same over ``(D, H, W)`` planes (``out_size`` has three sizes)."""
-
-
 # ----------------------------------------------------------------------
 # The functions
 # ----------------------------------------------------------------------
 
 
-def _check_planes(name: str, input: Tensor) -> None:
+def check_planes(name: str, input: Tensor) -> None:
     if input.dim() not in (3, 4) or 0 in input.shape[-2:]:
         raise RuntimeError(
             f"{name}: Expected 3D or 4D (batch mode) tensor with optional 0 dim "
@@ -337,7 +320,7 @@ def _window_settings(
     return kernel, step, pads, dils
 
 
-def _refuse(kernel: str, input: Tensor, allowed: Sequence[dtypes.dtype]) -> None:
+def refuse_dtype(kernel: str, input: Tensor, allowed: Sequence[dtypes.dtype]) -> None:
     """PyTorch's error for a dtype its pooling loop ``kernel`` lacks: it has
     loops for floating types and for those in ``allowed``."""
     if not (input.dtype.is_floating_point or input.dtype in allowed):
@@ -392,8 +375,8 @@ def max_pool2d(
         return_indices: Also return where each maximum was, as a flat
             position in its ``H x W`` channel.
     """
-    _check_planes("max_pool2d", input)
-    _refuse("max_pool2d", input, INTEGERS)
+    check_planes("max_pool2d", input)
+    refuse_dtype("max_pool2d", input, INTEGERS)
     settings = _window_settings("max_pool2d", kernel_size, stride, padding, dilation)
     cells, out_size, _, _ = _sliding_cells(input, *settings, ceil_mode)
     if all(cells):
@@ -472,7 +455,7 @@ def _check_max_pool1d(
     if size <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {size}")
     if not input.requires_grad:
-        _refuse("max_pool1d_impl", input, ())
+        refuse_dtype("max_pool1d_impl", input, ())
 
 
 def _one(kernel_size: Any, stride: Any, padding: Any, dilation: Any) -> list[Any]:
@@ -511,8 +494,8 @@ def avg_pool2d(
 
     The other arguments are those of :func:`max_pool2d`.
     """
-    _check_planes("avg_pool2d", input)
-    _refuse("avg_pool2d", input, (dtypes.int64,))
+    check_planes("avg_pool2d", input)
+    refuse_dtype("avg_pool2d", input, (dtypes.int64,))
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     kernel, step, pads, dils = _window_settings(
@@ -565,109 +548,3 @@ def avg_pool1d(
         input.unsqueeze(-2), kernel, step, pads, ceil_mode, count_include_pad
     )
     return pooled.squeeze(-2)
-
-
-def _adaptive_size(input: Tensor, output_size: Any) -> Pair:
-    """The output size, ``None`` standing for the input's size."""
-    if isinstance(output_size, int) or output_size is None:
-        output_size = (output_size, output_size)
-    sizes = tuple(output_size)
-    if len(sizes) != 2:
-        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-    h, w = input.shape[-2:]
-    return (
-        h if sizes[0] is None else int(sizes[0]),
-        w if sizes[1] is None else int(sizes[1]),
-    )
-
-
-def _adaptive_cells(input: Tensor, size: Pair) -> Cells:
-    h, w = input.shape[-2:]
-    return window_cells(adaptive_ranges(h, size[0]), adaptive_ranges(w, size[1]), w)
-
-
-@tensor_input
-def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    """Average pooling with the windows chosen to give ``output_size``."""
-    _check_planes("adaptive_avg_pool2d", input)
-    _refuse("adaptive_avg_pool2d", input, ())
-    size = _adaptive_size(input, output_size)
-    if size == (1, 1):  # PyTorch takes the mean (MeanBackward1)
-        return input.mean((-1, -2), keepdim=True)
-    cells = _adaptive_cells(input, size)
-    divisors = [len(cell) for cell in cells]
-    return AdaptiveAvgPool2D.apply(input, cells=cells, divisors=divisors, out_size=size)
-
-
-@tensor_input
-def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
-    """:func:`adaptive_avg_pool2d` over the last three dimensions."""
-    sizes = [output_size] * 3 if isinstance(output_size, int) else list(output_size)
-    if len(sizes) != 3:
-        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
-    if sizes == [1, 1, 1] and input.dim() >= 3:  # PyTorch takes the mean
-        return input.mean((-1, -2, -3), keepdim=True)
-    if input.dim() not in (4, 5):
-        raise RuntimeError(
-            "adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
-            f"{list(input.shape)}"
-        )
-    spatial = input.shape[-3:]
-    size = tuple(n if s is None else int(s) for n, s in zip(spatial, sizes))
-    if min(size) < 0:
-        depth, height, width = size  # PyTorch's spacing
-        raise RuntimeError(
-            "adaptive_avg_pool3d: elements of output_size must be greater than or "
-            f"equal to 0 but received {{{depth}, {height},{width}}}"
-        )
-    for dim in range(1, input.dim()):
-        if input.shape[dim] == 0:
-            raise RuntimeError(
-                "adaptive_avg_pool3d(): Expected input to have non-zero size for "
-                f"non-batch dimensions, but input has sizes {list(input.shape)} "
-                f"with dimension {dim} being empty"
-            )
-    _refuse("adaptive_avg_pool3d_cpu", input, ())
-    depths, rows, columns = (adaptive_ranges(n, o) for n, o in zip(spatial, size))
-    plane = window_cells(rows, columns, spatial[2])
-    layer = spatial[1] * spatial[2]
-    cells = [
-        [d * layer + p for d in depth for p in cell]
-        for depth in depths
-        for cell in plane
-    ]
-    divisors = [len(cell) for cell in cells]
-    return AdaptiveAvgPool3D.apply(input, cells=cells, divisors=divisors, out_size=size)
-
-
-@tensor_input
-def adaptive_max_pool2d(
-    input: Tensor, output_size: Any, return_indices: bool = False
-) -> Any:
-    """Max pooling with the windows chosen to give ``output_size``."""
-    _check_planes("adaptive_max_pool2d", input)
-    _refuse("adaptive_max_pool2d", input, ())
-    size = _adaptive_size(input, output_size)
-    cells = _adaptive_cells(input, size)
-    values, indices = AdaptiveMaxPool2D.apply(input, cells=cells, out_size=size)
-    return (values, indices) if return_indices else values
-
-
-@tensor_input
-def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    """:func:`adaptive_avg_pool2d` of ``(N, C, L)``, as rows of height 1."""
-    size = output_size if isinstance(output_size, int) else tuple(output_size)[0]
-    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
-
-
-@tensor_input
-def adaptive_max_pool1d(
-    input: Tensor, output_size: Any, return_indices: bool = False
-) -> Any:
-    """:func:`adaptive_max_pool2d` of ``(N, C, L)``, as rows of height 1."""
-    size = output_size if isinstance(output_size, int) else tuple(output_size)[0]
-    values, indices = adaptive_max_pool2d(
-        input.unsqueeze(-2), (1, size), return_indices=True
-    )
-    values, indices = values.squeeze(-2), indices.squeeze(-2)
-    return (values, indices) if return_indices else values

@@ -23,6 +23,11 @@ from slowtorch_lib._creation import zeros
 from slowtorch_lib._strides import numel
 from slowtorch_lib._tensor import Tensor
 from slowtorch_lib._tensor_kernels import not_implemented
+from slowtorch_lib.nn.functional.adaptive_pooling import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+)
 from slowtorch_lib.nn.functional.interpolation import (
     UpsampleBicubic2d,
     UpsampleBilinear2d,
@@ -42,11 +47,6 @@ from slowtorch_lib.nn.functional.interpolation import (
     separable_taps,
 )
 from slowtorch_lib.nn.functional.layers import dropout_mask
-from slowtorch_lib.nn.functional.pooling import (
-    adaptive_avg_pool1d,
-    adaptive_avg_pool2d,
-    adaptive_avg_pool3d,
-)
 from slowtorch_lib.ops.common import tensor_input
 
 __all__ = ["dropout2d", "interpolate"]

@@ -18,6 +18,7 @@ __all__ = [
     "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
@@ -189,6 +190,13 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPool):
 
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """Max pooling of ``(N, C, D, H, W)`` input to a given output size."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class MaxPool3d(Module):
