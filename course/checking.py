@@ -335,7 +335,7 @@ def evaluate(
 def engine_parts_used(exercise: Exercise, answer: Any) -> list[str]:
     """The names of ``not_to_use`` that the answer is, subclasses or holds,
     or that its code names (``x.scatter(...)``), as the grader reads them."""
-    from course.runner import holds_reference, imports_in  # the grader's tests
+    from course.reference_use import holds_reference, imports_in  # the grader's tests
 
     module = sys.modules.get(str(exercise.target).rsplit(".", 1)[0])
     used = [

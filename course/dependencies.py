@@ -4,7 +4,7 @@ Measured by ``python -m course.dependencies``; the judge holds it.
 
 The grader runs a student's answer in the class edition's engine, where
 every piece is a stub until the student's own answer to it is put in (see
-:mod:`course.runner`). A case of exercise 2.3 also runs the engine's strides
+:mod:`course.placing`). A case of exercise 2.3 also runs the engine's strides
 (1.5) and topological order (2.9); if the submission has no usable answer to
 one of those, the case would meet its stub, and, as in the student's
 notebook, it does not count. Which pieces a case reaches is measured here,

@@ -37,7 +37,7 @@ from course.checking import close, prediction
 from course.feedback import aligned, hint_for, show, tier
 from course.parsing import parse
 from course.predictions import read_predictions
-from course.runner import imports_in
+from course.reference_use import imports_in
 from course.runner_protocol import IDENTIFIER, Run
 from course.saved_pieces import piece_text
 

@@ -52,333 +52,41 @@ checks the child's lines, tags them with the nonce and passes them on; when
 the child ends or runs out of time, it kills every other process of the
 sandbox (threads, forks, detached processes die with it).
 
-Standard library only.
+What the child does is in modules of ``course/`` that the tree ships
+(``course.trees.RUNNER_FILES``): :mod:`course.exercise_child` runs one
+exercise, :mod:`course.placing` puts the student's pieces in place,
+:mod:`course.watch` watches the student's process and
+:mod:`course.reference_use` says what counts as using the engine's own
+answer. This file keeps the first process: the protocol's reading, the
+fork, the relay and the sweep, the limits and Landlock.
+
+Standard library only at import time, and nothing of the course until
+:meth:`Runner.run` (after ``not_dumpable`` and the limits): the final
+project's child (:mod:`course.project_child`), whose tree has no
+``course/``, imports this file for its start-up steps.
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
 import importlib
 import json
-import linecache
-import math
-import operator
 import os
 import pkgutil
-import re
 import select
 import signal
 import struct
 import sys
 import time
-import traceback
-import types
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from course.watch import Snapshot
 
 if __name__ == "__main__":  # inside the tree: its own folder first
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-FORBIDDEN_MODULES = ("torch", "course", "solutions")
-PROTECTED = ("slowtorch_lib", "course")
 NONCE_BYTES = 32
-UNWRITTEN = re.compile(r"exercise (\d+\.\d+), `\w+`.{0,80}? is not written yet")
 CHILD_OUTPUT = 4 * 2**20  # bytes one exercise may send
-MESSAGE = 300  # characters of an exception message kept
-_MISSING = object()
-
-
-# --- what the answer must not use --------------------------------------------------
-
-
-def reference_names(exercise: Any) -> set[str]:
-    """Names that hold the engine's own answer to this exercise."""
-    names = set(exercise.forbidden) | set(exercise.not_to_use)
-    if exercise.target:
-        parts = exercise.target.split(".")
-        owner_is_class = parts[-2][:1].isupper()
-        names.add(parts[-2] if owner_is_class else parts[-1])
-    return names
-
-
-def imports_in(source: str, exercise: Any) -> list[str]:
-    """What the cell imports or reaches for that it must not (from its text)."""
-    # at call time: the judge's threads call this too (see course.parsing)
-    from course.parsing import parse
-
-    try:
-        tree = parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    names = reference_names(exercise)
-    found = []
-    for node in ast.walk(tree):
-        modules: list[str] = []
-        if isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            modules = [node.module or ""]
-            found += [
-                f"from {node.module} import {alias.name}"
-                for alias in node.names
-                if alias.name in names
-                and (node.module or "").startswith("slowtorch_lib")
-            ]
-        elif isinstance(node, ast.Attribute) and node.attr in names:
-            found.append(f"the engine's own {node.attr}")
-        elif isinstance(node, ast.Call) and node.args:
-            function = node.func
-            called = getattr(function, "attr", getattr(function, "id", ""))
-            first = node.args[0]
-            if (
-                called in ("import_module", "__import__")
-                and isinstance(first, ast.Constant)
-                and isinstance(first.value, str)
-            ):
-                modules = [first.value]
-        found += [
-            f"import {m}" for m in modules if m.split(".")[0] in FORBIDDEN_MODULES
-        ]
-    return sorted(set(found))
-
-
-def reference_objects(exercise: Any) -> list[Any]:
-    """The engine's own objects for this exercise (none in the class engine)."""
-    from course.substitute import original  # at call time: as in run()
-
-    found: list[Any] = []
-    if not exercise.target:
-        return found
-    found.append(original(exercise.target))
-    for module_name in (
-        exercise.target.rsplit(".", 2)[0],
-        exercise.target.rsplit(".", 1)[0],
-    ):
-        module = sys.modules.get(module_name)
-        for name in [*exercise.forbidden, *exercise.not_to_use]:
-            if module is not None and hasattr(module, name):
-                found.append(getattr(module, name))
-    return found
-
-
-def holds_reference(value: Any, references: list[Any], depth: int = 0) -> bool:
-    """Whether the answer is, or closes over, one of the engine's own objects."""
-    if any(value is ref for ref in references):
-        return True
-    if depth > 2:
-        return False
-    inner: list[Any] = []
-    if isinstance(value, staticmethod):
-        inner.append(value.__func__)
-    if isinstance(value, types.FunctionType):
-        for cell in value.__closure__ or ():
-            try:
-                inner.append(cell.cell_contents)
-            except ValueError:
-                continue
-        inner += list(value.__defaults__ or ())
-    if isinstance(value, type):
-        inner += list(vars(value).values()) + list(value.__mro__[1:])
-    return any(holds_reference(item, references, depth + 1) for item in inner)
-
-
-@contextmanager
-def watched_imports(seen: list[str]) -> Iterator[None]:
-    """Records, and refuses, every import of torch, course or solutions."""
-    real_import = builtins.__import__
-    real_import_module = importlib.import_module
-
-    def refuse(name: str) -> None:
-        if name.split(".")[0] in FORBIDDEN_MODULES:
-            seen.append(f"import {name}")
-            raise ModuleNotFoundError(f"the grader does not let answers import {name}")
-
-    def guarded_import(name: str, *args: Any, **kwargs: Any) -> Any:
-        refuse(name)
-        return real_import(name, *args, **kwargs)
-
-    def guarded_import_module(name: str, package: str | None = None) -> Any:
-        refuse(name)
-        return real_import_module(name, package)
-
-    builtins.__import__ = guarded_import
-    importlib.import_module = guarded_import_module  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        builtins.__import__ = real_import
-        importlib.import_module = real_import_module  # type: ignore[assignment]
-
-
-# --- a snapshot of the engine, put back before each case ---------------------------
-
-
-class Snapshot:
-    """Module and class namespaces of the engine and the case programs."""
-
-    def __init__(self) -> None:
-        self.modules = {
-            name: module
-            for name, module in sys.modules.items()
-            if module is not None and name.split(".")[0] in PROTECTED
-        }
-        self.namespaces = {name: dict(vars(m)) for name, m in self.modules.items()}
-        self.namespaces["builtins"] = dict(vars(builtins))
-        self.classes: list[tuple[type, dict[str, Any]]] = []
-        for name, module in self.modules.items():
-            for value in vars(module).values():
-                if isinstance(value, type) and getattr(value, "__module__", "") == name:
-                    self.classes.append((value, dict(vars(value))))
-        # at call time: after main()'s limits, never in the judge
-        from slowtorch_lib import _dtype
-        from slowtorch_lib.autograd.grad_mode import GRAD_MODE  # (the same)
-
-        self.grad_mode = GRAD_MODE
-        self.default_dtype = _dtype.get_default_dtype()
-        self.path = list(sys.path)
-
-    def restore(self) -> None:
-        for name, module in self.modules.items():
-            sys.modules[name] = module
-        for name, saved in self.namespaces.items():
-            namespace = (
-                vars(builtins) if name == "builtins" else vars(self.modules[name])
-            )
-            if unchanged(namespace, saved):
-                continue
-            for key in [k for k in namespace if k not in saved]:
-                del namespace[key]
-            for key, value in saved.items():
-                if namespace.get(key, _MISSING) is not value:
-                    namespace[key] = value
-        for cls, saved in self.classes:
-            if unchanged(vars(cls), saved):
-                continue
-            try:
-                for key in [k for k in vars(cls) if k not in saved]:
-                    delattr(cls, key)
-                for key, value in saved.items():
-                    if key not in ("__dict__", "__weakref__") and (
-                        vars(cls).get(key, _MISSING) is not value
-                    ):
-                        setattr(cls, key, value)
-            except (AttributeError, TypeError):
-                continue
-        self.grad_mode.enabled = True
-        from slowtorch_lib import _dtype  # at call time: as in __init__
-
-        _dtype.set_default_dtype(self.default_dtype)
-        sys.path[:] = self.path
-        if sys.gettrace() is not None:
-            sys.settrace(None)
-        if sys.getprofile() is not None:
-            sys.setprofile(None)
-
-
-def unchanged(namespace: Mapping[str, Any], saved: dict[str, Any]) -> bool:
-    """Whether ``namespace`` holds the very keys and values ``saved`` holds,
-    in the same order (compared by identity, never by ``==``): then there is
-    nothing to put back. Most cases change nothing, and this check runs in
-    C, where the slow path of :meth:`Snapshot.restore` walks every name."""
-    return (
-        len(namespace) == len(saved)
-        and all(map(operator.is_, namespace, saved))
-        and all(map(operator.is_, namespace.values(), saved.values()))
-    )
-
-
-# --- the child: one exercise -------------------------------------------------------
-
-
-class Guard:
-    """An audit hook, set in each child before the answer runs (it cannot be
-    taken off): it notes reading the grader's own files (the engine's and the
-    cases' source: all of it was imported before) and what no answer needs:
-    processes, signals, sockets, ctypes, threads, tracing, gc's object lists.
-    Python's own ``linecache`` is emptied first, so that no trusted code opens
-    a source file either.
-
-    What it notes is advisory. The hook lives in the answer's own process,
-    which can reach its lists (``gc``) or memory (``ctypes``) and empty them,
-    so a clean record proves nothing and earns nothing: a note that is there
-    refuses the exercise, one that was erased is simply missing. The marks
-    rest on what holds from outside that process: the sandbox's allow-list
-    view (no installed package, none of the course's files, by any name),
-    Landlock (the runner's tree unreadable but the engine and data), the
-    count of processes and threads the runner's first process makes of each
-    child, the limits, and the outcomes the judge computes. Tracing
-    (``sys.settrace``), ``gc``'s object lists, ``ctypes`` (the runner needs
-    it for Landlock and ``prctl``), signal handlers and timers stay within an
-    answer's reach: their notes here (and ``left_running``'s) are of this
-    kind."""
-
-    EVENTS = (
-        "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
-        "os.fork", "os.forkpty", "os.kill", "os.killpg", "signal.pthread_kill",
-        "sys.settrace", "sys.setprofile", "_thread.start_new_thread",
-        "gc.get_objects", "gc.get_referrers", "gc.get_referents",
-    )  # fmt: skip
-    PREFIXES = ("socket.", "ctypes.")
-
-    def __init__(self, tree: str) -> None:
-        self.tree = tree.rstrip("/") + "/"
-        self.data = self.tree + "course/data/"
-        self.files: list[str] = []
-        self.events: list[str] = []
-
-    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
-        if event == "open" and args and isinstance(args[0], (str, bytes)):
-            if not _reading(args):
-                return  # writing: the tree and /proc are read-only anyway
-            path = args[0] if isinstance(args[0], str) else args[0].decode("latin-1")
-            self.opened(os.path.normpath(os.path.join(os.getcwd(), path)))
-        elif event in self.EVENTS or event.startswith(self.PREFIXES):
-            if len(self.events) < 20 and event not in self.events:
-                self.events.append(event)
-
-    def opened(self, path: str) -> None:
-        if path.startswith(self.tree) and not path.startswith(self.data):
-            name = "reads the grader's files (" + path[len(self.tree) :] + ")"
-        elif path.startswith("/proc/") and path.split("/")[2] not in ("self",):
-            name = "reads other processes through /proc"
-        else:
-            return
-        if len(self.files) < 20 and name not in self.files:
-            self.files.append(name)
-
-    def take(self) -> tuple[list[str], list[str]]:
-        """What was noted since the last call."""
-        found = (list(self.files), list(self.events))
-        self.files.clear()
-        self.events.clear()
-        return found
-
-
-def _reading(args: tuple[Any, ...]) -> bool:
-    """Whether an ``open`` audit event opens for reading."""
-    mode = args[1] if len(args) > 1 else None
-    if isinstance(mode, str):
-        return "r" in mode or "+" in mode
-    flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
-    return flags & os.O_ACCMODE != os.O_WRONLY
-
-
-GUARD: list[Guard] = []
-
-
-def guard() -> Guard:
-    """The child's audit hook, set once (before the student's code runs)."""
-    if not GUARD:
-        linecache.clearcache()
-        linecache.getlines = lambda *args, **kwargs: []  # type: ignore[assignment]
-        linecache.updatecache = lambda *args, **kwargs: []  # type: ignore[assignment]
-        linecache.checkcache = lambda *args, **kwargs: None  # type: ignore[assignment]
-        tree = os.path.dirname(os.path.abspath(__file__))
-        GUARD.append(Guard(tree))
-        sys.addaudithook(GUARD[0])
-    return GUARD[0]
 
 
 def import_everything() -> None:
@@ -393,394 +101,6 @@ def import_everything() -> None:
                 importlib.import_module(info.name)
             except Exception:  # noqa: BLE001, S112  (what fails is not needed)
                 continue
-
-
-def quiet_check(*args: Any, **kwargs: Any) -> None:
-    """Stands in for ``check`` while an answer cell runs."""
-
-
-def error_data(error: BaseException, filename: str) -> dict[str, Any]:
-    """An exception as data: its type's name, its message (one line,
-    trimmed) and the line numbers of the student's own cell in its traceback."""
-    try:
-        lines = [
-            int(frame.lineno or 0)
-            for frame in traceback.extract_tb(error.__traceback__)
-            if frame.filename == filename
-        ][-4:]
-    except Exception:  # noqa: BLE001  (a broken traceback is no traceback)
-        lines = []
-    if isinstance(error, SyntaxError) and error.filename == filename:
-        lines = [int(error.lineno or 0)]
-    try:
-        text = " ".join(str(error).split())[:MESSAGE]
-    except Exception:  # noqa: BLE001  (a __str__ that raises)
-        text = ""
-    return {"type": type(error).__name__[:80], "message": text, "lines": lines}
-
-
-def plain(value: Any, depth: int = 0) -> Any:
-    """``value`` as plain JSON data (never the student's objects)."""
-    if depth > 40:
-        raise ValueError("too deep")
-    if value is None or type(value) in (bool, int, str):
-        return value
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int):
-        return int.__index__(value)
-    if isinstance(value, float):
-        number = float.__float__(value)
-        return number if math.isfinite(number) else repr(number)
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, dict):
-        return {
-            str.__str__(k) if isinstance(k, str) else repr(k): plain(v, depth + 1)
-            for k, v in dict.items(value)
-        }
-    if isinstance(value, (list, tuple)):
-        return [plain(item, depth + 1) for item in list(value)]
-    return repr(value)
-
-
-def left_running() -> list[str]:
-    """What the cell left behind that could change the cases while they run
-    (threads, timers, signal handlers); timers and handlers are then undone."""
-    found = []
-    try:
-        threads = len(os.listdir("/proc/self/task"))
-    except OSError:
-        import threading  # only without /proc: not loaded otherwise
-
-        threads = threading.active_count()
-    if threads > 1:
-        found.append(f"{threads - 1} thread(s) still running")
-    for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
-        if signal.getitimer(timer) != (0.0, 0.0):
-            found.append("a timer")
-            signal.setitimer(timer, 0)
-    for number in signal.valid_signals():
-        try:
-            handler = signal.getsignal(number)
-        except (ValueError, OSError):
-            continue
-        if callable(handler) and number != signal.SIGINT:
-            found.append(f"a handler for {signal.Signals(number).name}")
-            signal.signal(number, signal.SIG_DFL)
-    return sorted(set(found))[:20]
-
-
-class Child:
-    """Sends a child's lines to the first process."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-
-    def send(self, record: dict[str, Any]) -> None:
-        data = (json.dumps(record, allow_nan=False) + "\n").encode()
-        view = memoryview(data)
-        while view:
-            written = os.write(self.fd, view)
-            view = view[written:]
-
-
-def cell_namespace() -> dict[str, Any]:
-    """What a notebook's cell starts with."""
-    import slowtorch_lib  # at call time: after main()'s limits, never in the judge
-
-    return {"__name__": "__main__", "torch": slowtorch_lib, "check": quiet_check}
-
-
-def unwritten(exercise: Any) -> str:
-    """The stub message of another exercise's piece (as the class engine's)."""
-    return (
-        f"exercise {exercise.id}, `{exercise.name}`, is not written yet: "
-        "its answer raises NotImplementedError"
-    )
-
-
-def needed(error: BaseException, exercise_id: str) -> str | None:
-    """The other exercise whose stub ``error`` comes from, or None."""
-    try:
-        text = str(error)
-    except Exception:  # noqa: BLE001  (a message that cannot be read names none)
-        return None
-    found = UNWRITTEN.search(text)
-    if found is None or found.group(1) == exercise_id:
-        return None
-    return found.group(1)
-
-
-def _renamed(exercise: Any, function: Any) -> Any:
-    """The student's piece, whose NotImplementedError names its exercise."""
-
-    def piece(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except NotImplementedError as error:
-            if needed(error, exercise.id) is not None:
-                raise
-            raise NotImplementedError(unwritten(exercise)) from None
-
-    return piece
-
-
-def plain_target(exercise: Any) -> bool:
-    """Whether the exercise's piece is a function of a module (one that an
-    answer may import by name)."""
-    parts = str(exercise.target or "").split(".")
-    return (
-        len(parts) > 2 and not parts[-1][:1].isupper() and not parts[-2][:1].isupper()
-    )
-
-
-def forwarder(exercise: Any, current: dict[str, Any]) -> Any:
-    """What stands for a function piece while the pieces run: it calls the
-    piece ``current`` holds for the exercise by then (else it is the stub)."""
-
-    def forward(*args: Any, **kwargs: Any) -> Any:
-        if exercise.id not in current:
-            raise NotImplementedError(unwritten(exercise))
-        return current[exercise.id](*args, **kwargs)
-
-    return forward
-
-
-def other_pieces(pieces: list[tuple[Any, str]]) -> list[tuple[Any, Any]]:
-    """The student's answers to the other exercises, as their notebook's
-    saved pieces are (definitions only: see ``piece_text``), each run in a
-    fresh namespace; one that does not run stays a stub."""
-    found = []
-    for exercise, text in pieces:
-        namespace = cell_namespace()
-        try:
-            code = compile(text, f"<your answer to exercise {exercise.id}>", "exec")
-            with watched_imports([]):
-                exec(code, namespace)  # noqa: S102  (the student's code, sandboxed)
-        except BaseException:  # noqa: BLE001, S112  (it stays a stub)
-            continue
-        value = namespace.get(exercise.name, _MISSING)
-        if value is _MISSING:
-            continue
-        if callable(value) and not isinstance(value, type):
-            value = _renamed(exercise, value)
-        found.append((exercise, value))
-    return found
-
-
-def with_replays(
-    others: list[tuple[Any, Any]], replays: list[tuple[Any, Any]], exercise: Any
-) -> list[tuple[Any, Any]]:
-    """The student's other pieces, each replayed piece (and the engine's own
-    object for one not written: its stub, or the reference where given)
-    behind its replay (:mod:`course.replay`): a call the judge noted gets the
-    complete engine's result, so this exercise's cases do not pay again for
-    a mistake in that piece."""
-    from course.replay import REPLAYED, replaying  # at call time, as below
-    from course.substitute import original
-
-    notes = {e.id: table for e, table in replays if e.id != exercise.id}
-    found = []
-    for other, value in others:
-        if other.id in notes and callable(value) and not isinstance(value, type):
-            value = replaying(REPLAYED[other.id], value, notes.pop(other.id))
-        found.append((other, value))
-    for other, table in replays:
-        if other.id in notes:
-            engine = original(other.target)
-            found.append((other, replaying(REPLAYED[other.id], engine, table)))
-    return found
-
-
-class Places:
-    """Where the stubs of the student's other pieces are, found once (in
-    the engine as the snapshot has it), so that putting the pieces in before
-    each case is a few assignments."""
-
-    def __init__(self, pieces: list[tuple[Any, Any]]) -> None:
-        self.assignments: list[tuple[Any, str, Any]] = []
-        namespaces = [
-            vars(module)
-            for name, module in sys.modules.items()
-            if module is not None and name.split(".")[0] == "slowtorch_lib"
-        ]
-        for exercise, value in pieces:
-            try:
-                self.assignments += self.find(exercise.target, value, namespaces)
-            except (AttributeError, KeyError, ValueError):
-                continue  # it stays a stub
-
-    @staticmethod
-    def find(
-        target: str, value: Any, namespaces: list[dict[str, Any]]
-    ) -> list[tuple[Any, str, Any]]:
-        """Where the stub at ``target`` is: (namespace or class, name, value)."""
-        parent, name = target.rsplit(".", 1)
-        owner: Any = sys.modules.get(parent)
-        if owner is None:
-            module, owner_name = parent.rsplit(".", 1)
-            owner = getattr(sys.modules[module], owner_name)
-        if isinstance(owner, type):
-            if isinstance(owner.__dict__[name], staticmethod):
-                value = staticmethod(value)
-            return [(owner, name, value)]
-        old = getattr(owner, name)
-        found = [
-            (namespace, key, value)
-            for namespace in namespaces
-            for key, item in list(namespace.items())
-            if item is old
-        ]
-        if not parent.startswith("slowtorch_lib"):
-            found.append((vars(owner), name, value))
-        return found
-
-    def install(self) -> None:
-        """Puts the pieces in (after a restore of the snapshot)."""
-        for owner, key, value in self.assignments:
-            if isinstance(owner, dict):
-                owner[key] = value
-            else:
-                setattr(owner, key, value)
-
-
-def run_exercise(
-    exercise: Any,
-    source: str,
-    pieces: list[tuple[Any, str]],
-    snapshot: Snapshot,
-    out: Child,
-    seed: str = "",
-    replays: list[tuple[Any, Any]] | None = None,
-) -> None:
-    """Runs the answer cell, then every case with the answer in the engine
-    (and the student's answers to the other exercises in place of their
-    stubs, behind their ``replays``)."""
-    # at call time: after main()'s limits, never in the judge
-    from course.checking import case_rng, normalize, run_piece_case
-
-    filename = f"<answer cell of exercise {exercise.id}>"
-    namespace = cell_namespace()
-    seen: list[str] = []
-    error = None
-    watcher = guard()
-    watcher.take()
-    # The pieces run while the engine holds a forwarder for each function
-    # piece: one that imports another by name (``from ... import
-    # sum_to_size``) holds the forwarder, which calls the student's piece
-    # (as the notebook's saved pieces do), never the stub. The student's own
-    # piece for this exercise is among them; once the cell ran, its
-    # forwarder calls the cell's answer.
-    current: dict[str, Any] = {}
-    snapshot.restore()
-    Places([(e, forwarder(e, current)) for e, _ in pieces if plain_target(e)]).install()
-    others = with_replays(other_pieces(pieces), replays or [], exercise)
-    current.update({e.id: value for e, value in others})
-    snapshot.restore()
-    places = Places(others)
-    places.install()
-    try:
-        code = compile(source, filename, "exec")
-        with watched_imports(seen):
-            exec(code, namespace)  # noqa: S102  (the student's code, sandboxed)
-    except BaseException as raised:  # noqa: BLE001  (SystemExit too)
-        error = error_data(raised, filename)
-    answer = namespace.get(exercise.name, _MISSING)
-    if answer is not _MISSING and plain_target(exercise):
-        current[exercise.id] = answer
-    snapshot.restore()
-    reference = list(seen)
-    if answer is not _MISSING:
-        references = reference_objects(exercise)
-        if holds_reference(answer, references) or any(
-            holds_reference(value, references, depth=2)
-            for value in list(namespace.values())
-        ):
-            reference.append(f"{exercise.name} is (or calls) the engine's own version")
-    files, events = watcher.take()
-    reference += files
-    tampering = sorted(set(left_running() + events))[:20]
-    out.send(
-        {
-            "kind": "cell",
-            "defined": answer is not _MISSING,
-            "error": error,
-            "reference": sorted(set(reference))[:20],
-            "tampering": tampering,
-        }
-    )
-    if answer is _MISSING or reference or tampering:
-        out.send({"kind": "finish"})
-        return
-    cases = [*exercise.cases, *exercise.grading_cases, *exercise.drawn_cases]
-    for index, case in enumerate(cases):
-        rng = case_rng(seed, exercise.id, index) if case.drawn else None
-        if index == 0:  # after each case, restored below (nothing runs between)
-            snapshot.restore()
-        places.install()
-        stub = False
-        got_error = None
-        seen_later: list[str] = []
-        try:
-            with watched_imports(seen_later):
-                got, message = run_piece_case(exercise, answer, case, rng)
-        except NotImplementedError as raised:
-            got = {"raised": "NotImplementedError"}
-            stub = needed(raised, exercise.id) is None
-            got_error = None if stub else error_data(raised, filename)
-        except BaseException as raised:  # noqa: BLE001  (SystemExit too)
-            got = {"raised": type(raised).__name__}
-            got_error = error_data(raised, filename)
-        else:
-            got_error = _case_error(message, filename, got)
-        later_files, later_events = watcher.take()
-        snapshot.restore()
-        try:
-            outcome = plain(normalize(got))
-        except BaseException:  # noqa: BLE001  (unreadable is wrong, not fatal)
-            outcome = {"unreadable": True}
-        out.send(
-            {
-                "kind": "case",
-                "index": index,
-                "label": case.label,
-                "outcome": outcome,
-                "error": got_error,
-                "stub": stub,
-                "reference": sorted(set(seen_later + later_files + later_events))[:20],
-            }
-        )
-        if stub:
-            break  # not attempted: the other cases would say the same
-    out.send({"kind": "finish"})
-
-
-def _case_error(
-    message: str | None, filename: str, outcome: Any
-) -> dict[str, Any] | None:
-    """The short traceback of a case (text) as data: the exception's type
-    (from the outcome), its message and the student's line numbers."""
-    if message is None:
-        return None
-    kind = outcome.get("raised", "") if isinstance(outcome, dict) else ""
-    kind = kind if isinstance(kind, str) else ""
-    lines, text = [], ""
-    marker = f'File "{filename}", line '
-    for number, line in enumerate(message.splitlines()):
-        if marker in line:
-            digits = line.split(marker, 1)[1].split(",")[0]
-            if digits.isdigit():
-                lines.append(int(digits))
-        elif kind and (line == kind or line.startswith(kind + ":")):
-            rest = "\n".join(message.splitlines()[number:])
-            text = rest[len(kind) + 1 :]
-            break
-    return {
-        "type": kind[:80],
-        "message": " ".join(text.split())[:MESSAGE],
-        "lines": lines[-4:],
-    }
 
 
 # --- the first process -------------------------------------------------------------
@@ -893,7 +213,7 @@ def hide_the_tree(root: str = "/", tree: str = "/runner") -> bool:
 def not_dumpable() -> None:
     """Nobody in the sandbox may trace this process or open its /proc files."""
     try:
-        import ctypes  # lazily: the browser imports this file, without ctypes
+        import ctypes  # lazily: loaded only by a process that calls this
 
         ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
     except (OSError, AttributeError, ImportError):
@@ -901,7 +221,7 @@ def not_dumpable() -> None:
 
 
 def set_limits(limits: dict[str, int]) -> None:
-    import resource  # lazily: the browser (checking) imports this file, no resource
+    import resource  # lazily: loaded only by a process that calls this
 
     for name, key in (
         ("memory", resource.RLIMIT_AS),
@@ -939,6 +259,7 @@ class Runner:
     def run(self) -> None:
         # at call time: after main()'s limits, never in the judge
         from course.checking import load
+        from course.watch import Snapshot  # (the same)
 
         loaded = {exercise_id: load(exercise_id) for exercise_id, _ in self.exercises}
         pieces = []
@@ -1026,6 +347,9 @@ class Runner:
 
             cpu = int(self.seconds) + 2
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            # at call time: loaded by run() (import_everything) before the fork
+            from course.exercise_child import Child, run_exercise
+
             if self.sandboxed:
                 hide_the_tree()
             run_exercise(

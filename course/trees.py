@@ -2,7 +2,8 @@
 
 :func:`runner_tree` writes what the runner may see in the sandbox (the class
 engine with its pieces stubbed, the case programs without their recorded
-answers, what they import, and :mod:`course.runner` itself);
+answers, what they import, and :mod:`course.runner` itself, with the modules
+its child runs: ``RUNNER_FILES``);
 :func:`reference_tree` copies what only the judge reads (the complete engine
 and the case programs, pieces and all), from which
 :class:`course.answer_key.Answers` computes the drawn cases' answers. The
@@ -34,6 +35,10 @@ RUNNER_FILES = (
     "substitute.py",
     "datasets.py",
     "workspace.py",
+    "reference_use.py",
+    "watch.py",
+    "placing.py",
+    "exercise_child.py",
 )
 
 

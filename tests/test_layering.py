@@ -675,8 +675,8 @@ COURSE_LAYERS: Layers = [
         ),
     ),
     (
-        "an exercise, the text of its check, the saved pieces",
-        ("cases", "feedback", "saved_pieces", "workspace"),
+        "an exercise, the text of its check, the saved pieces, what it must not use",
+        ("cases", "feedback", "saved_pieces", "workspace", "reference_use"),
     ),
     (
         "checking, the case programs and the notebook's check()",
@@ -721,6 +721,9 @@ COURSE_LAYERS: Layers = [
     (
         "the grader: runner, judge, answer key, flags, projects",
         (
+            "watch",
+            "placing",
+            "exercise_child",
             "runner",
             "runner_protocol",
             "trees",

@@ -158,7 +158,7 @@ def engine_pieces() -> dict[str, str]:
 
 def all_pieces() -> list[Any]:
     from course.checking import exercises
-    from course.runner import plain_target
+    from course.placing import plain_target
 
     return [e for e in exercises() if e.kind == "piece" and plain_target(e)]
 

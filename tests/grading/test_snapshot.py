@@ -8,54 +8,50 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-RUNNER = Path(__file__).resolve().parents[2] / "course" / "runner.py"
-
 
 @pytest.fixture()
-def runner() -> Iterator[object]:
-    """The runner module, loaded as the sandbox loads it (by its file)."""
-    import importlib.util
-
+def watch_module() -> Iterator[object]:
+    """The runner's watch (:mod:`course.watch`), which holds the snapshot."""
     import slowtorch_lib.autograd.engine  # noqa: F401  (snapshotted)
+    from course import watch
     from slowtorch_lib import _strides
 
-    spec = importlib.util.spec_from_file_location("runner_under_test", RUNNER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     saved = dict(vars(_strides))
-    yield module
+    yield watch
     vars(_strides).clear()
     vars(_strides).update(saved)
 
 
 def test_a_case_that_changed_nothing_leaves_every_namespace_as_it_was(
-    runner: object,
+    watch_module: object,
 ) -> None:
-    snapshot = runner.Snapshot()  # type: ignore[attr-defined]
+    snapshot = watch_module.Snapshot()  # type: ignore[attr-defined]
     before = {name: dict(space) for name, space in snapshot.namespaces.items()}
     snapshot.restore()
     assert all(
-        runner.unchanged(vars(snapshot.modules[name]), saved)  # type: ignore[attr-defined]
+        watch_module.unchanged(vars(snapshot.modules[name]), saved)  # type: ignore[attr-defined]
         for name, saved in before.items()
         if name != "builtins"
     )
 
 
-def test_names_replaced_added_deleted_or_swapped_are_put_back(runner: object) -> None:
+def test_names_replaced_added_deleted_or_swapped_are_put_back(
+    watch_module: object,
+) -> None:
     from slowtorch_lib import _strides
     from slowtorch_lib._tensor import Tensor
 
-    snapshot = runner.Snapshot()  # type: ignore[attr-defined]
+    snapshot = watch_module.Snapshot()  # type: ignore[attr-defined]
     names = [n for n, v in vars(_strides).items() if callable(v)][:2]
     first, second = (getattr(_strides, n) for n in names)
     setattr(_strides, names[0], second)  # swapped: same values, same length
     setattr(_strides, names[1], first)
-    assert not runner.unchanged(vars(_strides), snapshot.namespaces[_strides.__name__])  # type: ignore[attr-defined]
+    assert not watch_module.unchanged(
+        vars(_strides), snapshot.namespaces[_strides.__name__]
+    )  # type: ignore[attr-defined]
     _strides.added = 1  # type: ignore[attr-defined]
     size = Tensor.size
     Tensor.size = lambda self, dim=None: (1,)  # type: ignore[method-assign]
