@@ -6,10 +6,10 @@ judge's replays (:func:`with_replays`), and go into the engine in place of
 the stubs (:class:`Places`); a piece still a stub raises the class engine's
 NotImplementedError, which :func:`needed` reads back.
 
-Standard library and :mod:`course.watch` at import time; the engine and
+Standard library and :mod:`course.watch` at import time; the engine,
 :mod:`course.replay` and :mod:`course.substitute` at call time (after the
-runner's limits, never in the
-judge). The runner's tree ships this file (``course.trees.RUNNER_FILES``).
+runner's limits, never in the judge). The runner's tree ships this file
+(``course.trees.RUNNER_FILES``).
 """
 
 from __future__ import annotations
