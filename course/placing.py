@@ -120,7 +120,7 @@ def with_replays(
     complete engine's result, so this exercise's cases do not pay again for
     a mistake in that piece."""
     from course.replay import REPLAYED, replaying  # at call time, as below
-    from course.substitute import original
+    from course.substitute import original  # at call time: the engine it reads
 
     notes = {e.id: table for e, table in replays if e.id != exercise.id}
     found = []
