@@ -742,17 +742,18 @@ def test_an_endless_loop_or_an_exit_costs_that_exercise_and_a_bounded_knock_on(
 ) -> None:
     for student in ("endless_loop", "kernel_exit"):
         row = grades[student]
-        # 1.6 scores nothing. The cases of the others that run 1.6 fail and
-        # count (leaving them out would pay for breaking a piece); they are
-        # all fixed cases (no drawn case of 1.5, 1.7, 1.8 or 1.9 runs
-        # infer_shape), which carry no marks (judge.FIXED_SHARE) and, as
-        # knock-ons, cost nothing: the knock-on is said in the notes.
+        # 1.6 scores nothing. The cases of 1.8 and 1.9 that run 1.6 meet its
+        # replay (course.replay: 1.6 was graded before them), so they name no
+        # knock-on. 1.5, graded before 1.6, gets no replay of it: its cases
+        # that run 1.6 fail and count (leaving them out would pay for breaking
+        # a piece); they are fixed cases, which carry no marks
+        # (judge.FIXED_SHARE) and, as knock-ons, cost nothing: the notes say so.
         assert points(row, "1.6") == 0
         for exercise in ("1.5", "1.7", "1.8", "1.9"):
             assert points(row, exercise) == 1
-        assert "exercise 1.8: knock-on:" in row["notes"]
-        assert "exercise 1.9: knock-on:" in row["notes"]
-        assert "also run 1.6" in row["notes"]
+        assert "exercise 1.8: knock-on:" not in row["notes"]
+        assert "exercise 1.9: knock-on:" not in row["notes"]
+        assert "exercise 1.5: knock-on: 5 failed case(s) also run 1.6" in row["notes"]
     out = runs["grade"][1]
     assert "timed out after 20 s" in out and "the process exited (code 3" in out
 
