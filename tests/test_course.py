@@ -753,7 +753,8 @@ def test_an_endless_loop_or_an_exit_costs_that_exercise_and_a_bounded_knock_on(
             assert points(row, exercise) == 1
         assert "exercise 1.8: knock-on:" not in row["notes"]
         assert "exercise 1.9: knock-on:" not in row["notes"]
-        assert "exercise 1.5: knock-on: 5 failed case(s) also run 1.6" in row["notes"]
+        assert "exercise 1.5: knock-on:" in row["notes"]
+        assert "also run 1.6" in row["notes"]
     out = runs["grade"][1]
     assert "timed out after 20 s" in out and "the process exited (code 3" in out
 
