@@ -240,7 +240,9 @@ def set_limits(limits: dict[str, int]) -> None:
 class Runner:
     """The first process: forks a child per exercise and relays its lines."""
 
-    def __init__(self, nonce: bytearray, job: dict[str, Any]) -> None:
+    def __init__(
+        self, nonce: bytearray, job: dict[str, Any], replays_fd: int = -1
+    ) -> None:
         self.nonce = nonce
         self.seconds = float(job.get("seconds", 60))
         self.limits = dict(job.get("limits", {}))
@@ -248,7 +250,7 @@ class Runner:
         self.exercises = list(job["exercises"])
         self.pieces = [(str(i), str(t)) for i, t in job.get("pieces", [])]
         self.seeds = {str(k): str(v) for k, v in dict(job.get("seeds", {})).items()}
-        self.replays_fd = int(job.get("replays", -1))
+        self.replays_fd = replays_fd  # the children's messages: never read here
 
     def emit(self, record: dict[str, Any]) -> None:
         line = bytes(self.nonce) + b" " + json.dumps(record).encode() + b"\n"
@@ -496,13 +498,13 @@ def become(user: Any) -> None:
 def main() -> None:
     nonce = read_nonce(0)
     job = read_message(0)
-    job["replays"] = os.dup(0)  # the children's messages: never read here
+    replays_fd = os.dup(0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     become(job.get("user"))
     not_dumpable()
     set_limits(job.get("limits", {}))
-    Runner(nonce, job).run()
+    Runner(nonce, job, replays_fd).run()
 
 
 if __name__ == "__main__":

@@ -133,8 +133,10 @@ def test_a_broken_piece_costs_its_own_exercise_and_reading_the_notes_buys_nothin
         earlier = scenarios.write(
             Path(folder) / "before",
             "windows",
-            [(c, scenarios.solutions(c)) for c in (f.CHAPTER1, f.CHAPTER2)]
-            + [(c, scenarios.solutions(c)) for c in (f.CHAPTER3, f.CHAPTER4)],
+            [
+                (c, scenarios.solutions(c))
+                for c in (f.CHAPTER1, f.CHAPTER2, f.CHAPTER3, f.CHAPTER4)
+            ],
         )
         results = grading.grade(items, jobs=2, seed=SEED, earlier=earlier)
     points = {r.student: {e: g.points for e, g in r.exercises.items()} for r in results}
